@@ -1,0 +1,259 @@
+"""The canonical vocabulary: one base class every backend implements.
+
+A backend subclasses :class:`Backend` and overrides the ops its debugger can do.
+Every op it leaves alone raises :class:`UnsupportedOp` naming the tool and the
+``dbg raw`` escape hatch; there are no silent no-ops. What a backend supports is
+derived from what it overrides (and may be narrowed at run time by overriding
+:meth:`Backend.capabilities`), so the core never guesses from a backend's name.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from dbgcore.errors import UnsupportedOp
+from dbgcore.model import (
+    Breakpoint,
+    BreakLoc,
+    BreakOptions,
+    Frame,
+    StopEvent,
+    StopState,
+    Thread,
+    Value,
+    Variable,
+)
+from dbgcore.output import OutputBuffer
+from dbgcore.translog import TransLog
+
+Support = Literal["native", "fallback", "none"]
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    method: str
+    title: str
+    stops: bool = False
+    needs_stopped: bool = False
+
+
+#: Canonical op name -> how the core calls it. ``stops`` ops block until the
+#: target stops again and answer with a stop snapshot; ``needs_stopped`` ops are
+#: refused with ``not_stopped`` while the target runs.
+CANONICAL_OPS: dict[str, OpInfo] = {
+    "break": OpInfo("set_breakpoint", "breakpoints"),
+    "unbreak": OpInfo("remove_breakpoint", "removing breakpoints"),
+    "breaks": OpInfo("list_breakpoints", "listing breakpoints"),
+    "watch": OpInfo("watch", "watchpoints"),
+    "catch": OpInfo("catch", "exception catchpoints"),
+    "continue": OpInfo("cont", "continue", stops=True, needs_stopped=True),
+    "step": OpInfo("step", "step into", stops=True, needs_stopped=True),
+    "next": OpInfo("next", "step over", stops=True, needs_stopped=True),
+    "finish": OpInfo("finish", "step out", stops=True, needs_stopped=True),
+    "until": OpInfo("until", "run until", stops=True, needs_stopped=True),
+    "pause": OpInfo("pause", "pause", stops=True),
+    "stack": OpInfo("stack", "stack traces", needs_stopped=True),
+    "frame": OpInfo("select_frame", "frame selection", needs_stopped=True),
+    "locals": OpInfo("locals", "locals", needs_stopped=True),
+    "print": OpInfo("evaluate", "expression evaluation", needs_stopped=True),
+    "set": OpInfo("set_variable", "setting variables", needs_stopped=True),
+    "threads": OpInfo("threads", "thread listing", needs_stopped=True),
+    "thread": OpInfo("select_thread", "thread selection", needs_stopped=True),
+    "raw": OpInfo("raw", "raw commands"),
+    "attach": OpInfo("attach", "attaching"),
+}
+
+
+@dataclass
+class LaunchRequest:
+    program: str
+    args: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    module: bool = False
+    stop_on_entry: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AttachRequest:
+    pid: int | None = None
+    host: str | None = None
+    port: int | None = None
+    program: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class BackendSpec:
+    """One entry of backends.yaml, after merging."""
+
+    name: str
+    plugin: str
+    command: list[str] = field(default_factory=list)
+    extensions: list[str] = field(default_factory=list)
+    root_markers: list[str] = field(default_factory=list)
+    launch: dict[str, Any] = field(default_factory=dict)
+    install: str = ""
+    description: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Readiness:
+    ready: bool
+    detail: str = ""
+    version: str = ""
+
+
+@dataclass
+class SessionContext:
+    """What the core lends a backend for the life of a session."""
+
+    name: str
+    run_dir: Path
+    output: OutputBuffer
+    log: TransLog
+    #: Called with (pid, role) for every process the backend starts, so the
+    #: core can clean up after a daemon that died without doing so itself.
+    track_process: Callable[[int, str], None] = lambda pid, role: None
+    shutdown_grace: float = 1.0
+
+
+class Backend:
+    """Base class of all backends. Subclasses override the ops they support."""
+
+    #: The name backends.yaml uses in ``plugin:`` to pick this class.
+    id: ClassVar[str] = ""
+    #: The debugger's own name, as shown in ``[via <tool> <version>]``.
+    tool: ClassVar[str] = "debugger"
+    #: Per-op hints shown when an op is unsupported (op name -> hint).
+    unsupported_hints: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        self.spec = spec
+        self.ctx = ctx
+
+    # -- availability ------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        """Is the debugger installed? The default looks up the first word of
+        the command line on PATH."""
+        if not spec.command:
+            return Readiness(False, "no command configured")
+        exe = spec.command[0]
+        found = shutil.which(exe) if os.sep not in exe else (exe if os.access(exe, os.X_OK) else None)
+        if not found:
+            return Readiness(False, f"{exe} not found")
+        return Readiness(True, found)
+
+    @classmethod
+    def capabilities(cls) -> dict[str, Support]:
+        """Which canonical ops this backend supports: by default every op whose
+        method the subclass overrides."""
+        caps: dict[str, Support] = {}
+        for op, info in CANONICAL_OPS.items():
+            mine = getattr(cls, info.method)
+            base = getattr(Backend, info.method)
+            caps[op] = "native" if mine is not base else "none"
+        return caps
+
+    @classmethod
+    def unsupported(cls, op: str, hint: str | None = None) -> UnsupportedOp:
+        info = CANONICAL_OPS.get(op)
+        title = info.title if info else op
+        return UnsupportedOp(title, cls.tool, hint or cls.unsupported_hints.get(op, ""))
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def version(self) -> str:
+        return ""
+
+    def launch(self, request: LaunchRequest) -> StopEvent:
+        raise NotImplementedError
+
+    def attach(self, request: AttachRequest) -> StopEvent:
+        raise self.unsupported("attach")
+
+    def state(self) -> StopState:
+        raise NotImplementedError
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        """While the target runs: wait up to ``timeout`` for it to stop or exit
+        and return what happened, or None if it still runs."""
+        raise NotImplementedError
+
+    def terminate(self) -> None:
+        """End the debuggee and the debugger; must not raise."""
+        raise NotImplementedError
+
+    # -- breakpoints ---------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        raise self.unsupported("break")
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        raise self.unsupported("unbreak")
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        raise self.unsupported("breaks")
+
+    def watch(self, expression: str) -> Breakpoint:
+        raise self.unsupported("watch")
+
+    def catch(self, filters: list[str]) -> list[str]:
+        raise self.unsupported("catch")
+
+    # -- execution (each returns what stopped it, or state "running") --------
+
+    def cont(self, timeout: float) -> StopEvent:
+        raise self.unsupported("continue")
+
+    def step(self, timeout: float) -> StopEvent:
+        raise self.unsupported("step")
+
+    def next(self, timeout: float) -> StopEvent:
+        raise self.unsupported("next")
+
+    def finish(self, timeout: float) -> StopEvent:
+        raise self.unsupported("finish")
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        raise self.unsupported("until")
+
+    def pause(self, timeout: float) -> StopEvent:
+        raise self.unsupported("pause")
+
+    # -- inspection ----------------------------------------------------------
+
+    def stack(self, levels: int | None) -> list[Frame]:
+        raise self.unsupported("stack")
+
+    def select_frame(self, index: int) -> Frame:
+        raise self.unsupported("frame")
+
+    def locals(self) -> list[Variable]:
+        raise self.unsupported("locals")
+
+    def evaluate(self, expression: str) -> Value:
+        raise self.unsupported("print")
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        raise self.unsupported("set")
+
+    def threads(self) -> list[Thread]:
+        raise self.unsupported("threads")
+
+    def select_thread(self, thread_id: int | str) -> Thread:
+        raise self.unsupported("thread")
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        """Send native text; return its answer, and a stop event if the command
+        moved the target (e.g. ``dbg raw next``)."""
+        raise self.unsupported("raw")

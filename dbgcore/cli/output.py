@@ -1,0 +1,93 @@
+"""Turning answers and errors into output and an exit code, in one place.
+
+With ``--json`` every command prints exactly one JSON object on stdout:
+``{"ok", "op", "session", "via": {"tool", "version"}, ...payload}``, plus
+``"error": {"kind", "message", "hint"}`` when ``ok`` is false. Without it, the
+text renderers in :mod:`dbgcore.cli.render` print a concise answer whose first
+line is ``[via <tool> <version>]`` when a debugger answered.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import click
+
+from dbgcore import __version__
+from dbgcore.errors import EXIT_OK, DbgError, InternalError
+
+DBG_VIA = {"tool": "dbg", "version": __version__}
+
+
+@dataclass
+class Ctx:
+    session: str
+    json: bool
+    timeout: float
+
+
+def get_ctx() -> Ctx:
+    obj = click.get_current_context().find_root().obj
+    assert isinstance(obj, Ctx)
+    return obj
+
+
+def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None,
+         exit_code: int = EXIT_OK) -> NoReturn:
+    """Print a successful answer and exit."""
+    ctx = get_ctx()
+    via = via or DBG_VIA
+    if ctx.json:
+        _print_json({"ok": True, "op": op, "session": ctx.session, "via": via, **payload})
+    else:
+        from dbgcore.cli.render import render
+
+        text = render(op, payload)
+        if via.get("tool") != "dbg":
+            text = f"[via {via['tool']} {via.get('version', '')}]".replace(" ]", "]") + (
+                "\n" + text if text else "")
+        if text:
+            click.echo(text)
+    sys.exit(exit_code)
+
+
+def emit_response(op: str, response: dict[str, Any]) -> NoReturn:
+    """Print a daemon response (success or error) and exit."""
+    via = response.get("via") or DBG_VIA
+    if response.get("ok"):
+        emit(op, response.get("result") or {}, via)
+    fail(op, DbgError.from_wire(response.get("error") or {}), via)
+
+
+def fail(op: str, error: DbgError, via: dict[str, str] | None = None,
+         session: str | None = None, as_json: bool | None = None) -> NoReturn:
+    """Print an error and exit with its code; never a traceback, except for
+    dbg's own bugs, where the traceback is the useful part."""
+    try:
+        ctx: Ctx | None = get_ctx()
+    except (RuntimeError, AssertionError):
+        ctx = None
+    use_json = as_json if as_json is not None else (ctx.json if ctx else False)
+    name = session or (ctx.session if ctx else "default")
+    if use_json:
+        data: dict[str, Any] = {"ok": False, "op": op, "session": name, "via": via or DBG_VIA,
+                                "error": {"kind": error.kind, "message": error.message,
+                                          "hint": error.hint}}
+        if isinstance(error, InternalError) and error.traceback:
+            data["error"]["traceback"] = error.traceback
+        _print_json(data)
+    else:
+        line = f"error: {error.message}"
+        if error.hint:
+            line += f" ({error.hint})"
+        click.echo(line, err=True)
+        if isinstance(error, InternalError) and error.traceback:
+            click.echo(error.traceback.rstrip(), err=True)
+    sys.exit(error.exit_code)
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, default=str))

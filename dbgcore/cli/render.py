@@ -1,0 +1,293 @@
+"""Concise text for each op's answer (the JSON payload, rendered for people)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+Payload = dict[str, Any]
+
+
+def render(op: str, payload: Payload) -> str:
+    renderer = _RENDERERS.get(op)
+    if renderer is None:
+        if "state" in payload:
+            return snapshot(payload)
+        return "\n".join(f"{k}: {v}" for k, v in payload.items())
+    return renderer(payload)
+
+
+def _where(loc: dict[str, Any] | None) -> str:
+    if not loc:
+        return "an unknown location"
+    text = f"{loc.get('file') or '?'}:{loc.get('line') or '?'}"
+    if loc.get("function"):
+        text += f" in {loc['function']}"
+    return text
+
+
+def _source(lines: list[dict[str, Any]]) -> list[str]:
+    if not lines:
+        return []
+    width = len(str(lines[-1]["line"]))
+    return [f"{'>' if s.get('current') else ' '} {s['line']:>{width}} | {s['text']}" for s in lines]
+
+
+def _var(v: dict[str, Any]) -> str:
+    kind = f" ({v['type']})" if v.get("type") else ""
+    return f"{v['name']} = {v['value']}{kind}"
+
+
+def snapshot(p: Payload) -> str:
+    state = p.get("state")
+    out: list[str] = []
+    if state == "exited":
+        code = p.get("exit_code")
+        out.append("exited" + (f" with code {code}" if code is not None else ""))
+        if p.get("description"):
+            out.append(p["description"])
+    elif state == "running":
+        out.append("running: the target has not stopped yet "
+                   "(`dbg wait` waits for the next stop, `dbg pause` interrupts it)")
+    else:
+        reason = p.get("reason") or "stopped"
+        hits = p.get("hit_breakpoints") or []
+        if reason == "breakpoint" and hits:
+            reason += " " + ",".join(str(h) for h in hits)
+        thread = f" [thread {p['thread']}]" if p.get("thread") is not None else ""
+        out.append(f"stopped: {reason} at {_where(p.get('location'))}{thread}")
+        if p.get("description"):
+            out.append(p["description"])
+        out += _source(p.get("source") or [])
+        variables = p.get("locals") or []
+        if variables:
+            out.append("locals:")
+            out += [f"  {_var(v)}" for v in variables]
+            if p.get("locals_truncated"):
+                out.append("  (cut short; `dbg locals` shows them all)")
+    if p.get("note"):
+        out.append(f"note: {p['note']}")
+    for bp in p.get("breakpoints") or []:
+        out.append(_breakpoint(bp))
+    for failed in p.get("failed_breakpoints") or []:
+        out.append(f"breakpoint {failed['location']} could not be set again: {failed['error']}")
+    return "\n".join(out)
+
+
+def _breakpoint(bp: dict[str, Any]) -> str:
+    where = bp.get("requested") or ""
+    if bp.get("file") and bp.get("line"):
+        where = f"{bp['file']}:{bp['line']}"
+        if bp.get("requested_line") and bp["requested_line"] != bp["line"]:
+            where += f" (requested line {bp['requested_line']}, bound at line {bp['line']})"
+    elif bp.get("function"):
+        where = bp["function"]
+    kind = "temporary breakpoint" if bp.get("temporary") else (
+        "watchpoint" if bp.get("kind") == "watch" else "breakpoint")
+    text = f"{kind} {bp['id']} at {where}"
+    if not bp.get("verified", True):
+        text += " [pending: not bound yet]"
+    extras = []
+    if bp.get("condition"):
+        extras.append(f"if {bp['condition']}")
+    if bp.get("hit_count"):
+        extras.append(f"stops on hit {bp['hit_count']}")
+    if bp.get("log_message"):
+        extras.append(f"logs {bp['log_message']!r}")
+    if bp.get("hits"):
+        extras.append(f"hit {bp['hits']} time{'s' if bp['hits'] != 1 else ''}")
+    if extras:
+        text += " (" + ", ".join(extras) + ")"
+    if bp.get("message"):
+        text += f" — {bp['message']}"
+    return text
+
+
+def _break(p: Payload) -> str:
+    return _breakpoint(p["breakpoint"])
+
+
+def _breaks(p: Payload) -> str:
+    bps = p.get("breakpoints") or []
+    return "\n".join(_breakpoint(b) for b in bps) if bps else "no breakpoints"
+
+
+def _unbreak(p: Payload) -> str:
+    return "\n".join("removed " + _breakpoint(b) for b in p.get("removed", []))
+
+
+def _stack(p: Payload) -> str:
+    lines = []
+    for f in p.get("frames", []):
+        mark = ">" if f.get("current") else " "
+        lines.append(f"{mark} #{f['index']:<2} {f.get('function') or '??'} at "
+                     f"{f.get('file') or '?'}:{f.get('line') or '?'}")
+    return "\n".join(lines) or "no frames"
+
+
+def _frame(p: Payload) -> str:
+    f = p["frame"]
+    head = f"frame #{f['index']}: {f.get('function') or '??'} at {f.get('file')}:{f.get('line')}"
+    return "\n".join([head, *_source(p.get("source") or [])])
+
+
+def _locals(p: Payload) -> str:
+    variables = p.get("variables") or []
+    lines = [_var(v) for v in variables] or ["no locals"]
+    if p.get("truncated"):
+        lines.append("(long values cut short; `dbg print NAME` shows one in full)")
+    return "\n".join(lines)
+
+
+def _print(p: Payload) -> str:
+    kind = f" ({p['type']})" if p.get("type") else ""
+    return f"{p['value']}{kind}"
+
+
+def _set(p: Payload) -> str:
+    return f"{p['lhs']} = {p['value']}" + (f" ({p['type']})" if p.get("type") else "")
+
+
+def _threads(p: Payload) -> str:
+    return "\n".join(f"{'*' if t.get('current') else ' '} {t['id']} {t['name']}"
+                     for t in p.get("threads", [])) or "no threads"
+
+
+def _thread(p: Payload) -> str:
+    t = p["thread"]
+    return f"thread {t['id']} {t['name']}"
+
+
+def _list(p: Payload) -> str:
+    return "\n".join([p["file"], *_source(p.get("lines") or [])])
+
+
+def _output(p: Payload) -> str:
+    parts = []
+    if p.get("dropped"):
+        parts.append("(older output was dropped to bound memory)")
+    # Chunks split lines anywhere; join runs of one stream before marking lines.
+    runs: list[list[str]] = []
+    for chunk in p.get("chunks", []):
+        if runs and runs[-1][0] == chunk["category"]:
+            runs[-1][1] += chunk["text"]
+        else:
+            runs.append([chunk["category"], chunk["text"]])
+    for category, text in runs:
+        if category != "stdout":
+            text = "".join(f"[{category}] {line}" for line in text.splitlines(True))
+        parts.append(text.rstrip("\n"))
+    more = " (more: repeat with this --since)" if p.get("more") else ""
+    parts.append(f"-- cursor {p.get('cursor', 0)}{more}")
+    return "\n".join(parts)
+
+
+def _raw(p: Payload) -> str:
+    text: str = p.get("output", "").rstrip("\n")
+    if p.get("stop"):
+        text += ("\n" if text else "") + snapshot(p["stop"])
+    return text
+
+
+def _status(p: Payload) -> str:
+    line = f"session {p['name']}: {p['state']}"
+    if p.get("program"):
+        line += f", {p['program']}"
+    if p.get("backend"):
+        line += f" [{p['backend']}]"
+    if p.get("location"):
+        line += f" at {_where(p['location'])}"
+    if p.get("exit_code") is not None:
+        line += f" (exit code {p['exit_code']})"
+    return line
+
+
+def _sessions(p: Payload) -> str:
+    rows = p.get("sessions") or []
+    if not rows:
+        return "no sessions"
+    return "\n".join(
+        f"{s['name']}: {s['state']} {s.get('program') or ''} "
+        f"[{s.get('backend') or '?'} via {s.get('tool') or '?'}]".replace("  ", " ")
+        for s in rows
+    )
+
+
+def _hits(p: Payload) -> str:
+    rows = p.get("hits") or []
+    if not rows:
+        return "no recorded stops" + (f" at {p['filter']}" if p.get("filter") else "")
+    out = []
+    for h in rows:
+        stamp = time.strftime("%H:%M:%S", time.localtime(h["at"]))
+        if h["state"] == "exited":
+            out.append(f"{stamp} #{h['id']} exited with code {h.get('exit_code')}")
+            continue
+        line = f"{stamp} #{h['id']} {h.get('reason') or 'stop'} at {_where(h)}"
+        shown = ", ".join(f"{v['name']}={v['value']}" for v in h.get("locals", [])[:6])
+        out.append(line + (f"  [{shown}]" if shown else ""))
+    return "\n".join(out)
+
+
+def _backends(p: Payload) -> str:
+    out = []
+    for b in p.get("backends", []):
+        mark = "ready  " if b["ready"] else "missing"
+        line = f"{mark} {b['name']:<10} {b.get('detail') or ''}"
+        if not b["ready"] and b.get("install"):
+            line += f"\n          install: {b['install']}"
+        out.append(line.rstrip())
+    return "\n".join(out)
+
+
+def _plugins(p: Payload) -> str:
+    out = []
+    for item in p.get("plugins", []):
+        if item["ok"]:
+            backends = ", ".join(item.get("backends") or []) or "no backends"
+            out.append(f"ok     {item['name']} ({item['source']}): {backends}")
+        else:
+            out.append(f"broken {item['name']} ({item['source']}): {item['error']}")
+    return "\n".join(out)
+
+
+def _tool(p: Payload) -> str:
+    return f"{p.get('tool')} {p.get('version')} (backend {p.get('backend')})"
+
+
+def _kill(p: Payload) -> str:
+    return f"session {p['killed']} ended"
+
+
+def _catch(p: Payload) -> str:
+    filters = p.get("filters") or []
+    return "catching: " + ", ".join(filters) if filters else "catching no exceptions"
+
+
+_RENDERERS: dict[str, Callable[[Payload], str]] = {
+    "break": _break,
+    "watch": _break,
+    "breaks": _breaks,
+    "unbreak": _unbreak,
+    "catch": _catch,
+    "stack": _stack,
+    "frame": _frame,
+    "up": _frame,
+    "down": _frame,
+    "locals": _locals,
+    "print": _print,
+    "set": _set,
+    "threads": _threads,
+    "thread": _thread,
+    "list": _list,
+    "output": _output,
+    "raw": _raw,
+    "status": _status,
+    "sessions": _sessions,
+    "hits": _hits,
+    "backends": _backends,
+    "plugins": _plugins,
+    "tool": _tool,
+    "kill": _kill,
+}

@@ -1,0 +1,166 @@
+"""backends.yaml: what each backend runs and how it is chosen.
+
+Three files merge in order, each over the one before: the file shipped with
+dbg, the user's ``$XDG_CONFIG_HOME/dbg/backends.yaml``, and the project's
+``.dbg/backends.yaml`` (the nearest one walking up from the current
+directory). A backend named in a later file overrides the keys it gives;
+mappings (``launch``, ``options``) merge key by key. Order in the files is the
+order auto-selection tries backends in. A malformed file is a ConfigError that
+names the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from dbgcore.backend import BackendSpec
+from dbgcore.errors import ConfigError
+from dbgcore.paths import project_config_file, user_config_file
+
+_STR_LISTS = ("command", "extensions", "root_markers")
+_STRS = ("plugin", "install", "description")
+_MAPS = ("launch", "options")
+_KNOWN = (*_STR_LISTS, *_STRS, *_MAPS)
+
+
+@dataclass
+class LoadedConfig:
+    backends: dict[str, BackendSpec]
+    files: list[Path]
+
+
+def shipped_config_file() -> Path:
+    """backends.yaml inside the installed wheel, or at the source tree's top."""
+    packaged = resources.files("dbgcore") / "backends.yaml"
+    if packaged.is_file():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "backends.yaml"
+
+
+def config_files(cwd: Path | None = None) -> list[Path]:
+    files = [shipped_config_file()]
+    user = user_config_file()
+    if user.is_file():
+        files.append(user)
+    project = project_config_file(cwd)
+    if project is not None:
+        files.append(project)
+    return files
+
+
+def load_config(cwd: Path | None = None) -> LoadedConfig:
+    files = config_files(cwd)
+    merged: dict[str, dict[str, Any]] = {}
+    for path in files:
+        for name, entry in _read_file(path).items():
+            base = merged.setdefault(name, {})
+            for key, value in entry.items():
+                if key in _MAPS and isinstance(base.get(key), dict):
+                    base[key] = {**base[key], **value}
+                else:
+                    base[key] = value
+    backends: dict[str, BackendSpec] = {}
+    for name, entry in merged.items():
+        if "plugin" not in entry:
+            raise ConfigError(
+                f"backend {name!r} has no 'plugin' key in any of {', '.join(map(str, files))}",
+                "say which registered backend plugin implements it, e.g. plugin: pdb",
+            )
+        backends[name] = BackendSpec(
+            name=name,
+            plugin=entry["plugin"],
+            command=list(entry.get("command", [])),
+            extensions=[e.lower() for e in entry.get("extensions", [])],
+            root_markers=list(entry.get("root_markers", [])),
+            launch=dict(entry.get("launch", {})),
+            install=entry.get("install", ""),
+            description=entry.get("description", ""),
+            options=dict(entry.get("options", {})),
+        )
+    return LoadedConfig(backends, files)
+
+
+def _read_file(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    try:
+        doc = YAML(typ="rt").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise ConfigError(f"{path}{line}: {problem}", "fix the YAML syntax") from exc
+    except YAMLError as exc:
+        raise ConfigError(f"{path}: {exc}", "fix the YAML syntax") from exc
+    if doc is None:
+        return {}
+    if not isinstance(doc, CommentedMap):
+        raise ConfigError(f"{path}:1: the file must be a mapping with a 'backends' key")
+    for key in doc:
+        if key != "backends":
+            raise ConfigError(f"{path}:{_line(doc, key)}: unknown top-level key {key!r}",
+                              "the only top-level key is 'backends'")
+    backends = doc.get("backends")
+    if backends is None:
+        return {}
+    if not isinstance(backends, CommentedMap):
+        raise ConfigError(f"{path}:{_line(doc, 'backends')}: key 'backends' must be a mapping "
+                          "of backend name to its settings")
+    result: dict[str, dict[str, Any]] = {}
+    for name, entry in backends.items():
+        where = f"{path}:{_line(backends, name)}"
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{where}: backend names must be non-empty strings")
+        if not isinstance(entry, CommentedMap):
+            raise ConfigError(f"{where}: key {name!r} must be a mapping of settings")
+        result[name] = _check_entry(path, name, entry)
+    return result
+
+
+def _check_entry(path: Path, name: str, entry: CommentedMap) -> dict[str, Any]:
+    checked: dict[str, Any] = {}
+    for key, value in entry.items():
+        where = f"{path}:{_line(entry, key)}"
+        if key not in _KNOWN:
+            raise ConfigError(
+                f"{where}: unknown key {key!r} in backend {name!r}",
+                f"known keys: {', '.join(_KNOWN)}",
+            )
+        if key in _STR_LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: key {key!r} of backend {name!r} must be a list of strings")
+            checked[key] = [str(v) for v in value]
+        elif key in _STRS:
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: key {key!r} of backend {name!r} must be a string")
+            checked[key] = str(value)
+        else:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: key {key!r} of backend {name!r} must be a mapping")
+            checked[key] = _plain(value)
+    return checked
+
+
+def _line(node: CommentedMap, key: Any) -> int:
+    try:
+        return int(node.lc.key(key)[0]) + 1
+    except (KeyError, TypeError, AttributeError):
+        return int(getattr(node.lc, "line", 0)) + 1
+
+
+def _plain(value: Any) -> Any:
+    """ruamel's round-trip containers -> plain dicts and lists."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

@@ -1,0 +1,260 @@
+"""The session daemon: one detached process per session that holds the debugger.
+
+Started by ``dbg start`` as ``python -m dbgcore.daemon NAME`` in a new process
+session with stdio detached. It listens on a private Unix socket; each client
+connection carries one request. Ops run one at a time on a single long-lived
+worker thread (debuggers are not thread-safe, and children started with a
+parent-death signal must have a parent thread that lives as long as the
+session). ``kill`` and ``ping`` are answered at once, even while an op runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from dbgcore import procutil
+from dbgcore.errors import DbgError, InternalError
+from dbgcore.paths import private_dir, session_dir, socket_path
+from dbgcore.plugins import PluginHost
+from dbgcore.protocol import recv_message, send_message
+from dbgcore.session import Session
+from dbgcore.status import remove_status, write_status
+from dbgcore.store import Store
+
+log = logging.getLogger("dbg.daemon")
+
+DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+
+_Job = tuple[str, dict[str, Any], float, "Future[dict[str, Any]]"]
+
+
+class Daemon:
+    def __init__(self, name: str, idle_timeout: float) -> None:
+        self.name = name
+        self.run_dir = private_dir(session_dir(name))
+        self.idle_timeout = idle_timeout
+        self.sock_path = socket_path(name)
+        self.store = Store()
+        self.host = PluginHost()
+        self.children: list[dict[str, Any]] = []
+        self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
+        self.jobs: queue.Queue[_Job | None] = queue.Queue()
+        self.busy = False
+        self.last_activity = time.monotonic()
+        self.stopping = threading.Event()
+        self._shutdown_lock = threading.Lock()
+        self._shut_down = False
+        self.listener: socket.socket | None = None
+        self.conn_threads: set[threading.Thread] = set()
+
+    # -- status ----------------------------------------------------------------
+
+    def status_data(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "start_time": procutil.start_time(os.getpid()),
+            "socket": str(self.sock_path),
+            "session": self.name,
+            "children": self.children,
+            "started_at": time.time(),
+            **{k: v for k, v in self.session.describe().items() if k in ("backend", "program")},
+        }
+
+    def track_process(self, pid: int, role: str) -> None:
+        self.children.append({"pid": pid, "start_time": procutil.start_time(pid), "role": role})
+        write_status(self.name, self.status_data())
+
+    # -- serving ---------------------------------------------------------------
+
+    def serve(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.sock_path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)
+        try:
+            listener.bind(str(self.sock_path))
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.sock_path, 0o600)
+        listener.listen(16)
+        listener.settimeout(0.5)
+        self.listener = listener
+        write_status(self.name, self.status_data())
+        worker = threading.Thread(target=self._work, name="dbg-worker", daemon=True)
+        worker.start()
+        log.info("daemon %s listening on %s (pid %d)", self.name, self.sock_path, os.getpid())
+        while not self.stopping.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                if not self.busy and time.monotonic() - self.last_activity > self.idle_timeout:
+                    log.info("idle for %.0fs: ending session", self.idle_timeout)
+                    self.shutdown()
+                continue
+            except OSError:
+                break
+            thread = threading.Thread(target=self._serve_conn, args=(conn,), daemon=True)
+            self.conn_threads = {t for t in self.conn_threads if t.is_alive()} | {thread}
+            thread.start()
+        self.shutdown()
+        # Let answers already being written (e.g. a failed start) reach their clients.
+        for thread in list(self.conn_threads):
+            thread.join(timeout=2.0)
+
+    def _serve_conn(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                request = recv_message(conn)
+            except (DbgError, OSError) as exc:
+                log.warning("bad request: %s", exc)
+                return
+            if request is None:
+                return
+            op = str(request.get("op", ""))
+            args = request.get("args") or {}
+            timeout = float(request.get("timeout") or 30.0)
+            self.last_activity = time.monotonic()
+            if op == "kill":
+                self._kill(conn)
+                return
+            if op == "ping":
+                self._reply(conn, {"ok": True, "result": {"pid": os.getpid(),
+                                                          "session": self.session.describe()},
+                                   "via": self.session.via()})
+                return
+            future: Future[dict[str, Any]] = Future()
+            self.jobs.put((op, args, timeout, future))
+            response = future.result()
+            self.last_activity = time.monotonic()
+            self._reply(conn, response)
+
+    def _reply(self, conn: socket.socket, response: dict[str, Any]) -> None:
+        try:
+            send_message(conn, response)
+        except OSError as exc:
+            # The client gave up (e.g. Ctrl-C); the op's effect stands.
+            log.info("client went away before the answer: %s", exc)
+
+    def _work(self) -> None:
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            op, args, timeout, future = job
+            self.busy = True
+            try:
+                future.set_result(self._run_op(op, args, timeout))
+            finally:
+                self.busy = False
+
+    def _run_op(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        log.info("op %s %s", op, args)
+        try:
+            result = self.session.handle(op, args, timeout)
+        except DbgError as exc:
+            error = exc.to_wire()
+            self.session.record_command(op, args, False, {"error": error})
+            if op in ("start", "attach"):
+                # A session that failed to start must not linger.
+                threading.Thread(target=self.shutdown, daemon=True).start()
+            return {"ok": False, "error": error, "via": self.session.via()}
+        except Exception as exc:
+            tb = traceback.format_exc()
+            log.error("internal error in %s:\n%s", op, tb)
+            error = InternalError(
+                f"internal error in dbg while running {op}: {type(exc).__name__}: {exc}",
+                f"this is a bug in dbg; the traceback is in {self.run_dir / 'daemon.log'}",
+                traceback=tb,
+            ).to_wire()
+            with contextlib.suppress(Exception):
+                self.session.record_command(op, args, False, {"error": error})
+            if op in ("start", "attach"):
+                threading.Thread(target=self.shutdown, daemon=True).start()
+            return {"ok": False, "error": error, "via": self.session.via()}
+        self.session.record_command(op, args, True, result)
+        if op in ("start", "attach", "restart"):
+            write_status(self.name, self.status_data())
+        return {"ok": True, "result": result, "via": self.session.via()}
+
+    # -- ending ----------------------------------------------------------------
+
+    def _kill(self, conn: socket.socket) -> None:
+        via = self.session.via()
+        self.shutdown()
+        self._reply(conn, {"ok": True, "result": {"killed": self.name}, "via": via})
+
+    def shutdown(self) -> None:
+        """End debuggee, debugger and daemon. The status file goes first, so no
+        client is sent to a daemon that is on its way out."""
+        with self._shutdown_lock:
+            if self._shut_down:
+                return
+            self._shut_down = True
+        remove_status(self.name)
+        self.stopping.set()
+        try:
+            self.session.shutdown()
+        except Exception:
+            log.exception("error while ending the debugger")
+        groups = {g for c in self.children
+                  if procutil.alive(c["pid"], c.get("start_time"))
+                  and (g := procutil.pgid_of(c["pid"])) is not None}
+        procutil.terminate_groups(groups, grace=0.5)
+        if self.listener is not None:
+            with contextlib.suppress(OSError):
+                self.listener.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.sock_path)
+        self.jobs.put(None)
+        log.info("daemon %s ended", self.name)
+
+
+def _setup_logging(run_dir: Path) -> None:
+    handler = logging.FileHandler(run_dir / "daemon.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print("usage: python -m dbgcore.daemon SESSION [IDLE_TIMEOUT]", file=sys.stderr)
+        return 2
+    name = args[0]
+    idle = float(args[1]) if len(args) > 1 else DEFAULT_IDLE_TIMEOUT
+    run_dir = private_dir(session_dir(name))
+    _setup_logging(run_dir)
+    daemon = Daemon(name, idle)
+
+    def on_signal(signum: int, frame: object) -> None:
+        log.info("signal %d: ending session", signum)
+        daemon.stopping.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        daemon.serve()
+    except Exception:
+        log.exception("daemon crashed")
+        daemon.shutdown()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Every error dbg reports, as one hierarchy with structured fields.
+
+::
+
+    DbgError(kind, message, hint)            exit code 1 unless stated
+    ├── UsageError            "usage"          exit 2: bad input from the user
+    ├── ConfigError           "config"         exit 2: a malformed backends.yaml
+    ├── NoSession             "no_session"     no live session with that name
+    ├── SessionExists         "session_exists" `dbg start` on a live session name
+    ├── UnsupportedOp         "unsupported"    exit 3: the backend cannot do this op
+    ├── OpFailed              "failed"         the debugger refused (bad location, eval error)
+    ├── BackendError          "backend"        the debugger failed, died, or refused
+    │   └── BackendMissing    "backend"        the debugger is not installed
+    ├── DebuggerTimeout       "timeout"        the debugger did not answer in time
+    ├── NotStopped            "not_stopped"    the op needs a stopped target
+    ├── TargetExited          "target_exited"  the op needs a live target
+    └── InternalError         "internal"       a bug in dbg (carries a traceback)
+
+Errors cross the daemon socket as plain values (``to_wire`` / ``from_wire``),
+never as pickled exceptions. Foreign exceptions (pexpect, OSError, DAP error
+responses) are mapped to these at the boundary with ``raise ... from exc``; the
+CLI turns them into output and an exit code in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_UNSUPPORTED = 3
+
+
+class DbgError(Exception):
+    """Base of all errors dbg reports to its user."""
+
+    kind: ClassVar[str] = "error"
+    exit_code: ClassVar[int] = EXIT_FAILED
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "hint": self.hint}
+
+    @staticmethod
+    def from_wire(data: dict[str, Any]) -> DbgError:
+        kind = str(data.get("kind", "error"))
+        cls = _BY_KIND.get(kind, DbgError)
+        message = str(data.get("message", "unknown error"))
+        hint = str(data.get("hint", ""))
+        if cls is UnsupportedOp:
+            err: DbgError = UnsupportedOp.__new__(UnsupportedOp)
+            DbgError.__init__(err, message, hint)
+            err.op = str(data.get("op", ""))  # type: ignore[attr-defined]
+            err.tool = str(data.get("tool", ""))  # type: ignore[attr-defined]
+            return err
+        if cls is InternalError:
+            return InternalError(message, hint, traceback=str(data.get("traceback", "")))
+        return cls(message, hint)
+
+
+class UsageError(DbgError):
+    kind = "usage"
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(DbgError):
+    kind = "config"
+    exit_code = EXIT_USAGE
+
+
+class NoSession(DbgError):
+    kind = "no_session"
+
+
+class SessionExists(DbgError):
+    kind = "session_exists"
+
+
+class UnsupportedOp(DbgError):
+    """An op the backend cannot do. The message always names the tool and the
+    ``dbg raw`` escape hatch, so the user knows what to try instead."""
+
+    kind = "unsupported"
+    exit_code = EXIT_UNSUPPORTED
+
+    def __init__(self, op: str, tool: str, hint: str = "") -> None:
+        self.op = op
+        self.tool = tool
+        message = f"{op} not supported by {tool}: use `dbg raw <native command>`"
+        if hint:
+            message += f" ({hint})"
+        super().__init__(message, hint or f"send {tool}'s own command with `dbg raw`")
+
+    def to_wire(self) -> dict[str, Any]:
+        data = super().to_wire()
+        data.update(op=self.op, tool=self.tool)
+        return data
+
+
+class OpFailed(DbgError):
+    """The debugger answered, and the answer was no: a breakpoint it cannot
+    place, an expression that raised, a frame that does not exist."""
+
+    kind = "failed"
+
+
+class BackendError(DbgError):
+    kind = "backend"
+
+
+class BackendMissing(BackendError):
+    """The debugger a backend needs is not installed; ``hint`` says how to get it."""
+
+
+class DebuggerTimeout(DbgError):
+    kind = "timeout"
+
+
+class NotStopped(DbgError):
+    kind = "not_stopped"
+
+
+class TargetExited(DbgError):
+    kind = "target_exited"
+
+
+class InternalError(DbgError):
+    kind = "internal"
+
+    def __init__(self, message: str, hint: str = "", traceback: str = "") -> None:
+        super().__init__(message, hint)
+        self.traceback = traceback
+
+    def to_wire(self) -> dict[str, Any]:
+        data = super().to_wire()
+        data["traceback"] = self.traceback
+        return data
+
+
+_BY_KIND: dict[str, type[DbgError]] = {
+    cls.kind: cls
+    for cls in (
+        UsageError,
+        ConfigError,
+        NoSession,
+        SessionExists,
+        UnsupportedOp,
+        OpFailed,
+        BackendError,
+        DebuggerTimeout,
+        NotStopped,
+        TargetExited,
+        InternalError,
+    )
+}

@@ -1,0 +1,57 @@
+"""The hooks a dbg plugin can implement.
+
+A plugin is a module (or object) with functions marked ``@hookimpl`` whose names
+match these specs. Built-in plugins are listed in ``dbgcore.plugins.DEFAULT_PLUGINS``;
+third-party plugins are found through the ``dbg`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from dbgcore.backend import Backend
+
+hookspec = pluggy.HookspecMarker("dbg")
+hookimpl = pluggy.HookimplMarker("dbg")
+
+
+@hookspec
+def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
+    """Register the backend classes this plugin provides.
+
+    :param register: call it once per :class:`dbgcore.backend.Backend` subclass;
+        the class's ``id`` is the name backends.yaml uses in ``plugin:``.
+
+    Every plugin's implementation is called; a registration that fails is
+    reported by ``dbg plugins`` and does not stop the others.
+    """
+
+
+@hookspec
+def dbg_add_commands(cli: click.Group) -> None:
+    """Add CLI commands to ``dbg``.
+
+    :param cli: the top-level ``dbg`` click group; call ``cli.add_command``.
+
+    Every plugin's implementation is called when the CLI starts; one that
+    fails is reported by ``dbg plugins`` and its commands are left out.
+    """
+
+
+@hookspec
+def dbg_stop_recorded(session: str, snapshot: dict[str, Any]) -> None:
+    """Called in the session daemon after a stop has been saved to the store.
+
+    :param session: the session's name.
+    :param snapshot: the stop snapshot as sent to the client (``state``,
+        ``reason``, ``location``, ``locals``...).
+
+    Every plugin's implementation is called; errors are logged in the
+    session's daemon log and otherwise ignored, so a plugin cannot break a session.
+    """

@@ -1,0 +1,206 @@
+"""The values canonical ops take and return, shared by every backend.
+
+All of them are plain dataclasses with ``to_dict`` so the daemon can send them
+to the client as JSON and the session store can record them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from dbgcore.errors import UsageError
+
+StopState = Literal["stopped", "running", "exited"]
+
+_FUNCTION_RE = re.compile(r"^[^\s:!]+(?:::[^\s:!]+)*$")
+
+
+@dataclass(frozen=True)
+class BreakLoc:
+    """Where to stop: ``file:line``, a bare ``line`` (current file), a
+    ``function`` name, or ``module!function``."""
+
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
+    module: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> BreakLoc:
+        """Parse a location the user typed; raise UsageError when it is malformed."""
+        text = spec.strip()
+        if not text or any(c in text for c in "\r\n\0"):
+            raise UsageError(f"bad location {spec!r}", _LOC_HINT)
+        if "!" in text:
+            module, _, function = text.partition("!")
+            if not module or not function or "!" in function:
+                raise UsageError(f"bad location {spec!r}: module!function needs both", _LOC_HINT)
+            return cls(module=module, function=function)
+        if text.isdigit():
+            return cls(line=_line_number(text, spec))
+        if ":" in text and "::" not in text:
+            file, _, line = text.rpartition(":")
+            if not file:
+                raise UsageError(f"bad location {spec!r}: the file is missing", _LOC_HINT)
+            return cls(file=file, line=_line_number(line, spec))
+        if not _FUNCTION_RE.match(text):
+            raise UsageError(f"bad location {spec!r}", _LOC_HINT)
+        return cls(function=text)
+
+    def key(self) -> str:
+        """A stable text form, used to match ``dbg unbreak LOC`` and ``dbg hits LOC``."""
+        if self.module:
+            return f"{self.module}!{self.function}"
+        if self.function:
+            return self.function
+        if self.file:
+            return f"{self.file}:{self.line}"
+        return str(self.line)
+
+    def __str__(self) -> str:
+        return self.key()
+
+
+_LOC_HINT = "use FILE:LINE (e.g. app.py:12), LINE, FUNCTION, or MODULE!FUNCTION"
+
+
+def _line_number(text: str, spec: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"bad location {spec!r}: line must be a positive number", _LOC_HINT)
+    return int(text)
+
+
+@dataclass
+class BreakOptions:
+    condition: str | None = None
+    hit_count: int | None = None
+    log_message: str | None = None
+    temporary: bool = False
+
+
+@dataclass
+class Location:
+    file: str | None
+    line: int | None
+    function: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.file or '?'}:{self.line or '?'}"
+        return f"{where} in {self.function}" if self.function else where
+
+
+@dataclass
+class Breakpoint:
+    id: int | str
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
+    verified: bool = True
+    condition: str | None = None
+    hits: int = 0
+    requested: str = ""
+    requested_line: int | None = None
+    temporary: bool = False
+    hit_count: int | None = None
+    log_message: str | None = None
+    kind: str = "source"
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Frame:
+    index: int
+    function: str | None
+    file: str | None
+    line: int | None
+    current: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Variable:
+    name: str
+    value: str
+    type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Value:
+    value: str
+    type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Thread:
+    id: int | str
+    name: str
+    current: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class StopEvent:
+    """What a backend reports after a stopping op: the bare facts of the stop.
+
+    The core turns it into a StopSnapshot by adding the source context and the
+    locals, so every backend's snapshot has the same shape.
+    """
+
+    state: StopState
+    reason: str = ""
+    location: Location | None = None
+    thread: int | str | None = None
+    exit_code: int | None = None
+    description: str = ""
+    hit_breakpoints: list[int | str] = field(default_factory=list)
+
+
+@dataclass
+class SourceLine:
+    line: int
+    text: str
+    current: bool = False
+
+
+@dataclass
+class StopSnapshot:
+    state: StopState
+    reason: str = ""
+    thread: int | str | None = None
+    location: Location | None = None
+    exit_code: int | None = None
+    description: str = ""
+    hit_breakpoints: list[int | str] = field(default_factory=list)
+    source: list[SourceLine] = field(default_factory=list)
+    locals: list[Variable] = field(default_factory=list)
+    locals_truncated: bool = False
+
+    @classmethod
+    def from_event(cls, event: StopEvent) -> StopSnapshot:
+        return cls(
+            state=event.state,
+            reason=event.reason,
+            thread=event.thread,
+            location=event.location,
+            exit_code=event.exit_code,
+            description=event.description,
+            hit_breakpoints=list(event.hit_breakpoints),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

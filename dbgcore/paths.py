@@ -1,0 +1,81 @@
+"""Where dbg keeps its files.
+
+Everything dbg writes lives under one home directory: ``$DBG_HOME`` when set
+(tests use it), else ``$XDG_STATE_HOME/dbg`` (``~/.local/state/dbg``). The home
+and every session directory are private to the user (0700); sockets are 0600.
+Unix socket paths are limited to ~107 bytes, so a session whose socket path
+would be too long gets one under a short private directory in /tmp instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from dbgcore.errors import UsageError
+
+_SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_MAX_SOCKET_PATH = 100
+
+
+def dbg_home() -> Path:
+    env = os.environ.get("DBG_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "dbg"
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) and make sure only the user can enter it."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def check_session_name(name: str) -> str:
+    if not _SESSION_RE.match(name):
+        raise UsageError(
+            f"bad session name {name!r}",
+            "use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+    return name
+
+
+def sessions_dir() -> Path:
+    return private_dir(dbg_home() / "sessions")
+
+
+def session_dir(name: str) -> Path:
+    return sessions_dir() / check_session_name(name)
+
+
+def store_path() -> Path:
+    return private_dir(dbg_home()) / "store.sqlite3"
+
+
+def socket_path(name: str) -> Path:
+    path = session_dir(name) / "daemon.sock"
+    if len(str(path)) <= _MAX_SOCKET_PATH:
+        return path
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:20]
+    short = private_dir(Path("/tmp") / f"dbg-{os.getuid()}")
+    return short / f"{digest}.sock"
+
+
+def user_config_file() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "dbg" / "backends.yaml"
+
+
+def project_config_file(start: Path | None = None) -> Path | None:
+    """The nearest ``.dbg/backends.yaml`` walking up from ``start`` (cwd)."""
+    here = (start or Path.cwd()).absolute()
+    for folder in (here, *here.parents):
+        candidate = folder / ".dbg" / "backends.yaml"
+        if candidate.is_file():
+            return candidate
+    return None

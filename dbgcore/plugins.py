@@ -1,0 +1,154 @@
+"""Loading plugins, and a typed way to call them.
+
+Built-in plugins are ordinary plugins listed in ``DEFAULT_PLUGINS``; third-party
+ones come from the ``dbg`` entry-point group. ``DBG_LOAD_PLUGINS`` (comma
+separated entry-point names; empty means none) limits which third-party plugins
+load, ``DBG_BLOCK_PLUGINS`` excludes some. A plugin that fails to import, has a
+misspelled hook, or raises from a hook is recorded and reported by
+``dbg plugins``; it never stops dbg from starting.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from dbgcore import hookspecs
+from dbgcore.backend import Backend
+
+if TYPE_CHECKING:
+    import click
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb",)
+ENTRY_POINT_GROUP = "dbg"
+
+
+@dataclass
+class PluginInfo:
+    name: str
+    source: str  # "builtin" | "entry point <dist> <version>"
+    ok: bool = True
+    error: str = ""
+    backends: tuple[str, ...] = ()
+
+
+class PluginHost:
+    """Owns the pluggy manager; every call into plugins goes through here."""
+
+    def __init__(self, load_entry_points: bool = True) -> None:
+        self.pm = pluggy.PluginManager("dbg")
+        self.pm.add_hookspecs(hookspecs)
+        self.infos: dict[str, PluginInfo] = {}
+        self._backends: dict[str, type[Backend]] | None = None
+        for module_name in DEFAULT_PLUGINS:
+            self._load(module_name, "builtin", lambda m=module_name: importlib.import_module(m))
+        if load_entry_points:
+            self._load_entry_points()
+
+    # -- loading -------------------------------------------------------------
+
+    def _load(self, name: str, source: str, loader: Callable[[], object]) -> None:
+        info = PluginInfo(name, source)
+        self.infos[name] = info
+        try:
+            plugin = loader()
+            self.pm.register(plugin, name=name)
+        except Exception as exc:  # a broken plugin must not stop dbg
+            info.ok = False
+            info.error = _describe(exc)
+            return
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self.pm.unregister(name=name)
+            info.ok = False
+            info.error = f"unknown hook: {exc}"
+
+    def _load_entry_points(self) -> None:
+        allow = os.environ.get("DBG_LOAD_PLUGINS")
+        allowed = None if allow is None else {n.strip() for n in allow.split(",") if n.strip()}
+        blocked = {n.strip() for n in os.environ.get("DBG_BLOCK_PLUGINS", "").split(",") if n.strip()}
+        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            if ep.name in self.infos or ep.name in blocked:
+                continue
+            if allowed is not None and ep.name not in allowed:
+                continue
+            dist = getattr(ep, "dist", None)
+            source = "entry point"
+            if dist is not None:
+                source += f" {dist.metadata['Name']} {dist.version}"
+            self._load(ep.name, source, ep.load)
+
+    # -- typed calls -----------------------------------------------------------
+
+    def backend_classes(self) -> dict[str, type[Backend]]:
+        """Every registered backend class by its ``id``."""
+        if self._backends is not None:
+            return self._backends
+        found: dict[str, type[Backend]] = {}
+        for impl in self.pm.hook.dbg_register_backends.get_hookimpls():
+            mine: list[str] = []
+
+            def register(cls: type[Backend], _mine: list[str] = mine) -> None:
+                if not (isinstance(cls, type) and issubclass(cls, Backend)) or not cls.id:
+                    raise TypeError(f"{cls!r} is not a Backend subclass with an id")
+                found[cls.id] = cls
+                _mine.append(cls.id)
+
+            self._call_isolated(impl, {"register": register})
+            info = self.infos.get(impl.plugin_name)
+            if info is not None:
+                info.backends = tuple(mine)
+        self._backends = found
+        return found
+
+    def add_commands(self, cli: click.Group) -> None:
+        for impl in self.pm.hook.dbg_add_commands.get_hookimpls():
+            self._call_isolated(impl, {"cli": cli})
+
+    def stop_recorded(self, session: str, snapshot: dict[str, Any]) -> None:
+        for impl in self.pm.hook.dbg_stop_recorded.get_hookimpls():
+            try:
+                impl.function(session=session, snapshot=snapshot)
+            except Exception:
+                log.exception("plugin %s failed in dbg_stop_recorded", impl.plugin_name)
+
+    def _call_isolated(self, impl: pluggy.HookImpl, kwargs: dict[str, Any]) -> None:
+        # Called one implementation at a time (not through pm.hook) so that one
+        # plugin raising cannot hide the others' answers.
+        try:
+            impl.function(**{k: v for k, v in kwargs.items() if k in impl.argnames})
+        except Exception as exc:
+            info = self.infos.setdefault(impl.plugin_name, PluginInfo(impl.plugin_name, "?"))
+            info.ok = False
+            info.error = _describe(exc)
+
+    def report(self) -> list[PluginInfo]:
+        self.backend_classes()
+        return list(self.infos.values())
+
+
+def _describe(exc: BaseException) -> str:
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+_HOST: PluginHost | None = None
+
+
+def get_host() -> PluginHost:
+    global _HOST
+    if _HOST is None:
+        _HOST = PluginHost()
+    return _HOST

@@ -1,0 +1,112 @@
+"""Process facts and process-group shutdown.
+
+A pid alone is not an identity: after a process dies its pid can be reused.
+We pair every recorded pid with its start time (field 22 of
+``/proc/PID/stat``, in clock ticks since boot), and only signal a process
+whose start time still matches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterable
+
+
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    # The command name (field 2) may contain spaces and parentheses; the
+    # fields after it start after the last ')'.
+    rest = data[data.rindex(b")") + 2 :].split()
+    try:
+        return int(rest[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    return data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"Z"
+
+
+def alive(pid: int, started: int | None = None) -> bool:
+    """Is ``pid`` running, and (when ``started`` is given) the same process?"""
+    if pid <= 0:
+        return False
+    now = start_time(pid)
+    if now is None or is_zombie(pid):
+        return False
+    return started is None or now == started
+
+
+def pgid_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # killpg(0) also succeeds while only zombies remain; look for a live member.
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            pid = int(entry)
+            if pgid_of(pid) == pgid and not is_zombie(pid):
+                return True
+    return False
+
+
+def terminate_groups(pgids: Iterable[int], grace: float = 1.0,
+                     reap: Iterable[int] = ()) -> None:
+    """End whole process groups: SIGINT, then SIGTERM, then SIGKILL, waiting
+    up to ``grace`` seconds after each for the groups to go. ``reap`` lists
+    child pids of ours to collect so they do not linger as zombies."""
+    groups = {g for g in pgids if g > 1 and g != os.getpgrp()}
+    children = list(reap)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        groups = {g for g in groups if _group_alive(g)}
+        if not groups:
+            break
+        for g in groups:
+            _signal_group(g, sig)
+        # Most debuggers ignore SIGINT while at their prompt; do not wait long for it.
+        deadline = time.monotonic() + (grace / 4 if sig == signal.SIGINT else grace)
+        while time.monotonic() < deadline:
+            _reap(children)
+            if not any(_group_alive(g) for g in groups):
+                break
+            time.sleep(0.02)
+    _reap(children)
+
+
+def _reap(pids: list[int]) -> None:
+    for pid in list(pids):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pids.remove(pid)
+            continue
+        if done:
+            pids.remove(pid)

@@ -1,0 +1,47 @@
+"""The daemon's wire protocol: one JSON object per line over a Unix socket.
+
+A client connects, sends one request ``{"op": str, "args": {...}, "timeout": float}``
+and reads one response: ``{"ok": true, "result": {...}, "via": {...}}`` or
+``{"ok": false, "error": {"kind", "message", "hint"[, "traceback"]}}``. Errors
+travel as values, never as pickled exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+from dbgcore.errors import BackendError
+
+MAX_MESSAGE = 64 << 20
+
+
+def send_message(sock: socket.socket, message: dict[str, Any]) -> None:
+    data = json.dumps(message, default=str, ensure_ascii=False).encode("utf-8") + b"\n"
+    sock.sendall(data)
+
+
+def recv_message(sock: socket.socket) -> dict[str, Any] | None:
+    """Read one line-delimited JSON object; None if the peer closed first."""
+    buf = bytearray()
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            if buf:
+                raise BackendError("the dbg daemon closed the connection mid-message")
+            return None
+        buf += chunk
+        end = buf.find(b"\n")
+        if end >= 0:
+            line = bytes(buf[:end])
+            break
+        if len(buf) > MAX_MESSAGE:
+            raise BackendError("message from the dbg daemon is too large")
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BackendError(f"garbled message on the dbg socket: {exc}") from exc
+    if not isinstance(message, dict):
+        raise BackendError("garbled message on the dbg socket: not an object")
+    return message

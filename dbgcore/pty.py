@@ -1,0 +1,172 @@
+"""Driving a console debugger through a pseudo-terminal (pexpect).
+
+:class:`PtyDriver` spawns the debugger with a clean terminal environment,
+sends one command line at a time, and reads until the prompt or one of the
+plugin's own patterns, with ``EOF`` and ``TIMEOUT`` always in the expect list
+and turned into typed errors. It never edits the text it returns except to
+strip ANSI escape sequences. Translating ops into native commands and parsing
+answers stays in each plugin.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pexpect
+
+from dbgcore import procutil
+from dbgcore.errors import BackendError, DebuggerTimeout, UsageError
+from dbgcore.translog import TransLog
+
+ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]")
+
+#: Environment every PTY debugger starts with, over the caller's environment.
+CLEAN_TERMINAL = {
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "PAGER": "cat",
+    "PYTHON_BASIC_REPL": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "COLUMNS": "4000",
+    "LINES": "50",
+}
+
+
+class PtyEOF(BackendError):
+    """The debugger closed its terminal (it exited or crashed)."""
+
+    def __init__(self, message: str, output: str = "", hint: str = "") -> None:
+        super().__init__(message, hint)
+        self.output = output
+
+
+class PtyTimeout(DebuggerTimeout):
+    """Nothing we expected arrived in time; ``output`` holds what did."""
+
+    def __init__(self, message: str, output: str = "", hint: str = "") -> None:
+        super().__init__(message, hint)
+        self.output = output
+
+
+@dataclass
+class Match:
+    index: int  # which pattern matched (0 is the prompt)
+    before: str  # text before the match, ANSI stripped
+    groups: tuple[str, ...]
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI_RE.sub("", text)
+
+
+def _die_with_parent() -> None:
+    # If the daemon is killed outright, take the debugger down with it.
+    # PR_SET_PDEATHSIG = 1; it fires when the spawning thread exits, which is
+    # why the daemon runs every op on one long-lived worker thread.
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+class PtyDriver:
+    def __init__(self, argv: Sequence[str], prompt: str | re.Pattern[str], log: TransLog,
+                 env: dict[str, str] | None = None, cwd: str | None = None,
+                 name: str = "debugger") -> None:
+        self.argv = list(argv)
+        self.prompt = prompt if isinstance(prompt, re.Pattern) else re.compile(re.escape(prompt))
+        self.log = log
+        self.env = {**os.environ, **(env or {}), **CLEAN_TERMINAL}
+        self.cwd = cwd
+        self.name = name
+        self.child: Any = None
+        self.pgid: int | None = None
+
+    @property
+    def pid(self) -> int:
+        return int(self.child.pid) if self.child is not None else 0
+
+    def spawn(self) -> None:
+        self.log.note("spawn " + " ".join(self.argv))
+        try:
+            self.child = pexpect.spawn(
+                self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd, echo=False,
+                encoding="utf-8", codec_errors="replace", dimensions=(50, 4000),
+                preexec_fn=_die_with_parent, timeout=None,
+            )
+        except (pexpect.ExceptionPexpect, OSError) as exc:
+            raise BackendError(f"cannot start {self.name}: {exc}") from exc
+        self.pgid = procutil.pgid_of(self.child.pid)
+
+    def alive(self) -> bool:
+        return self.child is not None and bool(self.child.isalive())
+
+    def send_line(self, text: str) -> None:
+        if any(c in text for c in "\r\n\0"):
+            # One line is one command: a newline would smuggle in a second one.
+            raise UsageError("a command for the debugger must be a single line")
+        if not self.alive():
+            raise PtyEOF(f"{self.name} is not running")
+        self.log.sent(text)
+        self.child.sendline(text)
+
+    def expect(self, patterns: Sequence[re.Pattern[str]], timeout: float | None) -> Match:
+        """Read until the prompt (index 0) or one of ``patterns`` (index 1...)."""
+        if self.child is None:
+            raise PtyEOF(f"{self.name} is not running")
+        wanted = [self.prompt, *patterns]
+        try:
+            index = self.child.expect(wanted + [pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
+        except OSError as exc:
+            raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
+        before = strip_ansi(self.child.before or "")
+        if index == len(wanted):
+            self.log.received(before + "<EOF>")
+            raise PtyEOF(f"{self.name} exited", before)
+        if index == len(wanted) + 1:
+            if before:
+                self.log.received(before + "<...>")
+            raise PtyTimeout(f"{self.name} did not answer within {timeout:g}s", before)
+        matched = self.child.match
+        text = strip_ansi(matched.group(0)) if matched is not None else ""
+        self.log.received(before + text)
+        groups = tuple(g or "" for g in matched.groups()) if matched is not None else ()
+        return Match(index, before, groups)
+
+    def command(self, text: str, timeout: float | None) -> str:
+        """Send one line and return the answer up to the next prompt."""
+        self.send_line(text)
+        return self.expect([], timeout).before
+
+    def interrupt(self) -> None:
+        if self.alive():
+            self.log.note("SIGINT")
+            os.kill(self.child.pid, signal.SIGINT)
+
+    def wait_exit(self, timeout: float) -> None:
+        """After the debugger announced its end: read to EOF and reap it."""
+        try:
+            self.expect([], timeout)
+        except (PtyEOF, PtyTimeout):
+            pass
+        except BackendError:
+            pass
+
+    def close(self, grace: float = 1.0) -> None:
+        if self.child is None:
+            return
+        groups = [self.pgid] if self.pgid else []
+        # pexpect reaps its own child in close(); we only make sure the group is gone.
+        procutil.terminate_groups(groups, grace=grace)
+        try:
+            self.child.close(force=True)
+        except (pexpect.ExceptionPexpect, OSError):
+            pass
+        self.log.note(f"closed (exit status {self.child.exitstatus}, signal {self.child.signalstatus})")

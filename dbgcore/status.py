@@ -1,0 +1,82 @@
+"""The status file that says a session's daemon is alive, and where to reach it.
+
+``sessions/NAME/status.json`` holds the daemon's pid and process start time, its
+socket path, and every process the session started (with their start times).
+A reader trusts it only if that pid is alive with that start time; otherwise
+the daemon is dead (or the pid was reused), and :func:`clean_stale` ends the
+processes it left behind and removes its runtime files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from dbgcore import procutil
+from dbgcore.paths import session_dir, sessions_dir
+
+STATUS_NAME = "status.json"
+
+
+def status_file(name: str) -> Path:
+    return session_dir(name) / STATUS_NAME
+
+
+def read_status(name: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(status_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_status(name: str, data: dict[str, Any]) -> None:
+    path = status_file(name)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+def remove_status(name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        status_file(name).unlink()
+
+
+def daemon_alive(status: dict[str, Any]) -> bool:
+    return procutil.alive(int(status.get("pid", 0)), status.get("start_time"))
+
+
+def clean_stale(name: str, status: dict[str, Any] | None) -> list[int]:
+    """Tidy up after a daemon that is gone: end the process groups it recorded
+    (only those whose start time still matches), remove its socket and status
+    file. Returns the pids that were still running."""
+    leftovers: list[int] = []
+    if status is not None:
+        groups = set()
+        for child in status.get("children", []):
+            pid = int(child.get("pid", 0))
+            if procutil.alive(pid, child.get("start_time")):
+                leftovers.append(pid)
+                pgid = procutil.pgid_of(pid)
+                if pgid is not None:
+                    groups.add(pgid)
+        procutil.terminate_groups(groups, grace=0.5)
+        sock = status.get("socket")
+        if sock:
+            with contextlib.suppress(OSError):
+                os.unlink(sock)
+    folder = session_dir(name)
+    for leftover in ("daemon.sock", STATUS_NAME):
+        with contextlib.suppress(OSError):
+            (folder / leftover).unlink()
+    return leftovers
+
+
+def list_session_names() -> list[str]:
+    root = sessions_dir()
+    return sorted(p.name for p in root.iterdir() if p.is_dir())

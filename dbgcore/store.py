@@ -1,0 +1,167 @@
+"""The session store: every session, command and stop, in SQLite (WAL).
+
+Each write commits at once, so a daemon that dies loses nothing it had already
+recorded. Several daemons share one database file; WAL mode and a busy timeout
+let them write side by side while clients read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from dbgcore.paths import store_path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    backend TEXT,
+    tool TEXT,
+    version TEXT,
+    program TEXT,
+    args TEXT,
+    cwd TEXT,
+    daemon_pid INTEGER,
+    started_at REAL NOT NULL,
+    ended_at REAL
+);
+CREATE TABLE IF NOT EXISTS commands (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    at REAL NOT NULL,
+    op TEXT NOT NULL,
+    args TEXT,
+    ok INTEGER NOT NULL,
+    result TEXT
+);
+CREATE TABLE IF NOT EXISTS stops (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    at REAL NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    thread TEXT,
+    file TEXT,
+    line INTEGER,
+    function TEXT,
+    exit_code INTEGER,
+    stack TEXT,
+    locals TEXT
+);
+CREATE INDEX IF NOT EXISTS stops_session ON stops(session_id);
+CREATE INDEX IF NOT EXISTS sessions_name ON sessions(name);
+"""
+
+#: Caps on what one record may hold, so a huge value cannot bloat the store.
+MAX_RESULT_CHARS = 20_000
+MAX_LOCALS = 50
+MAX_VALUE_CHARS = 500
+MAX_FRAMES = 64
+
+
+class Store:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or store_path()
+        fresh = not self.path.exists()
+        self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        if fresh:
+            os.chmod(self.path, 0o600)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- writes (daemon side) ------------------------------------------------
+
+    def open_session(self, name: str, backend: str, tool: str, version: str,
+                     program: str, args: list[str], cwd: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO sessions (name, backend, tool, version, program, args, cwd, daemon_pid,"
+            " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, backend, tool, version, program, json.dumps(args), cwd, os.getpid(), time.time()),
+        )
+        return int(cur.lastrowid or 0)
+
+    def end_session(self, session_id: int) -> None:
+        self.db.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (time.time(), session_id))
+
+    def record_command(self, session_id: int, op: str, args: dict[str, Any], ok: bool,
+                       result: dict[str, Any]) -> None:
+        text = json.dumps(result, default=str)
+        if len(text) > MAX_RESULT_CHARS:
+            text = json.dumps({"truncated": True, "head": text[:MAX_RESULT_CHARS]})
+        self.db.execute(
+            "INSERT INTO commands (session_id, at, op, args, ok, result) VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text),
+        )
+
+    def record_stop(self, session_id: int, snapshot: dict[str, Any],
+                    stack: list[dict[str, Any]]) -> None:
+        loc = snapshot.get("location") or {}
+        local_rows = [
+            {**v, "value": str(v.get("value", ""))[:MAX_VALUE_CHARS]}
+            for v in (snapshot.get("locals") or [])[:MAX_LOCALS]
+        ]
+        thread = snapshot.get("thread")
+        self.db.execute(
+            "INSERT INTO stops (session_id, at, state, reason, thread, file, line, function,"
+            " exit_code, stack, locals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id, time.time(), snapshot.get("state"), snapshot.get("reason"),
+                None if thread is None else str(thread), loc.get("file"), loc.get("line"),
+                loc.get("function"), snapshot.get("exit_code"),
+                json.dumps(stack[:MAX_FRAMES]), json.dumps(local_rows),
+            ),
+        )
+
+    # -- reads (client side) -------------------------------------------------
+
+    def latest_session_id(self, name: str) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM sessions WHERE name = ? ORDER BY id DESC LIMIT 1", (name,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def hits(self, session_id: int | None, name: str | None = None,
+             limit: int = 200) -> list[dict[str, Any]]:
+        query = (
+            "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason, stops.thread,"
+            " stops.file, stops.line, stops.function, stops.exit_code, stops.stack, stops.locals"
+            " FROM stops JOIN sessions ON sessions.id = stops.session_id"
+        )
+        params: tuple[Any, ...] = ()
+        if session_id is not None:
+            query += " WHERE stops.session_id = ?"
+            params = (session_id,)
+        elif name is not None:
+            query += " WHERE sessions.name = ?"
+            params = (name,)
+        query += " ORDER BY stops.id LIMIT ?"
+        rows = self.db.execute(query, (*params, limit)).fetchall()
+        keys = ("id", "at", "session", "state", "reason", "thread", "file", "line", "function",
+                "exit_code", "stack", "locals")
+        out = []
+        for row in rows:
+            item = dict(zip(keys, row, strict=True))
+            item["stack"] = json.loads(item["stack"] or "[]")
+            item["locals"] = json.loads(item["locals"] or "[]")
+            out.append(item)
+        return out
+
+    def commands(self, session_id: int) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT at, op, args, ok, result FROM commands WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        ).fetchall()
+        return [
+            {"at": at, "op": op, "args": json.loads(args or "{}"), "ok": bool(ok),
+             "result": json.loads(result or "{}")}
+            for at, op, args, ok, result in rows
+        ]

@@ -1,0 +1,91 @@
+"""Carrying a debuggee's stdout and stderr into the session's OutputBuffer.
+
+A backend that can give the program its own output channels (rather than
+sharing the debugger's terminal) makes a FIFO per stream in the private run
+directory; the program's fds 1 and 2 are opened onto them. One thread drains
+both, so the program never blocks on a full pipe, and ``drain()`` lets a
+backend collect what is already written before it reports a stop.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import select
+import threading
+from pathlib import Path
+
+from dbgcore.output import OutputBuffer
+
+
+class OutputPump:
+    def __init__(self, run_dir: Path, prefix: str, output: OutputBuffer) -> None:
+        self.output = output
+        self.paths: dict[str, Path] = {}
+        self._fds: dict[int, str] = {}
+        self._keepalive: list[int] = []
+        self._decoders: dict[str, codecs.IncrementalDecoder] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        for category in ("stdout", "stderr"):
+            path = run_dir / f"{prefix}-{category}.fifo"
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            os.mkfifo(path, 0o600)
+            # Our own idle writer keeps the read end from seeing EOF before
+            # the program opens the FIFO, and between its writers.
+            read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            self._keepalive.append(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            self._fds[read_fd] = category
+            self._decoders[category] = codecs.getincrementaldecoder("utf-8")("replace")
+            self.paths[category] = path
+        self._thread = threading.Thread(target=self._run, name=f"{prefix}-output", daemon=True)
+        self._thread.start()
+
+    def _read_ready(self, timeout: float) -> None:
+        fds = list(self._fds)
+        if not fds:
+            return
+        ready, _, _ = select.select(fds, [], [], timeout)
+        # Reads are non-blocking, so drain() and the thread may race harmlessly;
+        # the lock keeps chunks in order and the decoders consistent.
+        with self._lock:
+            for fd in ready:
+                if fd not in self._fds:
+                    continue
+                category = self._fds[fd]
+                while True:
+                    try:
+                        data = os.read(fd, 65536)
+                    except BlockingIOError:
+                        break
+                    if not data:
+                        break
+                    self.output.append(category, self._decoders[category].decode(data))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._read_ready(0.1)
+            except (OSError, ValueError):
+                return
+
+    def drain(self) -> None:
+        """Collect whatever the program has written so far."""
+        with contextlib.suppress(OSError, ValueError):
+            self._read_ready(0)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+        self.drain()
+        with self._lock:
+            for fd in [*self._fds, *self._keepalive]:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._fds.clear()
+            self._keepalive.clear()
+        for path in self.paths.values():
+            with contextlib.suppress(OSError):
+                path.unlink()

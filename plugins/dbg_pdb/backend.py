@@ -1,0 +1,430 @@
+"""The pdb backend: Python's own debugger, driven through a PTY.
+
+Ops that change the target use pdb's own commands (``break``, ``tbreak``,
+``ignore``, ``clear``, ``continue``, ``step``, ``next``, ``return``, ``until``,
+``up``, ``down``); ops that read state use the launcher's ``_dbg_*`` commands,
+which answer in JSON so nothing has to be scraped from pdb's prose.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, ClassVar
+
+from dbgcore.backend import Backend, BackendSpec, LaunchRequest, Readiness
+from dbgcore.errors import NotStopped, OpFailed, TargetExited, UnsupportedOp, UsageError
+from dbgcore.model import (
+    Breakpoint,
+    BreakLoc,
+    BreakOptions,
+    Frame,
+    Location,
+    StopEvent,
+    StopState,
+    Value,
+    Variable,
+)
+from dbgcore.pty import PtyDriver, PtyEOF, PtyTimeout
+from dbgcore.streams import OutputPump
+
+LAUNCHER = str(Path(__file__).with_name("launcher.py"))
+FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
+EXIT_RE = re.compile(r"\x1edbg:exit:(\{.*?\})\x1f")
+HELLO_RE = re.compile(r"\x1edbg:hello:(\{.*?\})\x1f")
+BREAK_SET_RE = re.compile(r"Breakpoint (\d+) at (.+):(\d+)\s*$", re.M)
+ERROR_RE = re.compile(r"^\*\*\* (.*)$", re.M)
+
+#: pdb commands that start a nested interactive loop with its own prompt; over
+#: `dbg raw` they would leave the session waiting for input that never comes.
+INTERACTIVE = {"commands", "interact", "debug"}
+
+
+def _frames(text: str, kind: str) -> list[dict[str, Any]]:
+    return [json.loads(body) for k, body in FRAME_RE.findall(text) if k == kind]
+
+
+class PdbBackend(Backend):
+    id = "pdb"
+    tool = "pdb"
+    unsupported_hints: ClassVar[dict[str, str]] = {
+        "watch": "pdb has no watchpoints; try `dbg raw display EXPR`, which shows EXPR "
+                 "at each stop where it changed",
+        "catch": "pdb cannot stop where an exception is raised; it stops by itself, "
+                 "post-mortem, on an uncaught one",
+        "threads": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
+        "thread": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
+        "attach": "pdb can only start a program; use the debugpy backend to attach",
+    }
+
+    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+        super().__init__(spec, ctx)
+        self.driver: PtyDriver | None = None
+        self.pump: OutputPump | None = None
+        self._state: StopState = "running"
+        self._python = ""
+        self._cwd = os.getcwd()
+        self._last_location: Location | None = None
+        self._requested: dict[int, tuple[str, int | None, BreakOptions]] = {}
+        self._until_bp: int | None = None
+        self._last_breaks: list[Breakpoint] = []
+
+    # -- availability --------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        python = spec.command[0] if spec.command else "python3"
+        found = shutil.which(python)
+        if not found:
+            return Readiness(False, f"{python} not found on PATH")
+        try:
+            out = subprocess.run(
+                [found, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                capture_output=True, text=True, timeout=10,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{python} does not run: {exc}")
+        parts = tuple(int(p) for p in out.split(".")[:2] if p.isdigit())
+        if parts < (3, 8):
+            return Readiness(False, f"{found} is Python {out or '?'}; pdb here needs 3.8+")
+        return Readiness(True, f"{found} (Python {out})", out)
+
+    def version(self) -> str:
+        return self._python
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def launch(self, request: LaunchRequest) -> StopEvent:
+        self._cwd = request.cwd or os.getcwd()
+        self.pump = OutputPump(self.ctx.run_dir, "pdb", self.ctx.output)
+        prompt = f"(Pdb-{secrets.token_hex(4)}) "
+        target = ["-m", request.program] if request.module else [request.program]
+        argv = [*(self.spec.command or ["python3"]), LAUNCHER, prompt,
+                str(self.pump.paths["stdout"]), str(self.pump.paths["stderr"]),
+                *target, *request.args]
+        self.driver = PtyDriver(argv, prompt, self.ctx.log, env=request.env, cwd=self._cwd,
+                                name="pdb")
+        self.driver.spawn()
+        self.ctx.track_process(self.driver.pid, "pdb")
+        try:
+            hello = self.driver.expect([HELLO_RE], timeout=30)
+        except PtyEOF as exc:
+            raise OpFailed(f"pdb could not start {request.program}: {exc.output.strip()}") from exc
+        if hello.index == 1:
+            self._python = json.loads(hello.groups[0]).get("python", "")
+        return self._wait_stop(30, allow_running=False)
+
+    def state(self) -> StopState:
+        return self._state
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        if self._state != "running":
+            return None
+        event = self._wait_stop(timeout)
+        return None if event.state == "running" else event
+
+    def terminate(self) -> None:
+        if self.driver is not None:
+            self.driver.close(grace=self.ctx.shutdown_grace)
+        if self.pump is not None:
+            self.pump.close()
+        self._state = "exited"
+
+    # -- reading pdb's answers ---------------------------------------------------
+
+    def _drv(self) -> PtyDriver:
+        if self.driver is None:
+            raise TargetExited("pdb is not running")
+        return self.driver
+
+    def _wait_stop(self, timeout: float, allow_running: bool = True) -> StopEvent:
+        """Read until pdb stops (its prompt) or the program ends."""
+        driver = self._drv()
+        try:
+            match = driver.expect([EXIT_RE], timeout)
+        except PtyTimeout:
+            if not allow_running:
+                raise
+            self._state = "running"
+            return StopEvent(state="running")
+        except PtyEOF as exc:
+            return self._ended(None, exc.output)
+        if match.index == 1:
+            return self._ended(json.loads(match.groups[0]).get("code"), match.before)
+        return self._stopped(match.before)
+
+    def _stopped(self, text: str) -> StopEvent:
+        self._state = "stopped"
+        if self.pump is not None:
+            self.pump.drain()
+        stops = _frames(text, "stop")
+        if not stops:
+            # A command that did not move the target; the stop stands.
+            return StopEvent(state="stopped", reason="", location=self._last_location)
+        report = stops[-1]
+        frames = report.get("frames") or []
+        current = next((f for f in frames if f.get("current")), frames[0] if frames else None)
+        location = Location(current["file"], current["line"], current["function"]) if current \
+            else None
+        self._last_location = location
+        bp = report.get("breakpoint")
+        self._forget_until_bp()
+        if self._requested:
+            self.list_breakpoints()  # keeps hit counts current for after the exit
+        return StopEvent(state="stopped", reason=report.get("reason", "step"), location=location,
+                         description=report.get("description", ""),
+                         hit_breakpoints=[bp] if bp else [])
+
+    def _ended(self, code: int | None, text: str) -> StopEvent:
+        driver = self._drv()
+        driver.wait_exit(2.0)
+        if self.pump is not None:
+            self.pump.drain()
+        description = ""
+        if code is None:
+            # pdb went away without reporting the program's end (os._exit, a signal).
+            child = driver.child
+            if child is not None and child.signalstatus:
+                description = f"killed by signal {child.signalstatus}"
+                code = -int(child.signalstatus)
+            elif child is not None:
+                code = child.exitstatus
+        self._state = "exited"
+        return StopEvent(state="exited", reason="exited", exit_code=code, description=description)
+
+    def _query(self, command: str, kind: str, timeout: float = 30) -> dict[str, Any]:
+        self._require_stopped(command)
+        text = self._drv().command(command, timeout)
+        answers = _frames(text, kind)
+        if not answers:
+            errors = ERROR_RE.findall(text)
+            raise OpFailed(f"pdb did not answer {command.split()[0]}: "
+                           f"{errors[-1] if errors else text.strip()[:200]}")
+        return answers[-1]
+
+    def _native(self, command: str, timeout: float = 30) -> str:
+        """Run a pdb command that answers in prose; its *** lines are errors."""
+        self._require_stopped(command.split()[0])
+        text = self._drv().command(command, timeout)
+        errors = ERROR_RE.findall(text)
+        if errors:
+            raise OpFailed(f"pdb: {errors[-1]}")
+        return text
+
+    def _require_stopped(self, what: str) -> None:
+        if self._state == "running":
+            raise NotStopped(f"pdb cannot take {what!r} while the program runs",
+                             "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
+        if self._state == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+
+    # -- execution ---------------------------------------------------------------
+
+    def _resume(self, command: str, timeout: float) -> StopEvent:
+        self._require_stopped(command)
+        self._drv().send_line(command)
+        return self._wait_stop(timeout)
+
+    def cont(self, timeout: float) -> StopEvent:
+        return self._resume("continue", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        return self._resume("step", timeout)
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._resume("next", timeout)
+
+    def finish(self, timeout: float) -> StopEvent:
+        # pdb's `return` stops as the current function is about to return,
+        # with its return value shown as the local `__return__`.
+        return self._resume("return", timeout)
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        if loc is None:
+            return self._resume("until", timeout)
+        if loc.line is not None and loc.file is None:
+            # pdb's own `until N`: run to a line >= N in the current frame.
+            return self._resume(f"until {loc.line}", timeout)
+        bp = self.set_breakpoint(loc, BreakOptions(temporary=True))
+        self._until_bp = int(bp.id)
+        return self._resume("continue", timeout)
+
+    def _forget_until_bp(self) -> None:
+        # A stop elsewhere must not leave `until`'s temporary breakpoint behind.
+        if self._until_bp is None or self.driver is None:
+            return
+        bp_id, self._until_bp = self._until_bp, None
+        self._requested.pop(bp_id, None)
+        live = {b["id"] for b in self._query("_dbg_breaks", "breaks")["breakpoints"]}
+        if bp_id in live:
+            self._native(f"clear {bp_id}")
+
+    def pause(self, timeout: float) -> StopEvent:
+        if self._state != "running":
+            return StopEvent(state=self._state, location=self._last_location)
+        self._drv().interrupt()
+        return self._wait_stop(timeout)
+
+    # -- breakpoints -----------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        if options.log_message:
+            raise UnsupportedOp("logpoints", self.tool,
+                                "pdb has no logpoints; use --if with a condition, or "
+                                "`dbg raw commands` is interactive and not available")
+        target, requested_line = self._break_target(loc)
+        command = ("tbreak " if options.temporary else "break ") + target
+        if options.condition:
+            command += ", " + options.condition
+        text = self._native(command)
+        placed = BREAK_SET_RE.search(text)
+        if placed is None:
+            raise OpFailed(f"pdb did not set a breakpoint at {loc.key()}: {text.strip()[:200]}")
+        bp_id = int(placed.group(1))
+        if options.hit_count and options.hit_count > 1:
+            self._native(f"ignore {bp_id} {options.hit_count - 1}")
+        self._requested[bp_id] = (loc.key(), requested_line, options)
+        return next(b for b in self.list_breakpoints() if b.id == bp_id)
+
+    def _break_target(self, loc: BreakLoc) -> tuple[str, int | None]:
+        """pdb's text for a location, and the line the user asked for when we
+        moved it (a `def` line, which pdb would only stop at while defining)."""
+        if loc.module and loc.function:
+            found = self._query(f"_dbg_findfunc {(loc.module, loc.function)!r}", "found")
+            if "error" in found:
+                raise OpFailed(f"cannot find {loc.key()}: {found['error']}")
+            file, line = found["file"], int(found["line"])
+            body = _first_body_line(file, line)
+            return f"{file}:{body or line}", line
+        if loc.function:
+            return loc.function, None
+        assert loc.line is not None
+        if loc.file is None:
+            if self._last_location is None or not self._last_location.file:
+                raise UsageError("a bare line number needs a current file",
+                                 "give FILE:LINE instead")
+            file = self._last_location.file
+        else:
+            file = self._resolve(loc.file)
+        body = _first_body_line(file, loc.line)
+        if body is not None and body != loc.line:
+            return f"{file}:{body}", loc.line
+        return f"{file}:{loc.line}", None
+
+    def _resolve(self, file: str) -> str:
+        if os.path.isabs(file):
+            return file
+        candidate = os.path.join(self._cwd, file)
+        return os.path.abspath(candidate) if os.path.exists(candidate) else file
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        self._native(f"clear {int(bp_id)}")
+        self._requested.pop(int(bp_id), None)
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        if self._state == "exited":
+            return self._last_breaks  # pdb is gone; its last word on them stands
+        out = []
+        for item in self._query("_dbg_breaks", "breaks")["breakpoints"]:
+            if item["id"] == self._until_bp:
+                continue
+            requested, requested_line, options = self._requested.get(
+                item["id"], ("", None, BreakOptions()))
+            out.append(Breakpoint(
+                id=item["id"], file=item["file"], line=item["line"],
+                function=item.get("function"), verified=True, condition=item.get("condition"),
+                hits=item.get("hits", 0), requested=requested, requested_line=requested_line,
+                temporary=item.get("temporary", False), hit_count=options.hit_count,
+            ))
+        self._last_breaks = out
+        return out
+
+    # -- inspection --------------------------------------------------------------------
+
+    def _frame_list(self) -> list[Frame]:
+        frames = self._query("_dbg_state", "state")["frames"]
+        return [Frame(f["index"], f["function"], f["file"], f["line"], f["current"])
+                for f in frames]
+
+    def stack(self, levels: int | None) -> list[Frame]:
+        frames = self._frame_list()
+        return frames[:levels] if levels else frames
+
+    def select_frame(self, index: int) -> Frame:
+        frames = self._frame_list()
+        if index >= len(frames):
+            raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
+                           "see `dbg stack`")
+        current = next((f.index for f in frames if f.current), 0)
+        if index > current:
+            self._native(f"up {index - current}")
+        elif index < current:
+            self._native(f"down {current - index}")
+        chosen = frames[index]
+        chosen.current = True
+        return chosen
+
+    def locals(self) -> list[Variable]:
+        data = self._query("_dbg_locals", "locals")
+        return [Variable(v["name"], v["value"], v.get("type")) for v in data["variables"]]
+
+    def evaluate(self, expression: str) -> Value:
+        answer = self._query(f"_dbg_eval {expression!r}", "value")
+        if "error" in answer:
+            raise OpFailed(answer["error"])
+        return Value(answer["value"], answer.get("type"))
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        answer = self._query(f"_dbg_set {(lhs, value)!r}", "value")
+        if "error" in answer:
+            raise OpFailed(answer["error"])
+        return Value(answer["value"], answer.get("type"))
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        word = text.split()[0]
+        if word in INTERACTIVE:
+            raise UsageError(f"pdb's {word!r} waits for more input lines, which dbg raw "
+                             "cannot send", "use the single-line commands instead")
+        self._require_stopped(word)
+        driver = self._drv()
+        driver.send_line(text)
+        try:
+            match = driver.expect([EXIT_RE], timeout)
+        except PtyTimeout as exc:
+            self._state = "running"
+            return FRAME_RE.sub("", exc.output), StopEvent(state="running")
+        except PtyEOF as exc:
+            return FRAME_RE.sub("", exc.output), self._ended(None, exc.output)
+        output = FRAME_RE.sub("", match.before)
+        if match.index == 1:
+            return output, self._ended(json.loads(match.groups[0]).get("code"), match.before)
+        if _frames(match.before, "stop"):
+            return output, self._stopped(match.before)
+        return output, None
+
+
+def _first_body_line(file: str, line: int) -> int | None:
+    """If ``line`` is a function's ``def`` (or decorator) line, the line of its
+    first statement; pdb would otherwise stop there only while the function
+    is being defined, never when it is called."""
+    try:
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"), file)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        body = node.body[0]
+        if first <= line < body.lineno:
+            if (isinstance(body, ast.Expr) and isinstance(body.value, ast.Constant)
+                    and isinstance(body.value.value, str) and len(node.body) > 1):
+                body = node.body[1]  # a docstring is not a line pdb can stop on
+            return body.lineno
+    return None

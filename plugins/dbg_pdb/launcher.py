@@ -1,0 +1,356 @@
+"""Runs a Python program under pdb with its output kept apart from pdb's.
+
+Started by the pdb backend inside a pseudo-terminal, by the *target's* Python
+(so this file avoids syntax newer than Python 3.8):
+
+    python launcher.py PROMPT STDOUT_FIFO STDERR_FIFO (-m MODULE | SCRIPT) [ARGS...]
+
+pdb keeps the terminal (a duplicate of its fds); the program's fds 1 and 2 go
+to the FIFOs and its stdin is /dev/null, so nothing the program prints can be
+mistaken for pdb's answers and the program cannot read pdb's commands.
+
+pdb itself is unchanged except for a sentinel prompt and a few extra
+commands (all named ``_dbg_*``) that answer in JSON, framed as
+``\\x1edbg:KIND:{json}\\x1f``: the stop location and stack at every stop,
+locals, expression values, breakpoints. The program's end is reported the same
+way with its exit code, instead of pdb's "will be restarted" loop.
+"""
+
+import ast
+import bdb
+import io
+import json
+import os
+import pdb
+import reprlib
+import sys
+import traceback
+
+FRAME_START = "\x1edbg:"
+FRAME_END = "\x1f"
+HERE = os.path.abspath(__file__)
+
+_short = reprlib.Repr()
+_short.maxlevel = 3
+_short.maxlist = _short.maxtuple = _short.maxset = _short.maxfrozenset = 50
+_short.maxdeque = _short.maxarray = 50
+_short.maxdict = 30
+_short.maxstring = 300
+_short.maxother = 300
+_short.maxlong = 200
+
+
+def _safe_repr(value, short):
+    try:
+        return _short.repr(value) if short else repr(value)
+    except Exception as exc:  # a broken __repr__ must not break the debugger
+        return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
+
+
+def _type_name(value):
+    kind = type(value)
+    if kind.__module__ in ("builtins", "__main__"):
+        return kind.__qualname__
+    return "%s.%s" % (kind.__module__, kind.__qualname__)
+
+
+def _internal(frame):
+    name = frame.f_code.co_filename
+    return name == HERE or name == "<string>" or name == bdb.__file__
+
+
+class DbgPdb(pdb.Pdb):
+    def __init__(self, console_in, console_out):
+        pdb.Pdb.__init__(self, stdin=console_in, stdout=console_out)
+        self.use_rawinput = False
+        self.first_stop = True
+        self.post_mortem = False
+        self.interrupted = False
+        self.exception_text = ""
+
+    def emit(self, kind, data):
+        self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
+        self.stdout.flush()
+
+    # -- the stop report, sent before the prompt of every stop ---------------
+
+    def preloop(self):
+        try:
+            state = self._state(stop=True)
+        except Exception as exc:  # never take the program down with us
+            state = {"frames": [], "reason": "step", "error": repr(exc)}
+        self.emit("stop", state)
+
+    def _user_frames(self):
+        return [(i, entry) for i, entry in enumerate(self.stack) if not _internal(entry[0])]
+
+    def _state(self, stop=False):
+        frames = []
+        user = self._user_frames()
+        for position, (i, (frame, lineno)) in enumerate(reversed(user)):
+            frames.append({
+                "index": position,
+                "function": frame.f_code.co_name,
+                "file": self.canonic(frame.f_code.co_filename),
+                "line": lineno,
+                "current": i == self.curindex,
+            })
+        data = {"frames": frames}
+        if stop:
+            frame = self.curframe
+            if self.post_mortem:
+                reason = "exception"
+            elif self.first_stop:
+                reason = "entry"
+            elif self.interrupted:
+                reason = "pause"
+            elif getattr(self, "currentbp", 0):
+                reason = "breakpoint"
+            elif frame is not None and "__return__" in frame.f_locals:
+                reason = "return"
+            else:
+                reason = "step"
+            data["reason"] = reason
+            data["breakpoint"] = getattr(self, "currentbp", 0) or None
+            data["description"] = self.exception_text if self.post_mortem else ""
+            self.first_stop = False
+            self.interrupted = False
+            self.currentbp = 0
+        return data
+
+    # -- a pause must work after next/step too, not only after continue -------
+
+    def sigint_handler(self, signum, frame):
+        self.interrupted = True
+        pdb.Pdb.sigint_handler(self, signum, frame)
+
+    def _catch_sigint(self):
+        import signal
+
+        if not self.nosigint:
+            try:
+                signal.signal(signal.SIGINT, self.sigint_handler)
+            except ValueError:
+                pass
+
+    def do_next(self, arg):
+        self._catch_sigint()
+        return pdb.Pdb.do_next(self, arg)
+
+    def do_step(self, arg):
+        self._catch_sigint()
+        return pdb.Pdb.do_step(self, arg)
+
+    def do_return(self, arg):
+        self._catch_sigint()
+        return pdb.Pdb.do_return(self, arg)
+
+    def do_until(self, arg):
+        self._catch_sigint()
+        return pdb.Pdb.do_until(self, arg)
+
+    do_n = do_next
+    do_s = do_step
+    do_r = do_return
+    do_unt = do_until
+
+    # -- structured answers ---------------------------------------------------
+
+    def _arg(self, arg):
+        # Arguments are Python literals on one line: a repr'd string cannot
+        # carry a newline, so it cannot smuggle in a second command.
+        return ast.literal_eval(arg.strip())
+
+    def do__dbg_state(self, arg):
+        self.emit("state", self._state())
+
+    def do__dbg_locals(self, arg):
+        names = self.curframe_locals if self.curframe is not None else {}
+        out = []
+        for name, value in list(names.items()):
+            if name.startswith("__") and name.endswith("__") and name not in (
+                    "__return__", "__exception__"):
+                continue
+            out.append({"name": name, "value": _safe_repr(value, True),
+                        "type": _type_name(value)})
+        self.emit("locals", {"variables": out})
+
+    def _eval(self, expression):
+        return eval(expression, self.curframe.f_globals, self.curframe_locals)
+
+    def do__dbg_eval(self, arg):
+        try:
+            value = self._eval(self._arg(arg))
+        except BaseException as exc:
+            self.emit("value", {"error": "".join(
+                traceback.format_exception_only(type(exc), exc)).strip()})
+            return
+        self.emit("value", {"value": _safe_repr(value, False), "type": _type_name(value)})
+
+    def do__dbg_set(self, arg):
+        lhs, rhs = self._arg(arg)
+        try:
+            value = self._eval(rhs)
+            if isinstance(ast.parse(lhs, mode="eval").body, ast.Name):
+                # A plain name goes into the frame's own namespace; CPython
+                # copies it back into the running frame when pdb resumes.
+                self.curframe_locals[lhs] = value
+            else:
+                namespace = dict(self.curframe_locals)
+                namespace["__dbg_value__"] = value
+                exec(compile("%s = __dbg_value__" % lhs, "<dbg set>", "exec"),
+                     self.curframe.f_globals, namespace)
+            result = self._eval(lhs)
+        except BaseException as exc:
+            self.emit("value", {"error": "".join(
+                traceback.format_exception_only(type(exc), exc)).strip()})
+            return
+        self.emit("value", {"value": _safe_repr(result, False), "type": _type_name(result)})
+
+    def do__dbg_breaks(self, arg):
+        out = []
+        for bp in bdb.Breakpoint.bpbynumber:
+            if bp is None:
+                continue
+            out.append({"id": bp.number, "file": bp.file, "line": bp.line,
+                        "function": bp.funcname, "condition": bp.cond, "hits": bp.hits,
+                        "ignore": bp.ignore, "temporary": bool(bp.temporary),
+                        "enabled": bool(bp.enabled)})
+        self.emit("breaks", {"breakpoints": out})
+
+    def do__dbg_findfunc(self, arg):
+        module, function = self._arg(arg)
+        try:
+            import importlib.util
+
+            spec = importlib.util.find_spec(module)
+            if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+                raise LookupError("module %s has no Python source" % module)
+            with open(spec.origin, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read(), spec.origin)
+            parts = function.split(".")
+            nodes = tree.body
+            found = None
+            for part in parts:
+                found = next((n for n in nodes if isinstance(
+                    n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part),
+                    None)
+                if found is None:
+                    raise LookupError("no function %s in module %s" % (function, module))
+                nodes = found.body
+            self.emit("found", {"file": spec.origin, "line": found.lineno})
+        except BaseException as exc:
+            self.emit("found", {"error": "".join(
+                traceback.format_exception_only(type(exc), exc)).strip()})
+
+
+def _console_streams():
+    console_in = io.TextIOWrapper(io.FileIO(os.dup(0), "r"), encoding="utf-8",
+                                  errors="replace")
+    console_out = io.TextIOWrapper(io.FileIO(os.dup(1), "w"), encoding="utf-8",
+                                   errors="backslashreplace", line_buffering=True)
+    return console_in, console_out
+
+
+def _program_streams(stdout_fifo, stderr_fifo):
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    for fd, path in ((1, stdout_fifo), (2, stderr_fifo)):
+        target = os.open(path, os.O_WRONLY)
+        os.dup2(target, fd)
+        os.close(target)
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", line_buffering=True,
+                                  write_through=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", line_buffering=True,
+                                  write_through=True)
+
+
+def _statement(is_module, target, debugger):
+    """Set up __main__ like `python SCRIPT` / `python -m MODULE` would, and
+    return the statement for bdb to run."""
+    import __main__
+    import runpy
+
+    if is_module:
+        mod_name, spec, code = runpy._get_module_details(target)
+        filename = code.co_filename
+        namespace = {"__name__": "__main__", "__file__": filename, "__package__": spec.parent,
+                     "__loader__": spec.loader, "__spec__": spec,
+                     "__builtins__": __builtins__}
+        sys.argv[0] = filename
+        sys.path[0] = os.getcwd()
+    else:
+        filename = os.path.realpath(target)
+        sys.path[0] = os.path.dirname(filename)
+        with io.open_code(filename) as fh:
+            source = fh.read()
+        code = compile(source, filename, "exec")
+        namespace = {"__name__": "__main__", "__file__": filename, "__builtins__": __builtins__}
+    __main__.__dict__.clear()
+    __main__.__dict__.update(namespace)
+    debugger._wait_for_mainpyfile = True
+    debugger.mainpyfile = debugger.canonic(filename)
+    debugger._user_requested_quit = False
+    return code, __main__.__dict__
+
+
+def main():
+    prompt, stdout_fifo, stderr_fifo = sys.argv[1:4]
+    rest = sys.argv[4:]
+    is_module = bool(rest) and rest[0] == "-m"
+    if is_module:
+        rest = rest[1:]
+    target, args = rest[0], rest[1:]
+    console_in, console_out = _console_streams()
+    _program_streams(stdout_fifo, stderr_fifo)
+    debugger = DbgPdb(console_in, console_out)
+    debugger.prompt = prompt
+    sys.argv = [target] + list(args)
+    debugger.emit("hello", {"python": sys.version.split()[0], "pid": os.getpid()})
+    code = 0
+    try:
+        statement, namespace = _statement(is_module, target, debugger)
+        debugger.run(statement, namespace, namespace)
+    except SystemExit as exc:
+        if exc.code is None:
+            code = 0
+        elif isinstance(exc.code, int):
+            code = exc.code
+        else:
+            sys.stderr.write("%s\n" % exc.code)
+            code = 1
+    except BaseException as exc:
+        traceback.print_exc()
+        sys.stderr.flush()
+        debugger.exception_text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        debugger.post_mortem = True
+        tb = exc.__traceback__
+        debugger.reset()
+        try:
+            debugger.interaction(None, tb)
+        except bdb.BdbQuit:
+            pass
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    debugger.emit("exit", {"code": code})
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    # The program gets the real __main__ module, so this file must not be it:
+    # load it again under its own name and run from there.
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location("_dbg_pdb_launcher", HERE)
+    _module = importlib.util.module_from_spec(_spec)
+    sys.modules["_dbg_pdb_launcher"] = _module
+    _spec.loader.exec_module(_module)
+    _module.main()
