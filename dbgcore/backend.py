@@ -9,7 +9,6 @@ derived from what it overrides (and may be narrowed at run time by overriding
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,9 +17,9 @@ from typing import Any, ClassVar, Literal
 
 from dbgcore.errors import UnsupportedOp
 from dbgcore.model import (
-    Breakpoint,
     BreakLoc,
     BreakOptions,
+    Breakpoint,
     Frame,
     StopEvent,
     StopState,
@@ -148,7 +147,7 @@ class Backend:
         if not spec.command:
             return Readiness(False, "no command configured")
         exe = spec.command[0]
-        found = shutil.which(exe) if os.sep not in exe else (exe if os.access(exe, os.X_OK) else None)
+        found = shutil.which(exe)
         if not found:
             return Readiness(False, f"{exe} not found")
         return Readiness(True, found)

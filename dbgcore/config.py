@@ -137,7 +137,8 @@ def _check_entry(path: Path, name: str, entry: CommentedMap) -> dict[str, Any]:
             )
         if key in _STR_LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{where}: key {key!r} of backend {name!r} must be a list of strings")
+                raise ConfigError(
+                    f"{where}: key {key!r} of backend {name!r} must be a list of strings")
             checked[key] = [str(v) for v in value]
         elif key in _STRS:
             if not isinstance(value, str):

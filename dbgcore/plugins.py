@@ -16,6 +16,7 @@ import os
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +52,7 @@ class PluginHost:
         self.infos: dict[str, PluginInfo] = {}
         self._backends: dict[str, type[Backend]] | None = None
         for module_name in DEFAULT_PLUGINS:
-            self._load(module_name, "builtin", lambda m=module_name: importlib.import_module(m))
+            self._load(module_name, "builtin", partial(importlib.import_module, module_name))
         if load_entry_points:
             self._load_entry_points()
 
@@ -77,7 +78,8 @@ class PluginHost:
     def _load_entry_points(self) -> None:
         allow = os.environ.get("DBG_LOAD_PLUGINS")
         allowed = None if allow is None else {n.strip() for n in allow.split(",") if n.strip()}
-        blocked = {n.strip() for n in os.environ.get("DBG_BLOCK_PLUGINS", "").split(",") if n.strip()}
+        block = os.environ.get("DBG_BLOCK_PLUGINS", "")
+        blocked = {n.strip() for n in block.split(",") if n.strip()}
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             if ep.name in self.infos or ep.name in blocked:
                 continue

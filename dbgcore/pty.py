@@ -123,7 +123,7 @@ class PtyDriver:
             raise PtyEOF(f"{self.name} is not running")
         wanted = [self.prompt, *patterns]
         try:
-            index = self.child.expect(wanted + [pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
+            index = self.child.expect([*wanted, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
         except OSError as exc:
             raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
         before = strip_ansi(self.child.before or "")
@@ -169,4 +169,5 @@ class PtyDriver:
             self.child.close(force=True)
         except (pexpect.ExceptionPexpect, OSError):
             pass
-        self.log.note(f"closed (exit status {self.child.exitstatus}, signal {self.child.signalstatus})")
+        self.log.note(f"closed (exit status {self.child.exitstatus}, "
+                      f"signal {self.child.signalstatus})")

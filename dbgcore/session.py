@@ -31,9 +31,9 @@ from dbgcore.errors import (
     UsageError,
 )
 from dbgcore.model import (
-    Breakpoint,
     BreakLoc,
     BreakOptions,
+    Breakpoint,
     Frame,
     SourceLine,
     StopEvent,

@@ -68,7 +68,8 @@ class Store:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or store_path()
         fresh = not self.path.exists()
-        self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
+                                  check_same_thread=False)
         if fresh:
             os.chmod(self.path, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -85,7 +86,8 @@ class Store:
         cur = self.db.execute(
             "INSERT INTO sessions (name, backend, tool, version, program, args, cwd, daemon_pid,"
             " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (name, backend, tool, version, program, json.dumps(args), cwd, os.getpid(), time.time()),
+            (name, backend, tool, version, program, json.dumps(args), cwd, os.getpid(),
+             time.time()),
         )
         return int(cur.lastrowid or 0)
 

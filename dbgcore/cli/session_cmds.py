@@ -51,11 +51,14 @@ def _start_session(op: str, args: dict[str, Any], idle_timeout: float | None) ->
 
 
 @click.command(context_settings=_PASSTHROUGH)
-@click.option("--backend", "-b", metavar="NAME", help="Backend to use (default: chosen from PROGRAM).")
-@click.option("--break", "breaks", multiple=True, metavar="LOC", help="Breakpoint to set (repeatable).")
+@click.option("--backend", "-b", metavar="NAME",
+              help="Backend to use (default: chosen from PROGRAM).")
+@click.option("--break", "breaks", multiple=True, metavar="LOC",
+              help="Breakpoint to set (repeatable).")
 @click.option("--run", is_flag=True, help="Continue to the first stop or the end after starting.")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Working directory of the program.")
-@click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Environment variable (repeatable).")
+@click.option("--env", "env_pairs", multiple=True, metavar="K=V",
+              help="Environment variable (repeatable).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), metavar="SECONDS",
               help="End the session after this long without a command (default 1800).")
 @click.argument("program")
@@ -89,7 +92,8 @@ def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | No
 @click.option("--port", type=click.IntRange(1, 65535), help="Port of a debug server to attach to.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Host of the debug server.")
 @click.option("--program", help="Path of the program's binary or script, if the backend needs it.")
-@click.option("--break", "breaks", multiple=True, metavar="LOC", help="Breakpoint to set (repeatable).")
+@click.option("--break", "breaks", multiple=True, metavar="LOC",
+              help="Breakpoint to set (repeatable).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), metavar="SECONDS")
 def attach(backend: str, pid: int | None, port: int | None, host: str, program: str | None,
            breaks: tuple[str, ...], idle_timeout: float | None) -> None:

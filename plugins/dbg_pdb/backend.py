@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 from dbgcore.backend import Backend, BackendSpec, LaunchRequest, Readiness
 from dbgcore.errors import NotStopped, OpFailed, TargetExited, UnsupportedOp, UsageError
 from dbgcore.model import (
-    Breakpoint,
     BreakLoc,
     BreakOptions,
+    Breakpoint,
     Frame,
     Location,
     StopEvent,

@@ -16,6 +16,8 @@ locals, expression values, breakpoints. The program's end is reported the same
 way with its exit code, instead of pdb's "will be restarted" loop.
 """
 
+from __future__ import annotations
+
 import ast
 import bdb
 import io
@@ -25,6 +27,8 @@ import pdb
 import reprlib
 import sys
 import traceback
+from types import FrameType
+from typing import Any, TextIO
 
 FRAME_START = "\x1edbg:"
 FRAME_END = "\x1f"
@@ -40,27 +44,27 @@ _short.maxother = 300
 _short.maxlong = 200
 
 
-def _safe_repr(value, short):
+def _safe_repr(value: object, short: bool) -> str:
     try:
         return _short.repr(value) if short else repr(value)
     except Exception as exc:  # a broken __repr__ must not break the debugger
         return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
 
 
-def _type_name(value):
+def _type_name(value: object) -> str:
     kind = type(value)
     if kind.__module__ in ("builtins", "__main__"):
         return kind.__qualname__
     return "%s.%s" % (kind.__module__, kind.__qualname__)
 
 
-def _internal(frame):
+def _internal(frame: FrameType) -> bool:
     name = frame.f_code.co_filename
     return name == HERE or name == "<string>" or name == bdb.__file__
 
 
 class DbgPdb(pdb.Pdb):
-    def __init__(self, console_in, console_out):
+    def __init__(self, console_in: TextIO, console_out: TextIO) -> None:
         pdb.Pdb.__init__(self, stdin=console_in, stdout=console_out)
         self.use_rawinput = False
         self.first_stop = True
@@ -68,23 +72,23 @@ class DbgPdb(pdb.Pdb):
         self.interrupted = False
         self.exception_text = ""
 
-    def emit(self, kind, data):
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
         self.stdout.flush()
 
     # -- the stop report, sent before the prompt of every stop ---------------
 
-    def preloop(self):
+    def preloop(self) -> None:
         try:
             state = self._state(stop=True)
         except Exception as exc:  # never take the program down with us
             state = {"frames": [], "reason": "step", "error": repr(exc)}
         self.emit("stop", state)
 
-    def _user_frames(self):
+    def _user_frames(self) -> list[tuple[int, tuple[FrameType, int]]]:
         return [(i, entry) for i, entry in enumerate(self.stack) if not _internal(entry[0])]
 
-    def _state(self, stop=False):
+    def _state(self, stop: bool = False) -> dict[str, Any]:
         frames = []
         user = self._user_frames()
         for position, (i, (frame, lineno)) in enumerate(reversed(user)):
@@ -95,9 +99,9 @@ class DbgPdb(pdb.Pdb):
                 "line": lineno,
                 "current": i == self.curindex,
             })
-        data = {"frames": frames}
+        data: dict[str, Any] = {"frames": frames}
         if stop:
-            frame = self.curframe
+            current = self.curframe
             if self.post_mortem:
                 reason = "exception"
             elif self.first_stop:
@@ -106,7 +110,7 @@ class DbgPdb(pdb.Pdb):
                 reason = "pause"
             elif getattr(self, "currentbp", 0):
                 reason = "breakpoint"
-            elif frame is not None and "__return__" in frame.f_locals:
+            elif current is not None and "__return__" in current.f_locals:
                 reason = "return"
             else:
                 reason = "step"
@@ -120,32 +124,32 @@ class DbgPdb(pdb.Pdb):
 
     # -- a pause must work after next/step too, not only after continue -------
 
-    def sigint_handler(self, signum, frame):
+    def sigint_handler(self, signum: int, frame: FrameType | None) -> None:
         self.interrupted = True
-        pdb.Pdb.sigint_handler(self, signum, frame)
+        pdb.Pdb.sigint_handler(self, signum, frame)  # type: ignore[arg-type]
 
-    def _catch_sigint(self):
+    def _catch_sigint(self) -> None:
         import signal
 
-        if not self.nosigint:
+        if not getattr(self, "nosigint", False):
             try:
                 signal.signal(signal.SIGINT, self.sigint_handler)
             except ValueError:
                 pass
 
-    def do_next(self, arg):
+    def do_next(self, arg: str) -> bool | None:
         self._catch_sigint()
         return pdb.Pdb.do_next(self, arg)
 
-    def do_step(self, arg):
+    def do_step(self, arg: str) -> bool | None:
         self._catch_sigint()
         return pdb.Pdb.do_step(self, arg)
 
-    def do_return(self, arg):
+    def do_return(self, arg: str) -> bool | None:
         self._catch_sigint()
         return pdb.Pdb.do_return(self, arg)
 
-    def do_until(self, arg):
+    def do_until(self, arg: str) -> bool | None:
         self._catch_sigint()
         return pdb.Pdb.do_until(self, arg)
 
@@ -156,15 +160,15 @@ class DbgPdb(pdb.Pdb):
 
     # -- structured answers ---------------------------------------------------
 
-    def _arg(self, arg):
+    def _arg(self, arg: str) -> Any:
         # Arguments are Python literals on one line: a repr'd string cannot
         # carry a newline, so it cannot smuggle in a second command.
         return ast.literal_eval(arg.strip())
 
-    def do__dbg_state(self, arg):
+    def do__dbg_state(self, arg: str) -> None:
         self.emit("state", self._state())
 
-    def do__dbg_locals(self, arg):
+    def do__dbg_locals(self, arg: str) -> None:
         names = self.curframe_locals if self.curframe is not None else {}
         out = []
         for name, value in list(names.items()):
@@ -175,10 +179,12 @@ class DbgPdb(pdb.Pdb):
                         "type": _type_name(value)})
         self.emit("locals", {"variables": out})
 
-    def _eval(self, expression):
-        return eval(expression, self.curframe.f_globals, self.curframe_locals)
+    def _eval(self, expression: str) -> Any:
+        frame = self.curframe
+        assert frame is not None
+        return eval(expression, frame.f_globals, self.curframe_locals)
 
-    def do__dbg_eval(self, arg):
+    def do__dbg_eval(self, arg: str) -> None:
         try:
             value = self._eval(self._arg(arg))
         except BaseException as exc:
@@ -187,17 +193,18 @@ class DbgPdb(pdb.Pdb):
             return
         self.emit("value", {"value": _safe_repr(value, False), "type": _type_name(value)})
 
-    def do__dbg_set(self, arg):
+    def do__dbg_set(self, arg: str) -> None:
         lhs, rhs = self._arg(arg)
         try:
             value = self._eval(rhs)
             if isinstance(ast.parse(lhs, mode="eval").body, ast.Name):
                 # A plain name goes into the frame's own namespace; CPython
                 # copies it back into the running frame when pdb resumes.
-                self.curframe_locals[lhs] = value
+                self.curframe_locals[lhs] = value  # type: ignore[index]
             else:
                 namespace = dict(self.curframe_locals)
                 namespace["__dbg_value__"] = value
+                assert self.curframe is not None
                 exec(compile("%s = __dbg_value__" % lhs, "<dbg set>", "exec"),
                      self.curframe.f_globals, namespace)
             result = self._eval(lhs)
@@ -207,7 +214,7 @@ class DbgPdb(pdb.Pdb):
             return
         self.emit("value", {"value": _safe_repr(result, False), "type": _type_name(result)})
 
-    def do__dbg_breaks(self, arg):
+    def do__dbg_breaks(self, arg: str) -> None:
         out = []
         for bp in bdb.Breakpoint.bpbynumber:
             if bp is None:
@@ -218,7 +225,7 @@ class DbgPdb(pdb.Pdb):
                         "enabled": bool(bp.enabled)})
         self.emit("breaks", {"breakpoints": out})
 
-    def do__dbg_findfunc(self, arg):
+    def do__dbg_findfunc(self, arg: str) -> None:
         module, function = self._arg(arg)
         try:
             import importlib.util
@@ -238,13 +245,14 @@ class DbgPdb(pdb.Pdb):
                 if found is None:
                     raise LookupError("no function %s in module %s" % (function, module))
                 nodes = found.body
+            assert found is not None
             self.emit("found", {"file": spec.origin, "line": found.lineno})
         except BaseException as exc:
             self.emit("found", {"error": "".join(
                 traceback.format_exception_only(type(exc), exc)).strip()})
 
 
-def _console_streams():
+def _console_streams() -> tuple[TextIO, TextIO]:
     console_in = io.TextIOWrapper(io.FileIO(os.dup(0), "r"), encoding="utf-8",
                                   errors="replace")
     console_out = io.TextIOWrapper(io.FileIO(os.dup(1), "w"), encoding="utf-8",
@@ -252,7 +260,7 @@ def _console_streams():
     return console_in, console_out
 
 
-def _program_streams(stdout_fifo, stderr_fifo):
+def _program_streams(stdout_fifo: str, stderr_fifo: str) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -269,14 +277,16 @@ def _program_streams(stdout_fifo, stderr_fifo):
                                   write_through=True)
 
 
-def _statement(is_module, target, debugger):
+def _statement(is_module: bool, target: str,
+               debugger: DbgPdb) -> tuple[Any, dict[str, Any]]:
     """Set up __main__ like `python SCRIPT` / `python -m MODULE` would, and
     return the statement for bdb to run."""
-    import __main__
     import runpy
 
+    import __main__
+
     if is_module:
-        mod_name, spec, code = runpy._get_module_details(target)
+        _, spec, code = runpy._get_module_details(target)  # type: ignore[attr-defined]
         filename = code.co_filename
         namespace = {"__name__": "__main__", "__file__": filename, "__package__": spec.parent,
                      "__loader__": spec.loader, "__spec__": spec,
@@ -294,11 +304,11 @@ def _statement(is_module, target, debugger):
     __main__.__dict__.update(namespace)
     debugger._wait_for_mainpyfile = True
     debugger.mainpyfile = debugger.canonic(filename)
-    debugger._user_requested_quit = False
+    debugger._user_requested_quit = False  # type: ignore[attr-defined]
     return code, __main__.__dict__
 
 
-def main():
+def main() -> None:
     prompt, stdout_fifo, stderr_fifo = sys.argv[1:4]
     rest = sys.argv[4:]
     is_module = bool(rest) and rest[0] == "-m"
@@ -350,6 +360,7 @@ if __name__ == "__main__":
     import importlib.util
 
     _spec = importlib.util.spec_from_file_location("_dbg_pdb_launcher", HERE)
+    assert _spec is not None and _spec.loader is not None
     _module = importlib.util.module_from_spec(_spec)
     sys.modules["_dbg_pdb_launcher"] = _module
     _spec.loader.exec_module(_module)
