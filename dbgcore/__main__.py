@@ -1,0 +1,3 @@
+from dbgcore.cli import main
+
+main()
