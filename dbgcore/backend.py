@@ -164,10 +164,28 @@ class Backend:
         return caps
 
     @classmethod
-    def unsupported(cls, op: str, hint: str | None = None) -> UnsupportedOp:
+    def tool_for(cls, spec: BackendSpec) -> str:
+        """The tool's name for a backends.yaml entry (one class may drive many)."""
+        return cls.tool
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool_for(self.spec)
+
+    @classmethod
+    def unsupported_for(cls, spec: BackendSpec, op: str, hint: str | None = None) -> UnsupportedOp:
         info = CANONICAL_OPS.get(op)
         title = info.title if info else op
-        return UnsupportedOp(title, cls.tool, hint or cls.unsupported_hints.get(op, ""))
+        return UnsupportedOp(title, cls.tool_for(spec), hint or cls.unsupported_hints.get(op, ""))
+
+    def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:
+        return self.unsupported_for(self.spec, op, hint)
+
+    def extension_op(self, op: str) -> Callable[[dict[str, Any], float], dict[str, Any]] | None:
+        """A backend-specific op (``dbg disasm``, ``dbg scopes``...) by name:
+        a method ``op_<name>(args, timeout) -> payload``, or None."""
+        method = getattr(self, f"op_{op.replace('-', '_')}", None)
+        return method if callable(method) else None
 
     # -- lifecycle -----------------------------------------------------------
 

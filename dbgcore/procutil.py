@@ -9,10 +9,24 @@ whose start time still matches.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import time
 from collections.abc import Iterable
+
+
+def die_with_parent() -> None:
+    """For ``preexec_fn``: if the daemon is killed outright, take the child with it.
+
+    PR_SET_PDEATHSIG (1) fires when the *thread* that forked the child exits,
+    which is why the daemon runs every op on one long-lived worker thread.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def start_time(pid: int) -> int | None:

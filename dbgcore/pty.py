@@ -10,7 +10,6 @@ answers stays in each plugin.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import signal
@@ -65,17 +64,6 @@ def strip_ansi(text: str) -> str:
     return ANSI_RE.sub("", text)
 
 
-def _die_with_parent() -> None:
-    # If the daemon is killed outright, take the debugger down with it.
-    # PR_SET_PDEATHSIG = 1; it fires when the spawning thread exits, which is
-    # why the daemon runs every op on one long-lived worker thread.
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 class PtyDriver:
     def __init__(self, argv: Sequence[str], prompt: str | re.Pattern[str], log: TransLog,
                  env: dict[str, str] | None = None, cwd: str | None = None,
@@ -99,7 +87,7 @@ class PtyDriver:
             self.child = pexpect.spawn(
                 self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd, echo=False,
                 encoding="utf-8", codec_errors="replace", dimensions=(50, 4000),
-                preexec_fn=_die_with_parent, timeout=None,
+                preexec_fn=procutil.die_with_parent, timeout=None,
             )
         except (pexpect.ExceptionPexpect, OSError) as exc:
             raise BackendError(f"cannot start {self.name}: {exc}") from exc

@@ -11,16 +11,20 @@ from dbgcore.model import BreakLoc
 
 
 @click.command("break")
-@click.argument("location")
+@click.argument("location", required=False)
+@click.option("--instruction", metavar="ADDR", help="Break at an instruction address instead.")
 @click.option("--if", "condition", metavar="COND", help="Stop only when COND is true.")
 @click.option("--hit", type=int, metavar="N", help="Stop on the Nth hit.")
 @click.option("--log", metavar="MSG", help="Log MSG instead of stopping (a logpoint).")
 @click.option("--temp", is_flag=True, help="Remove the breakpoint after its first stop.")
-def break_(location: str, condition: str | None, hit: int | None, log: str | None,
-           temp: bool) -> None:
+def break_(location: str | None, instruction: str | None, condition: str | None,
+           hit: int | None, log: str | None, temp: bool) -> None:
     """Set a breakpoint at FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION."""
     try:
-        BreakLoc.parse(location)
+        if (location is None) == (instruction is None):
+            raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
+        if location is not None:
+            BreakLoc.parse(location)
         if hit is not None and hit < 1:
             raise UsageError("--hit must be 1 or more")
         for text in (condition, log):
@@ -28,6 +32,8 @@ def break_(location: str, condition: str | None, hit: int | None, log: str | Non
                 raise UsageError("--if and --log take one non-empty line")
     except UsageError as exc:
         fail("break", exc)
+    if instruction is not None:
+        send("break-instruction", {"address": instruction, "condition": condition, "hit": hit})
     send("break", {"location": location, "condition": condition, "hit": hit, "log": log,
                    "temp": temp})
 

@@ -265,7 +265,73 @@ def _catch(p: Payload) -> str:
     return "catching: " + ", ".join(filters) if filters else "catching no exceptions"
 
 
+def _scopes(p: Payload) -> str:
+    return "\n".join(f"{s['name']}: ref {s['reference']}" + (" (expensive)" if s.get("expensive")
+                                                          else "")
+                     for s in p.get("scopes", [])) or "no scopes"
+
+
+def _vars(p: Payload) -> str:
+    lines = []
+    for v in p.get("variables", []):
+        ref = f"  [ref {v['reference']}]" if v.get("reference") else ""
+        lines.append(_var(v) + ref)
+    return "\n".join(lines) or "no children"
+
+
+def _disasm(p: Payload) -> str:
+    out = []
+    for i in p.get("instructions", []):
+        mark = ">" if str(i.get("address")) == str(p.get("address")) else " "
+        symbol = f" <{i['symbol']}>" if i.get("symbol") else ""
+        out.append(f"{mark} {i.get('address')}{symbol}: {i.get('instruction')}")
+    return "\n".join(out) or "no instructions"
+
+
+def _memory_read(p: Payload) -> str:
+    data = bytes.fromhex(p.get("hex", ""))
+    base = int(str(p.get("address") or "0"), 0)
+    rows = []
+    for offset in range(0, len(data), 16):
+        chunk = data[offset : offset + 16]
+        text = "".join(chr(c) if 32 <= c < 127 else "." for c in chunk)
+        rows.append(f"{base + offset:#018x}: {chunk.hex(' '):<47}  {text}")
+    if p.get("unreadable"):
+        rows.append(f"({p['unreadable']} bytes unreadable)")
+    return "\n".join(rows) or "no bytes"
+
+
+def _listing(key: str, fields: tuple[str, ...]) -> Callable[[Payload], str]:
+    def render_rows(p: Payload) -> str:
+        rows = p.get(key) or []
+        return "\n".join("  ".join(str(r.get(f)) for f in fields if r.get(f) is not None)
+                         for r in rows) or f"no {key}"
+
+    return render_rows
+
+
+def _exception(p: Payload) -> str:
+    head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
+    return "\n".join([head, *([p["stack"]] if p.get("stack") else [])])
+
+
+def _dap(p: Payload) -> str:
+    import json
+
+    return json.dumps(p.get("body"), indent=2, ensure_ascii=False)
+
+
 _RENDERERS: dict[str, Callable[[Payload], str]] = {
+    "scopes": _scopes,
+    "vars": _vars,
+    "disasm": _disasm,
+    "memory-read": _memory_read,
+    "memory-write": lambda p: f"wrote {p.get('written')} bytes at {p.get('address')}",
+    "break-instruction": _break,
+    "modules": _listing("modules", ("id", "name", "path")),
+    "sources": _listing("sources", ("name", "path")),
+    "exception": _exception,
+    "dap": _dap,
     "break": _break,
     "watch": _break,
     "breaks": _breaks,

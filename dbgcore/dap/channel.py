@@ -1,0 +1,246 @@
+"""The DAP channel: requests and their responses, events, reverse requests.
+
+One reader thread turns the transport's bytes into messages and dispatches
+them: a response completes the pending request with the same ``request_seq``;
+an event goes to the handlers registered for its name (and ``"*"``); a
+reverse request (``runInTerminal``, ``startDebugging``...) runs its handler on
+a thread of its own and is answered. Our sequence numbers are our own; the
+adapter's are never relied on (delve sends 0 for all of them).
+
+When the adapter goes away (EOF, a framing error), every pending request and
+every later one fails at once with a ``backend`` error that says how it ended
+and quotes its last stderr lines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from dbgcore.dap.framing import DEFAULT_MAX_BODY, FrameDecoder, FramingError, encode
+from dbgcore.dap.transport import AdapterProcess, Transport
+from dbgcore.errors import BackendError, DebuggerTimeout, OpFailed
+from dbgcore.translog import TransLog
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+EventHandler = Callable[[Message], None]
+ReverseHandler = Callable[[Message], Message]
+
+#: Log lines longer than this are cut (a stack of a deep recursion, a big variable).
+LOG_LIMIT = 4000
+
+
+class DapRequestError(OpFailed):
+    """The adapter answered a request with ``success: false``."""
+
+    def __init__(self, command: str, message: str, body: Message) -> None:
+        super().__init__(message)
+        self.command = command
+        self.body = body
+
+
+class PendingRequest:
+    def __init__(self, seq: int, command: str) -> None:
+        self.seq = seq
+        self.command = command
+        self._done = threading.Event()
+        self._response: Message | None = None
+        self._error: Exception | None = None
+
+    def resolve(self, response: Message) -> None:
+        self._response = response
+        self._done.set()
+
+    def fail(self, error: Exception) -> None:
+        self._error = error
+        self._done.set()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float, adapter: str = "the adapter") -> Message:
+        """The response body; raises DapRequestError, DebuggerTimeout, BackendError."""
+        if not self._done.wait(timeout):
+            raise DebuggerTimeout(f"{adapter} did not answer {self.command} within {timeout:g}s",
+                                  "raise --timeout, or `dbg kill` if it is stuck")
+        if self._error is not None:
+            raise self._error
+        assert self._response is not None
+        response = self._response
+        if not response.get("success", False):
+            raise DapRequestError(self.command, _error_text(self.command, response),
+                                  response.get("body") or {})
+        body: Message = response.get("body") or {}
+        return body
+
+
+def _error_text(command: str, response: Message) -> str:
+    body = response.get("body") or {}
+    error = body.get("error") if isinstance(body, dict) else None
+    text = ""
+    if isinstance(error, dict) and error.get("format"):
+        text = str(error["format"])
+        for key, value in (error.get("variables") or {}).items():
+            text = text.replace("{" + key + "}", str(value))
+    text = text or str(response.get("message") or "") or "request failed"
+    return f"{command} failed: {text}"
+
+
+class DapChannel:
+    def __init__(self, transport: Transport, log_to: TransLog, name: str = "adapter",
+                 process: AdapterProcess | None = None, max_body: int = DEFAULT_MAX_BODY) -> None:
+        self.transport = transport
+        self.translog = log_to
+        self.name = name
+        self.process = process
+        self._decoder = FrameDecoder(max_body=max_body)
+        self._seq = itertools.count(1)
+        self._lock = threading.Lock()
+        self._pending: dict[int, PendingRequest] = {}
+        self._events: dict[str, list[EventHandler]] = {}
+        self._reverse: dict[str, ReverseHandler] = {}
+        self._closed: BackendError | None = None
+        self._reader = threading.Thread(target=self._read_loop, name=f"{name}-dap", daemon=True)
+
+    def start(self) -> None:
+        self._reader.start()
+
+    @property
+    def closed(self) -> BackendError | None:
+        return self._closed
+
+    # -- registration --------------------------------------------------------
+
+    def on_event(self, name: str, handler: EventHandler) -> None:
+        """Call ``handler(event)`` for each event ``name`` (``"*"``: every event).
+        Handlers run on the reader thread: they must be quick and must not
+        wait for a response."""
+        self._events.setdefault(name, []).append(handler)
+
+    def on_reverse_request(self, command: str, handler: ReverseHandler) -> None:
+        """Answer reverse request ``command`` with ``handler(request)``'s body;
+        an exception becomes an error response."""
+        self._reverse[command] = handler
+
+    # -- sending -------------------------------------------------------------
+
+    def _send(self, message: Message) -> None:
+        text = json.dumps(message, ensure_ascii=False)
+        self.translog.sent(text[:LOG_LIMIT])
+        try:
+            self.transport.write(encode(message))
+        except OSError as exc:
+            self._close(BackendError(self._ending(f"cannot write to {self.name}: {exc}"),
+                                     self._diagnostics()))
+            raise self._closed or BackendError(str(exc)) from exc
+
+    def send_request(self, command: str, arguments: Message | None = None) -> PendingRequest:
+        """Send without waiting; ``.wait(timeout)`` on the result for the body."""
+        with self._lock:
+            seq = next(self._seq)
+            pending = PendingRequest(seq, command)
+            if self._closed is not None:
+                pending.fail(self._closed)
+                return pending
+            self._pending[seq] = pending
+        message: Message = {"seq": seq, "type": "request", "command": command}
+        if arguments is not None:
+            message["arguments"] = arguments
+        try:
+            self._send(message)
+        except BackendError as exc:
+            pending.fail(exc)
+        return pending
+
+    def request(self, command: str, arguments: Message | None = None,
+                timeout: float = 30.0) -> Message:
+        return self.send_request(command, arguments).wait(timeout, self.name)
+
+    # -- receiving -------------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        while True:
+            data = self.transport.read()
+            if not data:
+                self._close(BackendError(self._ending(), self._diagnostics()))
+                return
+            try:
+                messages = self._decoder.feed(data)
+            except FramingError as exc:
+                self._close(BackendError(f"{self.name} broke the protocol: {exc}",
+                                         "the adapter is misbehaving; `dbg kill` and start again"))
+                return
+            for garbage in self._decoder.skipped:
+                self.translog.note(f"skipped non-DAP bytes: {garbage!r}")
+            self._decoder.skipped.clear()
+            for message in messages:
+                self.translog.received(json.dumps(message, ensure_ascii=False)[:LOG_LIMIT])
+                try:
+                    self._dispatch(message)
+                except Exception:
+                    log.exception("error while handling %s", message.get("type"))
+
+    def _dispatch(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "response":
+            with self._lock:
+                pending = self._pending.pop(int(message.get("request_seq", -1)), None)
+            if pending is not None:
+                pending.resolve(message)
+        elif kind == "event":
+            name = str(message.get("event"))
+            for handler in [*self._events.get(name, []), *self._events.get("*", [])]:
+                handler(message)
+        elif kind == "request":
+            threading.Thread(target=self._answer_reverse, args=(message,), daemon=True,
+                             name=f"{self.name}-reverse").start()
+
+    def _answer_reverse(self, request: Message) -> None:
+        command = str(request.get("command"))
+        handler = self._reverse.get(command)
+        response: Message = {"type": "response", "request_seq": request.get("seq"),
+                             "command": command, "success": True}
+        if handler is None:
+            response.update(success=False, message=f"dbg does not handle {command}")
+        else:
+            try:
+                response["body"] = handler(request)
+            except Exception as exc:
+                response.update(success=False, message=str(exc))
+        with self._lock:
+            response["seq"] = next(self._seq)
+        try:
+            self._send(response)
+        except BackendError:
+            pass
+
+    # -- ending -------------------------------------------------------------------
+
+    def _ending(self, default: str = "") -> str:
+        if self.process is not None:
+            return self.process.exit_description()
+        return default or f"{self.name} closed the connection"
+
+    def _diagnostics(self) -> str:
+        return self.process.diagnostics() if self.process is not None else ""
+
+    def _close(self, error: BackendError) -> None:
+        with self._lock:
+            if self._closed is None:
+                self._closed = error
+            pending, self._pending = self._pending, {}
+        for item in pending.values():
+            item.fail(self._closed)
+        for handler in self._events.get("_closed", []):
+            handler({"event": "_closed", "body": {"message": error.message}})
+
+    def close(self) -> None:
+        self._close(BackendError(f"the connection to {self.name} was closed"))
+        self.transport.close()

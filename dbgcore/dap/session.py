@@ -1,0 +1,203 @@
+"""One debug session over a DAP channel: handshake, capabilities, stops, output.
+
+The handshake follows what works with every adapter we know, whatever order
+it answers in: subscribe to stop events first; send ``launch``/``attach``
+without waiting; on ``initialized`` configure breakpoints and send
+``configurationDone``; only then collect the launch response. Some adapters
+send ``initialized`` before launch is even sent, some after, and the launch
+response may come before or after ``configurationDone``.
+
+Stops are tracked with a counter: a resuming op notes the counter, sends its
+request, and waits until a newer ``stopped`` (or ``exited``/``terminated``)
+arrives, so a stop that races the response is never lost or double counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbgcore.dap.channel import DapChannel, Message
+from dbgcore.errors import BackendError, DebuggerTimeout, UnsupportedOp
+from dbgcore.model import StopState
+from dbgcore.output import OutputBuffer
+
+#: Output event categories we keep, and the name dbg shows them under.
+OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console",
+                     "important": "console"}
+
+
+@dataclass
+class StopInfo:
+    seq: int = 0
+    reason: str = ""
+    thread_id: int | None = None
+    description: str = ""
+    text: str = ""
+    hit_breakpoint_ids: list[int] = field(default_factory=list)
+    all_threads: bool = False
+
+
+class DapSession:
+    def __init__(self, channel: DapChannel, output: OutputBuffer, adapter_id: str = "dbg") -> None:
+        self.channel = channel
+        self.output = output
+        self.adapter_id = adapter_id
+        self.caps: Message = {}
+        self._cond = threading.Condition()
+        self.state: StopState | str = "starting"
+        self.stop = StopInfo()
+        self.exit_code: int | None = None
+        self.terminated = False
+        self.initialized = threading.Event()
+        self.breakpoint_events: list[Message] = []
+        self._on_breakpoint: Callable[[Message], None] | None = None
+        for name, handler in (
+            ("stopped", self._stopped), ("continued", self._continued),
+            ("exited", self._exited), ("terminated", self._terminated),
+            ("output", self._output), ("initialized", self._initialized),
+            ("capabilities", self._capabilities), ("breakpoint", self._breakpoint),
+            ("_closed", self._closed),
+        ):
+            channel.on_event(name, handler)
+
+    # -- events (reader thread) ------------------------------------------------
+
+    def _stopped(self, event: Message) -> None:
+        body = event.get("body") or {}
+        with self._cond:
+            self.stop = StopInfo(
+                seq=self.stop.seq + 1,
+                reason=str(body.get("reason", "")),
+                thread_id=body.get("threadId"),
+                description=str(body.get("description") or ""),
+                text=str(body.get("text") or ""),
+                hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
+                all_threads=bool(body.get("allThreadsStopped")),
+            )
+            self.state = "stopped"
+            self._cond.notify_all()
+
+    def _continued(self, event: Message) -> None:
+        with self._cond:
+            if self.state == "stopped":
+                self.state = "running"
+            self._cond.notify_all()
+
+    def _exited(self, event: Message) -> None:
+        with self._cond:
+            self.exit_code = (event.get("body") or {}).get("exitCode")
+            self.state = "exited"
+            self._cond.notify_all()
+
+    def _terminated(self, event: Message) -> None:
+        with self._cond:
+            self.terminated = True
+            self.state = "exited"
+            self._cond.notify_all()
+
+    def _closed(self, event: Message) -> None:
+        with self._cond:
+            if self.state != "exited":
+                self.state = "exited"
+            self._cond.notify_all()
+        self.initialized.set()
+
+    def _output(self, event: Message) -> None:
+        body = event.get("body") or {}
+        category = OUTPUT_CATEGORIES.get(str(body.get("category") or "console"))
+        if category is not None:
+            self.output.append(category, str(body.get("output") or ""))
+
+    def _initialized(self, event: Message) -> None:
+        self.initialized.set()
+
+    def _capabilities(self, event: Message) -> None:
+        self.caps.update((event.get("body") or {}).get("capabilities") or {})
+
+    def _breakpoint(self, event: Message) -> None:
+        self.breakpoint_events.append(event.get("body") or {})
+        if self._on_breakpoint is not None:
+            self._on_breakpoint(event.get("body") or {})
+
+    def on_breakpoint(self, handler: Callable[[Message], None]) -> None:
+        self._on_breakpoint = handler
+
+    # -- capabilities -------------------------------------------------------------
+
+    def supports(self, capability: str, *aliases: str) -> bool:
+        return any(bool(self.caps.get(name)) for name in (capability, *aliases))
+
+    def require(self, capability: str, op: str, tool: str, hint: str = "") -> None:
+        """Refuse, on our side, a request the adapter did not say it supports.
+        Some adapters crash or hang forever on an unsupported request."""
+        if not self.supports(capability):
+            raise UnsupportedOp(op, tool, hint or f"the adapter does not advertise {capability}")
+
+    # -- handshake ------------------------------------------------------------------
+
+    def initialize(self, client: Message, timeout: float) -> Message:
+        arguments = {"clientID": "dbg", "clientName": "dbg", "adapterID": self.adapter_id,
+                     "linesStartAt1": True, "columnsStartAt1": True, "pathFormat": "path",
+                     "locale": "en", **client}
+        self.caps = dict(self.channel.request("initialize", arguments, timeout))
+        return self.caps
+
+    def start(self, command: str, arguments: Message, configure: Callable[[], None],
+              timeout: float) -> Message:
+        """launch/attach with the handshake described in the module docstring."""
+        pending = self.channel.send_request(command, arguments)
+        deadline = time.monotonic() + timeout
+        while not self.initialized.wait(0.05):
+            if pending.done:
+                pending.wait(0, self.channel.name)  # raises if the launch failed
+            if self.channel.closed is not None:
+                raise self.channel.closed
+            if time.monotonic() > deadline:
+                raise DebuggerTimeout(
+                    f"{self.channel.name} did not finish starting within {timeout:g}s",
+                    "raise --timeout; the adapter may be waiting for something")
+        if self.channel.closed is not None:
+            if pending.done:
+                pending.wait(0, self.channel.name)  # its own failure says more
+            raise self.channel.closed
+        configure()
+        if self.supports("supportsConfigurationDoneRequest"):
+            self.channel.request("configurationDone", None, max(1.0, deadline - time.monotonic()))
+        return pending.wait(max(1.0, deadline - time.monotonic()), self.channel.name)
+
+    # -- running ---------------------------------------------------------------------
+
+    def mark_running(self) -> int:
+        """Before a resuming request: returns the stop counter to wait past."""
+        with self._cond:
+            if self.state != "exited":
+                self.state = "running"
+            return self.stop.seq
+
+    def wait_for_stop(self, after: int, timeout: float) -> str:
+        """Wait until a stop newer than ``after``, or the end of the program:
+        returns "stopped", "exited" or "running" (timed out)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                if self.stop.seq > after and self.state == "stopped":
+                    return "stopped"
+                if self.state == "exited":
+                    return "exited"
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return "running"
+                self._cond.wait(remaining)
+
+    def request(self, command: str, arguments: Message | None = None,
+                timeout: float = 30.0) -> Message:
+        if self.channel.closed is not None and self.state == "exited":
+            raise BackendError(f"{self.channel.name} has ended", "start again with `dbg restart`")
+        return self.channel.request(command, arguments, timeout)
+
+    def describe_exit(self) -> dict[str, Any]:
+        return {"exit_code": self.exit_code, "terminated": self.terminated}

@@ -1,0 +1,241 @@
+"""Byte pipes to a debug adapter: a child's stdio, or a loopback TCP socket.
+
+:class:`AdapterProcess` owns the adapter's process: its own process group (so
+shutdown can reach everything it started), a parent-death signal, and a thread
+that keeps the last lines of its stderr for error messages. Three ways to
+connect, chosen per backend in backends.yaml (``options.transport``):
+
+- ``stdio``: DAP over the adapter's stdin/stdout.
+- ``tcp-listen``: the adapter listens and prints its address on stdout; we
+  connect to it. Its stdout keeps being drained afterwards (some adapters,
+  like delve, print the debuggee's output there).
+- ``tcp-dial``: we listen on loopback and the adapter connects to us; its
+  argv gets the address through the ``{address}`` placeholder.
+
+Only loopback addresses are ever listened on or connected to.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, Protocol
+
+from dbgcore import procutil
+from dbgcore.errors import BackendError
+
+LISTENING_RE = re.compile(rb"listening (?:at|on):?\s*(?:\[?([\w.:-]+?)\]?):(\d+)", re.I)
+
+
+class Transport(Protocol):
+    def read(self) -> bytes:
+        """Block until some bytes arrive; b"" once the other side is gone."""
+        ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class AdapterProcess:
+    """A running debug adapter, and what it said on stderr."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None,
+                 cwd: str | None = None, name: str = "adapter", stdio: bool = True,
+                 on_stdout_line: Callable[[bytes], None] | None = None) -> None:
+        self.name = name
+        self.argv = argv
+        self._stderr: collections.deque[str] = collections.deque(maxlen=20)
+        self._stdout_waiters: list[Callable[[bytes], bool]] = []
+        self._on_stdout_line = on_stdout_line
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env, cwd=cwd, start_new_session=True, preexec_fn=procutil.die_with_parent,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise BackendError(f"cannot start {name} ({argv[0]}): {exc.strerror}") from exc
+        self.pid = self.proc.pid
+        self.pgid = procutil.pgid_of(self.pid) or self.pid
+        assert self.proc.stderr is not None
+        threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,),
+                         name=f"{name}-stderr", daemon=True).start()
+        if not stdio:
+            assert self.proc.stdout is not None
+            threading.Thread(target=self._drain_stdout, args=(self.proc.stdout,),
+                             name=f"{name}-stdout", daemon=True).start()
+
+    def _drain_stderr(self, stream: IO[bytes]) -> None:
+        for line in iter(stream.readline, b""):
+            self._stderr.append(line.decode("utf-8", "replace").rstrip())
+
+    def _drain_stdout(self, stream: IO[bytes]) -> None:
+        for line in iter(stream.readline, b""):
+            self._stdout_waiters = [w for w in self._stdout_waiters if not w(line)]
+            if self._on_stdout_line is not None:
+                self._on_stdout_line(line)
+
+    def wait_stdout(self, pattern: re.Pattern[bytes], timeout: float) -> re.Match[bytes]:
+        """Wait for a line of the adapter's stdout matching ``pattern``."""
+        found: list[re.Match[bytes]] = []
+        event = threading.Event()
+
+        def check(line: bytes) -> bool:
+            match = pattern.search(line)
+            if match:
+                found.append(match)
+                event.set()
+            return bool(match)
+
+        self._stdout_waiters.append(check)
+        deadline = time.monotonic() + timeout
+        while not event.wait(0.05):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise BackendError(
+                    f"{self.name} did not say where it listens"
+                    + (f" (it exited with code {self.proc.returncode})"
+                       if self.proc.returncode is not None else f" within {timeout:g}s"),
+                    self.diagnostics())
+        return found[0]
+
+    def diagnostics(self) -> str:
+        lines = [line for line in self._stderr if line.strip()][-5:]
+        return ("its last stderr lines: " + " | ".join(lines)) if lines else ""
+
+    def exit_description(self) -> str:
+        # EOF on its stdout usually comes a moment before the exit status.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=0.5)
+        code = self.proc.poll()
+        if code is None:
+            return f"{self.name} stopped answering"
+        if code < 0:
+            return f"{self.name} was killed by signal {-code}"
+        return f"{self.name} exited with code {code}"
+
+    def terminate(self, grace: float) -> None:
+        for stream in (self.proc.stdin,):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        procutil.terminate_groups([self.pgid], grace=grace, reap=[self.pid])
+        with contextlib.suppress(subprocess.TimeoutExpired, ChildProcessError):
+            self.proc.wait(timeout=grace)
+
+
+class PipeTransport:
+    """DAP over an adapter's stdin and stdout."""
+
+    def __init__(self, process: AdapterProcess) -> None:
+        assert process.proc.stdin is not None and process.proc.stdout is not None
+        self._in = process.proc.stdin
+        self._out_fd = process.proc.stdout.fileno()
+        self._lock = threading.Lock()
+
+    def read(self) -> bytes:
+        try:
+            return os.read(self._out_fd, 65536)
+        except OSError:
+            return b""
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            self._in.write(data)
+            self._in.flush()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._in.close()
+
+
+class SocketTransport:
+    """DAP over a connected TCP socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        self._lock = threading.Lock()
+
+    @classmethod
+    def connect(cls, host: str, port: int, timeout: float) -> SocketTransport:
+        if not _is_loopback(host):
+            raise BackendError(f"refusing to connect to {host}: dbg only talks to loopback")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                sock = socket.create_connection((host, port), timeout=timeout)
+                sock.settimeout(None)
+                return cls(sock)
+            except OSError as exc:
+                if time.monotonic() > deadline:
+                    raise BackendError(f"cannot connect to the adapter at {host}:{port}: "
+                                       f"{exc.strerror or exc}") from exc
+                time.sleep(0.05)
+
+    def read(self) -> bytes:
+        try:
+            return self.sock.recv(65536)
+        except OSError:
+            return b""
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            self.sock.sendall(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class LoopbackListener:
+    """A one-shot loopback listener for adapters that dial us."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.host, self.port = self.sock.getsockname()[:2]
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def accept(self, timeout: float, process: AdapterProcess | None = None) -> SocketTransport:
+        self.sock.settimeout(0.1)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    conn, _ = self.sock.accept()
+                    conn.settimeout(None)
+                    return SocketTransport(conn)
+                except TimeoutError:
+                    if process is not None and process.proc.poll() is not None:
+                        raise BackendError(process.exit_description() + " before connecting",
+                                           process.diagnostics()) from None
+                    if time.monotonic() > deadline:
+                        raise BackendError(f"the adapter did not connect within {timeout:g}s",
+                                           process.diagnostics() if process else "") from None
+        finally:
+            self.sock.close()
+
+
+def parse_listening(match: re.Match[bytes]) -> tuple[str, int]:
+    host = match.group(1).decode() or "127.0.0.1"
+    if host in ("localhost", "0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    return host, int(match.group(2))
+
+
+def _is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")

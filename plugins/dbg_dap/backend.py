@@ -1,0 +1,483 @@
+"""The DAP backend: every canonical op as structured Debug Adapter Protocol requests.
+
+One class drives every adapter; what differs per adapter is in its profile
+(:mod:`dbg_dap.profiles`) and in the capabilities it announces. Every request
+that needs a capability is sent only if the adapter announced it; otherwise
+the op is refused here with a hint, because some adapters crash or hang on
+requests they do not implement.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Callable
+from functools import partial
+from typing import Any, ClassVar
+
+from dbg_dap.breakpoints import BreakpointTable
+from dbg_dap.profiles import AdapterProfile, profile_for
+from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness, Support
+from dbgcore.dap.channel import DapChannel, Message
+from dbgcore.dap.session import DapSession
+from dbgcore.dap.transport import (
+    LISTENING_RE,
+    AdapterProcess,
+    LoopbackListener,
+    PipeTransport,
+    SocketTransport,
+    Transport,
+    parse_listening,
+)
+from dbgcore.errors import DbgError, NotStopped, OpFailed, TargetExited, UsageError
+from dbgcore.model import (
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    Frame,
+    Location,
+    StopEvent,
+    StopState,
+    Thread,
+    Value,
+    Variable,
+)
+
+#: DAP stop reasons -> dbg's.
+REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "breakpoint",
+           "data breakpoint": "watchpoint", "goto": "step"}
+
+#: Scopes whose variables a stop snapshot shows (others: `dbg scopes`).
+LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
+
+
+class DapBackend(Backend):
+    id = "dap"
+    tool = "dap"
+    unsupported_hints: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+        super().__init__(spec, ctx)
+        self.profile: AdapterProfile = profile_for(spec)
+        self.process: AdapterProcess | None = None
+        self.channel: DapChannel | None = None
+        self.dap: DapSession | None = None
+        self.thread_id: int | None = None
+        self.frame_index = 0
+        self._frames: list[Message] | None = None
+        self.breaks = BreakpointTable(self)
+        self.exception_filters: list[str] = []
+        self._children: list[int] = []
+        self._lock = threading.Lock()
+        self.cwd: str | None = None
+
+    # -- identity ----------------------------------------------------------------
+
+    @classmethod
+    def tool_for(cls, spec: BackendSpec) -> str:
+        return str(spec.options.get("tool") or spec.name)
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        return profile_for(spec).check()
+
+    @classmethod
+    def capabilities(cls) -> dict[str, Support]:
+        caps = super().capabilities()
+        # These depend on what the adapter announces; `dbg caps` asks a live one.
+        for op in ("watch", "catch", "set"):
+            caps[op] = "native"
+        caps["until"] = "fallback"
+        return caps
+
+    def version(self) -> str:
+        return self.profile.version()
+
+    # -- starting ------------------------------------------------------------------
+
+    def _connect(self, cwd: str | None) -> DapSession:
+        mode = str(self.spec.options.get("transport", "stdio"))
+        argv = self.profile.argv()
+        name = self.tool_name
+        transport: Transport
+        if mode == "stdio":
+            self.process = AdapterProcess(argv, cwd=cwd, name=name)
+            transport = PipeTransport(self.process)
+        elif mode == "tcp-listen":
+            self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
+                                          on_stdout_line=self._adapter_stdout)
+            host, port = parse_listening(self.process.wait_stdout(LISTENING_RE, 20))
+            transport = SocketTransport.connect(host, port, 10)
+        elif mode == "tcp-dial":
+            listener = LoopbackListener()
+            argv = [a.replace("{address}", listener.address) for a in argv]
+            self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
+                                          on_stdout_line=self._adapter_stdout)
+            transport = listener.accept(20, self.process)
+        else:
+            raise UsageError(f"backend {self.spec.name!r}: unknown transport {mode!r}",
+                             "use stdio, tcp-listen or tcp-dial")
+        self.ctx.track_process(self.process.pid, name)
+        self.channel = DapChannel(transport, self.ctx.log, name, self.process)
+        self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name)
+        self.channel.on_event("process", self._process_event)
+        self.channel.on_event("thread", self._thread_event)
+        self.channel.on_reverse_request("runInTerminal", self._run_in_terminal)
+        self.channel.on_reverse_request("startDebugging", self._start_debugging)
+        self.dap.on_breakpoint(self.breaks.on_event)
+        self.channel.start()
+        return self.dap
+
+    def _adapter_stdout(self, line: bytes) -> None:
+        # Adapters that print the debuggee's output on their own stdout.
+        if self.spec.options.get("stdout_is_program_output"):
+            self.ctx.output.append("stdout", line.decode("utf-8", "replace"))
+
+    def _process_event(self, event: Message) -> None:
+        pid = (event.get("body") or {}).get("systemProcessId")
+        if isinstance(pid, int) and pid > 0:
+            self._children.append(pid)
+            self.ctx.track_process(pid, "debuggee")
+
+    def _thread_event(self, event: Message) -> None:
+        body = event.get("body") or {}
+        if body.get("reason") == "exited" and body.get("threadId") == self.thread_id:
+            self.thread_id = None
+
+    def _run_in_terminal(self, request: Message) -> Message:
+        args = request.get("arguments") or {}
+        env = {**os.environ, **{k: v for k, v in (args.get("env") or {}).items() if v is not None}}
+        proc = subprocess.Popen(
+            list(args.get("args") or []), cwd=args.get("cwd") or None, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        self._children.append(proc.pid)
+        self.ctx.track_process(proc.pid, "debuggee")
+        return {"processId": proc.pid}
+
+    def _start_debugging(self, request: Message) -> Message:
+        # Acknowledged; adapters that need the child followed (js-debug) get
+        # a profile that does so.
+        self.ctx.log.note(f"startDebugging acknowledged: {request.get('arguments')}")
+        return {}
+
+    def _handshake(self, command: str, arguments: Message, cwd: str | None,
+                   timeout: float) -> StopEvent:
+        dap = self._connect(cwd)
+        dap.initialize(self.profile.client_caps, timeout)
+        dap.start(command, arguments, self._configure, timeout)
+        state = dap.wait_for_stop(0, timeout)
+        return self._event(state)
+
+    def _configure(self) -> None:
+        # Sent even with no filters: some adapters wait for it before running.
+        assert self.dap is not None
+        self.dap.channel.request("setExceptionBreakpoints", {"filters": self.exception_filters})
+
+    def ctx_cwd(self) -> str:
+        return self.cwd or os.getcwd()
+
+    def launch(self, request: LaunchRequest) -> StopEvent:
+        self.cwd = request.cwd
+        return self._handshake("launch", self.profile.launch_arguments(request), request.cwd, 30)
+
+    def attach(self, request: AttachRequest) -> StopEvent:
+        event = self._handshake("attach", self.profile.attach_arguments(request), None, 30)
+        if event.state == "running":
+            # An attached program keeps running; stop it so it can be inspected.
+            return self.pause(10)
+        return event
+
+    def state(self) -> StopState:
+        if self.dap is None:
+            return "exited"
+        state = self.dap.state
+        if state == "stopped":
+            return "stopped"
+        return "exited" if state == "exited" else "running"
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        if self.dap is None or self.state() != "running":
+            return None
+        state = self.dap.wait_for_stop(self.dap.stop.seq, timeout)
+        return None if state == "running" else self._event(state)
+
+    def terminate(self) -> None:
+        grace = self.ctx.shutdown_grace
+        if self.channel is not None and self.channel.closed is None and self.dap is not None:
+            try:
+                arguments: Message = {"terminateDebuggee": True}
+                self.channel.request("disconnect", arguments, timeout=grace)
+            except DbgError:
+                pass
+        if self.channel is not None:
+            self.channel.close()
+        from dbgcore import procutil
+
+        groups = {g for pid in self._children if (g := procutil.pgid_of(pid)) is not None}
+        procutil.terminate_groups(groups, grace=grace, reap=self._children)
+        if self.process is not None:
+            self.process.terminate(grace)
+
+    # -- stops -------------------------------------------------------------------
+
+    def _event(self, state: str) -> StopEvent:
+        assert self.dap is not None
+        self._frames = None
+        self.frame_index = 0
+        if state == "exited":
+            return StopEvent(state="exited", reason="exited", exit_code=self.dap.exit_code)
+        if state == "running":
+            return StopEvent(state="running")
+        stop = self.dap.stop
+        self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
+        frames = self._stack_frames()
+        top = frames[0] if frames else None
+        location = _location(top) if top else None
+        hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location)
+        reason = REASONS.get(stop.reason, stop.reason or "step")
+        if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
+            reason = "watchpoint"
+        description = stop.text or (stop.description if stop.description.lower() not in (
+            stop.reason.lower(), f"paused on {stop.reason}".lower()) else "")
+        self.breaks.after_stop(hit)
+        return StopEvent(state="stopped", reason=reason, location=location,
+                         thread=self.thread_id, description=description,
+                         hit_breakpoints=[b.id for b in hit])
+
+    def _first_thread(self) -> int | None:
+        threads = self._dap().request("threads").get("threads") or []
+        return int(threads[0]["id"]) if threads else None
+
+    def _stack_frames(self, levels: int | None = None) -> list[Message]:
+        if self._frames is not None and levels is None:
+            return self._frames
+        if self.thread_id is None:
+            return []
+        arguments: Message = {"threadId": self.thread_id, "startFrame": 0}
+        if levels:
+            arguments["levels"] = levels
+        frames = list(self._dap().request("stackTrace", arguments).get("stackFrames") or [])
+        if levels is None:
+            self._frames = frames
+        return frames
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _dap(self) -> DapSession:
+        if self.dap is None:
+            raise TargetExited("the debugger is not running")
+        return self.dap
+
+    def _stopped(self, what: str) -> DapSession:
+        dap = self._dap()
+        if dap.state == "running":
+            raise NotStopped(f"{what} needs a stopped target, and it is running",
+                             "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
+        if dap.state == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        return dap
+
+    def _frame_id(self) -> int | None:
+        frames = self._stack_frames()
+        if not frames:
+            return None
+        return int(frames[min(self.frame_index, len(frames) - 1)]["id"])
+
+    def _resume(self, command: str, timeout: float, extra: Message | None = None) -> StopEvent:
+        dap = self._stopped(command)
+        arguments: Message = {"threadId": self.thread_id or 0, **(extra or {})}
+        seq = dap.mark_running()
+        self._frames = None
+        dap.request(command, arguments, timeout)
+        return self._event(dap.wait_for_stop(seq, timeout))
+
+    # -- execution ---------------------------------------------------------------------
+
+    def cont(self, timeout: float) -> StopEvent:
+        return self._resume("continue", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        return self._resume("stepIn", timeout)
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._resume("next", timeout)
+
+    def finish(self, timeout: float) -> StopEvent:
+        return self._resume("stepOut", timeout)
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        if loc is None:
+            return self.next(timeout)
+        if loc.file is None and loc.function is None:
+            current = self._stack_frames()
+            if not current:
+                raise OpFailed("no current file for a bare line", "give FILE:LINE")
+            file = _location(current[0]).file
+            loc = BreakLoc(file=file, line=loc.line)
+        bp = self.breaks.add(loc, BreakOptions(temporary=True), internal=True)
+        try:
+            return self.cont(timeout)
+        finally:
+            self.breaks.discard_internal(bp)
+
+    def pause(self, timeout: float) -> StopEvent:
+        dap = self._dap()
+        if dap.state == "stopped":
+            return self._event("stopped")
+        seq = dap.stop.seq
+        thread = self.thread_id if self.thread_id is not None else (self._first_thread() or 0)
+        dap.request("pause", {"threadId": thread}, timeout)
+        return self._event(dap.wait_for_stop(seq, timeout))
+
+    # -- breakpoints ---------------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        return self.breaks.add(loc, options)
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        self.breaks.remove(int(bp_id))
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return self.breaks.listing()
+
+    def watch(self, expression: str) -> Breakpoint:
+        return self.breaks.add_watch(expression)
+
+    def catch(self, filters: list[str]) -> list[str]:
+        dap = self._dap()
+        known = {f["filter"]: f for f in dap.caps.get("exceptionBreakpointFilters") or []}
+        if filters and not known:
+            raise self.unsupported("catch", f"{self.tool_name} offers no exception filters")
+        unknown = [f for f in filters if f not in known]
+        if unknown:
+            raise UsageError(f"unknown exception filter {', '.join(unknown)} for {self.tool_name}",
+                             f"choose from: {', '.join(known)}")
+        dap.request("setExceptionBreakpoints", {"filters": filters})
+        self.exception_filters = list(filters)
+        return self.exception_filters
+
+    # -- inspection ---------------------------------------------------------------------
+
+    def stack(self, levels: int | None) -> list[Frame]:
+        self._stopped("stack")
+        frames = self._stack_frames()
+        shown = frames[:levels] if levels else frames
+        return [Frame(i, f.get("name"), _location(f).file, f.get("line"), i == self.frame_index)
+                for i, f in enumerate(shown)]
+
+    def select_frame(self, index: int) -> Frame:
+        self._stopped("frame")
+        frames = self._stack_frames()
+        if index >= len(frames):
+            raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
+                           "see `dbg stack`")
+        self.frame_index = index
+        f = frames[index]
+        return Frame(index, f.get("name"), _location(f).file, f.get("line"), True)
+
+    def scopes(self, frame_id: int | None = None) -> list[Message]:
+        dap = self._stopped("scopes")
+        frame_id = self._frame_id() if frame_id is None else frame_id
+        if frame_id is None:
+            return []
+        return list(dap.request("scopes", {"frameId": frame_id}).get("scopes") or [])
+
+    def variables(self, reference: int, start: int = 0, count: int = 0) -> list[Message]:
+        dap = self._stopped("vars")
+        arguments: Message = {"variablesReference": reference}
+        if count:
+            if not dap.supports("supportsVariablePaging"):
+                arguments = {"variablesReference": reference}
+            else:
+                arguments.update(start=start, count=count)
+        return list(dap.request("variables", arguments).get("variables") or [])
+
+    def locals(self) -> list[Variable]:
+        out: list[Variable] = []
+        for scope in self.scopes():
+            name = str(scope.get("name", "")).lower()
+            hint = str(scope.get("presentationHint", "")).lower()
+            if scope.get("expensive") or not (hint in LOCAL_SCOPE_HINTS or any(
+                    word in name for word in LOCAL_SCOPE_HINTS)):
+                continue
+            for var in self.variables(int(scope["variablesReference"])):
+                if _noise(var):
+                    continue
+                out.append(Variable(str(var.get("name")), str(var.get("value", "")),
+                                    var.get("type")))
+        return out
+
+    def evaluate(self, expression: str, context: str | None = None) -> Value:
+        dap = self._stopped("print")
+        arguments: Message = {"expression": expression,
+                              "context": context or self.profile.print_context}
+        frame_id = self._frame_id()
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        body = dap.request("evaluate", arguments)
+        return Value(str(body.get("result", "")), body.get("type"))
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        dap = self._stopped("set")
+        frame_id = self._frame_id()
+        if dap.supports("supportsSetExpression"):
+            arguments: Message = {"expression": lhs, "value": value}
+            if frame_id is not None:
+                arguments["frameId"] = frame_id
+            body = dap.request("setExpression", arguments)
+            return Value(str(body.get("value", "")), body.get("type"))
+        if not dap.supports("supportsSetVariable"):
+            raise self.unsupported("set", f"{self.tool_name} cannot assign variables")
+        for scope in self.scopes():
+            for var in self.variables(int(scope["variablesReference"])):
+                if var.get("name") == lhs:
+                    body = dap.request("setVariable", {
+                        "variablesReference": scope["variablesReference"], "name": lhs,
+                        "value": value})
+                    self._frames = None
+                    return Value(str(body.get("value", "")), body.get("type"))
+        raise OpFailed(f"no variable {lhs!r} in the selected frame",
+                       f"{self.tool_name} can only assign plain variable names")
+
+    def threads(self) -> list[Thread]:
+        dap = self._stopped("threads")
+        threads = dap.request("threads").get("threads") or []
+        return [Thread(t["id"], str(t.get("name", "")), t["id"] == self.thread_id)
+                for t in threads]
+
+    def select_thread(self, thread_id: int | str) -> Thread:
+        for thread in self.threads():
+            if str(thread.id) == str(thread_id):
+                self.thread_id = int(thread.id)
+                self._frames = None
+                self.frame_index = 0
+                thread.current = True
+                return thread
+        raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        value = self.evaluate(text, self.profile.raw_context)
+        return value.value, None
+
+    # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------
+
+    def extension_op(self, op: str) -> Callable[[dict[str, Any], float], dict[str, Any]] | None:
+        from dbg_dap.expert import EXPERT_OPS
+
+        handler = EXPERT_OPS.get(op)
+        return partial(handler, self) if handler is not None else None
+
+
+def _location(frame: Message) -> Location:
+    source = frame.get("source") or {}
+    file = source.get("path") or source.get("name")
+    return Location(file, frame.get("line"), frame.get("name"))
+
+
+def _noise(var: Message) -> bool:
+    # debugpy groups "special variables" / "function variables" as synthetic entries.
+    name = str(var.get("name", ""))
+    return name in ("special variables", "function variables", "class variables") or (
+        name.startswith("__") and name.endswith("__") and name != "__return__")

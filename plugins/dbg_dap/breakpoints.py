@@ -1,0 +1,256 @@
+"""Breakpoints over DAP, which sets them a whole list at a time.
+
+``setBreakpoints`` replaces one source file's list, ``setFunctionBreakpoints``
+and ``setDataBreakpoints`` replace theirs; so we keep every breakpoint the user
+asked for, with dbg's own stable id, and send the whole list again on each
+change. The adapter's view of each (verified, bound line, message) is updated
+from the responses and from ``breakpoint`` events (gdb binds pending ones
+later). Hits are counted from ``hitBreakpointIds`` when the adapter sends
+them, else from the stop's location. ``--temp`` is done here: a temporary
+breakpoint is removed after the stop it caused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dbgcore.dap.channel import Message
+from dbgcore.errors import OpFailed, UsageError
+from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location
+
+if TYPE_CHECKING:
+    from dbg_dap.backend import DapBackend
+
+
+@dataclass
+class BpRecord:
+    id: int
+    kind: str  # "source" | "function" | "watch" | "instruction"
+    options: BreakOptions
+    requested: str
+    file: str | None = None
+    line: int | None = None
+    name: str | None = None  # function name, watched expression, or instruction address
+    data_id: str | None = None
+    dap: Message = field(default_factory=dict)
+    hits: int = 0
+    internal: bool = False
+
+    def to_breakpoint(self) -> Breakpoint:
+        bound = self.dap.get("line") or self.line
+        source = self.dap.get("source") or {}
+        file = source.get("path") or self.file
+        return Breakpoint(
+            id=self.id, file=file, line=bound,
+            function=self.name if self.kind == "function" else None,
+            verified=bool(self.dap.get("verified", False)),
+            condition=self.options.condition, hits=self.hits, requested=self.requested,
+            requested_line=self.line if self.line and bound and bound != self.line else None,
+            temporary=self.options.temporary, hit_count=self.options.hit_count,
+            log_message=self.options.log_message, kind=self.kind,
+            message=str(self.dap.get("message") or ""),
+        )
+
+
+class BreakpointTable:
+    def __init__(self, backend: DapBackend) -> None:
+        self.backend = backend
+        self.records: dict[int, BpRecord] = {}
+        self._ids = itertools.count(1)
+
+    # -- adding ---------------------------------------------------------------
+
+    def _gate(self, options: BreakOptions, function: bool) -> None:
+        dap = self.backend._dap()
+        tool = self.backend.tool_name
+        if function:
+            dap.require("supportsFunctionBreakpoints", "function breakpoints", tool,
+                        "set it by FILE:LINE instead")
+        if options.condition:
+            dap.require("supportsConditionalBreakpoints", "conditional breakpoints", tool)
+        if options.hit_count:
+            dap.require("supportsHitConditionalBreakpoints", "hit counts", tool)
+        if options.log_message:
+            dap.require("supportsLogPoints", "logpoints", tool)
+
+    def add(self, loc: BreakLoc, options: BreakOptions, internal: bool = False) -> Breakpoint:
+        function = loc.function is not None
+        self._gate(options, function)
+        record = BpRecord(next(self._ids), "function" if function else "source", options,
+                          loc.key(), internal=internal)
+        if function:
+            assert loc.function is not None
+            record.name = self.backend.profile.function_name(loc.module, loc.function)
+        else:
+            record.file, record.line = self._file_line(loc)
+        self.records[record.id] = record
+        try:
+            self._sync(record)
+        except Exception:
+            self.records.pop(record.id, None)
+            raise
+        return record.to_breakpoint()
+
+    def _file_line(self, loc: BreakLoc) -> tuple[str, int]:
+        assert loc.line is not None
+        if loc.file is None:
+            frames = self.backend._stack_frames() if self.backend.state() == "stopped" else []
+            current = (frames[0].get("source") or {}).get("path") if frames else None
+            if not current:
+                raise UsageError("a bare line number needs a current file", "give FILE:LINE")
+            return str(current), loc.line
+        path = loc.file
+        if not os.path.isabs(path):
+            base = self.backend.ctx_cwd()
+            path = os.path.join(base, path)
+        path = os.path.realpath(path)
+        if not os.path.exists(path):
+            raise OpFailed(f"no such file: {loc.file}", "give a path relative to the program's "
+                           "working directory, or an absolute one")
+        return path, loc.line
+
+    def add_watch(self, expression: str) -> Breakpoint:
+        dap = self.backend._stopped("watch")
+        tool = self.backend.tool_name
+        dap.require("supportsDataBreakpoints", "watchpoints", tool,
+                    self.backend.profile.watch_hint())
+        arguments: Message = {"name": expression}
+        frame_id = self.backend._frame_id()
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        info = dap.request("dataBreakpointInfo", arguments)
+        if not info.get("dataId"):
+            raise OpFailed(f"cannot watch {expression}: "
+                           f"{info.get('description') or 'the adapter gave no data id'}")
+        record = BpRecord(next(self._ids), "watch", BreakOptions(), expression,
+                          name=expression, data_id=str(info["dataId"]))
+        self.records[record.id] = record
+        try:
+            self._sync(record)
+        except Exception:
+            self.records.pop(record.id, None)
+            raise
+        return record.to_breakpoint()
+
+    def add_instruction(self, address: str, options: BreakOptions) -> Breakpoint:
+        dap = self.backend._dap()
+        dap.require("supportsInstructionBreakpoints", "instruction breakpoints",
+                    self.backend.tool_name)
+        self._gate(options, False)
+        record = BpRecord(next(self._ids), "instruction", options, address, name=address)
+        self.records[record.id] = record
+        try:
+            self._sync(record)
+        except Exception:
+            self.records.pop(record.id, None)
+            raise
+        return record.to_breakpoint()
+
+    # -- sending whole lists ---------------------------------------------------
+
+    def _options(self, record: BpRecord) -> Message:
+        out: Message = {}
+        if record.options.condition:
+            out["condition"] = record.options.condition
+        if record.options.hit_count:
+            out["hitCondition"] = self.backend.profile.hit_condition(record.options.hit_count)
+        if record.options.log_message:
+            out["logMessage"] = record.options.log_message
+        return out
+
+    def _sync(self, changed: BpRecord) -> None:
+        dap = self.backend._dap()
+        same = [r for r in self.records.values() if r.kind == changed.kind
+                and (changed.kind != "source" or r.file == changed.file)]
+        if changed.kind == "source":
+            body = dap.request("setBreakpoints", {
+                "source": {"path": changed.file},
+                "breakpoints": [{"line": r.line, **self._options(r)} for r in same],
+                "lines": [r.line for r in same],
+            })
+        elif changed.kind == "function":
+            body = dap.request("setFunctionBreakpoints", {
+                "breakpoints": [{"name": r.name, **self._options(r)} for r in same]})
+        elif changed.kind == "watch":
+            body = dap.request("setDataBreakpoints", {
+                "breakpoints": [{"dataId": r.data_id, "accessType": "write"} for r in same]})
+        else:
+            body = dap.request("setInstructionBreakpoints", {
+                "breakpoints": [{"instructionReference": r.name, **self._options(r)}
+                                for r in same]})
+        answers = body.get("breakpoints") or []
+        for record, answer in zip(same, answers, strict=False):
+            record.dap = dict(answer)
+
+    # -- removing ---------------------------------------------------------------
+
+    def remove(self, bp_id: int) -> None:
+        record = self.records.pop(bp_id, None)
+        if record is None:
+            raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
+        self._resync_after_removal(record)
+
+    def _resync_after_removal(self, record: BpRecord) -> None:
+        others = [r for r in self.records.values() if r.kind == record.kind
+                  and (record.kind != "source" or r.file == record.file)]
+        if others:
+            self._sync(others[0])
+            return
+        dap = self.backend._dap()
+        if record.kind == "source":
+            dap.request("setBreakpoints", {"source": {"path": record.file},
+                                           "breakpoints": [], "lines": []})
+        elif record.kind == "function":
+            dap.request("setFunctionBreakpoints", {"breakpoints": []})
+        elif record.kind == "watch":
+            dap.request("setDataBreakpoints", {"breakpoints": []})
+        else:
+            dap.request("setInstructionBreakpoints", {"breakpoints": []})
+
+    def discard_internal(self, bp: Breakpoint) -> None:
+        record = self.records.get(int(bp.id))
+        if record is not None and record.internal and self.backend.state() != "exited":
+            self.remove(record.id)
+        else:
+            self.records.pop(int(bp.id), None)
+
+    # -- what the adapter tells us ------------------------------------------------
+
+    def on_event(self, body: Message) -> None:
+        update = body.get("breakpoint") or {}
+        dap_id = update.get("id")
+        if dap_id is None:
+            return
+        for record in self.records.values():
+            if record.dap.get("id") == dap_id:
+                if body.get("reason") == "removed":
+                    record.dap["verified"] = False
+                else:
+                    record.dap.update(update)
+
+    def record_hits(self, dap_ids: list[int], location: Location | None) -> list[BpRecord]:
+        if dap_ids:
+            hit = [r for r in self.records.values() if r.dap.get("id") in dap_ids]
+        elif location is not None and location.file and location.line:
+            real = os.path.realpath(location.file)
+            hit = [r for r in self.records.values() if r.kind == "source"
+                   and r.file == real and (r.dap.get("line") or r.line) == location.line]
+        else:
+            hit = []
+        for record in hit:
+            record.hits += 1
+        return [r for r in hit if not r.internal] or hit
+
+    def after_stop(self, hit: list[BpRecord]) -> None:
+        for record in hit:
+            if record.options.temporary and not record.internal and record.id in self.records:
+                self.remove(record.id)
+
+    def listing(self) -> list[Breakpoint]:
+        return [r.to_breakpoint() for r in self.records.values() if not r.internal]
+
+    def payload(self) -> list[dict[str, Any]]:
+        return [b.to_dict() for b in self.listing()]

@@ -1,0 +1,224 @@
+"""DAP-level ops for experts: scopes, variables by reference or by path,
+disassembly, memory, instruction breakpoints, modules, sources, exception
+info, and any raw DAP request. Each is refused on our side when the adapter
+did not announce the capability it needs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dbgcore.errors import OpFailed, UsageError
+from dbgcore.model import BreakOptions
+
+if TYPE_CHECKING:
+    from dbg_dap.backend import DapBackend
+
+Payload = dict[str, Any]
+
+#: Requests that need a capability (the spec's pairing), for `dbg dap`.
+REQUEST_CAPABILITY = {
+    "configurationDone": "supportsConfigurationDoneRequest",
+    "setFunctionBreakpoints": "supportsFunctionBreakpoints",
+    "setExpression": "supportsSetExpression",
+    "setVariable": "supportsSetVariable",
+    "dataBreakpointInfo": "supportsDataBreakpoints",
+    "setDataBreakpoints": "supportsDataBreakpoints",
+    "setInstructionBreakpoints": "supportsInstructionBreakpoints",
+    "disassemble": "supportsDisassembleRequest",
+    "readMemory": "supportsReadMemoryRequest",
+    "writeMemory": "supportsWriteMemoryRequest",
+    "loadedSources": "supportsLoadedSourcesRequest",
+    "modules": "supportsModulesRequest",
+    "exceptionInfo": "supportsExceptionInfoRequest",
+    "gotoTargets": "supportsGotoTargetsRequest",
+    "goto": "supportsGotoTargetsRequest",
+    "stepInTargets": "supportsStepInTargetsRequest",
+    "stepBack": "supportsStepBack",
+    "reverseContinue": "supportsStepBack",
+    "restartFrame": "supportsRestartFrame",
+    "completions": "supportsCompletionsRequest",
+    "terminate": "supportsTerminateRequest",
+    "restart": "supportsRestartRequest",
+    "cancel": "supportsCancelRequest",
+    "terminateThreads": "supportsTerminateThreadsRequest",
+    "breakpointLocations": "supportsBreakpointLocationsRequest",
+    "setExceptionBreakpoints": "",
+}
+KNOWN_REQUESTS = set(REQUEST_CAPABILITY) | {
+    "initialize", "launch", "attach", "disconnect", "setBreakpoints", "continue", "next",
+    "stepIn", "stepOut", "pause", "stackTrace", "scopes", "variables", "source", "threads",
+    "evaluate", "locations",
+}
+
+_PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
+
+
+def op_scopes(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    if args.get("frame") is not None:
+        b.select_frame(int(args["frame"]))
+    return {"scopes": [{"name": s.get("name"), "reference": s.get("variablesReference"),
+                        "expensive": bool(s.get("expensive")),
+                        "hint": s.get("presentationHint")} for s in b.scopes()]}
+
+
+def _variable_rows(rows: list[Payload]) -> list[Payload]:
+    return [{"name": v.get("name"), "value": v.get("value"), "type": v.get("type"),
+             "reference": v.get("variablesReference", 0)} for v in rows]
+
+
+def _resolve_path(b: DapBackend, path: str) -> int:
+    """A value path like ``cart.items[2]`` -> its variablesReference at this stop."""
+    parts = [m.group(1) or m.group(2).strip("'\"") for m in _PATH_RE.finditer(path)]
+    if not parts or "".join(_PATH_RE.sub("", path).split()):
+        raise UsageError(f"bad value path {path!r}", "use NAME, NAME.FIELD or NAME[INDEX]")
+    candidates: list[Payload] = []
+    for scope in b.scopes():
+        if not scope.get("expensive"):
+            candidates += b.variables(int(scope["variablesReference"]))
+    walked: list[str] = []
+    for part in parts:
+        match = next((v for v in candidates if str(v.get("name")) in (
+            part, f"[{part}]", f"'{part}'", f'"{part}"')), None)
+        if match is None:
+            where = ".".join(walked) or "the selected frame"
+            raise OpFailed(f"no {part!r} in {where}", "see `dbg locals` or `dbg vars`")
+        walked.append(part)
+        reference = int(match.get("variablesReference") or 0)
+        if part is parts[-1]:
+            if not reference:
+                raise OpFailed(f"{path} = {match.get('value')} has no children")
+            return reference
+        if not reference:
+            raise OpFailed(f"{'.'.join(walked)} has no children")
+        candidates = b.variables(reference)
+    raise OpFailed(f"cannot resolve {path}")
+
+
+def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    target = str(args["ref"])
+    reference = int(target) if target.isdigit() else _resolve_path(b, target)
+    start, count = int(args.get("start") or 0), int(args.get("count") or 0)
+    rows = b.variables(reference, start, count)
+    if count and not b._dap().supports("supportsVariablePaging"):
+        rows = rows[start:start + count]
+    return {"reference": reference, "variables": _variable_rows(rows)}
+
+
+def _current_ip(b: DapBackend) -> str:
+    frames = b._stack_frames()
+    index = min(b.frame_index, len(frames) - 1) if frames else -1
+    ip = frames[index].get("instructionPointerReference") if index >= 0 else None
+    if not ip:
+        raise UsageError("no address given and the stop has no instruction pointer",
+                         "give one: dbg disasm ADDRESS")
+    return str(ip)
+
+
+def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._stopped("disasm")
+    dap.require("supportsDisassembleRequest", "disassembly", b.tool_name)
+    address = args.get("address") or _current_ip(b)
+    count = int(args.get("count") or 10)
+    before = int(args.get("before", count // 3))
+    body = dap.request("disassemble", {"memoryReference": address, "instructionOffset": -before,
+                                       "instructionCount": count, "resolveSymbols": True},
+                       timeout)
+    rows = [{"address": i.get("address"), "bytes": i.get("instructionBytes"),
+             "instruction": i.get("instruction"), "symbol": i.get("symbol"),
+             "line": i.get("line")} for i in body.get("instructions") or []]
+    return {"address": address, "instructions": rows}
+
+
+def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._stopped("memory read")
+    dap.require("supportsReadMemoryRequest", "memory reads", b.tool_name)
+    count = int(args["count"])
+    if count < 1 or count > 1 << 20:
+        raise UsageError("COUNT must be between 1 and 1048576 bytes")
+    body = dap.request("readMemory", {"memoryReference": str(args["address"]), "count": count},
+                       timeout)
+    data = base64.b64decode(body.get("data") or "")
+    return {"address": body.get("address"), "hex": data.hex(),
+            "unreadable": body.get("unreadableBytes", 0)}
+
+
+def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._stopped("memory write")
+    dap.require("supportsWriteMemoryRequest", "memory writes", b.tool_name)
+    try:
+        data = binascii.unhexlify(str(args["hex"]).replace(" ", ""))
+    except (binascii.Error, ValueError) as exc:
+        raise UsageError(f"bad hex bytes: {exc}", "e.g. dbg memory write 0x1000 deadbeef") from exc
+    body = dap.request("writeMemory", {"memoryReference": str(args["address"]),
+                                       "data": base64.b64encode(data).decode()}, timeout)
+    return {"address": args["address"], "written": body.get("bytesWritten", len(data))}
+
+
+def op_break_instruction(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    options = BreakOptions(condition=args.get("condition"), hit_count=args.get("hit"))
+    return {"breakpoint": b.breaks.add_instruction(str(args["address"]), options).to_dict()}
+
+
+def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._dap()
+    dap.require("supportsModulesRequest", "module listing", b.tool_name)
+    body = dap.request("modules", {"startModule": 0, "moduleCount": 0}, timeout)
+    return {"modules": [{"id": m.get("id"), "name": m.get("name"), "path": m.get("path"),
+                         "symbols": m.get("symbolStatus")} for m in body.get("modules") or []]}
+
+
+def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._dap()
+    dap.require("supportsLoadedSourcesRequest", "loaded sources", b.tool_name)
+    body = dap.request("loadedSources", {}, timeout)
+    return {"sources": [{"name": s.get("name"), "path": s.get("path")}
+                        for s in body.get("sources") or []]}
+
+
+def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._stopped("exception")
+    dap.require("supportsExceptionInfoRequest", "exception info", b.tool_name)
+    body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
+    details = body.get("details") or {}
+    return {"exception": body.get("exceptionId"), "description": body.get("description"),
+            "break_mode": body.get("breakMode"), "type": details.get("fullTypeName"),
+            "stack": details.get("stackTrace")}
+
+
+def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
+    dap = b._dap()
+    command = str(args["command"])
+    try:
+        arguments = json.loads(args["arguments"]) if args.get("arguments") else None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"arguments are not JSON: {exc}", "quote them: '{\"threadId\": 1}'") \
+            from exc
+    if arguments is not None and not isinstance(arguments, dict):
+        raise UsageError("arguments must be a JSON object")
+    needed = REQUEST_CAPABILITY.get(command)
+    if needed:
+        dap.require(needed, f"the {command} request", b.tool_name)
+    if command not in KNOWN_REQUESTS and not b.profile.safe_unknown_requests:
+        raise UsageError(f"{command!r} is not a DAP request {b.tool_name} is known to answer",
+                         f"{b.tool_name} can crash on requests it does not implement")
+    return {"command": command, "body": dap.request(command, arguments, timeout)}
+
+
+EXPERT_OPS: dict[str, Callable[[DapBackend, Payload, float], Payload]] = {
+    "scopes": op_scopes,
+    "vars": op_vars,
+    "disasm": op_disasm,
+    "memory-read": op_memory_read,
+    "memory-write": op_memory_write,
+    "break-instruction": op_break_instruction,
+    "modules": op_modules,
+    "sources": op_sources,
+    "exception": op_exception,
+    "dap": op_dap,
+}

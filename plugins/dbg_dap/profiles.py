@@ -1,0 +1,183 @@
+"""Adapter profiles: the small, named differences between debug adapters.
+
+The DAP backend is generic. What differs per adapter — its command line, how
+its launch/attach arguments are spelled, which evaluate context is the native
+console, how to stop at entry — lives in a profile chosen by
+``options.profile`` in backends.yaml. A profile only builds arguments and
+names quirks; it never sends requests itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness
+from dbgcore.errors import UsageError
+
+PYBOOT = str(Path(__file__).with_name("pyboot"))
+
+
+class AdapterProfile:
+    name: ClassVar[str] = "generic"
+    #: Evaluate context for `dbg print` (expression only) and for `dbg raw`.
+    print_context: ClassVar[str] = "watch"
+    raw_context: ClassVar[str] = "repl"
+    #: Client capabilities we announce in initialize.
+    client_caps: ClassVar[dict[str, Any]] = {
+        "supportsVariableType": True,
+        "supportsRunInTerminalRequest": True,
+        "supportsStartDebuggingRequest": True,
+        "supportsProgressReporting": False,
+        "supportsMemoryReferences": True,
+        "supportsInvalidatedEvent": False,
+    }
+
+    def __init__(self, spec: BackendSpec) -> None:
+        self.spec = spec
+
+    def argv(self) -> list[str]:
+        return list(self.spec.command)
+
+    def check(self) -> Readiness:
+        exe = shutil.which(self.spec.command[0]) if self.spec.command else None
+        if not exe:
+            return Readiness(False, f"{self.spec.command[0] if self.spec.command else '?'} "
+                                    "not found")
+        return Readiness(True, exe)
+
+    def version(self) -> str:
+        return ""
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        args: dict[str, Any] = {"program": request.program, "args": request.args,
+                                "stopOnEntry": True}
+        if request.cwd:
+            args["cwd"] = request.cwd
+        if request.env:
+            args["env"] = request.env
+        return {**self.spec.launch, **args}
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is not None:
+            return {"processId": request.pid}
+        raise UsageError(f"{self.name} attaches by --pid only")
+
+    def function_name(self, module: str | None, function: str) -> str:
+        return f"{module}!{function}" if module else function
+
+    def hit_condition(self, count: int) -> str:
+        """DAP leaves hitCondition's syntax to the adapter; most take a number."""
+        return str(count)
+
+    def watch_hint(self) -> str:
+        return "the adapter has no data breakpoints; try its own watch command via `dbg raw`"
+
+    #: Whether an unknown request name gets an error response (True) or can
+    #: crash or hang the adapter (False: `dbg dap` refuses unknown names).
+    safe_unknown_requests: ClassVar[bool] = True
+
+
+class DebugpyProfile(AdapterProfile):
+    name = "debugpy"
+
+    def argv(self) -> list[str]:
+        # The adapter runs under the Python that has debugpy installed; the
+        # debuggee under `python` from the launch arguments.
+        return [self._python(), "-m", "debugpy.adapter"]
+
+    def _python(self) -> str:
+        configured = self.spec.options.get("adapter_python")
+        return str(configured) if configured else sys.executable
+
+    def check(self) -> Readiness:
+        if self._python() == sys.executable:
+            # Our own interpreter: no need to start another one to ask.
+            version = self.version()
+            if not version:
+                return Readiness(False, f"debugpy is not importable by {sys.executable}")
+            return Readiness(True, f"debugpy {version} ({sys.executable})", version)
+        try:
+            out = subprocess.run(
+                [self._python(), "-c", "import debugpy; print(debugpy.__version__)"],
+                capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"cannot run {self._python()}: {exc}")
+        if out.returncode != 0:
+            return Readiness(False, f"debugpy is not importable by {self._python()}")
+        version = out.stdout.strip()
+        return Readiness(True, f"debugpy {version} ({self._python()})", version)
+
+    def version(self) -> str:
+        try:
+            import debugpy
+        except ImportError:
+            return ""
+        return str(debugpy.__version__)
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        env = dict(request.env)
+        if self.spec.options.get("tcp_nodelay", True):
+            # debugpy's debuggee->adapter socket lacks TCP_NODELAY, which
+            # delays every answer by ~40 ms (Nagle + delayed ACK). Our
+            # sitecustomize sets it on that one socket, without patching debugpy.
+            previous = env.get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+            env["PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
+        args: dict[str, Any] = {
+            "console": "internalConsole",
+            "stopOnEntry": True,
+            "justMyCode": False,
+            "subProcess": False,
+            "redirectOutput": True,
+            "showReturnValue": True,
+            "env": env,
+            "args": request.args,
+            "python": [str(request.options.get("python") or self.spec.options.get("python")
+                           or _default_python())],
+        }
+        if request.module:
+            args["module"] = request.program
+        else:
+            args["program"] = request.program
+        if request.cwd:
+            args["cwd"] = request.cwd
+        return {**self.spec.launch, **args}
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.port is not None:
+            return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},
+                    "justMyCode": False, "subProcess": False}
+        if request.pid is not None:
+            return {"processId": request.pid, "justMyCode": False, "subProcess": False}
+        raise UsageError("debugpy attaches with --port or --pid")
+
+    def function_name(self, module: str | None, function: str) -> str:
+        return f"{module}.{function}" if module else function
+
+    def hit_condition(self, count: int) -> str:
+        return f"== {count}"
+
+    def watch_hint(self) -> str:
+        return "debugpy has no data breakpoints; try `dbg break FILE:LINE --if EXPR`"
+
+
+def _default_python() -> str:
+    return shutil.which("python3") or sys.executable
+
+
+PROFILES: dict[str, type[AdapterProfile]] = {
+    p.name: p for p in (AdapterProfile, DebugpyProfile)
+}
+
+
+def profile_for(spec: BackendSpec) -> AdapterProfile:
+    name = str(spec.options.get("profile", "generic"))
+    cls = PROFILES.get(name)
+    if cls is None:
+        raise UsageError(f"backend {spec.name!r}: unknown DAP profile {name!r}",
+                         f"known profiles: {', '.join(PROFILES)}")
+    return cls(spec)

@@ -1,0 +1,83 @@
+"""Put on a debugpy debuggee's PYTHONPATH by dbg: sets TCP_NODELAY on pydevd's
+connection to the debugpy adapter.
+
+Without it every answer that crosses that socket waits ~40 ms for Nagle's
+algorithm and the peer's delayed ACK (debugpy issue #2054). We wrap
+``_pydevd_bundle.pydevd_comm.start_client`` as the module is imported, before
+pydevd binds the name, and touch no other socket. Then we hand over to any
+sitecustomize this one shadows, so the user's own still runs.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import socket
+import sys
+from types import ModuleType
+from typing import Any
+
+_TARGET = "_pydevd_bundle.pydevd_comm"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _patch(module: ModuleType) -> None:
+    original = getattr(module, "start_client", None)
+    if original is None or getattr(original, "_dbg_nodelay", False):
+        return
+
+    def start_client(host: str, port: int) -> socket.socket:
+        sock: socket.socket = original(host, port)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (OSError, AttributeError):
+            pass
+        return sock
+
+    start_client._dbg_nodelay = True  # type: ignore[attr-defined]
+    setattr(module, "start_client", start_client)  # noqa: B010
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: Any) -> Any:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.inner.exec_module(module)
+        _patch(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != _TARGET:
+            return None
+        for finder in sys.meta_path:
+            if finder is self:
+                continue
+            spec = getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _Loader(spec.loader)
+                return spec
+        return None
+
+
+sys.meta_path.insert(0, _Finder())
+
+
+def _chain() -> None:
+    # Run the sitecustomize this file shadows, if there is one.
+    rest = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+_chain()
