@@ -58,8 +58,12 @@ def config_files(cwd: Path | None = None) -> list[Path]:
 def load_config(cwd: Path | None = None) -> LoadedConfig:
     files = config_files(cwd)
     merged: dict[str, dict[str, Any]] = {}
+    # Where each backend is first defined: where a missing key must be added.
+    defined_at: dict[str, str] = {}
     for path in files:
-        for name, entry in _read_file(path).items():
+        entries, lines = _read_file(path)
+        for name, entry in entries.items():
+            defined_at.setdefault(name, f"{path}:{lines[name]}")
             base = merged.setdefault(name, {})
             for key, value in entry.items():
                 if key in _MAPS and isinstance(base.get(key), dict):
@@ -70,7 +74,8 @@ def load_config(cwd: Path | None = None) -> LoadedConfig:
     for name, entry in merged.items():
         if "plugin" not in entry:
             raise ConfigError(
-                f"backend {name!r} has no 'plugin' key in any of {', '.join(map(str, files))}",
+                f"{defined_at[name]}: backend {name!r} has no 'plugin' key "
+                f"(in none of {', '.join(map(str, files))})",
                 "say which registered backend plugin implements it, e.g. plugin: pdb",
             )
         backends[name] = BackendSpec(
@@ -87,7 +92,8 @@ def load_config(cwd: Path | None = None) -> LoadedConfig:
     return LoadedConfig(backends, files)
 
 
-def _read_file(path: Path) -> dict[str, dict[str, Any]]:
+def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """The file's backends, checked, and the line each backend's name is on."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -95,14 +101,11 @@ def _read_file(path: Path) -> dict[str, dict[str, Any]]:
     try:
         doc = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise ConfigError(f"{path}{line}: {problem}", "fix the YAML syntax") from exc
+        raise ConfigError(_syntax_problem(path, text, exc), "fix the YAML syntax") from exc
     except YAMLError as exc:
         raise ConfigError(f"{path}: {exc}", "fix the YAML syntax") from exc
     if doc is None:
-        return {}
+        return {}, {}
     if not isinstance(doc, CommentedMap):
         raise ConfigError(f"{path}:1: the file must be a mapping with a 'backends' key")
     for key in doc:
@@ -111,19 +114,43 @@ def _read_file(path: Path) -> dict[str, dict[str, Any]]:
                               "the only top-level key is 'backends'")
     backends = doc.get("backends")
     if backends is None:
-        return {}
+        return {}, {}
     if not isinstance(backends, CommentedMap):
         raise ConfigError(f"{path}:{_line(doc, 'backends')}: key 'backends' must be a mapping "
                           "of backend name to its settings")
     result: dict[str, dict[str, Any]] = {}
+    lines: dict[str, int] = {}
     for name, entry in backends.items():
-        where = f"{path}:{_line(backends, name)}"
+        lines[name] = _line(backends, name)
+        where = f"{path}:{lines[name]}"
         if not isinstance(name, str) or not name:
             raise ConfigError(f"{where}: backend names must be non-empty strings")
         if not isinstance(entry, CommentedMap):
             raise ConfigError(f"{where}: key {name!r} must be a mapping of settings")
         result[name] = _check_entry(path, name, entry)
-    return result
+    return result, lines
+
+
+def _syntax_problem(path: Path, text: str, exc: MarkedYAMLError) -> str:
+    """``FILE:LINE: problem: "the line"``, plus the line where the construct the
+    parser was in began: it often notices a problem (an unclosed ``[``) only
+    lines later, and the key is on the line where the construct began."""
+    lines = text.splitlines()
+
+    def quoted(mark: Any) -> str:
+        if mark is None or mark.line >= len(lines) or not lines[mark.line].strip():
+            return ""
+        return f': "{lines[mark.line].strip()}"'
+
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    if mark is None:
+        return f"{path}: {problem}"
+    message = f"{path}:{mark.line + 1}: {problem}{quoted(mark)}"
+    begun = exc.context_mark
+    if exc.problem and exc.context and begun is not None and begun.line != mark.line:
+        message += f" ({exc.context} at line {begun.line + 1}{quoted(begun)})"
+    return message
 
 
 def _check_entry(path: Path, name: str, entry: CommentedMap) -> dict[str, Any]:

@@ -73,7 +73,8 @@ class Daemon:
         }
 
     def track_process(self, pid: int, role: str) -> None:
-        self.children.append({"pid": pid, "start_time": procutil.start_time(pid), "role": role})
+        self.children.append({"pid": pid, "start_time": procutil.start_time(pid),
+                              "pgid": procutil.pgid_of(pid), "role": role})
         write_status(self.name, self.status_data())
 
     # -- serving ---------------------------------------------------------------

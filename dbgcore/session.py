@@ -86,7 +86,7 @@ class Session:
     def via(self) -> dict[str, str]:
         if self.backend is None:
             return {"tool": "dbg", "version": ""}
-        return {"tool": self.backend.tool, "version": self._version}
+        return {"tool": self.backend.tool_name, "version": self._version}
 
     def describe(self) -> dict[str, Any]:
         program = ""
@@ -113,10 +113,15 @@ class Session:
 
     def handle(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         handler = getattr(self, f"op_{op}", None)
-        if handler is None:
-            raise UsageError(f"unknown op {op!r}")
         if op not in ("start", "attach") and self.backend is None:
             raise UsageError("the session has no program yet", "use dbg start PROGRAM")
+        if handler is None:
+            assert self.backend is not None
+            extension = self.backend.extension_op(op)
+            if extension is None:
+                raise self.backend.unsupported(op)
+            self._refresh()
+            return extension(args, timeout)
         if op not in ("start", "attach", "restart", "status", "output", "tool"):
             self._refresh()
             self._check_state(op)
@@ -190,7 +195,7 @@ class Session:
         event = backend.launch(request)
         self._version = backend.version()
         self.session_id = self.store.open_session(
-            self.name, self.spec.name if self.spec else "", backend.tool, self._version,
+            self.name, self.spec.name if self.spec else "", backend.tool_name, self._version,
             request.program, request.args, request.cwd or os.getcwd(),
         )
         breakpoints = self._apply_breaks(args.get("breaks", []))
@@ -207,7 +212,7 @@ class Session:
         event = backend.attach(request)
         self._version = backend.version()
         self.session_id = self.store.open_session(
-            self.name, self.spec.name if self.spec else "", backend.tool, self._version,
+            self.name, self.spec.name if self.spec else "", backend.tool_name, self._version,
             request.program or "", [], os.getcwd(),
         )
         breakpoints = self._apply_breaks(args.get("breaks", []))

@@ -65,6 +65,13 @@ def clean_stale(name: str, status: dict[str, Any] | None) -> list[int]:
                 pgid = procutil.pgid_of(pid)
                 if pgid is not None:
                     groups.add(pgid)
+            elif child.get("pgid") == pid and procutil.start_time(pid) in (
+                    None, child.get("start_time")):
+                # The leader is dead (or a zombie), but a member that ignores
+                # SIGHUP (the debuggee's own child) outlives it. Linux hands
+                # out no pid while a process group of that number exists, so
+                # a group numbered like our dead leader is still the one it led.
+                groups.add(pid)
         procutil.terminate_groups(groups, grace=0.5)
         sock = status.get("socket")
         if sock:

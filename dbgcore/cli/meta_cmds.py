@@ -49,6 +49,12 @@ def plugins() -> None:
     """List plugins and the backends each registers; broken ones say why."""
     from dbgcore.plugins import get_host
 
+    # Plugins' dbg_add_commands hooks run only when the CLI looks past its
+    # built-in commands; listing the commands runs them, so one that fails is
+    # reported here too.
+    root = click.get_current_context().find_root()
+    if isinstance(root.command, click.Group):
+        root.command.list_commands(root)
     rows = [{"name": p.name, "source": p.source, "ok": p.ok, "error": p.error,
              "backends": list(p.backends)} for p in get_host().report()]
     emit("plugins", {"plugins": rows})

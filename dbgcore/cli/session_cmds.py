@@ -61,19 +61,28 @@ def _start_session(op: str, args: dict[str, Any], idle_timeout: float | None) ->
               help="Environment variable (repeatable).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), metavar="SECONDS",
               help="End the session after this long without a command (default 1800).")
+@click.option("-m", "--module", "as_module", is_flag=True,
+              help="PROGRAM is a Python module to run like `python -m` (e.g. pytest).")
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | None,
-          env_pairs: tuple[str, ...], idle_timeout: float | None, program: str,
-          args: tuple[str, ...]) -> None:
+          env_pairs: tuple[str, ...], idle_timeout: float | None, as_module: bool,
+          program: str, args: tuple[str, ...]) -> None:
     """Start PROGRAM under a debugger, stopped at entry."""
     try:
         base = Path(cwd).absolute() if cwd else Path.cwd()
         if cwd and not base.is_dir():
             raise UsageError(f"--cwd {cwd}: no such directory")
-        target = Path(program) if os.path.isabs(program) else base / program
-        if not target.exists():
-            raise UsageError(f"no such program: {program}", "check the path (relative to --cwd)")
+        if as_module:
+            if not all(part.isidentifier() for part in program.split(".")):
+                raise UsageError(f"bad module name {program!r}", "e.g. dbg start -m pytest")
+            # Chosen like a Python file would be.
+            target = base / f"{program.replace('.', '/')}.py"
+        else:
+            target = Path(program) if os.path.isabs(program) else base / program
+            if not target.exists():
+                raise UsageError(f"no such program: {program}",
+                                 "check the path (relative to --cwd)")
         env = _parse_env(env_pairs)
         for spec in breaks:
             BreakLoc.parse(spec)
@@ -81,7 +90,8 @@ def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | No
     except DbgError as exc:
         fail("start", exc)
     _start_session("start", {
-        "backend": chosen, "program": str(target.absolute()), "args": list(args),
+        "backend": chosen, "program": program if as_module else str(target.absolute()),
+        "module": as_module, "args": list(args),
         "cwd": str(base), "env": env, "breaks": list(breaks), "run": run,
     }, idle_timeout)
 
@@ -121,7 +131,7 @@ def _check_attach_supported(backend: str) -> None:
         raise UsageError(f"unknown backend {backend!r}")
     cls = get_host().backend_classes().get(spec.plugin)
     if cls is not None and cls.capabilities().get("attach") == "none":
-        raise cls.unsupported("attach")
+        raise cls.unsupported_for(spec, "attach")
 
 
 @click.command()

@@ -199,7 +199,8 @@ class PdbBackend(Backend):
         return StopEvent(state="exited", reason="exited", exit_code=code, description=description)
 
     def _query(self, command: str, kind: str, timeout: float = 30) -> dict[str, Any]:
-        self._require_stopped(command)
+        # Name the op the user asked for, not the launcher's command.
+        self._require_stopped(command.split()[0].removeprefix("_dbg_"))
         text = self._drv().command(command, timeout)
         answers = _frames(text, kind)
         if not answers:
@@ -211,7 +212,9 @@ class PdbBackend(Backend):
     def _native(self, command: str, timeout: float = 30) -> str:
         """Run a pdb command that answers in prose; its *** lines are errors."""
         self._require_stopped(command.split()[0])
-        text = self._drv().command(command, timeout)
+        # Sent as one literal: pdb would cut the bare line at ';;' (which a
+        # condition may hold) and run the rest as a second command.
+        text = self._drv().command(f"_dbg_native {command!r}", timeout)
         errors = ERROR_RE.findall(text)
         if errors:
             raise OpFailed(f"pdb: {errors[-1]}")

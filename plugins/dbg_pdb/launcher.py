@@ -58,6 +58,13 @@ def _type_name(value: object) -> str:
     return "%s.%s" % (kind.__module__, kind.__qualname__)
 
 
+def _error_line(exc: BaseException) -> str:
+    # format_exception_only gives a SyntaxError several lines (the source, a
+    # caret); an error dbg reports is one line, and the last one says what.
+    lines = traceback.format_exception_only(type(exc), exc)
+    return lines[-1].strip() if lines else type(exc).__name__
+
+
 def _internal(frame: FrameType) -> bool:
     name = frame.f_code.co_filename
     return name == HERE or name == "<string>" or name == bdb.__file__
@@ -158,12 +165,37 @@ class DbgPdb(pdb.Pdb):
     do_r = do_return
     do_unt = do_until
 
+    # -- breakpoints by function name on decorated functions ------------------
+
+    def lineinfo(self, identifier: str) -> Any:
+        # pdb files a breakpoint set by the name of a not-yet-defined function
+        # under its `def` line, but bdb matches it against the code's
+        # co_firstlineno, which is the first decorator's line: on a decorated
+        # function it would never stop.
+        funcname, filename, lineno = pdb.Pdb.lineinfo(self, identifier)
+        if funcname and filename and lineno:
+            lineno = _first_decorator_line(filename, int(lineno))
+        return funcname, filename, lineno
+
     # -- structured answers ---------------------------------------------------
 
     def _arg(self, arg: str) -> Any:
         # Arguments are Python literals on one line: a repr'd string cannot
         # carry a newline, so it cannot smuggle in a second command.
         return ast.literal_eval(arg.strip())
+
+    def precmd(self, line: str) -> str:
+        # dbg's own commands carry user text (expressions, conditions) inside
+        # one Python literal. pdb's precmd would cut the line at ';;' and run
+        # the rest as a second command (and from 3.12 rewrite `$name`), so
+        # they skip it; everything else (`dbg raw`) gets pdb's usual handling.
+        if line.startswith("_dbg_"):
+            return line
+        return pdb.Pdb.precmd(self, line)
+
+    def do__dbg_native(self, arg: str) -> bool | None:
+        """Run one native pdb command, given as a literal, as one command."""
+        return self.onecmd(self._arg(arg))
 
     def do__dbg_state(self, arg: str) -> None:
         self.emit("state", self._state())
@@ -188,8 +220,7 @@ class DbgPdb(pdb.Pdb):
         try:
             value = self._eval(self._arg(arg))
         except BaseException as exc:
-            self.emit("value", {"error": "".join(
-                traceback.format_exception_only(type(exc), exc)).strip()})
+            self.emit("value", {"error": _error_line(exc)})
             return
         self.emit("value", {"value": _safe_repr(value, False), "type": _type_name(value)})
 
@@ -209,8 +240,7 @@ class DbgPdb(pdb.Pdb):
                      self.curframe.f_globals, namespace)
             result = self._eval(lhs)
         except BaseException as exc:
-            self.emit("value", {"error": "".join(
-                traceback.format_exception_only(type(exc), exc)).strip()})
+            self.emit("value", {"error": _error_line(exc)})
             return
         self.emit("value", {"value": _safe_repr(result, False), "type": _type_name(result)})
 
@@ -248,8 +278,22 @@ class DbgPdb(pdb.Pdb):
             assert found is not None
             self.emit("found", {"file": spec.origin, "line": found.lineno})
         except BaseException as exc:
-            self.emit("found", {"error": "".join(
-                traceback.format_exception_only(type(exc), exc)).strip()})
+            self.emit("found", {"error": _error_line(exc)})
+
+
+def _first_decorator_line(filename: str, def_line: int) -> int:
+    """The line of the first decorator of the function defined at ``def_line``
+    (``def_line`` itself when it has none, or the file cannot be parsed)."""
+    try:
+        with open(filename, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return def_line
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno == def_line and node.decorator_list:
+            return min(d.lineno for d in node.decorator_list)
+    return def_line
 
 
 def _console_streams() -> tuple[TextIO, TextIO]:
@@ -334,7 +378,12 @@ def main() -> None:
             sys.stderr.write("%s\n" % exc.code)
             code = 1
     except BaseException as exc:
-        traceback.print_exc()
+        # The traceback `python SCRIPT` would print: without the launcher's
+        # and bdb's own frames above the program's.
+        shown = exc.__traceback__
+        while shown is not None and _internal(shown.tb_frame):
+            shown = shown.tb_next
+        traceback.print_exception(type(exc), exc, shown)
         sys.stderr.flush()
         debugger.exception_text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         debugger.post_mortem = True

@@ -1,0 +1,296 @@
+"""Plugin loading: the built-in pdb plugin, third-party plugins found through
+real entry points of installed distributions, and broken plugins that are
+reported by `dbg plugins` without stopping dbg."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbgcore.plugins import DEFAULT_PLUGINS, PluginHost
+
+GOOD = """
+    import click
+
+    from dbgcore.backend import Backend
+    from dbgcore.hookspecs import hookimpl
+
+
+    class EchoBackend(Backend):
+        id = "echo-test"
+        tool = "echo-tool"
+
+
+    @hookimpl
+    def dbg_register_backends(register):
+        register(EchoBackend)
+
+
+    @hookimpl
+    def dbg_add_commands(cli):
+        @cli.command("hello-plugin")
+        @click.argument("name")
+        def hello(name):
+            '''Greet NAME (added by a plugin).'''
+            click.echo(f"hello {name} from dbgtest_good")
+"""
+
+BROKEN = {
+    # entry-point name: (module source, words the reported reason must contain)
+    "import-fails": ("""
+        raise RuntimeError("boom at import time")
+    """, ["RuntimeError", "boom at import time"]),
+    "misspelled": ("""
+        from dbgcore.hookspecs import hookimpl
+
+        @hookimpl
+        def dbg_register_backend(register):
+            pass
+    """, ["unknown hook", "dbg_register_backend"]),
+    "hook-raises": ("""
+        from dbgcore.hookspecs import hookimpl
+
+        @hookimpl
+        def dbg_register_backends(register):
+            raise ValueError("registration exploded")
+    """, ["ValueError", "registration exploded"]),
+    "registers-junk": ("""
+        from dbgcore.hookspecs import hookimpl
+
+        @hookimpl
+        def dbg_register_backends(register):
+            register(dict)
+    """, ["TypeError", "not a Backend subclass"]),
+    "commands-raise": ("""
+        from dbgcore.hookspecs import hookimpl
+
+        @hookimpl
+        def dbg_add_commands(cli):
+            raise KeyError("no-such-group")
+    """, ["KeyError", "no-such-group"]),
+}
+
+ECHO_CONFIG = """
+backends:
+  echo:
+    plugin: echo-test
+    command: [sh]
+    install: it is sh
+"""
+
+
+def user_config(dbg: Any, text: str) -> None:
+    path = dbg.home / "config" / "dbg" / "backends.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def plugins_by_name(dbg: Any, env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    data = dbg.json("plugins", env=env)
+    assert data["_exit"] == 0, data
+    return {p["name"]: p for p in data["plugins"]}
+
+
+def install_good(site: Any) -> None:
+    site.install("dbgtest-good", "dbgtest_good", GOOD, entry="good", version="1.2")
+
+
+def install_broken(site: Any) -> None:
+    for name, (source, _) in BROKEN.items():
+        module = "dbgtest_" + name.replace("-", "_")
+        site.install(f"dbgtest-{name}", module, source, entry=name)
+    # An entry point naming a module that is not there at all.
+    info = site.path / "dbgtest_ghost-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dbgtest-ghost\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[dbg]\nghost = dbgtest_no_such_module\n")
+
+
+def test_builtin_pdb_plugin_registers_pdb_backend() -> None:
+    host = PluginHost(load_entry_points=False)
+    assert "dbg_pdb" in DEFAULT_PLUGINS
+    classes = host.backend_classes()
+    assert classes["pdb"].id == "pdb"
+    info = {p.name: p for p in host.report()}["dbg_pdb"]
+    assert (info.ok, info.source, info.backends) == (True, "builtin", ("pdb",))
+
+
+def test_third_party_plugin_through_entry_point(dbg: Any, plugin_site: Any) -> None:
+    install_good(plugin_site)
+    user_config(dbg, ECHO_CONFIG)
+    env = plugin_site.env()
+
+    plugins = plugins_by_name(dbg, env)
+    good = plugins["good"]
+    assert good["ok"] is True, good
+    assert good["source"] == "entry point dbgtest-good 1.2"
+    assert good["backends"] == ["echo-test"]
+    assert plugins["dbg_pdb"]["ok"] is True
+
+    text = dbg("plugins", env=env)
+    assert "ok     good (entry point dbgtest-good 1.2): echo-test" in text.out
+
+    backends = {b["name"]: b for b in dbg.json("backends", env=env)["backends"]}
+    assert backends["echo"]["ready"] is True, backends["echo"]
+    assert backends["echo"]["plugin"] == "echo-test"
+
+    helped = dbg("--help", env=env)
+    assert helped.code == 0
+    assert "hello-plugin" in helped.out
+
+    hello = dbg("hello-plugin", "world", env=env)
+    assert (hello.code, hello.out) == (0, "hello world from dbgtest_good\n"), hello
+
+    # Without the distribution on the path, neither the plugin nor its command exist.
+    assert "good" not in plugins_by_name(dbg, {})
+    missing = dbg("hello-plugin", "world")
+    assert missing.code == 2
+    assert "Traceback" not in missing.err
+
+
+def test_broken_plugins_are_reported_and_dbg_still_works(dbg: Any, plugin_site: Any) -> None:
+    install_good(plugin_site)
+    install_broken(plugin_site)
+    user_config(dbg, ECHO_CONFIG)
+    env = plugin_site.env()
+
+    plugins = plugins_by_name(dbg, env)
+    for name, (_, words) in BROKEN.items():
+        assert plugins[name]["ok"] is False, plugins[name]
+        for word in words:
+            assert word in plugins[name]["error"], (name, plugins[name]["error"])
+    assert plugins["ghost"]["ok"] is False
+    assert "dbgtest_no_such_module" in plugins["ghost"]["error"]
+    # The others are unharmed.
+    assert plugins["good"]["ok"] is True
+    assert plugins["dbg_pdb"]["ok"] is True
+    assert plugins["dbg_pdb"]["backends"] == ["pdb"]
+
+    text = dbg("plugins", env=env)
+    assert text.code == 0
+    assert "broken import-fails (entry point dbgtest-import-fails 1.0): RuntimeError" in text.out
+    assert "Traceback" not in text.out + text.err
+
+    helped = dbg("--help", env=env)
+    assert helped.code == 0, helped
+    assert "hello-plugin" in helped.out
+    assert "Traceback" not in helped.err
+
+    listed = dbg("backends", env=env)
+    assert listed.code == 0, listed
+    assert "ready   pdb" in listed.out
+    assert "ready   echo" in listed.out
+
+    hello = dbg("hello-plugin", "there", env=env)
+    assert hello.out == "hello there from dbgtest_good\n", hello
+
+
+def test_backend_of_unloaded_plugin_is_listed_as_missing(dbg: Any) -> None:
+    user_config(dbg, ECHO_CONFIG)
+    rows = {b["name"]: b for b in dbg.json("backends")["backends"]}
+    assert rows["echo"]["ready"] is False
+    assert "plugin 'echo-test' is not loaded" in rows["echo"]["detail"]
+    assert rows["pdb"]["ready"] is True
+
+
+@pytest.mark.parametrize(("load", "block", "expected"), [
+    (None, None, {"good", "import-fails", "misspelled"}),
+    ("good", None, {"good"}),
+    ("good, misspelled", None, {"good", "misspelled"}),
+    ("", None, set()),
+    (None, "import-fails,misspelled", {"good"}),
+    ("good,misspelled", "misspelled", {"good"}),
+])
+def test_allow_and_block_lists(dbg: Any, plugin_site: Any, load: str | None,
+                               block: str | None, expected: set[str]) -> None:
+    install_good(plugin_site)
+    for name in ("import-fails", "misspelled"):
+        source, _ = BROKEN[name]
+        plugin_site.install(f"dbgtest-{name}", "dbgtest_" + name.replace("-", "_"), source,
+                            entry=name)
+    env = plugin_site.env()
+    if load is not None:
+        env["DBG_LOAD_PLUGINS"] = load
+    if block is not None:
+        env["DBG_BLOCK_PLUGINS"] = block
+    # The lists filter third-party plugins only; built-in ones always load.
+    assert set(plugins_by_name(dbg, env)) == {*DEFAULT_PLUGINS, *expected}
+
+
+STOP_LOGGER = """
+    import json
+    import os
+
+    from dbgcore.hookspecs import hookimpl
+
+
+    @hookimpl
+    def dbg_stop_recorded(session, snapshot):
+        with open(os.environ["DBGTEST_STOP_LOG"], "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"session": session, "snapshot": snapshot}) + "\\n")
+"""
+
+STOP_RAISER = """
+    from dbgcore.hookspecs import hookimpl
+
+
+    @hookimpl
+    def dbg_stop_recorded(session, snapshot):
+        raise RuntimeError("stop hook failed on purpose")
+"""
+
+
+def test_dbg_stop_recorded_runs_in_the_daemon_at_each_stop(
+        dbg: Any, plugin_site: Any, target: Any, tmp_path: Path) -> None:
+    cart = target("cart.py")
+    log = tmp_path / "stops.jsonl"
+    plugin_site.install("dbgtest-stop-raiser", "dbgtest_stop_raiser", STOP_RAISER,
+                        entry="aaa-stop-raiser")
+    plugin_site.install("dbgtest-stop-logger", "dbgtest_stop_logger", STOP_LOGGER,
+                        entry="stop-logger")
+    env = {**plugin_site.env(), "DBGTEST_STOP_LOG": str(log)}
+
+    started = dbg.json("-s", "hooked", "start", "--run", "--break", cart.loc("discount"),
+                       str(cart.path), env=env)
+    assert started["ok"] is True, started
+    assert started["reason"] == "breakpoint"
+
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert {r["session"] for r in records} == {"hooked"}
+    at_break = records[-1]["snapshot"]
+    assert at_break["state"] == "stopped"
+    assert at_break["reason"] == "breakpoint"
+    assert at_break["location"]["line"] == cart.lines["discount"]
+    assert at_break["location"]["function"] == "apply_discount"
+    assert Path(at_break["location"]["file"]).name == "cart.py"
+    assert {"total", "percent"} <= {v["name"] for v in at_break["locals"]}
+
+    # The raising plugin did not stop the session, nor the other plugin.
+    finished = dbg.json("-s", "hooked", "continue", env=env)
+    assert finished["state"] == "exited", finished
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert records[-1]["snapshot"]["state"] == "exited"
+    assert records[-1]["snapshot"]["exit_code"] == 0
+
+    # What the plugin saw is what the store recorded.
+    hits = dbg.json("-s", "hooked", "hits")["hits"]
+    assert [(h["state"], h["line"]) for h in hits] == [
+        (r["snapshot"]["state"], (r["snapshot"]["location"] or {}).get("line")) for r in records
+    ]
+    daemon_log = (dbg.home / "sessions" / "hooked" / "daemon.log").read_text(encoding="utf-8")
+    assert "stop hook failed on purpose" in daemon_log
+
+
+def test_plugin_module_is_imported_once_per_process(plugin_site: Any, tmp_path: Path,
+                                                    dbg: Any) -> None:
+    counter = tmp_path / "imports.txt"
+    plugin_site.install("dbgtest-counted", "dbgtest_counted", textwrap.dedent(f"""
+        with open({str(counter)!r}, "a") as fh:
+            fh.write("imported\\n")
+    """), entry="counted")
+    assert dbg("plugins", env=plugin_site.env()).code == 0
+    assert counter.read_text().splitlines() == ["imported"]
