@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 import time
 from typing import Any
@@ -91,6 +90,8 @@ def _exchange(name: str, sock_path: str, op: str, args: dict[str, Any],
 
 def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
     """Start a detached daemon for ``name`` and wait until it listens."""
+    import subprocess
+
     if live_status(name) is not None:
         raise SessionExists(f"session {name!r} is already running",
                             f"end it with `dbg -s {name} kill`, or pick another --session name")

@@ -9,14 +9,14 @@ would be too long gets one under a short private directory in /tmp instead.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 
 from dbgcore.errors import UsageError
 
-_SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# fullmatch, not match with $: "$" also matches before a trailing newline.
+_SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MAX_SOCKET_PATH = 100
 
 
@@ -37,7 +37,7 @@ def private_dir(path: Path) -> Path:
 
 
 def check_session_name(name: str) -> str:
-    if not _SESSION_RE.match(name):
+    if not _SESSION_RE.fullmatch(name):
         raise UsageError(
             f"bad session name {name!r}",
             "use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
@@ -61,6 +61,8 @@ def socket_path(name: str) -> Path:
     path = session_dir(name) / "daemon.sock"
     if len(str(path)) <= _MAX_SOCKET_PATH:
         return path
+    import hashlib
+
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:20]
     short = private_dir(Path("/tmp") / f"dbg-{os.getuid()}")
     return short / f"{digest}.sock"

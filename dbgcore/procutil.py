@@ -9,7 +9,6 @@ whose start time still matches.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import time
@@ -22,6 +21,8 @@ def die_with_parent() -> None:
     PR_SET_PDEATHSIG (1) fires when the *thread* that forked the child exits,
     which is why the daemon runs every op on one long-lived worker thread.
     """
+    import ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)

@@ -8,7 +8,7 @@ import click
 from dbgcore.cli.common import send
 from dbgcore.cli.output import fail
 from dbgcore.errors import UsageError
-from dbgcore.model import BreakLoc
+from dbgcore.location import BreakLoc
 
 
 @click.command("continue")

@@ -10,7 +10,7 @@ import click
 from dbgcore.cli.common import send
 from dbgcore.cli.output import emit, fail, get_ctx
 from dbgcore.errors import DbgError, UsageError
-from dbgcore.model import BreakLoc
+from dbgcore.location import BreakLoc
 
 
 @click.command()

@@ -12,7 +12,7 @@ from dbgcore import client
 from dbgcore.cli.common import send
 from dbgcore.cli.output import emit, emit_response, fail, get_ctx
 from dbgcore.errors import DbgError, NoSession, UsageError
-from dbgcore.model import BreakLoc
+from dbgcore.location import BreakLoc
 
 _PASSTHROUGH = {"ignore_unknown_options": True, "allow_interspersed_args": False}
 

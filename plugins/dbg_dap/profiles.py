@@ -136,8 +136,9 @@ class DebugpyProfile(AdapterProfile):
             "showReturnValue": True,
             "env": env,
             "args": request.args,
-            "python": [str(request.options.get("python") or self.spec.options.get("python")
-                           or _default_python())],
+            "python": [_real_python(str(request.options.get("python")
+                                        or self.spec.options.get("python")
+                                        or _default_python()))],
         }
         if request.module:
             args["module"] = request.program
@@ -167,6 +168,19 @@ class DebugpyProfile(AdapterProfile):
 
 def _default_python() -> str:
     return shutil.which("python3") or sys.executable
+
+
+def _real_python(python: str) -> str:
+    """The interpreter behind ``python``. Version-manager shims (pyenv's are
+    shell scripts) cost about half a second per start, and debugpy starts the
+    interpreter twice (its launcher, then the program)."""
+    try:
+        out = subprocess.run([python, "-c", "import sys; print(sys.executable)"],
+                             capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return python
+    real = out.stdout.strip()
+    return real if out.returncode == 0 and real and os.path.exists(real) else python
 
 
 PROFILES: dict[str, type[AdapterProfile]] = {
