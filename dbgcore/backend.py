@@ -122,6 +122,9 @@ class SessionContext:
     #: core can clean up after a daemon that died without doing so itself.
     track_process: Callable[[int, str], None] = lambda pid, role: None
     shutdown_grace: float = 1.0
+    #: The running op's ``--timeout``, kept current by the core: the bound for
+    #: debugger requests made by ops that take no timeout argument (stack, print...).
+    op_timeout: float = 30.0
 
 
 class Backend:

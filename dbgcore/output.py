@@ -13,6 +13,7 @@ class OutputChunk:
     seq: int
     category: str
     text: str
+    size: int  # UTF-8 bytes: what the bound counts
 
 
 class OutputBuffer:
@@ -20,8 +21,8 @@ class OutputBuffer:
 
     Every chunk gets a sequence number; ``read(since=N)`` returns the chunks
     after cursor N and the cursor to pass next time. When more than
-    ``max_bytes`` are held, the oldest chunks are dropped and the reader is
-    told how much it missed.
+    ``max_bytes`` (of UTF-8) are held, the oldest chunks are dropped and the
+    reader is told it missed some.
     """
 
     def __init__(self, max_bytes: int = 1 << 20) -> None:
@@ -35,15 +36,19 @@ class OutputBuffer:
     def append(self, category: str, text: str) -> None:
         if not text:
             return
-        if len(text) > self.max_bytes:
-            text = text[-self.max_bytes :]
+        data = text.encode("utf-8", "replace")
+        if len(data) > self.max_bytes:
+            # Keep the tail; a character cut in two at the front is dropped.
+            data = data[-self.max_bytes :]
+            text = data.decode("utf-8", "ignore")
+            data = text.encode("utf-8")
         with self._lock:
             self._seq += 1
-            self._chunks.append(OutputChunk(self._seq, category, text))
-            self._size += len(text)
+            self._chunks.append(OutputChunk(self._seq, category, text, len(data)))
+            self._size += len(data)
             while self._size > self.max_bytes and self._chunks:
                 old = self._chunks.popleft()
-                self._size -= len(old.text)
+                self._size -= old.size
                 self._dropped_upto = old.seq
 
     @property
@@ -54,6 +59,7 @@ class OutputBuffer:
     def read(
         self, since: int = 0, categories: set[str] | None = None, limit: int = 1000
     ) -> dict[str, Any]:
+        limit = max(1, limit)  # a page of nothing would never move the cursor
         with self._lock:
             chunks = [
                 c

@@ -59,11 +59,12 @@ def store_path() -> Path:
 
 def socket_path(name: str) -> Path:
     path = session_dir(name) / "daemon.sock"
-    if len(str(path)) <= _MAX_SOCKET_PATH:
+    # The kernel limit is in bytes, and a non-ASCII home takes more than one each.
+    if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return path
     import hashlib
 
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:20]
+    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:20]
     short = private_dir(Path("/tmp") / f"dbg-{os.getuid()}")
     return short / f"{digest}.sock"
 

@@ -80,6 +80,7 @@ class Session:
         self.session_id: int | None = None
         self.last: StopSnapshot | None = None
         self._version = ""
+        self.op_timeout = 30.0
 
     # -- identity ------------------------------------------------------------
 
@@ -93,7 +94,9 @@ class Session:
         if self.launch_request is not None:
             program = self.launch_request.program
         elif self.attach_request is not None:
-            program = self.attach_request.program or f"pid {self.attach_request.pid}"
+            attached = self.attach_request
+            program = attached.program or (f"pid {attached.pid}" if attached.pid is not None
+                                           else f"{attached.host or '127.0.0.1'}:{attached.port}")
         state = self.backend.state() if self.backend is not None else "starting"
         info: dict[str, Any] = {
             "name": self.name,
@@ -112,6 +115,9 @@ class Session:
     # -- dispatch -------------------------------------------------------------
 
     def handle(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self.op_timeout = timeout
+        if self.backend is not None:
+            self.backend.ctx.op_timeout = timeout
         handler = getattr(self, f"op_{op}", None)
         if op not in ("start", "attach") and self.backend is None:
             raise UsageError("the session has no program yet", "use dbg start PROGRAM")
@@ -148,8 +154,12 @@ class Session:
             )
 
     def _refresh(self) -> None:
-        """A target left running by a timed-out op may have stopped since."""
-        if self.backend is not None and self.backend.state() == "running":
+        """A target left running by a timed-out op may have stopped since.
+        Asked whenever the last answer said "running": a backend whose events
+        arrive on their own (DAP) may already be stopped, with the stop unseen."""
+        if self.backend is not None and (
+                self.backend.state() == "running"
+                or (self.last is not None and self.last.state == "running")):
             event = self.backend.poll(0)
             if event is not None:
                 self._snapshot(event)
@@ -175,7 +185,7 @@ class Session:
                                  spec.install)
         ctx = SessionContext(
             name=self.name, run_dir=self.run_dir, output=self.output, log=self.log,
-            track_process=self.track_process,
+            track_process=self.track_process, op_timeout=self.op_timeout,
         )
         self.spec = spec
         backend = cls(spec, ctx)
@@ -372,7 +382,8 @@ class Session:
 
     def op_wait(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        if self.backend.state() != "running":
+        if self.backend.state() != "running" and (self.last is None
+                                                   or self.last.state != "running"):
             assert self.last is not None
             return self.last.to_dict()
         event = self.backend.poll(timeout)

@@ -106,18 +106,53 @@ class Target:
         return f"{self.path}:{self.lines[mark]}"
 
 
+def copy_target(name: str, work: Path) -> Target:
+    """Copy tests/targets/NAME into ``work`` and resolve its line markers."""
+    dest = work / name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(TARGETS / name, dest)
+    return Target(dest, marked_lines(dest))
+
+
 @pytest.fixture
 def target(tmp_path: Path) -> Any:
     """Copy a program from tests/targets into the test's folder; returns a
     factory: target("loops.py") -> Target(path, lines)."""
 
     def make(name: str) -> Target:
-        dest = tmp_path / "work" / name
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(TARGETS / name, dest)
-        return Target(dest, marked_lines(dest))
+        return copy_target(name, tmp_path / "work")
 
     return make
+
+
+@pytest.fixture(scope="module")
+def module_dbg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dbg]:
+    """Like `dbg`, but one DBG_HOME for a whole test module, so its tests can
+    share a started session; kills the module's sessions at the end."""
+    base = tmp_path_factory.mktemp("module")
+    work = base / "work"
+    work.mkdir()
+    runner = Dbg(base / "home", work)
+    try:
+        yield runner
+    finally:
+        runner.kill_all()
+
+
+@pytest.fixture(scope="module")
+def module_target(module_dbg: Dbg) -> Any:
+    """`target`, copying into the work folder of `module_dbg`."""
+
+    def make(name: str) -> Target:
+        return copy_target(name, module_dbg.cwd)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def pdb_ready() -> None:
+    """Skip (or fail, in CI) when the pdb backend is not ready; checked once."""
+    require_backend("pdb")
 
 
 def require_backend(name: str) -> None:

@@ -68,7 +68,8 @@ class PendingRequest:
     def wait(self, timeout: float, adapter: str = "the adapter") -> Message:
         """The response body; raises DapRequestError, DebuggerTimeout, BackendError."""
         if not self._done.wait(timeout):
-            raise DebuggerTimeout(f"{adapter} did not answer {self.command} within {timeout:g}s",
+            raise DebuggerTimeout(f"{adapter} did not answer {self.command} within "
+                                  f"{round(timeout, 2):g}s",
                                   "raise --timeout, or `dbg kill` if it is stuck")
         if self._error is not None:
             raise self._error

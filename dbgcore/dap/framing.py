@@ -3,7 +3,9 @@
 :class:`FrameDecoder` is fed raw bytes in whatever pieces they arrive and
 hands back whole messages. It never stalls on garbage: bytes before a header
 (a stray print from an adapter, say) are skipped up to the next
-``Content-Length``, and reported, so one bad write cannot wedge a session. A
+``Content-Length``, and reported, so one bad write cannot wedge a session; a
+header whose body is not a JSON object is skipped alone, so a stray header
+cannot swallow the real frame after it. A
 body larger than ``max_body`` is a :class:`FramingError`: an adapter that says
 it is about to send 2 GB is broken, and waiting for it would hang.
 """
@@ -90,19 +92,35 @@ class FrameDecoder:
                 raise FramingError(
                     f"the adapter sent a {length}-byte message; the limit is {self.max_body} bytes")
             start = end + len(HEADER_END)
+            if not _may_start_object(self.buffer[start : start + 16]):
+                # A header that lies (a stray copy of one, say) must not swallow
+                # the frame after it, nor wait for bytes that never come: drop
+                # only the header and look again right after it.
+                self._skip(start)
+                continue
             if len(self.buffer) < start + length:
                 return None
-            body = bytes(self.buffer[start : start + length])
-            del self.buffer[: start + length]
-            try:
-                message = json.loads(body.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                self._note_skipped(body[:200])
+            message = _parse_object(bytes(self.buffer[start : start + length]))
+            if message is None:
+                self._skip(start)
                 continue
-            if isinstance(message, dict):
-                return message
-            self._note_skipped(body[:200])
+            del self.buffer[: start + length]
+            return message
         return None
+
+
+def _may_start_object(head: bytearray) -> bool:
+    """Can a body beginning with ``head`` (maybe not all arrived) be a JSON object?"""
+    stripped = bytes(head).lstrip(b" \t\r\n")
+    return not stripped or stripped.startswith(b"{")
+
+
+def _parse_object(body: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return message if isinstance(message, dict) else None
 
 
 def _content_length(header: bytes) -> int | None:

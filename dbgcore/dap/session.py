@@ -42,8 +42,11 @@ class StopInfo:
 
 
 class DapSession:
-    def __init__(self, channel: DapChannel, output: OutputBuffer, adapter_id: str = "dbg") -> None:
+    def __init__(self, channel: DapChannel, output: OutputBuffer, adapter_id: str = "dbg",
+                 request_timeout: Callable[[], float] = lambda: 30.0) -> None:
         self.channel = channel
+        #: The timeout of a request sent without one (the current op's --timeout).
+        self.request_timeout = request_timeout
         self.output = output
         self.adapter_id = adapter_id
         self.caps: Message = {}
@@ -52,6 +55,8 @@ class DapSession:
         self.stop = StopInfo()
         self.exit_code: int | None = None
         self.terminated = False
+        #: The adapter went away without saying that the program ended.
+        self.lost = False
         self.initialized = threading.Event()
         self.breakpoint_events: list[Message] = []
         self._on_breakpoint: Callable[[Message], None] | None = None
@@ -103,6 +108,7 @@ class DapSession:
         with self._cond:
             if self.state != "exited":
                 self.state = "exited"
+                self.lost = True
             self._cond.notify_all()
         self.initialized.set()
 
@@ -157,9 +163,11 @@ class DapSession:
             if self.channel.closed is not None:
                 raise self.channel.closed
             if time.monotonic() > deadline:
+                missing = "no `initialized` event" + (
+                    "" if pending.done else f" and no answer to {command}")
                 raise DebuggerTimeout(
-                    f"{self.channel.name} did not finish starting within {timeout:g}s",
-                    "raise --timeout; the adapter may be waiting for something")
+                    f"{self.channel.name} did not finish starting within {timeout:g}s "
+                    f"({missing})", "raise --timeout; the adapter may be waiting for something")
         if self.channel.closed is not None:
             if pending.done:
                 pending.wait(0, self.channel.name)  # its own failure says more
@@ -180,13 +188,16 @@ class DapSession:
 
     def wait_for_stop(self, after: int, timeout: float) -> str:
         """Wait until a stop newer than ``after``, or the end of the program:
-        returns "stopped", "exited" or "running" (timed out)."""
+        returns "stopped", "exited" or "running" (timed out). Raises the
+        channel's BackendError if the adapter died instead: that is no exit."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
                 if self.stop.seq > after and self.state == "stopped":
                     return "stopped"
                 if self.state == "exited":
+                    if self.lost and self.channel.closed is not None:
+                        raise self._death()
                     return "exited"
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -194,10 +205,19 @@ class DapSession:
                 self._cond.wait(remaining)
 
     def request(self, command: str, arguments: Message | None = None,
-                timeout: float = 30.0) -> Message:
+                timeout: float | None = None) -> Message:
         if self.channel.closed is not None and self.state == "exited":
+            if self.lost:
+                raise self._death()
             raise BackendError(f"{self.channel.name} has ended", "start again with `dbg restart`")
-        return self.channel.request(command, arguments, timeout)
+        return self.channel.request(command, arguments,
+                                    self.request_timeout() if timeout is None else timeout)
+
+    def _death(self) -> BackendError:
+        """How the adapter died (exit status, last stderr lines), as a fresh error."""
+        closed = self.channel.closed
+        assert closed is not None
+        return BackendError(closed.message, closed.hint)
 
     def describe_exit(self) -> dict[str, Any]:
         return {"exit_code": self.exit_code, "terminated": self.terminated}

@@ -66,8 +66,9 @@ class AdapterProcess:
         self.pid = self.proc.pid
         self.pgid = procutil.pgid_of(self.pid) or self.pid
         assert self.proc.stderr is not None
-        threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,),
-                         name=f"{name}-stderr", daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,),
+                                               name=f"{name}-stderr", daemon=True)
+        self._stderr_reader.start()
         if not stdio:
             assert self.proc.stdout is not None
             threading.Thread(target=self._drain_stdout, args=(self.proc.stdout,),
@@ -107,6 +108,11 @@ class AdapterProcess:
         return found[0]
 
     def diagnostics(self) -> str:
+        if self.proc.poll() is not None:
+            # It has exited, but its last words may still be in the pipe: they
+            # are the most useful ones, so let the reader catch up (briefly: a
+            # child of the adapter may hold the pipe open).
+            self._stderr_reader.join(timeout=0.5)
         lines = [line for line in self._stderr if line.strip()][-5:]
         return ("its last stderr lines: " + " | ".join(lines)) if lines else ""
 

@@ -69,6 +69,11 @@ class DapBackend(Backend):
         self.breaks = BreakpointTable(self)
         self.exception_filters: list[str] = []
         self._children: list[int] = []
+        #: Attached to a process dbg did not start: `dbg kill` detaches from it.
+        self.attached = False
+        #: While the target runs unwatched (an op timed out): the stop counter
+        #: it was resumed at, so `poll` sees a stop that has arrived since.
+        self._running_since: int | None = None
         self._lock = threading.Lock()
         self.cwd: str | None = None
 
@@ -96,12 +101,17 @@ class DapBackend(Backend):
 
     # -- starting ------------------------------------------------------------------
 
-    def _connect(self, cwd: str | None) -> DapSession:
+    def _connect(self, cwd: str | None, server: tuple[str, int] | None = None) -> DapSession:
         mode = str(self.spec.options.get("transport", "stdio"))
         argv = self.profile.argv()
         name = self.tool_name
         transport: Transport
-        if mode == "stdio":
+        if server is not None:
+            # The debug server is an adapter already (debugpy.listen starts
+            # one): talk to it; a second adapter of ours would wait for a
+            # debuggee that never connects to it.
+            transport = SocketTransport.connect(server[0], server[1], 5)
+        elif mode == "stdio":
             self.process = AdapterProcess(argv, cwd=cwd, name=name)
             transport = PipeTransport(self.process)
         elif mode == "tcp-listen":
@@ -118,9 +128,11 @@ class DapBackend(Backend):
         else:
             raise UsageError(f"backend {self.spec.name!r}: unknown transport {mode!r}",
                              "use stdio, tcp-listen or tcp-dial")
-        self.ctx.track_process(self.process.pid, name)
+        if self.process is not None:
+            self.ctx.track_process(self.process.pid, name)
         self.channel = DapChannel(transport, self.ctx.log, name, self.process)
-        self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name)
+        self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name,
+                              request_timeout=lambda: self.ctx.op_timeout)
         self.channel.on_event("process", self._process_event)
         self.channel.on_event("thread", self._thread_event)
         self.channel.on_reverse_request("runInTerminal", self._run_in_terminal)
@@ -136,7 +148,8 @@ class DapBackend(Backend):
 
     def _process_event(self, event: Message) -> None:
         pid = (event.get("body") or {}).get("systemProcessId")
-        if isinstance(pid, int) and pid > 0:
+        # An attached process is not ours to clean up (nor its process group).
+        if isinstance(pid, int) and pid > 0 and not self.attached:
             self._children.append(pid)
             self.ctx.track_process(pid, "debuggee")
 
@@ -163,27 +176,33 @@ class DapBackend(Backend):
         return {}
 
     def _handshake(self, command: str, arguments: Message, cwd: str | None,
-                   timeout: float) -> StopEvent:
-        dap = self._connect(cwd)
+                   timeout: float, server: tuple[str, int] | None = None) -> StopEvent:
+        dap = self._connect(cwd, server)
         dap.initialize(self.profile.client_caps, timeout)
         dap.start(command, arguments, self._configure, timeout)
-        state = dap.wait_for_stop(0, timeout)
+        # A launch stops at entry; an attached program may just keep running,
+        # so attach only looks (and then pauses it).
+        self._running_since = 0
+        state = dap.wait_for_stop(0, timeout if command == "launch" else 0)
         return self._event(state)
 
     def _configure(self) -> None:
         # Sent even with no filters: some adapters wait for it before running.
         assert self.dap is not None
-        self.dap.channel.request("setExceptionBreakpoints", {"filters": self.exception_filters})
+        self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters})
 
     def ctx_cwd(self) -> str:
         return self.cwd or os.getcwd()
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         self.cwd = request.cwd
-        return self._handshake("launch", self.profile.launch_arguments(request), request.cwd, 30)
+        return self._handshake("launch", self.profile.launch_arguments(request), request.cwd,
+                               self.ctx.op_timeout)
 
     def attach(self, request: AttachRequest) -> StopEvent:
-        event = self._handshake("attach", self.profile.attach_arguments(request), None, 30)
+        self.attached = True
+        event = self._handshake("attach", self.profile.attach_arguments(request), None,
+                                self.ctx.op_timeout, self.profile.attach_server(request))
         if event.state == "running":
             # An attached program keeps running; stop it so it can be inspected.
             return self.pause(10)
@@ -198,16 +217,20 @@ class DapBackend(Backend):
         return "exited" if state == "exited" else "running"
 
     def poll(self, timeout: float) -> StopEvent | None:
-        if self.dap is None or self.state() != "running":
+        # Not `state() == "running"`: events arrive on their own, so the
+        # stop may be here already, unreported.
+        if self.dap is None or self._running_since is None:
             return None
-        state = self.dap.wait_for_stop(self.dap.stop.seq, timeout)
+        state = self.dap.wait_for_stop(self._running_since, timeout)
         return None if state == "running" else self._event(state)
 
     def terminate(self) -> None:
         grace = self.ctx.shutdown_grace
         if self.channel is not None and self.channel.closed is None and self.dap is not None:
             try:
-                arguments: Message = {"terminateDebuggee": True}
+                # Like gdb quitting while attached: a process dbg did not
+                # start is detached from, and resumes; one it launched ends.
+                arguments: Message = {"terminateDebuggee": not self.attached}
                 self.channel.request("disconnect", arguments, timeout=grace)
             except DbgError:
                 pass
@@ -226,10 +249,11 @@ class DapBackend(Backend):
         assert self.dap is not None
         self._frames = None
         self.frame_index = 0
-        if state == "exited":
-            return StopEvent(state="exited", reason="exited", exit_code=self.dap.exit_code)
         if state == "running":
             return StopEvent(state="running")
+        self._running_since = None
+        if state == "exited":
+            return StopEvent(state="exited", reason="exited", exit_code=self.dap.exit_code)
         stop = self.dap.stop
         self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
         frames = self._stack_frames()
@@ -239,8 +263,11 @@ class DapBackend(Backend):
         reason = REASONS.get(stop.reason, stop.reason or "step")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
-        description = stop.text or (stop.description if stop.description.lower() not in (
-            stop.reason.lower(), f"paused on {stop.reason}".lower()) else "")
+        # DAP puts an exception's name in `text` and its message in `description`.
+        text = self.profile.split_exception_note(stop.text)[0]
+        detail = stop.description if stop.description.lower() not in (
+            stop.reason.lower(), f"paused on {stop.reason}".lower()) else ""
+        description = f"{text}: {detail}" if text and detail else text or detail
         self.breaks.after_stop(hit)
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
@@ -289,6 +316,7 @@ class DapBackend(Backend):
         dap = self._stopped(command)
         arguments: Message = {"threadId": self.thread_id or 0, **(extra or {})}
         seq = dap.mark_running()
+        self._running_since = seq
         self._frames = None
         dap.request(command, arguments, timeout)
         return self._event(dap.wait_for_stop(seq, timeout))

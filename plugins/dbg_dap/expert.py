@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from dbgcore.errors import OpFailed, UsageError
@@ -82,15 +83,14 @@ def _resolve_path(b: DapBackend, path: str) -> int:
         if not scope.get("expensive"):
             candidates += b.variables(int(scope["variablesReference"]))
     walked: list[str] = []
-    for part in parts:
-        match = next((v for v in candidates if str(v.get("name")) in (
-            part, f"[{part}]", f"'{part}'", f'"{part}"')), None)
+    for index, part in enumerate(parts):
+        match = next((v for v in _unfolded(b, candidates) if _names(v, part)), None)
         if match is None:
             where = ".".join(walked) or "the selected frame"
             raise OpFailed(f"no {part!r} in {where}", "see `dbg locals` or `dbg vars`")
         walked.append(part)
         reference = int(match.get("variablesReference") or 0)
-        if part is parts[-1]:
+        if index == len(parts) - 1:
             if not reference:
                 raise OpFailed(f"{path} = {match.get('value')} has no children")
             return reference
@@ -100,13 +100,47 @@ def _resolve_path(b: DapBackend, path: str) -> int:
     raise OpFailed(f"cannot resolve {path}")
 
 
+def _names(row: Payload, part: str) -> bool:
+    name = str(row.get("name"))
+    if name in (part, f"[{part}]", f"'{part}'", f'"{part}"'):
+        return True
+    # Adapters pad indices to a common width (debugpy: "0042" of 10000 items).
+    return name.isdigit() and part.isdigit() and int(name) == int(part)
+
+
+def _unfolded(b: DapBackend, rows: list[Payload], skip: int = 0) -> Iterator[Payload]:
+    """A value's own children in order, after the first ``skip`` of them: the
+    adapter's synthetic groups left out, and the folds it puts long
+    containers in opened as they are reached (debugpy lists 100 items, then
+    "more" holding buckets "[100:1100]"...). A fold of known size that lies
+    wholly within the skipped children is jumped without being fetched."""
+    pending = list(reversed(rows))
+    while pending:
+        row = pending.pop()
+        kind = b.profile.child_kind(row)
+        if kind == "group":
+            continue
+        if kind == "fold":
+            size = b.profile.fold_size(row)
+            if size is not None and size <= skip:
+                skip -= size
+            else:
+                pending.extend(reversed(b.variables(int(row["variablesReference"]))))
+            continue
+        if skip:
+            skip -= 1
+            continue
+        yield row
+
+
 def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
     target = str(args["ref"])
     reference = int(target) if target.isdigit() else _resolve_path(b, target)
     start, count = int(args.get("start") or 0), int(args.get("count") or 0)
     rows = b.variables(reference, start, count)
-    if count and not b._dap().supports("supportsVariablePaging"):
-        rows = rows[start:start + count]
+    if (start or count) and not b._dap().supports("supportsVariablePaging"):
+        # The adapter cannot page, so dbg cuts the page out of the children.
+        rows = list(itertools.islice(_unfolded(b, rows, start), count or None))
     return {"reference": reference, "variables": _variable_rows(rows)}
 
 
@@ -186,9 +220,15 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap.require("supportsExceptionInfoRequest", "exception info", b.tool_name)
     body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
     details = body.get("details") or {}
-    return {"exception": body.get("exceptionId"), "description": body.get("description"),
-            "break_mode": body.get("breakMode"), "type": details.get("fullTypeName"),
-            "stack": details.get("stackTrace")}
+    name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))
+    full_type = details.get("fullTypeName") or details.get("typeName")
+    payload = {"exception": name, "description": body.get("description"),
+               "break_mode": body.get("breakMode"),
+               "type": b.profile.split_exception_note(full_type)[0] if full_type else name,
+               "stack": details.get("stackTrace")}
+    if note:
+        payload["note"] = note
+    return payload
 
 
 def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:

@@ -10,6 +10,7 @@ names quirks; it never sends requests itself.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,10 @@ class AdapterProfile:
             return {"processId": request.pid}
         raise UsageError(f"{self.name} attaches by --pid only")
 
+    def attach_server(self, request: AttachRequest) -> tuple[str, int] | None:
+        """Where an adapter already listens for us (instead of starting ours)."""
+        return None
+
     def function_name(self, module: str | None, function: str) -> str:
         return f"{module}!{function}" if module else function
 
@@ -76,6 +81,20 @@ class AdapterProfile:
 
     def watch_hint(self) -> str:
         return "the adapter has no data breakpoints; try its own watch command via `dbg raw`"
+
+    def child_kind(self, row: dict[str, Any]) -> str:
+        """What a row of a ``variables`` answer is, for paging done by dbg:
+        "item" (a child), "group" (a synthetic row the adapter adds, not a
+        child), or "fold" (a row holding the next children, opened in place)."""
+        return "item"
+
+    def fold_size(self, row: dict[str, Any]) -> int | None:
+        """How many children a "fold" row holds, if its name or value says."""
+        return None
+
+    def split_exception_note(self, text: str) -> tuple[str, str]:
+        """An exception's type name, and a note the adapter appended to it."""
+        return text, ""
 
     #: Whether an unknown request name gets an error response (True) or can
     #: crash or hang the adapter (False: `dbg dap` refuses unknown names).
@@ -148,6 +167,13 @@ class DebugpyProfile(AdapterProfile):
             args["cwd"] = request.cwd
         return {**self.spec.launch, **args}
 
+    def attach_server(self, request: AttachRequest) -> tuple[str, int] | None:
+        # debugpy.listen() starts debugpy's adapter on that port; the
+        # debuggee is connected to that adapter, not to one we would start.
+        if request.port is not None:
+            return (request.host or "127.0.0.1", request.port)
+        return None
+
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         if request.port is not None:
             return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},
@@ -164,6 +190,39 @@ class DebugpyProfile(AdapterProfile):
 
     def watch_hint(self) -> str:
         return "debugpy has no data breakpoints; try `dbg break FILE:LINE --if EXPR`"
+
+    def child_kind(self, row: dict[str, Any]) -> str:
+        name, value = str(row.get("name", "")), str(row.get("value", ""))
+        if name in DEBUGPY_GROUPS:
+            return "group"
+        # pydevd shows the first 100 items of a long container, then a row
+        # "more" (value "..." or "[100:150]") whose children are the rest, in
+        # buckets of 1000 named "[100:1100]", "[1100:2100]"...
+        if row.get("variablesReference") and (
+                (name == "more" and (value == "..." or _BUCKET_RE.fullmatch(value)))
+                or _BUCKET_RE.fullmatch(name)):
+            return "fold"
+        return "item"
+
+    def fold_size(self, row: dict[str, Any]) -> int | None:
+        for text in (str(row.get("name", "")), str(row.get("value", ""))):
+            bucket = _BUCKET_RE.fullmatch(text)
+            if bucket:
+                return int(bucket.group(2)) - int(bucket.group(1))
+        return None
+
+    def split_exception_note(self, text: str) -> tuple[str, str]:
+        # pydevd appends "       (note: full exception trace is shown but
+        # execution is paused at: <frame>)" to an uncaught exception's type.
+        note = _NOTE_RE.search(text)
+        return (text[:note.start()], note.group(1)) if note else (text, "")
+
+
+#: Rows debugpy adds to a value's children that are not children of it.
+DEBUGPY_GROUPS = frozenset({"special variables", "function variables", "class variables",
+                            "protected variables", "len()"})
+_BUCKET_RE = re.compile(r"\[(\d+):(\d+)\]")
+_NOTE_RE = re.compile(r"\s+\(note: (.*)\)\s*$", re.S)
 
 
 def _default_python() -> str:

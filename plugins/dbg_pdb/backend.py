@@ -39,7 +39,8 @@ FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
 EXIT_RE = re.compile(r"\x1edbg:exit:(\{.*?\})\x1f")
 HELLO_RE = re.compile(r"\x1edbg:hello:(\{.*?\})\x1f")
 BREAK_SET_RE = re.compile(r"Breakpoint (\d+) at (.+):(\d+)\s*$", re.M)
-ERROR_RE = re.compile(r"^\*\*\* (.*)$", re.M)
+# pdb answers through a terminal: lines end in "\r\n", and "." matches the "\r".
+ERROR_RE = re.compile(r"^\*\*\* (.*?)\r?$", re.M)
 
 #: pdb commands that start a nested interactive loop with its own prompt; over
 #: `dbg raw` they would leave the session waiting for input that never comes.

@@ -31,7 +31,7 @@ def main():
     total = cart.total()  # @call-total
     print(f"subtotal: {total:.2f}")
     final = apply_discount(total, 10)  # @call-discount
-    print(f"total after discount: {final:.2f}")
+    print(f"total after discount: {final:.2f}")  # @after-discount
     print("done", file=sys.stderr)
     return 0 if final > 0 else 1
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,15 @@ class PluginSite:
     """A folder of installed distributions, to put on PYTHONPATH."""
 
     path: Path
+    _ahead: list[PluginSite] = field(default_factory=list)
+
+    def ahead(self) -> PluginSite:
+        """Another folder, put before this one on PYTHONPATH: entry points are
+        found in sys.path order, so its plugins register first."""
+        site = PluginSite(self.path.with_name(f"{self.path.name}-ahead{len(self._ahead)}"))
+        site.path.mkdir()
+        self._ahead.append(site)
+        return site
 
     def install(self, dist: str, module: str, source: str, entry: str | None = None,
                 version: str = "1.0") -> None:
@@ -43,7 +52,8 @@ class PluginSite:
 
     def env(self) -> dict[str, str]:
         """Environment for a `dbg` subprocess that sees these distributions."""
-        paths = [str(self.path), *filter(None, [os.environ.get("PYTHONPATH")])]
+        paths = [*(str(s.path) for s in self._ahead), str(self.path),
+                 *filter(None, [os.environ.get("PYTHONPATH")])]
         return {"PYTHONPATH": os.pathsep.join(paths)}
 
 

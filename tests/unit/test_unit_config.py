@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +33,7 @@ def test_shipped_file_loads(config_home: Path, tmp_path: Path) -> None:
 
 
 def test_user_then_project_merge_over_shipped(config_home: Path, tmp_path: Path) -> None:
+    shipped = load_config(tmp_path).backends
     user = write(config_home / "dbg" / "backends.yaml", """
         backends:
           pdb:
@@ -68,12 +70,12 @@ def test_user_then_project_merge_over_shipped(config_home: Path, tmp_path: Path)
     assert pdb.command == ["python3", "-X", "dev"]
     assert pdb.extensions == [".py3"]
     assert pdb.plugin == "pdb"  # ...keys a later file does not give are kept...
-    assert pdb.root_markers == load_config(tmp_path / "elsewhere").backends["pdb"].root_markers
+    assert pdb.root_markers == shipped["pdb"].root_markers
     # ...and the launch and options mappings merge key by key, project last.
     assert pdb.launch == {"stop_on_entry": False, "user_key": "from-user"}
     assert pdb.options == {"a": 1, "b": 3, "c": 4}
     # A backend only the user file defines is added after the shipped ones.
-    assert list(config.backends) == ["pdb", "extra"]
+    assert list(config.backends) == [*shipped, "extra"]
     assert config.backends["extra"].extensions == [".xpy"]
 
 
@@ -108,10 +110,11 @@ def test_extensions_are_matched_case_insensitively(config_home: Path, tmp_path: 
 def test_missing_user_file_is_fine_and_empty_file_adds_nothing(
         config_home: Path, tmp_path: Path) -> None:
     assert config_files(tmp_path) == [shipped_config_file()]
+    shipped = load_config(tmp_path).backends
     empty = write(config_home / "dbg" / "backends.yaml", "# nothing here yet\n")
     config = load_config(tmp_path)
     assert config.files == [shipped_config_file(), empty]
-    assert list(config.backends) == ["pdb"]
+    assert config.backends == shipped
 
 
 # -- malformed files -----------------------------------------------------------
@@ -242,7 +245,7 @@ def test_plugin_given_only_by_an_earlier_file_is_enough(
 
 # -- through the CLI -----------------------------------------------------------
 
-def test_cli_reports_broken_project_file_in_one_line(dbg) -> None:  # type: ignore[no-untyped-def]
+def test_cli_reports_broken_project_file_in_one_line(dbg: Any) -> None:
     project = write(dbg.cwd / ".dbg" / "backends.yaml", """
         backends:
           pdb:

@@ -51,7 +51,7 @@ def test_hookspec_is_named_typed_and_documented(name: str) -> None:
     assert documented == set(signature.parameters), f"{name} documents unknown parameters"
     assert signature.return_annotation is not inspect.Signature.empty, f"{name} return untyped"
     # The calling rule in words.
-    options = getattr(fn, "dbg_spec")
+    options: dict[str, Any] = fn.dbg_spec  # type: ignore[attr-defined]
     if options.get("firstresult"):
         assert "first" in doc.lower(), f"{name} is firstresult but its docstring does not say so"
     else:

@@ -64,7 +64,7 @@ def test_cpp_qualified_function(name: str) -> None:
     "!f", "mod!", "a!b!c",
     "ns::", "::f", "ns:::f", "a b",
     "f.py:12\nquit", "main\n", "f.py:1\r", "mod!f\nstep", "x\0y",
-    "f.py:²", "²", "f.py:¹²",
+    "f.py:²", "f.py:¹²", "f.py:٣",
 ])
 def test_malformed_locations_are_usage_errors(spec: str) -> None:
     with pytest.raises(UsageError) as info:

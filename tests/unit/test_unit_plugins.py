@@ -235,31 +235,44 @@ STOP_LOGGER = """
 """
 
 STOP_RAISER = """
+    import json
+    import os
+
     from dbgcore.hookspecs import hookimpl
 
 
     @hookimpl
     def dbg_stop_recorded(session, snapshot):
+        with open(os.environ["DBGTEST_STOP_LOG"], "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"raiser": session}) + "\\n")
         raise RuntimeError("stop hook failed on purpose")
 """
 
 
 def test_dbg_stop_recorded_runs_in_the_daemon_at_each_stop(
-        dbg: Any, plugin_site: Any, target: Any, tmp_path: Path) -> None:
+        dbg: Any, plugin_site: Any, target: Any, tmp_path: Path, pdb_ready: None) -> None:
     cart = target("cart.py")
     log = tmp_path / "stops.jsonl"
-    plugin_site.install("dbgtest-stop-raiser", "dbgtest_stop_raiser", STOP_RAISER,
-                        entry="aaa-stop-raiser")
+    # Distributions are found in sys.path order: the raiser's folder comes
+    # first, so it is registered, and called, before the logger.
+    plugin_site.ahead().install("dbgtest-stop-raiser", "dbgtest_stop_raiser", STOP_RAISER,
+                                entry="stop-raiser")
     plugin_site.install("dbgtest-stop-logger", "dbgtest_stop_logger", STOP_LOGGER,
                         entry="stop-logger")
     env = {**plugin_site.env(), "DBGTEST_STOP_LOG": str(log)}
+
+    def read_log() -> list[dict[str, Any]]:
+        lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        # Each stop: the raiser was called, raised, and the logger still ran.
+        assert lines[0::2] == [{"raiser": "hooked"}] * (len(lines) // 2), lines
+        return lines[1::2]
 
     started = dbg.json("-s", "hooked", "start", "--run", "--break", cart.loc("discount"),
                        str(cart.path), env=env)
     assert started["ok"] is True, started
     assert started["reason"] == "breakpoint"
 
-    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    records = read_log()
     assert {r["session"] for r in records} == {"hooked"}
     at_break = records[-1]["snapshot"]
     assert at_break["state"] == "stopped"
@@ -269,10 +282,10 @@ def test_dbg_stop_recorded_runs_in_the_daemon_at_each_stop(
     assert Path(at_break["location"]["file"]).name == "cart.py"
     assert {"total", "percent"} <= {v["name"] for v in at_break["locals"]}
 
-    # The raising plugin did not stop the session, nor the other plugin.
+    # The raising plugin stopped neither the session nor the other plugin.
     finished = dbg.json("-s", "hooked", "continue", env=env)
     assert finished["state"] == "exited", finished
-    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    records = read_log()
     assert records[-1]["snapshot"]["state"] == "exited"
     assert records[-1]["snapshot"]["exit_code"] == 0
 

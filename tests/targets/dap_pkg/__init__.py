@@ -1,0 +1,1 @@
+"""A package run with `dbg start -m dap_pkg`."""

@@ -1,0 +1,201 @@
+"""Bad input: a clear one-line error on stderr, a non-zero exit, no traceback,
+and the session just as usable afterwards.
+
+One pdb session on cart.py, stopped at @loop, takes every bad command in turn;
+after each one it must still answer from the same place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import Dbg, Result, Target
+
+pytestmark = pytest.mark.usefixtures("pdb_ready")
+
+MARKER = "smuggled.txt"
+
+
+def assert_clean_error(result: Result, code: int, *words: str) -> None:
+    """One line on stderr, starting `error:`, nothing on stdout, no traceback."""
+    assert result.code == code, result
+    assert result.out == "", result
+    assert result.err.startswith("error: "), result
+    assert result.err.count("\n") == 1 and result.err.endswith("\n"), result
+    assert "Traceback" not in result.err, result
+    for word in words:
+        assert word in result.err, (word, result.err)
+
+
+@pytest.fixture(scope="module")
+def cart(module_dbg: Dbg, module_target: Any) -> Target:
+    target: Target = module_target("cart.py")
+    snap = module_dbg.json("start", "--break", target.loc("loop"), "--run", str(target.path))
+    assert snap["ok"] and snap["location"]["line"] == target.lines["loop"], snap
+    return target
+
+
+@pytest.fixture
+def still_usable(module_dbg: Dbg, cart: Target) -> Any:
+    """After the test: the session answers, from the same stop, and nothing
+    a bad command carried reached pdb as a command of its own."""
+    yield
+    # Past @loop's first run, `cost` would exist or `item` would have moved on.
+    answer = module_dbg.json("print", "(item['name'], total, 'cost' in dir())")
+    assert (answer["ok"], answer["value"]) == (True, "('apple', 0, False)"), answer
+    assert not (module_dbg.cwd / MARKER).exists(), "a smuggled command ran"
+
+
+def smuggle(dbg: Dbg) -> str:
+    """A pdb command line that, if it ever ran, would leave a marker file."""
+    return f"!open({str(dbg.cwd / MARKER)!r}, 'w').close()"
+
+
+BAD_LOCATIONS = ["cart.py:abc", ":12", "cart.py:0", "cart.py:", "cart.py:-3", "a!b!c", "!f",
+                 "mod!", " ", "cart.py:1x"]
+
+
+@pytest.mark.parametrize("location", BAD_LOCATIONS)
+@pytest.mark.usefixtures("still_usable")
+def test_malformed_location(module_dbg: Dbg, location: str) -> None:
+    assert_clean_error(module_dbg("break", location), 2, "bad location")
+
+
+@pytest.mark.parametrize("argv", [["until", "cart.py:abc"], ["list", ":12"],
+                                  ["unbreak", ":12"], ["hits", "x.py:y"]],
+                         ids=lambda a: " ".join(a))
+@pytest.mark.usefixtures("still_usable")
+def test_malformed_location_in_other_ops(module_dbg: Dbg, argv: list[str]) -> None:
+    assert_clean_error(module_dbg(*argv), 2, "bad location")
+
+
+@pytest.mark.parametrize(("location", "why"), [
+    ("nofile.py:3", "not found"),
+    ("cart.py:999", "End of file"),
+    ("cart.py:2", "Blank or comment"),
+    ("no_such_function", "no_such_function"),
+    ("no_such_module!f", "no_such_module"),
+])
+@pytest.mark.usefixtures("still_usable")
+def test_location_pdb_refuses(module_dbg: Dbg, location: str, why: str) -> None:
+    assert_clean_error(module_dbg("break", location), 1, why)
+
+
+@pytest.mark.parametrize("argv", [
+    ["frame", "-1"], ["frame", "abc"], ["stack", "--levels", "x"], ["up", "0"],
+    ["--timeout", "0", "stack"], ["--timeout", "soon", "stack"],
+    ["break", "cart.py:16", "--hit", "0"], ["break", "cart.py:16", "--if", ""],
+    ["break", "cart.py:16", "--frobnicate"], ["raw", ""], ["raw", "interact"],
+    ["print"], ["set", "total"], ["output", "--since", "-1"], ["no-such-command"],
+], ids=lambda a: " ".join(a))
+@pytest.mark.usefixtures("still_usable")
+def test_usage_errors(module_dbg: Dbg, argv: list[str]) -> None:
+    assert_clean_error(module_dbg(*argv), 2)
+
+
+@pytest.mark.parametrize("name", ["bad name", "../up", "", "x" * 65, "a/b", ".hidden"])
+@pytest.mark.usefixtures("still_usable")
+def test_invalid_session_name(module_dbg: Dbg, name: str) -> None:
+    assert_clean_error(module_dbg("--session", name, "status"), 2, "bad session name")
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_newline_never_reaches_pdb_as_a_second_command(module_dbg: Dbg) -> None:
+    second = smuggle(module_dbg)
+    for argv in (["print", f"total\n{second}"], ["print", f"total\r{second}"],
+                 ["raw", f"p 1\n{second}"], ["set", "total", f"5\n{second}"],
+                 ["set", f"total\n{second}", "5"], ["break", "cart.py:17", "--if", f"1\n{second}"],
+                 ["break", f"cart.py:17\n{second}"], ["until", f"cart.py:17\n{second}"]):
+        assert_clean_error(module_dbg(*argv), 2)
+        assert not (module_dbg.cwd / MARKER).exists(), argv
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_pdb_separator_in_user_text_is_data(module_dbg: Dbg, cart: Target) -> None:
+    # pdb runs `a;;b` as two commands; dbg's ops must not let text the user
+    # meant as one expression or condition be cut there.
+    second = smuggle(module_dbg)
+    result = module_dbg("print", f"'x';;{second};;'y'")
+    assert_clean_error(result, 1, "SyntaxError")
+    assert module_dbg.json("print", "'a;;b'")["value"] == "'a;;b'"
+    bad_set = module_dbg("set", "total", f"0;;{second}")
+    assert_clean_error(bad_set, 1, "SyntaxError")
+    bp = module_dbg.json("break", cart.loc("discount"), "--if", f"percent == 1;;{second}")
+    assert bp["breakpoint"]["condition"] == f"percent == 1;;{second}", bp
+    assert module_dbg.json("unbreak", str(bp["breakpoint"]["id"]))["ok"]
+
+
+def test_program_that_does_not_exist(module_dbg: Dbg, cart: Target) -> None:
+    assert_clean_error(module_dbg("-s", "other", "start", "no_such_program.py"), 2,
+                       "no such program: no_such_program.py")
+    assert_clean_error(module_dbg("-s", "other", "start", "--cwd", "no_such_dir", "cart.py"), 2,
+                       "no_such_dir")
+    assert module_dbg.json("-s", "other", "status")["error"]["kind"] == "no_session"
+
+
+def test_unknown_and_missing_backends(module_dbg: Dbg, cart: Target) -> None:
+    assert_clean_error(module_dbg("-s", "other", "start", "--backend", "nope", str(cart.path)),
+                       2, "unknown backend 'nope'", "known backends:")
+    config = Path(module_dbg.env["XDG_CONFIG_HOME"]) / "dbg" / "backends.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "backends:\n"
+        "  ghost:\n"
+        "    plugin: pdb\n"
+        "    command: [no-such-python-3.99]\n"
+        "    extensions: [.ghost]\n"
+        "    install: get ghost from https://example.invalid/ghost\n", encoding="utf-8")
+    try:
+        # Named, and chosen from the program's extension: both name the fix.
+        assert_clean_error(
+            module_dbg("-s", "other", "start", "--backend", "ghost", str(cart.path)), 1,
+            "ghost", "not ready", "https://example.invalid/ghost")
+        program = module_dbg.cwd / "thing.ghost"
+        program.write_text("", encoding="utf-8")
+        assert_clean_error(module_dbg("-s", "other", "start", str(program)), 1,
+                           "https://example.invalid/ghost")
+        listing = module_dbg.json("backends")["backends"]
+        ghost = next(b for b in listing if b["name"] == "ghost")
+        assert ghost["ready"] is False and "example.invalid" in ghost["install"]
+    finally:
+        config.unlink()
+    assert module_dbg.json("-s", "other", "status")["error"]["kind"] == "no_session"
+
+
+def test_bad_env_pair(module_dbg: Dbg, cart: Target) -> None:
+    assert_clean_error(module_dbg("-s", "other", "start", "--env", "NOEQUALS", str(cart.path)),
+                       2, "--env")
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_start_twice(module_dbg: Dbg, cart: Target) -> None:
+    assert_clean_error(module_dbg("start", str(cart.path)), 1, "already running", "kill")
+
+
+def test_ops_without_a_session(module_dbg: Dbg, cart: Target) -> None:
+    for argv in (["step"], ["locals"], ["break", "cart.py:16"], ["kill"], ["restart"],
+                 ["raw", "p", "1"], ["output"]):
+        assert_clean_error(module_dbg("-s", "nobody", *argv), 1, "no session named 'nobody'")
+
+
+def test_op_needing_a_stop_while_running(module_dbg: Dbg, module_target: Any) -> None:
+    spin = module_target("spin.py")
+    running = module_dbg.json("-s", "runner", "--timeout", "0.5", "start", "--run",
+                              str(spin.path))
+    assert running["state"] == "running", running
+    for argv in (["locals"], ["print", "count"], ["stack"], ["step"], ["continue"],
+                 ["set", "count", "0"], ["up"], ["break", spin.loc("work")], ["breaks"],
+                 ["raw", "p", "1"]):
+        result = module_dbg("-s", "runner", *argv)
+        assert_clean_error(result, 1, "runs" if argv[0] in ("break", "breaks", "unbreak", "raw")
+                           else "running", "dbg pause")
+        assert "_dbg_" not in result.err, result.err  # names the op, not pdb plumbing
+    # ...and after a pause the same session answers again.
+    paused = module_dbg.json("-s", "runner", "pause")
+    assert paused["state"] == "stopped", paused
+    assert int(module_dbg.json("-s", "runner", "print", "count")["value"]) > 0
+    assert module_dbg.json("-s", "runner", "kill")["ok"]

@@ -1,0 +1,189 @@
+"""Where dbg keeps its files: DBG_HOME, private directories, session names,
+and socket paths that fit the Unix limit."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dbgcore import paths
+from dbgcore.errors import UsageError
+
+#: sun_path holds 108 bytes on Linux, including the terminating NUL.
+SUN_PATH_MAX = 107
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "dbg-home"
+    monkeypatch.setenv("DBG_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def open_umask() -> Iterator[None]:
+    """A umask that hides nothing, so only dbg's own chmod makes a dir private."""
+    old = os.umask(0)
+    yield
+    os.umask(old)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_dbg_home_is_honoured(home: Path) -> None:
+    assert paths.dbg_home() == home
+    assert paths.store_path() == home / "store.sqlite3"
+    assert paths.session_dir("work") == home / "sessions" / "work"
+
+
+def test_relative_and_tilde_dbg_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DBG_HOME", "rel/home")
+    assert paths.dbg_home() == tmp_path / "rel" / "home"
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("DBG_HOME", "~/dbg")
+    assert paths.dbg_home() == tmp_path / "user" / "dbg"
+
+
+def test_default_home_follows_xdg_state_home(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DBG_HOME", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert paths.dbg_home() == tmp_path / "state" / "dbg"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert paths.dbg_home() == tmp_path / "user" / ".local" / "state" / "dbg"
+
+
+def test_directories_are_private(home: Path, open_umask: None) -> None:
+    paths.store_path()
+    paths.sessions_dir()
+    assert mode(home) == 0o700
+    assert mode(home / "sessions") == 0o700
+
+
+def test_private_dir_tightens_an_existing_open_dir(tmp_path: Path) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir(mode=0o755)
+    loose.chmod(0o755)
+    assert paths.private_dir(loose) == loose
+    assert mode(loose) == 0o700
+
+
+@pytest.mark.parametrize("name", ["default", "a", "A.b-c_9", "1st", "x" * 64])
+def test_good_session_names(name: str) -> None:
+    assert paths.check_session_name(name) == name
+
+
+@pytest.mark.parametrize("name", [
+    "", ".", "..", "../etc", "a/b", "-rf", ".hidden", "_x", "a b", "x" * 65, "tab\t",
+    "new\nline", "trailing\n", "é", "nul\0",
+])
+def test_bad_session_names(name: str) -> None:
+    with pytest.raises(UsageError) as info:
+        paths.check_session_name(name)
+    assert info.value.exit_code == 2
+    assert info.value.hint
+
+
+@given(st.text(max_size=80))
+def test_a_valid_name_is_one_plain_path_component(name: str) -> None:
+    try:
+        paths.check_session_name(name)
+    except UsageError:
+        return
+    assert Path(name).name == name
+    assert name.isascii() and name.isprintable() and " " not in name
+    assert name not in (".", "..")
+    assert len(name) <= 64
+
+
+def test_short_socket_path_is_in_the_session_dir(home: Path) -> None:
+    assert paths.socket_path("default") == home / "sessions" / "default" / "daemon.sock"
+
+
+def test_long_socket_path_moves_to_a_short_private_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    monkeypatch.setenv("DBG_HOME", str(deep))
+    name = "s" * 64
+    sock = paths.socket_path(name)
+    assert len(str(paths.session_dir(name) / "daemon.sock")) > SUN_PATH_MAX
+    assert len(str(sock).encode()) <= SUN_PATH_MAX
+    assert sock.parent == Path("/tmp") / f"dbg-{os.getuid()}"
+    assert mode(sock.parent) == 0o700
+    # Stable for one session, distinct between sessions and between homes.
+    assert paths.socket_path(name) == sock
+    assert paths.socket_path("t" * 64) != sock
+    monkeypatch.setenv("DBG_HOME", str(deep) + "2")
+    assert paths.socket_path(name) != sock
+
+    # And a real socket can be bound there.
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(sock))
+    finally:
+        server.close()
+        sock.unlink(missing_ok=True)
+
+
+def test_socket_path_limit_counts_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Short in characters, too long in bytes: the kernel counts bytes.
+    with tempfile.TemporaryDirectory(dir="/tmp") as short:
+        base = f"{short}/x"
+        room = 100 - len(base) - len("/sessions/default/daemon.sock")
+        monkeypatch.setenv("DBG_HOME", base + "é" * room)
+        assert len(str(paths.session_dir("default") / "daemon.sock")) <= 100
+        sock = paths.socket_path("default")
+        assert len(os.fsencode(sock)) <= SUN_PATH_MAX
+        server = socket.socket(socket.AF_UNIX)
+        try:
+            server.bind(str(sock))
+        finally:
+            server.close()
+            sock.unlink(missing_ok=True)
+
+
+def test_session_with_a_long_dbg_home_works_end_to_end(dbg: Any, target: Any,
+                                                        pdb_ready: None) -> None:
+    long_home = dbg.home.parent / ("h" * 90)
+    dbg.env["DBG_HOME"] = str(long_home)
+    cart = target("cart.py")
+    started = dbg.json("-s", "long-name-session", "start", str(cart.path))
+    assert started["ok"] is True, started
+    status = dbg.json("-s", "long-name-session", "status")
+    assert status["ok"] is True, status
+    assert dbg("-s", "long-name-session", "kill").code == 0
+    assert (long_home / "sessions" / "long-name-session").is_dir()
+
+
+def test_user_and_project_config_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    assert paths.user_config_file() == tmp_path / "cfg" / "dbg" / "backends.yaml"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert paths.user_config_file() == tmp_path / "user" / ".config" / "dbg" / "backends.yaml"
+
+    deep = tmp_path / "p" / "q" / "r"
+    deep.mkdir(parents=True)
+    assert paths.project_config_file(deep) is None or not str(
+        paths.project_config_file(deep)).startswith(str(tmp_path))
+    # A .dbg folder without the file does not count.
+    (tmp_path / "p" / "q" / ".dbg").mkdir()
+    found = tmp_path / "p" / ".dbg" / "backends.yaml"
+    found.parent.mkdir()
+    found.write_text("backends: {}\n")
+    assert paths.project_config_file(deep) == found
+    monkeypatch.chdir(deep)
+    assert paths.project_config_file() == found
