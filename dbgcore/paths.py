@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from dbgcore.errors import UsageError
@@ -65,7 +66,14 @@ def socket_path(name: str) -> Path:
     import hashlib
 
     digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:20]
-    short = private_dir(Path("/tmp") / f"dbg-{os.getuid()}")
+    short = Path("/tmp") / f"dbg-{os.getuid()}"
+    if not short.exists():
+        private_dir(short)
+    # /tmp is shared: someone else may have made this name first, to catch our socket.
+    info = os.lstat(short)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise UsageError(f"{short} is not a private directory of yours; not using it",
+                         "set DBG_HOME to a shorter path, or remove that directory")
     return short / f"{digest}.sock"
 
 

@@ -166,9 +166,9 @@ def test_several_named_sessions(dbg: Dbg, target: Any) -> None:
 
 def test_idle_session_ends_by_itself(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
-    assert dbg.json("-s", "idle", "start", "--idle-timeout", "1", str(cart.path))["ok"]
-    assert dbg.json("start", str(cart.path))["ok"]  # the default timeout: stays
+    assert dbg.json("-s", "idle", "start", "--idle-timeout", "2", str(cart.path))["ok"]
     status = read_status(dbg, "idle")
+    assert dbg.json("start", str(cart.path))["ok"]  # the default timeout: stays
     pdb = next((c["pid"], c["start_time"]) for c in status["children"])
     assert wait_until(lambda: not (session_dir(dbg, "idle") / "status.json").exists(), 10)
     assert wait_until(lambda: gone(status["pid"], status["start_time"]) and gone(*pdb))

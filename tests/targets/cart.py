@@ -20,7 +20,7 @@ class Cart:
 
 def apply_discount(total, percent):
     discount = total * percent / 100  # @discount
-    return total - discount
+    return total - discount  # @discount-return
 
 
 def main():
