@@ -104,6 +104,10 @@ class PluginHost:
             def register(cls: type[Backend], _mine: list[str] = mine) -> None:
                 if not (isinstance(cls, type) and issubclass(cls, Backend)) or not cls.id:
                     raise TypeError(f"{cls!r} is not a Backend subclass with an id")
+                if cls.id in found and found[cls.id] is not cls:
+                    # First come (built-ins load first) keeps it; no silent takeover.
+                    raise ValueError(f"backend id {cls.id!r} is already registered by "
+                                     f"{found[cls.id].__module__}")
                 found[cls.id] = cls
                 _mine.append(cls.id)
 

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +147,12 @@ def module_target(module_dbg: Dbg) -> Any:
         return copy_target(name, module_dbg.cwd)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def backend_ready() -> Callable[[str], None]:
+    """`require_backend`, for tests parametrized over backends."""
+    return require_backend
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ command line, any number of them, each a word and maybe an argument::
                         partial header, a header with a bad length, binary junk)
     oversized [REQUEST] answer REQUEST (default: evaluate) with a 2 GB Content-Length
     no-initialized      never send the `initialized` event
+    continue-runs       on continue, the program runs on: no stop, no exit
     slow-launch SECONDS sleep before answering launch
 
 ``--tag`` is ignored; tests put a unique word there to find the process in /proc.
@@ -278,6 +279,8 @@ class Adapter:
 
     def on_continue(self, request: Message) -> None:
         self.respond(request, {"allThreadsContinued": True})
+        if "continue-runs" in self.modes:
+            return
         self.output("goodbye from the fake program\n")
         self.event("exited", {"exitCode": 0})
         self.event("terminated")
@@ -288,7 +291,7 @@ class Adapter:
 
 
 MODES_WITH_ARGUMENT = {"crash-on", "crash-after", "hang-on", "error-on", "slow-launch"}
-MODES_WITHOUT = {"garbage", "no-initialized"}
+MODES_WITHOUT = {"garbage", "no-initialized", "continue-runs"}
 
 
 def parse_modes(argv: list[str]) -> dict[str, str]:

@@ -9,6 +9,8 @@ hang past ``--timeout``. After each, `dbg kill` leaves no adapter process and
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 import pytest
@@ -107,6 +109,20 @@ def test_crash_while_the_program_runs_is_not_an_exit(fake: Any, op: str) -> None
     assert_fresh_start_works(fake)
 
 
+def test_adapter_killed_while_the_program_runs_unwatched(fake: Any) -> None:
+    # `continue` outlives its --timeout (the program runs on), then the
+    # adapter is killed: waiting for the stop reports how the adapter ended.
+    fake.use("continue-runs")
+    assert fake.start().code == 0
+    running = fake.run("continue", timeout=1)
+    assert running.code == 0 and running.data["state"] == "running", running
+    for pid in fake.pids():
+        os.kill(pid, signal.SIGKILL)
+    assert_error(fake.run("wait", timeout=TIMEOUT), "backend", "fake was killed by signal 9")
+    assert fake.run("kill").code == 0
+    assert_fresh_start_works(fake)
+
+
 # -- the adapter stops answering ------------------------------------------------
 
 
@@ -115,7 +131,7 @@ def test_crash_while_the_program_runs_is_not_an_exit(fake: Any, op: str) -> None
     ("threads", ["threads"], ["print", "x"]),
     # The target may be running after all: `pause` stops it again.
     ("next", ["next"], ["pause"]),
-])
+], ids=["evaluate", "threads", "next"])
 def test_unanswered_request_times_out_and_names_it(
         fake: Any, request_name: str, op: list[str], after: list[str]) -> None:
     fake.use("hang-on", request_name)
@@ -138,7 +154,7 @@ def test_unanswered_request_times_out_and_names_it(
     # Slower than --timeout is the same as never answering launch.
     (["slow-launch", "30"], "(no `initialized` event and no answer to launch)"),
     (["hang-on", "configurationDone"], "did not answer configurationDone within"),
-])
+], ids=["initialize", "no-initialized", "slow-launch", "configurationDone"])
 def test_start_that_never_finishes_times_out(fake: Any, modes: list[str], fragment: str) -> None:
     fake.use(*modes)
     failed = fake.start(timeout=TIMEOUT)
