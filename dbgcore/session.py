@@ -35,6 +35,7 @@ from dbgcore.model import (
     BreakOptions,
     Breakpoint,
     Frame,
+    Location,
     SourceLine,
     StopEvent,
     StopSnapshot,
@@ -461,6 +462,14 @@ class Session:
         spec = args.get("location")
         context = int(args.get("context", 5))
         current = self.last.location if self.last is not None else None
+        if self.backend is not None and self.backend.state() == "stopped":
+            # The selected frame (after `dbg up` / `dbg frame N`), not just the stop.
+            try:
+                selected = next((f for f in self.backend.stack(None) if f.current), None)
+            except DbgError:
+                selected = None
+            if selected is not None and selected.file and selected.line:
+                current = Location(selected.file, selected.line, selected.function)
         if spec:
             loc = BreakLoc.parse(spec)
             if loc.line is None:

@@ -263,15 +263,18 @@ class DapBackend(Backend):
         reason = REASONS.get(stop.reason, stop.reason or "step")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
+        if hit and all(b.internal for b in hit):
+            reason = "until"  # our own temporary breakpoint, not one the user set
+        user_hits = [b for b in hit if not b.internal]
         # DAP puts an exception's name in `text` and its message in `description`.
         text = self.profile.split_exception_note(stop.text)[0]
         detail = stop.description if stop.description.lower() not in (
             stop.reason.lower(), f"paused on {stop.reason}".lower()) else ""
         description = f"{text}: {detail}" if text and detail else text or detail
-        self.breaks.after_stop(hit)
+        self.breaks.after_stop(user_hits)
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
-                         hit_breakpoints=[b.id for b in hit])
+                         hit_breakpoints=[b.id for b in user_hits])
 
     def _first_thread(self) -> int | None:
         threads = self._dap().request("threads").get("threads") or []

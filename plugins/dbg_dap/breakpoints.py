@@ -242,7 +242,7 @@ class BreakpointTable:
             hit = []
         for record in hit:
             record.hits += 1
-        return [r for r in hit if not r.internal] or hit
+        return hit
 
     def after_stop(self, hit: list[BpRecord]) -> None:
         for record in hit:

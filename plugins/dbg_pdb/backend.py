@@ -175,10 +175,14 @@ class PdbBackend(Backend):
             else None
         self._last_location = location
         bp = report.get("breakpoint")
+        reason = report.get("reason", "step")
+        if bp is not None and bp == self._until_bp:
+            # `until`'s own temporary breakpoint is not one the user set.
+            bp, reason = None, "until"
         self._forget_until_bp()
         if self._requested:
             self.list_breakpoints()  # keeps hit counts current for after the exit
-        return StopEvent(state="stopped", reason=report.get("reason", "step"), location=location,
+        return StopEvent(state="stopped", reason=reason, location=location,
                          description=report.get("description", ""),
                          hit_breakpoints=[bp] if bp else [])
 
@@ -199,7 +203,8 @@ class PdbBackend(Backend):
         self._state = "exited"
         return StopEvent(state="exited", reason="exited", exit_code=code, description=description)
 
-    def _query(self, command: str, kind: str, timeout: float = 30) -> dict[str, Any]:
+    def _query(self, command: str, kind: str, timeout: float | None = None) -> dict[str, Any]:
+        timeout = self.ctx.op_timeout if timeout is None else timeout
         # Name the op the user asked for, not the launcher's command.
         self._require_stopped(command.split()[0].removeprefix("_dbg_"))
         text = self._drv().command(command, timeout)
@@ -210,7 +215,8 @@ class PdbBackend(Backend):
                            f"{errors[-1] if errors else text.strip()[:200]}")
         return answers[-1]
 
-    def _native(self, command: str, timeout: float = 30) -> str:
+    def _native(self, command: str, timeout: float | None = None) -> str:
+        timeout = self.ctx.op_timeout if timeout is None else timeout
         """Run a pdb command that answers in prose; its *** lines are errors."""
         self._require_stopped(command.split()[0])
         # Sent as one literal: pdb would cut the bare line at ';;' (which a
@@ -280,8 +286,8 @@ class PdbBackend(Backend):
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
         if options.log_message:
             raise UnsupportedOp("logpoints", self.tool,
-                                "pdb has no logpoints; use --if with a condition, or "
-                                "`dbg raw commands` is interactive and not available")
+                                "pdb has no logpoints; a breakpoint with --if, or a "
+                                "print in the program, can stand in for one")
         target, requested_line = self._break_target(loc)
         command = ("tbreak " if options.temporary else "break ") + target
         if options.condition:
@@ -340,8 +346,13 @@ class PdbBackend(Backend):
                 continue
             requested, requested_line, options = self._requested.get(
                 item["id"], ("", None, BreakOptions()))
+            line = item["line"]
+            if item.get("function"):
+                # pdb files a function breakpoint under its `def` line and
+                # stops at the first line of the body: show where it stops.
+                line = _first_body_line(item["file"], line) or line
             out.append(Breakpoint(
-                id=item["id"], file=item["file"], line=item["line"],
+                id=item["id"], file=item["file"], line=line,
                 function=item.get("function"), verified=True, condition=item.get("condition"),
                 hits=item.get("hits", 0), requested=requested, requested_line=requested_line,
                 temporary=item.get("temporary", False), hit_count=options.hit_count,
