@@ -507,8 +507,15 @@ class Session:
         return payload
 
     def op_status(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        self._refresh()
+        problem = ""
+        try:
+            self._refresh()
+        except DbgError as exc:
+            # Status must still answer when the debugger is gone; say why instead.
+            problem = exc.message
         info = self.describe()
+        if problem:
+            info["problem"] = problem
         info["breakpoints"] = len(self.user_breaks)
         info["output_cursor"] = self.output.cursor
         return info

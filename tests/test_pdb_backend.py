@@ -90,6 +90,8 @@ def test_break_by_function_name(dbg: Dbg, target: Any) -> None:
     start(dbg, cart)
     bp = dbg.json("break", "apply_discount")
     assert bp["ok"] and bp["breakpoint"]["function"] == "apply_discount", bp
+    # Shown where it stops: the body's first line, not the `def` line.
+    assert bp["breakpoint"]["line"] == cart.lines["discount"], bp
     snap = dbg.json("continue")
     assert_stopped(snap, cart, "discount", function="apply_discount", reason="breakpoint")
     assert local(snap, "total") == "19.25" and local(snap, "percent") == "10"
@@ -259,7 +261,8 @@ def test_until_location_and_until_line(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
     start(dbg, cart, "--break", cart.loc("call-total"), "--run")
     snap = dbg.json("until", cart.loc("after-discount"))
-    assert_stopped(snap, cart, "after-discount", function="main")
+    assert_stopped(snap, cart, "after-discount", function="main", reason="until")
+    assert snap["hit_breakpoints"] == []
     assert printed(dbg, "round(final, 3)") == "17.325"
     # until's own breakpoint is not the user's, and it is gone.
     assert [b["line"] for b in dbg.json("breaks")["breakpoints"]] == [cart.lines["call-total"]]

@@ -81,7 +81,8 @@ def fail(op: str, error: DbgError, via: dict[str, str] | None = None,
         _print_json(data)
     else:
         line = f"error: {error.message}"
-        if error.hint:
+        # UnsupportedOp already carries its hint in the message.
+        if error.hint and f"({error.hint})" not in error.message:
             line += f" ({error.hint})"
         click.echo(line, err=True)
         if isinstance(error, InternalError) and error.traceback:

@@ -200,6 +200,8 @@ def _status(p: Payload) -> str:
         line += f" at {_where(p['location'])}"
     if p.get("exit_code") is not None:
         line += f" (exit code {p['exit_code']})"
+    if p.get("problem"):
+        line += f"\nproblem: {p['problem']}"
     return line
 
 

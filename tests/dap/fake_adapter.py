@@ -8,7 +8,8 @@ command line, any number of them, each a word and maybe an argument::
 
     fake_adapter.py [--tag TEXT] [MODE [ARG]]...
 
-    crash-on REQUEST    exit abruptly (code 3, one line on stderr) when REQUEST arrives
+    crash-on REQUEST    exit abruptly (code 3, after two lines on stderr) when
+                        REQUEST arrives
     crash-after REQUEST the same, right after answering REQUEST (e.g. continue:
                         the adapter dies while the program runs)
     hang-on REQUEST     never answer REQUEST (everything else is still answered)

@@ -210,7 +210,6 @@ def test_oversized_body_ends_the_session_naming_the_limit(fake: Any) -> None:
     # The session is over: nothing waits for the 2 GB that never come.
     after = fake.run("next", timeout=TIMEOUT)
     assert after.code != 0 and after.error.get("kind") in ("target_exited", "backend"), after
-    assert fake.pids(), "the adapter is still running until the session is killed"
     assert fake.run("kill").code == 0
     assert_fresh_start_works(fake)
 

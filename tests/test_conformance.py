@@ -1,0 +1,317 @@
+"""One conformance suite for every backend: each canonical op either works or
+fails with error kind `unsupported` (exit 3), naming the tool and `dbg raw`.
+What a backend declares (`capabilities()`) must match what it does.
+
+To add a backend, add a row to CASES: a program from tests/targets (or one
+of its own) with the same shape as cart.py — a function called from another,
+stopped at a line with locals, a later line in the caller for `until`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from dbgcore.backend import CANONICAL_OPS
+
+if TYPE_CHECKING:
+    from conftest import Dbg, Result, Target
+
+
+@dataclass(frozen=True)
+class Case:
+    backend: str
+    #: The program (in tests/targets) and any files it needs beside it.
+    program: str
+    files: tuple[str, ...] = ()
+    #: Every op starts stopped at this marker, inside `function`...
+    stop: str = "discount"
+    function: str = "apply_discount"
+    #: ...called from `caller` at this marker.
+    caller: str = "main"
+    call: str = "call-discount"
+    #: Where step/next land from `stop`, and where finish may (the return
+    #: line, or back in the caller: debuggers differ).
+    step_to: str = "discount-return"
+    finish_to: tuple[str, ...] = ("discount-return", "call-discount", "after-discount")
+    #: A later line in the caller, for `until`.
+    until: str = "after-discount"
+    #: Locals at `stop`, an expression with its value, a variable to set.
+    local_names: tuple[str, ...] = ("total", "percent")
+    expression: tuple[str, str] = ("total * 2", "38.5")
+    assign: tuple[str, str, str] = ("percent", "50", "10")  # name, new value, old value
+    #: A native command for `dbg raw` and text its answer holds.
+    raw: tuple[str, ...] = ("p", "6*7")
+    raw_answer: str = "42"
+    catch_filters: tuple[str, ...] = ()
+    #: Ops the backend declares but its debugger may lack at run time.
+    may_lack: frozenset[str] = frozenset()
+
+
+CASES = [
+    Case("pdb", "cart.py"),
+    Case("debugpy", "cart.py", raw=("6*7",), catch_filters=("uncaught",),
+         may_lack=frozenset({"watch"})),  # debugpy has no data breakpoints
+]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[c.backend for c in CASES])
+def case(request: pytest.FixtureRequest, backend_ready: Callable[[str], None]) -> Case:
+    chosen: Case = request.param
+    backend_ready(chosen.backend)
+    return chosen
+
+
+@dataclass
+class Conf:
+    dbg: Dbg
+    case: Case
+    target: Target
+    tool: str
+    declared: dict[str, str]
+
+    def line(self, mark: str) -> int:
+        return self.target.lines[mark]
+
+    def loc(self, mark: str) -> str:
+        return self.target.loc(mark)
+
+
+@pytest.fixture(scope="module")
+def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
+    from dbgcore.config import load_config
+    from dbgcore.plugins import PluginHost
+
+    spec = load_config().backends[case.backend]
+    cls = PluginHost().backend_classes()[spec.plugin]
+    for extra in case.files:
+        module_target(extra)
+    target = module_target(case.program)
+    snap = module_dbg.json("start", "--backend", case.backend, "--break", target.loc(case.stop),
+                           "--run", str(target.path))
+    assert snap["ok"] and snap["location"]["line"] == target.lines[case.stop], snap
+    tool = module_dbg.json("tool")["tool"]
+    yield Conf(module_dbg, case, target, tool, dict(cls.capabilities()))
+    module_dbg("kill")
+
+
+@pytest.fixture
+def at_stop(conf: Conf) -> Conf:
+    """The session stopped at the case's `stop` marker, in frame 0."""
+    status = conf.dbg.json("status")
+    here = status.get("location") or {}
+    if status.get("state") != "stopped" or here.get("line") != conf.line(conf.case.stop):
+        assert conf.dbg.json("restart")["ok"]
+        snap = conf.dbg.json("continue")
+        assert snap["ok"] and snap["location"]["line"] == conf.line(conf.case.stop), snap
+    return conf
+
+
+# -- one driver per canonical op: run it, and check the answer when it works ------
+
+
+def stopped_at(data: dict[str, Any], c: Conf, *marks: str) -> None:
+    assert data["state"] == "stopped", data
+    assert data["location"]["line"] in [c.line(m) for m in marks], (marks, data)
+
+
+def op_break(c: Conf) -> Result:
+    result = c.dbg("--json", "break", c.loc(c.case.until))
+    if result.code == 0:
+        bp = result.json["breakpoint"]
+        assert (bp["line"], bp["verified"]) == (c.line(c.case.until), True), bp
+        by_name = c.dbg.json("break", c.case.function)
+        assert by_name["ok"], by_name
+        for made in (bp, by_name["breakpoint"]):
+            assert c.dbg.json("unbreak", str(made["id"]))["ok"]
+    return result
+
+
+def op_unbreak(c: Conf) -> Result:
+    made = c.dbg.json("break", c.loc(c.case.until))
+    result = c.dbg("--json", "unbreak", str(made["breakpoint"]["id"]) if made["ok"] else "1")
+    if result.code == 0:
+        assert [b["id"] for b in result.json["removed"]] == [made["breakpoint"]["id"]]
+        left = [b["line"] for b in c.dbg.json("breaks")["breakpoints"]]
+        assert left == [c.line(c.case.stop)], left
+    return result
+
+
+def op_breaks(c: Conf) -> Result:
+    result = c.dbg("--json", "breaks")
+    if result.code == 0:
+        listed = result.json["breakpoints"]
+        assert [(b["line"], b["hits"] >= 1) for b in listed] == [(c.line(c.case.stop), True)]
+    return result
+
+
+def op_watch(c: Conf) -> Result:
+    result = c.dbg("--json", "watch", c.case.assign[0])
+    if result.code == 0:
+        assert c.dbg.json("unbreak", str(result.json["breakpoint"]["id"]))["ok"]
+    return result
+
+
+def op_catch(c: Conf) -> Result:
+    result = c.dbg("--json", "catch", *c.case.catch_filters)
+    if result.code == 0:
+        assert isinstance(result.json["filters"], list)
+        assert c.dbg.json("catch")["ok"]
+    return result
+
+
+def op_continue(c: Conf) -> Result:
+    result = c.dbg("--json", "continue")
+    if result.code == 0:
+        assert (result.json["state"], result.json["exit_code"]) == ("exited", 0), result
+    return result
+
+
+def op_step(c: Conf) -> Result:
+    result = c.dbg("--json", "step")
+    if result.code == 0:
+        stopped_at(result.json, c, c.case.step_to)
+    return result
+
+
+def op_next(c: Conf) -> Result:
+    result = c.dbg("--json", "next")
+    if result.code == 0:
+        stopped_at(result.json, c, c.case.step_to)
+        assert result.json["location"]["function"] == c.case.function
+    return result
+
+
+def op_finish(c: Conf) -> Result:
+    result = c.dbg("--json", "finish")
+    if result.code == 0:
+        stopped_at(result.json, c, *c.case.finish_to)
+    return result
+
+
+def op_until(c: Conf) -> Result:
+    result = c.dbg("--json", "until", c.loc(c.case.until))
+    if result.code == 0:
+        stopped_at(result.json, c, c.case.until)
+        assert result.json["location"]["function"] == c.case.caller
+    return result
+
+
+def op_pause(c: Conf) -> Result:
+    result = c.dbg("--json", "pause")
+    if result.code == 0:
+        stopped_at(result.json, c, c.case.stop)
+    return result
+
+
+def op_stack(c: Conf) -> Result:
+    result = c.dbg("--json", "stack")
+    if result.code == 0:
+        frames = result.json["frames"]
+        assert [f["function"] for f in frames[:2]] == [c.case.function, c.case.caller], frames
+        assert frames[1]["line"] == c.line(c.case.call)
+    return result
+
+
+def op_frame(c: Conf) -> Result:
+    result = c.dbg("--json", "frame", "1")
+    if result.code == 0:
+        assert result.json["frame"]["function"] == c.case.caller, result
+        assert c.dbg.json("frame", "0")["frame"]["function"] == c.case.function
+    return result
+
+
+def op_locals(c: Conf) -> Result:
+    result = c.dbg("--json", "locals")
+    if result.code == 0:
+        names = [v["name"] for v in result.json["variables"]]
+        assert set(c.case.local_names) <= set(names), names
+    return result
+
+
+def op_print(c: Conf) -> Result:
+    expression, value = c.case.expression
+    result = c.dbg("--json", "print", expression)
+    if result.code == 0:
+        assert result.json["value"] == value, result
+    return result
+
+
+def op_set(c: Conf) -> Result:
+    name, new, old = c.case.assign
+    result = c.dbg("--json", "set", name, new)
+    if result.code == 0:
+        assert result.json["value"] == new, result
+        assert c.dbg.json("print", name)["value"] == new
+        assert c.dbg.json("set", name, old)["value"] == old
+    return result
+
+
+def op_threads(c: Conf) -> Result:
+    result = c.dbg("--json", "threads")
+    if result.code == 0:
+        threads = result.json["threads"]
+        assert threads and [t["current"] for t in threads].count(True) == 1, threads
+    return result
+
+
+def op_thread(c: Conf) -> Result:
+    listed = c.dbg.json("threads")
+    current = next((t["id"] for t in listed.get("threads", []) if t["current"]), 1)
+    result = c.dbg("--json", "thread", str(current))
+    if result.code == 0:
+        assert str(result.json["thread"]["id"]) == str(current)
+    return result
+
+
+def op_raw(c: Conf) -> Result:
+    result = c.dbg("--json", "raw", *c.case.raw)
+    if result.code == 0:
+        assert c.case.raw_answer in result.json["output"], result
+    return result
+
+
+def op_attach(c: Conf) -> Result:
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        result = c.dbg("--json", "-s", "conformance-attach", "attach", "--backend",
+                       c.case.backend, "--pid", str(sleeper.pid))
+        if result.code == 0:
+            assert result.json["state"] in ("stopped", "running"), result
+            assert c.dbg.json("-s", "conformance-attach", "kill")["ok"]
+        return result
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+DRIVERS: dict[str, Callable[[Conf], Result]] = {
+    name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}
+
+
+def test_every_canonical_op_has_a_driver() -> None:
+    assert set(DRIVERS) == set(CANONICAL_OPS)
+
+
+@pytest.mark.parametrize("op", list(CANONICAL_OPS))
+def test_op_works_or_is_unsupported(at_stop: Conf, op: str) -> None:
+    c = at_stop
+    result = DRIVERS[op](c)
+    declared = c.declared.get(op, "none")
+    if result.code == 0:
+        assert result.json["ok"] is True, result
+        assert declared != "none", f"{op} works but {c.case.backend} declares it unsupported"
+        return
+    data = result.json
+    assert data["ok"] is False and data["error"]["kind"] == "unsupported", data
+    assert result.code == 3, result
+    message = data["error"]["message"]
+    assert f"by {c.tool}" in message and "dbg raw" in message, message
+    assert data["error"]["hint"], data
+    assert declared == "none" or op in c.case.may_lack, (
+        f"{op} is declared {declared} by {c.case.backend} but answered unsupported")
