@@ -1,3 +1,3 @@
-from dbgcore.cli import main
+from dbgcore.entry import main
 
 main()

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from typing import Any, NoReturn
-
-import click
 
 from dbgcore import __version__
 from dbgcore.errors import EXIT_OK, DbgError, InternalError
@@ -22,17 +19,42 @@ from dbgcore.errors import EXIT_OK, DbgError, InternalError
 DBG_VIA = {"tool": "dbg", "version": __version__}
 
 
-@dataclass
 class Ctx:
-    session: str
-    json: bool
-    timeout: float
+    """The global options of this invocation."""
+
+    __slots__ = ("json", "session", "timeout")
+
+    def __init__(self, session: str, json: bool, timeout: float) -> None:
+        self.session = session
+        self.json = json
+        self.timeout = timeout
+
+
+# Set once per process by whichever front end parsed the command line (the
+# click CLI, or the fast path in dbgcore.entry); kept free of click so the fast
+# path never imports it.
+_CURRENT: Ctx | None = None
+
+
+def set_ctx(ctx: Ctx) -> None:
+    global _CURRENT
+    _CURRENT = ctx
 
 
 def get_ctx() -> Ctx:
-    obj = click.get_current_context().find_root().obj
-    assert isinstance(obj, Ctx)
-    return obj
+    if _CURRENT is None:
+        raise RuntimeError("no command line parsed yet")
+    return _CURRENT
+
+
+def echo(text: str, err: bool = False) -> None:
+    stream = sys.stderr if err else sys.stdout
+    try:
+        stream.write(text + "\n")
+    except UnicodeEncodeError:
+        # A terminal that cannot show some character still gets the rest.
+        stream.buffer.write((text + "\n").encode(stream.encoding or "ascii", "backslashreplace"))
+    stream.flush()
 
 
 def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None,
@@ -50,7 +72,7 @@ def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None,
             text = f"[via {via['tool']} {via.get('version', '')}]".replace(" ]", "]") + (
                 "\n" + text if text else "")
         if text:
-            click.echo(text)
+            echo(text)
     sys.exit(exit_code)
 
 
@@ -68,7 +90,7 @@ def fail(op: str, error: DbgError, via: dict[str, str] | None = None,
     dbg's own bugs, where the traceback is the useful part."""
     try:
         ctx: Ctx | None = get_ctx()
-    except (RuntimeError, AssertionError):
+    except RuntimeError:
         ctx = None
     use_json = as_json if as_json is not None else (ctx.json if ctx else False)
     name = session or (ctx.session if ctx else "default")
@@ -84,11 +106,11 @@ def fail(op: str, error: DbgError, via: dict[str, str] | None = None,
         # UnsupportedOp already carries its hint in the message.
         if error.hint and f"({error.hint})" not in error.message:
             line += f" ({error.hint})"
-        click.echo(line, err=True)
+        echo(line, err=True)
         if isinstance(error, InternalError) and error.traceback:
-            click.echo(error.traceback.rstrip(), err=True)
+            echo(error.traceback.rstrip(), err=True)
     sys.exit(error.exit_code)
 
 
 def _print_json(data: dict[str, Any]) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, default=str))
+    echo(json.dumps(data, ensure_ascii=False, default=str))

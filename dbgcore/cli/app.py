@@ -1,0 +1,122 @@
+"""The ``dbg`` click application.
+
+One module per command group (session, breakpoints, execution, inspection,
+meta). Plugins add commands through the ``dbg_add_commands`` hook; they are
+loaded only when a command is not a built-in one (or for ``--help``), so the
+common commands stay as cheap as starting Python.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from dbgcore import __version__
+from dbgcore.cli.output import Ctx, fail, set_ctx
+from dbgcore.errors import DbgError, UsageError
+from dbgcore.paths import check_session_name
+
+
+class DbgGroup(click.Group):
+    _plugins_loaded = False
+
+    def _load_plugin_commands(self) -> None:
+        if DbgGroup._plugins_loaded:
+            return
+        DbgGroup._plugins_loaded = True
+        from dbgcore.plugins import get_host
+
+        get_host().add_commands(self)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._load_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands()
+        return super().list_commands(ctx)
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=DbgGroup, context_settings=CONTEXT)
+@click.option("-s", "--session", default="default", envvar="DBG_SESSION", show_default=True,
+              help="Session name (env DBG_SESSION).")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+@click.option("--timeout", type=float, default=30.0, show_default=True,
+              help="Seconds to wait for the target to stop or the debugger to answer.")
+@click.version_option(__version__, prog_name="dbg")
+@click.pass_context
+def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None:
+    """One debugger vocabulary over many real debuggers.
+
+    Start a session with `dbg start PROGRAM`, then break, step and inspect.
+    Exit codes: 0 ok, 1 failed op, 2 usage error, 3 unsupported by the backend.
+    """
+    ctx.obj = Ctx(session=session, json=as_json, timeout=timeout)
+    set_ctx(ctx.obj)
+    try:
+        check_session_name(session)
+        if timeout <= 0:
+            raise UsageError("--timeout must be more than 0 seconds")
+    except DbgError as exc:
+        fail(ctx.invoked_subcommand or "dbg", exc)
+
+
+def _register() -> None:
+    from dbgcore.cli import break_cmds, exec_cmds, inspect_cmds, meta_cmds, session_cmds
+
+    for module in (session_cmds, break_cmds, exec_cmds, inspect_cmds, meta_cmds):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+    cli.add_command(exec_cmds.cont, "c")
+    cli.add_command(exec_cmds.step, "s")
+    cli.add_command(exec_cmds.next_, "n")
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        cli.main(args=args, prog_name="dbg", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        hint = ""
+        ctx: Any = getattr(exc, "ctx", None)
+        if ctx is not None:
+            hint = f"see `{ctx.command_path} --help`"
+        fail(_op_name(args), UsageError(exc.format_message(), hint),
+             session=os.environ.get("DBG_SESSION", "default"), as_json="--json" in args)
+    except DbgError as exc:
+        fail(_op_name(args), exc)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(0)
+
+
+def _op_name(args: list[str]) -> str:
+    skip_next = False
+    for arg in args:
+        if skip_next:
+            skip_next = False
+            continue
+        if arg in ("-s", "--session", "--timeout"):
+            skip_next = True
+            continue
+        if not arg.startswith("-"):
+            return arg
+    return "dbg"

@@ -1,0 +1,44 @@
+"""The fast path in dbgcore.entry must answer exactly like the full click CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbgcore.entry import _parse
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["next"], ("default", False, 30.0, "next", {})),
+    (["-s", "x", "--json", "n"], ("x", True, 30.0, "next", {})),
+    (["--timeout", "2.5", "print", "a", "+", "b"],
+     ("default", False, 2.5, "print", {"expression": "a + b"})),
+    (["raw", "p", "1"], ("default", False, 30.0, "raw", {"text": "p 1"})),
+])
+def test_simple_command_lines_take_the_fast_path(argv: list[str], expected: tuple) -> None:
+    assert _parse(argv) == expected
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["--help"], ["next", "--help"], ["print"], ["print", "-x"], ["break", "f.py:1"],
+    ["--timeout", "abc", "next"], ["--timeout", "0", "next"], ["next", "extra"],
+    ["--bogus", "next"], ["-s"],
+])
+def test_anything_else_goes_to_click(argv: list[str]) -> None:
+    assert _parse(argv) is None
+
+
+def test_fast_and_full_paths_give_the_same_answers(dbg, target) -> None:
+    cart = target("cart.py")
+    started = dbg.json("start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
+                       str(cart.path))
+    assert started["ok"], started
+    slow = {"DBG_NO_FAST_PATH": "1"}
+    for args in (["locals"], ["print", "item['name']"], ["stack"], ["breaks"], ["status"]):
+        fast_answer = dbg.json(*args)
+        full_answer = dbg.json(*args, env=slow)
+        assert fast_answer == full_answer, args
+    for args in (["locals"], ["print", "cost"]):
+        assert dbg(*args).out == dbg(*args, env=slow).out
+    bad = dbg("-s", "bad name!", "next")
+    assert bad.code == 2 and "bad session name" in bad.err
+    assert dbg("-s", "bad name!", "next", env=slow).err == bad.err
