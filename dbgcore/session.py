@@ -78,6 +78,8 @@ class Session:
         self.launch_request: LaunchRequest | None = None
         self.attach_request: AttachRequest | None = None
         self.user_breaks: list[UserBreak] = []
+        #: The last `dbg catch` filters, so restart can ask again.
+        self.catch_filters: list[str] = []
         self.session_id: int | None = None
         self.last: StopSnapshot | None = None
         self._version = ""
@@ -256,6 +258,12 @@ class Session:
                 placed.append(self._set_break(item.loc, item.options))
             except DbgError as exc:
                 failed.append({"location": item.loc.key(), "error": exc.message})
+        if self.catch_filters:
+            try:
+                backend.catch(self.catch_filters)
+            except DbgError as exc:
+                failed.append({"location": "catch " + " ".join(self.catch_filters),
+                               "error": exc.message})
         snapshot = self._snapshot(event)
         return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
                 "failed_breakpoints": failed}
@@ -344,7 +352,8 @@ class Session:
 
     def op_catch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return {"filters": self.backend.catch(list(args.get("filters", [])))}
+        self.catch_filters = self.backend.catch(list(args.get("filters", [])))
+        return {"filters": self.catch_filters}
 
     # -- execution ----------------------------------------------------------------
 

@@ -38,7 +38,7 @@ def one_object(result: Result) -> dict[str, Any]:
 
 def envelope(data: dict[str, Any], op: str, session: str = "default",
              tool: str | None = "pdb") -> None:
-    assert ENVELOPE <= set(data), data
+    assert set(data) >= ENVELOPE, data
     assert isinstance(data["ok"], bool)
     assert data["op"] == op and data["session"] == session, data
     assert set(data["via"]) == {"tool", "version"}, data
@@ -61,7 +61,7 @@ def error_of(result: Result, op: str, kind: str, session: str = "default") -> di
 
 
 def snapshot(data: dict[str, Any]) -> None:
-    assert SNAPSHOT <= set(data), data
+    assert set(data) >= SNAPSHOT, data
     assert data["state"] in ("stopped", "running", "exited")
     if data["state"] == "stopped":
         assert set(data["location"]) == {"file", "line", "function"}, data
@@ -124,7 +124,7 @@ def test_payload_shapes(module_dbg: Dbg, cart: Target) -> None:
     assert variables and all(set(v) == {"name", "value", "type"} for v in variables)
     assert all(isinstance(v["value"], str) for v in variables)
     for bp in module_dbg.json("breaks")["breakpoints"]:
-        assert BREAKPOINT <= set(bp), bp
+        assert set(bp) >= BREAKPOINT, bp
         assert isinstance(bp["id"], int) and isinstance(bp["hits"], int)
         assert isinstance(bp["verified"], bool)
     value = module_dbg.json("print", "item")

@@ -86,7 +86,7 @@ def start_spawner(dbg: Dbg, target: Any, reaper: list[int],
 
 
 def test_no_process_outlives_dbg_kill(dbg: Dbg, target: Any, reaper: list[int]) -> None:
-    prog, child, child_started = start_spawner(dbg, target, reaper)
+    _, child, child_started = start_spawner(dbg, target, reaper)
     status = read_status(dbg)
     daemon = (status["pid"], status["start_time"])
     pdb = [(c["pid"], c["start_time"]) for c in status["children"] if c["role"] == "pdb"]

@@ -5,6 +5,8 @@ Every session is started with `--backend debugpy` explicitly. Where a test
 checks what debugpy itself does (a breakpoint moved to another line, a long
 list folded into buckets, a note glued to an exception's name), the comment
 says so; those are upstream behaviours dbg has to live with, not dbg's own.
+Whether every canonical op works or is refused is checked for debugpy by its
+row in tests/test_conformance.py.
 """
 
 from __future__ import annotations
@@ -14,14 +16,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
-from dbgcore.backend import CANONICAL_OPS
 
 if TYPE_CHECKING:
     from conftest import Dbg, Target
@@ -30,10 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def debugpy_ready() -> None:
-    from conftest import require_backend
-
-    require_backend("debugpy")
+def debugpy_ready(backend_ready: Callable[[str], None]) -> None:
+    backend_ready("debugpy")
 
 
 pytestmark = [pytest.mark.backend("debugpy"), pytest.mark.usefixtures("debugpy_ready")]
@@ -315,9 +313,10 @@ def test_pause_busy_loop_and_timeout_then_wait(dbg: Dbg, target: Any) -> None:
     snap = dbg.json("pause")
     ok(snap)
     assert snap["state"] == "stopped" and snap["reason"] == "pause", snap
-    assert snap["location"]["file"] == here(spin)
-    assert snap["location"]["function"] in ("main", "work"), snap
-    ok(dbg.json("frame", "1" if snap["location"]["function"] == "work" else "0"))
+    frames = ok(dbg.json("stack"))["frames"]
+    main = next(f for f in frames if f["function"] == "main")
+    assert main["file"] == here(spin) and main["index"] <= 1, frames
+    ok(dbg.json("frame", str(main["index"])))
     assert int(ok(dbg.json("print", "count"))["value"]) > 0
     again = ok(dbg.json("pause"))
     assert again["state"] == "stopped" and "already stopped" in again.get("note", ""), again
@@ -444,8 +443,11 @@ def test_threads_list_switch_and_stacks_differ(dbg: Dbg, target: Any) -> None:
     switched = ok(dbg.json("thread", str(by_name["dap-worker"]["id"])))["thread"]
     assert switched["name"] == "dap-worker" and switched["current"] is True
     worker_stack = ok(dbg.json("stack"))["frames"]
-    assert worker_stack[0]["function"] == "worker", worker_stack
-    assert worker_stack[0]["line"] in (prog.lines["worker-wait"] - 1, prog.lines["worker-wait"])
+    # Usually in time.sleep (so `worker` is on top); maybe inside Event.is_set.
+    worker = next(f for f in worker_stack if f["function"] == "worker")
+    assert worker["index"] <= 1 and worker["line"] in (
+        prog.lines["worker-wait"] - 1, prog.lines["worker-wait"]), worker_stack
+    assert "main" not in [f["function"] for f in worker_stack]
     assert "threading.py" in worker_stack[-1]["file"]
     current = [t for t in ok(dbg.json("threads"))["threads"] if t["current"]]
     assert [t["name"] for t in current] == ["dap-worker"]
@@ -494,6 +496,10 @@ def test_catch_raised_and_uncaught_exceptions(dbg: Dbg, target: Any) -> None:
     snap = ok(dbg.json("continue"))
     assert (snap["state"], snap["exit_code"]) == ("exited", 1), snap
     assert "RuntimeError: boom: total was 3" in output(dbg, "stderr")
+
+    # Restart catches what was caught before.
+    assert ok(dbg.json("restart"))["failed_breakpoints"] == []
+    assert_at(dbg.json("continue"), prog, "uncaught", reason="exception")
 
 
 def test_uncaught_exception_without_catch_ends_the_program(dbg: Dbg, target: Any) -> None:
@@ -631,7 +637,8 @@ def test_attach_to_debugpy_listen_then_kill_detaches(dbg: Dbg, target: Any,
     """`dbg attach --port` talks to the adapter debugpy.listen() started.
     Observed: on `dbg kill` dbg detaches (disconnect, terminateDebuggee false,
     as gdb does when it quits while attached); debugpy drops the breakpoints
-    and resumes the program, which keeps running and accepts a new client."""
+    and resumes the program, which keeps running, keeps writing to its own
+    stdout, and accepts a new client."""
     server = target("dap_server.py")
     log = tmp_path / "server.log"
     with debugpy_server(server, log) as (proc, port):
@@ -654,6 +661,11 @@ def test_attach_to_debugpy_listen_then_kill_detaches(dbg: Dbg, target: Any,
         snap = dbg.json("continue")
         assert_at(snap, server, "tick")
         assert int(value_of(snap["locals"], "n")) == n + 1
+
+        # What the program prints while attached reaches `dbg output` too.
+        ok(dbg.json("unbreak", str(bp["id"])))
+        assert dbg.json("--timeout", "0.6", "continue")["state"] == "running"
+        assert wait_until(lambda: "tick " in output(dbg, "stdout"), 5), output(dbg)
 
         ok(dbg.json("kill"))
         before = ticks(log)
@@ -716,58 +728,3 @@ def test_kill_leaves_no_adapter_or_debuggee(dbg: Dbg, target: Any) -> None:
     ok(dbg.json("-s", "busy", "kill"))
     assert wait_until(lambda: not processes_of(dbg.home, str(spin.path), str(cart.path)), 5), \
         processes_of(dbg.home, str(spin.path), str(cart.path))
-
-
-# -- conformance: every canonical op works or is refused as unsupported -------------
-
-
-#: Canonical op -> the CLI call that exercises it, in an order that keeps the
-#: session stopped in dap_cart.py's `total` loop until the end.
-CONFORMANCE_CALLS: dict[str, tuple[str, ...]] = {
-    "break": ("break", "{discount}"),
-    "breaks": ("breaks",),
-    "watch": ("watch", "total"),
-    "catch": ("catch", "uncaught"),
-    "stack": ("stack",),
-    "locals": ("locals",),
-    "print": ("print", "total + 1"),
-    "set": ("set", "total", "5"),
-    "threads": ("threads",),
-    "thread": ("thread", "1"),
-    "raw": ("raw", "total"),
-    "frame": ("frame", "1"),
-    "step": ("step",),
-    "next": ("next",),
-    "finish": ("finish",),
-    "until": ("until", "{discount-return}"),
-    "pause": ("pause",),
-    "unbreak": ("unbreak", "{discount}"),
-    "continue": ("continue",),
-}
-
-
-def test_conformance_every_canonical_op_works_or_is_unsupported(dbg: Dbg, target: Any,
-                                                                tmp_path: Path) -> None:
-    cart = target("dap_cart.py")
-    assert set(CONFORMANCE_CALLS) | {"attach"} == set(CANONICAL_OPS), \
-        "a canonical op without a conformance call"
-    start(dbg, cart, "--break", cart.loc("loop"), "--run")
-    outcome = {}
-    for op, call in CONFORMANCE_CALLS.items():
-        argv = [cart.loc(a[1:-1]) if a.startswith("{") else a for a in call]
-        answer = dbg.json(*argv, timeout=30)
-        if answer["ok"]:
-            assert answer["_exit"] == 0, answer
-            outcome[op] = "works"
-        else:
-            assert_unsupported(answer)
-            outcome[op] = "unsupported"
-    with debugpy_server(target("dap_server.py"), tmp_path / "server.log") as (_, port):
-        answer = dbg.json("-s", "conformance-attach", "attach", "--backend", "debugpy",
-                          "--port", str(port))
-        outcome["attach"] = "works" if answer["ok"] else "unsupported"
-        if not answer["ok"]:
-            assert_unsupported(answer)
-        ok(dbg.json("-s", "conformance-attach", "kill"))
-    # What debugpy can do today; a change here is a change of behaviour.
-    assert [op for op, how in outcome.items() if how == "unsupported"] == ["watch"], outcome

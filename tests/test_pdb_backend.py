@@ -121,13 +121,14 @@ def test_break_by_module_and_function(dbg: Dbg, target: Any) -> None:
 def test_break_on_def_line_binds_to_first_body_line(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
     start(dbg, cart)
-    bp = dbg.json("break", cart.loc("total-def"))["breakpoint"]
-    assert bp["requested_line"] == cart.lines["total-def"]
-    assert bp["line"] == cart.lines["total-first"]
-    # The text answer says both the requested and the bound line.
-    text = dbg("breaks").out
-    assert (f"requested line {cart.lines['total-def']}, "
-            f"bound at line {cart.lines['total-first']}") in text, text
+    # The answer says both the requested and the bound line.
+    text = dbg("break", cart.loc("total-def")).out
+    assert (f"breakpoint 1 at {here(cart)}:{cart.lines['total-first']} "
+            f"(requested line {cart.lines['total-def']}, "
+            f"bound at line {cart.lines['total-first']})") in text, text
+    bp = dbg.json("breaks")["breakpoints"][0]
+    assert (bp["requested_line"], bp["line"]) == (cart.lines["total-def"],
+                                                  cart.lines["total-first"])
     assert_stopped(dbg.json("continue"), cart, "total-first", function="total")
 
 
@@ -407,6 +408,20 @@ def test_print_values_and_errors(dbg: Dbg, target: Any) -> None:
     assert "SyntaxError" in syntax.err
 
 
+def test_answers_stay_in_step_after_a_timed_out_command(dbg: Dbg, target: Any) -> None:
+    cart = target("cart.py")
+    start(dbg, cart, "--break", cart.loc("loop"), "--run")
+    slow = dbg.json("--timeout", "0.5", "print", "__import__('time').sleep(3) or 'late'")
+    assert (slow["_exit"], slow["error"]["kind"]) == (1, "timeout"), slow
+    busy = dbg.json("--timeout", "0.3", "print", "1 + 1")
+    assert (busy["_exit"], busy["error"]["kind"]) == (1, "timeout"), busy
+    assert "still busy" in busy["error"]["message"]
+    # Once pdb has given the late answer, each command gets its own again.
+    assert printed(dbg, "2 + 2") == "4"
+    assert printed(dbg, "item['name']") == "'apple'"
+    assert_stopped(dbg.json("continue"), cart, "loop")
+
+
 def test_set_a_variable_and_the_program_uses_it(dbg: Dbg, target: Any) -> None:
     counter = target("counter.py")
     start(dbg, counter, "--break", counter.loc("call-compute"), "--run")
@@ -468,7 +483,8 @@ def test_output_streams_apart_and_since_cursor(dbg: Dbg, target: Any) -> None:
     assert later["cursor"] > cursor
     assert dbg.json("output", "--since", str(later["cursor"]))["chunks"] == []
     only_err = dbg.json("output", "--stderr")["chunks"]
-    assert [c["text"] for c in only_err] == ["done\n"]
+    assert {c["category"] for c in only_err} == {"stderr"}
+    assert "".join(c["text"] for c in only_err) == "done\n"
     text = dbg("output").out
     assert "[stderr] done" in text and "\nsubtotal: 19.25" in text, text
 
@@ -586,3 +602,28 @@ def test_hits_after_the_session_ended(dbg: Dbg, target: Any) -> None:
     assert [h["reason"] for h in everything] == ["entry", "breakpoint", "breakpoint",
                                                  "breakpoint", "breakpoint"]
     assert re.search(r"#\d+ breakpoint at .*cart\.py:\d+ in total", dbg("hits").out)
+
+
+def test_output_is_bounded_and_paged_by_cursor(dbg: Dbg, target: Any) -> None:
+    flood = target("flood.py")
+    assert dbg.json("start", "--run", str(flood.path))["exit_code"] == 0
+    pages, cursor = [], 0
+    while True:
+        page = dbg.json("output", "--since", str(cursor), "--stdout")
+        assert page["ok"] and page["cursor"] >= cursor, page
+        pages.append(page)
+        cursor = page["cursor"]
+        if not page["more"]:
+            break
+        assert len(pages) < 50, "the cursor does not move on"
+    # The oldest output was dropped (and the first page says so), never the newest.
+    assert pages[0]["dropped"] is True and not any(p["dropped"] for p in pages[1:])
+    text = "".join(c["text"] for p in pages for c in p["chunks"])
+    assert 500_000 < len(text.encode()) <= 1 << 20
+    lines = text.splitlines()
+    assert lines[-1] == "last on stdout"
+    numbers = [int(line.split()[1]) for line in lines[1:-1]]
+    assert numbers == list(range(numbers[0], 40000)), "lines lost or repeated across pages"
+    only_err = dbg.json("output", "--stderr")["chunks"]
+    assert "".join(c["text"] for c in only_err) == "last on stderr\n"
+    assert dbg.json("output", "--since", str(cursor))["chunks"] == []

@@ -175,11 +175,15 @@ class DebugpyProfile(AdapterProfile):
         return None
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        # redirectOutput: pydevd copies what the program writes to sys.stdout
+        # and sys.stderr into output events (it still writes it where it went).
+        common = {"justMyCode": False, "subProcess": False, "redirectOutput": True,
+                  "showReturnValue": True}
         if request.port is not None:
             return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},
-                    "justMyCode": False, "subProcess": False}
+                    **common}
         if request.pid is not None:
-            return {"processId": request.pid, "justMyCode": False, "subProcess": False}
+            return {"processId": request.pid, **common}
         raise UsageError("debugpy attaches with --port or --pid")
 
     def function_name(self, module: str | None, function: str) -> str:

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dbgcore.backend import Backend, BackendSpec, LaunchRequest, Readiness
-from dbgcore.errors import NotStopped, OpFailed, TargetExited, UnsupportedOp, UsageError
+from dbgcore.errors import (
+    DebuggerTimeout,
+    NotStopped,
+    OpFailed,
+    TargetExited,
+    UnsupportedOp,
+    UsageError,
+)
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
@@ -75,6 +82,8 @@ class PdbBackend(Backend):
         self._requested: dict[int, tuple[str, int | None, BreakOptions]] = {}
         self._until_bp: int | None = None
         self._last_breaks: list[Breakpoint] = []
+        #: A command timed out, and pdb still owes its answer and prompt.
+        self._owed_prompt = False
 
     # -- availability --------------------------------------------------------
 
@@ -207,7 +216,7 @@ class PdbBackend(Backend):
         timeout = self.ctx.op_timeout if timeout is None else timeout
         # Name the op the user asked for, not the launcher's command.
         self._require_stopped(command.split()[0].removeprefix("_dbg_"))
-        text = self._drv().command(command, timeout)
+        text = self._command(command, timeout)
         answers = _frames(text, kind)
         if not answers:
             errors = ERROR_RE.findall(text)
@@ -216,16 +225,51 @@ class PdbBackend(Backend):
         return answers[-1]
 
     def _native(self, command: str, timeout: float | None = None) -> str:
-        timeout = self.ctx.op_timeout if timeout is None else timeout
         """Run a pdb command that answers in prose; its *** lines are errors."""
+        timeout = self.ctx.op_timeout if timeout is None else timeout
         self._require_stopped(command.split()[0])
         # Sent as one literal: pdb would cut the bare line at ';;' (which a
         # condition may hold) and run the rest as a second command.
-        text = self._drv().command(f"_dbg_native {command!r}", timeout)
+        text = self._command(f"_dbg_native {command!r}", timeout)
         errors = ERROR_RE.findall(text)
         if errors:
             raise OpFailed(f"pdb: {errors[-1]}")
         return text
+
+    def _command(self, line: str, timeout: float) -> str:
+        """Send one command; its answer, up to the prompt."""
+        try:
+            return self._drv().command(line, timeout)
+        except PtyTimeout as exc:
+            # pdb is still at it (a slow expression, say): its answer and
+            # prompt come later, and must not be read as the next command's.
+            self._owed_prompt = True
+            raise DebuggerTimeout(
+                f"pdb did not answer within {timeout:g}s",
+                "it may still be working: the next command waits for it first; "
+                "a larger --timeout gives it longer",
+            ) from exc
+
+    def _settle(self) -> None:
+        """Read the answer a timed-out command still owes, so that the next
+        answer read is the next command's own."""
+        if not self._owed_prompt:
+            return
+        try:
+            match = self._drv().expect([EXIT_RE], self.ctx.op_timeout)
+        except PtyTimeout as exc:
+            raise DebuggerTimeout("pdb is still busy with an earlier command",
+                                  "wait and try again, or end the session with `dbg kill`") from exc
+        except PtyEOF as exc:
+            self._owed_prompt = False
+            self._ended(None, exc.output)
+            raise TargetExited("pdb ended while it was busy with an earlier command",
+                               "run the program again with `dbg restart`") from exc
+        self._owed_prompt = False
+        if match.index == 1:
+            self._ended(json.loads(match.groups[0]).get("code"), match.before)
+            raise TargetExited("the program ended while pdb was busy with an earlier command",
+                               "run it again with `dbg restart`")
 
     def _require_stopped(self, what: str) -> None:
         if self._state == "running":
@@ -233,6 +277,7 @@ class PdbBackend(Backend):
                              "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
         if self._state == "exited":
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        self._settle()
 
     # -- execution ---------------------------------------------------------------
 
