@@ -34,7 +34,7 @@ def assert_clean_error(result: Result, code: int, *words: str) -> None:
 @pytest.fixture(scope="module")
 def cart(module_dbg: Dbg, module_target: Any) -> Target:
     target: Target = module_target("cart.py")
-    snap = module_dbg.json("start", "--break", target.loc("loop"), "--run", str(target.path))
+    snap = module_dbg.json("start", "--backend", "pdb", "--break", target.loc("loop"), "--run", str(target.path))
     assert snap["ok"] and snap["location"]["line"] == target.lines["loop"], snap
     return target
 
@@ -130,9 +130,9 @@ def test_pdb_separator_in_user_text_is_data(module_dbg: Dbg, cart: Target) -> No
 
 
 def test_program_that_does_not_exist(module_dbg: Dbg, cart: Target) -> None:
-    assert_clean_error(module_dbg("-s", "other", "start", "no_such_program.py"), 2,
+    assert_clean_error(module_dbg("-s", "other", "start", "--backend", "pdb", "no_such_program.py"), 2,
                        "no such program: no_such_program.py")
-    assert_clean_error(module_dbg("-s", "other", "start", "--cwd", "no_such_dir", "cart.py"), 2,
+    assert_clean_error(module_dbg("-s", "other", "start", "--backend", "pdb", "--cwd", "no_such_dir", "cart.py"), 2,
                        "no_such_dir")
     assert module_dbg.json("-s", "other", "status")["error"]["kind"] == "no_session"
 
@@ -167,13 +167,13 @@ def test_unknown_and_missing_backends(module_dbg: Dbg, cart: Target) -> None:
 
 
 def test_bad_env_pair(module_dbg: Dbg, cart: Target) -> None:
-    assert_clean_error(module_dbg("-s", "other", "start", "--env", "NOEQUALS", str(cart.path)),
+    assert_clean_error(module_dbg("-s", "other", "start", "--backend", "pdb", "--env", "NOEQUALS", str(cart.path)),
                        2, "--env")
 
 
 @pytest.mark.usefixtures("still_usable")
 def test_start_twice(module_dbg: Dbg, cart: Target) -> None:
-    assert_clean_error(module_dbg("start", str(cart.path)), 1, "already running", "kill")
+    assert_clean_error(module_dbg("start", "--backend", "pdb", str(cart.path)), 1, "already running", "kill")
 
 
 def test_ops_without_a_session(module_dbg: Dbg, cart: Target) -> None:
@@ -184,7 +184,7 @@ def test_ops_without_a_session(module_dbg: Dbg, cart: Target) -> None:
 
 def test_op_needing_a_stop_while_running(module_dbg: Dbg, module_target: Any) -> None:
     spin = module_target("spin.py")
-    running = module_dbg.json("-s", "runner", "--timeout", "0.5", "start", "--run",
+    running = module_dbg.json("-s", "runner", "--timeout", "0.5", "start", "--backend", "pdb", "--run",
                               str(spin.path))
     assert running["state"] == "running", running
     for argv in (["locals"], ["print", "count"], ["stack"], ["step"], ["continue"],

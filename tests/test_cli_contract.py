@@ -77,7 +77,7 @@ def snapshot(data: dict[str, Any]) -> None:
 def cart(module_dbg: Dbg, module_target: Any) -> Target:
     """cart.py, stopped at @loop for the module's tests."""
     target: Target = module_target("cart.py")
-    result = module_dbg("--json", "start", "--break", target.loc("loop"), "--run",
+    result = module_dbg("--json", "start", "--backend", "pdb", "--break", target.loc("loop"), "--run",
                         str(target.path))
     data = one_object(result)
     assert result.code == 0 and data["ok"], data
@@ -209,7 +209,7 @@ def test_text_errors_are_one_line_on_stderr(
 
 
 def test_session_exists(module_dbg: Dbg, cart: Target) -> None:
-    data = error_of(module_dbg("--json", "start", str(cart.path)), "start", "session_exists")
+    data = error_of(module_dbg("--json", "start", "--backend", "pdb", str(cart.path)), "start", "session_exists")
     assert "kill" in data["error"]["hint"]
     # The live session was not disturbed.
     assert module_dbg.json("status")["location"]["line"] == cart.lines["loop"]
@@ -217,7 +217,7 @@ def test_session_exists(module_dbg: Dbg, cart: Target) -> None:
 
 def test_not_stopped_and_timeout_running(module_dbg: Dbg, module_target: Any) -> None:
     spin = module_target("spin.py")
-    result = module_dbg("--json", "-s", "runner", "--timeout", "0.5", "start", "--run",
+    result = module_dbg("--json", "-s", "runner", "--timeout", "0.5", "start", "--backend", "pdb", "--run",
                         str(spin.path))
     data = one_object(result)
     envelope(data, "start", "runner")

@@ -75,7 +75,7 @@ def start_spawner(dbg: Dbg, target: Any, reaper: list[int],
     """spawner.py stopped at @loop; returns it, the pid of the child it
     started, and that child's start time."""
     prog = target("spawner.py")
-    snap = dbg.json("-s", session, "start", "--break", prog.loc("loop"), "--run", str(prog.path))
+    snap = dbg.json("-s", session, "start", "--backend", "pdb", "--break", prog.loc("loop"), "--run", str(prog.path))
     assert snap["ok"] and snap["location"]["line"] == prog.lines["loop"], snap
     out = "".join(c["text"] for c in dbg.json("-s", session, "output")["chunks"])
     child = int(out.split()[1])
@@ -131,7 +131,7 @@ def test_daemon_killed_with_sigkill(dbg: Dbg, target: Any, reaper: list[int]) ->
     assert [h["line"] for h in hits] == [prog.lines["loop"]] * 2
     # ...and the session name can be used again.
     cart = target("cart.py")
-    again = dbg.json("start", "--break", cart.loc("loop"), "--run", str(cart.path))
+    again = dbg.json("start", "--backend", "pdb", "--break", cart.loc("loop"), "--run", str(cart.path))
     assert again["ok"] and again["location"]["line"] == cart.lines["loop"], again
     every = dbg.json("hits", "--all")["hits"]
     assert {h["file"] for h in every if h["reason"] == "breakpoint"} == {
@@ -140,11 +140,11 @@ def test_daemon_killed_with_sigkill(dbg: Dbg, target: Any, reaper: list[int]) ->
 
 def test_several_named_sessions(dbg: Dbg, target: Any) -> None:
     cart, counter = target("cart.py"), target("counter.py")
-    assert dbg.json("-s", "one", "start", "--break", cart.loc("loop"), "--run",
+    assert dbg.json("-s", "one", "start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
                     str(cart.path))["ok"]
-    assert dbg.json("--session", "two", "start", "--break", counter.loc("accumulate"), "--run",
+    assert dbg.json("--session", "two", "start", "--backend", "pdb", "--break", counter.loc("accumulate"), "--run",
                     str(counter.path))["ok"]
-    assert dbg.json("start", str(cart.path))["ok"]
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
     rows = {s["name"]: s for s in dbg.json("sessions")["sessions"]}
     assert set(rows) == {"one", "two", "default"}
     assert rows["two"] == {"name": "two", "backend": "pdb", "tool": "pdb", "state": "stopped",
@@ -166,16 +166,16 @@ def test_several_named_sessions(dbg: Dbg, target: Any) -> None:
 
 def test_idle_session_ends_by_itself(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
-    assert dbg.json("-s", "idle", "start", "--idle-timeout", "2", str(cart.path))["ok"]
+    assert dbg.json("-s", "idle", "start", "--backend", "pdb", "--idle-timeout", "2", str(cart.path))["ok"]
     status = read_status(dbg, "idle")
-    assert dbg.json("start", str(cart.path))["ok"]  # the default timeout: stays
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]  # the default timeout: stays
     pdb = next((c["pid"], c["start_time"]) for c in status["children"])
     assert wait_until(lambda: not (session_dir(dbg, "idle") / "status.json").exists(), 10)
     assert wait_until(lambda: gone(status["pid"], status["start_time"]) and gone(*pdb))
     assert dbg.json("-s", "idle", "status")["error"]["kind"] == "no_session"
     assert [s["name"] for s in dbg.json("sessions")["sessions"]] == ["default"]
     assert dbg.json("-s", "idle", "hits")["hits"][0]["reason"] == "entry"
-    bad = dbg("start", "--idle-timeout", "0", str(cart.path))
+    bad = dbg("start", "--backend", "pdb", "--idle-timeout", "0", str(cart.path))
     assert bad.code == 2 and "Traceback" not in bad.err
 
 
@@ -185,7 +185,7 @@ def mode(path: Path) -> int:
 
 def test_runtime_files_are_private(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
-    assert dbg.json("start", str(cart.path))["ok"]
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
     status = read_status(dbg)
     sock = Path(status["socket"])
     assert stat.S_ISSOCK(sock.stat().st_mode)
@@ -203,7 +203,7 @@ def test_long_home_gets_a_short_private_socket(dbg: Dbg, tmp_path: Path, target:
     runner = type(dbg)(deep / "home", tmp_path / "work")
     cart = target("cart.py")
     try:
-        assert runner.json("start", str(cart.path))["ok"]
+        assert runner.json("start", "--backend", "pdb", str(cart.path))["ok"]
         sock = Path(read_status(runner)["socket"])
         assert len(str(sock)) < 108 and not str(sock).startswith(str(deep))
         assert mode(sock) == 0o600 and mode(sock.parent) == 0o700
@@ -223,7 +223,7 @@ def test_stale_socket_without_status_is_removed(dbg: Dbg, target: Any) -> None:
     assert result.code == 1 and "no session named 'default'" in result.err, result
     assert not (folder / "daemon.sock").exists()
     cart = target("cart.py")
-    assert dbg.json("start", str(cart.path))["ok"]
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
 
 
 def test_status_of_a_dead_daemon_is_not_trusted(dbg: Dbg, target: Any) -> None:
@@ -240,7 +240,7 @@ def test_status_of_a_dead_daemon_is_not_trusted(dbg: Dbg, target: Any) -> None:
     assert result.code == 1 and f"daemon (pid {finished.pid}) died" in result.err, result
     assert not sock.exists() and not (folder / "status.json").exists()
     cart = target("cart.py")
-    assert dbg.json("start", str(cart.path))["ok"]
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
     assert dbg.json("print", "6 * 7")["value"] == "42"
 
 
@@ -264,7 +264,7 @@ def test_reused_pids_are_neither_trusted_nor_killed(dbg: Dbg, target: Any) -> No
         assert result.code == 1 and "died" in result.err, result
         assert bystander.poll() is None and procutil.alive(bystander.pid, started)
         cart = target("cart.py")
-        assert dbg.json("start", str(cart.path))["ok"]
+        assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
     finally:
         bystander.kill()
         bystander.wait()

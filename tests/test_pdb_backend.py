@@ -57,7 +57,7 @@ def program_output(dbg: Dbg, category: str = "stdout", since: int = 0) -> str:
 
 
 def start(dbg: Dbg, target: Target, *options: str) -> dict[str, Any]:
-    snap = dbg.json("start", *options, str(target.path))
+    snap = dbg.json("start", "--backend", "pdb", *options, str(target.path))
     assert snap["ok"], snap
     return snap
 
@@ -335,7 +335,7 @@ def test_program_that_raises_stops_post_mortem(dbg: Dbg, target: Any) -> None:
 
 def test_sys_exit_code(dbg: Dbg, target: Any) -> None:
     ex = target("exit3.py")
-    snap = dbg.json("start", "--run", str(ex.path))
+    snap = dbg.json("start", "--backend", "pdb", "--run", str(ex.path))
     assert (snap["_exit"], snap["state"], snap["exit_code"]) == (0, "exited", 3), snap
     assert dbg.json("status")["exit_code"] == 3
     assert "exit code 3" in dbg("status").out
@@ -548,7 +548,7 @@ def test_restart_reapplies_breakpoints(dbg: Dbg, target: Any) -> None:
 
 def test_start_with_break_and_run(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
-    snap = dbg.json("start", "--break", cart.loc("discount"), "--break", "main",
+    snap = dbg.json("start", "--backend", "pdb", "--break", cart.loc("discount"), "--break", "main",
                     "--run", str(cart.path))
     assert [b["requested"] for b in snap["breakpoints"]] == [cart.loc("discount"), "main"]
     assert_stopped(snap, cart, "main-first", function="main", reason="breakpoint")
@@ -557,7 +557,7 @@ def test_start_with_break_and_run(dbg: Dbg, target: Any) -> None:
 
 def test_start_with_a_failing_break_leaves_no_session(dbg: Dbg, target: Any) -> None:
     cart = target("cart.py")
-    result = dbg("start", "--break", cart.loc("loop"), "--break", f"{cart.path}:999",
+    result = dbg("start", "--backend", "pdb", "--break", cart.loc("loop"), "--break", f"{cart.path}:999",
                  "--run", str(cart.path))
     assert result.code == 1 and result.out == "", result
     assert result.err.startswith(f"error: --break {cart.path}:999: ") and \
@@ -573,7 +573,7 @@ def test_cwd_env_and_args_reach_the_program(dbg: Dbg, target: Any, tmp_path: Any
     prog = target("envcwd.py")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    snap = dbg.json("start", "--cwd", str(elsewhere), "--env", "DBG_TEST_VAR=hello world",
+    snap = dbg.json("start", "--backend", "pdb", "--cwd", str(elsewhere), "--env", "DBG_TEST_VAR=hello world",
                     "--run", "../work/envcwd.py", "one", "two words", "--flag")
     assert (snap["state"], snap["exit_code"]) == ("exited", 0), snap
     assert program_output(dbg).splitlines() == [
@@ -606,7 +606,7 @@ def test_hits_after_the_session_ended(dbg: Dbg, target: Any) -> None:
 
 def test_output_is_bounded_and_paged_by_cursor(dbg: Dbg, target: Any) -> None:
     flood = target("flood.py")
-    assert dbg.json("start", "--run", str(flood.path))["exit_code"] == 0
+    assert dbg.json("start", "--backend", "pdb", "--run", str(flood.path))["exit_code"] == 0
     pages, cursor = [], 0
     while True:
         page = dbg.json("output", "--since", str(cursor), "--stdout")

@@ -160,7 +160,7 @@ def test_session_with_a_long_dbg_home_works_end_to_end(dbg: Any, target: Any,
     long_home = dbg.home.parent / ("h" * 90)
     dbg.env["DBG_HOME"] = str(long_home)
     cart = target("cart.py")
-    started = dbg.json("-s", "long-name-session", "start", str(cart.path))
+    started = dbg.json("-s", "long-name-session", "start", "--backend", "pdb", str(cart.path))
     assert started["ok"] is True, started
     status = dbg.json("-s", "long-name-session", "status")
     assert status["ok"] is True, status

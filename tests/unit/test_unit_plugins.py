@@ -267,7 +267,7 @@ def test_dbg_stop_recorded_runs_in_the_daemon_at_each_stop(
         assert lines[0::2] == [{"raiser": "hooked"}] * (len(lines) // 2), lines
         return lines[1::2]
 
-    started = dbg.json("-s", "hooked", "start", "--run", "--break", cart.loc("discount"),
+    started = dbg.json("-s", "hooked", "start", "--backend", "pdb", "--run", "--break", cart.loc("discount"),
                        str(cart.path), env=env)
     assert started["ok"] is True, started
     assert started["reason"] == "breakpoint"

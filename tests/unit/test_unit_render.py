@@ -127,7 +127,7 @@ def payload(data: dict[str, Any]) -> dict[str, Any]:
 def test_cli_text_is_the_rendered_json_payload(dbg: Any, target: Any,
                                                 pdb_ready: None) -> None:
     cart = target("cart.py")
-    started = dbg.json("start", "--run", "--break", cart.loc("discount"), str(cart.path))
+    started = dbg.json("start", "--backend", "pdb", "--run", "--break", cart.loc("discount"), str(cart.path))
     assert started["ok"] is True, started
     via = started["via"]
     assert via["tool"] == "pdb"

@@ -60,8 +60,9 @@ def touch(path: Path) -> Path:
 
 
 def test_by_extension(specs: dict[str, Any], classes: dict[str, Any], tmp_path: Path) -> None:
-    assert select_backend(tmp_path / "app.py", specs, classes).name == "pdb"
-    assert select_backend(tmp_path / "APP.PY", specs, classes).name == "pdb"
+    # debugpy comes before pdb in the shipped file, and is installed here.
+    assert select_backend(tmp_path / "app.py", specs, classes).name == "debugpy"
+    assert select_backend(tmp_path / "APP.PY", specs, classes).name == "debugpy"
     assert [s.name for s in candidates(tmp_path / "x.both", specs)] == ["ghost", "spare"]
 
 
@@ -92,7 +93,7 @@ def test_nearest_marker_wins(specs: dict[str, Any], tmp_path: Path) -> None:
 def test_extension_beats_marker(specs: dict[str, Any], tmp_path: Path) -> None:
     touch(tmp_path / "ghost-marker.dbgtest")
     found = candidates(touch(tmp_path / "main.py"), specs)
-    assert found[0].name == "pdb"
+    assert [s.name for s in found][:2] == ["debugpy", "pdb"]
     assert all(".py" in s.extensions for s in found)
 
 
@@ -118,7 +119,7 @@ def test_missing_debugger_names_it_and_gives_the_install_hint(
 
 
 def test_candidate_whose_plugin_is_not_loaded(specs: dict[str, Any], tmp_path: Path) -> None:
-    with pytest.raises(BackendMissing, match="plugin 'pdb' is not loaded"):
+    with pytest.raises(BackendMissing, match="plugin 'dap' is not loaded"):
         select_backend(tmp_path / "app.py", specs, {})
 
 
