@@ -86,13 +86,7 @@ class BreakpointTable:
             record.name = self.backend.profile.function_name(loc.module, loc.function)
         else:
             record.file, record.line = self._file_line(loc)
-        self.records[record.id] = record
-        try:
-            self._sync(record)
-        except Exception:
-            self.records.pop(record.id, None)
-            raise
-        return record.to_breakpoint()
+        return self._place(record)
 
     def _file_line(self, loc: BreakLoc) -> tuple[str, int]:
         assert loc.line is not None
@@ -127,13 +121,7 @@ class BreakpointTable:
                            f"{info.get('description') or 'the adapter gave no data id'}")
         record = BpRecord(next(self._ids), "watch", BreakOptions(), expression,
                           name=expression, data_id=str(info["dataId"]))
-        self.records[record.id] = record
-        try:
-            self._sync(record)
-        except Exception:
-            self.records.pop(record.id, None)
-            raise
-        return record.to_breakpoint()
+        return self._place(record)
 
     def add_instruction(self, address: str, options: BreakOptions) -> Breakpoint:
         dap = self.backend._dap()
@@ -141,6 +129,10 @@ class BreakpointTable:
                     self.backend.tool_name)
         self._gate(options, False)
         record = BpRecord(next(self._ids), "instruction", options, address, name=address)
+        return self._place(record)
+
+    def _place(self, record: BpRecord) -> Breakpoint:
+        """Add ``record`` and send its list; a refused list leaves no trace."""
         self.records[record.id] = record
         try:
             self._sync(record)
