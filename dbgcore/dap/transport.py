@@ -163,10 +163,11 @@ class PipeTransport:
 
 
 class SocketTransport:
-    """DAP over a connected TCP socket."""
+    """DAP over a connected stream socket (TCP to an adapter; any stream socket works)."""
 
     def __init__(self, sock: socket.socket) -> None:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
         self._lock = threading.Lock()
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from dbgcore.dap.channel import DapChannel, DapRequestError
 from dbgcore.dap.framing import FrameDecoder, FramingError, encode
+from dbgcore.dap.transport import SocketTransport
 from dbgcore.errors import BackendError, DebuggerTimeout
 from dbgcore.translog import TransLog
 
@@ -188,30 +189,6 @@ def test_non_object_bodies_are_skipped() -> None:
 # -- DapChannel over a socketpair ------------------------------------------------------
 
 
-class SocketPairTransport:
-    """The Transport interface over one end of a socketpair: what a pipe to an
-    adapter process is, without the process."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-
-    def read(self) -> bytes:
-        try:
-            return self.sock.recv(65536)
-        except OSError:
-            return b""
-
-    def write(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
-
-
 class Peer:
     """The adapter's end: reads our requests, sends whatever the test wants."""
 
@@ -246,7 +223,7 @@ class Peer:
 @pytest.fixture
 def wired() -> Iterator[tuple[DapChannel, Peer]]:
     ours, theirs = socket.socketpair()
-    channel = DapChannel(SocketPairTransport(ours), TransLog(None), name="peer")
+    channel = DapChannel(SocketTransport(ours), TransLog(None), name="peer")
     peer = Peer(theirs)
     channel.start()
     yield channel, peer
@@ -376,7 +353,7 @@ def test_eof_fails_every_pending_and_later_request_at_once(
 
 def test_framing_error_fails_pending_requests_naming_the_limit() -> None:
     ours, theirs = socket.socketpair()
-    channel = DapChannel(SocketPairTransport(ours), TransLog(None), name="peer", max_body=1024)
+    channel = DapChannel(SocketTransport(ours), TransLog(None), name="peer", max_body=1024)
     channel.start()
     peer = Peer(theirs)
     try:
