@@ -76,6 +76,7 @@ class PtyDriver:
         self.name = name
         self.child: Any = None
         self.pgid: int | None = None
+        self.owes_prompt = False
 
     @property
     def pid(self) -> int:
@@ -129,9 +130,33 @@ class PtyDriver:
         return Match(index, before, groups)
 
     def command(self, text: str, timeout: float | None) -> str:
-        """Send one line and return the answer up to the next prompt."""
+        """Send one line and return the answer up to the next prompt.
+
+        If no prompt comes in time, the debugger still owes it (a slow
+        expression, say): :attr:`owes_prompt` is set, and the late answer must
+        be read with :meth:`settle` before the next one, or every answer after
+        it would be read as the following command's.
+        """
         self.send_line(text)
-        return self.expect([], timeout).before
+        try:
+            return self.expect([], timeout).before
+        except PtyTimeout:
+            self.owes_prompt = True
+            raise
+
+    def settle(self, patterns: Sequence[re.Pattern[str]], timeout: float) -> Match | None:
+        """Read the answer a timed-out command still owes (up to the prompt or
+        one of ``patterns``); None if nothing is owed. Raises PtyTimeout while
+        the debugger is still busy, PtyEOF if it went away meanwhile."""
+        if not self.owes_prompt:
+            return None
+        try:
+            match = self.expect(patterns, timeout)
+        except PtyEOF:
+            self.owes_prompt = False
+            raise
+        self.owes_prompt = False
+        return match
 
     def interrupt(self) -> None:
         if self.alive():

@@ -82,8 +82,6 @@ class PdbBackend(Backend):
         self._requested: dict[int, tuple[str, int | None, BreakOptions]] = {}
         self._until_bp: int | None = None
         self._last_breaks: list[Breakpoint] = []
-        #: A command timed out, and pdb still owes its answer and prompt.
-        self._owed_prompt = False
 
     # -- availability --------------------------------------------------------
 
@@ -241,9 +239,7 @@ class PdbBackend(Backend):
         try:
             return self._drv().command(line, timeout)
         except PtyTimeout as exc:
-            # pdb is still at it (a slow expression, say): its answer and
-            # prompt come later, and must not be read as the next command's.
-            self._owed_prompt = True
+            # pdb is still at it; the driver remembers the answer it owes.
             raise DebuggerTimeout(
                 f"pdb did not answer within {timeout:g}s",
                 "it may still be working: the next command waits for it first; "
@@ -253,20 +249,18 @@ class PdbBackend(Backend):
     def _settle(self) -> None:
         """Read the answer a timed-out command still owes, so that the next
         answer read is the next command's own."""
-        if not self._owed_prompt:
+        if self.driver is None:
             return
         try:
-            match = self._drv().expect([EXIT_RE], self.ctx.op_timeout)
+            match = self.driver.settle([EXIT_RE], self.ctx.op_timeout)
         except PtyTimeout as exc:
             raise DebuggerTimeout("pdb is still busy with an earlier command",
                                   "wait and try again, or end the session with `dbg kill`") from exc
         except PtyEOF as exc:
-            self._owed_prompt = False
             self._ended(None, exc.output)
             raise TargetExited("pdb ended while it was busy with an earlier command",
                                "run the program again with `dbg restart`") from exc
-        self._owed_prompt = False
-        if match.index == 1:
+        if match is not None and match.index == 1:
             self._ended(json.loads(match.groups[0]).get("code"), match.before)
             raise TargetExited("the program ended while pdb was busy with an earlier command",
                                "run it again with `dbg restart`")
