@@ -27,6 +27,7 @@ def test_anything_else_goes_to_click(argv: list[str]) -> None:
     assert _parse(argv) is None
 
 
+@pytest.mark.usefixtures("pdb_ready")
 def test_fast_and_full_paths_give_the_same_answers(dbg, target) -> None:
     cart = target("cart.py")
     started = dbg.json("start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
