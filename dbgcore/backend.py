@@ -97,6 +97,9 @@ class BackendSpec:
     command: list[str] = field(default_factory=list)
     extensions: list[str] = field(default_factory=list)
     root_markers: list[str] = field(default_factory=list)
+    #: Kinds of executable this backend is chosen for: "go" (a Go binary),
+    #: "elf" (any other ELF executable). See :mod:`dbgcore.select`.
+    binaries: list[str] = field(default_factory=list)
     launch: dict[str, Any] = field(default_factory=dict)
     install: str = ""
     description: str = ""
@@ -154,6 +157,11 @@ class Backend:
         if not found:
             return Readiness(False, f"{exe} not found")
         return Readiness(True, found)
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        """Refuse, before a session starts, a program this backend cannot run,
+        with a UsageError that says what to do (e.g. compile it first)."""
 
     @classmethod
     def capabilities(cls) -> dict[str, Support]:

@@ -24,7 +24,7 @@ from dbgcore.backend import BackendSpec
 from dbgcore.errors import ConfigError
 from dbgcore.paths import project_config_file, user_config_file
 
-_STR_LISTS = ("command", "extensions", "root_markers")
+_STR_LISTS = ("command", "extensions", "root_markers", "binaries")
 _STRS = ("plugin", "install", "description")
 _MAPS = ("launch", "options")
 _KNOWN = (*_STR_LISTS, *_STRS, *_MAPS)
@@ -84,6 +84,7 @@ def load_config(cwd: Path | None = None) -> LoadedConfig:
             command=list(entry.get("command", [])),
             extensions=[e.lower() for e in entry.get("extensions", [])],
             root_markers=list(entry.get("root_markers", [])),
+            binaries=[b.lower() for b in entry.get("binaries", [])],
             launch=dict(entry.get("launch", {})),
             install=entry.get("install", ""),
             description=entry.get("description", ""),

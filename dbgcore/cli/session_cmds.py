@@ -17,18 +17,26 @@ from dbgcore.location import BreakLoc
 _PASSTHROUGH = {"ignore_unknown_options": True, "allow_interspersed_args": False}
 
 
-def _choose_backend(name: str | None, program: Path, cwd: Path) -> str:
+def _choose_backend(name: str | None, program: Path, cwd: Path, check: bool = True) -> str:
+    """The backend for ``program``; with ``check``, one that can run it (a C
+    source file, say, is refused with how to compile it)."""
     from dbgcore.config import load_config
     from dbgcore.plugins import get_host
     from dbgcore.select import select_backend
 
     config = load_config(cwd)
+    classes = get_host().backend_classes()
     if name is not None:
         if name not in config.backends:
             raise UsageError(f"unknown backend {name!r}",
                              f"known backends: {', '.join(config.backends)}")
-        return name
-    return select_backend(program, config.backends, get_host().backend_classes()).name
+        spec = config.backends[name]
+    else:
+        spec = select_backend(program, config.backends, classes)
+    cls = classes.get(spec.plugin)
+    if check and cls is not None:
+        cls.check_program(spec, program)
+    return spec.name
 
 
 def _parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -86,7 +94,7 @@ def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | No
         env = _parse_env(env_pairs)
         for spec in breaks:
             BreakLoc.parse(spec)
-        chosen = _choose_backend(backend, target, base)
+        chosen = _choose_backend(backend, target, base, check=not as_module)
     except DbgError as exc:
         fail("start", exc)
     _start_session("start", {

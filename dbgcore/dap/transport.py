@@ -80,8 +80,12 @@ class AdapterProcess:
 
     def _drain_stdout(self, stream: IO[bytes]) -> None:
         for line in iter(stream.readline, b""):
-            self._stdout_waiters = [w for w in self._stdout_waiters if not w(line)]
-            if self._on_stdout_line is not None:
+            # A line a waiter was looking for ("listening at ...") is the
+            # adapter's, not the program's.
+            waiting = self._stdout_waiters
+            matched = [w for w in waiting if w(line)]
+            self._stdout_waiters = [w for w in waiting if w not in matched]
+            if not matched and self._on_stdout_line is not None:
                 self._on_stdout_line(line)
 
     def wait_stdout(self, pattern: re.Pattern[bytes], timeout: float) -> re.Match[bytes]:

@@ -13,6 +13,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from functools import partial
 from typing import Any, ClassVar
 
@@ -48,6 +49,9 @@ from dbgcore.model import (
 REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "breakpoint",
            "data breakpoint": "watchpoint", "goto": "step"}
 
+#: Stop reasons whose adapter description says nothing more than the reason.
+QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
+
 #: Scopes whose variables a stop snapshot shows (others: `dbg scopes`).
 LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
 
@@ -76,6 +80,12 @@ class DapBackend(Backend):
         self._running_since: int | None = None
         self._lock = threading.Lock()
         self.cwd: str | None = None
+        self.profile.build_dir = str(ctx.run_dir) if ctx is not None else None
+        #: The internal breakpoint that stands for "stop at entry", if any.
+        self._entry_bp: int | None = None
+        #: The exit status an adapter gave only as text (delve).
+        self._text_exit_code: int | None = None
+        self._launching = False
 
     # -- identity ----------------------------------------------------------------
 
@@ -86,6 +96,10 @@ class DapBackend(Backend):
     @classmethod
     def check(cls, spec: BackendSpec) -> Readiness:
         return profile_for(spec).check()
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        profile_for(spec).check_program(program)
 
     @classmethod
     def capabilities(cls) -> dict[str, Support]:
@@ -135,6 +149,7 @@ class DapBackend(Backend):
                               request_timeout=lambda: self.ctx.op_timeout)
         self.channel.on_event("process", self._process_event)
         self.channel.on_event("thread", self._thread_event)
+        self.channel.on_event("output", self._output_event)
         self.channel.on_reverse_request("runInTerminal", self._run_in_terminal)
         self.channel.on_reverse_request("startDebugging", self._start_debugging)
         self.dap.on_breakpoint(self.breaks.on_event)
@@ -152,6 +167,11 @@ class DapBackend(Backend):
         if isinstance(pid, int) and pid > 0 and not self.attached:
             self._children.append(pid)
             self.ctx.track_process(pid, "debuggee")
+
+    def _output_event(self, event: Message) -> None:
+        code = self.profile.exit_code_from_output(str((event.get("body") or {}).get("output")))
+        if code is not None:
+            self._text_exit_code = code
 
     def _thread_event(self, event: Message) -> None:
         body = event.get("body") or {}
@@ -184,11 +204,23 @@ class DapBackend(Backend):
         # so attach only looks (and then pauses it).
         self._running_since = 0
         state = dap.wait_for_stop(0, timeout if command == "launch" else 0)
-        return self._event(state)
+        event = self._event(state)
+        if command == "launch" and event.reason == "breakpoint" and not event.hit_breakpoints:
+            # The adapter's own breakpoint for stopping at entry (gdb's
+            # stopAtBeginningOfMainSubprogram), not one of the user's.
+            event.reason = "entry"
+        return event
 
     def _configure(self) -> None:
         # Sent even with no filters: some adapters wait for it before running.
         assert self.dap is not None
+        entry = self.profile.entry_function
+        if entry and self._launching:
+            # Stop at entry by a breakpoint on the entry function: the
+            # adapter's own stopOnEntry stops somewhere useless (the loader).
+            loc = BreakLoc(function=entry)
+            self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True),
+                                                 internal=True).id)
         self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters})
 
     def ctx_cwd(self) -> str:
@@ -196,13 +228,20 @@ class DapBackend(Backend):
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         self.cwd = request.cwd
-        return self._handshake("launch", self.profile.launch_arguments(request), request.cwd,
-                               self.ctx.op_timeout)
+        self._launching = True
+        return self._handshake("launch", self.profile.launch_arguments(request),
+                               self.profile.adapter_cwd(request), self.ctx.op_timeout)
 
     def attach(self, request: AttachRequest) -> StopEvent:
         self.attached = True
-        event = self._handshake("attach", self.profile.attach_arguments(request), None,
-                                self.ctx.op_timeout, self.profile.attach_server(request))
+        try:
+            event = self._handshake("attach", self.profile.attach_arguments(request), None,
+                                    self.ctx.op_timeout, self.profile.attach_server(request))
+        except DbgError as exc:
+            hint = self.profile.attach_failure_hint(exc.message)
+            if hint:
+                exc.hint = hint
+            raise
         if event.state == "running":
             # An attached program keeps running; stop it so it can be inspected.
             return self.pause(10)
@@ -241,7 +280,8 @@ class DapBackend(Backend):
         groups = {g for pid in self._children if (g := procutil.pgid_of(pid)) is not None}
         procutil.terminate_groups(groups, grace=grace, reap=self._children)
         if self.process is not None:
-            self.process.terminate(grace)
+            grace = self.profile.shutdown_grace
+            self.process.terminate(self.ctx.shutdown_grace if grace is None else grace)
 
     # -- stops -------------------------------------------------------------------
 
@@ -253,23 +293,40 @@ class DapBackend(Backend):
             return StopEvent(state="running")
         self._running_since = None
         if state == "exited":
-            return StopEvent(state="exited", reason="exited", exit_code=self.dap.exit_code)
+            code = self.dap.exit_code
+            return StopEvent(state="exited", reason="exited",
+                             exit_code=self._text_exit_code if code is None else code)
         stop = self.dap.stop
         self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
         frames = self._stack_frames()
         top = frames[0] if frames else None
         location = _location(top) if top else None
-        hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location)
         reason = REASONS.get(stop.reason, stop.reason or "step")
+        if reason == "breakpoint" and not stop.hit_breakpoint_ids and \
+                stop.description.startswith("watchpoint "):
+            # lldb-dap 19 reports a data breakpoint as reason "breakpoint",
+            # description "watchpoint N", with no ids.
+            reason = "watchpoint"
+        hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location,
+                                      watch=reason == "watchpoint")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
         if hit and all(b.internal for b in hit):
-            reason = "until"  # our own temporary breakpoint, not one the user set
+            # Our own temporary breakpoint, not one the user set.
+            reason = "entry" if any(b.id == self._entry_bp for b in hit) else "until"
+        if self._entry_bp is not None:
+            # It stood for the first stop, whatever that stop was.
+            entry, self._entry_bp = self._entry_bp, None
+            self.breaks.discard_internal_id(entry)
         user_hits = [b for b in hit if not b.internal]
         # DAP puts an exception's name in `text` and its message in `description`.
         text = self.profile.split_exception_note(stop.text)[0]
-        detail = stop.description if stop.description.lower() not in (
-            stop.reason.lower(), f"paused on {stop.reason}".lower()) else ""
+        # A description that only restates the reason ("breakpoint 1.1",
+        # "step over", "paused on step") is noise; an exception's or a
+        # signal's ("signal SIGSEGV") is the point.
+        restated = reason in QUIET_REASONS or stop.description.lower() in (
+            stop.reason.lower(), f"paused on {stop.reason}".lower())
+        detail = "" if restated else stop.description
         description = f"{text}: {detail}" if text and detail else text or detail
         self.breaks.after_stop(user_hits)
         return StopEvent(state="stopped", reason=reason, location=location,
@@ -468,7 +525,8 @@ class DapBackend(Backend):
                         "variablesReference": scope["variablesReference"], "name": lhs,
                         "value": value})
                     self._frames = None
-                    return Value(str(body.get("value", "")), body.get("type"))
+                    # lldb-dap 19 answers with `result` where the spec says `value`.
+                    return Value(str(body.get("value", body.get("result", ""))), body.get("type"))
         raise OpFailed(f"no variable {lhs!r} in the selected frame",
                        f"{self.tool_name} can only assign plain variable names")
 
@@ -488,8 +546,12 @@ class DapBackend(Backend):
                 return thread
         raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
 
+    def console(self, command: str) -> str:
+        """Run a native console command (the adapter's repl context)."""
+        return self.evaluate(self.profile.raw_expression(command), self.profile.raw_context).value
+
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
-        value = self.evaluate(text, self.profile.raw_context)
+        value = self.evaluate(self.profile.raw_expression(text), self.profile.raw_context)
         return value.value, None
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------

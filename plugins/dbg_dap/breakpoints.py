@@ -38,6 +38,8 @@ class BpRecord:
     dap: Message = field(default_factory=dict)
     hits: int = 0
     internal: bool = False
+    #: Made with a console command; removed with one too.
+    console: bool = False
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -60,6 +62,8 @@ class BreakpointTable:
         self.backend = backend
         self.records: dict[int, BpRecord] = {}
         self._ids = itertools.count(1)
+        # dbg's own breakpoints (entry, until) get ids users never see.
+        self._internal_ids = itertools.count(-1, -1)
 
     # -- adding ---------------------------------------------------------------
 
@@ -79,8 +83,9 @@ class BreakpointTable:
     def add(self, loc: BreakLoc, options: BreakOptions, internal: bool = False) -> Breakpoint:
         function = loc.function is not None
         self._gate(options, function)
-        record = BpRecord(next(self._ids), "function" if function else "source", options,
-                          loc.key(), internal=internal)
+        record = BpRecord(next(self._internal_ids if internal else self._ids),
+                          "function" if function else "source", options, loc.key(),
+                          internal=internal)
         if function:
             assert loc.function is not None
             record.name = self.backend.profile.function_name(loc.module, loc.function)
@@ -109,13 +114,11 @@ class BreakpointTable:
     def add_watch(self, expression: str) -> Breakpoint:
         dap = self.backend._stopped("watch")
         tool = self.backend.tool_name
+        if not dap.supports("supportsDataBreakpoints") and self.backend.profile.console_watch:
+            return self._add_console_watch(expression)
         dap.require("supportsDataBreakpoints", "watchpoints", tool,
                     self.backend.profile.watch_hint())
-        arguments: Message = {"name": expression}
-        frame_id = self.backend._frame_id()
-        if frame_id is not None:
-            arguments["frameId"] = frame_id
-        info = dap.request("dataBreakpointInfo", arguments)
+        info = dap.request("dataBreakpointInfo", self._data_info_arguments(expression))
         if not info.get("dataId"):
             raise OpFailed(f"cannot watch {expression}: "
                            f"{info.get('description') or 'the adapter gave no data id'}")
@@ -123,10 +126,42 @@ class BreakpointTable:
                           name=expression, data_id=str(info["dataId"]))
         return self._place(record)
 
+    def _data_info_arguments(self, expression: str) -> Message:
+        """dataBreakpointInfo's arguments: a variable by its scope when the
+        expression names one (what the spec means), else the expression as
+        the adapter wants it (lldb-dap evaluates it to an address)."""
+        backend = self.backend
+        if expression.isidentifier():
+            for scope in backend.scopes():
+                if scope.get("expensive"):
+                    continue
+                reference = int(scope["variablesReference"])
+                if any(v.get("name") == expression for v in backend.variables(reference)):
+                    return {"variablesReference": reference, "name": expression}
+        arguments: Message = {"name": backend.profile.data_watch_expression(expression)}
+        frame_id = backend._frame_id()
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        return arguments
+
+    def _add_console_watch(self, expression: str) -> Breakpoint:
+        """A watchpoint made with the debugger's own command (gdb: `watch`),
+        for adapters without data breakpoints that still report its hits
+        as stops with its number in hitBreakpointIds."""
+        profile = self.backend.profile
+        answer = self.backend.console(profile.console_watch.format(expr=expression))
+        number = profile.console_watch_number(answer)
+        if number is None:
+            raise OpFailed(f"cannot watch {expression}: {answer.strip() or 'no answer'}")
+        record = BpRecord(next(self._ids), "watch", BreakOptions(), expression,
+                          name=expression, dap={"id": number, "verified": True}, console=True)
+        self.records[record.id] = record
+        return record.to_breakpoint()
+
     def add_instruction(self, address: str, options: BreakOptions) -> Breakpoint:
         dap = self.backend._dap()
         dap.require("supportsInstructionBreakpoints", "instruction breakpoints",
-                    self.backend.tool_name)
+                    self.backend.tool_name, self.backend.profile.hints.get("break-instruction", ""))
         self._gate(options, False)
         record = BpRecord(next(self._ids), "instruction", options, address, name=address)
         return self._place(record)
@@ -155,7 +190,7 @@ class BreakpointTable:
 
     def _sync(self, changed: BpRecord) -> None:
         dap = self.backend._dap()
-        same = [r for r in self.records.values() if r.kind == changed.kind
+        same = [r for r in self.records.values() if r.kind == changed.kind and not r.console
                 and (changed.kind != "source" or r.file == changed.file)]
         if changed.kind == "source":
             body = dap.request("setBreakpoints", {
@@ -186,7 +221,12 @@ class BreakpointTable:
         self._resync_after_removal(record)
 
     def _resync_after_removal(self, record: BpRecord) -> None:
-        others = [r for r in self.records.values() if r.kind == record.kind
+        if record.console:
+            profile = self.backend.profile
+            if self.backend.state() != "exited":
+                self.backend.console(profile.console_delete.format(id=record.dap.get("id")))
+            return
+        others = [r for r in self.records.values() if r.kind == record.kind and not r.console
                   and (record.kind != "source" or r.file == record.file)]
         if others:
             self._sync(others[0])
@@ -203,11 +243,14 @@ class BreakpointTable:
             dap.request("setInstructionBreakpoints", {"breakpoints": []})
 
     def discard_internal(self, bp: Breakpoint) -> None:
-        record = self.records.get(int(bp.id))
+        self.discard_internal_id(int(bp.id))
+
+    def discard_internal_id(self, bp_id: int) -> None:
+        record = self.records.get(bp_id)
         if record is not None and record.internal and self.backend.state() != "exited":
             self.remove(record.id)
         else:
-            self.records.pop(int(bp.id), None)
+            self.records.pop(bp_id, None)
 
     # -- what the adapter tells us ------------------------------------------------
 
@@ -223,8 +266,13 @@ class BreakpointTable:
                 else:
                     record.dap.update(update)
 
-    def record_hits(self, dap_ids: list[int], location: Location | None) -> list[BpRecord]:
-        if dap_ids:
+    def record_hits(self, dap_ids: list[int], location: Location | None,
+                    watch: bool = False) -> list[BpRecord]:
+        watches = [r for r in self.records.values() if r.kind == "watch"]
+        if watch and not dap_ids and len(watches) == 1:
+            # A watchpoint stop without ids: it is the one watch there is.
+            hit = watches
+        elif dap_ids:
             hit = [r for r in self.records.values() if r.dap.get("id") in dap_ids]
         elif location is not None and location.file and location.line:
             real = os.path.realpath(location.file)

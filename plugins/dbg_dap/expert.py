@@ -156,10 +156,18 @@ def _current_ip(b: DapBackend) -> str:
 
 def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("disasm")
-    dap.require("supportsDisassembleRequest", "disassembly", b.tool_name)
-    address = args.get("address") or _current_ip(b)
+    dap.require("supportsDisassembleRequest", "disassembly", b.tool_name,
+                b.profile.hints.get("disasm", ""))
     count = int(args.get("count") or 10)
-    before = int(args.get("before", count // 3))
+    if args.get("address"):
+        address = _address(b, str(args["address"]))
+        before = int(args.get("before") or 0)
+    else:
+        address = _current_ip(b)
+        before = int(args.get("before", count // 3))
+        start = b.profile.disasm_start(b, address) if before else None
+        if start is not None:
+            address, before = start, 0
     body = dap.request("disassemble", {"memoryReference": address, "instructionOffset": -before,
                                        "instructionCount": count, "resolveSymbols": True},
                        timeout)
@@ -169,14 +177,37 @@ def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return {"address": address, "instructions": rows}
 
 
+_ADDRESS_RE = re.compile(r"(?:0x[0-9a-fA-F]+|\d+)")
+_HEX_RE = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _address(b: DapBackend, text: str) -> str:
+    """An address as given (0x..., decimal), or the address of a value: `&x`,
+    a pointer expression, or a variable name (its storage is read)."""
+    if _ADDRESS_RE.fullmatch(text.strip()):
+        return text.strip()
+    expression = text if text.lstrip().startswith("&") else f"&({text})"
+    try:
+        value = b.evaluate(expression).value
+    except OpFailed as exc:
+        raise OpFailed(f"cannot take the address of {text}: {exc.message}",
+                       "give an address (0x...) or an lvalue such as a variable") from exc
+    found = _HEX_RE.search(value)
+    if not found:
+        raise OpFailed(f"{expression} = {value} is not an address",
+                       "give an address (0x...) or an lvalue such as a variable")
+    return found.group(0)
+
+
 def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("memory read")
-    dap.require("supportsReadMemoryRequest", "memory reads", b.tool_name)
+    dap.require("supportsReadMemoryRequest", "memory reads", b.tool_name,
+                b.profile.hints.get("memory-read", ""))
     count = int(args["count"])
     if count < 1 or count > 1 << 20:
         raise UsageError("COUNT must be between 1 and 1048576 bytes")
-    body = dap.request("readMemory", {"memoryReference": str(args["address"]), "count": count},
-                       timeout)
+    address = _address(b, str(args["address"]))
+    body = dap.request("readMemory", {"memoryReference": address, "count": count}, timeout)
     data = base64.b64decode(body.get("data") or "")
     return {"address": body.get("address"), "hex": data.hex(),
             "unreadable": body.get("unreadableBytes", 0)}
@@ -184,12 +215,13 @@ def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("memory write")
-    dap.require("supportsWriteMemoryRequest", "memory writes", b.tool_name)
+    dap.require("supportsWriteMemoryRequest", "memory writes", b.tool_name,
+                b.profile.hints.get("memory-write", ""))
     try:
         data = binascii.unhexlify(str(args["hex"]).replace(" ", ""))
     except (binascii.Error, ValueError) as exc:
         raise UsageError(f"bad hex bytes: {exc}", "e.g. dbg memory write 0x1000 deadbeef") from exc
-    body = dap.request("writeMemory", {"memoryReference": str(args["address"]),
+    body = dap.request("writeMemory", {"memoryReference": _address(b, str(args["address"])),
                                        "data": base64.b64encode(data).decode()}, timeout)
     return {"address": args["address"], "written": body.get("bytesWritten", len(data))}
 
@@ -201,7 +233,8 @@ def op_break_instruction(b: DapBackend, args: Payload, timeout: float) -> Payloa
 
 def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._dap()
-    dap.require("supportsModulesRequest", "module listing", b.tool_name)
+    dap.require("supportsModulesRequest", "module listing", b.tool_name,
+                b.profile.hints.get("modules", ""))
     body = dap.request("modules", {"startModule": 0, "moduleCount": 0}, timeout)
     return {"modules": [{"id": m.get("id"), "name": m.get("name"), "path": m.get("path"),
                          "symbols": m.get("symbolStatus")} for m in body.get("modules") or []]}
@@ -209,7 +242,8 @@ def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._dap()
-    dap.require("supportsLoadedSourcesRequest", "loaded sources", b.tool_name)
+    dap.require("supportsLoadedSourcesRequest", "loaded sources", b.tool_name,
+                b.profile.hints.get("sources", ""))
     body = dap.request("loadedSources", {}, timeout)
     return {"sources": [{"name": s.get("name"), "path": s.get("path")}
                         for s in body.get("sources") or []]}
@@ -217,7 +251,8 @@ def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("exception")
-    dap.require("supportsExceptionInfoRequest", "exception info", b.tool_name)
+    dap.require("supportsExceptionInfoRequest", "exception info", b.tool_name,
+                b.profile.hints.get("exception", ""))
     body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
     details = body.get("details") or {}
     name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))

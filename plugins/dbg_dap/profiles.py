@@ -38,8 +38,58 @@ class AdapterProfile:
         "supportsInvalidatedEvent": False,
     }
 
+    #: Stop at entry with a function breakpoint on this function, for
+    #: adapters whose own stopOnEntry stops somewhere useless (the loader).
+    entry_function: ClassVar[str | None] = None
+    #: How long the adapter gets to exit at the end (None: the session's grace).
+    shutdown_grace: ClassVar[float | None] = None
+
+    #: A native console command that sets a watchpoint on {expr}, for
+    #: adapters without data breakpoints (empty: none).
+    console_watch: ClassVar[str] = ""
+    console_delete: ClassVar[str] = ""
+
+    def console_watch_number(self, answer: str) -> int | None:
+        """The debugger's number for the watchpoint ``console_watch`` made."""
+        return None
+
+    def data_watch_expression(self, expression: str) -> str:
+        """dataBreakpointInfo's `name` for an expression that is not a plain
+        variable of the frame."""
+        return expression
+
+    #: Hints for expert ops the adapter cannot do (op name -> hint).
+    hints: ClassVar[dict[str, str]] = {}
+
+    def disasm_start(self, backend: Any, ip: str) -> str | None:
+        """For adapters that cannot disassemble backwards from an address:
+        an earlier instruction boundary to start from (None: go backwards)."""
+        return None
+
     def __init__(self, spec: BackendSpec) -> None:
         self.spec = spec
+        #: A private folder of the session's, for build outputs.
+        self.build_dir: str | None = None
+
+    def check_program(self, program: Path) -> None:
+        """Refuse, before anything starts, a program this adapter cannot run
+        (a C source file, say), with what to do instead."""
+
+    def adapter_cwd(self, request: LaunchRequest) -> str | None:
+        """The adapter's own working folder for a launch."""
+        return request.cwd
+
+    def raw_expression(self, text: str) -> str:
+        """`dbg raw TEXT` as the expression for the native console context."""
+        return text
+
+    def exit_code_from_output(self, text: str) -> int | None:
+        """The program's exit status, for adapters that say it only in text."""
+        return None
+
+    def attach_failure_hint(self, message: str) -> str:
+        """A hint for a failed attach, from the adapter's message."""
+        return ""
 
     def argv(self) -> list[str]:
         return list(self.spec.command)
@@ -246,15 +296,19 @@ def _real_python(python: str) -> str:
     return real if out.returncode == 0 and real and os.path.exists(real) else python
 
 
-PROFILES: dict[str, type[AdapterProfile]] = {
-    p.name: p for p in (AdapterProfile, DebugpyProfile)
-}
+def profiles() -> dict[str, type[AdapterProfile]]:
+    """Every profile by name (the native ones live in :mod:`dbg_dap.native`)."""
+    from dbg_dap.native import DelveProfile, GdbProfile, LldbProfile
+
+    return {p.name: p for p in (AdapterProfile, DebugpyProfile, GdbProfile, LldbProfile,
+                                DelveProfile)}
 
 
 def profile_for(spec: BackendSpec) -> AdapterProfile:
     name = str(spec.options.get("profile", "generic"))
-    cls = PROFILES.get(name)
+    known = profiles()
+    cls = known.get(name)
     if cls is None:
         raise UsageError(f"backend {spec.name!r}: unknown DAP profile {name!r}",
-                         f"known profiles: {', '.join(PROFILES)}")
+                         f"known profiles: {', '.join(known)}")
     return cls(spec)

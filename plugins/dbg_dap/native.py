@@ -1,0 +1,345 @@
+"""Profiles of the native debuggers' adapters: gdb, lldb-dap and delve.
+
+Facts each one rests on (measured; see the README's backend notes):
+
+- gdb >= 14 speaks DAP with ``-i=dap``; older gdbs answer "Interpreter 'dap'
+  unrecognized". Its ``repl`` context runs gdb CLI commands. ``env`` replaces
+  the whole environment of the program. ``hitCondition`` is an ignore count.
+- lldb-dap must be started by absolute path; ``stopOnEntry`` stops inside the
+  loader, so dbg stops at ``main`` with a function breakpoint instead; it
+  crashes on requests it does not implement and does not exit by itself.
+- delve (``dlv dap``) listens on TCP and prints the debuggee's stdout on its
+  own stdout; it ends with ``terminated`` only, and says the exit status in
+  console text. In debug mode it builds the package in its own working folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+from dbg_dap.profiles import AdapterProfile
+from dbgcore.backend import AttachRequest, LaunchRequest, Readiness
+from dbgcore.errors import UsageError
+
+#: Files that must be compiled before a native debugger can run them.
+SOURCE_SUFFIXES = {
+    ".c": "gcc -g -O0 {src} -o {out}",
+    ".h": "gcc -g -O0 FILE.c -o {out}",
+    ".cc": "g++ -g -O0 {src} -o {out}",
+    ".cpp": "g++ -g -O0 {src} -o {out}",
+    ".cxx": "g++ -g -O0 {src} -o {out}",
+    ".hpp": "g++ -g -O0 FILE.cpp -o {out}",
+    ".rs": "rustc -g {src} -o {out}  (or: cargo build)",
+}
+
+_VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+#: `--version` answers, per executable path (a check runs on every `dbg start`).
+_versions: dict[str, str] = {}
+
+
+def _version_of(exe: str) -> str:
+    if exe not in _versions:
+        try:
+            out = subprocess.run([exe, "--version"], capture_output=True, text=True,
+                                 timeout=20, stdin=subprocess.DEVNULL)
+            first = (out.stdout or out.stderr).strip().splitlines()
+            _versions[exe] = first[0] if first else ""
+        except (OSError, subprocess.SubprocessError):
+            _versions[exe] = ""
+    return _versions[exe]
+
+
+def _number(text: str) -> tuple[int, ...]:
+    match = _VERSION_RE.search(text)
+    return tuple(int(g) for g in match.groups() if g is not None) if match else ()
+
+
+class NativeProfile(AdapterProfile):
+    """What gdb and lldb-dap share: programs are compiled binaries."""
+
+    def check_program(self, program: Path) -> None:
+        if program.is_dir():
+            raise UsageError(f"{program} is a folder, not a program",
+                             "give the path of the compiled binary")
+        recipe = SOURCE_SUFFIXES.get(program.suffix.lower())
+        if recipe is not None:
+            out = program.with_suffix("")
+            command = recipe.format(src=program.name, out=out.name)
+            raise UsageError(f"{program.name} is a source file, not a program",
+                             f"compile it with debug info first: {command}; "
+                             f"then: dbg start ./{out.name}")
+        if not os.access(program, os.X_OK):
+            raise UsageError(f"{program} is not executable",
+                             "give a compiled binary (built with -g), or chmod +x it")
+
+    def _env(self, request: LaunchRequest) -> dict[str, str]:
+        return {**os.environ, **request.env} if request.env else {}
+
+    def attach_failure_hint(self, message: str) -> str:
+        if "ptrace" in message.lower() or "not permitted" in message.lower():
+            return ("the kernel refused ptrace: attaching needs the same user and "
+                    "/proc/sys/kernel/yama/ptrace_scope = 0 (or CAP_SYS_PTRACE, e.g. run as root "
+                    "or `docker run --cap-add=SYS_PTRACE`)")
+        return ""
+
+
+class GdbProfile(NativeProfile):
+    name = "gdb"
+    minimum: ClassVar[tuple[int, ...]] = (14,)
+
+    def _candidates(self) -> list[str]:
+        """The configured gdb, else the one beside our Python (a venv with
+        gdb-for-pwndbg), else the one on PATH."""
+        if self.spec.options.get("gdb"):
+            return [str(self.spec.options["gdb"])]
+        found = [str(Path(sys.executable).parent / "gdb")]
+        on_path = shutil.which(self.spec.command[0] if self.spec.command else "gdb")
+        if on_path:
+            found.append(on_path)
+        return [exe for exe in dict.fromkeys(found) if os.access(exe, os.X_OK)]
+
+    def _pick(self) -> tuple[str | None, str]:
+        """A DAP-capable gdb, or None and why not."""
+        old = []
+        for exe in self._candidates():
+            version = _version_of(exe)
+            number = _number(version)
+            if number and number >= self.minimum:
+                return exe, version
+            old.append(f"{exe} is {'.'.join(map(str, number)) or 'not a working gdb'}")
+        if old:
+            return None, (f"no gdb with DAP (needs gdb 14 or newer): {'; '.join(old)}")
+        return None, "gdb not found"
+
+    def argv(self) -> list[str]:
+        exe, why = self._pick()
+        if exe is None:
+            raise UsageError(why, self.spec.install)
+        return [exe, "-nx", "-q", "-i=dap"]
+
+    def check(self) -> Readiness:
+        exe, detail = self._pick()
+        if exe is None:
+            return Readiness(False, detail)
+        number = ".".join(map(str, _number(detail)))
+        return Readiness(True, f"gdb {number} ({exe})", number)
+
+    def version(self) -> str:
+        exe, detail = self._pick()
+        return ".".join(map(str, _number(detail))) if exe else ""
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        args: dict[str, Any] = {"program": request.program, "args": request.args,
+                                "stopAtBeginningOfMainSubprogram": True}
+        if request.cwd:
+            args["cwd"] = request.cwd
+        env = self._env(request)
+        if env:
+            args["env"] = env
+        return {**self.spec.launch, **args}
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is None:
+            raise UsageError("gdb attaches by --pid")
+        args: dict[str, Any] = {"pid": request.pid}
+        if request.program:
+            args["program"] = request.program
+        return args
+
+    def hit_condition(self, count: int) -> str:
+        # gdb reads hitCondition as an ignore count: stop from the Nth hit on.
+        return str(count - 1)
+
+    # gdb's DAP has no data breakpoints, but a watchpoint made in its console
+    # stops the program with reason "data breakpoint" and its number.
+    console_watch = "watch {expr}"
+    console_delete = "delete {id}"
+
+    def console_watch_number(self, answer: str) -> int | None:
+        match = re.search(r"[Ww]atchpoint (\d+): ", answer)
+        return int(match.group(1)) if match else None
+
+    def disasm_start(self, backend: Any, ip: str) -> str | None:
+        # gdb 14-18 mishandle a negative instructionOffset (they return the
+        # tail of a shorter listing); start at the current line's first
+        # instruction instead, which `info line` knows.
+        answer = backend.console(f"info line *{ip}")
+        match = re.search(r"starts at address (0x[0-9a-fA-F]+)", answer)
+        return match.group(1) if match else ip
+
+    def watch_hint(self) -> str:
+        return "gdb could not set the watchpoint; try `dbg raw watch EXPR`"
+
+
+class LldbProfile(NativeProfile):
+    name = "lldb"
+    entry_function: ClassVar[str | None] = "main"
+    safe_unknown_requests = False
+    #: lldb-dap keeps running after `disconnect` and may abort when its stdin
+    #: closes: it gets only this long before it is killed.
+    shutdown_grace: ClassVar[float | None] = 0.3
+
+    def _exe(self) -> str | None:
+        for name in self.spec.command or ["lldb-dap-19", "lldb-dap"]:
+            found = shutil.which(name) if not os.path.isabs(name) else (
+                name if os.access(name, os.X_OK) else None)
+            if found:
+                # Absolute: lldb-dap finds its runInTerminal helper from argv[0].
+                return os.path.abspath(found)
+        return None
+
+    def argv(self) -> list[str]:
+        exe = self._exe()
+        if exe is None:
+            raise UsageError("lldb-dap not found", self.spec.install)
+        return [exe]
+
+    def check(self) -> Readiness:
+        exe = self._exe()
+        if exe is None:
+            names = " or ".join(self.spec.command or ["lldb-dap"])
+            return Readiness(False, f"{names} not found")
+        number = self.version()
+        return Readiness(True, f"lldb-dap {number or '(version unknown)'} ({exe})", number)
+
+    def version(self) -> str:
+        exe = self._exe()
+        if exe is None:
+            return ""
+        # lldb-dap has no --version; the lldb installed beside it does.
+        lldb = Path(os.path.realpath(exe)).with_name("lldb")
+        return ".".join(map(str, _number(_version_of(str(lldb))))) if lldb.exists() else ""
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        args: dict[str, Any] = {"program": request.program, "args": request.args,
+                                "stopOnEntry": False}
+        if request.cwd:
+            args["cwd"] = request.cwd
+        if request.env:
+            args["env"] = [f"{k}={v}" for k, v in {**os.environ, **request.env}.items()]
+        return {**self.spec.launch, **args}
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is None:
+            raise UsageError("lldb-dap attaches by --pid")
+        args: dict[str, Any] = {"pid": request.pid}
+        if request.program:
+            args["program"] = request.program
+        return args
+
+    hints: ClassVar[dict[str, str]] = {
+        "memory-read": "use `dbg raw memory read --count N ADDRESS`",
+        "memory-write": "use `dbg raw memory write ADDRESS BYTE...`",
+        "break-instruction": "use `dbg raw breakpoint set --address ADDRESS`",
+        "sources": "use `dbg raw image list`",
+    }
+
+    def data_watch_expression(self, expression: str) -> str:
+        # lldb-dap evaluates `name` and watches the address it yields.
+        return f"&({expression})"
+
+    def raw_expression(self, text: str) -> str:
+        # In lldb-dap's console a leading backtick always means "LLDB command".
+        return text if text.startswith("`") else f"`{text}"
+
+    def watch_hint(self) -> str:
+        return "lldb-dap could not set a data breakpoint; try `dbg raw watchpoint set variable NAME`"
+
+
+class DelveProfile(AdapterProfile):
+    name = "delve"
+    entry_function: ClassVar[str | None] = "main.main"
+    _STATUS_RE: ClassVar[re.Pattern[str]] = re.compile(r"Process \d+ has exited with status (-?\d+)")
+
+    def argv(self) -> list[str]:
+        exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+        if exe is None:
+            raise UsageError("dlv not found", self.spec.install)
+        return [exe, "dap", "--listen", "127.0.0.1:0", *self.spec.command[1:]]
+
+    def check(self) -> Readiness:
+        exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+        if exe is None:
+            return Readiness(False, "dlv not found")
+        number = ".".join(map(str, _number(_version_of_dlv(exe))))
+        return Readiness(True, f"dlv {number} ({exe})", number)
+
+    def version(self) -> str:
+        exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+        return ".".join(map(str, _number(_version_of_dlv(exe)))) if exe else ""
+
+    @staticmethod
+    def _is_source(program: Path) -> bool:
+        return program.is_dir() or program.suffix.lower() == ".go"
+
+    def check_program(self, program: Path) -> None:
+        if not self._is_source(program) and not os.access(program, os.X_OK):
+            raise UsageError(f"{program} is neither a Go package, a .go file nor an executable",
+                             "give main.go, the package's folder, or a binary built by go build")
+
+    def adapter_cwd(self, request: LaunchRequest) -> str | None:
+        # `go build` runs in dlv's own working folder: the package's.
+        program = Path(request.program)
+        if self._is_source(program):
+            return str(program if program.is_dir() else program.parent)
+        return request.cwd
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        program = Path(request.program)
+        args: dict[str, Any] = {"program": request.program, "args": request.args,
+                                "stopOnEntry": False}
+        if self._is_source(program):
+            args["mode"] = "debug"
+            if self.build_dir is not None:
+                args["output"] = str(Path(self.build_dir) / "debug-bin")
+        else:
+            args["mode"] = "exec"
+        if request.cwd:
+            args["cwd"] = request.cwd
+        if request.env:
+            args["env"] = dict(request.env)
+        return {**self.spec.launch, **args}
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is None:
+            raise UsageError("dlv attaches by --pid")
+        return {"mode": "local", "processId": request.pid}
+
+    def function_name(self, module: str | None, function: str) -> str:
+        # Go names functions by package: main.f, pkg.(*T).M.
+        if module:
+            return f"{module}.{function}"
+        return function if "." in function else f"main.{function}"
+
+    def hit_condition(self, count: int) -> str:
+        return f"== {count}"
+
+    def raw_expression(self, text: str) -> str:
+        # `dlv <command>` in the console runs a delve terminal command.
+        return text if text.startswith("dlv ") else f"dlv {text}"
+
+    def exit_code_from_output(self, text: str) -> int | None:
+        match = self._STATUS_RE.search(text)
+        return int(match.group(1)) if match else None
+
+    def watch_hint(self) -> str:
+        return "delve 1.20's DAP server has no data breakpoints; use `dbg raw watch -w NAME`"
+
+
+def _version_of_dlv(exe: str) -> str:
+    if exe not in _versions:
+        try:
+            out = subprocess.run([exe, "version"], capture_output=True, text=True,
+                                 timeout=20, stdin=subprocess.DEVNULL)
+            _versions[exe] = next((line for line in out.stdout.splitlines()
+                                   if line.startswith("Version")), "")
+        except (OSError, subprocess.SubprocessError):
+            _versions[exe] = ""
+    return _versions[exe]
