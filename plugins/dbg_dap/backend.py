@@ -13,8 +13,8 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from dbg_dap.breakpoints import BreakpointTable
@@ -280,8 +280,8 @@ class DapBackend(Backend):
         groups = {g for pid in self._children if (g := procutil.pgid_of(pid)) is not None}
         procutil.terminate_groups(groups, grace=grace, reap=self._children)
         if self.process is not None:
-            grace = self.profile.shutdown_grace
-            self.process.terminate(self.ctx.shutdown_grace if grace is None else grace)
+            own = self.profile.shutdown_grace
+            self.process.terminate(grace if own is None else own)
 
     # -- stops -------------------------------------------------------------------
 

@@ -250,13 +250,15 @@ class LldbProfile(NativeProfile):
         return text if text.startswith("`") else f"`{text}"
 
     def watch_hint(self) -> str:
-        return "lldb-dap could not set a data breakpoint; try `dbg raw watchpoint set variable NAME`"
+        return ("lldb-dap could not set a data breakpoint; "
+                "try `dbg raw watchpoint set variable NAME`")
 
 
 class DelveProfile(AdapterProfile):
     name = "delve"
     entry_function: ClassVar[str | None] = "main.main"
-    _STATUS_RE: ClassVar[re.Pattern[str]] = re.compile(r"Process \d+ has exited with status (-?\d+)")
+    _STATUS_RE: ClassVar[re.Pattern[str]] = re.compile(
+        r"Process \d+ has exited with status (-?\d+)")
 
     def argv(self) -> list[str]:
         exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
