@@ -175,6 +175,20 @@ class Backend:
         return caps
 
     @classmethod
+    def extension_ops(cls) -> list[str]:
+        """Names of the backend-specific ops it offers (``op_<name>`` methods)."""
+        return [name[3:].replace("_", "-") for name in dir(cls)
+                if name.startswith("op_") and callable(getattr(cls, name))]
+
+    @classmethod
+    def support(cls, spec: BackendSpec) -> dict[str, Support]:
+        """What `dbg caps` shows for a backends.yaml entry: every canonical op
+        and extension op, "native", "fallback" (done by dbg out of other
+        requests or the debugger's console) or "none". Backends whose support
+        depends on the debugger installed ask it here."""
+        return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()}}
+
+    @classmethod
     def tool_for(cls, spec: BackendSpec) -> str:
         """The tool's name for a backends.yaml entry (one class may drive many)."""
         return cls.tool

@@ -107,3 +107,66 @@ def _matches(row: dict[str, Any], loc: BreakLoc) -> bool:
 
 
 COMMANDS = [backends, plugins, tool, hits]
+
+
+_MARKS = {"native": "yes", "fallback": "fallback", "none": "-"}
+
+
+@click.command()
+@click.option("--backend", "-b", "names", multiple=True, metavar="NAME",
+              help="Only this backend (repeatable); default: every ready one.")
+@click.option("--markdown", is_flag=True, help="Print the matrix as a Markdown table.")
+def caps(names: tuple[str, ...], markdown: bool) -> None:
+    """Which ops each backend supports: natively, by a fallback, or not at all.
+
+    Asked of the code and of the installed debuggers themselves (each DAP
+    adapter is started to read the capabilities it announces)."""
+    from dbgcore.backend import CANONICAL_OPS
+    from dbgcore.config import load_config
+    from dbgcore.plugins import get_host
+
+    try:
+        config = load_config()
+        unknown = [n for n in names if n not in config.backends]
+        if unknown:
+            raise UsageError(f"unknown backend {', '.join(unknown)}",
+                             f"known backends: {', '.join(config.backends)}")
+    except DbgError as exc:
+        fail("caps", exc)
+    classes = get_host().backend_classes()
+    columns: list[dict[str, Any]] = []
+    for spec in config.backends.values():
+        if names and spec.name not in names:
+            continue
+        cls = classes.get(spec.plugin)
+        column: dict[str, Any] = {"name": spec.name, "tool": spec.name, "ready": False}
+        if cls is None:
+            column["detail"] = f"plugin {spec.plugin!r} is not loaded"
+        else:
+            column["tool"] = cls.tool_for(spec)
+            try:
+                readiness = cls.check(spec)
+                column.update(version=readiness.version, detail=readiness.detail)
+                if readiness.ready:
+                    column["ops"] = dict(cls.support(spec))
+                    column["ready"] = True
+            except Exception as exc:  # one broken backend must not hide the others
+                column["detail"] = f"cannot ask {spec.name}: {exc}"
+        if column["ready"] or names:
+            columns.append(column)
+    extra = sorted({op for c in columns for op in c.get("ops", {}) if op not in CANONICAL_OPS})
+    ops = [*CANONICAL_OPS, *extra]
+    if markdown and not get_ctx().json:
+        ready = [c for c in columns if c["ready"]]
+        head = ["op", *(f"{c['name']} ({c['tool']} {c.get('version') or ''})".replace(" )", ")")
+                        for c in ready)]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for op in ops:
+            cells = [_MARKS[c["ops"].get(op, "none")] for c in ready]
+            lines.append(f"| `{op}` | " + " | ".join(cells) + " |")
+        click.echo("\n".join(lines))
+        return
+    emit("caps", {"ops": ops, "backends": columns})
+
+
+COMMANDS.append(caps)

@@ -243,6 +243,25 @@ def _backends(p: Payload) -> str:
     return "\n".join(out)
 
 
+_CAP_MARKS = {"native": "yes", "fallback": "fallback", "none": "-"}
+
+
+def _caps(p: Payload) -> str:
+    ready = [c for c in p.get("backends", []) if c.get("ready")]
+    out = []
+    if ready:
+        width = max(len(op) for op in p["ops"]) + 2
+        cols = [max(len(c["name"]), 8) + 2 for c in ready]
+        out.append("".ljust(width) + "".join(c["name"].ljust(w) for c, w in zip(ready, cols)))
+        for op in p["ops"]:
+            cells = (_CAP_MARKS[c["ops"].get(op, "none")].ljust(w) for c, w in zip(ready, cols))
+            out.append((op.ljust(width) + "".join(cells)).rstrip())
+    for c in p.get("backends", []):
+        if not c.get("ready"):
+            out.append(f"{c['name']}: not ready ({c.get('detail') or 'unknown'})")
+    return "\n".join(out)
+
+
 def _plugins(p: Payload) -> str:
     out = []
     for item in p.get("plugins", []):
@@ -355,6 +374,7 @@ _RENDERERS: dict[str, Callable[[Payload], str]] = {
     "sessions": _sessions,
     "hits": _hits,
     "backends": _backends,
+    "caps": _caps,
     "plugins": _plugins,
     "tool": _tool,
     "kill": _kill,

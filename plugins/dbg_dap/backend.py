@@ -110,6 +110,34 @@ class DapBackend(Backend):
         caps["until"] = "fallback"
         return caps
 
+    @classmethod
+    def extension_ops(cls) -> list[str]:
+        from dbg_dap.expert import EXPERT_OPS
+
+        return list(EXPERT_OPS)
+
+    @classmethod
+    def support(cls, spec: BackendSpec) -> dict[str, Support]:
+        """Start the adapter, read the capabilities it announces, and stop
+        it: what each op needs is in :func:`dbg_dap.expert.op_support`."""
+        import tempfile
+
+        from dbg_dap.expert import op_support
+        from dbgcore.backend import SessionContext
+        from dbgcore.output import OutputBuffer
+        from dbgcore.translog import TransLog
+
+        with tempfile.TemporaryDirectory(prefix="dbg-caps-") as run_dir:
+            ctx = SessionContext(name="caps", run_dir=Path(run_dir), output=OutputBuffer(),
+                                 log=TransLog(None), shutdown_grace=0.5, op_timeout=20)
+            backend = cls(spec, ctx)
+            try:
+                dap = backend._connect(None)
+                announced = dap.initialize(backend.profile.client_caps, 20)
+            finally:
+                backend.terminate()
+        return op_support(cls.capabilities(), announced, backend.profile)
+
     def version(self) -> str:
         return self.profile.version()
 
@@ -294,6 +322,14 @@ class DapBackend(Backend):
         self._running_since = None
         if state == "exited":
             code = self.dap.exit_code
+            if code is None and self._text_exit_code is None and \
+                    self.profile.exit_status_on_disconnect and self.channel is not None:
+                # delve says the exit status only when told to disconnect.
+                try:
+                    self.channel.request("disconnect", {"terminateDebuggee": True},
+                                         timeout=self.ctx.shutdown_grace)
+                except DbgError:
+                    pass
             return StopEvent(state="exited", reason="exited",
                              exit_code=self._text_exit_code if code is None else code)
         stop = self.dap.stop

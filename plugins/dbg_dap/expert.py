@@ -19,6 +19,8 @@ from dbgcore.model import BreakOptions
 
 if TYPE_CHECKING:
     from dbg_dap.backend import DapBackend
+    from dbg_dap.profiles import AdapterProfile
+    from dbgcore.backend import Support
 
 Payload = dict[str, Any]
 
@@ -283,6 +285,36 @@ def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
         raise UsageError(f"{command!r} is not a DAP request {b.tool_name} is known to answer",
                          f"{b.tool_name} can crash on requests it does not implement")
     return {"command": command, "body": dap.request(command, arguments, timeout)}
+
+
+#: Expert op -> the capability it needs (none: every adapter can).
+OP_CAPABILITY = {
+    "disasm": "supportsDisassembleRequest",
+    "memory-read": "supportsReadMemoryRequest",
+    "memory-write": "supportsWriteMemoryRequest",
+    "break-instruction": "supportsInstructionBreakpoints",
+    "modules": "supportsModulesRequest",
+    "sources": "supportsLoadedSourcesRequest",
+    "exception": "supportsExceptionInfoRequest",
+}
+
+
+def op_support(canonical: dict[str, Support], caps: Payload,
+               profile: AdapterProfile) -> dict[str, Support]:
+    """Every op's support, from the capabilities an adapter announced and
+    what dbg does on top of them (the same checks the ops make)."""
+    out = dict(canonical)
+    if caps.get("supportsDataBreakpoints"):
+        out["watch"] = "native"
+    else:
+        out["watch"] = "fallback" if profile.console_watch else "none"
+    out["catch"] = "native" if caps.get("exceptionBreakpointFilters") else "none"
+    out["set"] = ("native" if caps.get("supportsSetExpression") or caps.get("supportsSetVariable")
+                  else "none")
+    for op in EXPERT_OPS:
+        needed = OP_CAPABILITY.get(op)
+        out[op] = "native" if needed is None or caps.get(needed) else "none"
+    return out
 
 
 EXPERT_OPS: dict[str, Callable[[DapBackend, Payload, float], Payload]] = {

@@ -257,6 +257,13 @@ class LldbProfile(NativeProfile):
 class DelveProfile(AdapterProfile):
     name = "delve"
     entry_function: ClassVar[str | None] = "main.main"
+    exit_status_on_disconnect = True
+    hints: ClassVar[dict[str, str]] = {
+        "memory-read": "delve's DAP server has no memory reads; "
+                       "try `dbg print '*(*[8]byte)(unsafe.Pointer(&NAME))'`",
+        "memory-write": "delve's DAP server has no memory writes; use `dbg set`",
+        "modules": "delve's DAP server lists no modules; try `dbg raw dlv sources`",
+    }
     _STATUS_RE: ClassVar[re.Pattern[str]] = re.compile(
         r"Process \d+ has exited with status (-?\d+)")
 
@@ -323,9 +330,6 @@ class DelveProfile(AdapterProfile):
     def hit_condition(self, count: int) -> str:
         return f"== {count}"
 
-    def raw_expression(self, text: str) -> str:
-        # `dlv <command>` in the console runs a delve terminal command.
-        return text if text.startswith("dlv ") else f"dlv {text}"
 
     def exit_code_from_output(self, text: str) -> int | None:
         match = self._STATUS_RE.search(text)

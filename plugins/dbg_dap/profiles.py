@@ -41,6 +41,8 @@ class AdapterProfile:
     #: Stop at entry with a function breakpoint on this function, for
     #: adapters whose own stopOnEntry stops somewhere useless (the loader).
     entry_function: ClassVar[str | None] = None
+    #: The adapter says the exit status (in text) only on `disconnect`.
+    exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).
     shutdown_grace: ClassVar[float | None] = None
 

@@ -1,0 +1,3 @@
+module example.com/gocart
+
+go 1.19
