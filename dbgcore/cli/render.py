@@ -251,10 +251,10 @@ def _caps(p: Payload) -> str:
     out = []
     if ready:
         width = max(len(op) for op in p["ops"]) + 2
-        cols = [max(len(c["name"]), 8) + 2 for c in ready]
-        out.append("".ljust(width) + "".join(c["name"].ljust(w) for c, w in zip(ready, cols)))
+        columns = [(c, max(len(c["name"]), 8) + 2) for c in ready]
+        out.append("".ljust(width) + "".join(c["name"].ljust(w) for c, w in columns))
         for op in p["ops"]:
-            cells = (_CAP_MARKS[c["ops"].get(op, "none")].ljust(w) for c, w in zip(ready, cols))
+            cells = (_CAP_MARKS[c["ops"].get(op, "none")].ljust(w) for c, w in columns)
             out.append((op.ljust(width) + "".join(cells)).rstrip())
     for c in p.get("backends", []):
         if not c.get("ready"):
