@@ -13,8 +13,10 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import builds
 import pytest
 
 from dbgcore.backend import CANONICAL_OPS
@@ -49,14 +51,22 @@ class Case:
     raw: tuple[str, ...] = ("p", "6*7")
     raw_answer: str = "42"
     catch_filters: tuple[str, ...] = ()
-    #: Ops the backend declares but its debugger may lack at run time.
-    may_lack: frozenset[str] = frozenset()
+    #: How the program is built before it runs: "c" or "go" (tests/builds.py).
+    build: str | None = None
+    #: A process to attach to ("{binary}" is the built program); default: a
+    #: sleeping Python.
+    attach_argv: tuple[str, ...] = ()
 
 
+_GO = dict(function="main.apply_discount", caller="main.main", files=("gocart/go.mod",),
+           build="go", raw=("6*7",), attach_argv=("{binary}", "sleep"))
 CASES = [
     Case("pdb", "cart.py"),
-    Case("debugpy", "cart.py", raw=("6*7",), catch_filters=("uncaught",),
-         may_lack=frozenset({"watch"})),  # debugpy has no data breakpoints
+    Case("debugpy", "cart.py", raw=("6*7",), catch_filters=("uncaught",)),
+    Case("gdb", "native/cart.c", build="c", raw=("print", "6*7"), catch_filters=("throw",)),
+    Case("lldb", "native/cart.c", build="c", raw=("expr", "6*7"),
+         catch_filters=("cpp_throw",)),
+    Case("dlv", "gocart/main.go", **_GO),  # type: ignore[arg-type]
 ]
 
 
@@ -74,6 +84,7 @@ class Conf:
     target: Target
     tool: str
     declared: dict[str, str]
+    binary: Path
 
     def line(self, mark: str) -> int:
         return self.target.lines[mark]
@@ -92,11 +103,17 @@ def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
     for extra in case.files:
         module_target(extra)
     target = module_target(case.program)
+    binary = target.path
+    if case.build == "c":
+        binary = builds.build_c(target.path)
+    elif case.build == "go":
+        binary = builds.build_go(target.path.parent)
     snap = module_dbg.json("start", "--backend", case.backend, "--break", target.loc(case.stop),
-                           "--run", str(target.path))
+                           "--run", str(binary))
     assert snap["ok"] and snap["location"]["line"] == target.lines[case.stop], snap
     tool = module_dbg.json("tool")["tool"]
-    yield Conf(module_dbg, case, target, tool, dict(cls.capabilities()))
+    # What `dbg caps` says, asked of the installed debugger: it must match.
+    yield Conf(module_dbg, case, target, tool, dict(cls.support(spec)), binary)
     module_dbg("kill")
 
 
@@ -277,7 +294,9 @@ def op_raw(c: Conf) -> Result:
 
 
 def op_attach(c: Conf) -> Result:
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    argv = [a.replace("{binary}", str(c.binary)) for a in c.case.attach_argv] or [
+        sys.executable, "-c", "import time; time.sleep(30)"]
+    sleeper = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     try:
         result = c.dbg("--json", "-s", "conformance-attach", "attach", "--backend",
                        c.case.backend, "--pid", str(sleeper.pid))
@@ -313,5 +332,5 @@ def test_op_works_or_is_unsupported(at_stop: Conf, op: str) -> None:
     message = data["error"]["message"]
     assert f"by {c.tool}" in message and "dbg raw" in message, message
     assert data["error"]["hint"], data
-    assert declared == "none" or op in c.case.may_lack, (
+    assert declared == "none", (
         f"{op} is declared {declared} by {c.case.backend} but answered unsupported")

@@ -472,8 +472,9 @@ class DapBackend(Backend):
     def catch(self, filters: list[str]) -> list[str]:
         dap = self._dap()
         known = {f["filter"]: f for f in dap.caps.get("exceptionBreakpointFilters") or []}
-        if filters and not known:
-            raise self.unsupported("catch", f"{self.tool_name} offers no exception filters")
+        if not known:
+            raise self.unsupported("catch", f"{self.tool_name} offers no exception filters"
+                                   + self.profile.hints.get("catch", ""))
         unknown = [f for f in filters if f not in known]
         if unknown:
             raise UsageError(f"unknown exception filter {', '.join(unknown)} for {self.tool_name}",

@@ -263,6 +263,7 @@ class DelveProfile(AdapterProfile):
                        "try `dbg print '*(*[8]byte)(unsafe.Pointer(&NAME))'`",
         "memory-write": "delve's DAP server has no memory writes; use `dbg set`",
         "modules": "delve's DAP server lists no modules; try `dbg raw dlv sources`",
+        "catch": " (delve stops on an unrecovered panic by itself)",
     }
     _STATUS_RE: ClassVar[re.Pattern[str]] = re.compile(
         r"Process \d+ has exited with status (-?\d+)")

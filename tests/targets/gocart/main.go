@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 type Item struct {
@@ -64,6 +65,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "panic" {
 		var items []Item
 		fmt.Println(items[3].Name) // @panic
+	}
+	if len(os.Args) > 1 && os.Args[1] == "sleep" {
+		time.Sleep(60 * time.Second) // @sleep
 	}
 	if len(os.Args) > 1 && os.Args[1] == "exit3" {
 		os.Exit(3)

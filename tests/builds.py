@@ -1,0 +1,69 @@
+"""Building the native test targets (C, C++, Rust, Go) with debug info.
+
+Each build goes into the caller's folder; a toolchain that is missing skips
+the test (or fails it when DBG_REQUIRE_ALL_BACKENDS=1, like a missing
+debugger), except Rust, which is optional: built only if rustc is here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+TARGETS = Path(__file__).resolve().parent / "targets"
+
+
+def _need(tool: str, optional: bool = False) -> str:
+    found = shutil.which(tool)
+    if found:
+        return found
+    if not optional and os.environ.get("DBG_REQUIRE_ALL_BACKENDS") == "1":
+        pytest.fail(f"{tool} is required to build a test target but is not installed")
+    pytest.skip(f"{tool} not installed")
+
+
+def _run(argv: list[str], cwd: Path) -> None:
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "GO111MODULE": "on"}
+    env.setdefault("GOCACHE", str(Path.home() / ".cache" / "go-build"))
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+    if done.returncode != 0:
+        raise AssertionError(f"build failed: {' '.join(argv)}\n{done.stdout}{done.stderr}")
+
+
+def build_c(source: Path, out: Path | None = None) -> Path:
+    """gcc -g -O0 SOURCE -o OUT (g++ for .cpp)."""
+    compiler = _need("g++" if source.suffix in (".cpp", ".cc") else "gcc")
+    out = out or source.with_suffix("")
+    _run([compiler, "-g", "-O0", "-pthread", str(source), "-o", str(out)], source.parent)
+    return out
+
+
+def build_rust(source: Path, out: Path | None = None) -> Path:
+    rustc = _need("rustc", optional=True)
+    out = out or source.with_suffix("")
+    _run([rustc, "-g", "-C", "opt-level=0", str(source), "-o", str(out)], source.parent)
+    return out
+
+
+def build_go(package: Path, out: Path | None = None) -> Path:
+    """go build with optimizations and inlining off, as delve's debug mode does."""
+    go = _need("go")
+    out = out or package / "prog"
+    _run([go, "build", "-gcflags=all=-N -l", "-o", str(out), "."], package)
+    return out
+
+
+def copy_tree(name: str, work: Path) -> Path:
+    """Copy tests/targets/NAME (a file or a folder) into ``work``."""
+    source = TARGETS / name
+    dest = work / name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, dest, dirs_exist_ok=True)
+    else:
+        shutil.copy(source, dest)
+    return dest
