@@ -14,12 +14,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import builds  # noqa: E402
+import builds
 
-from dbgcore.config import load_config  # noqa: E402
-from dbgcore.errors import UsageError  # noqa: E402
-from dbgcore.plugins import PluginHost  # noqa: E402
-from dbgcore.select import binary_kind, candidates  # noqa: E402
+from dbgcore.config import load_config
+from dbgcore.errors import UsageError
+from dbgcore.plugins import PluginHost
+from dbgcore.select import binary_kind, candidates
 
 
 @pytest.fixture(scope="module")
