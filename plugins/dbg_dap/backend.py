@@ -585,11 +585,11 @@ class DapBackend(Backend):
 
     def console(self, command: str) -> str:
         """Run a native console command (the adapter's repl context)."""
-        return self.evaluate(self.profile.raw_expression(command), self.profile.raw_context).value
+        answer = self.evaluate(self.profile.raw_expression(command), self.profile.raw_context)
+        return self.profile.raw_answer(answer.value)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
-        value = self.evaluate(self.profile.raw_expression(text), self.profile.raw_context)
-        return value.value, None
+        return self.console(text), None
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------
 

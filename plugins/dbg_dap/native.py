@@ -249,6 +249,11 @@ class LldbProfile(NativeProfile):
         # In lldb-dap's console a leading backtick always means "LLDB command".
         return text if text.startswith("`") else f"`{text}"
 
+    def raw_answer(self, text: str) -> str:
+        # lldb-dap echoes the command as "(lldb) COMMAND" first.
+        first, newline, rest = text.partition("\n")
+        return rest if newline and first.startswith("(lldb) ") else text
+
     def watch_hint(self) -> str:
         return ("lldb-dap could not set a data breakpoint; "
                 "try `dbg raw watchpoint set variable NAME`")

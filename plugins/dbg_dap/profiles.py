@@ -85,6 +85,10 @@ class AdapterProfile:
         """`dbg raw TEXT` as the expression for the native console context."""
         return text
 
+    def raw_answer(self, text: str) -> str:
+        """The console's answer to `dbg raw`, without what the adapter adds."""
+        return text
+
     def exit_code_from_output(self, text: str) -> int | None:
         """The program's exit status, for adapters that say it only in text."""
         return None
