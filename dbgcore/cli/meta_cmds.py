@@ -156,6 +156,9 @@ def caps(names: tuple[str, ...], markdown: bool) -> None:
             columns.append(column)
     extra = sorted({op for c in columns for op in c.get("ops", {}) if op not in CANONICAL_OPS})
     ops = [*CANONICAL_OPS, *extra]
+    for column in columns:
+        if column["ready"]:
+            column["ops"] = {op: column["ops"].get(op, "none") for op in ops}
     if markdown and not get_ctx().json:
         ready = [c for c in columns if c["ready"]]
         head = ["op", *(f"{c['name']} ({c['tool']} {c.get('version') or ''})".replace(" )", ")")
