@@ -1,0 +1,41 @@
+"""Pending breakpoints: set in a library the program has not loaded yet, shown
+as pending, then as bound once the debugger says they bound, and hit."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+import builds
+import pytest
+from conftest import marked_lines, require_backend
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_breakpoint_in_a_library_loaded_later_binds_and_hits(dbg: Any, backend: str) -> None:
+    require_backend(backend)
+    work = dbg.cwd
+    plugin = builds.copy_tree("native/dlplugin.c", work)
+    host = builds.build_c(builds.copy_tree("native/dlhost.c", work))
+    library = work / "native" / "libdlplugin.so"
+    subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", str(plugin), "-o", str(library)],
+                   check=True)
+    line = marked_lines(plugin)["square"]
+
+    assert dbg.json("start", "--backend", backend, str(host), str(library))["ok"]
+    by_line = dbg.json("break", f"{plugin}:{line}")["breakpoint"]
+    by_name = dbg.json("break", "plugin_square")["breakpoint"]
+    assert (by_line["verified"], by_name["verified"]) == (False, False)
+    assert "pending" in dbg("breaks").out
+
+    stop = dbg.json("continue")
+    assert (stop["reason"], stop["location"]["line"]) == ("breakpoint", line), stop
+    listed = {b["id"]: b for b in dbg.json("breaks")["breakpoints"]}
+    assert listed[by_line["id"]]["verified"] is True
+    assert listed[by_line["id"]]["line"] == line
+    assert listed[by_name["id"]]["verified"] is True
+    assert "pending" not in dbg("breaks").out
+    assert dbg.json("print", "x")["value"] == "7"
+    assert dbg.json("continue")["exit_code"] == 0
+    chunks = dbg.json("output")["chunks"]
+    assert "49" in "".join(c["text"] for c in chunks if c["category"] == "stdout")
