@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from typing import Any
-
-from conftest import require_backend
 
 from dbgcore.backend import CANONICAL_OPS
 
 
-def test_caps_matrix_for_pdb_and_gdb(dbg: Any) -> None:
-    require_backend("pdb")
-    require_backend("gdb")
+def test_caps_matrix_for_pdb_and_gdb(dbg: Any, backend_ready: Callable[[str], None]) -> None:
+    backend_ready("pdb")
+    backend_ready("gdb")
     data = dbg.json("caps", "--backend", "pdb", "--backend", "gdb")
     assert data["ok"], data
     assert set(CANONICAL_OPS) <= set(data["ops"])

@@ -4,23 +4,23 @@ as pending, then as bound once the debugger says they bound, and hit."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from typing import Any
 
 import builds
 import pytest
-from conftest import marked_lines, require_backend
 
 
 @pytest.mark.parametrize("backend", ["gdb", "lldb"])
-def test_breakpoint_in_a_library_loaded_later_binds_and_hits(dbg: Any, backend: str) -> None:
-    require_backend(backend)
-    work = dbg.cwd
-    plugin = builds.copy_tree("native/dlplugin.c", work)
-    host = builds.build_c(builds.copy_tree("native/dlhost.c", work))
-    library = work / "native" / "libdlplugin.so"
+def test_breakpoint_in_a_library_loaded_later_binds_and_hits(
+        dbg: Any, target: Any, backend_ready: Callable[[str], None], backend: str) -> None:
+    backend_ready(backend)
+    source = target("native/dlplugin.c")
+    plugin, line = source.path, source.lines["square"]
+    host = builds.build_c(target("native/dlhost.c").path)
+    library = plugin.with_name("libdlplugin.so")
     subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", str(plugin), "-o", str(library)],
                    check=True)
-    line = marked_lines(plugin)["square"]
 
     assert dbg.json("start", "--backend", backend, str(host), str(library))["ok"]
     by_line = dbg.json("break", f"{plugin}:{line}")["breakpoint"]
