@@ -266,7 +266,9 @@ class DapBackend(Backend):
             event = self._handshake("attach", self.profile.attach_arguments(request), None,
                                     self.ctx.op_timeout, self.profile.attach_server(request))
         except DbgError as exc:
-            hint = self.profile.attach_failure_hint(exc.message)
+            # Debuggers explain in several lines ("warning: ...\nptrace: ...").
+            exc.message = " ".join(exc.message.split())
+            hint = self.profile.attach_failure_hint(exc.message, request.pid)
             if hint:
                 exc.hint = hint
             raise

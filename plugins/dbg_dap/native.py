@@ -82,13 +82,6 @@ class NativeProfile(AdapterProfile):
     def _env(self, request: LaunchRequest) -> dict[str, str]:
         return {**os.environ, **request.env} if request.env else {}
 
-    def attach_failure_hint(self, message: str) -> str:
-        if "ptrace" in message.lower() or "not permitted" in message.lower():
-            return ("the kernel refused ptrace: attaching needs the same user and "
-                    "/proc/sys/kernel/yama/ptrace_scope = 0 (or CAP_SYS_PTRACE, e.g. run as root "
-                    "or `docker run --cap-add=SYS_PTRACE`)")
-        return ""
-
 
 class GdbProfile(NativeProfile):
     name = "gdb"

@@ -93,8 +93,13 @@ class AdapterProfile:
         """The program's exit status, for adapters that say it only in text."""
         return None
 
-    def attach_failure_hint(self, message: str) -> str:
-        """A hint for a failed attach, from the adapter's message."""
+    def attach_failure_hint(self, message: str, pid: int | None) -> str:
+        found = ptrace_diagnosis(pid) if pid is not None else ""
+        if found:
+            return found
+        if "ptrace" in message.lower() or "not permitted" in message.lower():
+            return ("the kernel refused ptrace; in a container that takes CAP_SYS_PTRACE "
+                    "(`docker run --cap-add=SYS_PTRACE`)")
         return ""
 
     def argv(self) -> list[str]:
@@ -300,6 +305,35 @@ def _real_python(python: str) -> str:
         return python
     real = out.stdout.strip()
     return real if out.returncode == 0 and real and os.path.exists(real) else python
+
+
+def ptrace_diagnosis(pid: int) -> str:
+    """Why the kernel may refuse to let a debugger attach to ``pid``, read
+    from /proc (the debuggers' own messages rarely say)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return f"no process {pid} (see `ps -p {pid}`)"
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    tracer = int(fields.get("TracerPid", "0").strip() or 0)
+    if tracer:
+        try:
+            name = Path(f"/proc/{tracer}/comm").read_text().strip()
+        except OSError:
+            name = "?"
+        return (f"process {pid} is already traced by process {tracer} ({name}); "
+                "only one debugger can attach: detach that one first")
+    uid = int(fields.get("Uid", "-1").split()[0])
+    if uid != os.geteuid() and os.geteuid() != 0:
+        return f"process {pid} belongs to another user (uid {uid}); attach as that user"
+    try:
+        scope = Path("/proc/sys/kernel/yama/ptrace_scope").read_text().strip()
+    except OSError:
+        scope = ""
+    if scope and scope != "0" and os.geteuid() != 0:
+        return (f"kernel.yama.ptrace_scope is {scope}, which lets a debugger attach only to "
+                "its own children: `sudo sysctl kernel.yama.ptrace_scope=0`, or run as root")
+    return ""
 
 
 def profiles() -> dict[str, type[AdapterProfile]]:
