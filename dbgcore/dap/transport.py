@@ -54,6 +54,10 @@ class AdapterProcess:
         self.argv = argv
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
         self._stdout_waiters: list[Callable[[bytes], bool]] = []
+        #: Lines of stdout no waiter wanted yet: a waiter that comes late
+        #: (the adapter can print before we ask) still finds its line.
+        self._stdout_seen: collections.deque[bytes] = collections.deque(maxlen=50)
+        self._stdout_lock = threading.Lock()
         self._on_stdout_line = on_stdout_line
         try:
             self.proc = subprocess.Popen(
@@ -82,9 +86,12 @@ class AdapterProcess:
         for line in iter(stream.readline, b""):
             # A line a waiter was looking for ("listening at ...") is the
             # adapter's, not the program's.
-            waiting = self._stdout_waiters
-            matched = [w for w in waiting if w(line)]
-            self._stdout_waiters = [w for w in waiting if w not in matched]
+            with self._stdout_lock:
+                waiting = self._stdout_waiters
+                matched = [w for w in waiting if w(line)]
+                self._stdout_waiters = [w for w in waiting if w not in matched]
+                if not matched:
+                    self._stdout_seen.append(line)
             if not matched and self._on_stdout_line is not None:
                 self._on_stdout_line(line)
 
@@ -100,14 +107,18 @@ class AdapterProcess:
                 event.set()
             return bool(match)
 
-        self._stdout_waiters.append(check)
+        with self._stdout_lock:
+            if not any(check(line) for line in self._stdout_seen):
+                self._stdout_waiters.append(check)
         deadline = time.monotonic() + timeout
         while not event.wait(0.05):
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                said = b" | ".join(line.strip() for line in self._stdout_seen)[-300:]
                 raise BackendError(
                     f"{self.name} did not say where it listens"
                     + (f" (it exited with code {self.proc.returncode})"
-                       if self.proc.returncode is not None else f" within {timeout:g}s"),
+                       if self.proc.returncode is not None else f" within {timeout:g}s")
+                    + (f"; its stdout said: {said.decode('utf-8', 'replace')}" if said else ""),
                     self.diagnostics())
         return found[0]
 

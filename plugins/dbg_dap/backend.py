@@ -365,7 +365,7 @@ class DapBackend(Backend):
         restated = reason in QUIET_REASONS or stop.description.lower() in (
             stop.reason.lower(), f"paused on {stop.reason}".lower())
         detail = "" if restated else stop.description
-        description = f"{text}: {detail}" if text and detail else text or detail
+        description = self.profile.stop_description(text, detail)
         self.breaks.after_stop(user_hits)
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,

@@ -320,6 +320,12 @@ class DelveProfile(AdapterProfile):
             raise UsageError("dlv attaches by --pid")
         return {"mode": "local", "processId": request.pid}
 
+    def stop_description(self, text: str, description: str) -> str:
+        # delve puts the panic's message in `text` (quoted) and "panic" in
+        # `description`: say it the way Go does, "panic: MESSAGE".
+        message = text.strip('"')
+        return f"{description}: {message}" if description and message else message or description
+
     def function_name(self, module: str | None, function: str) -> str:
         # Go names functions by package: main.f, pkg.(*T).M.
         if module:

@@ -85,6 +85,11 @@ class AdapterProfile:
         """`dbg raw TEXT` as the expression for the native console context."""
         return text
 
+    def stop_description(self, text: str, description: str) -> str:
+        """One line for a stop from its DAP `text` (an exception's name) and
+        `description` (its message)."""
+        return f"{text}: {description}" if text and description else text or description
+
     def raw_answer(self, text: str) -> str:
         """The console's answer to `dbg raw`, without what the adapter adds."""
         return text
