@@ -199,8 +199,8 @@ BAD_FILES = {
         backends:
           pdb:
             install: fine
-          lldb:
-            command: [lldb-dap]
+          ghost:
+            command: [ghost-debugger]
         """, 4, "plugin"),
 }
 
