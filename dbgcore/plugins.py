@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap")
+DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap", "dbg_jdb")
 ENTRY_POINT_GROUP = "dbg"
 
 

@@ -106,11 +106,15 @@ class PtyDriver:
         self.log.sent(text)
         self.child.sendline(text)
 
-    def expect(self, patterns: Sequence[re.Pattern[str]], timeout: float | None) -> Match:
-        """Read until the prompt (index 0) or one of ``patterns`` (index 1...)."""
+    def expect(self, patterns: Sequence[re.Pattern[str]], timeout: float | None,
+               prompt: re.Pattern[str] | None = None) -> Match:
+        """Read until the prompt (index 0) or one of ``patterns`` (index 1...).
+        ``prompt`` replaces the usual prompt pattern for this read, for
+        debuggers whose prompt says what state they are in (jdb prints ``> ``
+        while the program runs, ``main[1] `` when a thread is stopped)."""
         if self.child is None:
             raise PtyEOF(f"{self.name} is not running")
-        wanted = [self.prompt, *patterns]
+        wanted = [prompt or self.prompt, *patterns]
         try:
             index = self.child.expect([*wanted, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
         except OSError as exc:

@@ -202,6 +202,7 @@ class Session:
             cwd=args.get("cwd"),
             env=dict(args.get("env", {})),
             module=bool(args.get("module", False)),
+            options=dict(args.get("options") or {}),
         )
         backend = self._new_backend(args["backend"], request.cwd)
         self.launch_request = request

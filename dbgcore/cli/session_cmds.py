@@ -71,17 +71,31 @@ def _start_session(op: str, args: dict[str, Any], idle_timeout: float | None) ->
               help="End the session after this long without a command (default 1800).")
 @click.option("-m", "--module", "as_module", is_flag=True,
               help="PROGRAM is a Python module to run like `python -m` (e.g. pytest).")
+@click.option("-cp", "--classpath", metavar="PATH",
+              help="Java: the class path; PROGRAM is then the main class (jdb).")
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | None,
           env_pairs: tuple[str, ...], idle_timeout: float | None, as_module: bool,
-          program: str, args: tuple[str, ...]) -> None:
+          classpath: str | None, program: str, args: tuple[str, ...]) -> None:
     """Start PROGRAM under a debugger, stopped at entry."""
+    options: dict[str, Any] = {}
     try:
         base = Path(cwd).absolute() if cwd else Path.cwd()
         if cwd and not base.is_dir():
             raise UsageError(f"--cwd {cwd}: no such directory")
-        if as_module:
+        if classpath is not None:
+            # PROGRAM names a class: chosen (and checked) like a .class file.
+            if as_module:
+                raise UsageError("-cp and -m do not go together")
+            entries = [p for p in classpath.split(os.pathsep) if p]
+            missing = [p for p in entries if not (base / p).exists()]
+            if not entries or missing:
+                raise UsageError(f"-cp {classpath}: no such file or folder "
+                                 f"{', '.join(missing) or classpath}")
+            options["classpath"] = os.pathsep.join(str((base / p).absolute()) for p in entries)
+            target = base / f"{program.replace('.', '/')}.class"
+        elif as_module:
             if not all(part.isidentifier() for part in program.split(".")):
                 raise UsageError(f"bad module name {program!r}", "e.g. dbg start -m pytest")
             # Chosen like a Python file would be.
@@ -94,12 +108,13 @@ def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | No
         env = _parse_env(env_pairs)
         for spec in breaks:
             BreakLoc.parse(spec)
-        chosen = _choose_backend(backend, target, base, check=not as_module)
+        named = as_module or classpath is not None
+        chosen = _choose_backend(backend, target, base, check=not named)
     except DbgError as exc:
         fail("start", exc)
     _start_session("start", {
-        "backend": chosen, "program": program if as_module else str(target.absolute()),
-        "module": as_module, "args": list(args),
+        "backend": chosen, "program": program if named else str(target.absolute()),
+        "module": as_module, "args": list(args), "options": options,
         "cwd": str(base), "env": env, "breaks": list(breaks), "run": run,
     }, idle_timeout)
 

@@ -1,0 +1,15 @@
+"""Built-in plugin: the jdb backend (Java's own debugger, over a PTY)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dbgcore.backend import Backend
+from dbgcore.hookspecs import hookimpl
+
+
+@hookimpl
+def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
+    from dbg_jdb.backend import JdbBackend
+
+    register(JdbBackend)

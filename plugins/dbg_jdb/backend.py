@@ -1,0 +1,649 @@
+"""The jdb backend: Java's own debugger, driven through a PTY.
+
+dbg starts ``jdb -listen 0`` (JDI listens on loopback and says where), then
+the program's JVM with ``-agentlib:jdwp=server=n,suspend=y`` connecting to
+it. So the program's stdout and stderr are the JVM's own, carried by an
+OutputPump, and never mix with jdb's answers on the terminal; and the exit
+code is the JVM's. ``dbg attach --port`` runs ``jdb -attach`` instead.
+
+jdb's prompt is ``> `` with no current thread and ``THREAD[FRAME] `` with
+one (``main[1] ``, ``main[2] `` after ``up``): the frame number in it is how
+dbg knows the selected frame. Events (breakpoint hit, step completed, field
+modified, exception) arrive after the ``> `` that a resuming command prints
+at once; they are read as the answer to that command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from dbg_jdb.program import JavaProgram, class_of_file, prepare
+from dbgcore import procutil
+from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness
+from dbgcore.errors import NotStopped, OpFailed, TargetExited, UsageError
+from dbgcore.model import (
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    Frame,
+    Location,
+    StopEvent,
+    StopState,
+    Thread,
+    Value,
+    Variable,
+)
+from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
+from dbgcore.streams import OutputPump
+
+#: The prompt, at the end of what jdb has printed: "> " or "thread[frame] ".
+PROMPT_RE = re.compile(r"(?:\A|\n)(> |[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+#: Only the prompt of a stopped thread ("> " is what a running VM shows).
+STOPPED_PROMPT_RE = re.compile(r"(?:\A|\n)([^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
+EVENT_RE = re.compile(
+    r"(?P<kind>Breakpoint hit|Step completed|Method entered|Method exited"
+    r"|Field \((?P<field>[^)]*)\) is (?P<old>.*?), will be (?P<new>.*?)"
+    r"|Exception occurred: (?P<exc>\S+) \((?P<caught>uncaught|caught)\))"
+    r':?\s*"thread=(?P<thread>[^"]*)", (?P<where>[^\r\n]*?), line=(?P<line>[\d,.]+) bci=\d+')
+EXIT_RE = re.compile(r"The application (?:exited|has been disconnected)")
+WHERE_RE = re.compile(r"^\s*\[(\d+)\] (\S+) \(([^:)]*)(?::([\d,.]+))?\)", re.M)
+THREAD_RE = re.compile(r"^\s*\(([\w.$]+)\)(\S+)\s+(.*?)\s*$", re.M)
+THREAD_STATUS_RE = re.compile(
+    r"\s+(running|sleeping|cond\. waiting|waiting in a monitor|waiting|zombie|not started"
+    r"|unknown)(\s+\(at breakpoint\))?$")
+DEFERRED_SET_RE = re.compile(r"Set deferred breakpoint (\S+)")
+DEFERRED_FAIL_RE = re.compile(r"Unable to set deferred breakpoint (\S+) : (.*?)\r?$", re.M)
+RESUMING = {"cont", "run", "step", "next", "stepi", "step up"}
+
+
+@dataclass
+class JdbBreak:
+    id: int
+    native: str  # what jdb calls it: "Main:8", "Main.square", "Main.counter"
+    kind: str  # "source" | "function" | "watch"
+    requested: str
+    file: str | None = None
+    line: int | None = None
+    verified: bool = False
+    temporary: bool = False
+    internal: bool = False
+    hits: int = 0
+    message: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_breakpoint(self) -> Breakpoint:
+        return Breakpoint(id=self.id, file=self.file, line=self.line,
+                          function=self.native if self.kind == "function" else None,
+                          verified=self.verified, hits=self.hits, requested=self.requested,
+                          temporary=self.temporary, kind=self.kind, message=self.message)
+
+
+class JdbBackend(Backend):
+    id = "jdb"
+    tool = "jdb"
+    unsupported_hints: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+        super().__init__(spec, ctx)
+        self.driver: PtyDriver | None = None
+        self.pump: OutputPump | None = None
+        self.jvm: subprocess.Popen[bytes] | None = None
+        self.program: JavaProgram | None = None
+        self._state: StopState = "running"
+        self._exit_code: int | None = None
+        self._breaks: dict[int, JdbBreak] = {}
+        self._next_id = 1
+        #: dbg's own breakpoints (entry, until) get ids users never see.
+        self._next_internal = -1
+        self._catches: list[str] = []
+        self._thread = ""
+        self._frame = 1
+        self._location: Location | None = None
+        self._version = ""
+        self.attached = False
+
+    # -- availability ------------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        exe = shutil.which(spec.command[0] if spec.command else "jdb")
+        if exe is None:
+            return Readiness(False, "jdb not found (it comes with a JDK)")
+        if shutil.which("java") is None:
+            return Readiness(False, "java not found")
+        version = _jdb_version(exe)
+        return Readiness(True, f"jdb {version or '(version unknown)'} ({exe})", version)
+
+    def version(self) -> str:
+        return self._version
+
+    # -- starting ----------------------------------------------------------------
+
+    def _spawn_jdb(self, argv: list[str], cwd: str | None) -> PtyDriver:
+        exe = shutil.which(self.spec.command[0] if self.spec.command else "jdb") or "jdb"
+        self._version = _jdb_version(exe)
+        roots = self.program.source_roots if self.program else []
+        sourcepath = ["-sourcepath", os.pathsep.join(roots)] if roots else []
+        driver = PtyDriver([exe, *argv, *sourcepath], PROMPT_RE, self.ctx.log, cwd=cwd,
+                           name="jdb")
+        driver.spawn()
+        self.ctx.track_process(driver.pid, "jdb")
+        self.driver = driver
+        return driver
+
+    def launch(self, request: LaunchRequest) -> StopEvent:
+        timeout = self.ctx.op_timeout
+        self.program = prepare(request.program, request.options.get("classpath"),
+                               self.ctx.run_dir / "classes", timeout)
+        driver = self._spawn_jdb(["-listen", "0"], request.cwd)
+        try:
+            listening = driver.expect([LISTEN_RE], timeout)
+        except PtyEOF as exc:
+            raise OpFailed(f"jdb could not listen: {exc.output.strip()}") from exc
+        if listening.index != 1:
+            raise OpFailed("jdb did not say where it listens")
+        host, port = listening.groups[0], listening.groups[1]
+        self.pump = OutputPump(self.ctx.run_dir, "jvm", self.ctx.output)
+        java = shutil.which("java") or "java"
+        argv = [java, f"-agentlib:jdwp=transport=dt_socket,server=n,suspend=y,"
+                      f"address={host}:{port}",
+                "-cp", os.pathsep.join(self.program.classpath), self.program.main_class,
+                *request.args]
+        env = {**os.environ, **request.env}
+        with open(self.pump.paths["stdout"], "wb") as out, \
+                open(self.pump.paths["stderr"], "wb") as err:
+            self.jvm = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                        cwd=request.cwd, env=env, start_new_session=True,
+                                        preexec_fn=procutil.die_with_parent)
+        self.ctx.track_process(self.jvm.pid, "debuggee")
+        self._read_prompt(timeout)
+        # Stop at entry: a breakpoint on main, ours, gone once it is hit.
+        entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"), internal=True,
+                          temporary=True)
+        event = self._resume("cont", timeout)
+        self._discard(entry)
+        if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
+            event.reason = "entry"
+        return event
+
+    def attach(self, request: AttachRequest) -> StopEvent:
+        if request.port is None:
+            raise UsageError("jdb attaches by --port (a JVM started with "
+                             "-agentlib:jdwp=transport=dt_socket,server=y,address=PORT)")
+        self.attached = True
+        host = request.host or "127.0.0.1"
+        self.program = JavaProgram([], "", [os.getcwd()])
+        driver = self._spawn_jdb(["-attach", f"{host}:{request.port}"], None)
+        try:
+            match = driver.expect([], self.ctx.op_timeout)
+        except PtyEOF as exc:
+            raise OpFailed(f"jdb could not attach to {host}:{request.port}: "
+                           f"{' '.join(exc.output.split())}",
+                           "is the JVM running with -agentlib:jdwp=...,server=y?") from exc
+        self._note_prompt(match)
+        if match.groups and match.groups[0].startswith(">"):
+            self._state = "running"
+            return StopEvent(state="running")
+        self._state = "stopped"
+        return StopEvent(state="stopped", reason="attach", thread=self._thread or None)
+
+    # -- talking to jdb ---------------------------------------------------------------
+
+    def _drv(self) -> PtyDriver:
+        if self.driver is None or self._state == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        return self.driver
+
+    def _note_prompt(self, match: Match) -> None:
+        prompt = match.groups[0] if match.groups else ""
+        if prompt.endswith("] "):
+            self._thread = prompt[:prompt.rindex("[")]
+            self._frame = int(match.groups[1] or 1)
+        self._scan(match.before)
+
+    def _scan(self, text: str) -> None:
+        """Notes jdb makes in passing: deferred breakpoints set or refused."""
+        for native in DEFERRED_SET_RE.findall(text):
+            for bp in self._breaks.values():
+                if bp.native == native:
+                    bp.verified, bp.message = True, ""
+        for native, why in DEFERRED_FAIL_RE.findall(text):
+            for bp in self._breaks.values():
+                if bp.native == native:
+                    bp.verified, bp.message = False, why.strip()
+
+    def _read_prompt(self, timeout: float) -> str:
+        """Read up to the prompt of a stopped thread (jdb may print a "> "
+        of its own before it, e.g. while the VM connects)."""
+        match = self._drv().expect([], timeout, prompt=STOPPED_PROMPT_RE)
+        self._note_prompt(match)
+        return match.before
+
+    def command(self, text: str, timeout: float | None = None) -> str:
+        """One command that does not move the program; its answer."""
+        driver = self._drv()
+        self._settle()
+        driver.send_line(text)
+        try:
+            match = driver.expect([], timeout or self.ctx.op_timeout)
+        except PtyTimeout:
+            driver.owes_prompt = True
+            raise
+        except PtyEOF as exc:
+            self._ended(exc.output)
+            raise TargetExited("the program has exited",
+                               "run it again with `dbg restart`") from exc
+        self._note_prompt(match)
+        return match.before.replace("\r\n", "\n").strip("\n")
+
+    def _settle(self) -> None:
+        driver = self._drv()
+        if driver.owes_prompt:
+            match = driver.settle([], self.ctx.op_timeout)
+            if match is not None:
+                self._note_prompt(match)
+
+    def _stopped_check(self, what: str) -> None:
+        if self._state == "running":
+            raise NotStopped(f"{what} needs a stopped program, and it is running",
+                             "`dbg pause` suspends it; `dbg wait` waits for the next stop")
+        if self._state == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+
+    # -- running -------------------------------------------------------------------------
+
+    def _resume(self, command: str, timeout: float) -> StopEvent:
+        driver = self._drv()
+        self._settle()
+        driver.send_line(command)
+        self._state = "running"
+        return self._wait_event(timeout)
+
+    def _wait_event(self, timeout: float) -> StopEvent:
+        driver = self._drv()
+        try:
+            match = driver.expect([EVENT_RE, EXIT_RE], timeout, prompt=STOPPED_PROMPT_RE)
+        except PtyTimeout:
+            return StopEvent(state="running")
+        except PtyEOF as exc:
+            return self._ended(exc.output)
+        self._scan(match.before)
+        if match.index == 2:
+            return self._ended(match.before)
+        if match.index == 0:
+            # A prompt with no event: the command did not run (jdb said why).
+            self._note_prompt(match)
+            self._state = "stopped"
+            answer = " ".join(match.before.split()).lstrip("> ").strip()
+            raise OpFailed(f"jdb: {answer or 'the command did nothing'}")
+        event = driver.child.match
+        self._read_prompt(timeout)
+        self._state = "stopped"
+        return self._stop_event(event)
+
+    def _stop_event(self, event: re.Match[str]) -> StopEvent:
+        kind = event.group("kind")
+        where = event.group("where")  # "Main.square()"
+        line = int(re.sub(r"[,.]", "", event.group("line")))
+        function = where[:-2] if where.endswith("()") else where
+        location = Location(self._file_of(function.rsplit(".", 1)[0]), line, function)
+        self._location = location
+        description, reason, hit = "", "step", []
+        if kind == "Breakpoint hit":
+            reason = "breakpoint"
+            hit = [bp for bp in self._breaks.values() if bp.kind != "watch"
+                   and self._matches(bp, function, location)]
+        elif kind.startswith("Field"):
+            reason = "watchpoint"
+            hit = [bp for bp in self._breaks.values() if bp.kind == "watch"
+                   and bp.native == event.group("field")]
+            description = f"{event.group('field')}: {event.group('old')} -> {event.group('new')}"
+        elif kind.startswith("Exception"):
+            reason = "exception"
+            description = f"{event.group('exc')} ({event.group('caught')})"
+        for bp in hit:
+            bp.hits += 1
+        user = [bp for bp in hit if not bp.internal]
+        if hit and not user:
+            reason = "until" if any(bp.extra.get("until") for bp in hit) else "breakpoint"
+        for bp in hit:
+            if bp.temporary and not bp.internal:
+                self._discard(bp.id)
+        return StopEvent(state="stopped", reason=reason, location=location,
+                         thread=self._thread or None, description=description,
+                         hit_breakpoints=[bp.id for bp in user])
+
+    def _matches(self, bp: JdbBreak, function: str, location: Location) -> bool:
+        if bp.kind == "function":
+            return function == bp.native or function.endswith("." + bp.native)
+        if bp.line != location.line:
+            return False
+        return not bp.file or not location.file or \
+            Path(bp.file).resolve() == Path(location.file).resolve()
+
+    def _ended(self, text: str) -> StopEvent:
+        self._scan(text)
+        self._state = "exited"
+        if self.driver is not None:
+            self.driver.wait_exit(2.0)
+        if self.jvm is not None:
+            try:
+                self._exit_code = self.jvm.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._exit_code = None
+        if self.pump is not None:
+            self.pump.drain()
+        return StopEvent(state="exited", reason="exited", exit_code=self._exit_code)
+
+    def state(self) -> StopState:
+        return self._state
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        if self._state != "running":
+            return None
+        event = self._wait_event(timeout)
+        return None if event.state == "running" else event
+
+    def terminate(self) -> None:
+        if self.driver is not None:
+            self.driver.close(grace=self.ctx.shutdown_grace)
+        if self.jvm is not None:
+            groups = {g for g in [procutil.pgid_of(self.jvm.pid)] if g is not None}
+            procutil.terminate_groups(groups, grace=self.ctx.shutdown_grace, reap=[self.jvm.pid])
+        if self.pump is not None:
+            self.pump.close()
+        self._state = "exited"
+
+    def cont(self, timeout: float) -> StopEvent:
+        self._stopped_check("continue")
+        return self._resume("cont", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        self._stopped_check("step")
+        return self._resume("step", timeout)
+
+    def next(self, timeout: float) -> StopEvent:
+        self._stopped_check("next")
+        return self._resume("next", timeout)
+
+    def finish(self, timeout: float) -> StopEvent:
+        self._stopped_check("finish")
+        return self._resume("step up", timeout)
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        self._stopped_check("until")
+        if loc is None:
+            return self.next(timeout)
+        if loc.file is None and loc.function is None and self._location is not None:
+            loc = BreakLoc(file=self._location.file, line=loc.line)
+        bp = self._add(loc, internal=True, temporary=True)
+        self._breaks[bp].extra["until"] = True
+        try:
+            return self._resume("cont", timeout)
+        finally:
+            if self._state != "exited":
+                self._discard(bp)
+
+    def pause(self, timeout: float) -> StopEvent:
+        if self._state == "stopped":
+            return StopEvent(state="stopped", reason="pause", location=self._location,
+                             thread=self._thread or None)
+        driver = self._drv()
+        driver.send_line("suspend")
+        match = driver.expect([], timeout)
+        self._note_prompt(match)
+        self._state = "stopped"
+        # A suspended VM has no current thread: choose the one dbg stopped last
+        # in, else main.
+        wanted = self._thread or "main"
+        for thread in self.threads():
+            if thread.name == wanted:
+                self.select_thread(thread.id)
+                break
+        frames = self.stack(1)
+        top = frames[0] if frames else None
+        self._location = Location(top.file, top.line, top.function) if top else None
+        return StopEvent(state="stopped", reason="pause", location=self._location,
+                         thread=self._thread or None)
+
+    # -- breakpoints -------------------------------------------------------------------
+
+    def _class_for(self, file: str) -> str:
+        return class_of_file(Path(file))
+
+    def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False) -> int:
+        if loc.function is not None:
+            name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
+            if "." not in name:
+                if not self.program or not self.program.main_class:
+                    raise UsageError(f"say which class {name} is in", "e.g. Main.compute")
+                name = f"{self._current_class() or self.program.main_class}.{name}"
+            native, kind, file, line = name, "function", None, None
+        else:
+            if loc.line is None:
+                raise UsageError("a breakpoint needs a line or a method")
+            path = loc.file or (self._location.file if self._location else None)
+            if not path:
+                raise UsageError("a bare line number needs a current file", "give File.java:LINE")
+            file = self._resolve(path)
+            native, kind, line = f"{self._class_for(file)}:{loc.line}", "source", loc.line
+        answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}")
+        bp = JdbBreak(self._next_id, native, kind, loc.key(), file, line,
+                      temporary=temporary, internal=internal)
+        if "Unable to set" in answer or "Invalid" in answer or "Usage:" in answer:
+            raise OpFailed(_jdb_error(answer))
+        bp.verified = answer.startswith("Set breakpoint")
+        if not bp.verified and not answer.startswith("Deferring"):
+            raise OpFailed(_jdb_error(answer))
+        if internal:
+            bp.id = self._next_internal
+            self._next_internal -= 1
+        else:
+            self._next_id += 1
+        self._breaks[bp.id] = bp
+        return bp.id
+
+    def _resolve(self, path: str) -> str:
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            roots = [Path(r) for r in (self.program.source_roots if self.program else [])]
+            found = next((r / candidate for r in [Path.cwd(), *roots]
+                          if (r / candidate).exists()), None)
+            if found is None:
+                raise OpFailed(f"no such file: {path}",
+                               "give a path relative to the current folder, or an absolute one")
+            candidate = found
+        if not candidate.exists():
+            raise OpFailed(f"no such file: {path}")
+        return str(candidate.resolve())
+
+    def _current_class(self) -> str:
+        if self._location and self._location.function and "." in self._location.function:
+            return self._location.function.rsplit(".", 1)[0]
+        return ""
+
+    def _discard(self, bp_id: int) -> None:
+        bp = self._breaks.pop(bp_id, None)
+        if bp is None or self._state == "exited":
+            return
+        verb = "unwatch" if bp.kind == "watch" else "clear"
+        self.command(f"{verb} {bp.native}")
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        if options.condition:
+            raise self.unsupported("break", "jdb has no conditional breakpoints; break "
+                                   "without --if and check with `dbg print`")
+        if options.hit_count:
+            raise self.unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
+        if options.log_message:
+            raise self.unsupported("break", "jdb has no logpoints")
+        return self._breaks[self._add(loc, temporary=options.temporary)].to_breakpoint()
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        number = int(bp_id)
+        if number not in self._breaks or self._breaks[number].internal:
+            raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
+        self._discard(number)
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return [bp.to_breakpoint() for bp in self._breaks.values() if not bp.internal]
+
+    def watch(self, expression: str) -> Breakpoint:
+        self._stopped_check("watch")
+        name = expression.strip()
+        if not re.fullmatch(r"[\w$.]+", name):
+            raise UsageError(f"jdb watches fields, not expressions: {expression!r}",
+                             "give a field: NAME, or Class.NAME")
+        if "." not in name:
+            owner = self._current_class()
+            if not owner:
+                raise UsageError(f"say which class {name} is in", "e.g. Main.count")
+            name = f"{owner}.{name}"
+        probe = self.command(f"print {name}")
+        if not probe.strip().startswith(f"{name} = "):
+            # jdb itself fails with an internal error on a field that is not there.
+            raise OpFailed(f"no field {name}: {_jdb_error(probe)[5:]}",
+                           "jdb watches fields (static or of this object), not local variables")
+        answer = self.command(f"watch {name}")
+        if not (answer.startswith("Set watch") or answer.startswith("Deferring watch")):
+            raise OpFailed(_jdb_error(answer))
+        bp = JdbBreak(self._next_id, name, "watch", expression,
+                      verified=answer.startswith("Set watch"))
+        self._next_id += 1
+        self._breaks[bp.id] = bp
+        return bp.to_breakpoint()
+
+    def catch(self, filters: list[str]) -> list[str]:
+        for name in filters:
+            if not re.fullmatch(r"[\w$.]+", name):
+                raise UsageError(f"bad exception class {name!r}", "e.g. java.io.IOException")
+        for name in self._catches:
+            self.command(f"ignore {name}")
+        self._catches = []
+        for name in filters:
+            answer = self.command(f"catch {name}")
+            if "Set" not in answer and "Deferring" not in answer:
+                raise OpFailed(_jdb_error(answer))
+            self._catches.append(name)
+        return list(self._catches)
+
+    # -- inspection -------------------------------------------------------------------------
+
+    def _file_of(self, class_name: str) -> str | None:
+        outer = class_name.split("$", 1)[0]
+        relative = Path(*outer.split(".")).with_suffix(".java")
+        for root in self.program.source_roots if self.program else []:
+            candidate = Path(root) / relative
+            if candidate.exists():
+                return str(candidate)
+        return None
+
+    def stack(self, levels: int | None) -> list[Frame]:
+        self._stopped_check("stack")
+        frames = []
+        for number, function, file_name, line in WHERE_RE.findall(self.command("where")):
+            index = int(number) - 1
+            owner = function.rsplit(".", 1)[0]
+            file = self._file_of(owner) if file_name.endswith(".java") else None
+            frames.append(Frame(index, function, file,
+                                int(re.sub(r"[,.]", "", line)) if line else None,
+                                index == self._frame - 1))
+        return frames[:levels] if levels else frames
+
+    def select_frame(self, index: int) -> Frame:
+        frames = self.stack(None)
+        if index < 0 or index >= len(frames):
+            raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
+                           "see `dbg stack`")
+        move = index - (self._frame - 1)
+        if move:
+            self.command(f"{'up' if move > 0 else 'down'} {abs(move)}")
+        chosen = frames[index]
+        chosen.current = True
+        return chosen
+
+    def locals(self) -> list[Variable]:
+        self._stopped_check("locals")
+        answer = self.command("locals")
+        if "information not available" in answer:
+            raise OpFailed("jdb has no local variable information here",
+                           "compile with javac -g (dbg does so for a .java file)")
+        out = []
+        for line in answer.splitlines():
+            name, eq, value = line.partition(" = ")
+            if eq and name.strip() and " " not in name.strip():
+                out.append(Variable(name.strip(), value.strip(), None))
+        return out
+
+    def evaluate(self, expression: str) -> Value:
+        self._stopped_check("print")
+        if any(c in expression for c in "\r\n"):
+            raise UsageError("an expression must be one line")
+        answer = self.command(f"print {expression}")
+        prefix = f"{expression} = "
+        text = answer.strip()
+        if text.startswith(prefix):
+            return Value(text[len(prefix):], None)
+        raise OpFailed(f"cannot evaluate {expression}: {_jdb_error(text)[5:]}")
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        self._stopped_check("set")
+        answer = self.command(f"set {lhs} = {value}").strip()
+        if not answer.startswith(f"{lhs} = "):
+            raise OpFailed(f"cannot set {lhs}: {_jdb_error(answer)[5:]}")
+        return self.evaluate(lhs)
+
+    def threads(self) -> list[Thread]:
+        self._stopped_check("threads")
+        out = []
+        for _, ident, rest in THREAD_RE.findall(self.command("threads")):
+            name = THREAD_STATUS_RE.sub("", rest.strip()).strip()
+            out.append(Thread(ident, name, name == self._thread))
+        return out
+
+    def select_thread(self, thread_id: int | str) -> Thread:
+        listed = {str(t.id): t for t in self.threads()}
+        thread = listed.get(str(thread_id))
+        if thread is None:
+            raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
+        answer = self.command(f"thread {thread.id}")
+        if answer.strip():
+            raise OpFailed(_jdb_error(answer))
+        self._thread = thread.name
+        thread.current = True
+        return thread
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        words = " ".join(text.split())
+        if words in RESUMING or words.split(" ")[0] in ("cont", "run", "step", "next"):
+            self._stopped_check(words)
+            return "", self._resume(words, timeout)
+        if words.split(" ")[0] in ("quit", "exit"):
+            raise UsageError("end the session with `dbg kill`")
+        return self.command(text, timeout), None
+
+
+def _jdb_version(exe: str) -> str:
+    try:
+        out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=20,
+                             stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    match = re.search(r"Java SE version ([\d.]+)", out) or re.search(r"version ([\d.]+)", out)
+    return match.group(1) if match else ""
+
+
+def _jdb_error(answer: str) -> str:
+    """jdb's complaint as one line: its first line, without a Java stack."""
+    lines = [line.strip() for line in answer.strip().splitlines() if line.strip()]
+    first = lines[0] if lines else "no answer"
+    if first.endswith(":") and len(lines) > 1:
+        first = f"{first} {lines[1]}"
+    return "jdb: " + re.split(r" at [\w.$]+\(", first)[0]

@@ -1,0 +1,107 @@
+"""What `dbg start` was given, as a class path, a main class and source roots.
+
+Accepted: a ``.java`` file (compiled with ``javac -g`` into the session's
+private folder), a ``.class`` file, a ``.jar`` whose manifest names its main
+class, or a class name with ``-cp``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dbgcore.errors import OpFailed, UsageError
+
+_PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
+_CLASS_NAME_RE = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
+
+
+@dataclass
+class JavaProgram:
+    classpath: list[str]
+    main_class: str
+    #: Folders holding the sources, package folders below them.
+    source_roots: list[str] = field(default_factory=list)
+
+
+def package_of(source: Path) -> str:
+    try:
+        match = _PACKAGE_RE.search(source.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return ""
+    return match.group(1) if match else ""
+
+
+def source_root(source: Path) -> Path:
+    """The folder above ``source``'s package folders."""
+    root = source.parent
+    for _ in package_of(source).split(".") if package_of(source) else []:
+        root = root.parent
+    return root
+
+
+def class_of_file(source: Path) -> str:
+    package = package_of(source)
+    return f"{package}.{source.stem}" if package else source.stem
+
+
+def prepare(program: str, classpath: str | None, build_dir: Path, timeout: float) -> JavaProgram:
+    path = Path(program)
+    if classpath is not None:
+        if not _CLASS_NAME_RE.fullmatch(program):
+            raise UsageError(f"{program!r} is not a class name",
+                             "with -cp give the main class, e.g. -cp build com.example.Main")
+        roots = [p for p in classpath.split(os.pathsep) if p]
+        return JavaProgram(roots, program, [str(Path(r).absolute()) for r in roots])
+    suffix = path.suffix.lower()
+    if suffix == ".java":
+        return _compile(path, build_dir, timeout)
+    if suffix == ".class":
+        # A class file of the default package, or under its package folders.
+        name = path.stem
+        return JavaProgram([str(path.parent)], name, [str(path.parent)])
+    if suffix == ".jar":
+        return JavaProgram([str(path)], _jar_main_class(path), [str(path.parent)])
+    raise UsageError(f"jdb cannot run {path.name}",
+                     "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
+
+
+def _compile(source: Path, build_dir: Path, timeout: float) -> JavaProgram:
+    javac = shutil.which("javac")
+    if javac is None:
+        raise UsageError("javac not found: it is needed to compile " + source.name,
+                         "install a JDK (apt-get install openjdk-17-jdk-headless)")
+    root = source_root(source)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run([javac, "-g", "-d", str(build_dir), "-sourcepath", str(root),
+                               str(source)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise OpFailed(f"javac took longer than {timeout:g}s", "raise --timeout") from exc
+    if done.returncode != 0:
+        errors = [line for line in done.stderr.splitlines() if "error:" in line]
+        first = errors[0].strip() if errors else done.stderr.strip().splitlines()[0]
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        raise OpFailed(f"javac could not compile {source.name}: {first}{more}",
+                       f"fix it, then `dbg start {source.name}` again")
+    return JavaProgram([str(build_dir)], class_of_file(source), [str(root)])
+
+
+def _jar_main_class(jar: Path) -> str:
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            manifest = archive.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile) as exc:
+        raise UsageError(f"cannot read the manifest of {jar.name}: {exc}",
+                         "use -cp JAR MainClass") from exc
+    # Manifest lines wrap at 72 bytes with a leading space on continuations.
+    unfolded = re.sub(r"\r?\n ", "", manifest)
+    match = re.search(r"^Main-Class:\s*(\S+)", unfolded, re.M)
+    if not match:
+        raise UsageError(f"{jar.name} names no Main-Class", "use -cp JAR MainClass")
+    return match.group(1)
