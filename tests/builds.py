@@ -67,3 +67,11 @@ def copy_tree(name: str, work: Path) -> Path:
     else:
         shutil.copy(source, dest)
     return dest
+
+
+def build_java(source: Path, out: Path | None = None) -> Path:
+    """javac -g into OUT (default: a `classes` folder beside SOURCE); returns OUT."""
+    javac = _need("javac")
+    out = out or source.parent / "classes"
+    _run([javac, "-g", "-d", str(out), str(source)], source.parent)
+    return out

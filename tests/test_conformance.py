@@ -51,6 +51,8 @@ class Case:
     raw: tuple[str, ...] = ("p", "6*7")
     raw_answer: str = "42"
     catch_filters: tuple[str, ...] = ()
+    #: What `watch` watches (default: the variable `assign` sets).
+    watch: str = ""
     #: How the program is built before it runs: "c" or "go" (tests/builds.py).
     build: str | None = None
     #: A process to attach to ("{binary}" is the built program); default: a
@@ -67,6 +69,12 @@ CASES = [
     Case("lldb", "native/cart.c", build="c", raw=("expr", "6*7"),
          catch_filters=("cpp_throw",)),
     Case("dlv", "gocart/main.go", **_GO),  # type: ignore[arg-type]
+    # jdb compiles Cart.java itself; attaching is by port, to a JVM that listens.
+    Case("jdb", "java/Cart.java", function="Cart.apply_discount", caller="Cart.main",
+         raw=("print", "6*7"), catch_filters=("java.lang.IllegalStateException",),
+         watch="added",  # jdb watches fields, not locals
+         attach_argv=("java", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,"
+                      "address=127.0.0.1:0", "-cp", "{classes}", "Cart", "sleep")),
 ]
 
 
@@ -168,7 +176,7 @@ def op_breaks(c: Conf) -> Result:
 
 
 def op_watch(c: Conf) -> Result:
-    result = c.dbg("--json", "watch", c.case.assign[0])
+    result = c.dbg("--json", "watch", c.case.watch or c.case.assign[0])
     if result.code == 0:
         assert c.dbg.json("unbreak", str(result.json["breakpoint"]["id"]))["ok"]
     return result
@@ -294,12 +302,19 @@ def op_raw(c: Conf) -> Result:
 
 
 def op_attach(c: Conf) -> Result:
-    argv = [a.replace("{binary}", str(c.binary)) for a in c.case.attach_argv] or [
-        sys.executable, "-c", "import time; time.sleep(30)"]
-    sleeper = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    classes = builds.build_java(c.target.path) if c.case.backend == "jdb" else c.binary
+    argv = [a.replace("{binary}", str(c.binary)).replace("{classes}", str(classes))
+            for a in c.case.attach_argv] or [sys.executable, "-c", "import time; time.sleep(30)"]
+    sleeper = subprocess.Popen(argv, stdout=subprocess.PIPE)
     try:
+        if c.case.backend == "jdb":
+            # "Listening for transport dt_socket at address: PORT"
+            assert sleeper.stdout is not None
+            where = ["--port", sleeper.stdout.readline().decode().split()[-1]]
+        else:
+            where = ["--pid", str(sleeper.pid)]
         result = c.dbg("--json", "-s", "conformance-attach", "attach", "--backend",
-                       c.case.backend, "--pid", str(sleeper.pid))
+                       c.case.backend, *where)
         if result.code == 0:
             assert result.json["state"] in ("stopped", "running"), result
             assert c.dbg.json("-s", "conformance-attach", "kill")["ok"]

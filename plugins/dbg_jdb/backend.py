@@ -548,13 +548,24 @@ class JdbBackend(Backend):
     def stack(self, levels: int | None) -> list[Frame]:
         self._stopped_check("stack")
         frames = []
-        for number, function, file_name, line in WHERE_RE.findall(self.command("where")):
+        selected = self._frame
+        if selected > 1:
+            # jdb lists the stack from the selected frame on: list it from the
+            # top, then select the frame again.
+            self.command(f"down {selected - 1}")
+            try:
+                listing = self.command("where")
+            finally:
+                self.command(f"up {selected - 1}")
+        else:
+            listing = self.command("where")
+        for number, function, file_name, line in WHERE_RE.findall(listing):
             index = int(number) - 1
             owner = function.rsplit(".", 1)[0]
             file = self._file_of(owner) if file_name.endswith(".java") else None
             frames.append(Frame(index, function, file,
                                 int(re.sub(r"[,.]", "", line)) if line else None,
-                                index == self._frame - 1))
+                                index == selected - 1))
         return frames[:levels] if levels else frames
 
     def select_frame(self, index: int) -> Frame:
