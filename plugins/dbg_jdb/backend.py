@@ -19,11 +19,12 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbg_jdb.program import JavaProgram, class_of_file, prepare
+from dbg_jdb.program import JavaProgram, class_at_line, prepare
 from dbgcore import procutil
 from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness
 from dbgcore.errors import NotStopped, OpFailed, TargetExited, UsageError
@@ -44,6 +45,8 @@ from dbgcore.streams import OutputPump
 
 #: The prompt, at the end of what jdb has printed: "> " or "thread[frame] ".
 PROMPT_RE = re.compile(r"(?:\A|\n)(> |[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+#: The prompt jdb shows while the program runs.
+RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
 #: Only the prompt of a stopped thread ("> " is what a running VM shows).
 STOPPED_PROMPT_RE = re.compile(r"(?:\A|\n)([^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
 LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
@@ -106,6 +109,8 @@ class JdbBackend(Backend):
         self._thread = ""
         self._frame = 1
         self._location: Location | None = None
+        #: Class -> its source file, where that is not CLASS.java.
+        self._class_files: dict[str, str] = {}
         self._version = ""
         self.attached = False
 
@@ -189,8 +194,13 @@ class JdbBackend(Backend):
                            "is the JVM running with -agentlib:jdwp=...,server=y?") from exc
         self._note_prompt(match)
         if match.groups and match.groups[0].startswith(">"):
-            self._state = "running"
-            return StopEvent(state="running")
+            # "> " comes first either way; a VM that waits (suspend=y) then
+            # says "VM Started" and shows a thread's prompt.
+            try:
+                self._note_prompt(driver.expect([], 1.0, prompt=STOPPED_PROMPT_RE))
+            except PtyTimeout:
+                self._state = "running"
+                return StopEvent(state="running")
         self._state = "stopped"
         return StopEvent(state="stopped", reason="attach", thread=self._thread or None)
 
@@ -264,12 +274,23 @@ class JdbBackend(Backend):
         self._settle()
         driver.send_line(command)
         self._state = "running"
-        return self._wait_event(timeout)
+        return self._wait_event(timeout, resumed=True)
 
-    def _wait_event(self, timeout: float) -> StopEvent:
+    def _wait_event(self, timeout: float, resumed: bool = False) -> StopEvent:
         driver = self._drv()
+        deadline = time.monotonic() + timeout
         try:
-            match = driver.expect([EVENT_RE, EXIT_RE], timeout, prompt=STOPPED_PROMPT_RE)
+            match = None
+            if resumed:
+                # jdb answers a resuming command with "> " at once (the VM
+                # runs), unless the event is already here: read past it, or
+                # it would pass for the answer to the next command.
+                match = driver.expect([EVENT_RE, EXIT_RE], timeout, prompt=RUNNING_PROMPT_RE)
+                if match.index == 0:
+                    match = None
+            if match is None:
+                match = driver.expect([EVENT_RE, EXIT_RE], max(0.0, deadline - time.monotonic()),
+                                      prompt=STOPPED_PROMPT_RE)
         except PtyTimeout:
             return StopEvent(state="running")
         except PtyEOF as exc:
@@ -415,9 +436,6 @@ class JdbBackend(Backend):
 
     # -- breakpoints -------------------------------------------------------------------
 
-    def _class_for(self, file: str) -> str:
-        return class_of_file(Path(file))
-
     def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False) -> int:
         if loc.function is not None:
             name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
@@ -433,7 +451,10 @@ class JdbBackend(Backend):
             if not path:
                 raise UsageError("a bare line number needs a current file", "give File.java:LINE")
             file = self._resolve(path)
-            native, kind, line = f"{self._class_for(file)}:{loc.line}", "source", loc.line
+            owner = class_at_line(Path(file), loc.line)
+            # Classes need not live in a file of their own name.
+            self._class_files[owner.split("$", 1)[0]] = file
+            native, kind, line = f"{owner}:{loc.line}", "source", loc.line
         answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}")
         bp = JdbBreak(self._next_id, native, kind, loc.key(), file, line,
                       temporary=temporary, internal=internal)
@@ -538,6 +559,8 @@ class JdbBackend(Backend):
 
     def _file_of(self, class_name: str) -> str | None:
         outer = class_name.split("$", 1)[0]
+        if outer in self._class_files:
+            return self._class_files[outer]
         relative = Path(*outer.split(".")).with_suffix(".java")
         for root in self.program.source_roots if self.program else []:
             candidate = Path(root) / relative

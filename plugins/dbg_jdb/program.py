@@ -50,6 +50,45 @@ def class_of_file(source: Path) -> str:
     return f"{package}.{source.stem}" if package else source.stem
 
 
+_DECL_RE = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+_NOISE_RE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def class_at_line(source: Path, line: int) -> str:
+    """The class whose body holds ``line`` of ``source`` (nested ones as
+    Outer$Inner), for `stop at CLASS:LINE`; the file's own class otherwise.
+    Braces are counted outside comments, strings and character literals."""
+    try:
+        text = source.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return class_of_file(source)
+    # Blank out what cannot hold code, keeping newlines so lines still count.
+    code = _NOISE_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    package = package_of(source)
+    stack: list[tuple[str, int]] = []  # (class name, depth of its body)
+    depth, pending, best = 0, None, ""
+    for number, row in enumerate(code.splitlines(), 1):
+        for match in _DECL_RE.finditer(row):
+            pending = match.group(1)
+        for char in row:
+            if char == "{":
+                depth += 1
+                if pending is not None:
+                    outer = stack[-1][0] + "$" if stack else ""
+                    stack.append((outer + pending, depth))
+                    pending = None
+            elif char == "}":
+                if stack and stack[-1][1] == depth:
+                    stack.pop()
+                depth -= 1
+        if number == line:
+            best = stack[-1][0] if stack else ""
+            break
+    if not best:
+        return class_of_file(source)
+    return f"{package}.{best}" if package else best
+
+
 def prepare(program: str, classpath: str | None, build_dir: Path, timeout: float) -> JavaProgram:
     path = Path(program)
     if classpath is not None:

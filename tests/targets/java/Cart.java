@@ -39,6 +39,7 @@ public class Cart {
         System.out.printf("subtotal: %.2f%n", total);
         double result = apply_discount(total, 10);  // @call-discount
         System.out.printf("total after discount: %.2f%n", result);  // @after-discount
+        System.out.printf("with tax: %.2f%n", Pricing.withTax(result));
         Thread worker = new Thread(() -> {
             int sum = 0;
             for (int i = 1; i <= 4; i++) {
@@ -58,5 +59,14 @@ public class Cart {
             System.exit(3);
         }
         System.err.println("done");
+    }
+}
+
+// Loaded only when first used, after the discount: a breakpoint in it is
+// deferred until then.
+class Pricing {
+    static double withTax(double amount) {
+        double tax = amount * 0.2;  // @tax
+        return amount + tax;
     }
 }
