@@ -18,10 +18,9 @@ import subprocess
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore.backend import Backend, BackendSpec, LaunchRequest, Readiness
+from dbgcore.backend import BackendSpec, LaunchRequest, Readiness
+from dbgcore.console import ConsoleBackend
 from dbgcore.errors import (
-    DebuggerTimeout,
-    NotStopped,
     OpFailed,
     TargetExited,
     UnsupportedOp,
@@ -34,12 +33,10 @@ from dbgcore.model import (
     Frame,
     Location,
     StopEvent,
-    StopState,
     Value,
     Variable,
 )
-from dbgcore.pty import PtyDriver, PtyEOF, PtyTimeout
-from dbgcore.streams import OutputPump
+from dbgcore.pty import Match, PtyEOF, PtyTimeout
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
@@ -58,7 +55,7 @@ def _frames(text: str, kind: str) -> list[dict[str, Any]]:
     return [json.loads(body) for k, body in FRAME_RE.findall(text) if k == kind]
 
 
-class PdbBackend(Backend):
+class PdbBackend(ConsoleBackend):
     id = "pdb"
     tool = "pdb"
     unsupported_hints: ClassVar[dict[str, str]] = {
@@ -71,11 +68,10 @@ class PdbBackend(Backend):
         "attach": "pdb can only start a program; use the debugpy backend to attach",
     }
 
+    end_patterns = (EXIT_RE,)
+
     def __init__(self, spec: BackendSpec, ctx: Any) -> None:
         super().__init__(spec, ctx)
-        self.driver: PtyDriver | None = None
-        self.pump: OutputPump | None = None
-        self._state: StopState = "running"
         self._python = ""
         self._cwd = os.getcwd()
         self._last_location: Location | None = None
@@ -110,50 +106,29 @@ class PdbBackend(Backend):
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         self._cwd = request.cwd or os.getcwd()
-        self.pump = OutputPump(self.ctx.run_dir, "pdb", self.ctx.output)
+        pump = self.output_pump("pdb")
         prompt = f"(Pdb-{secrets.token_hex(4)}) "
         target = ["-m", request.program] if request.module else [request.program]
         argv = [*(self.spec.command or ["python3"]), LAUNCHER, prompt,
-                str(self.pump.paths["stdout"]), str(self.pump.paths["stderr"]),
+                str(pump.paths["stdout"]), str(pump.paths["stderr"]),
                 *target, *request.args]
-        self.driver = PtyDriver(argv, prompt, self.ctx.log, env=request.env, cwd=self._cwd,
-                                name="pdb")
-        self.driver.spawn()
-        self.ctx.track_process(self.driver.pid, "pdb")
+        driver = self.start_console(argv, prompt, env=request.env, cwd=self._cwd)
         try:
-            hello = self.driver.expect([HELLO_RE], timeout=30)
+            hello = driver.expect([HELLO_RE], timeout=30)
         except PtyEOF as exc:
             raise OpFailed(f"pdb could not start {request.program}: {exc.output.strip()}") from exc
         if hello.index == 1:
             self._python = json.loads(hello.groups[0]).get("python", "")
         return self._wait_stop(30, allow_running=False)
 
-    def state(self) -> StopState:
-        return self._state
-
-    def poll(self, timeout: float) -> StopEvent | None:
-        if self._state != "running":
-            return None
-        event = self._wait_stop(timeout)
-        return None if event.state == "running" else event
-
-    def terminate(self) -> None:
-        if self.driver is not None:
-            self.driver.close(grace=self.ctx.shutdown_grace)
-        if self.pump is not None:
-            self.pump.close()
-        self._state = "exited"
-
     # -- reading pdb's answers ---------------------------------------------------
 
-    def _drv(self) -> PtyDriver:
-        if self.driver is None:
-            raise TargetExited("pdb is not running")
-        return self.driver
+    def wait_stop(self, timeout: float) -> StopEvent:
+        return self._wait_stop(timeout)
 
     def _wait_stop(self, timeout: float, allow_running: bool = True) -> StopEvent:
         """Read until pdb stops (its prompt) or the program ends."""
-        driver = self._drv()
+        driver = self.drv()
         try:
             match = driver.expect([EXIT_RE], timeout)
         except PtyTimeout:
@@ -194,7 +169,7 @@ class PdbBackend(Backend):
                          hit_breakpoints=[bp] if bp else [])
 
     def _ended(self, code: int | None, text: str) -> StopEvent:
-        driver = self._drv()
+        driver = self.drv()
         driver.wait_exit(2.0)
         if self.pump is not None:
             self.pump.drain()
@@ -236,48 +211,25 @@ class PdbBackend(Backend):
 
     def _command(self, line: str, timeout: float) -> str:
         """Send one command; its answer, up to the prompt."""
-        try:
-            return self._drv().command(line, timeout)
-        except PtyTimeout as exc:
-            # pdb is still at it; the driver remembers the answer it owes.
-            raise DebuggerTimeout(
-                f"pdb did not answer within {timeout:g}s",
-                "it may still be working: the next command waits for it first; "
-                "a larger --timeout gives it longer",
-            ) from exc
+        return self.command(line, timeout)
 
-    def _settle(self) -> None:
-        """Read the answer a timed-out command still owes, so that the next
-        answer read is the next command's own."""
-        if self.driver is None:
-            return
-        try:
-            match = self.driver.settle([EXIT_RE], self.ctx.op_timeout)
-        except PtyTimeout as exc:
-            raise DebuggerTimeout("pdb is still busy with an earlier command",
-                                  "wait and try again, or end the session with `dbg kill`") from exc
-        except PtyEOF as exc:
-            self._ended(None, exc.output)
-            raise TargetExited("pdb ended while it was busy with an earlier command",
-                               "run the program again with `dbg restart`") from exc
-        if match is not None and match.index == 1:
+    def on_owed_answer(self, match: Match) -> None:
+        if match.index == 1:
             self._ended(json.loads(match.groups[0]).get("code"), match.before)
             raise TargetExited("the program ended while pdb was busy with an earlier command",
                                "run it again with `dbg restart`")
 
+    def on_console_end(self, output: str) -> None:
+        self._ended(None, output)
+
     def _require_stopped(self, what: str) -> None:
-        if self._state == "running":
-            raise NotStopped(f"pdb cannot take {what!r} while the program runs",
-                             "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
-        if self._state == "exited":
-            raise TargetExited("the program has exited", "run it again with `dbg restart`")
-        self._settle()
+        self.require_stopped(what)
 
     # -- execution ---------------------------------------------------------------
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
         self._require_stopped(command)
-        self._drv().send_line(command)
+        self.drv().send_line(command)
         return self._wait_stop(timeout)
 
     def cont(self, timeout: float) -> StopEvent:
@@ -317,7 +269,7 @@ class PdbBackend(Backend):
     def pause(self, timeout: float) -> StopEvent:
         if self._state != "running":
             return StopEvent(state=self._state, location=self._last_location)
-        self._drv().interrupt()
+        self.drv().interrupt()
         return self._wait_stop(timeout)
 
     # -- breakpoints -----------------------------------------------------------------
@@ -446,7 +398,7 @@ class PdbBackend(Backend):
             raise UsageError(f"pdb's {word!r} waits for more input lines, which dbg raw "
                              "cannot send", "use the single-line commands instead")
         self._require_stopped(word)
-        driver = self._drv()
+        driver = self.drv()
         driver.send_line(text)
         try:
             match = driver.expect([EXIT_RE], timeout)

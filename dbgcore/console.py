@@ -1,0 +1,164 @@
+"""A base for backends that drive a console debugger over a PTY (pdb, jdb...).
+
+It holds what such backends share, above :class:`dbgcore.pty.PtyDriver`:
+the debugger process and the program's output pump, the running / stopped /
+exited state, one command at a time with an answer a timed-out command still
+owes read before the next one, refusing ops while the program runs, waiting
+for a stop in the background (``poll``), interrupting with SIGINT, and ending
+everything it started. A plugin for another console debugger subclasses it,
+starts its debugger with :meth:`start_console`, and implements
+:meth:`wait_stop` (read until the debugger says the program stopped or
+ended) plus the ops it supports, translating them into the debugger's own
+commands and parsing the answers; nothing debugger-specific lives here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from dbgcore import procutil
+from dbgcore.backend import Backend, BackendSpec
+from dbgcore.errors import DebuggerTimeout, NotStopped, TargetExited
+from dbgcore.model import StopEvent, StopState
+from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
+from dbgcore.streams import OutputPump
+
+
+class ConsoleBackend(Backend):
+    #: Patterns that end a command's answer early (besides the prompt), e.g.
+    #: "the program exited"; the match is passed to :meth:`on_owed_answer`
+    #: when it ends an answer a timed-out command still owed.
+    end_patterns: Sequence[re.Pattern[str]] = ()
+
+    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+        super().__init__(spec, ctx)
+        self.driver: PtyDriver | None = None
+        self.pump: OutputPump | None = None
+        self._state: StopState = "running"
+        #: Process groups of programs the backend started besides the debugger.
+        self.child_groups: list[int] = []
+        self.child_pids: list[int] = []
+
+    # -- the debugger -------------------------------------------------------------
+
+    def start_console(self, argv: Sequence[str], prompt: str | re.Pattern[str],
+                      env: dict[str, str] | None = None, cwd: str | None = None) -> PtyDriver:
+        driver = PtyDriver(argv, prompt, self.ctx.log, env=env, cwd=cwd, name=self.tool_name)
+        driver.spawn()
+        self.ctx.track_process(driver.pid, self.tool_name)
+        self.driver = driver
+        return driver
+
+    def output_pump(self, prefix: str) -> OutputPump:
+        """FIFOs for the program's stdout and stderr, apart from the debugger's
+        terminal (``pump.paths["stdout"]``...), drained into ``dbg output``."""
+        self.pump = OutputPump(self.ctx.run_dir, prefix, self.ctx.output)
+        return self.pump
+
+    def track_child(self, pid: int, role: str = "debuggee") -> None:
+        """A process the backend started itself (not the debugger): ended
+        with its process group when the session ends."""
+        self.ctx.track_process(pid, role)
+        self.child_pids.append(pid)
+        group = procutil.pgid_of(pid)
+        if group is not None:
+            self.child_groups.append(group)
+
+    def drv(self) -> PtyDriver:
+        if self.driver is None:
+            raise TargetExited(f"{self.tool_name} is not running")
+        return self.driver
+
+    # -- state ------------------------------------------------------------------------
+
+    def state(self) -> StopState:
+        return self._state
+
+    def wait_stop(self, timeout: float) -> StopEvent:
+        """Read until the debugger reports a stop or the program's end; a
+        StopEvent with state "running" if neither came in time."""
+        raise NotImplementedError
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        if self._state != "running":
+            return None
+        event = self.wait_stop(timeout)
+        return None if event.state == "running" else event
+
+    def require_stopped(self, what: str) -> None:
+        """Refuse an op while the program runs or after it ended; first read
+        any answer an earlier, timed-out command still owes."""
+        if self._state == "running":
+            raise NotStopped(f"{self.tool_name} cannot take {what!r} while the program runs",
+                             "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
+        if self._state == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        self.settle()
+
+    # -- one command at a time ----------------------------------------------------------
+
+    def exchange(self, line: str, timeout: float | None = None) -> Match:
+        """Send one command line; the answer up to the prompt. A timeout
+        leaves the answer owed, and the next command reads it first."""
+        timeout = self.ctx.op_timeout if timeout is None else timeout
+        driver = self.drv()
+        self.settle()
+        driver.send_line(line)
+        try:
+            return driver.expect([], timeout)
+        except PtyTimeout as exc:
+            driver.owes_prompt = True
+            raise DebuggerTimeout(
+                f"{self.tool_name} did not answer within {timeout:g}s",
+                "it may still be working: the next command waits for it first; "
+                "a larger --timeout gives it longer") from exc
+
+    def command(self, line: str, timeout: float | None = None) -> str:
+        return self.exchange(line, timeout).before
+
+    def settle(self) -> None:
+        """Read the answer a timed-out command still owes, so that the next
+        answer read is the next command's own."""
+        if self.driver is None:
+            return
+        try:
+            match = self.driver.settle(self.end_patterns, self.ctx.op_timeout)
+        except PtyTimeout as exc:
+            raise DebuggerTimeout(f"{self.tool_name} is still busy with an earlier command",
+                                  "wait and try again, or end the session with `dbg kill`") \
+                from exc
+        except PtyEOF as exc:
+            self.on_console_end(exc.output)
+            raise TargetExited(f"{self.tool_name} ended while it was busy with an earlier "
+                               "command", "run the program again with `dbg restart`") from exc
+        if match is not None:
+            self.on_owed_answer(match)
+
+    def on_owed_answer(self, match: Match) -> None:
+        """A late answer has been read (see :attr:`end_patterns`)."""
+
+    def on_console_end(self, output: str) -> None:
+        """The debugger's terminal closed; the default marks the program ended."""
+        self._state = "exited"
+
+    def interrupt(self, timeout: float) -> StopEvent:
+        """Stop a running program with SIGINT to the debugger, and read up to
+        the stop it reports."""
+        if self._state != "running":
+            raise NotStopped("the program is not running", "")
+        self.drv().interrupt()
+        return self.wait_stop(timeout)
+
+    # -- the end --------------------------------------------------------------------------
+
+    def terminate(self) -> None:
+        grace = self.ctx.shutdown_grace
+        if self.driver is not None:
+            self.driver.close(grace=grace)
+        if self.child_groups or self.child_pids:
+            procutil.terminate_groups(set(self.child_groups), grace=grace, reap=self.child_pids)
+        if self.pump is not None:
+            self.pump.close()
+        self._state = "exited"
