@@ -26,8 +26,9 @@ from typing import Any, ClassVar
 
 from dbg_jdb.program import JavaProgram, class_at_line, prepare
 from dbgcore import procutil
-from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness
-from dbgcore.errors import NotStopped, OpFailed, TargetExited, UsageError
+from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness
+from dbgcore.console import ConsoleBackend
+from dbgcore.errors import OpFailed, TargetExited, UsageError
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
@@ -35,13 +36,11 @@ from dbgcore.model import (
     Frame,
     Location,
     StopEvent,
-    StopState,
     Thread,
     Value,
     Variable,
 )
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
-from dbgcore.streams import OutputPump
 
 #: The prompt, at the end of what jdb has printed: "> " or "thread[frame] ".
 PROMPT_RE = re.compile(r"(?:\A|\n)(> |[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
@@ -88,18 +87,15 @@ class JdbBreak:
                           temporary=self.temporary, kind=self.kind, message=self.message)
 
 
-class JdbBackend(Backend):
+class JdbBackend(ConsoleBackend):
     id = "jdb"
     tool = "jdb"
     unsupported_hints: ClassVar[dict[str, str]] = {}
 
     def __init__(self, spec: BackendSpec, ctx: Any) -> None:
         super().__init__(spec, ctx)
-        self.driver: PtyDriver | None = None
-        self.pump: OutputPump | None = None
         self.jvm: subprocess.Popen[bytes] | None = None
         self.program: JavaProgram | None = None
-        self._state: StopState = "running"
         self._exit_code: int | None = None
         self._breaks: dict[int, JdbBreak] = {}
         self._next_id = 1
@@ -136,12 +132,7 @@ class JdbBackend(Backend):
         self._version = _jdb_version(exe)
         roots = self.program.source_roots if self.program else []
         sourcepath = ["-sourcepath", os.pathsep.join(roots)] if roots else []
-        driver = PtyDriver([exe, *argv, *sourcepath], PROMPT_RE, self.ctx.log, cwd=cwd,
-                           name="jdb")
-        driver.spawn()
-        self.ctx.track_process(driver.pid, "jdb")
-        self.driver = driver
-        return driver
+        return self.start_console([exe, *argv, *sourcepath], PROMPT_RE, cwd=cwd)
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         timeout = self.ctx.op_timeout
@@ -155,19 +146,18 @@ class JdbBackend(Backend):
         if listening.index != 1:
             raise OpFailed("jdb did not say where it listens")
         host, port = listening.groups[0], listening.groups[1]
-        self.pump = OutputPump(self.ctx.run_dir, "jvm", self.ctx.output)
+        pump = self.output_pump("jvm")
         java = shutil.which("java") or "java"
         argv = [java, f"-agentlib:jdwp=transport=dt_socket,server=n,suspend=y,"
                       f"address={host}:{port}",
                 "-cp", os.pathsep.join(self.program.classpath), self.program.main_class,
                 *request.args]
         env = {**os.environ, **request.env}
-        with open(self.pump.paths["stdout"], "wb") as out, \
-                open(self.pump.paths["stderr"], "wb") as err:
+        with open(pump.paths["stdout"], "wb") as out, open(pump.paths["stderr"], "wb") as err:
             self.jvm = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                         cwd=request.cwd, env=env, start_new_session=True,
                                         preexec_fn=procutil.die_with_parent)
-        self.ctx.track_process(self.jvm.pid, "debuggee")
+        self.track_child(self.jvm.pid)
         self._read_prompt(timeout)
         # Stop at entry: a breakpoint on main, ours, gone once it is hit.
         entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"), internal=True,
@@ -207,9 +197,9 @@ class JdbBackend(Backend):
     # -- talking to jdb ---------------------------------------------------------------
 
     def _drv(self) -> PtyDriver:
-        if self.driver is None or self._state == "exited":
+        if self._state == "exited":
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
-        return self.driver
+        return self.drv()
 
     def _note_prompt(self, match: Match) -> None:
         prompt = match.groups[0] if match.groups else ""
@@ -236,16 +226,10 @@ class JdbBackend(Backend):
         self._note_prompt(match)
         return match.before
 
-    def command(self, text: str, timeout: float | None = None) -> str:
+    def command(self, line: str, timeout: float | None = None) -> str:
         """One command that does not move the program; its answer."""
-        driver = self._drv()
-        self._settle()
-        driver.send_line(text)
         try:
-            match = driver.expect([], timeout or self.ctx.op_timeout)
-        except PtyTimeout:
-            driver.owes_prompt = True
-            raise
+            match = self.exchange(line, timeout)
         except PtyEOF as exc:
             self._ended(exc.output)
             raise TargetExited("the program has exited",
@@ -253,25 +237,20 @@ class JdbBackend(Backend):
         self._note_prompt(match)
         return match.before.replace("\r\n", "\n").strip("\n")
 
-    def _settle(self) -> None:
-        driver = self._drv()
-        if driver.owes_prompt:
-            match = driver.settle([], self.ctx.op_timeout)
-            if match is not None:
-                self._note_prompt(match)
+    def on_owed_answer(self, match: Match) -> None:
+        self._note_prompt(match)
+
+    def on_console_end(self, output: str) -> None:
+        self._ended(output)
 
     def _stopped_check(self, what: str) -> None:
-        if self._state == "running":
-            raise NotStopped(f"{what} needs a stopped program, and it is running",
-                             "`dbg pause` suspends it; `dbg wait` waits for the next stop")
-        if self._state == "exited":
-            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        self.require_stopped(what)
 
     # -- running -------------------------------------------------------------------------
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
         driver = self._drv()
-        self._settle()
+        self.settle()
         driver.send_line(command)
         self._state = "running"
         return self._wait_event(timeout, resumed=True)
@@ -363,24 +342,8 @@ class JdbBackend(Backend):
             self.pump.drain()
         return StopEvent(state="exited", reason="exited", exit_code=self._exit_code)
 
-    def state(self) -> StopState:
-        return self._state
-
-    def poll(self, timeout: float) -> StopEvent | None:
-        if self._state != "running":
-            return None
-        event = self._wait_event(timeout)
-        return None if event.state == "running" else event
-
-    def terminate(self) -> None:
-        if self.driver is not None:
-            self.driver.close(grace=self.ctx.shutdown_grace)
-        if self.jvm is not None:
-            groups = {g for g in [procutil.pgid_of(self.jvm.pid)] if g is not None}
-            procutil.terminate_groups(groups, grace=self.ctx.shutdown_grace, reap=[self.jvm.pid])
-        if self.pump is not None:
-            self.pump.close()
-        self._state = "exited"
+    def wait_stop(self, timeout: float) -> StopEvent:
+        return self._wait_event(timeout)
 
     def cont(self, timeout: float) -> StopEvent:
         self._stopped_check("continue")
