@@ -73,7 +73,7 @@ def test_one_command_at_a_time_and_ansi_stripped(toy: ToyBackend) -> None:
 
 
 def test_a_timed_out_answer_is_read_before_the_next_one(toy: ToyBackend) -> None:
-    with pytest.raises(DebuggerTimeout, match="toy did not answer within 0.3s"):
+    with pytest.raises(DebuggerTimeout, match=r"toy did not answer within 0\.3s"):
         toy.command("slow 0.8", timeout=0.3)
     # The late "slept 0.8" belongs to the timed-out command, not to this one.
     assert toy.command("echo next").strip() == "next"
@@ -106,7 +106,7 @@ def test_the_console_ending_is_a_typed_error_and_terminate_cleans_up(toy: ToyBac
         toy.require_stopped("print")
     pid = driver.pid
     toy.terminate()
-    assert not Path(f"/proc/{pid}").exists() or "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    assert not Path(f"/proc/{pid}").exists()
 
 
 def test_the_transcript_log_has_both_directions(toy: ToyBackend, tmp_path: Path) -> None:
