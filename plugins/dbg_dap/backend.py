@@ -532,8 +532,10 @@ class DapBackend(Backend):
             for var in self.variables(int(scope["variablesReference"])):
                 if _noise(var):
                     continue
-                out.append(Variable(str(var.get("name")), str(var.get("value", "")),
-                                    var.get("type")))
+                value = str(var.get("value", ""))
+                if not value.strip() and var.get("variablesReference"):
+                    value = "{...}"  # a struct: `dbg print NAME` shows its fields
+                out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
     def evaluate(self, expression: str, context: str | None = None) -> Value:
@@ -544,7 +546,24 @@ class DapBackend(Backend):
         if frame_id is not None:
             arguments["frameId"] = frame_id
         body = dap.request("evaluate", arguments)
-        return Value(str(body.get("result", "")), body.get("type"))
+        result = str(body.get("result", ""))
+        reference = int(body.get("variablesReference") or 0)
+        if not result.strip() and reference:
+            # gdb gives a struct no value of its own, only children.
+            result = self._summary(reference)
+        return Value(result, body.get("type"))
+
+    def _summary(self, reference: int, limit: int = 12) -> str:
+        """A value's children on one line: {name = value, ...}."""
+        rows = [r for r in self.variables(reference) if self.profile.child_kind(r) == "item"]
+        parts = []
+        for row in rows[:limit]:
+            value = str(row.get("value", ""))
+            if not value.strip() and row.get("variablesReference"):
+                value = "{...}"
+            parts.append(f"{row.get('name')} = {value}")
+        more = ", ..." if len(rows) > limit else ""
+        return "{" + ", ".join(parts) + more + "}"
 
     def set_variable(self, lhs: str, value: str) -> Value:
         dap = self._stopped("set")
