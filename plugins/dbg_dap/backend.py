@@ -10,6 +10,7 @@ requests they do not implement.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import threading
 from collections.abc import Callable
@@ -48,6 +49,9 @@ from dbgcore.model import (
 #: DAP stop reasons -> dbg's.
 REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "breakpoint",
            "data breakpoint": "watchpoint", "goto": "step"}
+
+#: lldb-dap's value for a struct or class: its type and address only.
+_BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
 
 #: Stop reasons whose adapter description says nothing more than the reason.
 QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
@@ -366,6 +370,8 @@ class DapBackend(Backend):
             stop.reason.lower(), f"paused on {stop.reason}".lower())
         detail = "" if restated else stop.description
         description = self.profile.stop_description(text, detail)
+        if not description and reason in ("signal", "exception"):
+            description = self.profile.signal_description(self)
         self.breaks.after_stop(user_hits)
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
@@ -548,8 +554,9 @@ class DapBackend(Backend):
         body = dap.request("evaluate", arguments)
         result = str(body.get("result", ""))
         reference = int(body.get("variablesReference") or 0)
-        if not result.strip() and reference:
-            # gdb gives a struct no value of its own, only children.
+        if reference and (not result.strip() or _BARE_AGGREGATE.fullmatch(result)):
+            # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
+            # show the fields.
             result = self._summary(reference)
         return Value(result, body.get("type"))
 

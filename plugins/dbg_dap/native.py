@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from dbg_dap.profiles import AdapterProfile
 from dbgcore.backend import AttachRequest, LaunchRequest, Readiness
-from dbgcore.errors import UsageError
+from dbgcore.errors import DbgError, UsageError
 
 #: Files that must be compiled before a native debugger can run them.
 SOURCE_SUFFIXES = {
@@ -166,6 +166,15 @@ class GdbProfile(NativeProfile):
         answer = backend.console(f"info line *{ip}")
         match = re.search(r"starts at address (0x[0-9a-fA-F]+)", answer)
         return match.group(1) if match else ip
+
+    def signal_description(self, backend: Any) -> str:
+        # gdb's DAP says only "signal"; `info program` names it.
+        try:
+            answer = backend.console("info program")
+        except DbgError:
+            return ""
+        match = re.search(r"signal (SIG\w+), ([^.\n]+)", answer)
+        return f"{match.group(1)}: {match.group(2)}" if match else ""
 
     def watch_hint(self) -> str:
         return "gdb could not set the watchpoint; try `dbg raw watch EXPR`"

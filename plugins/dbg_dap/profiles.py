@@ -90,6 +90,11 @@ class AdapterProfile:
         `description` (its message)."""
         return f"{text}: {description}" if text and description else text or description
 
+    def signal_description(self, backend: Any) -> str:
+        """For a signal or exception stop the adapter did not describe: what
+        it was, asked of the debugger (empty: unknown)."""
+        return ""
+
     def raw_answer(self, text: str) -> str:
         """The console's answer to `dbg raw`, without what the adapter adds."""
         return text
