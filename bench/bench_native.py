@@ -1,0 +1,259 @@
+"""bench_dap.py's scenario on the native debuggers: gdb, lldb-dap and delve.
+
+The same scenario runs three ways on a small C (gdb, lldb) or Go (delve)
+loop, built here with debug info:
+
+* *dbg CLI*: one `dbg --json` process per op, as an agent calls it: start
+  with a breakpoint and --run, N x `next` (each answered with a stop
+  snapshot: location, source, locals), `locals`, `print`, `unbreak`,
+  `continue` to the end;
+* *daemon*: the same ops through the session daemon from this process
+  (dbgcore.client), without a Python start per op;
+* *floor*: a minimal in-process DAP client sending what a snapshot needs
+  (next -> stopped -> stackTrace -> scopes -> variables), with no daemon.
+
+    .venv/bin/python bench/bench_native.py [--backend gdb|lldb|dlv|all] [--steps 30] [--runs 3]
+
+Prints median milliseconds per op.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "plugins")]
+
+from dbg_dap.profiles import profile_for  # noqa: E402
+from dbgcore.config import load_config  # noqa: E402
+from dbgcore.dap.channel import DapChannel  # noqa: E402
+from dbgcore.dap.transport import (  # noqa: E402
+    LISTENING_RE,
+    AdapterProcess,
+    PipeTransport,
+    SocketTransport,
+    Transport,
+    parse_listening,
+)
+from dbgcore.translog import TransLog  # noqa: E402
+
+BENCH = ROOT / "bench"
+OPS = ["start", "next", "locals", "print", "unbreak", "continue"]
+
+
+def marks(path: Path) -> dict[str, int]:
+    out = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if "// @" in line:
+            out[line.split("// @")[1].strip()] = number
+    return out
+
+
+def ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000 if samples else float("nan")
+
+
+def build(backend: str, work: Path) -> tuple[Path, Path]:
+    """The program for ``backend``, built into ``work``: (binary, source)."""
+    if backend == "dlv":
+        package = work / "go"
+        shutil.copytree(BENCH / "target_loop_go", package)
+        binary = work / "loop-go"
+        subprocess.run(["go", "build", "-gcflags=all=-N -l", "-o", str(binary), "."],
+                       cwd=package, check=True)
+        return binary, package / "main.go"
+    source = work / "target_loop.c"
+    shutil.copy(BENCH / "target_loop.c", source)
+    binary = work / "loop-c"
+    subprocess.run(["gcc", "-g", "-O0", str(source), "-o", str(binary)], check=True)
+    return binary, source
+
+
+# -- through dbg ------------------------------------------------------------------------
+
+
+def dbg_scenario(backend: str, steps: int, in_process: bool) -> dict[str, list[float]]:
+    work = Path(tempfile.mkdtemp(prefix="dbg-bench-"))
+    binary, source = build(backend, work)
+    env = {**os.environ, "DBG_HOME": str(work / "home")}
+    dbg = [sys.executable, "-m", "dbgcore"]
+    times: dict[str, list[float]] = {}
+
+    def run(op: str, *args: str) -> dict[str, Any]:
+        begin = time.perf_counter()
+        if in_process and op != "start":
+            from dbgcore import client
+
+            os.environ["DBG_HOME"] = env["DBG_HOME"]
+            wire = {"print": {"expression": args[-1]}, "unbreak": {"target": args[-1]}}
+            data = client.call("default", op, wire.get(op, {}), 30)
+        else:
+            proc = subprocess.run([*dbg, "--json", *args], cwd=work, env=env,
+                                  capture_output=True, text=True)
+            data = json.loads(proc.stdout)
+        times.setdefault(op, []).append(time.perf_counter() - begin)
+        if not data.get("ok"):
+            raise SystemExit(f"{backend} {op} failed: {data}")
+        return data
+
+    line = marks(source)["step"]
+    try:
+        run("start", "start", "--backend", backend, "--break", f"{source}:{line}", "--run",
+            str(binary))
+        for _ in range(steps):
+            run("next", "next")
+        run("locals", "locals")
+        run("print", "print", "total * 2")
+        run("unbreak", "unbreak", "1")
+        run("continue", "continue")
+    finally:
+        subprocess.run([*dbg, "kill"], cwd=work, env=env, capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return times
+
+
+# -- the in-process floor -------------------------------------------------------------------
+
+
+class Floor:
+    """A minimal DAP client: just the requests, no daemon, no process per op."""
+
+    def __init__(self, backend: str, cwd: Path) -> None:
+        spec = load_config().backends[backend]
+        self.backend = backend
+        argv = profile_for(spec).argv()
+        transport: Transport
+        if backend == "dlv":
+            self.process = AdapterProcess(argv, cwd=str(cwd), name=backend, stdio=False,
+                                          on_stdout_line=lambda line: None)
+            host, port = parse_listening(self.process.wait_stdout(LISTENING_RE, 20))
+            transport = SocketTransport.connect(host, port, 10)
+        else:
+            self.process = AdapterProcess(argv, cwd=str(cwd), name=backend)
+            transport = PipeTransport(self.process)
+        self.channel = DapChannel(transport, TransLog(None), backend, self.process)
+        self.stopped = threading.Event()
+        self.ended = threading.Event()
+        self.initialized = threading.Event()
+        self.thread_id = 1
+        self.frame_id = 0
+        self.channel.on_event("stopped", self._on_stop)
+        self.channel.on_event("terminated", lambda e: self.ended.set())
+        self.channel.on_event("exited", lambda e: self.ended.set())
+        self.channel.on_event("initialized", lambda e: self.initialized.set())
+        self.channel.start()
+
+    def _on_stop(self, event: dict[str, Any]) -> None:
+        self.thread_id = event["body"].get("threadId", 1)
+        self.stopped.set()
+
+    def start(self, binary: Path, source: Path, line: int) -> None:
+        self.channel.request("initialize", {"adapterID": self.backend, "linesStartAt1": True,
+                                            "columnsStartAt1": True, "pathFormat": "path"})
+        arguments: dict[str, Any] = {"program": str(binary)}
+        if self.backend == "dlv":
+            arguments["mode"] = "exec"
+        pending = self.channel.send_request("launch", arguments)
+        self.initialized.wait(30)
+        self.channel.request("setBreakpoints", {"source": {"path": str(source)},
+                                                "breakpoints": [{"line": line}]})
+        self.channel.request("setExceptionBreakpoints", {"filters": []})
+        self.channel.request("configurationDone")
+        pending.wait(30)
+        self.stopped.wait(30)
+        self.snapshot()
+
+    def snapshot(self) -> None:
+        frames = self.channel.request("stackTrace", {"threadId": self.thread_id})["stackFrames"]
+        self.frame_id = frames[0]["id"]
+        scopes = self.channel.request("scopes", {"frameId": self.frame_id})["scopes"]
+        for scope in scopes:
+            if "local" in scope["name"].lower():
+                self.channel.request("variables",
+                                     {"variablesReference": scope["variablesReference"]})
+
+    def resume(self, command: str) -> None:
+        self.stopped.clear()
+        self.channel.request(command, {"threadId": self.thread_id})
+        while not (self.stopped.wait(0.005) or self.ended.is_set()):
+            pass
+
+    def close(self) -> None:
+        try:
+            self.channel.request("disconnect", {"terminateDebuggee": True}, timeout=2)
+        except Exception:
+            pass
+        self.channel.close()
+        self.process.terminate(0.3)
+
+
+def floor_scenario(backend: str, steps: int) -> dict[str, list[float]]:
+    work = Path(tempfile.mkdtemp(prefix="dbg-floor-"))
+    binary, source = build(backend, work)
+    line = marks(source)["step"]
+    times: dict[str, list[float]] = {}
+
+    def timed(op: str, action: Callable[[], object]) -> None:
+        begin = time.perf_counter()
+        action()
+        times.setdefault(op, []).append(time.perf_counter() - begin)
+
+    floor = Floor(backend, source.parent)
+    try:
+        timed("start", lambda: floor.start(binary, source, line))
+        for _ in range(steps):
+            timed("next", lambda: (floor.resume("next"), floor.snapshot()))
+        timed("locals", floor.snapshot)
+        timed("print", lambda: floor.channel.request("evaluate", {
+            "expression": "total * 2", "context": "watch", "frameId": floor.frame_id}))
+        timed("unbreak", lambda: floor.channel.request("setBreakpoints", {
+            "source": {"path": str(source)}, "breakpoints": []}))
+        timed("continue", lambda: floor.resume("continue"))
+    finally:
+        floor.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return times
+
+
+def merge(runs: list[dict[str, list[float]]]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for run in runs:
+        for op, samples in run.items():
+            out.setdefault(op, []).extend(samples)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default="all", choices=["gdb", "lldb", "dlv", "all"])
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    backends = ["gdb", "lldb", "dlv"] if args.backend == "all" else [args.backend]
+    print(f"median ms per op ({args.steps} x next, {args.runs} runs each)")
+    print("| backend | op | floor | daemon | dbg CLI | daemon - floor |")
+    print("|---|---|---:|---:|---:|---:|")
+    for backend in backends:
+        floor = merge([floor_scenario(backend, args.steps) for _ in range(args.runs)])
+        daemon = merge([dbg_scenario(backend, args.steps, True) for _ in range(args.runs)])
+        cli = merge([dbg_scenario(backend, args.steps, False) for _ in range(args.runs)])
+        for op in OPS:
+            row = (ms(floor[op]), ms(daemon[op]), ms(cli[op]))
+            print(f"| {backend} | {op} | " + " | ".join(f"{v:.1f}" for v in row)
+                  + f" | {row[1] - row[0]:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
