@@ -123,8 +123,17 @@ class NativeProfile(AdapterProfile):
             raise UsageError(f"{program} is not executable",
                              "give a compiled binary (built with -g), or chmod +x it")
 
-    def _env(self, request: LaunchRequest) -> dict[str, str]:
-        return {**os.environ, **request.env} if request.env else {}
+    def env_argument(self, request: LaunchRequest) -> Any:
+        # gdb's `env` replaces the program's whole environment: add to ours.
+        return {**os.environ, **request.env} if request.env else None
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is None:
+            raise UsageError(f"{self.name} attaches by --pid")
+        args: dict[str, Any] = {"pid": request.pid}
+        if request.program:
+            args["program"] = request.program
+        return args
 
 
 class GdbProfile(NativeProfile):
@@ -172,23 +181,7 @@ class GdbProfile(NativeProfile):
         exe, detail = self._pick()
         return ".".join(map(str, _number(detail))) if exe else ""
 
-    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
-        args: dict[str, Any] = {"program": request.program, "args": request.args,
-                                "stopAtBeginningOfMainSubprogram": True}
-        if request.cwd:
-            args["cwd"] = request.cwd
-        env = self._env(request)
-        if env:
-            args["env"] = env
-        return {**self.spec.launch, **args}
-
-    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
-        if request.pid is None:
-            raise UsageError("gdb attaches by --pid")
-        args: dict[str, Any] = {"pid": request.pid}
-        if request.program:
-            args["program"] = request.program
-        return args
+    entry_arguments: ClassVar[dict[str, Any]] = {"stopAtBeginningOfMainSubprogram": True}
 
     def hit_condition(self, count: int) -> str:
         # gdb reads hitCondition as an ignore count: stop from the Nth hit on.
@@ -263,22 +256,13 @@ class LldbProfile(NativeProfile):
         lldb = Path(os.path.realpath(exe)).with_name("lldb")
         return ".".join(map(str, _number(_version_of(str(lldb))))) if lldb.exists() else ""
 
-    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
-        args: dict[str, Any] = {"program": request.program, "args": request.args,
-                                "stopOnEntry": False}
-        if request.cwd:
-            args["cwd"] = request.cwd
-        if request.env:
-            args["env"] = [f"{k}={v}" for k, v in {**os.environ, **request.env}.items()]
-        return {**self.spec.launch, **args}
+    entry_arguments: ClassVar[dict[str, Any]] = {"stopOnEntry": False}
 
-    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
-        if request.pid is None:
-            raise UsageError("lldb-dap attaches by --pid")
-        args: dict[str, Any] = {"pid": request.pid}
-        if request.program:
-            args["program"] = request.program
-        return args
+    def env_argument(self, request: LaunchRequest) -> Any:
+        # lldb-dap 19 takes "NAME=VALUE" strings.
+        if not request.env:
+            return None
+        return [f"{k}={v}" for k, v in {**os.environ, **request.env}.items()]
 
     hints: ClassVar[dict[str, str]] = {
         "memory-read": "use `dbg raw memory read --count N ADDRESS`",
@@ -352,21 +336,17 @@ class DelveProfile(AdapterProfile):
             return str(program if program.is_dir() else program.parent)
         return request.cwd
 
+    entry_arguments: ClassVar[dict[str, Any]] = {"stopOnEntry": False}
+
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
-        program = Path(request.program)
-        args: dict[str, Any] = {"program": request.program, "args": request.args,
-                                "stopOnEntry": False}
-        if self._is_source(program):
+        args = super().launch_arguments(request)
+        if self._is_source(Path(request.program)):
             args["mode"] = "debug"
             if self.build_dir is not None:
                 args["output"] = str(Path(self.build_dir) / "debug-bin")
         else:
             args["mode"] = "exec"
-        if request.cwd:
-            args["cwd"] = request.cwd
-        if request.env:
-            args["env"] = dict(request.env)
-        return {**self.spec.launch, **args}
+        return args
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         if request.pid is None:

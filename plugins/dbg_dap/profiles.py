@@ -125,13 +125,21 @@ class AdapterProfile:
     def version(self) -> str:
         return ""
 
+    #: What the launch arguments say about stopping at entry.
+    entry_arguments: ClassVar[dict[str, Any]] = {"stopOnEntry": True}
+
+    def env_argument(self, request: LaunchRequest) -> Any:
+        """The launch's `env` as the adapter wants it (None: leave it out)."""
+        return request.env or None
+
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
         args: dict[str, Any] = {"program": request.program, "args": request.args,
-                                "stopOnEntry": True}
+                                **self.entry_arguments}
         if request.cwd:
             args["cwd"] = request.cwd
-        if request.env:
-            args["env"] = request.env
+        env = self.env_argument(request)
+        if env:
+            args["env"] = env
         return {**self.spec.launch, **args}
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
