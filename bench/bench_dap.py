@@ -25,18 +25,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "plugins")]
+sys.path[:0] = [str(ROOT), str(ROOT / "plugins"), str(ROOT / "bench")]
 
-from dbgcore.dap.channel import DapChannel  # noqa: E402
+from dapfloor import FloorClient  # noqa: E402
+
 from dbgcore.dap.transport import AdapterProcess, PipeTransport  # noqa: E402
-from dbgcore.translog import TransLog  # noqa: E402
 
 TARGET = ROOT / "bench" / "target_loop.py"
 PYBOOT = ROOT / "plugins" / "dbg_dap" / "pyboot"
@@ -115,51 +114,16 @@ def cli_scenario(backend: str, steps: int, nodelay: bool,
 # -- the in-process floor ------------------------------------------------------------
 
 
-class Floor:
-    """A minimal DAP client for debugpy: just the requests, no daemon."""
+class Floor(FloorClient):
+    """The floor for debugpy, with or without the TCP_NODELAY fix."""
 
     def __init__(self, nodelay: bool) -> None:
         env = dict(os.environ)
         if nodelay:
             env["PYTHONPATH"] = str(PYBOOT)
         self.env = env
-        self.process = AdapterProcess([sys.executable, "-m", "debugpy.adapter"], name="debugpy")
-        self.channel = DapChannel(PipeTransport(self.process), TransLog(None), "debugpy",
-                                  self.process)
-        self.stopped = threading.Event()
-        self.ended = threading.Event()
-        self.initialized = threading.Event()
-        self.frame_id = 0
-        self.thread_id = 1
-        self.channel.on_event("stopped", self._on_stop)
-        self.channel.on_event("terminated", lambda e: self.ended.set())
-        self.channel.on_event("exited", lambda e: self.ended.set())
-        self.channel.on_event("initialized", lambda e: self.initialized.set())
-        self.channel.start()
-
-    def _on_stop(self, event: dict[str, Any]) -> None:
-        self.thread_id = event["body"].get("threadId", 1)
-        self.stopped.set()
-
-    def snapshot(self) -> None:
-        frames = self.channel.request("stackTrace", {"threadId": self.thread_id})["stackFrames"]
-        self.frame_id = frames[0]["id"]
-        scopes = self.channel.request("scopes", {"frameId": frames[0]["id"]})["scopes"]
-        self.channel.request("variables", {"variablesReference": scopes[0]["variablesReference"]})
-
-    def resume(self, command: str) -> None:
-        self.stopped.clear()
-        self.channel.request(command, {"threadId": self.thread_id})
-        while not (self.stopped.wait(0.01) or self.ended.is_set()):
-            pass
-
-    def close(self) -> None:
-        try:
-            self.channel.request("disconnect", {"terminateDebuggee": True}, timeout=2)
-        except Exception:
-            pass
-        self.channel.close()
-        self.process.terminate(1.0)
+        process = AdapterProcess([sys.executable, "-m", "debugpy.adapter"], name="debugpy")
+        super().__init__(process, PipeTransport(process), "debugpy")
 
 
 def floor_scenario(steps: int, nodelay: bool) -> dict[str, list[float]]:

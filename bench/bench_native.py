@@ -27,18 +27,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "plugins")]
+sys.path[:0] = [str(ROOT), str(ROOT / "plugins"), str(ROOT / "bench")]
 
+from dapfloor import FloorClient  # noqa: E402
 from dbg_dap.profiles import profile_for  # noqa: E402
+
 from dbgcore.config import load_config  # noqa: E402
-from dbgcore.dap.channel import DapChannel  # noqa: E402
 from dbgcore.dap.transport import (  # noqa: E402
     LISTENING_RE,
     AdapterProcess,
@@ -47,7 +47,6 @@ from dbgcore.dap.transport import (  # noqa: E402
     Transport,
     parse_listening,
 )
-from dbgcore.translog import TransLog  # noqa: E402
 
 BENCH = ROOT / "bench"
 OPS = ["start", "next", "locals", "print", "unbreak", "continue"]
@@ -127,37 +126,21 @@ def dbg_scenario(backend: str, steps: int, in_process: bool) -> dict[str, list[f
 # -- the in-process floor -------------------------------------------------------------------
 
 
-class Floor:
-    """A minimal DAP client: just the requests, no daemon, no process per op."""
-
+class Floor(FloorClient):
     def __init__(self, backend: str, cwd: Path) -> None:
         spec = load_config().backends[backend]
         self.backend = backend
         argv = profile_for(spec).argv()
         transport: Transport
         if backend == "dlv":
-            self.process = AdapterProcess(argv, cwd=str(cwd), name=backend, stdio=False,
-                                          on_stdout_line=lambda line: None)
-            host, port = parse_listening(self.process.wait_stdout(LISTENING_RE, 20))
+            process = AdapterProcess(argv, cwd=str(cwd), name=backend, stdio=False,
+                                     on_stdout_line=lambda line: None)
+            host, port = parse_listening(process.wait_stdout(LISTENING_RE, 20))
             transport = SocketTransport.connect(host, port, 10)
         else:
-            self.process = AdapterProcess(argv, cwd=str(cwd), name=backend)
-            transport = PipeTransport(self.process)
-        self.channel = DapChannel(transport, TransLog(None), backend, self.process)
-        self.stopped = threading.Event()
-        self.ended = threading.Event()
-        self.initialized = threading.Event()
-        self.thread_id = 1
-        self.frame_id = 0
-        self.channel.on_event("stopped", self._on_stop)
-        self.channel.on_event("terminated", lambda e: self.ended.set())
-        self.channel.on_event("exited", lambda e: self.ended.set())
-        self.channel.on_event("initialized", lambda e: self.initialized.set())
-        self.channel.start()
-
-    def _on_stop(self, event: dict[str, Any]) -> None:
-        self.thread_id = event["body"].get("threadId", 1)
-        self.stopped.set()
+            process = AdapterProcess(argv, cwd=str(cwd), name=backend)
+            transport = PipeTransport(process)
+        super().__init__(process, transport, backend)
 
     def start(self, binary: Path, source: Path, line: int) -> None:
         self.channel.request("initialize", {"adapterID": self.backend, "linesStartAt1": True,
@@ -174,29 +157,6 @@ class Floor:
         pending.wait(30)
         self.stopped.wait(30)
         self.snapshot()
-
-    def snapshot(self) -> None:
-        frames = self.channel.request("stackTrace", {"threadId": self.thread_id})["stackFrames"]
-        self.frame_id = frames[0]["id"]
-        scopes = self.channel.request("scopes", {"frameId": self.frame_id})["scopes"]
-        for scope in scopes:
-            if "local" in scope["name"].lower():
-                self.channel.request("variables",
-                                     {"variablesReference": scope["variablesReference"]})
-
-    def resume(self, command: str) -> None:
-        self.stopped.clear()
-        self.channel.request(command, {"threadId": self.thread_id})
-        while not (self.stopped.wait(0.005) or self.ended.is_set()):
-            pass
-
-    def close(self) -> None:
-        try:
-            self.channel.request("disconnect", {"terminateDebuggee": True}, timeout=2)
-        except Exception:
-            pass
-        self.channel.close()
-        self.process.terminate(0.3)
 
 
 def floor_scenario(backend: str, steps: int) -> dict[str, list[float]]:
@@ -222,7 +182,7 @@ def floor_scenario(backend: str, steps: int) -> dict[str, list[float]]:
             "source": {"path": str(source)}, "breakpoints": []}))
         timed("continue", lambda: floor.resume("continue"))
     finally:
-        floor.close()
+        floor.close(0.3)
         shutil.rmtree(work, ignore_errors=True)
     return times
 

@@ -1,0 +1,55 @@
+"""The benchmarks' floor: a minimal in-process DAP client that sends just the
+requests a stop snapshot needs, with no daemon and no process per op."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from dbgcore.dap.channel import DapChannel
+from dbgcore.dap.transport import AdapterProcess, Transport
+from dbgcore.translog import TransLog
+
+
+class FloorClient:
+    def __init__(self, process: AdapterProcess, transport: Transport, name: str) -> None:
+        self.process = process
+        self.channel = DapChannel(transport, TransLog(None), name, process)
+        self.stopped = threading.Event()
+        self.ended = threading.Event()
+        self.initialized = threading.Event()
+        self.thread_id = 1
+        self.frame_id = 0
+        self.channel.on_event("stopped", self._on_stop)
+        self.channel.on_event("terminated", lambda e: self.ended.set())
+        self.channel.on_event("exited", lambda e: self.ended.set())
+        self.channel.on_event("initialized", lambda e: self.initialized.set())
+        self.channel.start()
+
+    def _on_stop(self, event: dict[str, Any]) -> None:
+        self.thread_id = event["body"].get("threadId", 1)
+        self.stopped.set()
+
+    def snapshot(self) -> None:
+        """What a stop snapshot asks: the stack, the scopes, the locals."""
+        frames = self.channel.request("stackTrace", {"threadId": self.thread_id})["stackFrames"]
+        self.frame_id = frames[0]["id"]
+        scopes = self.channel.request("scopes", {"frameId": self.frame_id})["scopes"]
+        for scope in scopes:
+            if "local" in scope["name"].lower():
+                self.channel.request("variables",
+                                     {"variablesReference": scope["variablesReference"]})
+
+    def resume(self, command: str) -> None:
+        self.stopped.clear()
+        self.channel.request(command, {"threadId": self.thread_id})
+        while not (self.stopped.wait(0.005) or self.ended.is_set()):
+            pass
+
+    def close(self, grace: float = 1.0) -> None:
+        try:
+            self.channel.request("disconnect", {"terminateDebuggee": True}, timeout=2)
+        except Exception:
+            pass
+        self.channel.close()
+        self.process.terminate(grace)
