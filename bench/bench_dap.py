@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,24 +32,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "plugins"), str(ROOT / "bench")]
 
-from dapfloor import FloorClient  # noqa: E402
+from dapfloor import FloorClient, marks, ms  # noqa: E402
 
 from dbgcore.dap.transport import AdapterProcess, PipeTransport  # noqa: E402
 
 TARGET = ROOT / "bench" / "target_loop.py"
 PYBOOT = ROOT / "plugins" / "dbg_dap" / "pyboot"
-
-
-def marks(path: Path) -> dict[str, int]:
-    out = {}
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if "# @" in line:
-            out[line.split("# @")[1].strip()] = number
-    return out
-
-
-def ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000 if samples else float("nan")
 
 
 # -- through the CLI -------------------------------------------------------------

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "plugins"), str(ROOT / "bench")]
 
-from dapfloor import FloorClient  # noqa: E402
+from dapfloor import FloorClient, marks, ms  # noqa: E402
 from dbg_dap.profiles import profile_for  # noqa: E402
 
 from dbgcore.config import load_config  # noqa: E402
@@ -50,18 +49,6 @@ from dbgcore.dap.transport import (  # noqa: E402
 
 BENCH = ROOT / "bench"
 OPS = ["start", "next", "locals", "print", "unbreak", "continue"]
-
-
-def marks(path: Path) -> dict[str, int]:
-    out = {}
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if "// @" in line:
-            out[line.split("// @")[1].strip()] = number
-    return out
-
-
-def ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000 if samples else float("nan")
 
 
 def build(backend: str, work: Path) -> tuple[Path, Path]:

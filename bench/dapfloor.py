@@ -3,7 +3,10 @@ requests a stop snapshot needs, with no daemon and no process per op."""
 
 from __future__ import annotations
 
+import re
+import statistics
 import threading
+from pathlib import Path
 from typing import Any
 
 from dbgcore.dap.channel import DapChannel
@@ -53,3 +56,17 @@ class FloorClient:
             pass
         self.channel.close()
         self.process.terminate(grace)
+
+
+def marks(path: Path) -> dict[str, int]:
+    """Line numbers of `# @name` / `// @name` markers in a target program."""
+    out = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
+            out[name] = number
+    return out
+
+
+def ms(samples: list[float]) -> float:
+    """The median of ``samples`` (seconds), in milliseconds."""
+    return statistics.median(samples) * 1000 if samples else float("nan")
