@@ -1,4 +1,5 @@
-"""Building the native test targets (C, C++, Rust, Go) with debug info.
+"""Test targets: copying them with their line markers, and building the
+native ones (C, C++, Rust, Go, Java) with debug info.
 
 Each build goes into the caller's folder; a toolchain that is missing skips
 the test (or fails it when DBG_REQUIRE_ALL_BACKENDS=1, like a missing
@@ -8,8 +9,10 @@ debugger), except Rust, which is optional: built only if rustc is here.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -75,3 +78,29 @@ def build_java(source: Path, out: Path | None = None) -> Path:
     out = out or source.parent / "classes"
     _run([javac, "-g", "-d", str(out), str(source)], source.parent)
     return out
+
+
+def marked_lines(path: Path) -> dict[str, int]:
+    """Line numbers of `# @name` (or `// @name`) markers in a target program."""
+    marks = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
+            marks[name] = number
+    return marks
+
+
+@dataclass
+class Target:
+    path: Path
+    lines: dict[str, int]
+
+    def loc(self, mark: str) -> str:
+        return f"{self.path}:{self.lines[mark]}"
+
+
+def copy_target(name: str, work: Path) -> Target:
+    """Copy tests/targets/NAME into ``work`` and resolve its line markers."""
+    dest = work / name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(TARGETS / name, dest)
+    return Target(dest, marked_lines(dest))

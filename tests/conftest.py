@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -19,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builds import Target, copy_target, marked_lines
+
+__all__ = ["Target", "copy_target", "marked_lines"]
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = Path(__file__).resolve().parent / "targets"
 DBG = [sys.executable, "-m", "dbgcore"]
 
 
@@ -86,32 +86,6 @@ def dbg(tmp_path: Path) -> Iterator[Dbg]:
         yield runner
     finally:
         runner.kill_all()
-
-
-def marked_lines(path: Path) -> dict[str, int]:
-    """Line numbers of `# @name` (or `// @name`) markers in a target program."""
-    marks = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
-            marks[name] = number
-    return marks
-
-
-@dataclass
-class Target:
-    path: Path
-    lines: dict[str, int]
-
-    def loc(self, mark: str) -> str:
-        return f"{self.path}:{self.lines[mark]}"
-
-
-def copy_target(name: str, work: Path) -> Target:
-    """Copy tests/targets/NAME into ``work`` and resolve its line markers."""
-    dest = work / name
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(TARGETS / name, dest)
-    return Target(dest, marked_lines(dest))
 
 
 @pytest.fixture

@@ -7,11 +7,13 @@ import struct
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import builds
 import pytest
-from conftest import Dbg
+
+if TYPE_CHECKING:
+    from conftest import Dbg
 
 NATIVE = ["gdb", "lldb"]
 
@@ -19,8 +21,7 @@ NATIVE = ["gdb", "lldb"]
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Every native target, built once for the module."""
-    from conftest import copy_target
-
+    copy_target = builds.copy_target
     work = tmp_path_factory.mktemp("native")
     cart = copy_target("native/cart.c", work)
     shapes = copy_target("native/shapes.cpp", work)
