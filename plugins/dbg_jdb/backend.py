@@ -63,6 +63,8 @@ THREAD_STATUS_RE = re.compile(
 DEFERRED_SET_RE = re.compile(r"Set deferred breakpoint (\S+)")
 DEFERRED_FAIL_RE = re.compile(r"Unable to set deferred breakpoint (\S+) : (.*?)\r?$", re.M)
 RESUMING = {"cont", "run", "step", "next", "stepi", "step up"}
+#: Commands jdb answers with nothing but its prompt.
+SILENT = {"up", "down", "thread", "threadgroup", "use", "sourcepath"}
 
 
 @dataclass
@@ -159,6 +161,7 @@ class JdbBackend(ConsoleBackend):
                                         preexec_fn=procutil.die_with_parent)
         self.track_child(self.jvm.pid)
         self._read_prompt(timeout)
+        self._swallow_stray_prompt()
         # Stop at entry: a breakpoint on main, ours, gone once it is hit.
         entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"), internal=True,
                           temporary=True)
@@ -191,6 +194,7 @@ class JdbBackend(ConsoleBackend):
             except PtyTimeout:
                 self._state = "running"
                 return StopEvent(state="running")
+        self._swallow_stray_prompt()
         self._state = "stopped"
         return StopEvent(state="stopped", reason="attach", thread=self._thread or None)
 
@@ -219,6 +223,14 @@ class JdbBackend(ConsoleBackend):
                 if bp.native == native:
                     bp.verified, bp.message = False, why.strip()
 
+    def _swallow_stray_prompt(self) -> None:
+        """Right after the VM connects jdb sometimes prints its prompt twice;
+        read a second one if it comes at once, so answers do not shift."""
+        try:
+            self._note_prompt(self.drv().expect([], 0.1))
+        except PtyTimeout:
+            pass
+
     def _read_prompt(self, timeout: float) -> str:
         """Read up to the prompt of a stopped thread (jdb may print a "> "
         of its own before it, e.g. while the VM connects)."""
@@ -226,10 +238,18 @@ class JdbBackend(ConsoleBackend):
         self._note_prompt(match)
         return match.before
 
-    def command(self, line: str, timeout: float | None = None) -> str:
-        """One command that does not move the program; its answer."""
+    def command(self, line: str, timeout: float | None = None, silent: bool = False) -> str:
+        """One command that does not move the program; its answer. jdb now
+        and then prints a prompt twice; an empty answer to a command that
+        always says something (not ``silent``) is that stray prompt, and
+        the real answer follows."""
         try:
             match = self.exchange(line, timeout)
+            if not silent and not match.before.strip():
+                try:
+                    match = self.drv().expect([], 1.0)
+                except PtyTimeout:
+                    pass  # it was the answer after all
         except PtyEOF as exc:
             self._ended(exc.output)
             raise TargetExited("the program has exited",
@@ -538,11 +558,11 @@ class JdbBackend(ConsoleBackend):
         if selected > 1:
             # jdb lists the stack from the selected frame on: list it from the
             # top, then select the frame again.
-            self.command(f"down {selected - 1}")
+            self.command(f"down {selected - 1}", silent=True)
             try:
                 listing = self.command("where")
             finally:
-                self.command(f"up {selected - 1}")
+                self.command(f"up {selected - 1}", silent=True)
         else:
             listing = self.command("where")
         for number, function, file_name, line in WHERE_RE.findall(listing):
@@ -561,7 +581,7 @@ class JdbBackend(ConsoleBackend):
                            "see `dbg stack`")
         move = index - (self._frame - 1)
         if move:
-            self.command(f"{'up' if move > 0 else 'down'} {abs(move)}")
+            self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", silent=True)
         chosen = frames[index]
         chosen.current = True
         return chosen
@@ -610,7 +630,7 @@ class JdbBackend(ConsoleBackend):
         thread = listed.get(str(thread_id))
         if thread is None:
             raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
-        answer = self.command(f"thread {thread.id}")
+        answer = self.command(f"thread {thread.id}", silent=True)
         if answer.strip():
             raise OpFailed(_jdb_error(answer))
         self._thread = thread.name
@@ -624,7 +644,8 @@ class JdbBackend(ConsoleBackend):
             return "", self._resume(words, timeout)
         if words.split(" ")[0] in ("quit", "exit"):
             raise UsageError("end the session with `dbg kill`")
-        return self.command(text, timeout), None
+        quiet = words.split(" ")[0] in SILENT
+        return self.command(text, timeout, silent=quiet), None
 
 
 def _jdb_version(exe: str) -> str:
