@@ -105,11 +105,9 @@ class ConsoleBackend(Backend):
         timeout = self.ctx.op_timeout if timeout is None else timeout
         driver = self.drv()
         self.settle()
-        driver.send_line(line)
         try:
-            return driver.expect([], timeout)
+            return driver.exchange(line, timeout)
         except PtyTimeout as exc:
-            driver.owes_prompt = True
             raise DebuggerTimeout(
                 f"{self.tool_name} did not answer within {timeout:g}s",
                 "it may still be working: the next command waits for it first; "

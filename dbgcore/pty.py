@@ -14,7 +14,7 @@ import os
 import re
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pexpect
@@ -58,6 +58,8 @@ class Match:
     index: int  # which pattern matched (0 is the prompt)
     before: str  # text before the match, ANSI stripped
     groups: tuple[str, ...]
+    #: The pattern's named groups, by name.
+    named: dict[str, str] = field(default_factory=dict)
 
 
 def strip_ansi(text: str) -> str:
@@ -131,10 +133,11 @@ class PtyDriver:
         text = strip_ansi(matched.group(0)) if matched is not None else ""
         self.log.received(before + text)
         groups = tuple(g or "" for g in matched.groups()) if matched is not None else ()
-        return Match(index, before, groups)
+        named = {k: v or "" for k, v in matched.groupdict().items()} if matched is not None else {}
+        return Match(index, before, groups, named)
 
-    def command(self, text: str, timeout: float | None) -> str:
-        """Send one line and return the answer up to the next prompt.
+    def exchange(self, text: str, timeout: float | None) -> Match:
+        """Send one line and read the answer up to the next prompt.
 
         If no prompt comes in time, the debugger still owes it (a slow
         expression, say): :attr:`owes_prompt` is set, and the late answer must
@@ -143,10 +146,14 @@ class PtyDriver:
         """
         self.send_line(text)
         try:
-            return self.expect([], timeout).before
+            return self.expect([], timeout)
         except PtyTimeout:
             self.owes_prompt = True
             raise
+
+    def command(self, text: str, timeout: float | None) -> str:
+        """:meth:`exchange`, returning only the answer's text."""
+        return self.exchange(text, timeout).before
 
     def settle(self, patterns: Sequence[re.Pattern[str]], timeout: float) -> Match | None:
         """Read the answer a timed-out command still owes (up to the prompt or

@@ -263,9 +263,6 @@ class JdbBackend(ConsoleBackend):
     def on_console_end(self, output: str) -> None:
         self._ended(output)
 
-    def _stopped_check(self, what: str) -> None:
-        self.require_stopped(what)
-
     # -- running -------------------------------------------------------------------------
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
@@ -303,15 +300,14 @@ class JdbBackend(ConsoleBackend):
             self._state = "stopped"
             answer = " ".join(match.before.split()).lstrip("> ").strip()
             raise OpFailed(f"jdb: {answer or 'the command did nothing'}")
-        event = driver.child.match
         self._read_prompt(timeout)
         self._state = "stopped"
-        return self._stop_event(event)
+        return self._stop_event(match.named)
 
-    def _stop_event(self, event: re.Match[str]) -> StopEvent:
-        kind = event.group("kind")
-        where = event.group("where")  # "Main.square()"
-        line = int(re.sub(r"[,.]", "", event.group("line")))
+    def _stop_event(self, event: dict[str, str]) -> StopEvent:
+        kind = event["kind"]
+        where = event["where"]  # "Main.square()"
+        line = int(re.sub(r"[,.]", "", event["line"]))
         function = where[:-2] if where.endswith("()") else where
         location = Location(self._file_of(function.rsplit(".", 1)[0]), line, function)
         self._location = location
@@ -323,11 +319,11 @@ class JdbBackend(ConsoleBackend):
         elif kind.startswith("Field"):
             reason = "watchpoint"
             hit = [bp for bp in self._breaks.values() if bp.kind == "watch"
-                   and bp.native == event.group("field")]
-            description = f"{event.group('field')}: {event.group('old')} -> {event.group('new')}"
+                   and bp.native == event["field"]]
+            description = f"{event['field']}: {event['old']} -> {event['new']}"
         elif kind.startswith("Exception"):
             reason = "exception"
-            description = f"{event.group('exc')} ({event.group('caught')})"
+            description = f"{event['exc']} ({event['caught']})"
         for bp in hit:
             bp.hits += 1
         user = [bp for bp in hit if not bp.internal]
@@ -366,23 +362,23 @@ class JdbBackend(ConsoleBackend):
         return self._wait_event(timeout)
 
     def cont(self, timeout: float) -> StopEvent:
-        self._stopped_check("continue")
+        self.require_stopped("continue")
         return self._resume("cont", timeout)
 
     def step(self, timeout: float) -> StopEvent:
-        self._stopped_check("step")
+        self.require_stopped("step")
         return self._resume("step", timeout)
 
     def next(self, timeout: float) -> StopEvent:
-        self._stopped_check("next")
+        self.require_stopped("next")
         return self._resume("next", timeout)
 
     def finish(self, timeout: float) -> StopEvent:
-        self._stopped_check("finish")
+        self.require_stopped("finish")
         return self._resume("step up", timeout)
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
-        self._stopped_check("until")
+        self.require_stopped("until")
         if loc is None:
             return self.next(timeout)
         if loc.file is None and loc.function is None and self._location is not None:
@@ -500,7 +496,7 @@ class JdbBackend(ConsoleBackend):
         return [bp.to_breakpoint() for bp in self._breaks.values() if not bp.internal]
 
     def watch(self, expression: str) -> Breakpoint:
-        self._stopped_check("watch")
+        self.require_stopped("watch")
         name = expression.strip()
         if not re.fullmatch(r"[\w$.]+", name):
             raise UsageError(f"jdb watches fields, not expressions: {expression!r}",
@@ -552,7 +548,7 @@ class JdbBackend(ConsoleBackend):
         return None
 
     def stack(self, levels: int | None) -> list[Frame]:
-        self._stopped_check("stack")
+        self.require_stopped("stack")
         frames = []
         selected = self._frame
         if selected > 1:
@@ -587,7 +583,7 @@ class JdbBackend(ConsoleBackend):
         return chosen
 
     def locals(self) -> list[Variable]:
-        self._stopped_check("locals")
+        self.require_stopped("locals")
         answer = self.command("locals")
         if "information not available" in answer:
             raise OpFailed("jdb has no local variable information here",
@@ -600,7 +596,7 @@ class JdbBackend(ConsoleBackend):
         return out
 
     def evaluate(self, expression: str) -> Value:
-        self._stopped_check("print")
+        self.require_stopped("print")
         if any(c in expression for c in "\r\n"):
             raise UsageError("an expression must be one line")
         answer = self.command(f"print {expression}")
@@ -611,14 +607,14 @@ class JdbBackend(ConsoleBackend):
         raise OpFailed(f"cannot evaluate {expression}: {_jdb_error(text)[5:]}")
 
     def set_variable(self, lhs: str, value: str) -> Value:
-        self._stopped_check("set")
+        self.require_stopped("set")
         answer = self.command(f"set {lhs} = {value}").strip()
         if not answer.startswith(f"{lhs} = "):
             raise OpFailed(f"cannot set {lhs}: {_jdb_error(answer)[5:]}")
         return self.evaluate(lhs)
 
     def threads(self) -> list[Thread]:
-        self._stopped_check("threads")
+        self.require_stopped("threads")
         out = []
         for _, ident, rest in THREAD_RE.findall(self.command("threads")):
             name = THREAD_STATUS_RE.sub("", rest.strip()).strip()
@@ -640,7 +636,7 @@ class JdbBackend(ConsoleBackend):
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         words = " ".join(text.split())
         if words in RESUMING or words.split(" ")[0] in ("cont", "run", "step", "next"):
-            self._stopped_check(words)
+            self.require_stopped(words)
             return "", self._resume(words, timeout)
         if words.split(" ")[0] in ("quit", "exit"):
             raise UsageError("end the session with `dbg kill`")

@@ -188,8 +188,8 @@ class PdbBackend(ConsoleBackend):
     def _query(self, command: str, kind: str, timeout: float | None = None) -> dict[str, Any]:
         timeout = self.ctx.op_timeout if timeout is None else timeout
         # Name the op the user asked for, not the launcher's command.
-        self._require_stopped(command.split()[0].removeprefix("_dbg_"))
-        text = self._command(command, timeout)
+        self.require_stopped(command.split()[0].removeprefix("_dbg_"))
+        text = self.command(command, timeout)
         answers = _frames(text, kind)
         if not answers:
             errors = ERROR_RE.findall(text)
@@ -200,18 +200,14 @@ class PdbBackend(ConsoleBackend):
     def _native(self, command: str, timeout: float | None = None) -> str:
         """Run a pdb command that answers in prose; its *** lines are errors."""
         timeout = self.ctx.op_timeout if timeout is None else timeout
-        self._require_stopped(command.split()[0])
+        self.require_stopped(command.split()[0])
         # Sent as one literal: pdb would cut the bare line at ';;' (which a
         # condition may hold) and run the rest as a second command.
-        text = self._command(f"_dbg_native {command!r}", timeout)
+        text = self.command(f"_dbg_native {command!r}", timeout)
         errors = ERROR_RE.findall(text)
         if errors:
             raise OpFailed(f"pdb: {errors[-1]}")
         return text
-
-    def _command(self, line: str, timeout: float) -> str:
-        """Send one command; its answer, up to the prompt."""
-        return self.command(line, timeout)
 
     def on_owed_answer(self, match: Match) -> None:
         if match.index == 1:
@@ -222,13 +218,10 @@ class PdbBackend(ConsoleBackend):
     def on_console_end(self, output: str) -> None:
         self._ended(None, output)
 
-    def _require_stopped(self, what: str) -> None:
-        self.require_stopped(what)
-
     # -- execution ---------------------------------------------------------------
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
-        self._require_stopped(command)
+        self.require_stopped(command)
         self.drv().send_line(command)
         return self._wait_stop(timeout)
 
@@ -269,8 +262,7 @@ class PdbBackend(ConsoleBackend):
     def pause(self, timeout: float) -> StopEvent:
         if self._state != "running":
             return StopEvent(state=self._state, location=self._last_location)
-        self.drv().interrupt()
-        return self._wait_stop(timeout)
+        return self.interrupt(timeout)
 
     # -- breakpoints -----------------------------------------------------------------
 
@@ -397,7 +389,7 @@ class PdbBackend(ConsoleBackend):
         if word in INTERACTIVE:
             raise UsageError(f"pdb's {word!r} waits for more input lines, which dbg raw "
                              "cannot send", "use the single-line commands instead")
-        self._require_stopped(word)
+        self.require_stopped(word)
         driver = self.drv()
         driver.send_line(text)
         try:
