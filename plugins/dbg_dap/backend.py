@@ -84,12 +84,11 @@ class DapBackend(Backend):
         self._running_since: int | None = None
         self._lock = threading.Lock()
         self.cwd: str | None = None
-        self.profile.build_dir = str(ctx.run_dir) if ctx is not None else None
+        self.profile.build_dir = str(ctx.run_dir)
         #: The internal breakpoint that stands for "stop at entry", if any.
         self._entry_bp: int | None = None
         #: The exit status an adapter gave only as text (delve).
         self._text_exit_code: int | None = None
-        self._launching = False
 
     # -- identity ----------------------------------------------------------------
 
@@ -231,7 +230,7 @@ class DapBackend(Backend):
                    timeout: float, server: tuple[str, int] | None = None) -> StopEvent:
         dap = self._connect(cwd, server)
         dap.initialize(self.profile.client_caps, timeout)
-        dap.start(command, arguments, self._configure, timeout)
+        dap.start(command, arguments, partial(self._configure, command == "launch"), timeout)
         # A launch stops at entry; an attached program may just keep running,
         # so attach only looks (and then pauses it).
         self._running_since = 0
@@ -243,16 +242,16 @@ class DapBackend(Backend):
             event.reason = "entry"
         return event
 
-    def _configure(self) -> None:
-        # Sent even with no filters: some adapters wait for it before running.
+    def _configure(self, launching: bool) -> None:
         assert self.dap is not None
         entry = self.profile.entry_function
-        if entry and self._launching:
+        if entry and launching:
             # Stop at entry by a breakpoint on the entry function: the
             # adapter's own stopOnEntry stops somewhere useless (the loader).
             loc = BreakLoc(function=entry)
             self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True),
                                                  internal=True).id)
+        # Sent even with no filters: some adapters wait for it before running.
         self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters})
 
     def ctx_cwd(self) -> str:
@@ -260,7 +259,6 @@ class DapBackend(Backend):
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         self.cwd = request.cwd
-        self._launching = True
         return self._handshake("launch", self.profile.launch_arguments(request),
                                self.profile.adapter_cwd(request), self.ctx.op_timeout)
 
@@ -359,7 +357,7 @@ class DapBackend(Backend):
         if self._entry_bp is not None:
             # It stood for the first stop, whatever that stop was.
             entry, self._entry_bp = self._entry_bp, None
-            self.breaks.discard_internal_id(entry)
+            self.breaks.discard_internal(entry)
         user_hits = [b for b in hit if not b.internal]
         # DAP puts an exception's name in `text` and its message in `description`.
         text = self.profile.split_exception_note(stop.text)[0]
@@ -452,7 +450,7 @@ class DapBackend(Backend):
         try:
             return self.cont(timeout)
         finally:
-            self.breaks.discard_internal(bp)
+            self.breaks.discard_internal(int(bp.id))
 
     def pause(self, timeout: float) -> StopEvent:
         dap = self._dap()

@@ -159,9 +159,9 @@ class BreakpointTable:
         return record.to_breakpoint()
 
     def add_instruction(self, address: str, options: BreakOptions) -> Breakpoint:
-        dap = self.backend._dap()
-        dap.require("supportsInstructionBreakpoints", "instruction breakpoints",
-                    self.backend.tool_name, self.backend.profile.hints.get("break-instruction", ""))
+        from dbg_dap.expert import require_op
+
+        require_op(self.backend, "break-instruction")
         self._gate(options, False)
         record = BpRecord(next(self._ids), "instruction", options, address, name=address)
         return self._place(record)
@@ -242,10 +242,7 @@ class BreakpointTable:
         else:
             dap.request("setInstructionBreakpoints", {"breakpoints": []})
 
-    def discard_internal(self, bp: Breakpoint) -> None:
-        self.discard_internal_id(int(bp.id))
-
-    def discard_internal_id(self, bp_id: int) -> None:
+    def discard_internal(self, bp_id: int) -> None:
         record = self.records.get(bp_id)
         if record is not None and record.internal and self.backend.state() != "exited":
             self.remove(record.id)

@@ -59,6 +59,26 @@ KNOWN_REQUESTS = set(REQUEST_CAPABILITY) | {
     "evaluate", "locations",
 }
 
+#: Expert op -> the capability it needs and what it is called in an error
+#: (ops not listed work with every adapter). The ops check it before they
+#: send anything, and `dbg caps` reads it: one table for both.
+OP_CAPABILITY = {
+    "disasm": ("supportsDisassembleRequest", "disassembly"),
+    "memory-read": ("supportsReadMemoryRequest", "memory reads"),
+    "memory-write": ("supportsWriteMemoryRequest", "memory writes"),
+    "break-instruction": ("supportsInstructionBreakpoints", "instruction breakpoints"),
+    "modules": ("supportsModulesRequest", "module listing"),
+    "sources": ("supportsLoadedSourcesRequest", "loaded sources"),
+    "exception": ("supportsExceptionInfoRequest", "exception info"),
+}
+
+
+def require_op(b: DapBackend, op: str) -> None:
+    """Refuse ``op`` on our side unless the adapter announced what it needs."""
+    capability, title = OP_CAPABILITY[op]
+    b._dap().require(capability, title, b.tool_name, b.profile.hints.get(op, ""))
+
+
 _PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
 
 
@@ -158,8 +178,7 @@ def _current_ip(b: DapBackend) -> str:
 
 def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("disasm")
-    dap.require("supportsDisassembleRequest", "disassembly", b.tool_name,
-                b.profile.hints.get("disasm", ""))
+    require_op(b, "disasm")
     count = int(args.get("count") or 10)
     if args.get("address"):
         address = _address(b, str(args["address"]))
@@ -203,8 +222,7 @@ def _address(b: DapBackend, text: str) -> str:
 
 def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("memory read")
-    dap.require("supportsReadMemoryRequest", "memory reads", b.tool_name,
-                b.profile.hints.get("memory-read", ""))
+    require_op(b, "memory-read")
     count = int(args["count"])
     if count < 1 or count > 1 << 20:
         raise UsageError("COUNT must be between 1 and 1048576 bytes")
@@ -217,8 +235,7 @@ def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("memory write")
-    dap.require("supportsWriteMemoryRequest", "memory writes", b.tool_name,
-                b.profile.hints.get("memory-write", ""))
+    require_op(b, "memory-write")
     try:
         data = binascii.unhexlify(str(args["hex"]).replace(" ", ""))
     except (binascii.Error, ValueError) as exc:
@@ -235,8 +252,7 @@ def op_break_instruction(b: DapBackend, args: Payload, timeout: float) -> Payloa
 
 def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._dap()
-    dap.require("supportsModulesRequest", "module listing", b.tool_name,
-                b.profile.hints.get("modules", ""))
+    require_op(b, "modules")
     body = dap.request("modules", {"startModule": 0, "moduleCount": 0}, timeout)
     return {"modules": [{"id": m.get("id"), "name": m.get("name"), "path": m.get("path"),
                          "symbols": m.get("symbolStatus")} for m in body.get("modules") or []]}
@@ -244,8 +260,7 @@ def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._dap()
-    dap.require("supportsLoadedSourcesRequest", "loaded sources", b.tool_name,
-                b.profile.hints.get("sources", ""))
+    require_op(b, "sources")
     body = dap.request("loadedSources", {}, timeout)
     return {"sources": [{"name": s.get("name"), "path": s.get("path")}
                         for s in body.get("sources") or []]}
@@ -253,8 +268,7 @@ def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("exception")
-    dap.require("supportsExceptionInfoRequest", "exception info", b.tool_name,
-                b.profile.hints.get("exception", ""))
+    require_op(b, "exception")
     body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
     details = body.get("details") or {}
     name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))
@@ -287,18 +301,6 @@ def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return {"command": command, "body": dap.request(command, arguments, timeout)}
 
 
-#: Expert op -> the capability it needs (none: every adapter can).
-OP_CAPABILITY = {
-    "disasm": "supportsDisassembleRequest",
-    "memory-read": "supportsReadMemoryRequest",
-    "memory-write": "supportsWriteMemoryRequest",
-    "break-instruction": "supportsInstructionBreakpoints",
-    "modules": "supportsModulesRequest",
-    "sources": "supportsLoadedSourcesRequest",
-    "exception": "supportsExceptionInfoRequest",
-}
-
-
 def op_support(canonical: dict[str, Support], caps: Payload,
                profile: AdapterProfile) -> dict[str, Support]:
     """Every op's support, from the capabilities an adapter announced and
@@ -313,7 +315,7 @@ def op_support(canonical: dict[str, Support], caps: Payload,
                   else "none")
     for op in EXPERT_OPS:
         needed = OP_CAPABILITY.get(op)
-        out[op] = "native" if needed is None or caps.get(needed) else "none"
+        out[op] = "native" if needed is None or caps.get(needed[0]) else "none"
     return out
 
 

@@ -45,15 +45,17 @@ _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _versions: dict[str, str] = {}
 
 
-def _version_of(exe: str) -> str:
-    """The first line `exe --version` prints. Asking costs 0.1-0.2 s (gdb,
-    lldb), on every `dbg start`; so answers are kept in DBG_HOME, keyed by
-    the executable's path, size and modification time."""
+def _version_of(exe: str, flag: str = "--version") -> str:
+    """The version number ``exe flag`` prints ("18.1"). Asking costs 0.1-0.2
+    s (gdb, lldb), on every `dbg start`; so answers are kept in DBG_HOME,
+    keyed by the executable's path, size and modification time."""
     if exe in _versions:
         return _versions[exe]
     try:
         info = os.stat(exe)
-        key = f"{os.path.realpath(exe)}:{info.st_size}:{info.st_mtime_ns}"
+        # With the flag: entries written before the cache held bare numbers
+        # ("18.1") held whole lines, and must not be read as numbers.
+        key = f"{os.path.realpath(exe)}:{info.st_size}:{info.st_mtime_ns}:{flag}"
     except OSError:
         key = ""
     cache = _read_version_cache()
@@ -61,10 +63,10 @@ def _version_of(exe: str) -> str:
         _versions[exe] = cache[key]
         return cache[key]
     try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True,
+        out = subprocess.run([exe, flag], capture_output=True, text=True,
                              timeout=20, stdin=subprocess.DEVNULL)
-        first = (out.stdout or out.stderr).strip().splitlines()
-        _versions[exe] = first[0] if first and out.returncode == 0 else ""
+        found = _VERSION_RE.search(out.stdout or out.stderr) if out.returncode == 0 else None
+        _versions[exe] = found.group(0) if found else ""
     except (OSError, subprocess.SubprocessError):
         _versions[exe] = ""
     if key and _versions[exe]:
@@ -100,9 +102,8 @@ def _write_version_cache(cache: dict[str, str]) -> None:
         pass  # a cache: without it, versions are only asked again
 
 
-def _number(text: str) -> tuple[int, ...]:
-    match = _VERSION_RE.search(text)
-    return tuple(int(g) for g in match.groups() if g is not None) if match else ()
+def _number(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 class NativeProfile(AdapterProfile):
@@ -152,14 +153,13 @@ class GdbProfile(NativeProfile):
         return [exe for exe in dict.fromkeys(found) if os.access(exe, os.X_OK)]
 
     def _pick(self) -> tuple[str | None, str]:
-        """A DAP-capable gdb, or None and why not."""
+        """A DAP-capable gdb and its version, or None and why not."""
         old = []
         for exe in self._candidates():
             version = _version_of(exe)
-            number = _number(version)
-            if number and number >= self.minimum:
+            if version and _number(version) >= self.minimum:
                 return exe, version
-            old.append(f"{exe} is {'.'.join(map(str, number)) or 'not a working gdb'}")
+            old.append(f"{exe} is {version or 'not a working gdb'}")
         if old:
             return None, (f"no gdb with DAP (needs gdb 14 or newer): {'; '.join(old)}")
         return None, "gdb not found"
@@ -174,12 +174,11 @@ class GdbProfile(NativeProfile):
         exe, detail = self._pick()
         if exe is None:
             return Readiness(False, detail)
-        number = ".".join(map(str, _number(detail)))
-        return Readiness(True, f"gdb {number} ({exe})", number)
+        return Readiness(True, f"gdb {detail} ({exe})", detail)
 
     def version(self) -> str:
         exe, detail = self._pick()
-        return ".".join(map(str, _number(detail))) if exe else ""
+        return detail if exe else ""
 
     entry_arguments: ClassVar[dict[str, Any]] = {"stopAtBeginningOfMainSubprogram": True}
 
@@ -254,7 +253,7 @@ class LldbProfile(NativeProfile):
             return ""
         # lldb-dap has no --version; the lldb installed beside it does.
         lldb = Path(os.path.realpath(exe)).with_name("lldb")
-        return ".".join(map(str, _number(_version_of(str(lldb))))) if lldb.exists() else ""
+        return _version_of(str(lldb)) if lldb.exists() else ""
 
     entry_arguments: ClassVar[dict[str, Any]] = {"stopOnEntry": False}
 
@@ -303,22 +302,25 @@ class DelveProfile(AdapterProfile):
     _STATUS_RE: ClassVar[re.Pattern[str]] = re.compile(
         r"Process \d+ has exited with status (-?\d+)")
 
+    def _exe(self) -> str | None:
+        return shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+
     def argv(self) -> list[str]:
-        exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+        exe = self._exe()
         if exe is None:
             raise UsageError("dlv not found", self.spec.install)
         return [exe, "dap", "--listen", "127.0.0.1:0", *self.spec.command[1:]]
 
     def check(self) -> Readiness:
-        exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+        exe = self._exe()
         if exe is None:
             return Readiness(False, "dlv not found")
-        number = ".".join(map(str, _number(_version_of_dlv(exe))))
-        return Readiness(True, f"dlv {number} ({exe})", number)
+        version = self.version()
+        return Readiness(True, f"dlv {version} ({exe})", version)
 
     def version(self) -> str:
-        exe = shutil.which(self.spec.command[0] if self.spec.command else "dlv")
-        return ".".join(map(str, _number(_version_of_dlv(exe)))) if exe else ""
+        exe = self._exe()
+        return _version_of(exe, "version") if exe else ""
 
     @staticmethod
     def _is_source(program: Path) -> bool:
@@ -368,22 +370,12 @@ class DelveProfile(AdapterProfile):
     def hit_condition(self, count: int) -> str:
         return f"== {count}"
 
-
     def exit_code_from_output(self, text: str) -> int | None:
         match = self._STATUS_RE.search(text)
         return int(match.group(1)) if match else None
 
     def watch_hint(self) -> str:
-        return "delve 1.20's DAP server has no data breakpoints; use `dbg raw watch -w NAME`"
-
-
-def _version_of_dlv(exe: str) -> str:
-    if exe not in _versions:
-        try:
-            out = subprocess.run([exe, "version"], capture_output=True, text=True,
-                                 timeout=20, stdin=subprocess.DEVNULL)
-            _versions[exe] = next((line for line in out.stdout.splitlines()
-                                   if line.startswith("Version")), "")
-        except (OSError, subprocess.SubprocessError):
-            _versions[exe] = ""
-    return _versions[exe]
+        # Its console (`dbg raw`) evaluates expressions and runs only a few
+        # `dlv` commands (help, config, sources): no `watch` there either.
+        return ("delve 1.20's DAP server has no data breakpoints; break where NAME is "
+                "assigned and `dbg print NAME`")
