@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from dbgcore.errors import UnsupportedOp
+from dbgcore.errors import DebuggerLost, UnsupportedOp
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
@@ -68,6 +68,18 @@ CANONICAL_OPS: dict[str, OpInfo] = {
 }
 
 
+#: Parts of ops a backend may lack, shown by `dbg caps` as rows of their
+#: own: name -> what it is. A backend declares the ones it has in
+#: :attr:`Backend.features` (or computes them in :meth:`Backend.support`).
+FEATURES: dict[str, str] = {
+    "break-if": "conditional breakpoints (`dbg break LOC --if COND`)",
+    "break-hit": "hit counts (`dbg break LOC --hit N`)",
+    "break-log": "logpoints (`dbg break LOC --log MSG`)",
+    "return-value": "the return value after `dbg finish`",
+    "pending": "breakpoints in code not loaded yet, bound when it loads",
+}
+
+
 @dataclass
 class LaunchRequest:
     program: str
@@ -76,6 +88,9 @@ class LaunchRequest:
     env: dict[str, str] = field(default_factory=dict)
     module: bool = False
     stop_on_entry: bool = True
+    #: Stop where an exception (a panic, an uncaught throw) would end the
+    #: program; `dbg start --no-catch` turns it off.
+    stop_on_uncaught: bool = True
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -139,10 +154,15 @@ class Backend:
     tool: ClassVar[str] = "debugger"
     #: Per-op hints shown when an op is unsupported (op name -> hint).
     unsupported_hints: ClassVar[Mapping[str, str]] = {}
+    #: Which of :data:`FEATURES` the backend has (missing: "none").
+    features: ClassVar[Mapping[str, Support]] = {}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         self.spec = spec
         self.ctx = ctx
+        #: Set when the debugger died under the session; every op then fails
+        #: with it, and the session's state is "debugger_lost".
+        self.lost: DebuggerLost | None = None
 
     # -- availability ------------------------------------------------------
 
@@ -186,7 +206,8 @@ class Backend:
         and extension op, "native", "fallback" (done by dbg out of other
         requests or the debugger's console) or "none". Backends whose support
         depends on the debugger installed ask it here."""
-        return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()}}
+        return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()},
+                **{name: cls.features.get(name, "none") for name in FEATURES}}
 
     @classmethod
     def tool_for(cls, spec: BackendSpec) -> str:
@@ -264,9 +285,15 @@ class Backend:
         raise self.unsupported("next")
 
     def finish(self, timeout: float) -> StopEvent:
+        """Run until the selected frame returns; stop in its caller, with
+        ``return_value`` when the debugger can know it. The core has already
+        refused `finish` in the outermost frame."""
         raise self.unsupported("finish")
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        """Run to ``loc`` (None: the next line, not going back in a loop). A
+        location where no code is is refused (OpFailed) before anything runs;
+        one behind the current line in the same function the core refuses."""
         raise self.unsupported("until")
 
     def pause(self, timeout: float) -> StopEvent:
@@ -275,6 +302,9 @@ class Backend:
     # -- inspection ----------------------------------------------------------
 
     def stack(self, levels: int | None) -> list[Frame]:
+        """Frames of the current thread, innermost first; the debugger's and
+        the runtime's own frames marked ``internal`` (the core hides the
+        outermost run of them)."""
         raise self.unsupported("stack")
 
     def select_frame(self, index: int) -> Frame:

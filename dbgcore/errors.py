@@ -9,8 +9,10 @@
     ├── SessionExists         "session_exists" `dbg start` on a live session name
     ├── UnsupportedOp         "unsupported"    exit 3: the backend cannot do this op
     ├── OpFailed              "failed"         the debugger refused (bad location, eval error)
+    │   └── NotAProgram       "failed"         `dbg start` on something the backend cannot run
     ├── BackendError          "backend"        the debugger failed, died, or refused
-    │   └── BackendMissing    "backend"        the debugger is not installed
+    │   ├── BackendMissing    "backend"        the debugger is not installed
+    │   └── DebuggerLost      "backend"        the debugger process died under dbg
     ├── DebuggerTimeout       "timeout"        the debugger did not answer in time
     ├── NotStopped            "not_stopped"    the op needs a stopped target
     ├── TargetExited          "target_exited"  the op needs a live target
@@ -109,12 +111,31 @@ class OpFailed(DbgError):
     kind = "failed"
 
 
+class NotAProgram(OpFailed):
+    """What `dbg start` was given is not a program this backend can run (a
+    text file, a folder without a package, a source file not yet compiled)."""
+
+
 class BackendError(DbgError):
     kind = "backend"
 
 
 class BackendMissing(BackendError):
     """The debugger a backend needs is not installed; ``hint`` says how to get it."""
+
+
+class DebuggerLost(BackendError):
+    """The debugger died (killed, crashed) while the session held it. The
+    message names it, its pid and the last lines it wrote to stderr."""
+
+    def __init__(self, tool: str, pid: int | None = None, stderr: str = "",
+                 how: str = "died") -> None:
+        who = f"{tool} (pid {pid})" if pid else tool
+        tail = " | ".join(line.strip() for line in stderr.strip().splitlines()[-3:]
+                          if line.strip())
+        message = f"{who} {how}" + (f"; its last words: {tail}" if tail else "")
+        super().__init__(message, "the session's program is gone with it: `dbg restart` "
+                                  "starts it again, `dbg kill` cleans up")
 
 
 class DebuggerTimeout(DbgError):

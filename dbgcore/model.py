@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from dbgcore.location import BreakLoc
 
-StopState = Literal["stopped", "running", "exited"]
+#: "debugger_lost": the debugger died under the session (see DebuggerLost).
+StopState = Literal["stopped", "running", "exited", "debugger_lost"]
 
 __all__ = ["BreakLoc"]  # re-exported: it lives in dbgcore.location, cheap to import
 
@@ -62,6 +63,10 @@ class Frame:
     file: str | None
     line: int | None
     current: bool = False
+    #: The debugger's, the runner's or the runtime's own frame (runpy, libc's
+    #: __libc_start_main, Go's runtime.main), not the program's. Stacks hide
+    #: the outermost run of them unless `dbg stack --all`.
+    internal: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,6 +86,19 @@ class Variable:
 class Value:
     value: str
     type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ReturnValue:
+    """What the function that `finish` ran out of returned (or, for a
+    generator, yielded)."""
+
+    value: str
+    type: str | None = None
+    kind: Literal["returned", "yielded"] = "returned"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,9 +126,13 @@ class StopEvent:
     reason: str = ""
     location: Location | None = None
     thread: int | str | None = None
+    #: How the program ended: its exit status, or the signal that killed it
+    #: ("SIGSEGV"; exit_code is then None).
     exit_code: int | None = None
+    signal: str | None = None
     description: str = ""
     hit_breakpoints: list[int | str] = field(default_factory=list)
+    return_value: ReturnValue | None = None
 
 
 @dataclass
@@ -127,8 +149,10 @@ class StopSnapshot:
     thread: int | str | None = None
     location: Location | None = None
     exit_code: int | None = None
+    signal: str | None = None
     description: str = ""
     hit_breakpoints: list[int | str] = field(default_factory=list)
+    return_value: ReturnValue | None = None
     source: list[SourceLine] = field(default_factory=list)
     locals: list[Variable] = field(default_factory=list)
     locals_truncated: bool = False
@@ -141,9 +165,29 @@ class StopSnapshot:
             thread=event.thread,
             location=event.location,
             exit_code=event.exit_code,
+            signal=event.signal,
             description=event.description,
             hit_breakpoints=list(event.hit_breakpoints),
+            return_value=event.return_value,
         )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def signal_name(number: int) -> str:
+    """``11`` -> ``"SIGSEGV"`` (``"signal 77"`` for a number Python does not know)."""
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def ended(status: int | None) -> StopEvent:
+    """The end of a program from a wait status as Python gives it
+    (``Popen.returncode``: negative for a signal), as a StopEvent."""
+    if status is not None and status < 0:
+        return StopEvent(state="exited", reason="exited", signal=signal_name(-status))
+    return StopEvent(state="exited", reason="exited", exit_code=status)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from dbgcore.backend import (
     LaunchRequest,
     SessionContext,
 )
+from dbgcore.breaktable import BreakTable
 from dbgcore.config import load_config
 from dbgcore.errors import (
     BackendMissing,
@@ -30,40 +30,30 @@ from dbgcore.errors import (
     TargetExited,
     UsageError,
 )
+from dbgcore.inspect_ops import InspectOps, cap_variables, one_line, program_frames
+from dbgcore.lang import function_span
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
     Frame,
-    Location,
     SourceLine,
     StopEvent,
     StopSnapshot,
-    Variable,
 )
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
 from dbgcore.source import source_window
+from dbgcore.sources import suffix_matches
 from dbgcore.store import Store
 from dbgcore.translog import TransLog
 
 #: A stop snapshot shows at most this many locals, each cut to this length.
 SNAPSHOT_LOCALS = 12
 SNAPSHOT_VALUE_CHARS = 120
-#: ``dbg locals`` cuts single values at this length.
-LOCALS_VALUE_CHARS = 4000
 
 
-@dataclass
-class UserBreak:
-    """A breakpoint as the user asked for it, so restart can ask again."""
-
-    loc: BreakLoc
-    options: BreakOptions
-    bp_id: int | str
-
-
-class Session:
+class Session(InspectOps):
     def __init__(self, name: str, run_dir: Path, host: PluginHost, store: Store,
                  track_process: Callable[[int, str], None]) -> None:
         self.name = name
@@ -77,7 +67,7 @@ class Session:
         self.spec: BackendSpec | None = None
         self.launch_request: LaunchRequest | None = None
         self.attach_request: AttachRequest | None = None
-        self.user_breaks: list[UserBreak] = []
+        self.breaks = BreakTable()
         #: The last `dbg catch` filters, so restart can ask again.
         self.catch_filters: list[str] = []
         self.session_id: int | None = None
@@ -100,7 +90,7 @@ class Session:
             attached = self.attach_request
             program = attached.program or (f"pid {attached.pid}" if attached.pid is not None
                                            else f"{attached.host or '127.0.0.1'}:{attached.port}")
-        state = self.backend.state() if self.backend is not None else "starting"
+        state = self._state() if self.backend is not None else "starting"
         info: dict[str, Any] = {
             "name": self.name,
             "backend": self.spec.name if self.spec else None,
@@ -113,7 +103,15 @@ class Session:
             info["location"] = _loc_dict(self.last)
         if state == "exited" and self.last is not None:
             info["exit_code"] = self.last.exit_code
+            if self.last.signal:
+                info["signal"] = self.last.signal
+        if self.backend is not None and self.backend.lost is not None:
+            info["problem"] = self.backend.lost.message
         return info
+
+    def _state(self) -> str:
+        assert self.backend is not None
+        return "debugger_lost" if self.backend.lost is not None else self.backend.state()
 
     # -- dispatch -------------------------------------------------------------
 
@@ -124,6 +122,9 @@ class Session:
         handler = getattr(self, f"op_{op}", None)
         if op not in ("start", "attach") and self.backend is None:
             raise UsageError("the session has no program yet", "use dbg start PROGRAM")
+        if self.backend is not None and self.backend.lost is not None and op not in (
+                "start", "attach", "restart", "status", "output", "tool", "breaks"):
+            raise self.backend.lost
         if handler is None:
             assert self.backend is not None
             extension = self.backend.extension_op(op)
@@ -142,7 +143,7 @@ class Session:
         needs_stopped = info.needs_stopped if info else op in ("up", "down", "list", "wait")
         if not needs_stopped or self.backend is None or op in ("list", "wait"):
             return
-        state = self.backend.state()
+        state = self._state()
         if state == "running":
             raise NotStopped(
                 f"{op} needs a stopped target, and it is running",
@@ -160,7 +161,7 @@ class Session:
         """A target left running by a timed-out op may have stopped since.
         Asked whenever the last answer said "running": a backend whose events
         arrive on their own (DAP) may already be stopped, with the stop unseen."""
-        if self.backend is not None and (
+        if self.backend is not None and self.backend.lost is None and (
                 self.backend.state() == "running"
                 or (self.last is not None and self.last.state == "running")):
             event = self.backend.poll(0)
@@ -202,6 +203,7 @@ class Session:
             cwd=args.get("cwd"),
             env=dict(args.get("env", {})),
             module=bool(args.get("module", False)),
+            stop_on_uncaught=not args.get("no_catch"),
             options=dict(args.get("options") or {}),
         )
         backend = self._new_backend(args["backend"], request.cwd)
@@ -233,14 +235,15 @@ class Session:
         return {**self._snapshot(event).to_dict(),
                 "breakpoints": [b.to_dict() for b in breakpoints]}
 
-    def _apply_breaks(self, specs: list[str]) -> list[Breakpoint]:
+    def _apply_breaks(self, specs: list[Any]) -> list[Breakpoint]:
+        assert self.backend is not None
         placed = []
         for spec in specs:
-            loc = BreakLoc.parse(spec)
+            loc = BreakLoc.from_wire(spec)
             try:
-                placed.append(self._set_break(loc, BreakOptions()))
+                placed.append(self.breaks.add(self.backend, loc, BreakOptions()))
             except DbgError as exc:
-                raise type(exc)(f"--break {spec}: {exc.message}", exc.hint) from exc
+                raise type(exc)(f"--break {loc}: {exc.message}", exc.hint) from exc
         return placed
 
     def op_restart(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -249,16 +252,14 @@ class Session:
                              "an attached session cannot be restarted; attach again")
         old = self.backend
         assert old is not None
+        try:
+            self.breaks.listing(old)  # forgets temporary breakpoints that fired
+        except DbgError:
+            pass
         old.terminate()
         backend = self._new_backend(self.spec.name, self.launch_request.cwd)
         event = backend.launch(self.launch_request)
-        wanted, self.user_breaks = self.user_breaks, []
-        placed, failed = [], []
-        for item in wanted:
-            try:
-                placed.append(self._set_break(item.loc, item.options))
-            except DbgError as exc:
-                failed.append({"location": item.loc.key(), "error": exc.message})
+        placed, failed = self.breaks.replay(backend)
         if self.catch_filters:
             try:
                 backend.catch(self.catch_filters)
@@ -281,6 +282,9 @@ class Session:
     def _snapshot(self, event: StopEvent) -> StopSnapshot:
         snapshot = StopSnapshot.from_event(event)
         stack: list[Frame] = []
+        if event.hit_breakpoints and self.backend is not None:
+            snapshot.hit_breakpoints = self.breaks.user_ids(self.backend,
+                                                            event.hit_breakpoints)
         if event.state == "stopped" and self.backend is not None:
             loc = event.location
             if loc is not None and loc.file and loc.line:
@@ -290,10 +294,10 @@ class Session:
                 variables = self.backend.locals()
             except DbgError:
                 variables = []
-            snapshot.locals, snapshot.locals_truncated = _cap(
+            snapshot.locals, snapshot.locals_truncated = cap_variables(
                 variables, SNAPSHOT_LOCALS, SNAPSHOT_VALUE_CHARS)
             try:
-                stack = self.backend.stack(None)
+                stack = program_frames(self.backend.stack(None))
             except DbgError:
                 stack = []
         self.last = snapshot
@@ -310,46 +314,42 @@ class Session:
 
     # -- breakpoints -------------------------------------------------------------
 
-    def _set_break(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        assert self.backend is not None
-        bp = self.backend.set_breakpoint(loc, options)
-        bp.requested = bp.requested or loc.key()
-        self.user_breaks.append(UserBreak(loc, options, bp.id))
-        return bp
-
     def op_break(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        loc = BreakLoc.parse(args["location"])
+        assert self.backend is not None
+        loc = BreakLoc.from_wire(args["location"])
         hit = args.get("hit")
-        if hit is not None and int(hit) < 1:
+        if hit is not None and (not isinstance(hit, int) or hit < 1):
             raise UsageError("--hit must be 1 or more")
-        options = BreakOptions(condition=args.get("condition"), hit_count=hit,
-                               log_message=args.get("log"), temporary=bool(args.get("temp")))
-        return {"breakpoint": self._set_break(loc, options).to_dict()}
+        options = BreakOptions(condition=_optional_line(args.get("condition"), "--if"),
+                               hit_count=hit,
+                               log_message=_optional_line(args.get("log"), "--log"),
+                               temporary=bool(args.get("temp")))
+        return {"breakpoint": self.breaks.add(self.backend, loc, options).to_dict()}
 
     def op_unbreak(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        target = str(args["target"]).strip()
-        current = self.backend.list_breakpoints()
-        if target.isdigit():
-            matches = [b for b in current if str(b.id) == target]
+        if args.get("id") is not None:
+            wanted = args["id"]
+            if isinstance(wanted, bool) or not isinstance(wanted, int):
+                raise UsageError("unbreak takes a breakpoint id or a location")
+            self.breaks.listing(self.backend)
+            self.breaks.require([wanted])
+            ids = [wanted]
         else:
-            key = BreakLoc.parse(target).key()
-            matches = [b for b in current if key in _break_keys(b)]
-        if not matches:
-            raise OpFailed(f"no breakpoint matches {target!r}", "list them with `dbg breaks`")
-        for bp in matches:
-            self.backend.remove_breakpoint(bp.id)
-        removed = {str(b.id) for b in matches}
-        self.user_breaks = [u for u in self.user_breaks if str(u.bp_id) not in removed]
-        return {"removed": [b.to_dict() for b in matches]}
+            loc = BreakLoc.from_wire(args.get("location"))
+            ids = self.breaks.matching(self.backend, loc)
+            if not ids:
+                raise OpFailed(f"no breakpoint matches {loc}", "list them with `dbg breaks`")
+        return {"removed": [b.to_dict() for b in self.breaks.remove(self.backend, ids)]}
 
     def op_breaks(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return {"breakpoints": [b.to_dict() for b in self.backend.list_breakpoints()]}
+        return {"breakpoints": [b.to_dict() for b in self.breaks.listing(self.backend)]}
 
     def op_watch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return {"breakpoint": self.backend.watch(_one_line(args["expression"])).to_dict()}
+        expression = one_line(args["expression"])
+        return {"breakpoint": self.breaks.watch(self.backend, expression).to_dict()}
 
     def op_catch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
@@ -375,12 +375,39 @@ class Session:
 
     def op_finish(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
+        frames = program_frames(self.backend.stack(None))
+        selected = next((f for f in frames if f.current), frames[0] if frames else None)
+        if selected is not None and selected.index >= len(frames) - 1:
+            raise OpFailed(f"finish: frame #{selected.index} ({selected.function or '?'}) is the "
+                           "outermost frame; it has no caller to return to",
+                           "`dbg continue` runs to the end; `dbg next` steps on")
         return self._run(self.backend.finish(timeout))
 
     def op_until(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        loc = BreakLoc.parse(args["location"]) if args.get("location") else None
+        loc = BreakLoc.from_wire(args["location"]) if args.get("location") else None
+        if loc is not None and loc.line is not None:
+            self._refuse_behind(loc)
         return self._run(self.backend.until(loc, timeout))
+
+    def _refuse_behind(self, loc: BreakLoc) -> None:
+        """`until` runs forward: a line at or behind the current one, in the
+        same function, is refused before anything runs."""
+        assert self.backend is not None and loc.line is not None
+        frames = self.backend.stack(None)
+        here = next((f for f in frames if f.current), frames[0] if frames else None)
+        if here is None or not here.file or not here.line or loc.line > here.line:
+            return
+        if loc.file is not None and not suffix_matches(loc.file, [here.file]) and \
+                os.path.realpath(loc.file) != os.path.realpath(here.file):
+            return
+        span = function_span(here.file, here.line)
+        if span is None or not span[0] <= loc.line <= span[1]:
+            return
+        where = "the current line" if loc.line == here.line else f"behind line {here.line}"
+        raise OpFailed(f"until runs forward: line {loc.line} is {where} in "
+                       f"{here.function or 'this function'}",
+                       f"to stop there on a later pass: `dbg break {loc}` then `dbg continue`")
 
     def op_pause(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
@@ -402,120 +429,6 @@ class Session:
             return StopSnapshot(state="running").to_dict()
         return self._run(event)
 
-    # -- inspection ------------------------------------------------------------------
-
-    def op_stack(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        levels = args.get("levels")
-        frames = self.backend.stack(int(levels) if levels else None)
-        return {"frames": [f.to_dict() for f in frames]}
-
-    def op_frame(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        return self._frame_payload(self.backend.select_frame(int(args["index"])))
-
-    def _move_frame(self, delta: int) -> dict[str, Any]:
-        assert self.backend is not None
-        frames = self.backend.stack(None)
-        current = next((f.index for f in frames if f.current), 0)
-        target = current + delta
-        if target < 0:
-            raise OpFailed("already at the innermost frame (0)", "use `dbg up` to go to callers")
-        if target >= len(frames):
-            raise OpFailed(f"already at the outermost frame ({current})",
-                           "use `dbg down` to go back toward the stop")
-        return self._frame_payload(self.backend.select_frame(target))
-
-    def op_up(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        return self._move_frame(int(args.get("count", 1)))
-
-    def op_down(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        return self._move_frame(-int(args.get("count", 1)))
-
-    def _frame_payload(self, frame: Frame) -> dict[str, Any]:
-        payload: dict[str, Any] = {"frame": frame.to_dict()}
-        if frame.file and frame.line:
-            payload["source"] = [
-                {"line": n, "text": t, "current": n == frame.line}
-                for n, t in source_window(frame.file, frame.line, 2, 2)
-            ]
-        return payload
-
-    def op_locals(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        variables, cut = _cap(self.backend.locals(), None, LOCALS_VALUE_CHARS)
-        return {"variables": [v.to_dict() for v in variables], "truncated": cut}
-
-    def op_print(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        expression = _one_line(args["expression"])
-        value = self.backend.evaluate(expression)
-        return {"expression": expression, **value.to_dict()}
-
-    def op_set(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        lhs, value = _one_line(args["lhs"]), _one_line(args["value"])
-        result = self.backend.set_variable(lhs, value)
-        return {"lhs": lhs, **result.to_dict()}
-
-    def op_threads(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        return {"threads": [t.to_dict() for t in self.backend.threads()]}
-
-    def op_thread(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        ident = args["id"]
-        return {"thread": self.backend.select_thread(int(ident) if str(ident).isdigit() else ident)
-                .to_dict()}
-
-    def op_list(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        spec = args.get("location")
-        context = int(args.get("context", 5))
-        current = self.last.location if self.last is not None else None
-        if self.backend is not None and self.backend.state() == "stopped":
-            # The selected frame (after `dbg up` / `dbg frame N`), not just the stop.
-            try:
-                selected = next((f for f in self.backend.stack(None) if f.current), None)
-            except DbgError:
-                selected = None
-            if selected is not None and selected.file and selected.line:
-                current = Location(selected.file, selected.line, selected.function)
-        if spec:
-            loc = BreakLoc.parse(spec)
-            if loc.line is None:
-                raise UsageError("list takes FILE:LINE or LINE", "e.g. dbg list app.py:20")
-            file = loc.file or (current.file if current else None)
-            line = loc.line
-        elif current is not None and current.file and current.line:
-            file, line = current.file, current.line
-        else:
-            raise OpFailed("no current location to list", "give one: dbg list FILE:LINE")
-        if not file:
-            raise OpFailed("no current file to list", "give one: dbg list FILE:LINE")
-        resolved = _resolve_file(file, self.launch_request)
-        lines = source_window(resolved, line, context, context)
-        if not lines:
-            raise OpFailed(f"cannot read line {line} of {resolved}")
-        here = current.line if current is not None and current.file == resolved else None
-        return {"file": resolved,
-                "lines": [{"line": n, "text": t, "current": n == here} for n, t in lines]}
-
-    def op_output(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        cats = args.get("categories")
-        return self.output.read(int(args.get("since", 0)), set(cats) if cats else None,
-                                int(args.get("limit", 1000)))
-
-    def op_raw(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        assert self.backend is not None
-        text = _one_line(args["text"])
-        if self.backend.state() == "exited":
-            raise TargetExited("the program has exited", "run it again with `dbg restart`")
-        output, event = self.backend.raw(text, timeout)
-        payload: dict[str, Any] = {"output": output}
-        if event is not None:
-            payload["stop"] = self._snapshot(event).to_dict()
-        return payload
-
     def op_status(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         problem = ""
         try:
@@ -526,7 +439,7 @@ class Session:
         info = self.describe()
         if problem:
             info["problem"] = problem
-        info["breakpoints"] = len(self.user_breaks)
+        info["breakpoints"] = len(self.breaks.entries)
         info["output_cursor"] = self.output.cursor
         return info
 
@@ -534,50 +447,15 @@ class Session:
         return {"backend": self.spec.name if self.spec else None, **self.via()}
 
 
-def _one_line(text: str) -> str:
-    # A newline would let a second command reach a line-oriented debugger.
-    if any(c in text for c in "\r\n\0"):
-        raise UsageError("the text must be a single line",
-                         "remove the newline; send one command at a time")
-    if not text.strip():
-        raise UsageError("the text is empty")
+def _optional_line(text: Any, option: str) -> str | None:
+    if text is None:
+        return None
+    if not isinstance(text, str) or not text.strip() or any(c in text for c in "\r\n\0"):
+        raise UsageError(f"{option} takes one non-empty line")
     return text
-
-
-def _cap(variables: list[Variable], count: int | None,
-         chars: int) -> tuple[list[Variable], bool]:
-    cut = count is not None and len(variables) > count
-    kept = variables[:count] if count is not None else list(variables)
-    out = []
-    for v in kept:
-        if len(v.value) > chars:
-            cut = True
-            out.append(Variable(v.name, v.value[: chars - 3] + "...", v.type))
-        else:
-            out.append(v)
-    return out, cut
 
 
 def _loc_dict(snapshot: StopSnapshot) -> dict[str, Any]:
     loc = snapshot.location
     assert loc is not None
     return {"file": loc.file, "line": loc.line, "function": loc.function}
-
-
-def _break_keys(bp: Breakpoint) -> set[str]:
-    keys = {bp.requested}
-    if bp.file and bp.line:
-        keys |= {f"{bp.file}:{bp.line}", f"{os.path.basename(bp.file)}:{bp.line}"}
-        if bp.requested_line:
-            keys |= {f"{bp.file}:{bp.requested_line}",
-                     f"{os.path.basename(bp.file)}:{bp.requested_line}"}
-    if bp.function:
-        keys.add(bp.function)
-    return keys
-
-
-def _resolve_file(file: str, launch: LaunchRequest | None) -> str:
-    if os.path.isabs(file) or launch is None:
-        return file
-    base = launch.cwd or os.getcwd()
-    return os.path.join(base, file)

@@ -54,8 +54,12 @@ CREATE TABLE IF NOT EXISTS stops (
     locals TEXT
 );
 CREATE INDEX IF NOT EXISTS stops_session ON stops(session_id);
+-- Added after the first release: ALTER TABLE adds them to older stores.
 CREATE INDEX IF NOT EXISTS sessions_name ON sessions(name);
 """
+
+#: Columns of `stops` added since the first schema, with their types.
+_ADDED_STOP_COLUMNS = {"signal": "TEXT", "return_value": "TEXT"}
 
 #: Caps on what one record may hold, so a huge value cannot bloat the store.
 MAX_RESULT_CHARS = 20_000
@@ -75,6 +79,13 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(stops)")}
+        for column, kind in _ADDED_STOP_COLUMNS.items():
+            if column not in have:
+                try:
+                    self.db.execute(f"ALTER TABLE stops ADD COLUMN {column} {kind}")
+                except sqlite3.OperationalError:
+                    pass  # another daemon added it first
 
     def close(self) -> None:
         self.db.close()
@@ -114,12 +125,14 @@ class Store:
         thread = snapshot.get("thread")
         self.db.execute(
             "INSERT INTO stops (session_id, at, state, reason, thread, file, line, function,"
-            " exit_code, stack, locals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " exit_code, stack, locals, signal, return_value)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session_id, time.time(), snapshot.get("state"), snapshot.get("reason"),
                 None if thread is None else str(thread), loc.get("file"), loc.get("line"),
                 loc.get("function"), snapshot.get("exit_code"),
-                json.dumps(stack[:MAX_FRAMES]), json.dumps(local_rows),
+                json.dumps(stack[:MAX_FRAMES]), json.dumps(local_rows), snapshot.get("signal"),
+                json.dumps(returned) if (returned := snapshot.get("return_value")) else None,
             ),
         )
 
@@ -135,7 +148,8 @@ class Store:
              limit: int = 200) -> list[dict[str, Any]]:
         query = (
             "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason, stops.thread,"
-            " stops.file, stops.line, stops.function, stops.exit_code, stops.stack, stops.locals"
+            " stops.file, stops.line, stops.function, stops.exit_code, stops.stack, stops.locals,"
+            " stops.signal, stops.return_value"
             " FROM stops JOIN sessions ON sessions.id = stops.session_id"
         )
         params: tuple[Any, ...] = ()
@@ -148,12 +162,13 @@ class Store:
         query += " ORDER BY stops.id LIMIT ?"
         rows = self.db.execute(query, (*params, limit)).fetchall()
         keys = ("id", "at", "session", "state", "reason", "thread", "file", "line", "function",
-                "exit_code", "stack", "locals")
+                "exit_code", "stack", "locals", "signal", "return_value")
         out = []
         for row in rows:
             item = dict(zip(keys, row, strict=True))
             item["stack"] = json.loads(item["stack"] or "[]")
             item["locals"] = json.loads(item["locals"] or "[]")
+            item["return_value"] = json.loads(item["return_value"] or "null")
             out.append(item)
         return out
 

@@ -45,6 +45,20 @@ def build_c(source: Path, out: Path | None = None) -> Path:
     return out
 
 
+def build_c_program(sources: list[Path], out: Path, libs: tuple[str, ...] | list[str] = ()) -> Path:
+    """gcc -g -O0 SOURCES... -o OUT LIBS (a program of several files)."""
+    compiler = _need("gcc")
+    _run([compiler, "-g", "-O0", *map(str, sources), "-o", str(out), *libs], out.parent)
+    return out
+
+
+def build_c_library(source: Path, out: Path) -> Path:
+    """gcc -g -O0 -shared -fPIC SOURCE -o OUT (a library loaded with dlopen)."""
+    compiler = _need("gcc")
+    _run([compiler, "-g", "-O0", "-shared", "-fPIC", str(source), "-o", str(out)], out.parent)
+    return out
+
+
 def build_rust(source: Path, out: Path | None = None) -> Path:
     rustc = _need("rustc", optional=True)
     out = out or source.with_suffix("")

@@ -7,7 +7,7 @@ import click
 from dbgcore.cli.common import send
 from dbgcore.cli.output import fail
 from dbgcore.errors import UsageError
-from dbgcore.location import BreakLoc
+from dbgcore.location import location_arg
 
 
 @click.command("break")
@@ -23,8 +23,7 @@ def break_(location: str | None, instruction: str | None, condition: str | None,
     try:
         if (location is None) == (instruction is None):
             raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
-        if location is not None:
-            BreakLoc.parse(location)
+        where = location_arg(location)
         if hit is not None and hit < 1:
             raise UsageError("--hit must be 1 or more")
         for text in (condition, log):
@@ -34,7 +33,7 @@ def break_(location: str | None, instruction: str | None, condition: str | None,
         fail("break", exc)
     if instruction is not None:
         send("break-instruction", {"address": instruction, "condition": condition, "hit": hit})
-    send("break", {"location": location, "condition": condition, "hit": hit, "log": log,
+    send("break", {"location": where, "condition": condition, "hit": hit, "log": log,
                    "temp": temp})
 
 
@@ -42,7 +41,14 @@ def break_(location: str | None, instruction: str | None, condition: str | None,
 @click.argument("target", metavar="ID|LOCATION")
 def unbreak(target: str) -> None:
     """Remove a breakpoint by its id or location."""
-    send("unbreak", {"target": target})
+    text = target.strip()
+    if text.isascii() and text.isdigit():
+        send("unbreak", {"id": int(text)})
+    try:
+        where = location_arg(text)
+    except UsageError as exc:
+        fail("unbreak", exc)
+    send("unbreak", {"location": where})
 
 
 @click.command()

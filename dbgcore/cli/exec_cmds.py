@@ -8,7 +8,7 @@ import click
 from dbgcore.cli.common import send
 from dbgcore.cli.output import fail
 from dbgcore.errors import UsageError
-from dbgcore.location import BreakLoc
+from dbgcore.location import location_arg
 
 
 @click.command("continue")
@@ -39,12 +39,11 @@ def finish() -> None:
 @click.argument("location", required=False)
 def until(location: str | None) -> None:
     """Run until LOCATION (FILE:LINE or LINE), or past the current loop."""
-    if location is not None:
-        try:
-            BreakLoc.parse(location)
-        except UsageError as exc:
-            fail("until", exc)
-    send("until", {"location": location})
+    try:
+        where = location_arg(location)
+    except UsageError as exc:
+        fail("until", exc)
+    send("until", {"location": where})
 
 
 @click.command()

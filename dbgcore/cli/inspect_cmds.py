@@ -5,13 +5,18 @@ from __future__ import annotations
 import click
 
 from dbgcore.cli.common import send
+from dbgcore.cli.output import fail
+from dbgcore.errors import UsageError
+from dbgcore.location import location_arg
 
 
 @click.command()
 @click.option("--levels", type=click.IntRange(min=1), metavar="N", help="Show at most N frames.")
-def stack(levels: int | None) -> None:
+@click.option("--all", "show_all", is_flag=True,
+              help="Also the runner's and the runtime's own frames (runpy, libc, runtime.main).")
+def stack(levels: int | None, show_all: bool) -> None:
     """Show the call stack of the current thread."""
-    send("stack", {"levels": levels})
+    send("stack", {"levels": levels, "all": show_all})
 
 
 @click.command()
@@ -75,7 +80,11 @@ def thread(thread_id: str) -> None:
               help="Lines before and after.")
 def list_(location: str | None, context: int) -> None:
     """Show source around the current line, or around FILE:LINE / LINE."""
-    send("list", {"location": location, "context": context})
+    try:
+        where = location_arg(location)
+    except UsageError as exc:
+        fail("list", exc)
+    send("list", {"location": where, "context": context})
 
 
 @click.command()

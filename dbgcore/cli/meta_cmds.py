@@ -121,7 +121,7 @@ def caps(names: tuple[str, ...], markdown: bool) -> None:
 
     Asked of the code and of the installed debuggers themselves (each DAP
     adapter is started to read the capabilities it announces)."""
-    from dbgcore.backend import CANONICAL_OPS
+    from dbgcore.backend import CANONICAL_OPS, FEATURES
     from dbgcore.config import load_config
     from dbgcore.plugins import get_host
 
@@ -154,8 +154,9 @@ def caps(names: tuple[str, ...], markdown: bool) -> None:
                 column["detail"] = f"cannot ask {spec.name}: {exc}"
         if column["ready"] or names:
             columns.append(column)
-    extra = sorted({op for c in columns for op in c.get("ops", {}) if op not in CANONICAL_OPS})
-    ops = [*CANONICAL_OPS, *extra]
+    extra = sorted({op for c in columns for op in c.get("ops", {})
+                    if op not in CANONICAL_OPS and op not in FEATURES})
+    ops = [*CANONICAL_OPS, *FEATURES, *extra]
     for column in columns:
         if column["ready"]:
             column["ops"] = {op: column["ops"].get(op, "none") for op in ops}

@@ -42,9 +42,12 @@ def _var(v: dict[str, Any]) -> str:
 def snapshot(p: Payload) -> str:
     state = p.get("state")
     out: list[str] = []
+    returned = p.get("return_value")
+    if returned:
+        kind = f" ({returned['type']})" if returned.get("type") else ""
+        out.append(f"{returned.get('kind') or 'returned'}: {returned['value']}{kind}")
     if state == "exited":
-        code = p.get("exit_code")
-        out.append("exited" + (f" with code {code}" if code is not None else ""))
+        out.append(ending(p))
         if p.get("description"):
             out.append(p["description"])
     elif state == "running":
@@ -75,19 +78,33 @@ def snapshot(p: Payload) -> str:
     return "\n".join(out)
 
 
+def ending(p: Payload) -> str:
+    """How a program ended, said the same way for every backend."""
+    if p.get("signal"):
+        return f"killed by {p['signal']}"
+    code = p.get("exit_code")
+    return "exited" + (f" with code {code}" if code is not None else "")
+
+
 def _breakpoint(bp: dict[str, Any]) -> str:
-    where = bp.get("requested") or ""
+    requested = bp.get("requested") or ""
+    where = requested
     if bp.get("file") and bp.get("line"):
         where = f"{bp['file']}:{bp['line']}"
-        if bp.get("requested_line") and bp["requested_line"] != bp["line"]:
-            where += f" (requested line {bp['requested_line']}, bound at line {bp['line']})"
+        file, _, line = requested.rpartition(":")
+        if file == bp["file"] and line != str(bp["line"]):
+            where += f" (requested line {line}, bound at line {bp['line']})"
+        elif requested and requested != where:
+            where += f" (requested {requested})"
     elif bp.get("function"):
         where = bp["function"]
+        if requested and requested != where:
+            where += f" (requested {requested})"
     kind = "temporary breakpoint" if bp.get("temporary") else (
         "watchpoint" if bp.get("kind") == "watch" else "breakpoint")
     text = f"{kind} {bp['id']} at {where}"
     if not bp.get("verified", True):
-        text += " [pending: not bound yet]"
+        text += " [pending: " + (bp.get("message") or "not bound yet") + "]"
     extras = []
     if bp.get("condition"):
         extras.append(f"if {bp['condition']}")
@@ -99,7 +116,7 @@ def _breakpoint(bp: dict[str, Any]) -> str:
         extras.append(f"hit {bp['hits']} time{'s' if bp['hits'] != 1 else ''}")
     if extras:
         text += " (" + ", ".join(extras) + ")"
-    if bp.get("message"):
+    if bp.get("message") and bp.get("verified", True):
         text += f" — {bp['message']}"
     return text
 
@@ -191,14 +208,16 @@ def _raw(p: Payload) -> str:
 
 
 def _status(p: Payload) -> str:
-    line = f"session {p['name']}: {p['state']}"
+    line = f"session {p['name']}: {str(p['state']).replace('_', ' ')}"
     if p.get("program"):
         line += f", {p['program']}"
     if p.get("backend"):
         line += f" [{p['backend']}]"
     if p.get("location"):
         line += f" at {_where(p['location'])}"
-    if p.get("exit_code") is not None:
+    if p.get("signal"):
+        line += f" (killed by {p['signal']})"
+    elif p.get("exit_code") is not None:
         line += f" (exit code {p['exit_code']})"
     if p.get("problem"):
         line += f"\nproblem: {p['problem']}"
@@ -210,7 +229,7 @@ def _sessions(p: Payload) -> str:
     if not rows:
         return "no sessions"
     return "\n".join(
-        f"{s['name']}: {s['state']} {s.get('program') or ''} "
+        f"{s['name']}: {str(s['state']).replace('_', ' ')} {s.get('program') or ''} "
         f"[{s.get('backend') or '?'} via {s.get('tool') or '?'}]".replace("  ", " ")
         for s in rows
     )
@@ -224,7 +243,7 @@ def _hits(p: Payload) -> str:
     for h in rows:
         stamp = time.strftime("%H:%M:%S", time.localtime(h["at"]))
         if h["state"] == "exited":
-            out.append(f"{stamp} #{h['id']} exited with code {h.get('exit_code')}")
+            out.append(f"{stamp} #{h['id']} {ending(h)}")
             continue
         line = f"{stamp} #{h['id']} {h.get('reason') or 'stop'} at {_where(h)}"
         shown = ", ".join(f"{v['name']}={v['value']}" for v in h.get("locals", [])[:6])

@@ -12,7 +12,7 @@ from dbgcore import client
 from dbgcore.cli.common import send
 from dbgcore.cli.output import emit, emit_response, fail, get_ctx
 from dbgcore.errors import DbgError, NoSession, UsageError
-from dbgcore.location import BreakLoc
+from dbgcore.location import location_arg
 
 _PASSTHROUGH = {"ignore_unknown_options": True, "allow_interspersed_args": False}
 
@@ -64,6 +64,9 @@ def _start_session(op: str, args: dict[str, Any], idle_timeout: float | None) ->
 @click.option("--break", "breaks", multiple=True, metavar="LOC",
               help="Breakpoint to set (repeatable).")
 @click.option("--run", is_flag=True, help="Continue to the first stop or the end after starting.")
+@click.option("--no-catch", is_flag=True,
+              help="Do not stop on uncaught exceptions (by default the program stops where one "
+                   "would end it).")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Working directory of the program.")
 @click.option("--env", "env_pairs", multiple=True, metavar="K=V",
               help="Environment variable (repeatable).")
@@ -75,7 +78,8 @@ def _start_session(op: str, args: dict[str, Any], idle_timeout: float | None) ->
               help="Java: the class path; PROGRAM is then the main class (jdb).")
 @click.argument("program")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | None,
+def start(backend: str | None, breaks: tuple[str, ...], run: bool, no_catch: bool,
+          cwd: str | None,
           env_pairs: tuple[str, ...], idle_timeout: float | None, as_module: bool,
           classpath: str | None, program: str, args: tuple[str, ...]) -> None:
     """Start PROGRAM under a debugger, stopped at entry."""
@@ -106,8 +110,7 @@ def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | No
                 raise UsageError(f"no such program: {program}",
                                  "check the path (relative to --cwd)")
         env = _parse_env(env_pairs)
-        for spec in breaks:
-            BreakLoc.parse(spec)
+        wires = [location_arg(spec) for spec in breaks]
         named = as_module or classpath is not None
         chosen = _choose_backend(backend, target, base, check=not named)
     except DbgError as exc:
@@ -115,7 +118,7 @@ def start(backend: str | None, breaks: tuple[str, ...], run: bool, cwd: str | No
     _start_session("start", {
         "backend": chosen, "program": program if named else str(target.absolute()),
         "module": as_module, "args": list(args), "options": options,
-        "cwd": str(base), "env": env, "breaks": list(breaks), "run": run,
+        "cwd": str(base), "env": env, "breaks": wires, "run": run, "no_catch": no_catch,
     }, idle_timeout)
 
 
@@ -134,13 +137,12 @@ def attach(backend: str, pid: int | None, port: int | None, host: str, program: 
     try:
         if (pid is None) == (port is None):
             raise UsageError("attach needs exactly one of --pid or --port")
-        for spec in breaks:
-            BreakLoc.parse(spec)
+        wires = [location_arg(spec) for spec in breaks]
         _check_attach_supported(backend)
     except DbgError as exc:
         fail("attach", exc)
     _start_session("attach", {"backend": backend, "pid": pid, "port": port, "host": host,
-                              "program": program, "breaks": list(breaks),
+                              "program": program, "breaks": wires,
                               "cwd": os.getcwd()}, idle_timeout)
 
 

@@ -1,0 +1,5 @@
+int check(int total)
+{
+    int ok = total > 0;  // @late
+    return ok;
+}

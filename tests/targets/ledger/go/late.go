@@ -1,0 +1,6 @@
+package main
+
+func check(total int) bool {
+	ok := total > 0 // @late
+	return ok
+}

@@ -1,0 +1,8 @@
+package report;
+
+public class Fmt {
+    public static String banner(int value) {
+        String line = "== " + value + " ==";  // @banner
+        return line;
+    }
+}

@@ -1,0 +1,3 @@
+def check(total):
+    ok = total > 0  # @late
+    return ok

@@ -1,0 +1,57 @@
+"""A small ledger: the Python twin of the behaviour targets (ledger.c,
+main.go, Ledger.java carry the same @markers)."""
+
+import os
+import signal
+import sys
+
+from report.fmt import banner
+from util.fmt import money
+
+
+def fee(amount):
+    charge = amount * 2 // 100  # @fee
+    return amount + charge  # @fee-return
+
+
+def entries(count):
+    for i in range(count):
+        yield i * 10  # @yield
+
+
+def check_entry(value):
+    if value < 0:
+        raise ValueError(f"bad entry {value}")  # @raise
+    return value
+
+
+def audit(total):
+    import late  # loaded only here, after the start
+
+    return late.check(total)  # @call-late
+
+
+def main(argv):
+    mode = argv[1] if len(argv) > 1 else ""
+    total = 0  # @main-first
+    for i in range(5):
+        total += i * 100  # @loop
+    # @no-code: a comment, no code on this line
+    charged = fee(total)  # @call-fee
+    print(money(charged))  # @after-fee
+    first = next(entries(3))  # @call-gen
+    print(banner(first), audit(charged))  # @after-gen
+    if mode == "raise":
+        check_entry(-3)  # @call-raise
+    if mode == "exit3":
+        sys.exit(3)
+    if mode == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if mode == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)  # @segv
+    print("done", file=sys.stderr)
+    return 0  # @main-return
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

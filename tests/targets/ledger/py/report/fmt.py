@@ -1,0 +1,3 @@
+def banner(value):
+    line = f"== {value} =="  # @banner
+    return line
