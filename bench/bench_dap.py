@@ -108,6 +108,7 @@ class Floor(FloorClient):
         env = dict(os.environ)
         if nodelay:
             env["PYTHONPATH"] = str(PYBOOT)
+            env["DBG_TCP_NODELAY"] = "1"
         self.env = env
         process = AdapterProcess([sys.executable, "-m", "debugpy.adapter"], name="debugpy")
         super().__init__(process, PipeTransport(process), "debugpy")

@@ -122,8 +122,10 @@ class Session(InspectOps):
         handler = getattr(self, f"op_{op}", None)
         if op not in ("start", "attach") and self.backend is None:
             raise UsageError("the session has no program yet", "use dbg start PROGRAM")
-        if self.backend is not None and self.backend.lost is not None and op not in (
-                "start", "attach", "restart", "status", "output", "tool", "breaks"):
+        if self.backend is not None and op not in (
+                "start", "attach", "restart", "status", "output", "tool", "breaks") \
+                and self._state() == "debugger_lost":
+            assert self.backend.lost is not None
             raise self.backend.lost
         if handler is None:
             assert self.backend is not None

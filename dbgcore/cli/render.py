@@ -208,17 +208,14 @@ def _raw(p: Payload) -> str:
 
 
 def _status(p: Payload) -> str:
-    line = f"session {p['name']}: {str(p['state']).replace('_', ' ')}"
+    state = ending(p) if p["state"] == "exited" else str(p["state"]).replace("_", " ")
+    line = f"session {p['name']}: {state}"
     if p.get("program"):
         line += f", {p['program']}"
     if p.get("backend"):
         line += f" [{p['backend']}]"
     if p.get("location"):
         line += f" at {_where(p['location'])}"
-    if p.get("signal"):
-        line += f" (killed by {p['signal']})"
-    elif p.get("exit_code") is not None:
-        line += f" (exit code {p['exit_code']})"
     if p.get("problem"):
         line += f"\nproblem: {p['problem']}"
     return line

@@ -138,8 +138,7 @@ class DapChannel:
         try:
             self.transport.write(encode(message))
         except OSError as exc:
-            self._close(BackendError(self._ending(f"cannot write to {self.name}: {exc}"),
-                                     self._diagnostics()))
+            self._close(self._gone(f"cannot write to {self.name}: {exc}"))
             raise self._closed or BackendError(str(exc)) from exc
 
     def send_request(self, command: str, arguments: Message | None = None) -> PendingRequest:
@@ -170,7 +169,7 @@ class DapChannel:
         while True:
             data = self.transport.read()
             if not data:
-                self._close(BackendError(self._ending(), self._diagnostics()))
+                self._close(self._gone())
                 return
             try:
                 messages = self._decoder.feed(data)
@@ -224,13 +223,13 @@ class DapChannel:
 
     # -- ending -------------------------------------------------------------------
 
-    def _ending(self, default: str = "") -> str:
+    def _gone(self, default: str = "") -> BackendError:
+        """The error for the adapter's end: how its process ended when it is
+        ours, else that the connection closed."""
         if self.process is not None:
-            return self.process.exit_description()
-        return default or f"{self.name} closed the connection"
-
-    def _diagnostics(self) -> str:
-        return self.process.diagnostics() if self.process is not None else ""
+            return self.process.lost()
+        return BackendError(default or f"{self.name} closed the connection",
+                            "`dbg kill` cleans up; `dbg restart` starts again")
 
     def _close(self, error: BackendError) -> None:
         with self._lock:

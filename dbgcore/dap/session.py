@@ -14,6 +14,7 @@ arrives, so a stop that races the response is never lost or double counted.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -217,7 +218,7 @@ class DapSession:
         """How the adapter died (exit status, last stderr lines), as a fresh error."""
         closed = self.channel.closed
         assert closed is not None
-        return BackendError(closed.message, closed.hint)
+        return copy.copy(closed)
 
     def describe_exit(self) -> dict[str, Any]:
         return {"exit_code": self.exit_code, "terminated": self.terminated}

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from typing import IO, Protocol
 
 from dbgcore import procutil
-from dbgcore.errors import BackendError
+from dbgcore.errors import BackendError, DebuggerLost
+from dbgcore.model import signal_name
 
 LISTENING_RE = re.compile(rb"listening (?:at|on):?\s*(?:\[?([\w.:-]+?)\]?):(\d+)", re.I)
 
@@ -130,6 +131,20 @@ class AdapterProcess:
             self._stderr_reader.join(timeout=0.5)
         lines = [line for line in self._stderr if line.strip()][-5:]
         return ("its last stderr lines: " + " | ".join(lines)) if lines else ""
+
+    def lost(self) -> DebuggerLost:
+        """The error for an adapter that went away under the session: how it
+        ended, its pid, and its last stderr lines."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=0.5)
+        code = self.proc.poll()
+        if code is None:
+            how = "stopped answering"
+        else:
+            self._stderr_reader.join(timeout=0.5)
+            how = f"was killed by {signal_name(-code)}" if code < 0 else f"exited with code {code}"
+        lines = [line for line in self._stderr if line.strip()][-3:]
+        return DebuggerLost(self.name, self.pid, "\n".join(lines), how)
 
     def exit_description(self) -> str:
         # EOF on its stdout usually comes a moment before the exit status.

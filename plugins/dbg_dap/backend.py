@@ -14,6 +14,7 @@ import re
 import subprocess
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -32,7 +33,14 @@ from dbgcore.dap.transport import (
     Transport,
     parse_listening,
 )
-from dbgcore.errors import DbgError, NotStopped, OpFailed, TargetExited, UsageError
+from dbgcore.errors import (
+    DbgError,
+    DebuggerLost,
+    NotStopped,
+    OpFailed,
+    TargetExited,
+    UsageError,
+)
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
@@ -44,6 +52,7 @@ from dbgcore.model import (
     Thread,
     Value,
     Variable,
+    ended,
 )
 
 #: DAP stop reasons -> dbg's.
@@ -55,6 +64,9 @@ _BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
 
 #: Stop reasons whose adapter description says nothing more than the reason.
 QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
+
+#: debugpy names a return value "(return) FUNCTION" among the caller's locals.
+RETURN_PREFIX = "(return) "
 
 #: Scopes whose variables a stop snapshot shows (others: `dbg scopes`).
 LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
@@ -89,6 +101,13 @@ class DapBackend(Backend):
         self._entry_bp: int | None = None
         #: The exit status an adapter gave only as text (delve).
         self._text_exit_code: int | None = None
+        #: The program, as `dbg start` / `dbg attach` named it (None: a module).
+        self.program: str | None = None
+        #: Stop where an exception would end the program (`--no-catch`: not).
+        self.catch_uncaught = True
+        #: Programs dbg started for the adapter (runInTerminal): their wait
+        #: status is the truth about how they ended.
+        self._terminal: list[subprocess.Popen[bytes]] = []
 
     # -- identity ----------------------------------------------------------------
 
@@ -122,7 +141,8 @@ class DapBackend(Backend):
     @classmethod
     def support(cls, spec: BackendSpec) -> dict[str, Support]:
         """Start the adapter, read the capabilities it announces, and stop
-        it: what each op needs is in :func:`dbg_dap.expert.op_support`."""
+        it: what each op needs is in :func:`dbg_dap.expert.op_support`,
+        the rest in the profile's features."""
         import tempfile
 
         from dbg_dap.expert import op_support
@@ -139,7 +159,14 @@ class DapBackend(Backend):
                 announced = dap.initialize(backend.profile.client_caps, 20)
             finally:
                 backend.terminate()
-        return op_support(cls.capabilities(), announced, backend.profile)
+        support = op_support(cls.capabilities(), announced, backend.profile)
+        for feature, capability in (("break-if", "supportsConditionalBreakpoints"),
+                                    ("break-hit", "supportsHitConditionalBreakpoints"),
+                                    ("break-log", "supportsLogPoints")):
+            support[feature] = "native" if announced.get(capability) else "none"
+        for feature in ("return-value", "pending"):
+            support[feature] = backend.profile.features.get(feature, "none")
+        return support
 
     def version(self) -> str:
         return self.profile.version()
@@ -214,11 +241,22 @@ class DapBackend(Backend):
         env = {**os.environ, **{k: v for k, v in (args.get("env") or {}).items() if v is not None}}
         proc = subprocess.Popen(
             list(args.get("args") or []), cwd=args.get("cwd") or None, env=env,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True)
+        for stream, category in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
+            threading.Thread(target=self._pump, args=(stream, category), daemon=True,
+                             name=f"debuggee-{category}").start()
+        self._terminal.append(proc)
         self._children.append(proc.pid)
         self.ctx.track_process(proc.pid, "debuggee")
         return {"processId": proc.pid}
+
+    def _pump(self, stream: Any, category: str) -> None:
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            self.ctx.output.append(category, chunk.decode("utf-8", "replace"))
+
+    def debuggee_pids(self) -> list[int]:
+        return list(self._children)
 
     def _start_debugging(self, request: Message) -> Message:
         # Acknowledged; adapters that need the child followed (js-debug) get
@@ -259,11 +297,18 @@ class DapBackend(Backend):
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         self.cwd = request.cwd
+        self.program = None if request.module else os.path.abspath(request.program)
+        self.catch_uncaught = request.stop_on_uncaught
+        self.exception_filters = self.profile.default_exception_filters(request)
+        extra = self.profile.launch_env(self)
+        if extra:
+            request = replace(request, env={**request.env, **extra})
         return self._handshake("launch", self.profile.launch_arguments(request),
                                self.profile.adapter_cwd(request), self.ctx.op_timeout)
 
     def attach(self, request: AttachRequest) -> StopEvent:
         self.attached = True
+        self.program = os.path.abspath(request.program) if request.program else None
         try:
             event = self._handshake("attach", self.profile.attach_arguments(request), None,
                                     self.ctx.op_timeout, self.profile.attach_server(request))
@@ -282,6 +327,12 @@ class DapBackend(Backend):
     def state(self) -> StopState:
         if self.dap is None:
             return "exited"
+        if self.dap.lost:
+            if self.lost is None:
+                closed = self.dap.channel.closed
+                self.lost = closed if isinstance(closed, DebuggerLost) else DebuggerLost(
+                    self.tool_name, None, "", "closed the connection")
+            return "debugger_lost"
         state = self.dap.state
         if state == "stopped":
             return "stopped"
@@ -325,17 +376,7 @@ class DapBackend(Backend):
             return StopEvent(state="running")
         self._running_since = None
         if state == "exited":
-            code = self.dap.exit_code
-            if code is None and self._text_exit_code is None and \
-                    self.profile.exit_status_on_disconnect and self.channel is not None:
-                # delve says the exit status only when told to disconnect.
-                try:
-                    self.channel.request("disconnect", {"terminateDebuggee": True},
-                                         timeout=self.ctx.shutdown_grace)
-                except DbgError:
-                    pass
-            return StopEvent(state="exited", reason="exited",
-                             exit_code=self._text_exit_code if code is None else code)
+            return self._ended()
         stop = self.dap.stop
         self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
         frames = self._stack_frames()
@@ -367,6 +408,8 @@ class DapBackend(Backend):
         restated = reason in QUIET_REASONS or stop.description.lower() in (
             stop.reason.lower(), f"paused on {stop.reason}".lower())
         detail = "" if restated else stop.description
+        if self.profile.skip_stop(self, reason, stop.text, stop.description):
+            return self._skip()
         description = self.profile.stop_description(text, detail)
         if not description and reason in ("signal", "exception"):
             description = self.profile.signal_description(self)
@@ -374,6 +417,39 @@ class DapBackend(Backend):
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])
+
+    def _skip(self) -> StopEvent:
+        """Resume from a stop the profile says is not one (SystemExit...)."""
+        dap = self._dap()
+        seq = dap.mark_running()
+        self._running_since = seq
+        dap.request("continue", {"threadId": self.thread_id or 0})
+        return self._event(dap.wait_for_stop(seq, self.ctx.op_timeout))
+
+    def _ended(self) -> StopEvent:
+        """The program's end: its exit code, or the signal that killed it,
+        from our own child when dbg started it, else from the adapter."""
+        assert self.dap is not None
+        code = self.dap.exit_code
+        if code is None and self._text_exit_code is None and \
+                self.profile.exit_status_on_disconnect and self.channel is not None:
+            # delve says the exit status only when told to disconnect.
+            try:
+                self.channel.request("disconnect", {"terminateDebuggee": True},
+                                     timeout=self.ctx.shutdown_grace)
+            except DbgError:
+                pass
+        code = self._text_exit_code if code is None else code
+        for proc in self._terminal:
+            try:
+                status = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                continue
+            return ended(status)
+        signal = self.profile.exit_signal(self, code)
+        if signal is not None:
+            return StopEvent(state="exited", reason="exited", signal=signal)
+        return StopEvent(state="exited", reason="exited", exit_code=code)
 
     def _first_thread(self) -> int | None:
         threads = self._dap().request("threads").get("threads") or []
@@ -435,7 +511,20 @@ class DapBackend(Backend):
         return self._resume("next", timeout)
 
     def finish(self, timeout: float) -> StopEvent:
-        return self._resume("stepOut", timeout)
+        # stepOut leaves the top frame: once per frame up to the selected one.
+        frames = self._stack_frames()
+        index = min(self.frame_index, len(frames) - 1) if frames else 0
+        if frames and self.profile.generator_frame(frames[index]):
+            from dbg_dap.finish import finish_generator
+
+            return finish_generator(self, index, timeout)
+        event = StopEvent(state="running")
+        for _ in range(index + 1):
+            event = self._resume("stepOut", timeout)
+            if event.state != "stopped" or event.reason != "step":
+                return event  # something else stopped it first: no return value
+        event.return_value = self.profile.return_value(self)
+        return event
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         if loc is None:
@@ -446,7 +535,7 @@ class DapBackend(Backend):
                 raise OpFailed("no current file for a bare line", "give FILE:LINE")
             file = _location(current[0]).file
             loc = BreakLoc(file=file, line=loc.line)
-        bp = self.breaks.add(loc, BreakOptions(temporary=True), internal=True)
+        bp = self.breaks.add(loc, BreakOptions(temporary=True), internal=True, strict=True)
         try:
             return self.cont(timeout)
         finally:
@@ -495,7 +584,8 @@ class DapBackend(Backend):
         self._stopped("stack")
         frames = self._stack_frames()
         shown = frames[:levels] if levels else frames
-        return [Frame(i, f.get("name"), _location(f).file, f.get("line"), i == self.frame_index)
+        return [Frame(i, f.get("name"), _location(f).file, f.get("line"), i == self.frame_index,
+                      internal=self.profile.internal_frame(f))
                 for i, f in enumerate(shown)]
 
     def select_frame(self, index: int) -> Frame:
@@ -534,13 +624,32 @@ class DapBackend(Backend):
                     word in name for word in LOCAL_SCOPE_HINTS)):
                 continue
             for var in self.variables(int(scope["variablesReference"])):
-                if _noise(var):
+                if _noise(var) or str(var.get("name", "")).startswith(RETURN_PREFIX):
                     continue
                 value = str(var.get("value", ""))
                 if not value.strip() and var.get("variablesReference"):
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
+
+    def return_rows(self) -> list[Message]:
+        """debugpy's "(return) NAME" rows among the top frame's locals (a
+        finish's return value; `dbg locals` leaves them out)."""
+        rows = []
+        for scope in self.scopes():
+            if scope.get("expensive"):
+                continue
+            rows += [v for v in self.variables(int(scope["variablesReference"]))
+                     if str(v.get("name", "")).startswith(RETURN_PREFIX)]
+        return rows
+
+    def shown_value(self, var: Message) -> str:
+        """A variable's value as `dbg print` shows it (a struct: its fields)."""
+        value = str(var.get("value", ""))
+        reference = int(var.get("variablesReference") or 0)
+        if reference and (not value.strip() or _BARE_AGGREGATE.fullmatch(value)):
+            return self._summary(reference)
+        return value
 
     def evaluate(self, expression: str, context: str | None = None) -> Value:
         dap = self._stopped("print")
@@ -610,9 +719,17 @@ class DapBackend(Backend):
         raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
 
     def console(self, command: str) -> str:
-        """Run a native console command (the adapter's repl context)."""
-        answer = self.evaluate(self.profile.raw_expression(command), self.profile.raw_context)
-        return self.profile.raw_answer(answer.value)
+        """Run a native console command (the adapter's repl context). Also
+        after the program ended, for adapters that keep answering then."""
+        dap = self._dap()
+        if dap.state == "stopped":
+            answer = self.evaluate(self.profile.raw_expression(command),
+                                   self.profile.raw_context).value
+        else:
+            answer = str(dap.request("evaluate", {
+                "expression": self.profile.raw_expression(command),
+                "context": self.profile.raw_context}).get("result", ""))
+        return self.profile.raw_answer(answer)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         return self.console(text), None

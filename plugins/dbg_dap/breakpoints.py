@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dbg_dap.locations import resolve
 from dbgcore.dap.channel import Message
 from dbgcore.errors import OpFailed, UsageError
+from dbgcore.lang import function_span
 from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location
+
+#: delve's answer for a line without a statement (it does not move it).
+_NO_STATEMENT_RE = re.compile(r"could not find statement")
+#: How far a breakpoint on a line without code may move down, within its function.
+_MOVE_LIMIT = 20
 
 if TYPE_CHECKING:
     from dbg_dap.backend import DapBackend
@@ -40,6 +48,8 @@ class BpRecord:
     internal: bool = False
     #: Made with a console command; removed with one too.
     console: bool = False
+    #: Why it is not bound yet, when dbg knows better than the adapter.
+    pending: str = ""
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -53,7 +63,8 @@ class BpRecord:
             requested_line=self.line if self.line and bound and bound != self.line else None,
             temporary=self.options.temporary, hit_count=self.options.hit_count,
             log_message=self.options.log_message, kind=self.kind,
-            message=str(self.dap.get("message") or ""),
+            message=str(self.dap.get("message") or "") or (
+                self.pending if not self.dap.get("verified") else ""),
         )
 
 
@@ -80,36 +91,101 @@ class BreakpointTable:
         if options.log_message:
             dap.require("supportsLogPoints", "logpoints", tool)
 
-    def add(self, loc: BreakLoc, options: BreakOptions, internal: bool = False) -> Breakpoint:
+    def add(self, loc: BreakLoc, options: BreakOptions, internal: bool = False,
+            strict: bool = False) -> Breakpoint:
+        """Place a breakpoint. ``strict`` (for `until`): a line without code
+        is an error instead of moving to the next line that has some."""
         function = loc.function is not None
         self._gate(options, function)
+        if options.condition:
+            broken = self.backend.profile.condition_error(self.backend, options.condition)
+            if broken:
+                raise OpFailed(f"the condition does not compile: {broken}",
+                               "write it in the program's language; nothing was set")
         record = BpRecord(next(self._internal_ids if internal else self._ids),
-                          "function" if function else "source", options, loc.key(),
+                          "function" if function else "source", options, str(loc),
                           internal=internal)
         if function:
             assert loc.function is not None
             record.name = self.backend.profile.function_name(loc.module, loc.function)
-        else:
-            record.file, record.line = self._file_line(loc)
-        return self._place(record)
+            return self._place(record)
+        record.file, record.line, record.pending = self._file_line(loc, strict)
+        bp = self._place(record)
+        refused = self._refusal(record)
+        if refused is None and not record.pending:
+            if strict and (not record.dap.get("verified") or bp.line != record.line):
+                refused = OpFailed(f"no code at {record.file}:{record.line}",
+                                   "give a line that holds a statement")
+            elif _NO_STATEMENT_RE.search(str(record.dap.get("message") or "")):
+                return self._move_down(record, bp)
+        if refused is not None:
+            self.remove(record.id)
+            raise refused
+        return bp
 
-    def _file_line(self, loc: BreakLoc) -> tuple[str, int]:
+    def add_lines(self, file: str, lines: list[int]) -> list[int]:
+        """dbg's own temporary breakpoints on many lines of one file, sent
+        in one request; their ids."""
+        records = [BpRecord(next(self._internal_ids), "source", BreakOptions(temporary=True),
+                            f"{file}:{line}", file=file, line=line, internal=True)
+                   for line in lines]
+        for record in records:
+            self.records[record.id] = record
+        try:
+            self._sync(records[0])
+        except Exception:
+            for record in records:
+                self.records.pop(record.id, None)
+            raise
+        return [record.id for record in records]
+
+    def _refusal(self, record: BpRecord) -> OpFailed | None:
+        """An adapter that refuses a condition it cannot compile says so by
+        leaving the breakpoint unverified, with its parser's message."""
+        message = str(record.dap.get("message") or "")
+        if record.options.condition and not record.dap.get("verified") and message and \
+                record.dap.get("reason") != "pending" and not _NO_STATEMENT_RE.search(message):
+            return OpFailed(f"the condition does not compile: {message}",
+                            "write it in the program's language; nothing was set")
+        return None
+
+    def _move_down(self, record: BpRecord, bp: Breakpoint) -> Breakpoint:
+        """For adapters that refuse a line without a statement (delve): the
+        next line of the same function that takes the breakpoint, as gdb does."""
+        assert record.file is not None and record.line is not None
+        span = function_span(record.file, record.line)
+        last = min(span[1] if span else record.line + _MOVE_LIMIT, record.line + _MOVE_LIMIT)
+        requested = record.line
+        for line in range(requested + 1, last + 1):
+            record.line = line
+            self._sync(record)
+            if record.dap.get("verified"):
+                # Sent again with every change to the file: it stays moved.
+                record.dap.setdefault("line", line)
+                return record.to_breakpoint()
+        record.line = requested
+        self._sync(record)
+        return bp
+
+    def _file_line(self, loc: BreakLoc, strict: bool) -> tuple[str, int, str]:
+        """The file to send (a real path, or the name as typed when pending),
+        the line, and why it is pending ("": it is not)."""
         assert loc.line is not None
         if loc.file is None:
             frames = self.backend._stack_frames() if self.backend.state() == "stopped" else []
             current = (frames[0].get("source") or {}).get("path") if frames else None
             if not current:
                 raise UsageError("a bare line number needs a current file", "give FILE:LINE")
-            return str(current), loc.line
-        path = loc.file
-        if not os.path.isabs(path):
-            base = self.backend.ctx_cwd()
-            path = os.path.join(base, path)
-        path = os.path.realpath(path)
-        if not os.path.exists(path):
-            raise OpFailed(f"no such file: {loc.file}", "give a path relative to the program's "
-                           "working directory, or an absolute one")
-        return path, loc.line
+            path, pending = str(current), ""
+        else:
+            path, pending = resolve(self.backend, loc.file)
+        if pending:
+            return path, loc.line, pending
+        line = self.backend.profile.code_line(path, loc.line)
+        if line is None or (strict and line != loc.line):
+            raise OpFailed(f"no code at {path}:{loc.line}",
+                           "give a line that holds a statement")
+        return path, line, ""
 
     def add_watch(self, expression: str) -> Breakpoint:
         dap = self.backend._stopped("watch")

@@ -276,7 +276,7 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     payload = {"exception": name, "description": body.get("description"),
                "break_mode": body.get("breakMode"),
                "type": b.profile.split_exception_note(full_type)[0] if full_type else name,
-               "stack": details.get("stackTrace")}
+               "stack": b.profile.traceback(str(details.get("stackTrace") or "")) or None}
     if note:
         payload["note"] = note
     return payload

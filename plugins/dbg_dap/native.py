@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dbg_dap.profiles import AdapterProfile
-from dbgcore.backend import AttachRequest, LaunchRequest, Readiness
-from dbgcore.errors import DbgError, UsageError
+from dbgcore.backend import AttachRequest, LaunchRequest, Readiness, Support
+from dbgcore.errors import DbgError, NotAProgram, UsageError
+from dbgcore.model import ReturnValue, signal_name
+from dbgcore.select import binary_kind
 
 #: Files that must be compiled before a native debugger can run them.
 SOURCE_SUFFIXES = {
@@ -109,20 +111,32 @@ def _number(version: str) -> tuple[int, ...]:
 class NativeProfile(AdapterProfile):
     """What gdb and lldb-dap share: programs are compiled binaries."""
 
+    #: A file no debug info names may come with a library loaded later.
+    pending_unknown_files = True
+
     def check_program(self, program: Path) -> None:
         if program.is_dir():
-            raise UsageError(f"{program} is a folder, not a program",
-                             "give the path of the compiled binary")
+            raise NotAProgram(f"{program} is a folder, not a program",
+                              "give the path of the compiled binary")
         recipe = SOURCE_SUFFIXES.get(program.suffix.lower())
         if recipe is not None:
             out = program.with_suffix("")
             command = recipe.format(src=program.name, out=out.name)
-            raise UsageError(f"{program.name} is a source file, not a program",
-                             f"compile it with debug info first: {command}; "
-                             f"then: dbg start ./{out.name}")
+            raise NotAProgram(f"{program.name} is a source file, not a program",
+                              f"compile it with debug info first: {command}; "
+                              f"then: dbg start ./{out.name}")
+        if binary_kind(program) is None:
+            raise NotAProgram(f"{program} is not a compiled program (not an ELF executable)",
+                              "give a binary built with -g; scripts run under their own "
+                              "interpreter's debugger")
         if not os.access(program, os.X_OK):
-            raise UsageError(f"{program} is not executable",
-                             "give a compiled binary (built with -g), or chmod +x it")
+            raise NotAProgram(f"{program} is not executable",
+                              "give a compiled binary (built with -g), or chmod +x it")
+
+    def internal_frame(self, frame: dict[str, Any]) -> bool:
+        # Below main: the C runtime's start-up frames, which have no source.
+        source = frame.get("source") or {}
+        return not (source.get("path") or source.get("name"))
 
     def env_argument(self, request: LaunchRequest) -> Any:
         # gdb's `env` replaces the program's whole environment: add to ours.
@@ -215,6 +229,31 @@ class GdbProfile(NativeProfile):
     def watch_hint(self) -> str:
         return "gdb could not set the watchpoint; try `dbg raw watch EXPR`"
 
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
+
+    def source_files(self, backend: Any, name: str) -> list[str]:
+        from dbg_dap.locations import gdb_sources
+
+        return gdb_sources(backend, name)
+
+    def return_value(self, backend: Any) -> ReturnValue | None:
+        # After `finish`, gdb's DAP adds a scope "Return" holding "(return)".
+        for scope in backend.scopes():
+            if str(scope.get("name")) == "Return":
+                for var in backend.variables(int(scope["variablesReference"])):
+                    return ReturnValue(backend.shown_value(var), var.get("type"))
+        return None
+
+    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+        # gdb's DAP reports a death by signal as exit code 0; gdb itself keeps
+        # the signal in $_exitsignal (void after a normal exit).
+        try:
+            answer = backend.console("print $_exitsignal")
+        except DbgError:
+            return None
+        match = re.search(r"= (\d+)", answer)
+        return signal_name(int(match.group(1))) if match else None
+
 
 class LldbProfile(NativeProfile):
     name = "lldb"
@@ -287,6 +326,41 @@ class LldbProfile(NativeProfile):
         return ("lldb-dap could not set a data breakpoint; "
                 "try `dbg raw watchpoint set variable NAME`")
 
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        # lldb-dap then asks dbg to start the program (runInTerminal), so the
+        # program is dbg's child: its wait status tells an exit from a death by
+        # signal, which lldb 19 reports alike ("exited with status = 9").
+        return {**super().launch_arguments(request), "runInTerminal": True}
+
+    def source_files(self, backend: Any, name: str) -> list[str]:
+        from dbg_dap.locations import lldb_sources
+
+        return lldb_sources(backend, name)
+
+    def return_value(self, backend: Any) -> ReturnValue | None:
+        # lldb-dap 19 shows no return value; lldb's `thread info` does.
+        try:
+            answer = backend.console("thread info")
+        except DbgError:
+            return None
+        match = re.search(r"^Return value: \((.*?)\) \$\d+ = (.*)$", answer, re.M)
+        return ReturnValue(match.group(2).strip(), match.group(1)) if match else None
+
+    def condition_error(self, backend: Any, condition: str) -> str:
+        # lldb-dap takes any condition and reports it broken only at a hit;
+        # lldb's parser says so now, in the selected frame. Only its syntax
+        # errors count: a name not in scope here may be in scope there.
+        try:
+            backend.evaluate(condition, "watch")
+        except DbgError as exc:
+            errors = [line for line in exc.message.splitlines() if "error:" in line]
+            syntax = [e for e in errors if re.search(r"\bexpected\b|extraneous|unterminated", e)]
+            if syntax:
+                return syntax[0].split("error:")[-1].strip()
+        return ""
+
 
 class DelveProfile(AdapterProfile):
     name = "delve"
@@ -327,9 +401,35 @@ class DelveProfile(AdapterProfile):
         return program.is_dir() or program.suffix.lower() == ".go"
 
     def check_program(self, program: Path) -> None:
-        if not self._is_source(program) and not os.access(program, os.X_OK):
-            raise UsageError(f"{program} is neither a Go package, a .go file nor an executable",
-                             "give main.go, the package's folder, or a binary built by go build")
+        if program.is_dir() and not any(program.glob("*.go")):
+            raise NotAProgram(f"{program} is a folder without Go sources, not a Go program",
+                              "give main.go, the package's folder, or a binary built by go build")
+        if self._is_source(program):
+            return
+        if binary_kind(program) != "go" or not os.access(program, os.X_OK):
+            raise NotAProgram(f"{program} is not a Go program (a .go file, a package folder or "
+                              "a Go binary)",
+                              "give main.go, the package's folder, or a binary built by go build")
+
+    features: ClassVar[dict[str, Support]] = {}
+
+    def source_files(self, backend: Any, name: str) -> list[str]:
+        from dbg_dap.locations import delve_sources
+
+        return delve_sources(backend, name)
+
+    def internal_frame(self, frame: dict[str, Any]) -> bool:
+        # Below main.main (or a goroutine's function): runtime.main, goexit.
+        return str(frame.get("name", "")).startswith("runtime.")
+
+    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+        # delve says "exited with status -9" for a death by SIGKILL.
+        return signal_name(-code) if code is not None and code < 0 else None
+
+    def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
+        # delve always stops on an unrecovered panic; `--no-catch` lets it end
+        # the program, as it would without a debugger.
+        return reason == "exception" and description == "panic" and not backend.catch_uncaught
 
     def adapter_cwd(self, request: LaunchRequest) -> str | None:
         # `go build` runs in dlv's own working folder: the package's.

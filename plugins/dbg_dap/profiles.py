@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness
-from dbgcore.errors import UsageError
+from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness, Support
+from dbgcore.errors import NotAProgram, UsageError
+from dbgcore.model import ReturnValue
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))
 
@@ -179,9 +180,76 @@ class AdapterProfile:
     #: crash or hang the adapter (False: `dbg dap` refuses unknown names).
     safe_unknown_requests: ClassVar[bool] = True
 
+    # -- one meaning per op (docs/semantics.md) -------------------------------------
+
+    #: Source files with these endings are looked for in the program's folder
+    #: when a breakpoint names a file (besides what the debugger lists).
+    walk_suffixes: ClassVar[tuple[str, ...]] = ()
+    #: A file no source matches may be in code loaded later (a library): the
+    #: breakpoint is then pending, not refused.
+    pending_unknown_files: ClassVar[bool] = False
+    #: What `dbg caps` says beyond the adapter's own capabilities.
+    features: ClassVar[dict[str, Support]] = {}
+
+    def source_files(self, backend: Any, name: str) -> list[str]:
+        """Absolute paths of the program's source files named ``name``, as
+        the debugger knows them."""
+        return []
+
+    def code_line(self, path: str, line: int) -> int | None:
+        """For adapters that do not move a breakpoint off a line without code
+        themselves: the line it binds to (None: no code there or after it in
+        the function). The default leaves it to the debugger."""
+        return line
+
+    def condition_error(self, backend: Any, condition: str) -> str:
+        """Why ``condition`` cannot compile in the target's language, for
+        adapters that would accept it and then stop always or never ("" if
+        it compiles, or if that cannot be known before it is evaluated)."""
+        return ""
+
+    def return_value(self, backend: Any) -> ReturnValue | None:
+        """After a step out: what the function returned, if the debugger says."""
+        return None
+
+    def internal_frame(self, frame: dict[str, Any]) -> bool:
+        """Whether a stack frame is the runner's or the runtime's own."""
+        return False
+
+    def traceback(self, text: str) -> str:
+        """An exception's stack as `dbg exception` shows it: in call order,
+        outermost first, without the runner's frames."""
+        return text
+
+    def generator_frame(self, frame: dict[str, Any]) -> bool:
+        """Whether `finish` from this frame must be done without stepOut
+        (debugpy does not step out of a generator: it runs on)."""
+        return False
+
+    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+        """The signal that killed the program, when the adapter reports the
+        end with an exit code only (None: it exited with ``code``)."""
+        return None
+
+    def default_exception_filters(self, request: LaunchRequest) -> list[str]:
+        """Exception filters set at launch: stop where an exception would
+        end the program, unless `dbg start --no-catch`."""
+        return []
+
+    def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
+        """A stop dbg resumes from at once (debugpy: SystemExit, which ends a
+        program the way exit() does)."""
+        return False
+
+    def launch_env(self, backend: Any) -> dict[str, str]:
+        """Variables added to the program's environment at launch."""
+        return {}
+
 
 class DebugpyProfile(AdapterProfile):
     name = "debugpy"
+    walk_suffixes = (".py",)
+    features: ClassVar[dict[str, Support]] = {"return-value": "native"}
 
     def argv(self) -> list[str]:
         # The adapter runs under the Python that has debugpy installed; the
@@ -219,12 +287,14 @@ class DebugpyProfile(AdapterProfile):
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
         env = dict(request.env)
+        # Our sitecustomize on the debuggee's path marks a normal end (see
+        # exit_signal) and, unless the tcp_nodelay option is false, sets
+        # TCP_NODELAY on the debuggee->adapter socket, which debugpy leaves
+        # out: every answer would wait ~40 ms (Nagle + delayed ACK).
+        previous = env.get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+        env["PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
         if self.spec.options.get("tcp_nodelay", True):
-            # debugpy's debuggee->adapter socket lacks TCP_NODELAY, which
-            # delays every answer by ~40 ms (Nagle + delayed ACK). Our
-            # sitecustomize sets it on that one socket, without patching debugpy.
-            previous = env.get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
-            env["PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
+            env["DBG_TCP_NODELAY"] = "1"
         args: dict[str, Any] = {
             "console": "internalConsole",
             "stopOnEntry": True,
@@ -299,6 +369,125 @@ class DebugpyProfile(AdapterProfile):
         # execution is paused at: <frame>)" to an uncaught exception's type.
         note = _NOTE_RE.search(text)
         return (text[:note.start()], note.group(1)) if note else (text, "")
+
+    def check_program(self, program: Path) -> None:
+        check_python_program(program)
+
+    def source_files(self, backend: Any, name: str) -> list[str]:
+        from dbg_dap.locations import python_modules
+
+        return python_modules(backend, name)
+
+    def code_line(self, path: str, line: int) -> int | None:
+        # pydevd takes a breakpoint on a comment or a blank line and never
+        # stops there: move it to the next line with code, as gdb does.
+        from dbgcore.lang import next_python_code_line
+
+        return next_python_code_line(path, line) if path.endswith(".py") else line
+
+    def condition_error(self, backend: Any, condition: str) -> str:
+        # pydevd would take it, then never stop.
+        try:
+            compile(condition, "<condition>", "eval")
+        except SyntaxError as exc:
+            return f"{type(exc).__name__}: {exc.msg}"
+        return ""
+
+    def return_value(self, backend: Any) -> ReturnValue | None:
+        # showReturnValue puts "(return) NAME" among the caller's locals.
+        for var in backend.return_rows():
+            return ReturnValue(str(var.get("value", "")), var.get("type"))
+        return None
+
+    def internal_frame(self, frame: dict[str, Any]) -> bool:
+        path = str((frame.get("source") or {}).get("path") or "")
+        return path.endswith(os.sep + "runpy.py") or f"{os.sep}debugpy{os.sep}" in path
+
+    def traceback(self, text: str) -> str:
+        # pydevd lists the frames innermost first, runpy's and its own among
+        # them, marks one "(Current frame)", underlines code with carets and
+        # ends with the message, which `dbg exception` says apart: turn it
+        # into the traceback Python prints.
+        frames: list[list[str]] = []
+        for line in text.splitlines():
+            head = _TB_FRAME_RE.match(line)
+            if head:
+                frames.append([f"  {head.group(1)}"])
+            elif frames and line.startswith("    ") and not line.strip(" ^~"):
+                continue
+            elif frames and line.startswith("    ") and len(frames[-1]) == 1:
+                frames[-1].append(line)
+        def path(frame: list[str]) -> str:
+            found = _TB_FILE_RE.search(frame[0])
+            return found.group(1) if found else ""
+
+        kept = [f for f in frames if not self.internal_frame({"source": {"path": path(f)}})]
+        if not kept:
+            return ""
+        return "\n".join(["Traceback (most recent call last):",
+                          *(line for frame in reversed(kept) for line in frame)])
+
+    def generator_frame(self, frame: dict[str, Any]) -> bool:
+        from dbgcore.lang import python_is_generator
+
+        path = str((frame.get("source") or {}).get("path") or "")
+        return path.endswith(".py") and python_is_generator(path, int(frame.get("line") or 0))
+
+    def default_exception_filters(self, request: LaunchRequest) -> list[str]:
+        return ["uncaught"] if request.stop_on_uncaught else []
+
+    def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
+        # Ending with exit() is not a failure (pdb does not stop there either).
+        return reason == "exception" and self.split_exception_note(text)[0] == "SystemExit"
+
+    def launch_env(self, backend: Any) -> dict[str, str]:
+        # Our sitecustomize marks a normal end here (see exit_signal).
+        return {EXIT_MARK_VAR: str(Path(backend.ctx.run_dir) / "ended")}
+
+    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+        # debugpy's launcher reports a death by signal N as the exit code
+        # 256 - N. A program that ended normally ran its atexit hooks, which
+        # leave a mark (ended-PID): without it, such a code is a signal.
+        if code is None or not 128 < code < 256 or not backend.debuggee_pids():
+            return None
+        marks = [Path(backend.ctx.run_dir) / f"ended-{pid}" for pid in backend.debuggee_pids()]
+        if any(mark.exists() for mark in marks):
+            return None
+        from dbgcore.model import signal_name
+
+        return signal_name(256 - code)
+
+
+#: A frame of pydevd's stack text, without its "(Current frame)" mark.
+_TB_FRAME_RE = re.compile(r"^\s*(File \".*?\", line \d+, in .*?)(?: \(Current frame\))?\s*$")
+_TB_FILE_RE = re.compile(r'File "(.*?)"')
+
+#: Where the debuggee's sitecustomize marks that it ended normally.
+EXIT_MARK_VAR = "DBG_EXIT_MARK"
+
+
+def check_python_program(program: Path) -> None:
+    """Refuse what Python cannot run as a program: a file that does not
+    compile, a folder without __main__.py."""
+    if program.is_dir():
+        if not (program / "__main__.py").is_file():
+            raise NotAProgram(f"{program} is a folder without __main__.py, not a Python program",
+                              "give the script to run, or a package folder with __main__.py")
+        return
+    if program.suffix in (".pyc", ".pyz", ".zip"):
+        return
+    try:
+        source = program.read_bytes()
+    except OSError as exc:
+        raise NotAProgram(f"cannot read {program}: {exc.strerror}") from exc
+    try:
+        compile(source, str(program), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise NotAProgram(f"{program} is not a Python program: {exc.msg} at line {exc.lineno}",
+                          "give a Python script (or -m MODULE)") from exc
+    except ValueError as exc:  # null bytes: a binary file
+        raise NotAProgram(f"{program} is not a Python program: {exc}",
+                          "give a Python script (or -m MODULE)") from exc
 
 
 #: Rows debugpy adds to a value's children that are not children of it.

@@ -41,8 +41,9 @@ class Twin:
     #: Conditions in the target's language.
     condition: str = "i == 3"
     bad_condition: str = "i =="
-    #: The outermost frame of the program's own code.
+    #: The outermost frame of the program's own code, and a line in it.
     entry: str = "main"
+    outermost: str = "main-first"
     #: A generator in the twin (Python) yields; others return.
     yields: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -53,7 +54,8 @@ class Twin:
 
 
 _PY = dict(language="py", main="ledger.py", fmt="util/fmt.py", report="report/fmt.py",
-           late="late.py", fee="fee", caller="main", entry="<module>", yields=True)
+           late="late.py", fee="fee", caller="main", entry="<module>", outermost="module-main",
+           yields=True)
 _C = dict(language="c", main="ledger.c", fmt="util/fmt.c", report="report/fmt.c",
           late="late/late.c", fee="fee", caller="main")
 TWINS = {

@@ -1,0 +1,95 @@
+"""`finish` out of a Python generator on debugpy, which has no way to do it.
+
+debugpy's stepOut from a generator frame runs on to the program's end (it
+ignores the frame's return event when the generator yields), and so does a
+step over the ``yield``. So dbg does what `finish` means by other means:
+internal breakpoints on every line of the caller's function stop the
+program where the caller goes on, and a profile function set in the paused
+thread (``sys.setprofile``, which pydevd leaves alone) notes what the frame
+yielded or returned as it leaves. Both are removed afterwards.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import TYPE_CHECKING
+
+from dbgcore.errors import DbgError
+from dbgcore.lang import function_span, python_code_lines
+from dbgcore.model import ReturnValue, StopEvent
+
+if TYPE_CHECKING:
+    from dbg_dap.backend import DapBackend
+
+#: Set in the paused thread: on the frame's first return event (a yield is
+#: one too), keep what it gave, and say whether it yielded or returned.
+_PROBE = """\
+import sys as _s, dis as _d
+def _dbg_probe(f, e, a):
+    if e == 'return' and f.f_code.co_name == {name!r} and f.f_code.co_filename == {file!r}:
+        op = _d.opname[f.f_code.co_code[f.f_lasti]] if f.f_lasti >= 0 else ''
+        _s._dbg_left = (repr(a)[:4000], type(a).__name__,
+                        'returned' if op.startswith('RETURN') else 'yielded')
+        _s.setprofile(None)
+_s.setprofile(_dbg_probe)
+"""
+_READ = "getattr(__import__('sys'), '_dbg_left', None)"
+_FORGET = "__import__('sys').__dict__.pop('_dbg_left', None)"
+
+
+def finish_generator(backend: DapBackend, index: int, timeout: float) -> StopEvent:
+    frames = backend._stack_frames()
+    callee = frames[index]
+    caller = frames[index + 1] if index + 1 < len(frames) else None
+    caller_file = str(((caller or {}).get("source") or {}).get("path") or "")
+    lines = _caller_lines(caller_file, int((caller or {}).get("line") or 0))
+    name = str(callee.get("name") or "")
+    file = str((callee.get("source") or {}).get("path") or "")
+    dap = backend._dap()
+    probe = {"expression": f"exec({_PROBE.format(name=name, file=file)!r}, {{}})",
+             "context": "repl", "frameId": int(callee["id"])}
+    dap.request("evaluate", probe)
+    ids = backend.breaks.add_lines(caller_file, lines) if lines else []
+    try:
+        event = backend.cont(timeout)
+    finally:
+        for bp_id in ids:
+            backend.breaks.discard_internal(bp_id)
+    if event.state != "stopped":
+        return event
+    if event.reason == "until":
+        event.reason = "step"  # our breakpoints stand for the step out
+    if event.location is not None and event.location.function == (caller or {}).get("name"):
+        event.return_value = _read(backend)
+    return event
+
+
+def _caller_lines(file: str, line: int) -> list[int]:
+    """Every line of the caller's function that holds code: the caller goes
+    on at one of them once the generator gives control back."""
+    if not file.endswith(".py") or not os.path.isfile(file):
+        return []
+    code = python_code_lines(file) or frozenset()
+    span = function_span(file, line)
+    if span is not None:
+        return sorted(n for n in code if span[0] <= n <= span[1])
+    # Module-level code: its lines outside any function, from the call on.
+    return sorted(n for n in code if n >= line and function_span(file, n) is None)[:200]
+
+
+def _read(backend: DapBackend) -> ReturnValue | None:
+    dap = backend._dap()
+    frame_id = backend._frame_id()
+    arguments = {"expression": _READ, "context": "repl",
+                 **({"frameId": frame_id} if frame_id is not None else {})}
+    try:
+        answer = str(dap.request("evaluate", arguments).get("result", ""))
+        dap.request("evaluate", {**arguments, "expression": _FORGET})
+        found = ast.literal_eval(answer)
+    except (DbgError, ValueError, SyntaxError):
+        return None
+    if not isinstance(found, tuple) or len(found) != 3:
+        return None
+    value, kind, how = found
+    return ReturnValue(str(value), str(kind), "yielded" if how == "yielded" else "returned")
