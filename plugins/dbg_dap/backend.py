@@ -65,6 +65,9 @@ _BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
 #: Stop reasons whose adapter description says nothing more than the reason.
 QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
 
+#: How lldb-dap describes a stop by a signal ("signal SIGSEGV: ...").
+_SIGNAL_RE = re.compile(r"signal SIG[A-Z0-9]+\b")
+
 #: debugpy names a return value "(return) FUNCTION" among the caller's locals.
 RETURN_PREFIX = "(return) "
 
@@ -108,6 +111,9 @@ class DapBackend(Backend):
         #: Programs dbg started for the adapter (runInTerminal): their wait
         #: status is the truth about how they ended.
         self._terminal: list[subprocess.Popen[bytes]] = []
+        #: Why the program last stopped ("exception", "signal"...).
+        self.last_reason = ""
+        self.last_description = ""
 
     # -- identity ----------------------------------------------------------------
 
@@ -381,8 +387,16 @@ class DapBackend(Backend):
         self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
         frames = self._stack_frames()
         top = frames[0] if frames else None
+        if stop.reason == "exception" and frames:
+            # Where the program raised it, not inside the runtime's own
+            # machinery for it (Go's gopanic and fatalpanic).
+            internal = self.profile.internal_frames(frames)
+            own = next((i for i, inside in enumerate(internal) if not inside), 0)
+            self.frame_index, top = own, frames[own]
         location = _location(top) if top else None
         reason = REASONS.get(stop.reason, stop.reason or "step")
+        if reason == "exception" and _SIGNAL_RE.match(stop.description):
+            reason = "signal"  # lldb-dap calls a signal an exception
         if reason == "breakpoint" and not stop.hit_breakpoint_ids and \
                 stop.description.startswith("watchpoint "):
             # lldb-dap 19 reports a data breakpoint as reason "breakpoint",
@@ -414,6 +428,7 @@ class DapBackend(Backend):
         if not description and reason in ("signal", "exception"):
             description = self.profile.signal_description(self)
         self.breaks.after_stop(user_hits)
+        self.last_reason, self.last_description = reason, description
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])
@@ -583,9 +598,10 @@ class DapBackend(Backend):
     def stack(self, levels: int | None) -> list[Frame]:
         self._stopped("stack")
         frames = self._stack_frames()
+        internal = self.profile.internal_frames(frames)
         shown = frames[:levels] if levels else frames
         return [Frame(i, f.get("name"), _location(f).file, f.get("line"), i == self.frame_index,
-                      internal=self.profile.internal_frame(f))
+                      internal=internal[i])
                 for i, f in enumerate(shown)]
 
     def select_frame(self, index: int) -> Frame:

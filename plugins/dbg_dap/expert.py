@@ -268,7 +268,13 @@ def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     dap = b._stopped("exception")
-    require_op(b, "exception")
+    if b.last_reason not in ("exception", "signal"):
+        raise OpFailed("the program did not stop at an exception or a signal",
+                       "`dbg stack` shows where it is")
+    if not dap.supports("supportsExceptionInfoRequest"):
+        # The stop says what; the stack says where, outermost first.
+        return {"exception": b.last_reason, "description": b.last_description,
+                "stack": _call_order(b)}
     body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
     details = body.get("details") or {}
     name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))
@@ -276,10 +282,20 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     payload = {"exception": name, "description": body.get("description"),
                "break_mode": body.get("breakMode"),
                "type": b.profile.split_exception_note(full_type)[0] if full_type else name,
-               "stack": b.profile.traceback(str(details.get("stackTrace") or "")) or None}
+               "stack": b.profile.traceback(str(details.get("stackTrace") or "")) or
+               _call_order(b)}
     if note:
         payload["note"] = note
     return payload
+
+
+def _call_order(b: DapBackend) -> str:
+    """The stack as a traceback: outermost first, the runner's frames left out."""
+    frames = b.stack(None)
+    while len(frames) > 1 and frames[-1].internal:
+        frames.pop()
+    return "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, in {f.function or "?"}'
+                     for f in reversed(frames))
 
 
 def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
@@ -316,6 +332,8 @@ def op_support(canonical: dict[str, Support], caps: Payload,
     for op in EXPERT_OPS:
         needed = OP_CAPABILITY.get(op)
         out[op] = "native" if needed is None or caps.get(needed[0]) else "none"
+    if out.get("exception") == "none":
+        out["exception"] = "fallback"  # the stop's description and the stack
     return out
 
 

@@ -30,6 +30,9 @@ from dbgcore.errors import DbgError, NotAProgram, UsageError
 from dbgcore.model import ReturnValue, signal_name
 from dbgcore.select import binary_kind
 
+#: A frame of the stack delve gives with an exception (a panic).
+_DELVE_FRAME_RE = re.compile(r"^\s*\d+\s+0x[0-9a-fA-F]+ in (\S+)\s*\n\s*at (\S+):(\d+)", re.M)
+
 #: Files that must be compiled before a native debugger can run them.
 SOURCE_SUFFIXES = {
     ".c": "gcc -g -O0 {src} -o {out}",
@@ -133,10 +136,15 @@ class NativeProfile(AdapterProfile):
             raise NotAProgram(f"{program} is not executable",
                               "give a compiled binary (built with -g), or chmod +x it")
 
-    def internal_frame(self, frame: dict[str, Any]) -> bool:
-        # Below main: the C runtime's start-up frames, which have no source.
-        source = frame.get("source") or {}
-        return not (source.get("path") or source.get("name"))
+    def internal_frames(self, frames: list[dict[str, Any]]) -> list[bool]:
+        # What calls main is the C runtime's start-up (__libc_start_main,
+        # _start), with or without libc's debug info; a thread's first frames
+        # (start_thread, clone3) have no source of the program's.
+        mains = [i for i, f in enumerate(frames) if f.get("name") == "main"]
+        if mains:
+            return [i > mains[-1] for i in range(len(frames))]
+        return [not os.path.isabs(str((f.get("source") or {}).get("path") or ""))
+                for f in frames]
 
     def env_argument(self, request: LaunchRequest) -> Any:
         # gdb's `env` replaces the program's whole environment: add to ours.
@@ -421,6 +429,14 @@ class DelveProfile(AdapterProfile):
     def internal_frame(self, frame: dict[str, Any]) -> bool:
         # Below main.main (or a goroutine's function): runtime.main, goexit.
         return str(frame.get("name", "")).startswith("runtime.")
+
+    def traceback(self, text: str) -> str:
+        # delve's stack: "\t0  0x4a1b2c in main.f\n\t    at /x/main.go:26", innermost
+        # first, the runtime's panic machinery on top.
+        frames = [(m.group(1), m.group(2), m.group(3)) for m in _DELVE_FRAME_RE.finditer(text)
+                  if not m.group(1).startswith("runtime.")]
+        return "\n".join(f'  File "{file}", line {line}, in {function}'
+                         for function, file, line in reversed(frames))
 
     def exit_signal(self, backend: Any, code: int | None) -> str | None:
         # delve says "exited with status -9" for a death by SIGKILL.

@@ -216,6 +216,11 @@ class AdapterProfile:
         """Whether a stack frame is the runner's or the runtime's own."""
         return False
 
+    def internal_frames(self, frames: list[dict[str, Any]]) -> list[bool]:
+        """:meth:`internal_frame` for each frame of a stack, innermost first
+        (a profile may judge a frame by the ones around it)."""
+        return [self.internal_frame(f) for f in frames]
+
     def traceback(self, text: str) -> str:
         """An exception's stack as `dbg exception` shows it: in call order,
         outermost first, without the runner's frames."""
