@@ -228,26 +228,26 @@ def test_condition_hit_count_temporary_and_logpoint(dbg: Dbg, target: Any) -> No
 
 
 def test_breakpoint_debugpy_moves_reports_requested_and_bound_line(dbg: Dbg, target: Any) -> None:
-    """debugpy (pydevd_api.add_breakpoint, adjust_line) moves a breakpoint on a
-    line without code to the nearest code line *before* it; a line past the
-    end of the file goes to the last code line."""
+    """A breakpoint on a line without code moves to the next line that has
+    some in the same function, as on gdb (pydevd alone would move it to the
+    line *before*, and take a line past the end)."""
     cart = target("dap_cart.py")
     start(dbg, cart)
     comment = ok(dbg.json("break", cart.loc("comment")))["breakpoint"]
     assert comment["verified"] is True
     assert (comment["line"], comment["requested_line"]) == (
-        cart.lines["call-count"], cart.lines["comment"]), comment
+        cart.lines["report"], cart.lines["comment"]), comment
     blank = ok(dbg.json("break", f"{cart.path}:{cart.lines['comment'] + 1}"))["breakpoint"]
     assert (blank["line"], blank["requested_line"]) == (
-        cart.lines["call-count"], cart.lines["comment"] + 1), blank
+        cart.lines["report"], cart.lines["comment"] + 1), blank
 
     text = dbg("break", f"{cart.path}:{cart.lines['comment']}")
     assert text.code == 0
     assert f"requested line {cart.lines['comment']}" in text.out, text
-    assert f"bound at line {cart.lines['call-count']}" in text.out, text
+    assert f"bound at line {cart.lines['report']}" in text.out, text
 
     snap = dbg.json("continue")
-    assert_at(snap, cart, "call-count", reason="breakpoint", function="main")
+    assert_at(snap, cart, "report", reason="breakpoint", function="main")
     assert set(snap["hit_breakpoints"]) >= {comment["id"], blank["id"]}, snap
     # `unbreak` by the line the user asked for finds the moved breakpoint.
     removed = ok(dbg.json("unbreak", f"dap_cart.py:{cart.lines['comment']}"))["removed"]
@@ -269,11 +269,13 @@ def test_step_next_finish_until(dbg: Dbg, target: Any) -> None:
     snap = dbg.json("n")
     assert_at(snap, cart, "loop", reason="step", function="total")
 
-    # finish returns to the caller, still on the line of the call; debugpy
-    # shows what the function returned as a local "(return) QUALNAME".
+    # finish returns to the caller, still on the line of the call, and leads
+    # with what the function returned (debugpy's "(return) QUALNAME" local,
+    # taken out of the locals).
     snap = dbg.json("finish")
     assert_at(snap, cart, "call-total", reason="step", function="main")
-    assert value_of(snap["locals"], "(return) Cart.total") == "19.25", snap["locals"]
+    assert snap["return_value"] == {"value": "19.25", "type": "float", "kind": "returned"}, snap
+    assert not any(v["name"].startswith("(return)") for v in snap["locals"]), snap["locals"]
 
     snap = dbg.json("until", cart.loc("after-discount"))
     assert_at(snap, cart, "after-discount", function="main")
@@ -502,12 +504,11 @@ def test_catch_raised_and_uncaught_exceptions(dbg: Dbg, target: Any) -> None:
     assert_at(dbg.json("continue"), prog, "uncaught", reason="exception")
 
 
-def test_uncaught_exception_without_catch_ends_the_program(dbg: Dbg, target: Any) -> None:
-    """dbg sets no exception filter until `dbg catch` (unlike VS Code, whose
-    default is debugpy's "uncaught"): with it, debugpy would also stop on
-    every sys.exit(N != 0) as an uncaught SystemExit."""
+def test_uncaught_exception_with_no_catch_ends_the_program(dbg: Dbg, target: Any) -> None:
+    """An uncaught exception stops the program by default; `--no-catch`
+    lets it end the program as Python would."""
     prog = target("dap_raise.py")
-    snap = start(dbg, prog, "--run")
+    snap = start(dbg, prog, "--no-catch", "--run")
     assert (snap["state"], snap["exit_code"]) == ("exited", 1), snap
     err = output(dbg, "stderr")
     assert "Traceback" in err and "RuntimeError: boom: total was 3" in err, err

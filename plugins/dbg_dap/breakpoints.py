@@ -50,6 +50,8 @@ class BpRecord:
     console: bool = False
     #: Why it is not bound yet, when dbg knows better than the adapter.
     pending: str = ""
+    #: The line the user asked for, when dbg moved it to one with code.
+    asked_line: int | None = None
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -60,7 +62,8 @@ class BpRecord:
             function=self.name if self.kind == "function" else None,
             verified=bool(self.dap.get("verified", False)),
             condition=self.options.condition, hits=self.hits, requested=self.requested,
-            requested_line=self.line if self.line and bound and bound != self.line else None,
+            requested_line=self.asked_line or (
+                self.line if self.line and bound and bound != self.line else None),
             temporary=self.options.temporary, hit_count=self.options.hit_count,
             log_message=self.options.log_message, kind=self.kind,
             message=str(self.dap.get("message") or "") or (
@@ -110,6 +113,8 @@ class BreakpointTable:
             record.name = self.backend.profile.function_name(loc.module, loc.function)
             return self._place(record)
         record.file, record.line, record.pending = self._file_line(loc, strict)
+        if loc.line is not None and record.line != loc.line:
+            record.asked_line = loc.line
         bp = self._place(record)
         refused = self._refusal(record)
         if refused is None and not record.pending:
@@ -162,6 +167,7 @@ class BreakpointTable:
             if record.dap.get("verified"):
                 # Sent again with every change to the file: it stays moved.
                 record.dap.setdefault("line", line)
+                record.asked_line = requested
                 return record.to_breakpoint()
         record.line = requested
         self._sync(record)
