@@ -26,6 +26,8 @@ from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location
 
 #: delve's answer for a line without a statement (it does not move it).
 _NO_STATEMENT_RE = re.compile(r"could not find statement")
+#: Why an unverified breakpoint the adapter said nothing about is not bound.
+UNBOUND = "no code for it is loaded yet; it binds when code for it loads"
 #: How far a breakpoint on a line without code may move down, within its function.
 _MOVE_LIMIT = 20
 
@@ -67,7 +69,7 @@ class BpRecord:
             temporary=self.options.temporary, hit_count=self.options.hit_count,
             log_message=self.options.log_message, kind=self.kind,
             message=str(self.dap.get("message") or "") or (
-                self.pending if not self.dap.get("verified") else ""),
+                (self.pending or UNBOUND) if not self.dap.get("verified") else ""),
         )
 
 
@@ -110,11 +112,23 @@ class BreakpointTable:
                           internal=internal)
         if function:
             assert loc.function is not None
-            record.name = self.backend.profile.function_name(loc.module, loc.function)
-            return self._place(record)
-        record.file, record.line, record.pending = self._file_line(loc, strict)
-        if loc.line is not None and record.line != loc.line:
-            record.asked_line = loc.line
+            line_of = self.backend.profile.function_line(self.backend, loc.module, loc.function)
+            if line_of is None:
+                record.name = self.backend.profile.function_name(loc.module, loc.function)
+                bp = self._place(record)
+                if not (self.backend.profile.function_stops_at_declaration and bp.verified
+                        and bp.file and bp.line):
+                    return bp
+                # Stop at its first statement, like the other debuggers: a line
+                # breakpoint below the declaration, under the same id.
+                self.remove(record.id)
+                record = BpRecord(record.id, "source", options, str(loc), internal=internal)
+                line_of = (bp.file, bp.line + 1)
+            record.kind, (record.file, record.line) = "source", line_of
+        else:
+            record.file, record.line, record.pending = self._file_line(loc, strict)
+            if loc.line is not None and record.line != loc.line:
+                record.asked_line = loc.line
         bp = self._place(record)
         refused = self._refusal(record)
         if refused is None and not record.pending:
@@ -122,7 +136,7 @@ class BreakpointTable:
                 refused = OpFailed(f"no code at {record.file}:{record.line}",
                                    "give a line that holds a statement")
             elif _NO_STATEMENT_RE.search(str(record.dap.get("message") or "")):
-                return self._move_down(record, bp)
+                return self._move_down(record, bp, function is not None)
         if refused is not None:
             self.remove(record.id)
             raise refused
@@ -154,7 +168,8 @@ class BreakpointTable:
                             "write it in the program's language; nothing was set")
         return None
 
-    def _move_down(self, record: BpRecord, bp: Breakpoint) -> Breakpoint:
+    def _move_down(self, record: BpRecord, bp: Breakpoint,
+                   from_function: bool = False) -> Breakpoint:
         """For adapters that refuse a line without a statement (delve): the
         next line of the same function that takes the breakpoint, as gdb does."""
         assert record.file is not None and record.line is not None
@@ -167,7 +182,7 @@ class BreakpointTable:
             if record.dap.get("verified"):
                 # Sent again with every change to the file: it stays moved.
                 record.dap.setdefault("line", line)
-                record.asked_line = requested
+                record.asked_line = None if from_function else requested
                 return record.to_breakpoint()
         record.line = requested
         self._sync(record)

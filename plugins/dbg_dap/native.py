@@ -420,6 +420,7 @@ class DelveProfile(AdapterProfile):
                               "give main.go, the package's folder, or a binary built by go build")
 
     features: ClassVar[dict[str, Support]] = {}
+    function_stops_at_declaration = True
 
     def source_files(self, backend: Any, name: str) -> list[str]:
         from dbg_dap.locations import delve_sources

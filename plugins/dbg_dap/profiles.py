@@ -221,6 +221,17 @@ class AdapterProfile:
         (a profile may judge a frame by the ones around it)."""
         return [self.internal_frame(f) for f in frames]
 
+    #: The adapter's function breakpoints stop at the declaration's line
+    #: (delve): dbg moves them to the first statement.
+    function_stops_at_declaration: ClassVar[bool] = False
+
+    def function_line(self, backend: Any, module: str | None,
+                      function: str) -> tuple[str, int] | None:
+        """For adapters whose function breakpoints stop somewhere else than
+        the other debuggers' (or never): the file and line to break at
+        instead (None: use the adapter's function breakpoint)."""
+        return None
+
     def traceback(self, text: str) -> str:
         """An exception's stack as `dbg exception` shows it: in call order,
         outermost first, without the runner's frames."""
@@ -431,6 +442,22 @@ class DebugpyProfile(AdapterProfile):
             return ""
         return "\n".join(["Traceback (most recent call last):",
                           *(line for frame in reversed(kept) for line in frame)])
+
+    def function_line(self, backend: Any, module: str | None,
+                      function: str) -> tuple[str, int] | None:
+        # pydevd stops at a function's `def` line, and never in a generator;
+        # gdb and pdb stop at its first statement. So a function found in the
+        # program's sources gets a line breakpoint there.
+        from dbg_dap.locations import program_root
+        from dbgcore.lang import python_function
+        from dbgcore.sources import walk_sources
+
+        root = program_root(backend)
+        if module or not root:
+            return None
+        found = [(path, hit[0]) for path in walk_sources(root, (".py",))
+                 if (hit := python_function(path, function)) is not None]
+        return (os.path.realpath(found[0][0]), found[0][1]) if len(found) == 1 else None
 
     def generator_frame(self, frame: dict[str, Any]) -> bool:
         from dbgcore.lang import python_is_generator

@@ -99,3 +99,16 @@ def test_unbreak_by_the_location_as_typed(prog: Program) -> None:
     removed = prog.dbg.json("unbreak", prog.at("loop"))
     assert [b["id"] for b in removed["removed"]] == [1], removed
     assert prog.dbg.json("breaks")["breakpoints"] == []
+
+
+def test_a_function_breakpoint_stops_at_its_first_statement(prog: Program) -> None:
+    snap = prog.start(breaks=("fee",), run=True)
+    prog.stopped_at(snap, "fee")
+    assert snap["hit_breakpoints"] == [1], snap
+
+
+def test_a_breakpoint_on_a_generator_function_stops_in_it(prog: Program) -> None:
+    """debugpy alone would take it and never stop (pydevd's function
+    breakpoints miss generators)."""
+    snap = prog.start(breaks=(prog.twin.generator,), run=True)
+    prog.stopped_at(snap, "yield")

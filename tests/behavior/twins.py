@@ -38,6 +38,8 @@ class Twin:
     #: Function names as the debugger shows them.
     fee: str
     caller: str
+    #: The generator of the Python twin (a plain function in the others).
+    generator: str = "entriesFirst"
     #: Conditions in the target's language.
     condition: str = "i == 3"
     bad_condition: str = "i =="
@@ -55,9 +57,9 @@ class Twin:
 
 _PY = dict(language="py", main="ledger.py", fmt="util/fmt.py", report="report/fmt.py",
            late="late.py", fee="fee", caller="main", entry="<module>", outermost="module-main",
-           yields=True)
+           yields=True, generator="entries")
 _C = dict(language="c", main="ledger.c", fmt="util/fmt.c", report="report/fmt.c",
-          late="late/late.c", fee="fee", caller="main")
+          late="late/late.c", fee="fee", caller="main", generator="entries_first")
 TWINS = {
     "pdb": Twin("pdb", **_PY),  # type: ignore[arg-type]
     "debugpy": Twin("debugpy", **_PY),  # type: ignore[arg-type]
