@@ -153,11 +153,11 @@ class Session(InspectOps):
             )
         if state == "exited":
             code = self.last.exit_code if self.last else None
-            raise TargetExited(
-                f"{op} needs a live target, and the program has exited"
-                + (f" with code {code}" if code is not None else ""),
-                "run it again with `dbg restart`",
-            )
+            signal = self.last.signal if self.last else None
+            how = (f"was killed by {signal}" if signal else "has exited"
+                   + (f" with code {code}" if code is not None else ""))
+            raise TargetExited(f"{op} needs a live target, and the program {how}",
+                               "run it again with `dbg restart`")
 
     def _refresh(self) -> None:
         """A target left running by a timed-out op may have stopped since.

@@ -92,9 +92,11 @@ def _breakpoint(bp: dict[str, Any]) -> str:
     if bp.get("file") and bp.get("line"):
         where = f"{bp['file']}:{bp['line']}"
         file, _, line = requested.rpartition(":")
-        if file == bp["file"] and line != str(bp["line"]):
+        # The file as typed (a name, a path suffix) resolved to this one.
+        same_file = file == bp["file"] or bp["file"].endswith("/" + file.lstrip("./"))
+        if same_file and line != str(bp["line"]):
             where += f" (requested line {line}, bound at line {bp['line']})"
-        elif requested and requested != where:
+        elif requested and not same_file:
             where += f" (requested {requested})"
     elif bp.get("function"):
         where = bp["function"]

@@ -88,7 +88,8 @@ def test_requested_and_bound_locations_are_both_shown(prog: Program) -> None:
     assert prog.start()["ok"]
     result = prog.dbg("break", prog.at("no-code"))
     assert result.code == 0, result
-    assert f"(requested {prog.at('no-code')})" in result.out, result.out
+    asked, bound = prog.line("no-code"), prog.line("call-fee")
+    assert f"(requested line {asked}, bound at line {bound})" in result.out, result.out
     listed = prog.dbg.json("breaks")["breakpoints"]
     assert listed[0]["line"] == prog.line("call-fee"), listed
 

@@ -93,7 +93,8 @@ def test_any_text_parses_or_is_a_usage_error_and_key_round_trips(text: str) -> N
         return
     assert loc.line is None or loc.line >= 1
     assert BreakLoc.parse(loc.key()) == loc
-    assert str(loc) == loc.key()
+    assert str(loc) == text.strip()  # shown back as typed
+    assert BreakLoc.from_wire(loc.to_wire()) == loc
 
 
 @given(st.one_of(
