@@ -533,6 +533,10 @@ class DapBackend(Backend):
             from dbg_dap.finish import finish_generator
 
             return finish_generator(self, index, timeout)
+        if self.profile.return_values_at_ret:
+            from dbg_dap.finish import finish_by_returns
+
+            return finish_by_returns(self, index, timeout)
         event = StopEvent(state="running")
         for _ in range(index + 1):
             event = self._resume("stepOut", timeout)

@@ -158,6 +158,20 @@ class BreakpointTable:
             raise
         return [record.id for record in records]
 
+    def add_instructions(self, addresses: list[str]) -> list[int]:
+        """dbg's own breakpoints on instructions, sent in one request; their ids."""
+        records = [BpRecord(next(self._internal_ids), "instruction", BreakOptions(),
+                            address, name=address, internal=True) for address in addresses]
+        for record in records:
+            self.records[record.id] = record
+        try:
+            self._sync(records[0])
+        except Exception:
+            for record in records:
+                self.records.pop(record.id, None)
+            raise
+        return [record.id for record in records]
+
     def _refusal(self, record: BpRecord) -> OpFailed | None:
         """An adapter that refuses a condition it cannot compile says so by
         leaving the breakpoint unverified, with its parser's message."""

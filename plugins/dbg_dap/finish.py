@@ -1,4 +1,6 @@
-"""`finish` out of a Python generator on debugpy, which has no way to do it.
+"""`finish` where the adapter's own stepOut falls short.
+
+A Python generator on debugpy, which has no way to step out of one:
 
 debugpy's stepOut from a generator frame runs on to the program's end (it
 ignores the frame's return event when the generator yields), and so does a
@@ -7,6 +9,11 @@ internal breakpoints on every line of the caller's function stop the
 program where the caller goes on, and a profile function set in the paused
 thread (``sys.setprofile``, which pydevd leaves alone) notes what the frame
 yielded or returned as it leaves. Both are removed afterwards.
+
+A Go function on delve, whose DAP server shows no return value after a
+step out: dbg stops the function at its own RET instructions first
+(instruction breakpoints found by disassembling it), where delve still
+shows the results as the locals ``~r0``, ``~r1``..., then steps out.
 """
 
 from __future__ import annotations
@@ -93,3 +100,65 @@ def _read(backend: DapBackend) -> ReturnValue | None:
         return None
     value, kind, how = found
     return ReturnValue(str(value), str(kind), "yielded" if how == "yielded" else "returned")
+
+
+#: Go pads between functions with INT3: the end of the function's code.
+_PADDING = "INT $0x3"
+#: How many instructions around the current one are searched for RETs.
+_WINDOW = 1500
+
+
+def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEvent:
+    event = StopEvent(state="running")
+    for _ in range(index):  # frames above the selected one: plain step outs
+        event = backend._resume("stepOut", timeout)
+        if event.state != "stopped" or event.reason != "step":
+            return event
+    frames = backend._stack_frames()
+    ip = str(frames[0].get("instructionPointerReference") or "") if frames else ""
+    returns = _return_addresses(backend, ip) if ip else []
+    if not returns:
+        return backend._resume("stepOut", timeout)
+    depth = len(frames)
+    ids = backend.breaks.add_instructions(returns)
+    try:
+        while True:
+            event = backend.cont(timeout)
+            if event.state != "stopped" or event.reason != "until":
+                return event  # stopped by something else first (or ended)
+            if len(backend._stack_frames()) <= depth:
+                break  # a deeper call of the same function returns: go on
+    finally:
+        for bp_id in ids:
+            backend.breaks.discard_internal(bp_id)
+    results = [v for v in backend.locals() if v.name.startswith("~r")]
+    event = backend._resume("stepOut", timeout)
+    if event.state == "stopped" and results:
+        value = results[0].value if len(results) == 1 else \
+            "(" + ", ".join(v.value for v in results) + ")"
+        kind = results[0].type if len(results) == 1 else None
+        event.return_value = ReturnValue(value, kind)
+    return event
+
+
+def _return_addresses(backend: DapBackend, ip: str) -> list[str]:
+    """The RET instructions of the function holding ``ip``: the run of code
+    around it between two stretches of padding."""
+    body = backend._dap().request("disassemble", {
+        "memoryReference": ip, "instructionOffset": -_WINDOW,
+        "instructionCount": 2 * _WINDOW, "resolveSymbols": False})
+    rows = list(body.get("instructions") or [])
+    here = next((i for i, row in enumerate(rows)
+                 if int(str(row.get("address")), 16) == int(ip, 16)), None)
+    if here is None:
+        return []
+    start = here
+    while start > 0 and rows[start - 1].get("instruction") != _PADDING:
+        start -= 1
+    end = here
+    while end < len(rows) and rows[end].get("instruction") != _PADDING:
+        end += 1
+    if start == 0 or end == len(rows):
+        return []  # the function did not fit in the window: no value then
+    return [str(row["address"]) for row in rows[start:end]
+            if str(row.get("instruction", "")).split(" ")[0] == "RET"]

@@ -419,8 +419,9 @@ class DelveProfile(AdapterProfile):
                               "a Go binary)",
                               "give main.go, the package's folder, or a binary built by go build")
 
-    features: ClassVar[dict[str, Support]] = {}
+    features: ClassVar[dict[str, Support]] = {"return-value": "fallback"}
     function_stops_at_declaration = True
+    return_values_at_ret = True
 
     def source_files(self, backend: Any, name: str) -> list[str]:
         from dbg_dap.locations import delve_sources

@@ -221,6 +221,9 @@ class AdapterProfile:
         (a profile may judge a frame by the ones around it)."""
         return [self.internal_frame(f) for f in frames]
 
+    #: The adapter shows no return value after a step out, but shows the
+    #: results as locals at the function's RET (delve): finish stops there.
+    return_values_at_ret: ClassVar[bool] = False
     #: The adapter's function breakpoints stop at the declaration's line
     #: (delve): dbg moves them to the first statement.
     function_stops_at_declaration: ClassVar[bool] = False
