@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import builds
 
 from dbgcore.config import load_config
-from dbgcore.errors import UsageError
+from dbgcore.errors import NotAProgram
 from dbgcore.plugins import PluginHost
 from dbgcore.select import binary_kind, candidates
 
@@ -68,7 +68,7 @@ def test_a_source_file_is_refused_with_how_to_compile_it(
     classes = PluginHost(load_entry_points=False).backend_classes()
     for name in ("gdb", "lldb"):
         spec = specs[name]
-        with pytest.raises(UsageError) as info:
+        with pytest.raises(NotAProgram) as info:
             classes[spec.plugin].check_program(spec, binaries["c-source"])
         assert "cart.c is a source file" in info.value.message
         assert "gcc -g -O0 cart.c -o cart" in info.value.hint
@@ -80,7 +80,7 @@ def test_a_source_file_is_refused_with_how_to_compile_it(
 
 def test_start_with_a_c_source_says_compile_first(dbg: Any, binaries: dict[str, Path]) -> None:
     result = dbg("start", str(binaries["c-source"]))
-    assert result.code == 2, result
+    assert result.code == 1, result
     assert "cart.c is a source file, not a program" in result.err
     assert "compile it with debug info first" in result.err
     assert "Traceback" not in result.err
