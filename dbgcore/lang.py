@@ -213,3 +213,35 @@ def python_function(path: str, qualname: str) -> tuple[int, bool] | None:
             and isinstance(body.value.value, str) and len(found.body) > 1):
         body = found.body[1]  # a docstring is not where it stops
     return body.lineno, python_is_generator(path, body.lineno)
+
+
+def python_program_problem(program: Path) -> str:
+    """Why Python cannot run ``program`` as a program ("" if it can): a file
+    that does not compile, a folder without __main__.py."""
+    if program.is_dir():
+        if not (program / "__main__.py").is_file():
+            return f"{program} is a folder without __main__.py, not a Python program"
+        return ""
+    if program.suffix in (".pyc", ".pyz", ".zip"):
+        return ""
+    try:
+        source = program.read_bytes()
+    except OSError as exc:
+        return f"cannot read {program}: {exc.strerror}"
+    try:
+        compile(source, str(program), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{program} is not a Python program: {exc.msg} at line {exc.lineno}"
+    except ValueError as exc:  # null bytes: a binary file
+        return f"{program} is not a Python program: {exc}"
+    return ""
+
+
+def no_code_message(path: str, line: int) -> str:
+    """Why a breakpoint cannot go at ``path:line``: past the end of the file,
+    or no code there (or after it, in its function)."""
+    text = _read(path)
+    count = len(text.splitlines()) if text is not None else 0
+    if text is not None and line > count:
+        return f"line {line} is past the end of {path} ({count} lines)"
+    return f"no code at {path}:{line}"

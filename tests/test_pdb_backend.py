@@ -244,10 +244,12 @@ def test_step_next_finish(dbg: Dbg, target: Any) -> None:
     snap = dbg.json("next")
     assert snap["location"]["line"] == cart.lines["total-first"] + 1, snap
     assert local(snap, "total") == "0"
+    # finish stops in the caller, on the line of the call, and leads with
+    # what the function returned.
     snap = dbg.json("finish")
-    assert_stopped(snap, cart, "total-return", function="total", reason="return")
-    # pdb shows the value being returned.
-    assert local(snap, "__return__") == "19.25"
+    assert_stopped(snap, cart, "call-total", function="main", reason="step")
+    assert snap["return_value"] == {"value": "19.25", "type": "float", "kind": "returned"}
+    assert "(returned: 19.25" not in str(snap["locals"])
     snap = dbg.json("next")
     assert snap["location"]["function"] == "main", snap
     assert snap["location"]["line"] == cart.lines["call-total"] + 1, snap
@@ -338,7 +340,7 @@ def test_sys_exit_code(dbg: Dbg, target: Any) -> None:
     snap = dbg.json("start", "--backend", "pdb", "--run", str(ex.path))
     assert (snap["_exit"], snap["state"], snap["exit_code"]) == (0, "exited", 3), snap
     assert dbg.json("status")["exit_code"] == 3
-    assert "exit code 3" in dbg("status").out
+    assert "exited with code 3" in dbg("status").out
     assert program_output(dbg) == "about to exit\n"
     assert program_output(dbg, "stderr") == "exiting with 3\n"
     gone = dbg.json("locals")
@@ -561,7 +563,7 @@ def test_start_with_a_failing_break_leaves_no_session(dbg: Dbg, target: Any) -> 
                  "--run", str(cart.path))
     assert result.code == 1 and result.out == "", result
     assert result.err.startswith(f"error: --break {cart.path}:999: ") and \
-        "End of file" in result.err, result.err
+        "past the end" in result.err, result.err
     assert len(result.err.strip().splitlines()) == 1
     assert dbg.json("sessions")["sessions"] == []
     assert dbg.json("status")["error"]["kind"] == "no_session"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from dbg_dap.locations import resolve
 from dbgcore.dap.channel import Message
 from dbgcore.errors import OpFailed, UsageError
-from dbgcore.lang import function_span
+from dbgcore.lang import function_span, no_code_message
 from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location
 
 #: delve's answer for a line without a statement (it does not move it).
@@ -218,8 +218,7 @@ class BreakpointTable:
             return path, loc.line, pending
         line = self.backend.profile.code_line(path, loc.line)
         if line is None or (strict and line != loc.line):
-            raise OpFailed(f"no code at {path}:{loc.line}",
-                           "give a line that holds a statement")
+            raise OpFailed(no_code_message(path, loc.line), "give a line that holds a statement")
         return path, line, ""
 
     def add_watch(self, expression: str) -> Breakpoint:

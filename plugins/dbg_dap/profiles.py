@@ -390,7 +390,11 @@ class DebugpyProfile(AdapterProfile):
         return (text[:note.start()], note.group(1)) if note else (text, "")
 
     def check_program(self, program: Path) -> None:
-        check_python_program(program)
+        from dbgcore.lang import python_program_problem
+
+        problem = python_program_problem(program)
+        if problem:
+            raise NotAProgram(problem, "give a Python script, or -m MODULE")
 
     def source_files(self, backend: Any, name: str) -> list[str]:
         from dbg_dap.locations import python_modules
@@ -499,30 +503,6 @@ _TB_FILE_RE = re.compile(r'File "(.*?)"')
 
 #: Where the debuggee's sitecustomize marks that it ended normally.
 EXIT_MARK_VAR = "DBG_EXIT_MARK"
-
-
-def check_python_program(program: Path) -> None:
-    """Refuse what Python cannot run as a program: a file that does not
-    compile, a folder without __main__.py."""
-    if program.is_dir():
-        if not (program / "__main__.py").is_file():
-            raise NotAProgram(f"{program} is a folder without __main__.py, not a Python program",
-                              "give the script to run, or a package folder with __main__.py")
-        return
-    if program.suffix in (".pyc", ".pyz", ".zip"):
-        return
-    try:
-        source = program.read_bytes()
-    except OSError as exc:
-        raise NotAProgram(f"cannot read {program}: {exc.strerror}") from exc
-    try:
-        compile(source, str(program), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise NotAProgram(f"{program} is not a Python program: {exc.msg} at line {exc.lineno}",
-                          "give a Python script (or -m MODULE)") from exc
-    except ValueError as exc:  # null bytes: a binary file
-        raise NotAProgram(f"{program} is not a Python program: {exc}",
-                          "give a Python script (or -m MODULE)") from exc
 
 
 #: Rows debugpy adds to a value's children that are not children of it.

@@ -18,25 +18,31 @@ import subprocess
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore.backend import BackendSpec, LaunchRequest, Readiness
+from dbgcore.backend import BackendSpec, LaunchRequest, Readiness, Support
 from dbgcore.console import ConsoleBackend
 from dbgcore.errors import (
+    DebuggerLost,
+    NotAProgram,
     OpFailed,
     TargetExited,
     UnsupportedOp,
     UsageError,
 )
+from dbgcore.lang import next_python_code_line, no_code_message, python_program_problem
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
     Frame,
     Location,
+    ReturnValue,
     StopEvent,
     Value,
     Variable,
+    signal_name,
 )
 from dbgcore.pty import Match, PtyEOF, PtyTimeout
+from dbgcore.sources import resolve_source, walk_sources
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
@@ -69,6 +75,8 @@ class PdbBackend(ConsoleBackend):
     }
 
     end_patterns = (EXIT_RE,)
+    features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",
+                                               "return-value": "native"}
 
     def __init__(self, spec: BackendSpec, ctx: Any) -> None:
         super().__init__(spec, ctx)
@@ -78,6 +86,10 @@ class PdbBackend(ConsoleBackend):
         self._requested: dict[int, tuple[str, int | None, BreakOptions]] = {}
         self._until_bp: int | None = None
         self._last_breaks: list[Breakpoint] = []
+        #: The program's folder: file names are looked for below it.
+        self._root = os.getcwd()
+        #: Whether the last stop was the post-mortem one.
+        self._post_mortem = False
 
     # -- availability --------------------------------------------------------
 
@@ -102,16 +114,25 @@ class PdbBackend(ConsoleBackend):
     def version(self) -> str:
         return self._python
 
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        problem = python_program_problem(program)
+        if problem:
+            raise NotAProgram(problem, "give a Python script, or -m MODULE")
+
     # -- lifecycle -------------------------------------------------------------
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         self._cwd = request.cwd or os.getcwd()
+        program = Path(request.program)
+        self._root = self._cwd if request.module else str(
+            program if program.is_dir() else program.resolve().parent)
         pump = self.output_pump("pdb")
         prompt = f"(Pdb-{secrets.token_hex(4)}) "
         target = ["-m", request.program] if request.module else [request.program]
         argv = [*(self.spec.command or ["python3"]), LAUNCHER, prompt,
                 str(pump.paths["stdout"]), str(pump.paths["stderr"]),
-                *target, *request.args]
+                "catch" if request.stop_on_uncaught else "nocatch", *target, *request.args]
         driver = self.start_console(argv, prompt, env=request.env, cwd=self._cwd)
         try:
             hello = driver.expect([HELLO_RE], timeout=30)
@@ -158,38 +179,62 @@ class PdbBackend(ConsoleBackend):
         self._last_location = location
         bp = report.get("breakpoint")
         reason = report.get("reason", "step")
+        self._post_mortem = reason == "exception"
         if bp is not None and bp == self._until_bp:
             # `until`'s own temporary breakpoint is not one the user set.
             bp, reason = None, "until"
         self._forget_until_bp()
         if self._requested:
             self.list_breakpoints()  # keeps hit counts current for after the exit
+        returned = report.get("return_value")
         return StopEvent(state="stopped", reason=reason, location=location,
                          description=report.get("description", ""),
-                         hit_breakpoints=[bp] if bp else [])
+                         hit_breakpoints=[bp] if bp else [],
+                         return_value=ReturnValue(returned["value"], returned.get("type"),
+                                                  returned.get("kind", "returned"))
+                         if returned else None)
 
     def _ended(self, code: int | None, text: str) -> StopEvent:
         driver = self.drv()
         driver.wait_exit(2.0)
         if self.pump is not None:
             self.pump.drain()
-        description = ""
+        signal = None
         if code is None:
-            # pdb went away without reporting the program's end (os._exit, a signal).
+            # The launcher went away without reporting the program's end
+            # (os._exit, a signal): the process's own status says how.
             child = driver.child
             if child is not None and child.signalstatus:
-                description = f"killed by signal {child.signalstatus}"
-                code = -int(child.signalstatus)
+                signal = signal_name(int(child.signalstatus))
             elif child is not None:
                 code = child.exitstatus
         self._state = "exited"
-        return StopEvent(state="exited", reason="exited", exit_code=code, description=description)
+        return StopEvent(state="exited", reason="exited", exit_code=code, signal=signal)
+
+    def _debugger_lost(self, output: str) -> DebuggerLost:
+        """pdb's terminal closed while the program was stopped: a stopped
+        program cannot end by itself, so pdb (its process) was killed."""
+        driver = self.drv()
+        pid = driver.pid
+        driver.wait_exit(2.0)
+        child = driver.child
+        how = "died"
+        if child is not None and child.signalstatus:
+            how = f"was killed by {signal_name(int(child.signalstatus))}"
+        elif child is not None and child.exitstatus is not None:
+            how = f"exited with code {child.exitstatus}"
+        self.lost = DebuggerLost("pdb", pid, FRAME_RE.sub("", output)[-500:], how)
+        self._state = "debugger_lost"
+        return self.lost
 
     def _query(self, command: str, kind: str, timeout: float | None = None) -> dict[str, Any]:
         timeout = self.ctx.op_timeout if timeout is None else timeout
         # Name the op the user asked for, not the launcher's command.
         self.require_stopped(command.split()[0].removeprefix("_dbg_"))
-        text = self.command(command, timeout)
+        try:
+            text = self.command(command, timeout)
+        except PtyEOF as exc:
+            raise self._debugger_lost(exc.output) from exc
         answers = _frames(text, kind)
         if not answers:
             errors = ERROR_RE.findall(text)
@@ -203,7 +248,10 @@ class PdbBackend(ConsoleBackend):
         self.require_stopped(command.split()[0])
         # Sent as one literal: pdb would cut the bare line at ';;' (which a
         # condition may hold) and run the rest as a second command.
-        text = self.command(f"_dbg_native {command!r}", timeout)
+        try:
+            text = self.command(f"_dbg_native {command!r}", timeout)
+        except PtyEOF as exc:
+            raise self._debugger_lost(exc.output) from exc
         errors = ERROR_RE.findall(text)
         if errors:
             raise OpFailed(f"pdb: {errors[-1]}")
@@ -222,7 +270,10 @@ class PdbBackend(ConsoleBackend):
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
         self.require_stopped(command)
-        self.drv().send_line(command)
+        driver = self.drv()
+        if driver.child is None or not driver.child.isalive():
+            raise self._debugger_lost("")
+        driver.send_line(command)
         return self._wait_stop(timeout)
 
     def cont(self, timeout: float) -> StopEvent:
@@ -235,17 +286,15 @@ class PdbBackend(ConsoleBackend):
         return self._resume("next", timeout)
 
     def finish(self, timeout: float) -> StopEvent:
-        # pdb's `return` stops as the current function is about to return,
-        # with its return value shown as the local `__return__`.
-        return self._resume("return", timeout)
+        # Not pdb's `return`, which stops still inside the function (and not
+        # at all at a generator's yield): the launcher's finish stops in the
+        # caller and says what the function returned or yielded.
+        return self._resume("_dbg_finish", timeout)
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         if loc is None:
             return self._resume("until", timeout)
-        if loc.line is not None and loc.file is None:
-            # pdb's own `until N`: run to a line >= N in the current frame.
-            return self._resume(f"until {loc.line}", timeout)
-        bp = self.set_breakpoint(loc, BreakOptions(temporary=True))
+        bp = self._place(loc, BreakOptions(temporary=True), strict=True)
         self._until_bp = int(bp.id)
         return self._resume("continue", timeout)
 
@@ -267,11 +316,21 @@ class PdbBackend(ConsoleBackend):
     # -- breakpoints -----------------------------------------------------------------
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        return self._place(loc, options)
+
+    def _place(self, loc: BreakLoc, options: BreakOptions, strict: bool = False) -> Breakpoint:
+        """A breakpoint; ``strict`` (for `until`): a line without code is an
+        error instead of moving to the next line that has some."""
         if options.log_message:
             raise UnsupportedOp("logpoints", self.tool,
                                 "pdb has no logpoints; a breakpoint with --if, or a "
                                 "print in the program, can stand in for one")
-        target, requested_line = self._break_target(loc)
+        if options.condition:
+            compiled = self._query(f"_dbg_compile {options.condition!r}", "compiled")
+            if compiled.get("error"):
+                raise OpFailed(f"the condition does not compile: {compiled['error']}",
+                               "write it in Python; nothing was set")
+        target, requested_line = self._break_target(loc, strict)
         command = ("tbreak " if options.temporary else "break ") + target
         if options.condition:
             command += ", " + options.condition
@@ -285,9 +344,10 @@ class PdbBackend(ConsoleBackend):
         self._requested[bp_id] = (loc.key(), requested_line, options)
         return next(b for b in self.list_breakpoints() if b.id == bp_id)
 
-    def _break_target(self, loc: BreakLoc) -> tuple[str, int | None]:
+    def _break_target(self, loc: BreakLoc, strict: bool = False) -> tuple[str, int | None]:
         """pdb's text for a location, and the line the user asked for when we
-        moved it (a `def` line, which pdb would only stop at while defining)."""
+        moved it (a `def` line, which pdb would only stop at while defining,
+        or a line without code)."""
         if loc.module and loc.function:
             found = self._query(f"_dbg_findfunc {(loc.module, loc.function)!r}", "found")
             if "error" in found:
@@ -306,15 +366,29 @@ class PdbBackend(ConsoleBackend):
         else:
             file = self._resolve(loc.file)
         body = _first_body_line(file, loc.line)
-        if body is not None and body != loc.line:
-            return f"{file}:{body}", loc.line
+        moved = body if body is not None else next_python_code_line(file, loc.line)
+        if moved is None or (strict and moved != loc.line):
+            raise OpFailed(no_code_message(file, loc.line), "give a line that holds a statement")
+        if moved != loc.line:
+            return f"{file}:{moved}", loc.line
         return f"{file}:{loc.line}", None
 
     def _resolve(self, file: str) -> str:
-        if os.path.isabs(file):
-            return file
-        candidate = os.path.join(self._cwd, file)
-        return os.path.abspath(candidate) if os.path.exists(candidate) else file
+        """The source file a typed name means (see dbgcore.sources)."""
+
+        def loaded() -> list[str]:
+            if self._state != "stopped":
+                return []
+            return list(self._query(f"_dbg_modules {os.path.basename(file)!r}",
+                                    "modules")["files"])
+
+        found = resolve_source(file, [self._root],
+                               [lambda: walk_sources(self._root, (".py",)), loaded])
+        if found is None:
+            raise OpFailed(f"no Python source file matches {file} in {self._root} or among the "
+                           "loaded modules",
+                           "give a path (relative to here or to the program) or an absolute one")
+        return found
 
     def remove_breakpoint(self, bp_id: int | str) -> None:
         self._native(f"clear {int(bp_id)}")
@@ -383,6 +457,16 @@ class PdbBackend(ConsoleBackend):
         if "error" in answer:
             raise OpFailed(answer["error"])
         return Value(answer["value"], answer.get("type"))
+
+    def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The uncaught exception the program stopped at (post mortem): its
+        type, message, and the traceback outermost first."""
+        answer = self._query("_dbg_exception", "exception")
+        if not answer.get("post_mortem"):
+            raise OpFailed("the program did not stop at an exception",
+                           "an uncaught exception stops it; `dbg stack` shows where it is")
+        return {"exception": answer["exception"], "description": answer["description"],
+                "stack": answer["stack"]}
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         word = text.split()[0]

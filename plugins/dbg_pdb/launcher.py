@@ -3,7 +3,9 @@
 Started by the pdb backend inside a pseudo-terminal, by the *target's* Python
 (so this file avoids syntax newer than Python 3.8):
 
-    python launcher.py PROMPT STDOUT_FIFO STDERR_FIFO (-m MODULE | SCRIPT) [ARGS...]
+    python launcher.py PROMPT STDOUT_FIFO STDERR_FIFO CATCH (-m MODULE | SCRIPT) [ARGS...]
+
+CATCH is ``catch`` (stop post mortem on an uncaught exception) or ``nocatch``.
 
 pdb keeps the terminal (a duplicate of its fds); the program's fds 1 and 2 go
 to the FIFOs and its stdin is /dev/null, so nothing the program prints can be
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import bdb
+import dis
 import io
 import json
 import os
@@ -78,6 +81,12 @@ class DbgPdb(pdb.Pdb):
         self.post_mortem = False
         self.interrupted = False
         self.exception_text = ""
+        self.exception_name = ""
+        self.exception_message = ""
+        self.traceback_text = ""
+        #: The frame `finish` runs out of, and what it gave back when it did.
+        self.finish_frame: FrameType | None = None
+        self.returned: dict[str, Any] | None = None
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
@@ -109,7 +118,11 @@ class DbgPdb(pdb.Pdb):
         data: dict[str, Any] = {"frames": frames}
         if stop:
             current = self.curframe
-            if self.post_mortem:
+            if self.returned is not None:
+                reason = "step"
+                data["return_value"] = self.returned
+                self.returned = None
+            elif self.post_mortem:
                 reason = "exception"
             elif self.first_stop:
                 reason = "entry"
@@ -164,6 +177,39 @@ class DbgPdb(pdb.Pdb):
     do_s = do_step
     do_r = do_return
     do_unt = do_until
+
+    # -- finish: out of the selected frame, stopping in its caller -------------
+
+    def do__dbg_finish(self, arg: str) -> bool | None:
+        """Run until the selected frame returns (or, a generator, yields)
+        and stop in its caller, noting the value. bdb ignores a generator's
+        return events unless stepping, so dispatch_return watches for it."""
+        frame = self.curframe
+        assert frame is not None
+        self._catch_sigint()
+        self.finish_frame = frame
+        # A frame bdb did not trace when it was called (no breakpoint in its
+        # file then) sends no return event unless it is traced now.
+        frame.f_trace = self.trace_dispatch
+        # Stop nowhere else but breakpoints until then: its caller is the
+        # stop frame, reached only after it returns.
+        self._set_stopinfo(frame.f_back, frame)  # type: ignore[attr-defined]
+        return True
+
+    def dispatch_return(self, frame: FrameType, arg: Any) -> Any:
+        if frame is not self.finish_frame:
+            return bdb.Bdb.dispatch_return(self, frame, arg)
+        self.finish_frame = None
+        caller = frame.f_back
+        if caller is None or _internal(caller):
+            return bdb.Bdb.dispatch_return(self, frame, arg)
+        self.returned = {"value": _safe_repr(arg, True), "type": _type_name(arg),
+                         "kind": _how_it_left(frame)}
+        caller.f_trace = self.trace_dispatch  # so that `next` from there stops in it
+        self.interaction(caller, None)
+        if self.quitting:
+            raise bdb.BdbQuit
+        return self.trace_dispatch
 
     # -- breakpoints by function name on decorated functions ------------------
 
@@ -244,6 +290,27 @@ class DbgPdb(pdb.Pdb):
             return
         self.emit("value", {"value": _safe_repr(result, False), "type": _type_name(result)})
 
+    def do__dbg_compile(self, arg: str) -> None:
+        """Whether a condition compiles, in the program's own Python."""
+        try:
+            compile(self._arg(arg), "<condition>", "eval")
+        except SyntaxError as exc:
+            self.emit("compiled", {"error": "%s: %s" % (type(exc).__name__, exc.msg)})
+            return
+        self.emit("compiled", {})
+
+    def do__dbg_modules(self, arg: str) -> None:
+        """Files of the loaded modules named NAME."""
+        name = "/" + self._arg(arg)
+        files = [f for m in list(sys.modules.values())
+                 for f in [getattr(m, "__file__", None)] if isinstance(f, str) and f.endswith(name)]
+        self.emit("modules", {"files": files})
+
+    def do__dbg_exception(self, arg: str) -> None:
+        self.emit("exception", {"exception": self.exception_name,
+                                "description": self.exception_message,
+                                "stack": self.traceback_text, "post_mortem": self.post_mortem})
+
     def do__dbg_breaks(self, arg: str) -> None:
         out = []
         for bp in bdb.Breakpoint.bpbynumber:
@@ -279,6 +346,17 @@ class DbgPdb(pdb.Pdb):
             self.emit("found", {"file": spec.origin, "line": found.lineno})
         except BaseException as exc:
             self.emit("found", {"error": _error_line(exc)})
+
+
+def _how_it_left(frame: FrameType) -> str:
+    """"yielded" if a generator's frame is leaving at a yield, else "returned"."""
+    flags = frame.f_code.co_flags
+    if not flags & (0x20 | 0x80 | 0x200):  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+        return "returned"
+    code = frame.f_code.co_code
+    if 0 <= frame.f_lasti < len(code) and dis.opname[code[frame.f_lasti]].startswith("RETURN"):
+        return "returned"
+    return "yielded"
 
 
 def _first_decorator_line(filename: str, def_line: int) -> int:
@@ -352,9 +430,24 @@ def _statement(is_module: bool, target: str,
     return code, __main__.__dict__
 
 
+def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: Any) -> None:
+    """Stop where the uncaught exception was raised, with its story ready."""
+    debugger.exception_text = _error_line(exc)
+    debugger.exception_name = type(exc).__name__
+    debugger.exception_message = str(exc)
+    debugger.traceback_text = "Traceback (most recent call last):\n" + "".join(
+        traceback.format_list(traceback.extract_tb(shown))).rstrip("\n")
+    debugger.post_mortem = True
+    debugger.reset()
+    try:
+        debugger.interaction(None, exc.__traceback__)
+    except bdb.BdbQuit:
+        pass
+
+
 def main() -> None:
-    prompt, stdout_fifo, stderr_fifo = sys.argv[1:4]
-    rest = sys.argv[4:]
+    prompt, stdout_fifo, stderr_fifo, catch = sys.argv[1:5]
+    rest = sys.argv[5:]
     is_module = bool(rest) and rest[0] == "-m"
     if is_module:
         rest = rest[1:]
@@ -385,14 +478,8 @@ def main() -> None:
             shown = shown.tb_next
         traceback.print_exception(type(exc), exc, shown)
         sys.stderr.flush()
-        debugger.exception_text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        debugger.post_mortem = True
-        tb = exc.__traceback__
-        debugger.reset()
-        try:
-            debugger.interaction(None, tb)
-        except bdb.BdbQuit:
-            pass
+        if catch == "catch":
+            _post_mortem(debugger, exc, shown)
         code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
