@@ -20,19 +20,34 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbg_jdb.program import JavaProgram, class_at_line, prepare
+from dbg_jdb.breaks import JdbBreak, JdbBreakpoints
+from dbg_jdb.parse import (
+    DEFERRED_FAIL_RE,
+    DEFERRED_SET_RE,
+    EVENT_RE,
+    EXIT_RE,
+    LISTEN_RE,
+    PROMPT_RE,
+    RESUMING,
+    RUNNING_PROMPT_RE,
+    SILENT,
+    STOPPED_PROMPT_RE,
+    THREAD_RE,
+    THREAD_STATUS_RE,
+    WHERE_RE,
+    jdb_error,
+    jdb_version,
+)
+from dbg_jdb.program import JavaProgram, prepare
 from dbgcore import procutil
 from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness
 from dbgcore.console import ConsoleBackend
 from dbgcore.errors import OpFailed, TargetExited, UsageError
 from dbgcore.model import (
     BreakLoc,
-    BreakOptions,
-    Breakpoint,
     Frame,
     Location,
     StopEvent,
@@ -42,54 +57,8 @@ from dbgcore.model import (
 )
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 
-#: The prompt, at the end of what jdb has printed: "> " or "thread[frame] ".
-PROMPT_RE = re.compile(r"(?:\A|\n)(> |[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
-#: The prompt jdb shows while the program runs.
-RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
-#: Only the prompt of a stopped thread ("> " is what a running VM shows).
-STOPPED_PROMPT_RE = re.compile(r"(?:\A|\n)([^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
-LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
-EVENT_RE = re.compile(
-    r"(?P<kind>Breakpoint hit|Step completed|Method entered|Method exited"
-    r"|Field \((?P<field>[^)]*)\) is (?P<old>.*?), will be (?P<new>.*?)"
-    r"|Exception occurred: (?P<exc>\S+) \((?P<caught>uncaught|caught)\))"
-    r':?\s*"thread=(?P<thread>[^"]*)", (?P<where>[^\r\n]*?), line=(?P<line>[\d,.]+) bci=\d+')
-EXIT_RE = re.compile(r"The application (?:exited|has been disconnected)")
-WHERE_RE = re.compile(r"^\s*\[(\d+)\] (\S+) \(([^:)]*)(?::([\d,.]+))?\)", re.M)
-THREAD_RE = re.compile(r"^\s*\(([\w.$]+)\)(\S+)\s+(.*?)\s*$", re.M)
-THREAD_STATUS_RE = re.compile(
-    r"\s+(running|sleeping|cond\. waiting|waiting in a monitor|waiting|zombie|not started"
-    r"|unknown)(\s+\(at breakpoint\))?$")
-DEFERRED_SET_RE = re.compile(r"Set deferred breakpoint (\S+)")
-DEFERRED_FAIL_RE = re.compile(r"Unable to set deferred breakpoint (\S+) : (.*?)\r?$", re.M)
-RESUMING = {"cont", "run", "step", "next", "stepi", "step up"}
-#: Commands jdb answers with nothing but its prompt.
-SILENT = {"up", "down", "thread", "threadgroup", "use", "sourcepath"}
 
-
-@dataclass
-class JdbBreak:
-    id: int
-    native: str  # what jdb calls it: "Main:8", "Main.square", "Main.counter"
-    kind: str  # "source" | "function" | "watch"
-    requested: str
-    file: str | None = None
-    line: int | None = None
-    verified: bool = False
-    temporary: bool = False
-    internal: bool = False
-    hits: int = 0
-    message: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_breakpoint(self) -> Breakpoint:
-        return Breakpoint(id=self.id, file=self.file, line=self.line,
-                          function=self.native if self.kind == "function" else None,
-                          verified=self.verified, hits=self.hits, requested=self.requested,
-                          temporary=self.temporary, kind=self.kind, message=self.message)
-
-
-class JdbBackend(ConsoleBackend):
+class JdbBackend(JdbBreakpoints, ConsoleBackend):
     id = "jdb"
     tool = "jdb"
     unsupported_hints: ClassVar[dict[str, str]] = {}
@@ -121,7 +90,7 @@ class JdbBackend(ConsoleBackend):
             return Readiness(False, "jdb not found (it comes with a JDK)")
         if shutil.which("java") is None:
             return Readiness(False, "java not found")
-        version = _jdb_version(exe)
+        version = jdb_version(exe)
         return Readiness(True, f"jdb {version or '(version unknown)'} ({exe})", version)
 
     def version(self) -> str:
@@ -131,7 +100,7 @@ class JdbBackend(ConsoleBackend):
 
     def _spawn_jdb(self, argv: list[str], cwd: str | None) -> PtyDriver:
         exe = shutil.which(self.spec.command[0] if self.spec.command else "jdb") or "jdb"
-        self._version = _jdb_version(exe)
+        self._version = jdb_version(exe)
         roots = self.program.source_roots if self.program else []
         sourcepath = ["-sourcepath", os.pathsep.join(roots)] if roots else []
         return self.start_console([exe, *argv, *sourcepath], PROMPT_RE, cwd=cwd)
@@ -336,14 +305,6 @@ class JdbBackend(ConsoleBackend):
                          thread=self._thread or None, description=description,
                          hit_breakpoints=[bp.id for bp in user])
 
-    def _matches(self, bp: JdbBreak, function: str, location: Location) -> bool:
-        if bp.kind == "function":
-            return function == bp.native or function.endswith("." + bp.native)
-        if bp.line != location.line:
-            return False
-        return not bp.file or not location.file or \
-            Path(bp.file).resolve() == Path(location.file).resolve()
-
     def _ended(self, text: str) -> StopEvent:
         self._scan(text)
         self._state = "exited"
@@ -412,127 +373,6 @@ class JdbBackend(ConsoleBackend):
         self._location = Location(top.file, top.line, top.function) if top else None
         return StopEvent(state="stopped", reason="pause", location=self._location,
                          thread=self._thread or None)
-
-    # -- breakpoints -------------------------------------------------------------------
-
-    def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False) -> int:
-        if loc.function is not None:
-            name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
-            if "." not in name:
-                if not self.program or not self.program.main_class:
-                    raise UsageError(f"say which class {name} is in", "e.g. Main.compute")
-                name = f"{self._current_class() or self.program.main_class}.{name}"
-            native, kind, file, line = name, "function", None, None
-        else:
-            if loc.line is None:
-                raise UsageError("a breakpoint needs a line or a method")
-            path = loc.file or (self._location.file if self._location else None)
-            if not path:
-                raise UsageError("a bare line number needs a current file", "give File.java:LINE")
-            file = self._resolve(path)
-            owner = class_at_line(Path(file), loc.line)
-            # Classes need not live in a file of their own name.
-            self._class_files[owner.split("$", 1)[0]] = file
-            native, kind, line = f"{owner}:{loc.line}", "source", loc.line
-        answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}")
-        bp = JdbBreak(self._next_id, native, kind, loc.key(), file, line,
-                      temporary=temporary, internal=internal)
-        if "Unable to set" in answer or "Invalid" in answer or "Usage:" in answer:
-            raise OpFailed(_jdb_error(answer))
-        bp.verified = answer.startswith("Set breakpoint")
-        if not bp.verified and not answer.startswith("Deferring"):
-            raise OpFailed(_jdb_error(answer))
-        if internal:
-            bp.id = self._next_internal
-            self._next_internal -= 1
-        else:
-            self._next_id += 1
-        self._breaks[bp.id] = bp
-        return bp.id
-
-    def _resolve(self, path: str) -> str:
-        candidate = Path(path)
-        if not candidate.is_absolute():
-            roots = [Path(r) for r in (self.program.source_roots if self.program else [])]
-            found = next((r / candidate for r in [Path.cwd(), *roots]
-                          if (r / candidate).exists()), None)
-            if found is None:
-                raise OpFailed(f"no such file: {path}",
-                               "give a path relative to the current folder, or an absolute one")
-            candidate = found
-        if not candidate.exists():
-            raise OpFailed(f"no such file: {path}")
-        return str(candidate.resolve())
-
-    def _current_class(self) -> str:
-        if self._location and self._location.function and "." in self._location.function:
-            return self._location.function.rsplit(".", 1)[0]
-        return ""
-
-    def _discard(self, bp_id: int) -> None:
-        bp = self._breaks.pop(bp_id, None)
-        if bp is None or self._state == "exited":
-            return
-        verb = "unwatch" if bp.kind == "watch" else "clear"
-        self.command(f"{verb} {bp.native}")
-
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        if options.condition:
-            raise self.unsupported("break", "jdb has no conditional breakpoints; break "
-                                   "without --if and check with `dbg print`")
-        if options.hit_count:
-            raise self.unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
-        if options.log_message:
-            raise self.unsupported("break", "jdb has no logpoints")
-        return self._breaks[self._add(loc, temporary=options.temporary)].to_breakpoint()
-
-    def remove_breakpoint(self, bp_id: int | str) -> None:
-        number = int(bp_id)
-        if number not in self._breaks or self._breaks[number].internal:
-            raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
-        self._discard(number)
-
-    def list_breakpoints(self) -> list[Breakpoint]:
-        return [bp.to_breakpoint() for bp in self._breaks.values() if not bp.internal]
-
-    def watch(self, expression: str) -> Breakpoint:
-        self.require_stopped("watch")
-        name = expression.strip()
-        if not re.fullmatch(r"[\w$.]+", name):
-            raise UsageError(f"jdb watches fields, not expressions: {expression!r}",
-                             "give a field: NAME, or Class.NAME")
-        if "." not in name:
-            owner = self._current_class()
-            if not owner:
-                raise UsageError(f"say which class {name} is in", "e.g. Main.count")
-            name = f"{owner}.{name}"
-        probe = self.command(f"print {name}")
-        if not probe.strip().startswith(f"{name} = "):
-            # jdb itself fails with an internal error on a field that is not there.
-            raise OpFailed(f"no field {name}: {_jdb_error(probe)[5:]}",
-                           "jdb watches fields (static or of this object), not local variables")
-        answer = self.command(f"watch {name}")
-        if not (answer.startswith("Set watch") or answer.startswith("Deferring watch")):
-            raise OpFailed(_jdb_error(answer))
-        bp = JdbBreak(self._next_id, name, "watch", expression,
-                      verified=answer.startswith("Set watch"))
-        self._next_id += 1
-        self._breaks[bp.id] = bp
-        return bp.to_breakpoint()
-
-    def catch(self, filters: list[str]) -> list[str]:
-        for name in filters:
-            if not re.fullmatch(r"[\w$.]+", name):
-                raise UsageError(f"bad exception class {name!r}", "e.g. java.io.IOException")
-        for name in self._catches:
-            self.command(f"ignore {name}")
-        self._catches = []
-        for name in filters:
-            answer = self.command(f"catch {name}")
-            if "Set" not in answer and "Deferring" not in answer:
-                raise OpFailed(_jdb_error(answer))
-            self._catches.append(name)
-        return list(self._catches)
 
     # -- inspection -------------------------------------------------------------------------
 
@@ -604,13 +444,13 @@ class JdbBackend(ConsoleBackend):
         text = answer.strip()
         if text.startswith(prefix):
             return Value(text[len(prefix):], None)
-        raise OpFailed(f"cannot evaluate {expression}: {_jdb_error(text)[5:]}")
+        raise OpFailed(f"cannot evaluate {expression}: {jdb_error(text)[5:]}")
 
     def set_variable(self, lhs: str, value: str) -> Value:
         self.require_stopped("set")
         answer = self.command(f"set {lhs} = {value}").strip()
         if not answer.startswith(f"{lhs} = "):
-            raise OpFailed(f"cannot set {lhs}: {_jdb_error(answer)[5:]}")
+            raise OpFailed(f"cannot set {lhs}: {jdb_error(answer)[5:]}")
         return self.evaluate(lhs)
 
     def threads(self) -> list[Thread]:
@@ -628,7 +468,7 @@ class JdbBackend(ConsoleBackend):
             raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
         answer = self.command(f"thread {thread.id}", silent=True)
         if answer.strip():
-            raise OpFailed(_jdb_error(answer))
+            raise OpFailed(jdb_error(answer))
         self._thread = thread.name
         thread.current = True
         return thread
@@ -642,30 +482,3 @@ class JdbBackend(ConsoleBackend):
             raise UsageError("end the session with `dbg kill`")
         quiet = words.split(" ")[0] in SILENT
         return self.command(text, timeout, silent=quiet), None
-
-
-def _jdb_version(exe: str) -> str:
-    # The JDK's `release` file says it without starting a JVM (~0.3 s).
-    release = Path(os.path.realpath(exe)).parent.parent / "release"
-    try:
-        found = re.search(r'^JAVA_VERSION="([\d.]+)"', release.read_text(), re.M)
-    except OSError:
-        found = None
-    if found:
-        return found.group(1)
-    try:
-        out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=20,
-                             stdin=subprocess.DEVNULL).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    match = re.search(r"Java SE version ([\d.]+)", out) or re.search(r"version ([\d.]+)", out)
-    return match.group(1) if match else ""
-
-
-def _jdb_error(answer: str) -> str:
-    """jdb's complaint as one line: its first line, without a Java stack."""
-    lines = [line.strip() for line in answer.strip().splitlines() if line.strip()]
-    first = lines[0] if lines else "no answer"
-    if first.endswith(":") and len(lines) > 1:
-        first = f"{first} {lines[1]}"
-    return "jdb: " + re.split(r" at [\w.$]+\(", first)[0]

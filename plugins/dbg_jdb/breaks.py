@@ -1,0 +1,194 @@
+"""jdb's breakpoints, watchpoints and catches, as a part of the jdb backend.
+
+jdb names a breakpoint by where it is (``Main:8``, ``Main.square``): dbg
+keeps its own record of each, with the id the session maps to the user's.
+A class not loaded yet gets a *deferred* breakpoint, which jdb sets (or
+refuses) when the class loads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dbg_jdb.parse import jdb_error
+from dbg_jdb.program import JavaProgram, class_at_line
+from dbgcore.errors import OpFailed, UsageError
+from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location, StopState
+
+if TYPE_CHECKING:
+    from dbgcore.backend import BackendSpec
+
+
+@dataclass
+class JdbBreak:
+    id: int
+    native: str  # what jdb calls it: "Main:8", "Main.square", "Main.counter"
+    kind: str  # "source" | "function" | "watch"
+    requested: str
+    file: str | None = None
+    line: int | None = None
+    verified: bool = False
+    temporary: bool = False
+    internal: bool = False
+    hits: int = 0
+    message: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_breakpoint(self) -> Breakpoint:
+        return Breakpoint(id=self.id, file=self.file, line=self.line,
+                          function=self.native if self.kind == "function" else None,
+                          verified=self.verified, hits=self.hits, requested=self.requested,
+                          temporary=self.temporary, kind=self.kind, message=self.message)
+
+
+class JdbBreakpoints:
+    """The breakpoint ops of :class:`dbg_jdb.backend.JdbBackend`."""
+
+    program: JavaProgram | None
+    _breaks: dict[int, JdbBreak]
+    _next_id: int
+    _next_internal: int
+    _catches: list[str]
+    _location: Location | None
+    _class_files: dict[str, str]
+    _state: StopState
+    spec: BackendSpec
+
+    if TYPE_CHECKING:  # provided by JdbBackend and ConsoleBackend
+        def command(self, line: str, timeout: float | None = None,
+                    silent: bool = False) -> str: ...
+
+        def require_stopped(self, what: str) -> None: ...
+
+        def unsupported(self, op: str, hint: str | None = None) -> Any: ...
+
+    def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False) -> int:
+        if loc.function is not None:
+            name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
+            if "." not in name:
+                if not self.program or not self.program.main_class:
+                    raise UsageError(f"say which class {name} is in", "e.g. Main.compute")
+                name = f"{self._current_class() or self.program.main_class}.{name}"
+            native, kind, file, line = name, "function", None, None
+        else:
+            if loc.line is None:
+                raise UsageError("a breakpoint needs a line or a method")
+            path = loc.file or (self._location.file if self._location else None)
+            if not path:
+                raise UsageError("a bare line number needs a current file", "give File.java:LINE")
+            file = self._resolve(path)
+            owner = class_at_line(Path(file), loc.line)
+            # Classes need not live in a file of their own name.
+            self._class_files[owner.split("$", 1)[0]] = file
+            native, kind, line = f"{owner}:{loc.line}", "source", loc.line
+        answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}")
+        bp = JdbBreak(self._next_id, native, kind, loc.key(), file, line,
+                      temporary=temporary, internal=internal)
+        if "Unable to set" in answer or "Invalid" in answer or "Usage:" in answer:
+            raise OpFailed(jdb_error(answer))
+        bp.verified = answer.startswith("Set breakpoint")
+        if not bp.verified and not answer.startswith("Deferring"):
+            raise OpFailed(jdb_error(answer))
+        if internal:
+            bp.id = self._next_internal
+            self._next_internal -= 1
+        else:
+            self._next_id += 1
+        self._breaks[bp.id] = bp
+        return bp.id
+
+    def _resolve(self, path: str) -> str:
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            roots = [Path(r) for r in (self.program.source_roots if self.program else [])]
+            found = next((r / candidate for r in [Path.cwd(), *roots]
+                          if (r / candidate).exists()), None)
+            if found is None:
+                raise OpFailed(f"no such file: {path}",
+                               "give a path relative to the current folder, or an absolute one")
+            candidate = found
+        if not candidate.exists():
+            raise OpFailed(f"no such file: {path}")
+        return str(candidate.resolve())
+
+    def _current_class(self) -> str:
+        if self._location and self._location.function and "." in self._location.function:
+            return self._location.function.rsplit(".", 1)[0]
+        return ""
+
+    def _discard(self, bp_id: int) -> None:
+        bp = self._breaks.pop(bp_id, None)
+        if bp is None or self._state == "exited":
+            return
+        verb = "unwatch" if bp.kind == "watch" else "clear"
+        self.command(f"{verb} {bp.native}")
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        if options.condition:
+            raise self.unsupported("break", "jdb has no conditional breakpoints; break "
+                                   "without --if and check with `dbg print`")
+        if options.hit_count:
+            raise self.unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
+        if options.log_message:
+            raise self.unsupported("break", "jdb has no logpoints")
+        return self._breaks[self._add(loc, temporary=options.temporary)].to_breakpoint()
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        number = int(bp_id)
+        if number not in self._breaks or self._breaks[number].internal:
+            raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
+        self._discard(number)
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return [bp.to_breakpoint() for bp in self._breaks.values() if not bp.internal]
+
+    def watch(self, expression: str) -> Breakpoint:
+        self.require_stopped("watch")
+        name = expression.strip()
+        if not re.fullmatch(r"[\w$.]+", name):
+            raise UsageError(f"jdb watches fields, not expressions: {expression!r}",
+                             "give a field: NAME, or Class.NAME")
+        if "." not in name:
+            owner = self._current_class()
+            if not owner:
+                raise UsageError(f"say which class {name} is in", "e.g. Main.count")
+            name = f"{owner}.{name}"
+        probe = self.command(f"print {name}")
+        if not probe.strip().startswith(f"{name} = "):
+            # jdb itself fails with an internal error on a field that is not there.
+            raise OpFailed(f"no field {name}: {jdb_error(probe)[5:]}",
+                           "jdb watches fields (static or of this object), not local variables")
+        answer = self.command(f"watch {name}")
+        if not (answer.startswith("Set watch") or answer.startswith("Deferring watch")):
+            raise OpFailed(jdb_error(answer))
+        bp = JdbBreak(self._next_id, name, "watch", expression,
+                      verified=answer.startswith("Set watch"))
+        self._next_id += 1
+        self._breaks[bp.id] = bp
+        return bp.to_breakpoint()
+
+    def catch(self, filters: list[str]) -> list[str]:
+        for name in filters:
+            if not re.fullmatch(r"[\w$.]+", name):
+                raise UsageError(f"bad exception class {name!r}", "e.g. java.io.IOException")
+        for name in self._catches:
+            self.command(f"ignore {name}")
+        self._catches = []
+        for name in filters:
+            answer = self.command(f"catch {name}")
+            if "Set" not in answer and "Deferring" not in answer:
+                raise OpFailed(jdb_error(answer))
+            self._catches.append(name)
+        return list(self._catches)
+
+    def _matches(self, bp: JdbBreak, function: str, location: Location) -> bool:
+        if bp.kind == "function":
+            return function == bp.native or function.endswith("." + bp.native)
+        if bp.line != location.line:
+            return False
+        return not bp.file or not location.file or \
+            Path(bp.file).resolve() == Path(location.file).resolve()
+

@@ -1,0 +1,65 @@
+"""What jdb prints, read: its prompts, its events, its listings and errors.
+
+jdb's prompt is ``> `` with no current thread and ``THREAD[FRAME] `` with
+one (``main[1] ``, ``main[2] `` after ``up``); events (breakpoint hit, step
+completed, method exited, field modified, exception) name the thread and
+the location; its errors are prose, sometimes followed by a Java stack.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+#: The prompt, at the end of what jdb has printed: "> " or "thread[frame] ".
+PROMPT_RE = re.compile(r"(?:\A|\n)(> |[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+#: The prompt jdb shows while the program runs.
+RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
+#: Only the prompt of a stopped thread ("> " is what a running VM shows).
+STOPPED_PROMPT_RE = re.compile(r"(?:\A|\n)([^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
+EVENT_RE = re.compile(
+    r"(?P<kind>Breakpoint hit|Step completed|Method entered|Method exited"
+    r"|Field \((?P<field>[^)]*)\) is (?P<old>.*?), will be (?P<new>.*?)"
+    r"|Exception occurred: (?P<exc>\S+) \((?P<caught>uncaught|caught)\))"
+    r':?\s*"thread=(?P<thread>[^"]*)", (?P<where>[^\r\n]*?), line=(?P<line>[\d,.]+) bci=\d+')
+EXIT_RE = re.compile(r"The application (?:exited|has been disconnected)")
+WHERE_RE = re.compile(r"^\s*\[(\d+)\] (\S+) \(([^:)]*)(?::([\d,.]+))?\)", re.M)
+THREAD_RE = re.compile(r"^\s*\(([\w.$]+)\)(\S+)\s+(.*?)\s*$", re.M)
+THREAD_STATUS_RE = re.compile(
+    r"\s+(running|sleeping|cond\. waiting|waiting in a monitor|waiting|zombie|not started"
+    r"|unknown)(\s+\(at breakpoint\))?$")
+DEFERRED_SET_RE = re.compile(r"Set deferred breakpoint (\S+)")
+DEFERRED_FAIL_RE = re.compile(r"Unable to set deferred breakpoint (\S+) : (.*?)\r?$", re.M)
+RESUMING = {"cont", "run", "step", "next", "stepi", "step up"}
+#: Commands jdb answers with nothing but its prompt.
+SILENT = {"up", "down", "thread", "threadgroup", "use", "sourcepath"}
+
+
+def jdb_version(exe: str) -> str:
+    # The JDK's `release` file says it without starting a JVM (~0.3 s).
+    release = Path(os.path.realpath(exe)).parent.parent / "release"
+    try:
+        found = re.search(r'^JAVA_VERSION="([\d.]+)"', release.read_text(), re.M)
+    except OSError:
+        found = None
+    if found:
+        return found.group(1)
+    try:
+        out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=20,
+                             stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    match = re.search(r"Java SE version ([\d.]+)", out) or re.search(r"version ([\d.]+)", out)
+    return match.group(1) if match else ""
+
+
+def jdb_error(answer: str) -> str:
+    """jdb's complaint as one line: its first line, without a Java stack."""
+    lines = [line.strip() for line in answer.strip().splitlines() if line.strip()]
+    first = lines[0] if lines else "no answer"
+    if first.endswith(":") and len(lines) > 1:
+        first = f"{first} {lines[1]}"
+    return "jdb: " + re.split(r" at [\w.$]+\(", first)[0]
