@@ -43,17 +43,20 @@ from dbg_jdb.parse import (
 )
 from dbg_jdb.program import JavaProgram, prepare
 from dbgcore import procutil
-from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness
+from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness, Support
 from dbgcore.console import ConsoleBackend
-from dbgcore.errors import OpFailed, TargetExited, UsageError
+from dbgcore.errors import DebuggerLost, NotAProgram, OpFailed, TargetExited, UsageError
 from dbgcore.model import (
     BreakLoc,
     Frame,
     Location,
+    ReturnValue,
     StopEvent,
     Thread,
     Value,
     Variable,
+    ended,
+    signal_name,
 )
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 
@@ -62,6 +65,9 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
     id = "jdb"
     tool = "jdb"
     unsupported_hints: ClassVar[dict[str, str]] = {}
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
+    #: Where an uncaught exception would end the program: dbg stops there.
+    UNCAUGHT = "uncaught java.lang.Throwable"
 
     def __init__(self, spec: BackendSpec, ctx: Any) -> None:
         super().__init__(spec, ctx)
@@ -80,6 +86,8 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         self._class_files: dict[str, str] = {}
         self._version = ""
         self.attached = False
+        self._last_reason = ""
+        self._last_exception = ""
 
     # -- availability ------------------------------------------------------------
 
@@ -95,6 +103,15 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
 
     def version(self) -> str:
         return self._version
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        if program.is_dir():
+            raise NotAProgram(f"{program} is a folder, not a Java program",
+                              "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
+        if program.suffix.lower() not in (".java", ".class", ".jar"):
+            raise NotAProgram(f"{program} is not a Java program (.java, .class or .jar)",
+                              "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
 
     # -- starting ----------------------------------------------------------------
 
@@ -136,6 +153,13 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                           temporary=True)
         event = self._resume("cont", timeout)
         self._discard(entry)
+        if event.state == "stopped":
+            # jdb itself catches uncaught Throwables from the start: the
+            # default dbg wants, which `--no-catch` undoes.
+            if request.stop_on_uncaught:
+                self._catches = [self.UNCAUGHT]
+            else:
+                self.command(f"ignore {self.UNCAUGHT}", silent=True)
         if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
             event.reason = "entry"
         return event
@@ -220,11 +244,42 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                 except PtyTimeout:
                     pass  # it was the answer after all
         except PtyEOF as exc:
+            if self._jdb_died(exc.output):
+                assert self.lost is not None
+                raise self.lost from exc
             self._ended(exc.output)
             raise TargetExited("the program has exited",
                                "run it again with `dbg restart`") from exc
         self._note_prompt(match)
         return match.before.replace("\r\n", "\n").strip("\n")
+
+    def _jdb_died(self, output: str) -> bool:
+        """jdb's terminal closed. jdb ends by itself only after it said the
+        application ended; killed (by a signal), or gone while the program
+        still runs, it died under the session."""
+        driver = self.drv()
+        pid = driver.pid
+        driver.wait_exit(1.0)
+        child = driver.child
+        killed = child is not None and bool(child.signalstatus)
+        if not killed:
+            if EXIT_RE.search(output):
+                return False
+            if self.jvm is not None:
+                try:
+                    self.jvm.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:
+                    pass
+                if self.jvm.poll() is not None:
+                    return False
+        how = "died"
+        if child is not None and child.signalstatus:
+            how = f"was killed by {signal_name(int(child.signalstatus))}"
+        elif child is not None and child.exitstatus is not None:
+            how = f"exited with code {child.exitstatus}"
+        self.lost = DebuggerLost("jdb", pid, output[-500:], how)
+        self._state = "debugger_lost"
+        return True
 
     def on_owed_answer(self, match: Match) -> None:
         self._note_prompt(match)
@@ -236,6 +291,9 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
         driver = self._drv()
+        if (driver.child is None or not driver.child.isalive()) and self._jdb_died(""):
+            assert self.lost is not None
+            raise self.lost
         self.settle()
         driver.send_line(command)
         self._state = "running"
@@ -259,6 +317,9 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         except PtyTimeout:
             return StopEvent(state="running")
         except PtyEOF as exc:
+            if self._jdb_died(exc.output):
+                assert self.lost is not None
+                raise self.lost from exc
             return self._ended(exc.output)
         self._scan(match.before)
         if match.index == 2:
@@ -290,6 +351,8 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             hit = [bp for bp in self._breaks.values() if bp.kind == "watch"
                    and bp.native == event["field"]]
             description = f"{event['field']}: {event['old']} -> {event['new']}"
+        elif kind.startswith("Method exited"):
+            reason = "return"
         elif kind.startswith("Exception"):
             reason = "exception"
             description = f"{event['exc']} ({event['caught']})"
@@ -301,7 +364,12 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         for bp in hit:
             if bp.temporary and not bp.internal:
                 self._discard(bp.id)
+        self._last_reason = reason
+        if reason == "exception":
+            self._last_exception = event["exc"]
+        returned = event.get("ret") or None
         return StopEvent(state="stopped", reason=reason, location=location,
+                         return_value=ReturnValue(returned) if returned is not None else None,
                          thread=self._thread or None, description=description,
                          hit_breakpoints=[bp.id for bp in user])
 
@@ -317,7 +385,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                 self._exit_code = None
         if self.pump is not None:
             self.pump.drain()
-        return StopEvent(state="exited", reason="exited", exit_code=self._exit_code)
+        return ended(self._exit_code)
 
     def wait_stop(self, timeout: float) -> StopEvent:
         return self._wait_event(timeout)
@@ -335,8 +403,25 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         return self._resume("next", timeout)
 
     def finish(self, timeout: float) -> StopEvent:
+        # jdb's `step up` says nothing of the value; a method-exit trace
+        # does ("Method exited: return value = ..."): stop at the selected
+        # method's exit first, then step out to the caller.
         self.require_stopped("finish")
-        return self._resume("step up", timeout)
+        for _ in range(self._frame - 1):  # the frames above the selected one
+            event = self._resume("step up", timeout)
+            if event.state != "stopped" or event.reason != "step":
+                return event
+        self.command("trace method exit", silent=True)
+        try:
+            event = self._resume("cont", timeout)
+        finally:
+            if self._state == "stopped":
+                self.command("untrace", silent=True)
+        if event.state != "stopped" or event.reason != "return":
+            return event  # stopped by something else first
+        after = self._resume("step up", timeout)
+        after.return_value = event.return_value
+        return after
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         self.require_stopped("until")
@@ -344,7 +429,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             return self.next(timeout)
         if loc.file is None and loc.function is None and self._location is not None:
             loc = BreakLoc(file=self._location.file, line=loc.line)
-        bp = self._add(loc, internal=True, temporary=True)
+        bp = self._add(loc, internal=True, temporary=True, strict=True)
         self._breaks[bp].extra["until"] = True
         try:
             return self._resume("cont", timeout)
@@ -472,6 +557,18 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         self._thread = thread.name
         thread.current = True
         return thread
+
+    def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The exception the program stopped at: its class (jdb cannot show
+        its message) and the stack, outermost first."""
+        self.require_stopped("exception")
+        if self._last_reason != "exception":
+            raise OpFailed("the program did not stop at an exception",
+                           "`dbg stack` shows where it is")
+        frames = self.stack(None)
+        return {"exception": self._last_exception, "description": "",
+                "stack": "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, '
+                                   f"in {f.function or '?'}" for f in reversed(frames))}
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         words = " ".join(text.split())

@@ -16,10 +16,17 @@ from typing import TYPE_CHECKING, Any
 from dbg_jdb.parse import jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
 from dbgcore.errors import OpFailed, UsageError
+from dbgcore.lang import function_span, no_code_message
 from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location, StopState
+from dbgcore.sources import resolve_source, walk_sources
 
 if TYPE_CHECKING:
     from dbgcore.backend import BackendSpec
+
+#: jdb's answer for a line of a loaded class that has no code.
+_NO_CODE_RE = re.compile(r"No code at line")
+#: How far a breakpoint on a line without code may move down, within its method.
+_MOVE_LIMIT = 20
 
 
 @dataclass
@@ -36,12 +43,15 @@ class JdbBreak:
     hits: int = 0
     message: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The line the user asked for, when it had no code and dbg moved it.
+    asked_line: int | None = None
 
     def to_breakpoint(self) -> Breakpoint:
         return Breakpoint(id=self.id, file=self.file, line=self.line,
                           function=self.native if self.kind == "function" else None,
                           verified=self.verified, hits=self.hits, requested=self.requested,
-                          temporary=self.temporary, kind=self.kind, message=self.message)
+                          requested_line=self.asked_line, temporary=self.temporary,
+                          kind=self.kind, message=self.message)
 
 
 class JdbBreakpoints:
@@ -65,7 +75,10 @@ class JdbBreakpoints:
 
         def unsupported(self, op: str, hint: str | None = None) -> Any: ...
 
-    def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False) -> int:
+    def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False,
+             strict: bool = False) -> int:
+        """A breakpoint; its id. ``strict`` (for `until`): a line without code
+        is an error instead of moving to the next line that has some."""
         if loc.function is not None:
             name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
             if "." not in name:
@@ -80,18 +93,23 @@ class JdbBreakpoints:
             if not path:
                 raise UsageError("a bare line number needs a current file", "give File.java:LINE")
             file = self._resolve(path)
-            owner = class_at_line(Path(file), loc.line)
-            # Classes need not live in a file of their own name.
-            self._class_files[owner.split("$", 1)[0]] = file
-            native, kind, line = f"{owner}:{loc.line}", "source", loc.line
+            native, kind, line = self._class_line(file, loc.line), "source", loc.line
         answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}")
-        bp = JdbBreak(self._next_id, native, kind, loc.key(), file, line,
-                      temporary=temporary, internal=internal)
+        if kind == "source" and _NO_CODE_RE.search(answer):
+            assert file is not None and line is not None
+            native, line, answer = self._next_line_with_code(file, line, strict)
+        bp = JdbBreak(self._next_id, native, kind, str(loc), file, line,
+                      temporary=temporary, internal=internal,
+                      asked_line=loc.line if line != loc.line else None)
         if "Unable to set" in answer or "Invalid" in answer or "Usage:" in answer:
             raise OpFailed(jdb_error(answer))
         bp.verified = answer.startswith("Set breakpoint")
         if not bp.verified and not answer.startswith("Deferring"):
             raise OpFailed(jdb_error(answer))
+        if not bp.verified:
+            owner = native.split(":")[0].rsplit(".", 1)[0] if kind == "function" else \
+                native.split(":")[0]
+            bp.message = f"class {owner} is not loaded yet; it binds when the class loads"
         if internal:
             bp.id = self._next_internal
             self._next_internal -= 1
@@ -100,19 +118,35 @@ class JdbBreakpoints:
         self._breaks[bp.id] = bp
         return bp.id
 
+    def _class_line(self, file: str, line: int) -> str:
+        """jdb's name for a line: the class whose body holds it, and the line."""
+        owner = class_at_line(Path(file), line)
+        # Classes need not live in a file of their own name.
+        self._class_files[owner.split("$", 1)[0]] = file
+        return f"{owner}:{line}"
+
+    def _next_line_with_code(self, file: str, line: int, strict: bool) -> tuple[str, int, str]:
+        """jdb refuses a line without code in a loaded class: the next line
+        of the same method that takes the breakpoint, as gdb does."""
+        span = function_span(file, line)
+        if not strict and span is not None:
+            for candidate in range(line + 1, min(span[1], line + _MOVE_LIMIT) + 1):
+                native = self._class_line(file, candidate)
+                answer = self.command(f"stop at {native}")
+                if not _NO_CODE_RE.search(answer):
+                    return native, candidate, answer
+        raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
+
     def _resolve(self, path: str) -> str:
-        candidate = Path(path)
-        if not candidate.is_absolute():
-            roots = [Path(r) for r in (self.program.source_roots if self.program else [])]
-            found = next((r / candidate for r in [Path.cwd(), *roots]
-                          if (r / candidate).exists()), None)
-            if found is None:
-                raise OpFailed(f"no such file: {path}",
-                               "give a path relative to the current folder, or an absolute one")
-            candidate = found
-        if not candidate.exists():
-            raise OpFailed(f"no such file: {path}")
-        return str(candidate.resolve())
+        """The source file a typed name means (see dbgcore.sources)."""
+        roots = self.program.source_roots if self.program else []
+        found = resolve_source(path, roots, [
+            lambda: (f for root in roots for f in walk_sources(root, (".java",)))])
+        if found is None:
+            raise OpFailed(f"no Java source file matches {path} under "
+                           f"{', '.join(roots) or 'the source roots'}",
+                           "give a path (relative to here or to the program) or an absolute one")
+        return found
 
     def _current_class(self) -> str:
         if self._location and self._location.function and "." in self._location.function:

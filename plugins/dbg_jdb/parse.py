@@ -21,7 +21,8 @@ RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
 STOPPED_PROMPT_RE = re.compile(r"(?:\A|\n)([^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
 LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
 EVENT_RE = re.compile(
-    r"(?P<kind>Breakpoint hit|Step completed|Method entered|Method exited"
+    r"(?P<kind>Breakpoint hit|Step completed|Method entered"
+    r"|Method exited(?:: return value = (?P<ret>.*?),)?"
     r"|Field \((?P<field>[^)]*)\) is (?P<old>.*?), will be (?P<new>.*?)"
     r"|Exception occurred: (?P<exc>\S+) \((?P<caught>uncaught|caught)\))"
     r':?\s*"thread=(?P<thread>[^"]*)", (?P<where>[^\r\n]*?), line=(?P<line>[\d,.]+) bci=\d+')
