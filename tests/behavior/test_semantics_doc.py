@@ -44,6 +44,17 @@ def test_the_location_table_matches_which_backends_make_pending_breakpoints(
         backend_ready(backend)
         says_pending = "pending" in table[NAMES[backend]][-1]
         assert says_pending == (caps_of(backend)["pending"] != "none"), backend
+        # A name nothing matches is pending only where the code says so.
+        assert ("pending" in table[NAMES[backend]][1]) == pends_unknown_files(backend), backend
+
+
+def pends_unknown_files(backend: str) -> bool:
+    from dbg_dap.profiles import profile_for
+
+    from dbgcore.config import load_config
+
+    spec = load_config().backends[backend]
+    return spec.plugin == "dap" and profile_for(spec).pending_unknown_files
 
 
 def test_the_finish_table_names_every_backend_and_matches_caps(
