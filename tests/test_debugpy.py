@@ -177,11 +177,11 @@ def test_break_by_file_line_and_by_function(dbg: Dbg, target: Any) -> None:
     assert "'apple'" in value_of(snap["locals"], "item")
 
     ok(dbg.json("unbreak", str(line_bp["id"])))
-    # A function breakpoint stops as the function is entered, on its `def` line.
+    # A function breakpoint stops at the function's first statement, as on gdb and pdb.
     snap = dbg.json("continue")
     ok(snap)
     assert snap["reason"] == "breakpoint" and snap["location"]["function"] == "count_up", snap
-    assert snap["location"]["line"] == cart.lines["count-first"] - 1, snap
+    assert snap["location"]["line"] == cart.lines["count-first"], snap
     assert value_of(snap["locals"], "limit") == "10"
 
     breaks = ok(dbg.json("breaks"))["breakpoints"]

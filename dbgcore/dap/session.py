@@ -187,6 +187,14 @@ class DapSession:
                 self.state = "running"
             return self.stop.seq
 
+    def resume_refused(self, seq: int) -> None:
+        """The resuming request after ``mark_running(seq)`` failed: the
+        program never left its stop, so it is stopped again (unless
+        something else happened meanwhile)."""
+        with self._cond:
+            if self.state == "running" and self.stop.seq == seq:
+                self.state = "stopped"
+
     def wait_for_stop(self, after: int, timeout: float) -> str:
         """Wait until a stop newer than ``after``, or the end of the program:
         returns "stopped", "exited" or "running" (timed out). Raises the

@@ -511,7 +511,11 @@ class DapBackend(Backend):
         seq = dap.mark_running()
         self._running_since = seq
         self._frames = None
-        dap.request(command, arguments, timeout)
+        try:
+            dap.request(command, arguments, timeout)
+        except OpFailed:
+            dap.resume_refused(seq)
+            raise
         return self._event(dap.wait_for_stop(seq, timeout))
 
     # -- execution ---------------------------------------------------------------------

@@ -54,6 +54,8 @@ class BpRecord:
     pending: str = ""
     #: The line the user asked for, when dbg moved it to one with code.
     asked_line: int | None = None
+    #: The function the user asked for, when dbg placed it as a line breakpoint.
+    asked_function: str | None = None
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -61,13 +63,14 @@ class BpRecord:
         file = source.get("path") or self.file
         return Breakpoint(
             id=self.id, file=file, line=bound,
-            function=self.name if self.kind == "function" else None,
+            function=self.name if self.kind == "function" else self.asked_function,
             verified=bool(self.dap.get("verified", False)),
             condition=self.options.condition, hits=self.hits, requested=self.requested,
             requested_line=self.asked_line or (
                 self.line if self.line and bound and bound != self.line else None),
             temporary=self.options.temporary, hit_count=self.options.hit_count,
-            log_message=self.options.log_message, kind=self.kind,
+            log_message=self.options.log_message,
+            kind="function" if self.asked_function else self.kind,
             message=str(self.dap.get("message") or "") or (
                 (self.pending or UNBOUND) if not self.dap.get("verified") else ""),
         )
@@ -125,6 +128,7 @@ class BreakpointTable:
                 record = BpRecord(record.id, "source", options, str(loc), internal=internal)
                 line_of = (bp.file, bp.line + 1)
             record.kind, (record.file, record.line) = "source", line_of
+            record.asked_function = loc.function
         else:
             record.file, record.line, record.pending = self._file_line(loc, strict)
             if loc.line is not None and record.line != loc.line:
