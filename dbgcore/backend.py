@@ -313,6 +313,15 @@ class Backend:
     def locals(self) -> list[Variable]:
         raise self.unsupported("locals")
 
+    #: Whether the program's standard input can be given (`dbg start --stdin`,
+    #: `dbg input`); no built-in backend offers it yet.
+    reads_stdin: ClassVar[bool] = False
+
+    def fields(self, variable: Variable) -> list[Variable] | None:
+        """The fields of a struct or object among the last ``locals()``, one
+        level (a stop snapshot shows them); None when the backend cannot tell."""
+        return None
+
     def evaluate(self, expression: str) -> Value:
         raise self.unsupported("print")
 

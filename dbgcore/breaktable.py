@@ -39,6 +39,8 @@ class Entry:
     error: str = ""
     #: The backend's last word on it (where it bound, hits).
     last: Breakpoint | None = None
+    #: A watch: the expression's value when last seen.
+    value: str | None = None
 
     def requested(self) -> str:
         if self.loc is not None:

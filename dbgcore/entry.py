@@ -4,30 +4,22 @@ send most.
 Stepping and looking around (``next``, ``step``, ``continue``, ``locals``,
 ``print EXPR``...) are answered by the session daemon in a millisecond or two;
 what a client costs is mostly Python starting and importing. Importing click
-and every command module roughly doubles that, so a command line of exactly
-the shape ``dbg [-s NAME] [--json] [--timeout T] OP [TEXT...]`` for the ops
-below is sent straight to the daemon. Anything else — other options,
-``--help``, any argument that starts with ``-`` — goes to the full click CLI,
-which defines the same commands and is the reference for them.
+and every command module roughly doubles that, so a command line of the shape
+``dbg [-s NAME] [--json] [--timeout T] OP [WORD...]``, for a built-in op sent
+as it is to the daemon, whose words are all positional arguments, is read
+here from the op table (:mod:`dbgcore.ops`) and sent straight to the daemon.
+Anything else (options, ``--help``, a word that starts with ``-``, words that
+do not fit) goes to the full click CLI, which is made from the same table.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-
-#: Commands that take no arguments -> their op.
-NO_ARGS = {
-    "continue": "continue", "c": "continue", "step": "step", "s": "step",
-    "next": "next", "n": "next", "finish": "finish", "pause": "pause", "wait": "wait",
-    "locals": "locals", "threads": "threads", "breaks": "breaks", "status": "status",
-    "tool": "tool", "restart": "restart", "up": "up", "down": "down", "stack": "stack",
-}
-#: Commands whose arguments are joined into one text -> (op, argument name).
-TEXT_ARGS = {"print": ("print", "expression"), "raw": ("raw", "text")}
+from typing import Any
 
 
-def _parse(argv: list[str]) -> tuple[str, bool, float, str, dict[str, str]] | None:
+def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
     session = os.environ.get("DBG_SESSION") or "default"
     as_json, timeout = False, 30.0
     i = 0
@@ -50,17 +42,37 @@ def _parse(argv: list[str]) -> tuple[str, bool, float, str, dict[str, str]] | No
         else:
             return None
         i += 1
-    if i >= len(argv):
+    return session, as_json, timeout, i
+
+
+def _parse(argv: list[str]) -> tuple[str, bool, float, Any, dict[str, Any]] | None:
+    found = _globals(argv)
+    if found is None or found[3] >= len(argv):
         return None
-    command, rest = argv[i], argv[i + 1 :]
-    if any(a.startswith("-") for a in rest):
+    session, as_json, timeout, i = found
+    from dbgcore.ops import builtin_table
+
+    op = builtin_table().find(argv[i])
+    words = argv[i + 1 :]
+    if op is None or op.send != "call" or op.prepare is not None or len(op.path) != 1 \
+            or any(w.startswith("-") for w in words):
         return None
-    if command in NO_ARGS and not rest:
-        return session, as_json, timeout, NO_ARGS[command], {}
-    if command in TEXT_ARGS and rest:
-        op, name = TEXT_ARGS[command]
-        return session, as_json, timeout, op, {name: " ".join(rest)}
-    return None
+    values: dict[str, Any] = {}
+    positional = [a for a in op.args if a.positional and not a.hidden]
+    for arg in positional:
+        if arg.kind == "text" or arg.multiple:
+            if not words and arg.required:
+                return None
+            if words:
+                values[arg.name] = " ".join(words) if arg.kind == "text" else list(words)
+            words = []
+        elif words:
+            values[arg.name] = words.pop(0)
+        elif arg.required:
+            return None
+    if words:
+        return None
+    return session, as_json, timeout, op, values
 
 
 def main() -> None:
@@ -71,18 +83,18 @@ def main() -> None:
 
         full_main(argv)
         return
-    session, as_json, timeout, op, args = parsed
-    from dbgcore.cli.common import send
-    from dbgcore.cli.output import Ctx, fail, set_ctx
+    session, as_json, timeout, op, values = parsed
+    from dbgcore.cli.output import Ctx, print_answer, set_ctx
     from dbgcore.errors import DbgError
+    from dbgcore.frontend import Answer, call_op
     from dbgcore.paths import check_session_name
 
     set_ctx(Ctx(session=session, json=as_json, timeout=timeout))
     try:
         check_session_name(session)
     except DbgError as exc:
-        fail(op, exc)
-    send(op, args)
+        print_answer(Answer(op.name, session, None, error=exc))
+    print_answer(call_op(op, values, session, timeout))
 
 
 if __name__ == "__main__":

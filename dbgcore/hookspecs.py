@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import click
 
     from dbgcore.backend import Backend
+    from dbgcore.ops import Op
 
 hookspec = pluggy.HookspecMarker("dbg")
 hookimpl = pluggy.HookimplMarker("dbg")
@@ -41,6 +42,19 @@ def dbg_add_commands(cli: click.Group) -> None:
 
     Every plugin's implementation is called when the CLI starts; one that
     fails is reported by ``dbg plugins`` and its commands are left out.
+    """
+
+
+@hookspec
+def dbg_add_ops(add: Callable[[Op], None]) -> None:
+    """Add ops to dbg's op table.
+
+    :param add: call it once per :class:`dbgcore.ops.Op`. The op gets a CLI
+        command, an MCP tool and a place in the docs like the built-in ones;
+        the session daemon sends it to the backend's ``extension_op``.
+
+    An op whose name is taken is refused, and the plugin reported broken by
+    ``dbg plugins``.
     """
 
 

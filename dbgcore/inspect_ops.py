@@ -12,6 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from dbgcore.errors import DbgError, OpFailed, TargetExited, UsageError
+from dbgcore.lang import split_expressions
 from dbgcore.model import BreakLoc, Frame, Location, StopEvent, StopSnapshot, Variable
 from dbgcore.output import OutputBuffer
 from dbgcore.source import source_window
@@ -21,10 +22,15 @@ if TYPE_CHECKING:
 
 #: ``dbg locals`` cuts single values at this length.
 LOCALS_VALUE_CHARS = 4000
+#: Values shown for several expressions at once are cut at this length.
+SHOWN_VALUE_CHARS = 400
 
 
 class InspectOps:
     backend: Backend | None
+    #: `dbg display` expressions, by number.
+    displays: list[tuple[int, str]]
+    _display_ids: int
     last: StopSnapshot | None
     output: OutputBuffer
     launch_request: LaunchRequest | None
@@ -79,10 +85,52 @@ class InspectOps:
         return {"variables": [v.to_dict() for v in variables], "truncated": cut}
 
     def op_print(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """One expression: its value, or a failed op. Several (split at
+        ``;``): each with its value or its own error, in one answer."""
         assert self.backend is not None
-        expression = one_line(args["expression"])
-        value = self.backend.evaluate(expression)
-        return {"expression": expression, **value.to_dict()}
+        text = one_line(args["expression"])
+        expressions = split_expressions(text)
+        if len(expressions) <= 1:
+            value = self.backend.evaluate(text)
+            return {"expression": text, **value.to_dict()}
+        return {"values": self.evaluate_each(expressions)}
+
+    def evaluate_each(self, expressions: list[str]) -> list[dict[str, Any]]:
+        """Each expression's value, or the reason it has none."""
+        assert self.backend is not None
+        out: list[dict[str, Any]] = []
+        for expression in expressions:
+            try:
+                value = self.backend.evaluate(expression)
+            except DbgError as exc:
+                out.append({"expression": expression, "error": exc.message})
+                if exc.kind not in ("failed", "usage"):
+                    break  # the debugger is gone or wedged: do not ask again
+                continue
+            row = {"expression": expression, **value.to_dict()}
+            if len(row["value"]) > SHOWN_VALUE_CHARS:
+                row["value"] = row["value"][: SHOWN_VALUE_CHARS - 3] + "..."
+            out.append(row)
+        return out
+
+    def op_display(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Add an expression shown at every later stop; none: list them."""
+        text = args.get("expression")
+        if text:
+            for expression in split_expressions(one_line(text)):
+                self.displays.append((self._display_ids, expression))
+                self._display_ids += 1
+        return {"display": [{"number": n, "expression": e} for n, e in self.displays]}
+
+    def op_undisplay(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        number = args.get("number")
+        if number is None:
+            self.displays.clear()
+        elif not any(n == number for n, _ in self.displays):
+            raise OpFailed(f"no display expression {number}", "list them with `dbg display`")
+        else:
+            self.displays[:] = [(n, e) for n, e in self.displays if n != number]
+        return {"display": [{"number": n, "expression": e} for n, e in self.displays]}
 
     def op_set(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None

@@ -245,3 +245,30 @@ def no_code_message(path: str, line: int) -> str:
     if text is not None and line > count:
         return f"line {line} is past the end of {path} ({count} lines)"
     return f"no code at {path}:{line}"
+
+
+def split_expressions(text: str) -> list[str]:
+    """``a; b + 1`` -> ``["a", "b + 1"]``: a ``;`` outside quotes and brackets
+    separates expressions (no expression of Python, C, Go or Java holds one
+    there), so ``dbg print x + y`` stays one expression."""
+    parts: list[str] = []
+    depth, quote, start, i = 0, "", 0, 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"`":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+        elif c == ";" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]

@@ -77,9 +77,22 @@ class Variable:
     name: str
     value: str
     type: str | None = None
+    #: In a stop snapshot: the value differs from the previous stop in this frame.
+    changed: bool = False
+    #: The value's length before the snapshot cut it (None: not cut).
+    cut: int | None = None
+    #: A struct's or an object's fields, one level (a stop snapshot expands them).
+    fields: list[Variable] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data: dict[str, Any] = {"name": self.name, "value": self.value, "type": self.type}
+        if self.changed:
+            data["changed"] = True
+        if self.cut is not None:
+            data["cut"] = self.cut
+        if self.fields is not None:
+            data["fields"] = [f.to_dict() for f in self.fields]
+        return data
 
 
 @dataclass
@@ -156,6 +169,12 @@ class StopSnapshot:
     source: list[SourceLine] = field(default_factory=list)
     locals: list[Variable] = field(default_factory=list)
     locals_truncated: bool = False
+    #: How many locals the snapshot left out (`dbg locals` shows them all).
+    locals_more: int = 0
+    #: `dbg display` expressions and `--show` ones, each with its value or error.
+    shown: list[dict[str, Any]] = field(default_factory=list)
+    #: At a watchpoint stop: each watch that changed, with its old and new value.
+    watch: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_event(cls, event: StopEvent) -> StopSnapshot:
@@ -172,7 +191,9 @@ class StopSnapshot:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["locals"] = [v.to_dict() for v in self.locals]
+        return data
 
 
 def signal_name(number: int) -> str:

@@ -28,6 +28,8 @@ from dbgcore.backend import Backend
 if TYPE_CHECKING:
     import click
 
+    from dbgcore.ops import OpTable
+
 log = logging.getLogger(__name__)
 
 DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap", "dbg_jdb")
@@ -51,6 +53,7 @@ class PluginHost:
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
         self._backends: dict[str, type[Backend]] | None = None
+        self._commands_added = False
         for module_name in DEFAULT_PLUGINS:
             self._load(module_name, "builtin", partial(importlib.import_module, module_name))
         if load_entry_points:
@@ -118,9 +121,22 @@ class PluginHost:
         self._backends = found
         return found
 
-    def add_commands(self, cli: click.Group) -> None:
+    def add_commands_once(self, cli: click.Group | None = None) -> None:
+        """Run the plugins' ``dbg_add_commands`` hooks (once per process)."""
+        if self._commands_added:
+            return
+        if cli is None:
+            import click
+
+            cli = click.Group("dbg")
+        self._commands_added = True
         for impl in self.pm.hook.dbg_add_commands.get_hookimpls():
             self._call_isolated(impl, {"cli": cli})
+
+    def add_ops(self, table: OpTable) -> None:
+        """The plugins' ops, through their ``dbg_add_ops`` hooks."""
+        for impl in self.pm.hook.dbg_add_ops.get_hookimpls():
+            self._call_isolated(impl, {"add": table.add})
 
     def stop_recorded(self, session: str, snapshot: dict[str, Any]) -> None:
         for impl in self.pm.hook.dbg_stop_recorded.get_hookimpls():

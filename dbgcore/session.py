@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore.backend import (
-    CANONICAL_OPS,
     AttachRequest,
     Backend,
     BackendSpec,
@@ -30,7 +29,7 @@ from dbgcore.errors import (
     TargetExited,
     UsageError,
 )
-from dbgcore.inspect_ops import InspectOps, cap_variables, one_line, program_frames
+from dbgcore.inspect_ops import InspectOps, one_line, program_frames
 from dbgcore.lang import function_span
 from dbgcore.model import (
     BreakLoc,
@@ -41,16 +40,14 @@ from dbgcore.model import (
     StopEvent,
     StopSnapshot,
 )
+from dbgcore.ops import OpTable
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
+from dbgcore.snapshot import arrange
 from dbgcore.source import source_window
 from dbgcore.sources import suffix_matches
 from dbgcore.store import Store
 from dbgcore.translog import TransLog
-
-#: A stop snapshot shows at most this many locals, each cut to this length.
-SNAPSHOT_LOCALS = 12
-SNAPSHOT_VALUE_CHARS = 120
 
 
 class Session(InspectOps):
@@ -74,6 +71,15 @@ class Session(InspectOps):
         self.last: StopSnapshot | None = None
         self._version = ""
         self.op_timeout = 30.0
+        #: Every op this session answers (dbg's and the plugins'), by name.
+        self.ops = OpTable()
+        host.add_ops(self.ops)
+        #: Expressions `--show` asks for at the stop the current op makes.
+        self._show: list[str] = []
+        self.displays: list[tuple[int, str]] = []
+        self._display_ids = 1
+        #: Each frame's locals at its previous stop, to mark what changed.
+        self._frame_values: dict[tuple[Any, ...], dict[str, str]] = {}
 
     # -- identity ------------------------------------------------------------
 
@@ -117,33 +123,37 @@ class Session(InspectOps):
 
     def handle(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         self.op_timeout = timeout
+        spec = self.ops.find(op)
+        if spec is None or spec.name != op:
+            raise UsageError(f"unknown op {op!r}", "see `dbg --help`")
         if self.backend is not None:
             self.backend.ctx.op_timeout = timeout
-        handler = getattr(self, f"op_{op}", None)
-        if op not in ("start", "attach") and self.backend is None:
+        if spec.send != "start" and self.backend is None:
             raise UsageError("the session has no program yet", "use dbg start PROGRAM")
-        if self.backend is not None and op not in (
-                "start", "attach", "restart", "status", "output", "tool", "breaks") \
-                and self._state() == "debugger_lost":
+        if self.backend is not None and spec.send != "start" and op != "restart" \
+                and not spec.lost_ok and self._state() == "debugger_lost":
             assert self.backend.lost is not None
             raise self.backend.lost
+        handler = getattr(self, f"op_{op.replace('-', '_')}", None)
+        if spec.send != "start" and op not in ("restart", "status"):
+            self._refresh()
+            if spec.needs == "stopped":
+                self._check_state(op)
         if handler is None:
             assert self.backend is not None
             extension = self.backend.extension_op(op)
             if extension is None:
                 raise self.backend.unsupported(op)
-            self._refresh()
             return extension(args, timeout)
-        if op not in ("start", "attach", "restart", "status", "output", "tool"):
-            self._refresh()
-            self._check_state(op)
-        payload: dict[str, Any] = handler(args, timeout)
+        self._show = list(args.get("show") or []) if spec.stops else []
+        try:
+            payload: dict[str, Any] = handler(args, timeout)
+        finally:
+            self._show = []
         return payload
 
     def _check_state(self, op: str) -> None:
-        info = CANONICAL_OPS.get(op)
-        needs_stopped = info.needs_stopped if info else op in ("up", "down", "list", "wait")
-        if not needs_stopped or self.backend is None or op in ("list", "wait"):
+        if self.backend is None:
             return
         state = self._state()
         if state == "running":
@@ -209,6 +219,8 @@ class Session(InspectOps):
             options=dict(args.get("options") or {}),
         )
         backend = self._new_backend(args["backend"], request.cwd)
+        if args.get("stdin") and not backend.reads_stdin:
+            raise backend.unsupported("stdin", _NO_STDIN)
         self.launch_request = request
         event = backend.launch(request)
         self._version = backend.version()
@@ -219,6 +231,8 @@ class Session(InspectOps):
         breakpoints = self._apply_breaks(args.get("breaks", []))
         snapshot = self._snapshot(event)
         if args.get("run") and snapshot.state == "stopped":
+            # The entry stop is not one the user saw: nothing changed since it.
+            self._frame_values.clear()
             snapshot = self._snapshot(backend.cont(timeout))
         return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
 
@@ -288,16 +302,7 @@ class Session(InspectOps):
             snapshot.hit_breakpoints = self.breaks.user_ids(self.backend,
                                                             event.hit_breakpoints)
         if event.state == "stopped" and self.backend is not None:
-            loc = event.location
-            if loc is not None and loc.file and loc.line:
-                snapshot.source = [SourceLine(n, text, n == loc.line)
-                                   for n, text in source_window(loc.file, loc.line, 2, 2)]
-            try:
-                variables = self.backend.locals()
-            except DbgError:
-                variables = []
-            snapshot.locals, snapshot.locals_truncated = cap_variables(
-                variables, SNAPSHOT_LOCALS, SNAPSHOT_VALUE_CHARS)
+            self._fill(snapshot)
             try:
                 stack = program_frames(self.backend.stack(None))
             except DbgError:
@@ -308,6 +313,58 @@ class Session(InspectOps):
             self.store.record_stop(self.session_id, data, [f.to_dict() for f in stack])
             self.host.stop_recorded(self.name, data)
         return snapshot
+
+    def _fill(self, snapshot: StopSnapshot) -> None:
+        """Source, locals (arranged for reading), watch changes and the
+        expressions asked for, at a stop."""
+        assert self.backend is not None
+        backend = self.backend
+        loc = snapshot.location
+        line_text = ""
+        if loc is not None and loc.file and loc.line:
+            snapshot.source = [SourceLine(n, text, n == loc.line)
+                               for n, text in source_window(loc.file, loc.line, 2, 2)]
+            line_text = next((s.text for s in snapshot.source if s.current), "")
+        try:
+            variables = backend.locals()
+            depth = len(backend.stack(None))
+        except DbgError:
+            variables, depth = [], 0
+        key = (loc.file if loc else None, loc.function if loc else None, depth)
+        previous = self._frame_values.pop(key, None)
+        snapshot.locals, snapshot.locals_more = arrange(
+            variables, line_text, previous, backend.fields)
+        snapshot.locals_truncated = snapshot.locals_more > 0 or any(
+            v.cut is not None for v in snapshot.locals)
+        self._frame_values[key] = {v.name: v.value for v in variables}
+        while len(self._frame_values) > 64:
+            self._frame_values.pop(next(iter(self._frame_values)))
+        snapshot.watch = self._watch_changes(snapshot.reason == "watchpoint")
+        wanted = [e for _, e in self.displays] + [e for e in self._show if e.strip()]
+        if wanted:
+            shown = self.evaluate_each(wanted)
+            for row, (number, _) in zip(shown, self.displays, strict=False):
+                row["display"] = number
+            snapshot.shown = shown
+
+    def _watch_changes(self, at_watch: bool) -> list[dict[str, Any]]:
+        """Each watch's value now; at a watchpoint stop, those that changed."""
+        assert self.backend is not None
+        changes = []
+        for entry in self.breaks.entries.values():
+            if entry.kind != "watch" or not entry.expression:
+                continue
+            try:
+                now: str | None = self.backend.evaluate(entry.expression).value
+            except DbgError:
+                now = None  # out of scope here: keep the last value seen
+            if now is None:
+                continue
+            if at_watch and now != entry.value:
+                changes.append({"id": entry.id, "expression": entry.expression,
+                                "old": entry.value, "new": now})
+            entry.value = now
+        return changes
 
     def record_command(self, op: str, args: dict[str, Any], ok: bool,
                        result: dict[str, Any]) -> None:
@@ -351,7 +408,14 @@ class Session(InspectOps):
     def op_watch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
         expression = one_line(args["expression"])
-        return {"breakpoint": self.breaks.watch(self.backend, expression).to_dict()}
+        bp = self.breaks.watch(self.backend, expression)
+        entry = self.breaks.entries.get(int(bp.id)) if isinstance(bp.id, int) else None
+        if entry is not None:
+            try:
+                entry.value = self.backend.evaluate(expression).value
+            except DbgError:
+                entry.value = None
+        return {"breakpoint": bp.to_dict()}
 
     def op_catch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
@@ -445,8 +509,18 @@ class Session(InspectOps):
         info["output_cursor"] = self.output.cursor
         return info
 
+    def op_input(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """No backend reaches the program's stdin yet: refused, saying why."""
+        assert self.backend is not None
+        raise self.backend.unsupported("input", _NO_STDIN)
+
     def op_tool(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         return {"backend": self.spec.name if self.spec else None, **self.via()}
+
+
+#: Why the program's standard input cannot be reached (no backend offers it yet).
+_NO_STDIN = ("the program's stdin is the debugger's own channel here; have the program read "
+             "a file, or start it yourself with its input and `dbg attach` to it")
 
 
 def _optional_line(text: Any, option: str) -> str | None:

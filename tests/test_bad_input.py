@@ -118,8 +118,12 @@ def test_pdb_separator_in_user_text_is_data(module_dbg: Dbg, cart: Target) -> No
     # pdb runs `a;;b` as two commands; dbg's ops must not let text the user
     # meant as one expression or condition be cut there.
     second = smuggle(module_dbg)
-    result = module_dbg("print", f"'x';;{second};;'y'")
-    assert_clean_error(result, 1, "SyntaxError")
+    # `;` separates expressions for dbg print: each is evaluated on its own,
+    # as an expression, so the smuggled command is a SyntaxError, not run.
+    values = module_dbg.json("print", f"'x';;{second};;'y'")["values"]
+    assert [v["expression"] for v in values] == ["'x'", second, "'y'"], values
+    assert "SyntaxError" in values[1]["error"] and values[2]["value"] == "'y'", values
+    assert not (module_dbg.cwd / MARKER).exists()
     assert module_dbg.json("print", "'a;;b'")["value"] == "'a;;b'"
     bad_set = module_dbg("set", "total", f"0;;{second}")
     assert_clean_error(bad_set, 1, "SyntaxError")

@@ -1,9 +1,9 @@
 """The ``dbg`` click application.
 
-One module per command group (session, breakpoints, execution, inspection,
-meta). Plugins add commands through the ``dbg_add_commands`` hook; they are
-loaded only when a command is not a built-in one (or for ``--help``), so the
-common commands stay as cheap as starting Python.
+Its commands are made from the op table (:mod:`dbgcore.ops`). Plugins add ops
+through the ``dbg_add_ops`` hook (and plain click commands through
+``dbg_add_commands``); they are loaded only when a command is not a built-in
+one (or for ``--help``), so the common commands stay cheap.
 """
 
 from __future__ import annotations
@@ -27,9 +27,13 @@ class DbgGroup(click.Group):
         if DbgGroup._plugins_loaded:
             return
         DbgGroup._plugins_loaded = True
+        from dbgcore.cli.build import add_ops
+        from dbgcore.ops import builtin_table, full_table
         from dbgcore.plugins import get_host
 
-        get_host().add_commands(self)
+        builtin = builtin_table()
+        add_ops(self, [op for op in full_table() if builtin.find(op.name) is None])
+        get_host().add_commands_once(self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -71,14 +75,10 @@ def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None
 
 
 def _register() -> None:
-    from dbgcore.cli import break_cmds, exec_cmds, inspect_cmds, meta_cmds, session_cmds
+    from dbgcore.cli.build import add_ops
+    from dbgcore.ops import builtin_table
 
-    for module in (session_cmds, break_cmds, exec_cmds, inspect_cmds, meta_cmds):
-        for command in module.COMMANDS:
-            cli.add_command(command)
-    cli.add_command(exec_cmds.cont, "c")
-    cli.add_command(exec_cmds.step, "s")
-    cli.add_command(exec_cmds.next_, "n")
+    add_ops(cli, builtin_table())
 
 
 _register()

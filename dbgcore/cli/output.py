@@ -9,14 +9,11 @@ line is ``[via <tool> <version>]`` when a debugger answered.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, NoReturn
 
-from dbgcore import __version__
-from dbgcore.errors import EXIT_OK, DbgError, InternalError
-
-DBG_VIA = {"tool": "dbg", "version": __version__}
+from dbgcore.errors import DbgError
+from dbgcore.frontend import Answer, from_response
 
 
 class Ctx:
@@ -57,60 +54,45 @@ def echo(text: str, err: bool = False) -> None:
     stream.flush()
 
 
-def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None,
-         exit_code: int = EXIT_OK) -> NoReturn:
-    """Print a successful answer and exit."""
-    ctx = get_ctx()
-    via = via or DBG_VIA
-    if ctx.json:
-        _print_json({"ok": True, "op": op, "session": ctx.session, "via": via, **payload})
+def print_answer(answer: Answer) -> NoReturn:
+    """Print an answer (text, or one JSON object with --json) and exit with its code."""
+    try:
+        as_json = get_ctx().json
+    except RuntimeError:
+        as_json = False
+    if as_json:
+        echo(answer.json_text())
     else:
-        from dbgcore.cli.render import render
-
-        text = render(op, payload)
-        if via.get("tool") != "dbg":
-            text = f"[via {via['tool']} {via.get('version', '')}]".replace(" ]", "]") + (
-                "\n" + text if text else "")
+        text = answer.text()
         if text:
-            echo(text)
-    sys.exit(exit_code)
+            echo(text, err=not answer.ok)
+    sys.exit(answer.exit_code)
+
+
+def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None) -> NoReturn:
+    """Print a successful answer and exit 0."""
+    print_answer(Answer(op, _session(), via, payload))
 
 
 def emit_response(op: str, response: dict[str, Any]) -> NoReturn:
     """Print a daemon response (success or error) and exit."""
-    via = response.get("via") or DBG_VIA
-    if response.get("ok"):
-        emit(op, response.get("result") or {}, via)
-    fail(op, DbgError.from_wire(response.get("error") or {}), via)
+    print_answer(from_response(op, _session(), response))
 
 
 def fail(op: str, error: DbgError, via: dict[str, str] | None = None,
          session: str | None = None, as_json: bool | None = None) -> NoReturn:
     """Print an error and exit with its code; never a traceback, except for
     dbg's own bugs, where the traceback is the useful part."""
+    if as_json is not None:
+        try:
+            get_ctx()
+        except RuntimeError:
+            set_ctx(Ctx(session=session or "default", json=as_json, timeout=30.0))
+    print_answer(Answer(op, session or _session(), via, error=error))
+
+
+def _session() -> str:
     try:
-        ctx: Ctx | None = get_ctx()
+        return get_ctx().session
     except RuntimeError:
-        ctx = None
-    use_json = as_json if as_json is not None else (ctx.json if ctx else False)
-    name = session or (ctx.session if ctx else "default")
-    if use_json:
-        data: dict[str, Any] = {"ok": False, "op": op, "session": name, "via": via or DBG_VIA,
-                                "error": {"kind": error.kind, "message": error.message,
-                                          "hint": error.hint}}
-        if isinstance(error, InternalError) and error.traceback:
-            data["error"]["traceback"] = error.traceback
-        _print_json(data)
-    else:
-        line = f"error: {error.message}"
-        # UnsupportedOp already carries its hint in the message.
-        if error.hint and f"({error.hint})" not in error.message:
-            line += f" ({error.hint})"
-        echo(line, err=True)
-        if isinstance(error, InternalError) and error.traceback:
-            echo(error.traceback.rstrip(), err=True)
-    sys.exit(error.exit_code)
-
-
-def _print_json(data: dict[str, Any]) -> None:
-    echo(json.dumps(data, ensure_ascii=False, default=str))
+        return "default"

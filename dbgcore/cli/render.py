@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 Payload = dict[str, Any]
 
 
 def render(op: str, payload: Payload) -> str:
-    renderer = _RENDERERS.get(op)
+    """The text of ``op``'s answer, by the renderer its op table entry names."""
+    from dbgcore.ops import builtin_table, full_table, resolve
+
+    spec = builtin_table().find(op) or full_table().find(op)
+    renderer = spec.render if spec is not None else None
     if renderer is None:
         if "state" in payload:
             return snapshot(payload)
         return "\n".join(f"{k}: {v}" for k, v in payload.items())
-    return renderer(payload)
+    if isinstance(renderer, str):
+        renderer = globals()[renderer] if ":" not in renderer else resolve(renderer)
+    text: str = renderer(payload)
+    return text
 
 
 def _where(loc: dict[str, Any] | None) -> str:
@@ -36,7 +42,8 @@ def _source(lines: list[dict[str, Any]]) -> list[str]:
 
 def _var(v: dict[str, Any]) -> str:
     kind = f" ({v['type']})" if v.get("type") else ""
-    return f"{v['name']} = {v['value']}{kind}"
+    cut = f" [cut: {v['cut']} chars]" if v.get("cut") else ""
+    return f"{v['name']} = {v['value']}{kind}{cut}"
 
 
 def snapshot(p: Payload) -> str:
@@ -63,12 +70,17 @@ def snapshot(p: Payload) -> str:
         if p.get("description"):
             out.append(p["description"])
         out += _source(p.get("source") or [])
+        for w in p.get("watch") or []:
+            out.append(f"watch {w['id']}: {w['expression']}: {w['old']} -> {w['new']}")
         variables = p.get("locals") or []
         if variables:
             out.append("locals:")
-            out += [f"  {_var(v)}" for v in variables]
-            if p.get("locals_truncated"):
-                out.append("  (cut short; `dbg locals` shows them all)")
+            for v in variables:
+                out.append(f"{'*' if v.get('changed') else ' '} {_var(v)}")
+                out += [f"    .{_var(f)}" for f in v.get("fields") or []]
+            if p.get("locals_more"):
+                out.append(f"  +{p['locals_more']} more locals (`dbg locals` shows them all)")
+        out += [_shown(v) for v in p.get("shown") or []]
     if p.get("note"):
         out.append(f"note: {p['note']}")
     for bp in p.get("breakpoints") or []:
@@ -160,8 +172,30 @@ def _locals(p: Payload) -> str:
 
 
 def _print(p: Payload) -> str:
+    if "values" in p:
+        return "\n".join(_shown(v) for v in p["values"])
     kind = f" ({p['type']})" if p.get("type") else ""
     return f"{p['value']}{kind}"
+
+
+def _shown(v: Payload) -> str:
+    """One expression and its value (or why it has none)."""
+    if v.get("error"):
+        return f"{v['expression']}: error: {v['error']}"
+    kind = f" ({v['type']})" if v.get("type") else ""
+    return f"{v['expression']} = {v['value']}{kind}"
+
+
+def _display(p: Payload) -> str:
+    rows = p.get("display") or []
+    if not rows:
+        return "no display expressions"
+    return "\n".join(f"{d['number']}: {d['expression']}" for d in rows)
+
+
+def _input(p: Payload) -> str:
+    text = f"sent {p.get('sent', 0)} bytes to the program's stdin"
+    return text + (" and closed it" if p.get("closed") else "")
 
 
 def _set(p: Payload) -> str:
@@ -266,14 +300,22 @@ _CAP_MARKS = {"native": "yes", "fallback": "fallback", "none": "-"}
 
 def _caps(p: Payload) -> str:
     ready = [c for c in p.get("backends", []) if c.get("ready")]
+    if p.get("markdown"):
+        head = ["op", *(f"{c['name']} ({c['tool']} {c.get('version') or ''})".replace(" )", ")")
+                        for c in ready)]
+        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for op in p["ops"]:
+            cells = [_CAP_MARKS[c["ops"].get(op, "none")] for c in ready]
+            rows.append(f"| `{op}` | " + " | ".join(cells) + " |")
+        return "\n".join(rows)
     out = []
     if ready:
         width = max(len(op) for op in p["ops"]) + 2
         columns = [(c, max(len(c["name"]), 8) + 2) for c in ready]
         out.append("".ljust(width) + "".join(c["name"].ljust(w) for c, w in columns))
         for op in p["ops"]:
-            cells = (_CAP_MARKS[c["ops"].get(op, "none")].ljust(w) for c, w in columns)
-            out.append((op.ljust(width) + "".join(cells)).rstrip())
+            row = "".join(_CAP_MARKS[c["ops"].get(op, "none")].ljust(w) for c, w in columns)
+            out.append((op.ljust(width) + row).rstrip())
     for c in p.get("backends", []):
         if not c.get("ready"):
             out.append(f"{c['name']}: not ready ({c.get('detail') or 'unknown'})")
@@ -304,96 +346,6 @@ def _catch(p: Payload) -> str:
     return "catching: " + ", ".join(filters) if filters else "catching no exceptions"
 
 
-def _scopes(p: Payload) -> str:
-    return "\n".join(f"{s['name']}: ref {s['reference']}" + (" (expensive)" if s.get("expensive")
-                                                          else "")
-                     for s in p.get("scopes", [])) or "no scopes"
-
-
-def _vars(p: Payload) -> str:
-    lines = []
-    for v in p.get("variables", []):
-        ref = f"  [ref {v['reference']}]" if v.get("reference") else ""
-        lines.append(_var(v) + ref)
-    return "\n".join(lines) or "no children"
-
-
-def _disasm(p: Payload) -> str:
-    out = []
-    for i in p.get("instructions", []):
-        mark = ">" if str(i.get("address")) == str(p.get("address")) else " "
-        symbol = f" <{i['symbol']}>" if i.get("symbol") else ""
-        out.append(f"{mark} {i.get('address')}{symbol}: {i.get('instruction')}")
-    return "\n".join(out) or "no instructions"
-
-
-def _memory_read(p: Payload) -> str:
-    data = bytes.fromhex(p.get("hex", ""))
-    base = int(str(p.get("address") or "0"), 0)
-    rows = []
-    for offset in range(0, len(data), 16):
-        chunk = data[offset : offset + 16]
-        text = "".join(chr(c) if 32 <= c < 127 else "." for c in chunk)
-        rows.append(f"{base + offset:#018x}: {chunk.hex(' '):<47}  {text}")
-    if p.get("unreadable"):
-        rows.append(f"({p['unreadable']} bytes unreadable)")
-    return "\n".join(rows) or "no bytes"
-
-
-def _listing(key: str, fields: tuple[str, ...]) -> Callable[[Payload], str]:
-    def render_rows(p: Payload) -> str:
-        rows = p.get(key) or []
-        return "\n".join("  ".join(str(r.get(f)) for f in fields if r.get(f) is not None)
-                         for r in rows) or f"no {key}"
-
-    return render_rows
-
-
 def _exception(p: Payload) -> str:
     head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
     return "\n".join([head, *([p["stack"]] if p.get("stack") else [])])
-
-
-def _dap(p: Payload) -> str:
-    import json
-
-    return json.dumps(p.get("body"), indent=2, ensure_ascii=False)
-
-
-_RENDERERS: dict[str, Callable[[Payload], str]] = {
-    "scopes": _scopes,
-    "vars": _vars,
-    "disasm": _disasm,
-    "memory-read": _memory_read,
-    "memory-write": lambda p: f"wrote {p.get('written')} bytes at {p.get('address')}",
-    "break-instruction": _break,
-    "modules": _listing("modules", ("id", "name", "path")),
-    "sources": _listing("sources", ("name", "path")),
-    "exception": _exception,
-    "dap": _dap,
-    "break": _break,
-    "watch": _break,
-    "breaks": _breaks,
-    "unbreak": _unbreak,
-    "catch": _catch,
-    "stack": _stack,
-    "frame": _frame,
-    "up": _frame,
-    "down": _frame,
-    "locals": _locals,
-    "print": _print,
-    "set": _set,
-    "threads": _threads,
-    "thread": _thread,
-    "list": _list,
-    "output": _output,
-    "raw": _raw,
-    "status": _status,
-    "sessions": _sessions,
-    "hits": _hits,
-    "backends": _backends,
-    "caps": _caps,
-    "plugins": _plugins,
-    "tool": _tool,
-    "kill": _kill,
-}

@@ -1,14 +1,13 @@
 """Built-in plugin: the DAP backend (debugpy today; gdb, lldb-dap and delve use
-the same class with their own profiles), and its expert commands."""
+the same class with their own profiles), and its expert ops."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import click
-
 from dbgcore.backend import Backend
 from dbgcore.hookspecs import hookimpl
+from dbgcore.ops import Op
 
 
 @hookimpl
@@ -19,8 +18,8 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
 
 
 @hookimpl
-def dbg_add_commands(cli: click.Group) -> None:
-    from dbg_dap.commands import COMMANDS
+def dbg_add_ops(add: Callable[[Op], None]) -> None:
+    from dbg_dap.ops import OPS
 
-    for command in COMMANDS:
-        cli.add_command(command)
+    for op in OPS:
+        add(op)

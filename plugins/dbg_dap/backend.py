@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dbg_dap.breakpoints import BreakpointTable
-from dbg_dap.profiles import AdapterProfile, profile_for
+from dbg_dap.profiles import DEBUGPY_GROUPS, AdapterProfile, profile_for
 from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness, Support
 from dbgcore.dap.channel import DapChannel, Message
 from dbgcore.dap.session import DapSession
@@ -89,6 +89,8 @@ class DapBackend(Backend):
         self.thread_id: int | None = None
         self.frame_index = 0
         self._frames: list[Message] | None = None
+        #: The variablesReference of each of the last locals() that has children.
+        self._refs: dict[str, int] = {}
         self.breaks = BreakpointTable(self)
         self.exception_filters: list[str] = []
         self._children: list[int] = []
@@ -641,6 +643,7 @@ class DapBackend(Backend):
 
     def locals(self) -> list[Variable]:
         out: list[Variable] = []
+        self._refs = {}
         for scope in self.scopes():
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
@@ -653,8 +656,19 @@ class DapBackend(Backend):
                 value = str(var.get("value", ""))
                 if not value.strip() and var.get("variablesReference"):
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
+                if var.get("variablesReference"):
+                    self._refs[str(var.get("name"))] = int(var["variablesReference"])
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
+
+    def fields(self, variable: Variable) -> list[Variable] | None:
+        ref = self._refs.get(variable.name)
+        if not ref:
+            return None
+        rows = [v for v in self.variables(ref) if not _noise(v)
+                and str(v.get("name", "")) not in DEBUGPY_GROUPS]
+        return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}", v.get("type"))
+                for v in rows]
 
     def return_rows(self) -> list[Message]:
         """debugpy's "(return) NAME" rows among the top frame's locals (a

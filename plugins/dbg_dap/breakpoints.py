@@ -149,23 +149,19 @@ class BreakpointTable:
     def add_lines(self, file: str, lines: list[int]) -> list[int]:
         """dbg's own temporary breakpoints on many lines of one file, sent
         in one request; their ids."""
-        records = [BpRecord(next(self._internal_ids), "source", BreakOptions(temporary=True),
-                            f"{file}:{line}", file=file, line=line, internal=True)
-                   for line in lines]
-        for record in records:
-            self.records[record.id] = record
-        try:
-            self._sync(records[0])
-        except Exception:
-            for record in records:
-                self.records.pop(record.id, None)
-            raise
-        return [record.id for record in records]
+        return self._add_internal([
+            BpRecord(next(self._internal_ids), "source", BreakOptions(temporary=True),
+                     f"{file}:{line}", file=file, line=line, internal=True)
+            for line in lines])
 
     def add_instructions(self, addresses: list[str]) -> list[int]:
         """dbg's own breakpoints on instructions, sent in one request; their ids."""
-        records = [BpRecord(next(self._internal_ids), "instruction", BreakOptions(),
-                            address, name=address, internal=True) for address in addresses]
+        return self._add_internal([
+            BpRecord(next(self._internal_ids), "instruction", BreakOptions(),
+                     address, name=address, internal=True) for address in addresses])
+
+    def _add_internal(self, records: list[BpRecord]) -> list[int]:
+        """Records of one kind (and file) sent in one request; none kept if it fails."""
         for record in records:
             self.records[record.id] = record
         try:

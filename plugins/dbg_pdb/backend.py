@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from dbgcore.backend import BackendSpec, LaunchRequest, Readiness, Support
 from dbgcore.console import ConsoleBackend
 from dbgcore.errors import (
+    DbgError,
     DebuggerLost,
     NotAProgram,
     OpFailed,
@@ -445,6 +446,18 @@ class PdbBackend(ConsoleBackend):
     def locals(self) -> list[Variable]:
         data = self._query("_dbg_locals", "locals")
         return [Variable(v["name"], v["value"], v.get("type")) for v in data["variables"]]
+
+    def fields(self, variable: Variable) -> list[Variable] | None:
+        """An object's attributes (its ``vars()``), one level."""
+        if not variable.name.isidentifier():
+            return None
+        probe = (f"[(k, repr(v)[:200], type(v).__name__) for k, v in "
+                 f"vars({variable.name}).items() if not k.startswith('__')][:20]")
+        try:
+            rows = ast.literal_eval(self.evaluate(probe).value)
+        except (DbgError, ValueError, SyntaxError):
+            return None
+        return [Variable(str(k), str(v), str(t)) for k, v, t in rows]
 
     def evaluate(self, expression: str) -> Value:
         answer = self._query(f"_dbg_eval {expression!r}", "value")

@@ -1,0 +1,102 @@
+"""Click commands made from the op table (:mod:`dbgcore.ops`).
+
+Each op becomes a command whose parameters are its arguments: positional
+ones as click arguments (``text`` ones take every remaining word, joined
+with spaces), flagged ones as options. The command checks nothing itself:
+it hands its values to :func:`dbgcore.frontend.call_op`, as every front end does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from dbgcore.cli.output import get_ctx, print_answer
+from dbgcore.frontend import call_op
+from dbgcore.ops import Arg, Op
+
+
+def _type(arg: Arg) -> Any:
+    if arg.passthrough:
+        return click.UNPROCESSED
+    if arg.kind == "int":
+        if arg.minimum is None and arg.maximum is None:
+            return int
+        return click.IntRange(None if arg.minimum is None else int(arg.minimum),
+                              None if arg.maximum is None else int(arg.maximum))
+    if arg.kind == "float":
+        if arg.minimum is None and arg.maximum is None:
+            return float
+        return click.FloatRange(arg.minimum, arg.maximum)
+    return str
+
+
+def _param(arg: Arg) -> click.Parameter:
+    if arg.positional:
+        many = arg.multiple or arg.kind == "text"
+        return click.Argument([arg.name], nargs=-1 if many else 1,
+                              required=arg.required,
+                              type=_type(arg), metavar=arg.metavar,
+                              default=None if many else arg.default)
+    if arg.kind == "bool":
+        return click.Option([*arg.flags, arg.name], is_flag=True, help=arg.help)
+    return click.Option([*arg.flags, arg.name], type=_type(arg), multiple=arg.multiple,
+                        required=arg.required, default=arg.default, metavar=arg.metavar,
+                        help=arg.help + (" Repeatable." if arg.multiple else ""),
+                        show_default=arg.default not in (None, 0, False))
+
+
+def _values(op: Op, params: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for arg in op.args:
+        if arg.hidden:
+            continue
+        value = params.get(arg.name)
+        if isinstance(value, tuple):
+            if arg.kind == "text" and not arg.multiple:
+                value = " ".join(value) if value else None
+            else:
+                value = list(value)
+        values[arg.name] = value
+    return values
+
+
+def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click.Command:
+    def callback(**params: Any) -> None:
+        ctx = get_ctx()
+        print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout))
+
+    passthrough = any(a.passthrough for a in op.args)
+    settings: dict[str, Any] = {}
+    if passthrough:
+        settings["ignore_unknown_options"] = True
+        if any(a.passthrough and a.name != "text" for a in op.args):
+            # A program's own options (start PROGRAM -v) are its arguments.
+            settings["allow_interspersed_args"] = False
+    help_text = op.summary + (f"\n\n{op.details}" if op.details else "")
+    return click.Command(name or op.path[-1], callback=callback,
+                         params=[_param(a) for a in op.args if not a.hidden],
+                         help=help_text, short_help=op.summary, context_settings=settings,
+                         hidden=hidden)
+
+
+def add_ops(group: click.Group, ops: Any) -> None:
+    """Add a command for each op (and its aliases) that has a command line."""
+    ops = list(ops)
+    for op in ops:
+        if not op.path:
+            continue
+        parent = group
+        for word in op.path[:-1]:
+            sub = parent.commands.get(word)
+            if not isinstance(sub, click.Group):
+                subs = [o.summary for o in ops if o.path[:1] == (word,)]
+                sub = click.Group(word, help=" ".join(subs) or word)
+                parent.add_command(sub)
+            parent = sub
+        command = make_command(op)
+        parent.add_command(command)
+        if len(op.path) == 1:
+            for alias in op.aliases:
+                parent.add_command(make_command(op, alias, hidden=True))

@@ -1,0 +1,297 @@
+"""What some ops do in the front end before (or instead of) the daemon.
+
+``prepare`` functions take an op's checked values (locations already parsed
+and anchored) and return what is sent: ``(op, args)``. ``run`` functions answer
+an op in the front end's own process: ``(payload, via)``. Both are named in
+the op table (:mod:`dbgcore.ops`) and shared by every front end.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from dbgcore import client
+from dbgcore.errors import DbgError, NoSession, UsageError
+
+Values = dict[str, Any]
+Via = dict[str, str]
+
+
+# -- prepare: values -> (op, wire args) ------------------------------------------------------
+
+
+def start(values: Values) -> tuple[str, Values]:
+    program: str = values["program"]
+    cwd = values.get("cwd")
+    as_module, classpath = values.get("module"), values.get("classpath")
+    options: Values = {}
+    base = Path(cwd).absolute() if cwd else Path.cwd()
+    if cwd and not base.is_dir():
+        raise UsageError(f"--cwd {cwd}: no such directory")
+    if classpath is not None:
+        # PROGRAM names a class: chosen (and checked) like a .class file.
+        if as_module:
+            raise UsageError("-cp and -m do not go together")
+        entries = [p for p in classpath.split(os.pathsep) if p]
+        missing = [p for p in entries if not (base / p).exists()]
+        if not entries or missing:
+            raise UsageError(f"-cp {classpath}: no such file or folder "
+                             f"{', '.join(missing) or classpath}")
+        options["classpath"] = os.pathsep.join(str((base / p).absolute()) for p in entries)
+        target = base / f"{program.replace('.', '/')}.class"
+    elif as_module:
+        if not all(part.isidentifier() for part in program.split(".")):
+            raise UsageError(f"bad module name {program!r}", "e.g. dbg start -m pytest")
+        # Chosen like a Python file would be.
+        target = base / f"{program.replace('.', '/')}.py"
+    else:
+        target = Path(program) if os.path.isabs(program) else base / program
+        if not target.exists():
+            raise UsageError(f"no such program: {program}", "check the path (relative to --cwd)")
+    stdin = values.get("stdin")
+    if stdin is not None:
+        path = Path(stdin) if os.path.isabs(stdin) else Path.cwd() / stdin
+        if not path.is_file():
+            raise UsageError(f"--stdin {stdin}: no such file")
+        stdin = str(path.absolute())
+    env = _parse_env(values.get("env") or [])
+    named = bool(as_module) or classpath is not None
+    chosen = _choose_backend(values.get("backend"), target, base, check=not named)
+    return "start", {
+        "backend": chosen, "program": program if named else str(target.absolute()),
+        "module": bool(as_module), "args": list(values.get("args") or []), "options": options,
+        "cwd": str(base), "env": env, "breaks": values.get("breaks") or [],
+        "run": bool(values.get("run")), "no_catch": bool(values.get("no_catch")),
+        "stdin": stdin, "show": values.get("show") or [],
+    }
+
+
+def attach(values: Values) -> tuple[str, Values]:
+    pid, port, backend = values.get("pid"), values.get("port"), values["backend"]
+    if (pid is None) == (port is None):
+        raise UsageError("attach needs exactly one of --pid or --port")
+    _check_attach_supported(backend)
+    return "attach", {"backend": backend, "pid": pid, "port": port,
+                      "host": values.get("host") or "127.0.0.1", "program": values.get("program"),
+                      "breaks": values.get("breaks") or [], "cwd": os.getcwd()}
+
+
+def break_(values: Values) -> tuple[str, Values]:
+    location, instruction = values.get("location"), values.get("instruction")
+    if (location is None) == (instruction is None):
+        raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
+    condition, hit, log = values.get("condition"), values.get("hit"), values.get("log")
+    for text in (condition, log):
+        if text is not None and (not text.strip() or any(c in text for c in "\r\n")):
+            raise UsageError("--if and --log take one non-empty line")
+    if instruction is not None:
+        return "break-instruction", {"address": instruction, "condition": condition, "hit": hit}
+    return "break", {"location": location, "condition": condition, "hit": hit, "log": log,
+                     "temp": bool(values.get("temp"))}
+
+
+def unbreak(values: Values) -> tuple[str, Values]:
+    from dbgcore.location import location_arg
+
+    text = str(values["target"]).strip()
+    if text.isascii() and text.isdigit():
+        return "unbreak", {"id": int(text)}
+    return "unbreak", {"location": location_arg(text)}
+
+
+def _choose_backend(name: str | None, program: Path, cwd: Path, check: bool = True) -> str:
+    """The backend for ``program``; with ``check``, one that can run it (a C
+    source file, say, is refused with how to compile it)."""
+    from dbgcore.config import load_config
+    from dbgcore.plugins import get_host
+    from dbgcore.select import select_backend
+
+    config = load_config(cwd)
+    classes = get_host().backend_classes()
+    if name is not None:
+        if name not in config.backends:
+            raise UsageError(f"unknown backend {name!r}",
+                             f"known backends: {', '.join(config.backends)}")
+        spec = config.backends[name]
+    else:
+        spec = select_backend(program, config.backends, classes)
+    cls = classes.get(spec.plugin)
+    if check and cls is not None:
+        cls.check_program(spec, program)
+    return spec.name
+
+
+def _parse_env(pairs: list[str]) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key or any(c in key for c in "\0 "):
+            raise UsageError(f"bad --env {pair!r}", "use --env NAME=VALUE")
+        env[key] = value
+    return env
+
+
+def _check_attach_supported(backend: str) -> None:
+    """Refuse before starting a daemon when the backend cannot attach at all."""
+    from dbgcore.config import load_config
+    from dbgcore.plugins import get_host
+
+    spec = load_config().backends.get(backend)
+    if spec is None:
+        raise UsageError(f"unknown backend {backend!r}")
+    cls = get_host().backend_classes().get(spec.plugin)
+    if cls is not None and cls.capabilities().get("attach") == "none":
+        raise cls.unsupported_for(spec, "attach")
+
+
+# -- run: answered here ----------------------------------------------------------------------
+
+
+def sessions(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+    from dbgcore.status import list_session_names
+
+    rows = []
+    for name in list_session_names():
+        try:
+            live = client.live_status(name)
+        except NoSession:
+            continue
+        if live is None:
+            continue
+        try:
+            response = client.call(name, "ping", timeout=5.0)
+        except DbgError:
+            continue
+        info = (response.get("result") or {}).get("session") or {}
+        rows.append({"name": name, "backend": info.get("backend"), "tool": info.get("tool"),
+                     "state": info.get("state", "?"), "program": info.get("program")})
+    return {"sessions": rows}, None
+
+
+def kill(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+    client.live_status(session)
+    response = client.call(session, "kill", timeout=timeout)
+    if not response.get("ok"):
+        raise DbgError.from_wire(response.get("error") or {})
+    return response.get("result") or {}, response.get("via")
+
+
+def hits(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+    from dbgcore.location import BreakLoc
+    from dbgcore.store import Store
+
+    location = values.get("location")
+    wanted = BreakLoc.parse(location) if location else None
+    store = Store()
+    try:
+        session_id = None if values.get("all") else store.latest_session_id(session)
+        if session_id is None and not values.get("all"):
+            return {"hits": [], "filter": location}, None
+        rows = store.hits(session_id, name=session, limit=100_000)
+    finally:
+        store.close()
+    if wanted is not None:
+        rows = [r for r in rows if _matches(r, wanted)]
+    return {"hits": rows[: values.get("limit") or 200], "filter": location,
+            "total": len(rows)}, None
+
+
+def _matches(row: Values, loc: Any) -> bool:
+    if loc.function:
+        name = row.get("function") or ""
+        return bool(name == loc.function or name.endswith("." + loc.function))
+    if loc.line != row.get("line"):
+        return False
+    if not loc.file:
+        return True
+    file = row.get("file") or ""
+    return bool(file == loc.file or os.path.basename(file) == loc.file
+                or file.endswith("/" + loc.file))
+
+
+def backends(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+    from dbgcore.config import load_config
+    from dbgcore.plugins import get_host
+
+    config = load_config()
+    classes = get_host().backend_classes()
+    rows = []
+    for spec in config.backends.values():
+        cls = classes.get(spec.plugin)
+        if cls is None:
+            rows.append({"name": spec.name, "plugin": spec.plugin, "ready": False,
+                         "detail": f"plugin {spec.plugin!r} is not loaded (see dbg plugins)",
+                         "install": spec.install})
+            continue
+        try:
+            readiness = cls.check(spec)
+        except Exception as exc:  # a plugin's check must not break the listing
+            rows.append({"name": spec.name, "plugin": spec.plugin, "ready": False,
+                         "detail": f"check failed: {exc}", "install": spec.install})
+            continue
+        rows.append({"name": spec.name, "plugin": spec.plugin, "ready": readiness.ready,
+                     "detail": readiness.detail, "version": readiness.version,
+                     "install": spec.install, "extensions": spec.extensions})
+    return {"backends": rows}, None
+
+
+def plugins(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+    from dbgcore.ops import full_table
+    from dbgcore.plugins import get_host
+
+    # Plugins' hooks for commands and ops run only when a front end looks past
+    # the built-in ones; run them here, so that one that fails is reported too.
+    full_table()
+    host = get_host()
+    host.add_commands_once()
+    rows = [{"name": p.name, "source": p.source, "ok": p.ok, "error": p.error,
+             "backends": list(p.backends)} for p in host.report()]
+    return {"plugins": rows}, None
+
+
+def caps(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+    """Asked of the code and of the installed debuggers themselves (each DAP
+    adapter is started to read the capabilities it announces)."""
+    from dbgcore.backend import CANONICAL_OPS, FEATURES
+    from dbgcore.config import load_config
+    from dbgcore.plugins import get_host
+
+    names = list(values.get("backend") or [])
+    config = load_config()
+    unknown = [n for n in names if n not in config.backends]
+    if unknown:
+        raise UsageError(f"unknown backend {', '.join(unknown)}",
+                         f"known backends: {', '.join(config.backends)}")
+    classes = get_host().backend_classes()
+    columns: list[Values] = []
+    for spec in config.backends.values():
+        if names and spec.name not in names:
+            continue
+        cls = classes.get(spec.plugin)
+        column: Values = {"name": spec.name, "tool": spec.name, "ready": False}
+        if cls is None:
+            column["detail"] = f"plugin {spec.plugin!r} is not loaded"
+        else:
+            column["tool"] = cls.tool_for(spec)
+            try:
+                readiness = cls.check(spec)
+                column.update(version=readiness.version, detail=readiness.detail)
+                if readiness.ready:
+                    column["ops"] = dict(cls.support(spec))
+                    column["ready"] = True
+            except Exception as exc:  # one broken backend must not hide the others
+                column["detail"] = f"cannot ask {spec.name}: {exc}"
+        if column["ready"] or names:
+            columns.append(column)
+    extra = sorted({op for c in columns for op in c.get("ops", {})
+                    if op not in CANONICAL_OPS and op not in FEATURES})
+    ops = [*CANONICAL_OPS, *FEATURES, *extra]
+    for column in columns:
+        if column["ready"]:
+            column["ops"] = {op: column["ops"].get(op, "none") for op in ops}
+    payload: Values = {"ops": ops, "backends": columns}
+    if values.get("markdown"):
+        payload["markdown"] = True
+    return payload, None

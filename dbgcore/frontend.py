@@ -1,0 +1,182 @@
+"""One op call, the same for every front end (the CLI, its fast path, MCP).
+
+:func:`call_op` checks the values against the op's typed arguments, parses
+locations once (anchored to the caller's folder), sends the op to the
+session's daemon (or answers it here) and returns an :class:`Answer`: the JSON
+object ``--json`` prints, the text the CLI prints, and the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+from dbgcore import __version__
+from dbgcore.errors import EXIT_OK, DbgError, InternalError, UsageError
+
+if TYPE_CHECKING:
+    from dbgcore.ops import Arg, Op
+
+DBG_VIA = {"tool": "dbg", "version": __version__}
+
+
+class Answer:
+    """An op's answer, as JSON (:meth:`to_json`) and as text (:meth:`text`)."""
+
+    __slots__ = ("error", "op", "payload", "session", "via")
+
+    def __init__(self, op: str, session: str, via: dict[str, str] | None,
+                 payload: dict[str, Any] | None = None, error: DbgError | None = None) -> None:
+        self.op = op
+        self.session = session
+        self.via = via or DBG_VIA
+        self.payload = payload or {}
+        self.error = error
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.error is None else self.error.exit_code
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"ok": self.ok, "op": self.op, "session": self.session,
+                                "via": self.via}
+        if self.error is None:
+            data.update(self.payload)
+            return data
+        data["error"] = {"kind": self.error.kind, "message": self.error.message,
+                         "hint": self.error.hint}
+        if isinstance(self.error, InternalError) and self.error.traceback:
+            data["error"]["traceback"] = self.error.traceback
+        return data
+
+    def json_text(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, default=str)
+
+    def text(self) -> str:
+        """The CLI's text: the answer (first line ``[via TOOL VERSION]`` when
+        a debugger answered), or the one error line."""
+        if self.error is not None:
+            return error_line(self.error)
+        from dbgcore.cli.render import render
+
+        text = render(self.op, self.payload)
+        if self.via.get("tool") != "dbg":
+            head = f"[via {self.via['tool']} {self.via.get('version', '')}]".replace(" ]", "]")
+            text = head + ("\n" + text if text else "")
+        return text
+
+
+def error_line(error: DbgError) -> str:
+    line = f"error: {error.message}"
+    # UnsupportedOp already carries its hint in the message.
+    if error.hint and f"({error.hint})" not in error.message:
+        line += f" ({error.hint})"
+    if isinstance(error, InternalError) and error.traceback:
+        line += "\n" + error.traceback.rstrip()
+    return line
+
+
+def from_response(op: str, session: str, response: dict[str, Any]) -> Answer:
+    via = response.get("via")
+    if response.get("ok"):
+        return Answer(op, session, via, response.get("result") or {})
+    return Answer(op, session, via, error=DbgError.from_wire(response.get("error") or {}))
+
+
+def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
+            cwd: str | None = None) -> Answer:
+    """Check ``values``, run ``op`` and answer; never raises a DbgError."""
+    from dbgcore.ops import resolve
+
+    sent = op.name
+    try:
+        args = check_values(op, values, cwd)
+        if op.send == "local":
+            result = resolve(op.run)(args, session, timeout)
+            if result is None:
+                return Answer(op.name, session, None)
+            payload, via = result
+            return Answer(op.name, session, via, payload)
+        if op.prepare is not None:
+            sent, args = resolve(op.prepare)(args)
+        else:
+            args = {k: v for k, v in args.items() if v is not None}
+        from dbgcore import client
+
+        if op.send == "start":
+            response = client.start(session, sent, args, timeout, values.get("idle_timeout"))
+        else:
+            response = client.call(session, sent, args, timeout)
+    except DbgError as exc:
+        return Answer(sent, session, None, error=exc)
+    return from_response(sent, session, response)
+
+
+def check_values(op: Op, values: dict[str, Any], cwd: str | None = None) -> dict[str, Any]:
+    """The values checked against the op's arguments, with defaults; a
+    location parsed and anchored to ``cwd`` (default: this process's folder)."""
+    known = {a.name for a in op.args}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise UsageError(f"{op.name} takes no argument {', '.join(unknown)}",
+                         f"its arguments: {', '.join(sorted(known)) or 'none'}")
+    checked: dict[str, Any] = {}
+    for arg in op.args:
+        value = values.get(arg.name)
+        if value is None or (arg.multiple and value == []) or (arg.kind == "bool" and not value):
+            if arg.required:
+                raise UsageError(f"{op.name} needs {arg.label}", arg.help)
+            checked[arg.name] = [] if arg.multiple else (
+                False if arg.kind == "bool" else arg.default)
+            continue
+        if arg.multiple:
+            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+                value = [value]
+            checked[arg.name] = [_one(op, arg, v, cwd) for v in value]
+        else:
+            checked[arg.name] = _one(op, arg, value, cwd)
+    return checked
+
+
+def _one(op: Op, arg: Arg, value: Any, cwd: str | None) -> Any:
+    where = f"{op.name} {arg.label}"
+    kind = arg.kind
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise UsageError(f"{where} is a flag: true or false")
+        return value
+    if kind in ("int", "float"):
+        number: Any = value
+        if isinstance(value, str):
+            try:
+                number = int(value) if kind == "int" else float(value)
+            except ValueError:
+                raise UsageError(f"{where}: {value!r} is not a number") from None
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or (
+                kind == "int" and not isinstance(number, int)) or not math.isfinite(number):
+            raise UsageError(f"{where}: {value!r} is not "
+                             f"{'a number' if kind == 'float' else 'a whole number'}")
+        if arg.minimum is not None and number < arg.minimum:
+            raise UsageError(f"{where} must be at least {arg.minimum:g}")
+        if arg.maximum is not None and number > arg.maximum:
+            raise UsageError(f"{where} must be at most {arg.maximum:g}")
+        return number
+    if not isinstance(value, str):
+        raise UsageError(f"{where} must be text")
+    if kind == "location":
+        from dbgcore.location import location_arg
+
+        return location_arg(value, cwd)
+    if kind == "json":
+        try:
+            json.loads(value)
+        except ValueError as exc:
+            raise UsageError(f"{where} is not JSON: {exc}") from None
+    if kind == "text" and not value.strip() and arg.required:
+        raise UsageError(f"{op.name} needs {arg.label}", arg.help)
+    return value

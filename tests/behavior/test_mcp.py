@@ -1,0 +1,155 @@
+"""`dbg mcp` through the MCP SDK's own client, over stdio: a real `dbg mcp`
+process and real debuggers (debugpy, gdb, and the PTY backend pdb)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from twins import TWINS, Program, kill_and_wait, session_processes
+
+if TYPE_CHECKING:
+    from conftest import Dbg
+
+MCP_BACKENDS = ["debugpy", "gdb", "pdb"]
+
+
+@pytest.fixture(params=MCP_BACKENDS)
+def mprog(request: pytest.FixtureRequest, dbg: Dbg, backend_ready: Callable[[str], None],
+          _built: Callable[[str], tuple[Path, Path]]) -> Program:
+    twin = TWINS[request.param]
+    backend_ready(twin.backend)
+    root, path = _built(twin.language)
+    return Program(twin, root, path, dbg)
+
+
+def run_mcp(dbg: Dbg, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Run ``scenario`` against a `dbg mcp` started from the test's folder."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "dbgcore", "mcp"],
+                                   env={k: v for k, v in dbg.env.items()}, cwd=str(dbg.cwd))
+
+    async def main() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as streams, \
+                    ClientSession(*streams) as session:
+                await session.initialize()
+                await scenario(session)
+
+    anyio.run(main)
+
+
+async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    data = result.structured_content
+    assert isinstance(data, dict), result
+    text = result.content[0].text  # type: ignore[union-attr]
+    # The same answer as the CLI's: JSON as --json prints it, text as it prints.
+    assert data["ok"] is not result.is_error, result
+    if data["ok"] and data["via"]["tool"] != "dbg":
+        assert text.startswith(f"[via {data['via']['tool']}"), text
+    data["_text"] = text
+    return data
+
+
+def test_tools_are_the_op_table(dbg: Dbg) -> None:
+    from dbgcore.mcp_server import input_schema
+    from dbgcore.ops import full_table
+
+    async def scenario(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        for name in ("dbg_start", "dbg_break", "dbg_unbreak", "dbg_continue", "dbg_next",
+                     "dbg_step", "dbg_finish", "dbg_until", "dbg_locals", "dbg_print",
+                     "dbg_set", "dbg_stack", "dbg_frame", "dbg_threads", "dbg_watch",
+                     "dbg_catch", "dbg_raw", "dbg_output", "dbg_hits", "dbg_sessions",
+                     "dbg_kill", "dbg_caps", "dbg_backends", "dbg_display", "dbg_disasm",
+                     "dbg_memory_read"):
+            assert name in tools, sorted(tools)
+        assert "dbg_mcp" not in tools
+        table = full_table()
+        for op in table:
+            if op.agent:
+                assert tools[f"dbg_{op.name.replace('-', '_')}"].input_schema == input_schema(op)
+        start = tools["dbg_start"].input_schema
+        assert start["required"] == ["program"]
+        assert start["properties"]["breaks"]["type"] == "array"
+        assert start["properties"]["run"]["type"] == "boolean"
+        assert tools["dbg_frame"].input_schema["properties"]["index"] == {
+            "type": "integer", "minimum": 0, "description": "The frame's index in `dbg stack`."}
+        assert "Not on: pdb" in (tools["dbg_watch"].description or "")
+
+        # Bad input is a tool error, and the server keeps serving.
+        bad = await call(session, "dbg_frame", index="two")
+        assert bad["error"]["kind"] == "usage", bad
+        bad = await call(session, "dbg_print", expression="1", colour="red")
+        assert bad["error"]["kind"] == "usage" and "colour" in bad["error"]["message"], bad
+        none = await call(session, "dbg_status", session="nobody")
+        assert none["error"]["kind"] == "no_session", none
+        assert (await call(session, "dbg_sessions"))["sessions"] == []
+
+    run_mcp(dbg, scenario)
+
+
+def test_a_whole_session(mprog: Program) -> None:
+    """Start at a breakpoint, locals, several expressions, finish with the
+    return value, a failed op, the CLI on the same session, kill."""
+    dbg, twin = mprog.dbg, mprog.twin
+
+    async def scenario(session: ClientSession) -> None:
+        snap = await call(session, "dbg_start", program=str(mprog.path), backend=twin.backend,
+                          breaks=[mprog.at("fee")], run=True)
+        mprog.stopped_at(snap, "fee")
+        assert snap["reason"] == "breakpoint" and "locals:" in snap["_text"], snap
+        names = [v["name"] for v in (await call(session, "dbg_locals"))["variables"]]
+        assert "amount" in names, names
+        printed = await call(session, "dbg_print", expression="amount; amount + 1; nope_x")
+        values = printed["values"]
+        assert [v.get("value") for v in values[:2]] == ["1000", "1001"], values
+        assert values[2]["expression"] == "nope_x" and values[2]["error"], values
+        done = await call(session, "dbg_finish")
+        assert done["return_value"]["value"] == "1020", done
+        assert done["_text"].splitlines()[1] == f"returned: {done['return_value']['value']}" + (
+            f" ({done['return_value']['type']})" if done["return_value"].get("type") else "")
+        failed = await call(session, "dbg_frame", index=99)
+        assert failed["ok"] is False and failed["error"]["kind"] == "failed", failed
+        # The CLI sees the session the agent started, and can move it.
+        status = dbg.json("status")
+        assert status["state"] == "stopped" and status["backend"] == twin.backend, status
+        assert dbg.json("print", "charged")["_exit"] in (0, 1)
+        again = await call(session, "dbg_status")
+        assert again["state"] == "stopped", again
+        killed = await call(session, "dbg_kill")
+        assert killed["ok"], killed
+        assert (await call(session, "dbg_sessions"))["sessions"] == []
+
+    run_mcp(dbg, scenario)
+
+
+def test_the_server_outlives_a_dead_debugger(mprog: Program) -> None:
+    dbg, twin = mprog.dbg, mprog.twin
+    # Started by the CLI, inspected through MCP.
+    mprog.stopped_at(mprog.start(breaks=(mprog.at("loop"),), run=True), "loop")
+    tool = dbg.json("tool")["tool"]
+
+    async def scenario(session: ClientSession) -> None:
+        hits = await session.read_resource("dbg://session/default/hits")
+        assert '"reason": "breakpoint"' in hits.contents[0].text  # type: ignore[union-attr]
+        debugger = next(p for p in session_processes(dbg) if p["role"] == tool)
+        kill_and_wait(int(debugger["pid"]))
+        await anyio.sleep(0.3)
+        lost = await call(session, "dbg_next")
+        assert lost["ok"] is False and lost["error"]["kind"] == "backend", lost
+        status = await call(session, "dbg_status")
+        assert status["state"] == "debugger_lost", status
+        assert (await call(session, "dbg_backends"))["ok"]
+        assert (await call(session, "dbg_kill"))["ok"]
+
+    run_mcp(dbg, scenario)
+    assert dbg.json("status")["_exit"] != 0
+    assert twin.backend in MCP_BACKENDS
