@@ -181,7 +181,8 @@ class InspectOps:
                 "lines": [{"line": n, "text": t, "current": n == here} for n, t in lines]}
 
     def op_output(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        cats = args.get("categories")
+        cats = args.get("categories") or [
+            c for c in ("stdout", "stderr") if args.get(c)]
         return self.output.read(int(args.get("since", 0)), set(cats) if cats else None,
                                 int(args.get("limit", 1000)))
 

@@ -15,7 +15,10 @@ from dbgcore.entry import _parse
     (["raw", "p", "1"], ("default", False, 30.0, "raw", {"text": "p 1"})),
 ])
 def test_simple_command_lines_take_the_fast_path(argv: list[str], expected: tuple) -> None:
-    assert _parse(argv) == expected
+    parsed = _parse(argv)
+    assert parsed is not None
+    session, as_json, timeout, op, values = parsed
+    assert (session, as_json, timeout, op.name, values) == expected
 
 
 @pytest.mark.parametrize("argv", [
