@@ -53,8 +53,9 @@ def dbg_add_ops(add: Callable[[Op], None]) -> None:
         command, an MCP tool and a place in the docs like the built-in ones;
         the session daemon sends it to the backend's ``extension_op``.
 
-    An op whose name is taken is refused, and the plugin reported broken by
-    ``dbg plugins``.
+    Every plugin's implementation is called; an op whose name is taken is
+    refused, and that plugin reported broken by ``dbg plugins`` (the others'
+    ops are kept).
     """
 
 

@@ -307,3 +307,31 @@ def test_plugin_module_is_imported_once_per_process(plugin_site: Any, tmp_path: 
     """), entry="counted")
     assert dbg("plugins", env=plugin_site.env()).code == 0
     assert counter.read_text().splitlines() == ["imported"]
+
+
+def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() -> None:
+    from dbgcore.hookspecs import hookimpl
+    from dbgcore.ops import Arg, Op, OpTable
+
+    class HeapPlugin:
+        @hookimpl
+        def dbg_add_ops(self, add: Any) -> None:
+            add(Op("heap", "Show the heap.", (Arg("arena", "int", "An arena.", minimum=0),),
+                   needs="stopped", render=lambda p: "heap"))
+
+    class GreedyPlugin:
+        @hookimpl
+        def dbg_add_ops(self, add: Any) -> None:
+            add(Op("print", "Print, again."))
+
+    host = PluginHost(load_entry_points=False)
+    host.pm.register(HeapPlugin(), name="heap")
+    host.pm.register(GreedyPlugin(), name="greedy")
+    table = OpTable()
+    host.add_ops(table)
+    heap = table.find("heap")
+    assert heap is not None and heap.needs == "stopped" and heap.arg("arena").kind == "int"
+    assert table.find("print") is not None and table.find("print").summary != "Print, again."
+    assert table.find("disasm") is not None  # the built-in DAP plugin's ops
+    greedy = next(i for i in host.report() if i.name == "greedy")
+    assert not greedy.ok and "already defined" in greedy.error, greedy

@@ -51,8 +51,8 @@ def test_stop_snapshot() -> None:
 
 
 def test_stop_snapshot_with_capped_locals_says_so() -> None:
-    text = render("step", stop_payload(locals_truncated=True))
-    assert text.splitlines()[-1] == "  (cut short; `dbg locals` shows them all)"
+    text = render("step", stop_payload(locals_truncated=True, locals_more=7))
+    assert text.splitlines()[-1] == "  +7 more locals (`dbg locals` shows them all)"
 
 
 def test_source_numbers_line_up_across_widths() -> None:
