@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from twins import BACKENDS, TWINS, Program, build_twin
+from twins import BACKENDS, Program, build_twin, twin_program
 
 if TYPE_CHECKING:
     from conftest import Dbg
@@ -35,10 +35,6 @@ def _built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Pa
 @pytest.fixture(params=BACKENDS)
 def prog(request: pytest.FixtureRequest, dbg: Dbg, backend_ready: Callable[[str], None],
          _built: Callable[[str], tuple[Path, Path]]) -> Program:
-    """The backend's twin, built, with a `dbg` running from another folder."""
-    twin = TWINS[request.param]
-    backend_ready(twin.backend)
-    root, path = _built(twin.language)
-    return Program(twin, root, path, dbg)
+    return twin_program(request.param, dbg, backend_ready, _built)
 
 

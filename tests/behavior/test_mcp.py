@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from twins import TWINS, Program, kill_and_wait, session_processes
+from twins import Program, kill_and_wait, session_processes, twin_program
 
 if TYPE_CHECKING:
     from conftest import Dbg
@@ -24,10 +24,7 @@ MCP_BACKENDS = ["debugpy", "gdb", "pdb"]
 @pytest.fixture(params=MCP_BACKENDS)
 def mprog(request: pytest.FixtureRequest, dbg: Dbg, backend_ready: Callable[[str], None],
           _built: Callable[[str], tuple[Path, Path]]) -> Program:
-    twin = TWINS[request.param]
-    backend_ready(twin.backend)
-    root, path = _built(twin.language)
-    return Program(twin, root, path, dbg)
+    return twin_program(request.param, dbg, backend_ready, _built)
 
 
 def run_mcp(dbg: Dbg, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:

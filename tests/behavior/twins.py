@@ -132,6 +132,15 @@ def build_twin(language: str, dest: Path) -> Path:
     return dest / "ledger.py"
 
 
+def twin_program(backend: str, dbg: Dbg, backend_ready: Callable[[str], None],
+                 built: Callable[[str], tuple[Path, Path]]) -> Program:
+    """The backend's twin, built, with a `dbg` running from another folder."""
+    twin = TWINS[backend]
+    backend_ready(twin.backend)
+    root, path = built(twin.language)
+    return Program(twin, root, path, dbg)
+
+
 def caps_of(backend: str) -> dict[str, str]:
     """What `dbg caps` says of a backend (asked of the installed debugger)."""
     from dbgcore.config import load_config
