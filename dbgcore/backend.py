@@ -318,8 +318,10 @@ class Backend:
     reads_stdin: ClassVar[bool] = False
 
     def fields(self, variable: Variable) -> list[Variable] | None:
-        """The fields of a struct or object among the last ``locals()``, one
-        level (a stop snapshot shows them); None when the backend cannot tell."""
+        """The fields of a struct or object among the last ``locals()`` whose
+        value does not show them (``{...}``, ``<Cart object at 0x...>``), one
+        level, for a stop snapshot; None for a value that shows its contents,
+        or when the backend cannot tell. Asked only for what the snapshot shows."""
         return None
 
     def evaluate(self, expression: str) -> Value:

@@ -272,3 +272,12 @@ def split_expressions(text: str) -> list[str]:
         i += 1
     parts.append(text[start:])
     return [p.strip() for p in parts if p.strip()]
+
+
+_PY_OBJECT_RE = re.compile(r"^<[\w.<>]+ object at 0x[0-9a-fA-F]+>$")
+
+
+def python_object_repr(value: str) -> bool:
+    """``<cart.Cart object at 0x7f...>``: Python's default repr, which names
+    an object without showing its attributes."""
+    return bool(_PY_OBJECT_RE.match(value.strip()))

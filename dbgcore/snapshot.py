@@ -3,7 +3,8 @@
 The locals the current line uses come first, then those whose value changed
 since the previous stop in the same frame (marked), then the rest, within a
 budget of characters; a struct or an object whose value does not show its
-contents is expanded one level when the budget allows. What is left out is
+contents is expanded one level when the budget allows (the backend says which
+do not, through :meth:`dbgcore.backend.Backend.fields`). What is left out is
 counted, and a value cut short says its full length.
 """
 
@@ -23,17 +24,6 @@ VALUE_CHARS = 100
 MAX_FIELDS = 6
 
 _WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
-#: Values that name a thing without showing what it holds: Python objects,
-#: a C struct as gdb's adapter shows it, a Java object as jdb does, a type name alone.
-_OPAQUE_RE = re.compile(r"^(?:<[\w.<>]+ object at 0x[0-9a-fA-F]+>|\{\.\.\.\}|instance of \S+"
-                        r"|[\w:.<>]+ \{\.\.\.\})$")
-
-
-def opaque(value: str) -> bool:
-    """Whether a value names a struct or object without showing its fields."""
-    return bool(_OPAQUE_RE.match(value.strip()))
-
-
 def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] | None,
             fields_of: Callable[[Variable], list[Variable] | None] | None = None,
             ) -> tuple[list[Variable], int]:
@@ -41,7 +31,8 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
 
     ``previous``: the values at the previous stop in this frame (None: the
     first stop in it, where nothing is marked changed). ``fields_of`` asks the
-    backend for a value's fields (None when it has none or cannot tell)."""
+    backend for the fields of a value that does not show them (None for a
+    value that shows its contents, or when it cannot tell)."""
     used = {word: i for i, word in enumerate(_WORD_RE.findall(line_text))}
     marked = []
     for v in variables:
@@ -65,7 +56,7 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
         kept.append(v)
         size += cost
     for v in kept:
-        if fields_of is None or not opaque(v.value) or size >= BUDGET:
+        if fields_of is None or size >= BUDGET:
             continue
         try:
             found = fields_of(v)

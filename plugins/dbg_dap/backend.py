@@ -663,7 +663,7 @@ class DapBackend(Backend):
 
     def fields(self, variable: Variable) -> list[Variable] | None:
         ref = self._refs.get(variable.name)
-        if not ref:
+        if not ref or not self.profile.hides_fields(variable.value):
             return None
         rows = [v for v in self.variables(ref) if not _noise(v)
                 and str(v.get("name", "")) not in DEBUGPY_GROUPS]

@@ -29,6 +29,12 @@ class AdapterProfile:
     #: Evaluate context for `dbg print` (expression only) and for `dbg raw`.
     print_context: ClassVar[str] = "watch"
     raw_context: ClassVar[str] = "repl"
+
+    def hides_fields(self, value: str) -> bool:
+        """Whether a local's value names a struct or object without showing its
+        fields, so a snapshot lists them: dbg shows a value with children and no
+        text of its own as ``{...}``."""
+        return value == "{...}"
     #: Client capabilities we announce in initialize.
     client_caps: ClassVar[dict[str, Any]] = {
         "supportsVariableType": True,
@@ -269,6 +275,11 @@ class DebugpyProfile(AdapterProfile):
     name = "debugpy"
     walk_suffixes = (".py",)
     features: ClassVar[dict[str, Support]] = {"return-value": "native"}
+
+    def hides_fields(self, value: str) -> bool:
+        from dbgcore.lang import python_object_repr
+
+        return python_object_repr(value)
 
     def argv(self) -> list[str]:
         # The adapter runs under the Python that has debugpy installed; the

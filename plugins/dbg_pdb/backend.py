@@ -29,7 +29,12 @@ from dbgcore.errors import (
     UnsupportedOp,
     UsageError,
 )
-from dbgcore.lang import next_python_code_line, no_code_message, python_program_problem
+from dbgcore.lang import (
+    next_python_code_line,
+    no_code_message,
+    python_object_repr,
+    python_program_problem,
+)
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
@@ -449,7 +454,7 @@ class PdbBackend(ConsoleBackend):
 
     def fields(self, variable: Variable) -> list[Variable] | None:
         """An object's attributes (its ``vars()``), one level."""
-        if not variable.name.isidentifier():
+        if not variable.name.isidentifier() or not python_object_repr(variable.value):
             return None
         probe = (f"[(k, repr(v)[:200], type(v).__name__) for k, v in "
                  f"vars({variable.name}).items() if not k.startswith('__')][:20]")

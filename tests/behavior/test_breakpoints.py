@@ -39,6 +39,7 @@ def test_a_condition_that_does_not_compile_is_refused_and_nothing_is_set(
 
 def test_ids_are_stable_across_restart(prog: Program) -> None:
     first = prog.start(breaks=(prog.at("loop"), prog.at("call-fee"), prog.at("fee")))
+    assert first["ok"], first
     assert [b["id"] for b in first["breakpoints"]] == [1, 2, 3], first
     assert prog.dbg.json("unbreak", "1")["ok"]
     again = prog.dbg.json("restart")

@@ -26,9 +26,10 @@ def test_a_program_killed_by_a_signal_says_which(prog: Program) -> None:
     assert "killed by SIGKILL" in prog.dbg("status").out
 
 
+# Go and Java turn a bad pointer into a panic or an exception (see the
+# uncaught-exception test); the twins that can die of SIGSEGV are these.
+@pytest.mark.parametrize("prog", ["pdb", "debugpy", "gdb", "lldb"], indirect=True)
 def test_a_segfault_stops_then_ends_the_program_by_sigsegv(prog: Program) -> None:
-    if prog.twin.language in ("go", "java"):
-        pytest.skip("Go and Java turn a bad pointer into a panic or an exception")
     data = prog.start("segv", run=True)
     if data["state"] == "stopped":
         # Native debuggers stop on the signal first.

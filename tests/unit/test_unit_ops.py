@@ -13,11 +13,11 @@ from dbgcore.docgen import BEGIN, END, reference
 from dbgcore.entry import _parse
 from dbgcore.errors import UsageError
 from dbgcore.frontend import check_values
-from dbgcore.lang import split_expressions
+from dbgcore.lang import python_object_repr, split_expressions
 from dbgcore.mcp_server import call_tool, input_schema
 from dbgcore.model import Variable
 from dbgcore.ops import Arg, Op, OpTable, builtin_table, full_table
-from dbgcore.snapshot import BUDGET, arrange, opaque
+from dbgcore.snapshot import BUDGET, arrange
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,12 +115,23 @@ def test_arrange_orders_marks_and_budgets() -> None:
 
 
 def test_opaque_values_are_expanded_one_level() -> None:
-    assert opaque("<__main__.Cart object at 0x7f00aa>") and opaque("{...}")
-    assert opaque("instance of Cart(id=12)")  # as jdb shows an object
-    assert not opaque("[1, 2, 3]") and not opaque("{'a': 1}")
+    from dbg_dap.profiles import AdapterProfile, DebugpyProfile
+
+    from dbgcore.backend import BackendSpec
+
+    spec = BackendSpec(name="any", plugin="dap")
+
+    assert python_object_repr("<__main__.Cart object at 0x7f00aa>")
+    assert not python_object_repr("[1, 2, 3]") and not python_object_repr("{'a': 1}")
+    # Which values hide their fields is each backend's to say.
+    assert AdapterProfile(spec).hides_fields("{...}") and not AdapterProfile(spec).hides_fields("3")
+    assert DebugpyProfile(spec).hides_fields("<__main__.Cart object at 0x7f00aa>")
+    assert not DebugpyProfile(spec).hides_fields("{'a': 1}")
     variables = [Variable("cart", "<__main__.Cart object at 0x7f00aa>", "Cart")]
     kept, _ = arrange(variables, "", None,
                       lambda v: [Variable("items", "['a']", "list"), Variable("n", "1", "int")])
+    shows_all, _ = arrange([Variable("xs", "[1]", "list")], "", None, lambda v: None)
+    assert shows_all[0].fields is None
     assert [(f.name, f.value) for f in kept[0].fields or []] == [("items", "['a']"), ("n", "1")]
     failing, _ = arrange(variables, "", None, lambda v: 1 / 0)  # type: ignore[arg-type,return-value]
     assert failing[0].fields is None
