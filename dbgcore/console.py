@@ -20,8 +20,8 @@ from typing import Any
 
 from dbgcore import procutil
 from dbgcore.backend import Backend, BackendSpec
-from dbgcore.errors import DebuggerTimeout, NotStopped, TargetExited
-from dbgcore.model import StopEvent, StopState
+from dbgcore.errors import DebuggerLost, DebuggerTimeout, NotStopped, TargetExited
+from dbgcore.model import StopEvent, StopState, signal_name
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 from dbgcore.streams import OutputPump
 
@@ -70,6 +70,22 @@ class ConsoleBackend(Backend):
         if self.driver is None:
             raise TargetExited(f"{self.tool_name} is not running")
         return self.driver
+
+    def debugger_lost(self, output: str, grace: float = 1.0) -> DebuggerLost:
+        """The debugger's terminal closed under the session: reap it, say how it
+        ended (a signal, an exit code), and mark the session's debugger lost."""
+        driver = self.drv()
+        pid = driver.pid
+        driver.wait_exit(grace)
+        child = driver.child
+        how = "died"
+        if child is not None and child.signalstatus:
+            how = f"was killed by {signal_name(int(child.signalstatus))}"
+        elif child is not None and child.exitstatus is not None:
+            how = f"exited with code {child.exitstatus}"
+        self.lost = DebuggerLost(self.tool_name, pid, output[-500:], how)
+        self._state = "debugger_lost"
+        return self.lost
 
     # -- state ------------------------------------------------------------------------
 

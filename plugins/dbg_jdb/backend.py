@@ -45,7 +45,7 @@ from dbg_jdb.program import JavaProgram, prepare
 from dbgcore import procutil
 from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness, Support
 from dbgcore.console import ConsoleBackend
-from dbgcore.errors import DebuggerLost, NotAProgram, OpFailed, TargetExited, UsageError
+from dbgcore.errors import NotAProgram, OpFailed, TargetExited, UsageError
 from dbgcore.model import (
     BreakLoc,
     Frame,
@@ -56,7 +56,6 @@ from dbgcore.model import (
     Value,
     Variable,
     ended,
-    signal_name,
 )
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 
@@ -258,7 +257,6 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         application ended; killed (by a signal), or gone while the program
         still runs, it died under the session."""
         driver = self.drv()
-        pid = driver.pid
         driver.wait_exit(1.0)
         child = driver.child
         killed = child is not None and bool(child.signalstatus)
@@ -272,13 +270,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                     pass
                 if self.jvm.poll() is not None:
                     return False
-        how = "died"
-        if child is not None and child.signalstatus:
-            how = f"was killed by {signal_name(int(child.signalstatus))}"
-        elif child is not None and child.exitstatus is not None:
-            how = f"exited with code {child.exitstatus}"
-        self.lost = DebuggerLost("jdb", pid, output[-500:], how)
-        self._state = "debugger_lost"
+        self.debugger_lost(output, grace=0)
         return True
 
     def on_owed_answer(self, match: Match) -> None:

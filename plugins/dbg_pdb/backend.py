@@ -220,18 +220,7 @@ class PdbBackend(ConsoleBackend):
     def _debugger_lost(self, output: str) -> DebuggerLost:
         """pdb's terminal closed while the program was stopped: a stopped
         program cannot end by itself, so pdb (its process) was killed."""
-        driver = self.drv()
-        pid = driver.pid
-        driver.wait_exit(2.0)
-        child = driver.child
-        how = "died"
-        if child is not None and child.signalstatus:
-            how = f"was killed by {signal_name(int(child.signalstatus))}"
-        elif child is not None and child.exitstatus is not None:
-            how = f"exited with code {child.exitstatus}"
-        self.lost = DebuggerLost("pdb", pid, FRAME_RE.sub("", output)[-500:], how)
-        self._state = "debugger_lost"
-        return self.lost
+        return self.debugger_lost(FRAME_RE.sub("", output), grace=2.0)
 
     def _query(self, command: str, kind: str, timeout: float | None = None) -> dict[str, Any]:
         timeout = self.ctx.op_timeout if timeout is None else timeout
