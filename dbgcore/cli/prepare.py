@@ -206,9 +206,10 @@ def _matches(row: Values, loc: Any) -> bool:
         return False
     if not loc.file:
         return True
+    from dbgcore.sources import suffix_matches
+
     file = row.get("file") or ""
-    return bool(file == loc.file or os.path.basename(file) == loc.file
-                or file.endswith("/" + loc.file))
+    return file == loc.file or bool(suffix_matches(loc.file, [file]))
 
 
 def backends(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from dbgcore.sources import suffix_matches
+
 Payload = dict[str, Any]
 
 
@@ -105,7 +107,7 @@ def _breakpoint(bp: dict[str, Any]) -> str:
         where = f"{bp['file']}:{bp['line']}"
         file, _, line = requested.rpartition(":")
         # The file as typed (a name, a path suffix) resolved to this one.
-        same_file = file == bp["file"] or bp["file"].endswith("/" + file.lstrip("./"))
+        same_file = file == bp["file"] or bool(suffix_matches(file, [bp["file"]]))
         if same_file and line != str(bp["line"]):
             where += f" (requested line {line}, bound at line {bp['line']})"
         elif requested and not same_file:
