@@ -206,6 +206,12 @@ class Backend:
         and extension op, "native", "fallback" (done by dbg out of other
         requests or the debugger's console) or "none". Backends whose support
         depends on the debugger installed ask it here."""
+        return cls.declared_support()
+
+    @classmethod
+    def declared_support(cls) -> dict[str, Support]:
+        """What the code declares, without asking any debugger (what
+        :meth:`support` answers unless a backend asks the installed one)."""
         return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()},
                 **{name: cls.features.get(name, "none") for name in FEATURES}}
 

@@ -111,8 +111,7 @@ def backend_support() -> dict[str, dict[str, str]]:
     for spec in config.backends.values():
         cls = classes.get(spec.plugin)
         if cls is not None:
-            out[spec.name] = {**cls.capabilities(),
-                              **{op: "native" for op in cls.extension_ops()}}
+            out[spec.name] = dict(cls.declared_support())
     return out
 
 
