@@ -94,6 +94,10 @@ class PtyDriver:
             )
         except (pexpect.ExceptionPexpect, OSError) as exc:
             raise BackendError(f"cannot start {self.name}: {exc}") from exc
+        # pexpect sleeps 50 ms before every send by default, for terminals
+        # that drop input typed before they echo it off; our debuggers read a
+        # line at a time with echo off, and a `next` is several lines.
+        self.child.delaybeforesend = None
         self.pgid = procutil.pgid_of(self.child.pid)
 
     def alive(self) -> bool:
