@@ -233,7 +233,6 @@ class PtyFloor:
         self.send(self.locals)
 
     def finish(self) -> None:
-        import pexpect
 
         self.child.sendline("continue" if self.target.backend == "pdb" else "cont")
         ended = r"The program finished" if self.target.backend == "pdb" \

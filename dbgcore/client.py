@@ -67,25 +67,32 @@ def _exchange(name: str, sock_path: str, op: str, args: dict[str, Any],
         try:
             response = recv_message(sock)
         except TimeoutError as exc:
-            raise BackendError(
-                f"the daemon of session {name!r} did not answer {op} in time",
-                f"see {session_dir(name) / 'daemon.log'}; `dbg kill` ends the session",
-            ) from exc
+            raise late_answer(name, op) from exc
     except OSError as exc:
         raise BackendError(f"lost the daemon of session {name!r}: {exc}") from exc
     finally:
         sock.close()
     if response is None:
-        status = read_status(name)
-        if status is None or not daemon_alive(status):
-            clean_stale(name, status)
-            raise NoSession(
-                f"the daemon of session {name!r} died while running {op}",
-                f"recorded stops are kept (see `dbg hits`); its log: "
-                f"{session_dir(name) / 'daemon.log'}",
-            )
-        raise BackendError(f"the daemon of session {name!r} closed the connection during {op}")
+        raise no_answer(name, op)
     return response
+
+
+def late_answer(name: str, op: str) -> DbgError:
+    return BackendError(f"the daemon of session {name!r} did not answer {op} in time",
+                        f"see {session_dir(name) / 'daemon.log'}; `dbg kill` ends the session")
+
+
+def no_answer(name: str, op: str) -> DbgError:
+    """The error for a daemon that closed the connection without answering."""
+    status = read_status(name)
+    if status is None or not daemon_alive(status):
+        clean_stale(name, status)
+        return NoSession(
+            f"the daemon of session {name!r} died while running {op}",
+            f"recorded stops are kept (see `dbg hits`); its log: "
+            f"{session_dir(name) / 'daemon.log'}",
+        )
+    return BackendError(f"the daemon of session {name!r} closed the connection during {op}")
 
 
 def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:

@@ -26,6 +26,8 @@ from typing import Any
 
 from dbgcore import procutil
 from dbgcore.errors import DbgError, InternalError
+from dbgcore.frontend import call_op
+from dbgcore.ops import builtin_table
 from dbgcore.paths import private_dir, session_dir, socket_path
 from dbgcore.plugins import PluginHost
 from dbgcore.protocol import recv_message, send_message
@@ -48,6 +50,7 @@ class Daemon:
         self.sock_path = socket_path(name)
         self.store = Store()
         self.host = PluginHost()
+        self.table = builtin_table()
         self.children: list[dict[str, Any]] = []
         self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
@@ -127,25 +130,61 @@ class Daemon:
             args = request.get("args") or {}
             timeout = float(request.get("timeout") or 30.0)
             self.last_activity = time.monotonic()
-            if op == "kill":
-                self._kill(conn)
+            if op == "argv":
+                self._serve_argv(conn, args, timeout)
                 return
-            if op == "ping":
-                self._reply(conn, {"ok": True, "result": {"pid": os.getpid(),
-                                                          "session": self.session.describe()},
-                                   "via": self.session.via()})
-                return
-            future: Future[dict[str, Any]] = Future()
-            self.jobs.put((op, args, timeout, future))
-            response = future.result()
-            self.last_activity = time.monotonic()
+            response = self._dispatch(op, args, timeout)
             self._reply(conn, response)
+
+    def _dispatch(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Run one op: ``kill`` and ``ping`` at once, the rest in turn on the
+        worker thread."""
+        if op == "kill":
+            via = self.session.via()
+            self.shutdown()
+            return {"ok": True, "result": {"killed": self.name}, "via": via}
+        if op == "ping":
+            return {"ok": True, "result": {"pid": os.getpid(),
+                                           "session": self.session.describe()},
+                    "via": self.session.via()}
+        future: Future[dict[str, Any]] = Future()
+        self.jobs.put((op, args, timeout, future))
+        response = future.result()
+        self.last_activity = time.monotonic()
+        return response
+
+    def _serve_argv(self, conn: socket.socket, args: dict[str, Any], timeout: float) -> None:
+        """A fast-path client (dbgcore.entry) sent its command line: read it
+        with the op table, run it, and send back ``CODE STREAM\n`` and the
+        bytes to print; ``fallback`` when the click CLI must read it."""
+        words = [str(w) for w in args.get("words") or []]
+        found = self.table.read_words(words)
+        if found is None:
+            self._send(conn, b"fallback\n")
+            return
+        op, values = found
+        answer = call_op(op, values, self.name, timeout, cwd=args.get("cwd"),
+                         send=self._dispatch)
+        text, err = answer.output(bool(args.get("json")))
+        encodings = args.get("encoding") or []
+        encoding = str(encodings[1 if err else 0]) if len(encodings) == 2 else "utf-8"
+        try:
+            body = (text + "\n").encode(encoding, "backslashreplace") if text else b""
+        except LookupError:
+            body = (text + "\n").encode("utf-8", "backslashreplace")
+        self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
 
     def _reply(self, conn: socket.socket, response: dict[str, Any]) -> None:
         try:
             send_message(conn, response)
         except OSError as exc:
             # The client gave up (e.g. Ctrl-C); the op's effect stands.
+            log.info("client went away before the answer: %s", exc)
+
+    def _send(self, conn: socket.socket, data: bytes) -> None:
+        try:
+            conn.sendall(data)
+        except OSError as exc:
             log.info("client went away before the answer: %s", exc)
 
     def _work(self) -> None:
@@ -190,11 +229,6 @@ class Daemon:
         return {"ok": True, "result": result, "via": self.session.via()}
 
     # -- ending ----------------------------------------------------------------
-
-    def _kill(self, conn: socket.socket) -> None:
-        via = self.session.via()
-        self.shutdown()
-        self._reply(conn, {"ok": True, "result": {"killed": self.name}, "via": via})
 
     def shutdown(self) -> None:
         """End debuggee, debugger and daemon. The status file goes first, so no

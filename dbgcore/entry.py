@@ -3,23 +3,40 @@ send most.
 
 Stepping and looking around (``next``, ``step``, ``continue``, ``locals``,
 ``print EXPR``...) are answered by the session daemon in a millisecond or two;
-what a client costs is mostly Python starting and importing. Importing click
-and every command module roughly doubles that, so a command line of the shape
-``dbg [-s NAME] [--json] [--timeout T] OP [WORD...]``, for a built-in op sent
-as it is to the daemon, whose words are all positional arguments, is read
-here from the op table (:mod:`dbgcore.ops`) and sent straight to the daemon.
-Anything else (options, ``--help``, a word that starts with ``-``, words that
-do not fit) goes to the full click CLI, which is made from the same table.
+what a client costs is Python starting and importing. So a command line of the
+shape ``dbg [-s NAME] [--json] [--timeout T] OP [WORD...]`` for a live session
+is handed as it is to the session's daemon, which already holds the op table:
+it reads the words (:meth:`dbgcore.ops.OpTable.read_words`), runs the op and
+sends back the exit code and the text to print. This module imports nothing
+beyond what Python has loaded at start (``os``, ``sys``) and the built-in
+``_socket``: the client costs little more than ``python -c pass``.
+
+When the daemon says the words are not for the fast path (options,
+``--help``, ops that are not sent as they are), when there is no daemon to
+reach, or when the words cannot be sent as UTF-8, the full click CLI (made
+from the same op table) takes the command line and explains whatever is wrong.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import _socket
+
+#: Must match dbgcore.paths: the longest socket path used as it is.
+_MAX_SOCKET_PATH = 100
+#: Extra seconds beyond the op's timeout (dbgcore.client.ANSWER_MARGIN).
+_ANSWER_MARGIN = 15.0
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
 
 
 def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
+    """The global options before the op: (session, --json, --timeout, index of
+    the op); None for anything the click CLI must read."""
     session = os.environ.get("DBG_SESSION") or "default"
     as_json, timeout = False, 30.0
     i = 0
@@ -35,7 +52,7 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
                     timeout = float(value)
                 except ValueError:
                     return None
-                if not timeout > 0:
+                if not timeout > 0 or timeout == float("inf"):
                     return None
             else:
                 session = value
@@ -45,56 +62,120 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
     return session, as_json, timeout, i
 
 
-def _parse(argv: list[str]) -> tuple[str, bool, float, Any, dict[str, Any]] | None:
-    found = _globals(argv)
-    if found is None or found[3] >= len(argv):
+def _socket_path(session: str) -> str | None:
+    """Where the session's daemon listens (as dbgcore.paths puts it), for a
+    well-formed name and a path short enough to be used as it is."""
+    if not 0 < len(session) <= 64 or not set(session) <= _NAME_CHARS or session[0] in "._-":
         return None
-    session, as_json, timeout, i = found
-    from dbgcore.ops import builtin_table
+    home = os.environ.get("DBG_HOME")
+    if home:
+        home = os.path.abspath(os.path.expanduser(home))
+    else:
+        state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".local", "state")
+        home = os.path.join(state, "dbg")
+    path = os.path.join(home, "sessions", session, "daemon.sock")
+    return path if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
 
-    op = builtin_table().find(argv[i])
-    words = argv[i + 1 :]
-    if op is None or op.send != "call" or op.prepare is not None or len(op.path) != 1 \
-            or any(w.startswith("-") for w in words):
+
+def _json(value: object) -> str:
+    """Enough JSON for the request: strings, lists of them, bools, numbers."""
+    if isinstance(value, str):
+        return '"' + value.translate(_JSON_ESCAPES) + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_json(v) for v in value) + "]"
+    assert isinstance(value, dict)
+    return "{" + ",".join(f"{_json(k)}:{_json(v)}" for k, v in value.items()) + "}"
+
+
+def _quick(session: str, as_json: bool, timeout: float, words: list[str]) -> int | None:
+    """Run the command through the session's daemon; its exit code, or None
+    when the full CLI must take it (nothing has been sent then)."""
+    path = _socket_path(session)
+    if path is None:
         return None
-    values: dict[str, Any] = {}
-    positional = [a for a in op.args if a.positional and not a.hidden]
-    for arg in positional:
-        if arg.kind == "text" or arg.multiple:
-            if not words and arg.required:
-                return None
-            if words:
-                values[arg.name] = " ".join(words) if arg.kind == "text" else list(words)
-            words = []
-        elif words:
-            values[arg.name] = words.pop(0)
-        elif arg.required:
-            return None
-    if words:
+    try:
+        request = _json({"op": "argv", "timeout": timeout, "args": {
+            "words": words, "json": as_json, "cwd": os.getcwd(),
+            "encoding": [sys.stdout.encoding or "utf-8", sys.stderr.encoding or "utf-8"],
+        }}).encode("utf-8") + b"\n"
+    except (UnicodeEncodeError, OSError):
+        return None  # bytes that are not UTF-8, or a folder that is gone
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        try:
+            sock.connect(path)
+        except OSError:
+            return None  # no daemon there: the full CLI says so, and tidies up
+        sock.settimeout(timeout + _ANSWER_MARGIN)
+        try:
+            sock.sendall(request)
+            reply = _read_all(sock)
+        except OSError as exc:
+            return _lost(session, words[0], exc)
+    finally:
+        sock.close()
+    head, _, body = reply.partition(b"\n")
+    if head == b"fallback":
         return None
-    return session, as_json, timeout, op, values
+    try:
+        code, stream = (int(part) for part in head.split())
+    except ValueError:
+        return _lost(session, words[0], None)
+    out = sys.stderr if stream == 2 else sys.stdout
+    try:
+        out.flush()
+        out.buffer.write(body)
+        out.flush()
+    except (OSError, ValueError):
+        pass  # a closed or broken stdout: the exit code still tells
+    return code
+
+
+def _read_all(sock: _socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _lost(session: str, op: str, exc: OSError | None) -> int:
+    """The daemon went away or fell silent after the op was sent: say so as
+    the full client would (rare, so the imports do not matter here)."""
+    from dbgcore.cli.output import Ctx, print_answer, set_ctx
+    from dbgcore.client import late_answer, no_answer
+    from dbgcore.errors import BackendError
+    from dbgcore.frontend import Answer
+
+    set_ctx(Ctx(session=session, json="--json" in sys.argv[1:], timeout=30.0))
+    if isinstance(exc, TimeoutError):
+        error = late_answer(session, op)
+    elif exc is not None:
+        error = BackendError(f"lost the daemon of session {session!r}: {exc}")
+    else:
+        error = no_answer(session, op)
+    print_answer(Answer(op, session, None, error=error))
 
 
 def main() -> None:
     argv = sys.argv[1:]
-    parsed = None if os.environ.get("DBG_NO_FAST_PATH") else _parse(argv)
-    if parsed is None:
-        from dbgcore.cli.app import main as full_main
+    found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
+    if found is not None and found[3] < len(argv):
+        session, as_json, timeout, i = found
+        code = _quick(session, as_json, timeout, argv[i:])
+        if code is not None:
+            sys.exit(code)
+    from dbgcore.cli.app import main as full_main
 
-        full_main(argv)
-        return
-    session, as_json, timeout, op, values = parsed
-    from dbgcore.cli.output import Ctx, print_answer, set_ctx
-    from dbgcore.errors import DbgError
-    from dbgcore.frontend import Answer, call_op
-    from dbgcore.paths import check_session_name
-
-    set_ctx(Ctx(session=session, json=as_json, timeout=timeout))
-    try:
-        check_session_name(session)
-    except DbgError as exc:
-        print_answer(Answer(op.name, session, None, error=exc))
-    print_answer(call_op(op, values, session, timeout))
+    full_main(argv)
 
 
 if __name__ == "__main__":

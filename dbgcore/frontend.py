@@ -16,7 +16,12 @@ from dbgcore import __version__
 from dbgcore.errors import EXIT_OK, DbgError, InternalError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from dbgcore.ops import Arg, Op
+
+    #: Sends one op to the session and returns the daemon's response.
+    Send = Callable[[str, dict[str, Any], float], dict[str, Any]]
 
 DBG_VIA = {"tool": "dbg", "version": __version__}
 
@@ -71,6 +76,14 @@ class Answer:
         return text
 
 
+    def output(self, as_json: bool) -> tuple[str, bool]:
+        """What the CLI prints, and whether to stderr: one JSON object (on
+        stdout) with ``--json``, else the text (an error on stderr)."""
+        if as_json:
+            return self.json_text(), False
+        return self.text(), not self.ok
+
+
 def error_line(error: DbgError) -> str:
     line = f"error: {error.message}"
     # UnsupportedOp already carries its hint in the message.
@@ -89,8 +102,10 @@ def from_response(op: str, session: str, response: dict[str, Any]) -> Answer:
 
 
 def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
-            cwd: str | None = None) -> Answer:
-    """Check ``values``, run ``op`` and answer; never raises a DbgError."""
+            cwd: str | None = None, send: Send | None = None) -> Answer:
+    """Check ``values``, run ``op`` and answer; never raises a DbgError.
+    ``send`` hands an op to the session (the daemon answering a fast-path
+    client passes its own); by default it goes over the session's socket."""
     from dbgcore.ops import resolve
 
     sent = op.name
@@ -106,12 +121,14 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
             sent, args = resolve(op.prepare)(args)
         else:
             args = {k: v for k, v in args.items() if v is not None}
+        from functools import partial
+
         from dbgcore import client
 
         if op.send == "start":
             response = client.start(session, sent, args, timeout, values.get("idle_timeout"))
         else:
-            response = client.call(session, sent, args, timeout)
+            response = (send or partial(client.call, session))(sent, args, timeout)
     except DbgError as exc:
         return Answer(sent, session, None, error=exc)
     return from_response(sent, session, response)

@@ -361,6 +361,32 @@ class OpTable:
     def __iter__(self) -> Any:
         return iter(self.ops.values())
 
+    def read_words(self, words: list[str]) -> tuple[Op, dict[str, Any]] | None:
+        """``OP [WORD...]`` as an op and its values, for an op sent as it is
+        to the daemon whose words are all positional arguments; None for
+        anything else (options, ``--help``, words that do not fit), which
+        the click CLI reads. The fast path's one parser."""
+        op = self.find(words[0]) if words else None
+        rest = words[1:]
+        if op is None or op.send != "call" or op.prepare is not None or len(op.path) != 1 \
+                or any(w.startswith("-") for w in rest):
+            return None
+        values: dict[str, Any] = {}
+        for arg in op.args:
+            if not arg.positional or arg.hidden:
+                continue
+            if arg.kind == "text" or arg.multiple:
+                if not rest and arg.required:
+                    return None
+                if rest:
+                    values[arg.name] = " ".join(rest) if arg.kind == "text" else list(rest)
+                rest = []
+            elif rest:
+                values[arg.name] = rest.pop(0)
+            elif arg.required:
+                return None
+        return None if rest else (op, values)
+
 
 _BUILTIN_TABLE: OpTable | None = None
 _FULL_TABLE: OpTable | None = None

@@ -60,12 +60,9 @@ def print_answer(answer: Answer) -> NoReturn:
         as_json = get_ctx().json
     except RuntimeError:
         as_json = False
-    if as_json:
-        echo(answer.json_text())
-    else:
-        text = answer.text()
-        if text:
-            echo(text, err=not answer.ok)
+    text, err = answer.output(as_json)
+    if text:
+        echo(text, err=err)
     sys.exit(answer.exit_code)
 
 

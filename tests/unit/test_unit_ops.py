@@ -10,7 +10,6 @@ import pytest
 
 from dbgcore.cli.app import cli
 from dbgcore.docgen import BEGIN, END, reference
-from dbgcore.entry import _parse
 from dbgcore.errors import UsageError
 from dbgcore.frontend import check_values
 from dbgcore.lang import python_object_repr, split_expressions
@@ -52,15 +51,15 @@ def test_a_name_is_taken_once() -> None:
 
 
 def test_fast_path_reads_the_table() -> None:
-    parsed = _parse(["-s", "a", "--json", "print", "x", "+", "y"])
-    assert parsed is not None
-    assert (parsed[0], parsed[1], parsed[3].name, parsed[4]) == (
-        "a", True, "print", {"expression": "x + y"})
-    assert _parse(["n"])[3].name == "next"  # type: ignore[index]
-    assert _parse(["up", "2"])[4] == {"count": "2"}  # type: ignore[index]
-    for argv in (["print"], ["up", "1", "2"], ["break", "x.py:3"], ["start", "p.py"],
-                 ["stack", "--all"], ["memory", "read", "0", "4"], ["frobnicate"]):
-        assert _parse(argv) is None, argv
+    read = builtin_table().read_words
+    found = read(["print", "x", "+", "y"])
+    assert found is not None
+    assert (found[0].name, found[1]) == ("print", {"expression": "x + y"})
+    assert read(["n"])[0].name == "next"  # type: ignore[index]
+    assert read(["up", "2"])[1] == {"count": "2"}  # type: ignore[index]
+    for words in ([], ["print"], ["up", "1", "2"], ["break", "x.py:3"], ["start", "p.py"],
+                  ["stack", "--all"], ["memory", "read", "0", "4"], ["frobnicate"]):
+        assert read(words) is None, words
 
 
 def test_values_are_checked_against_the_arguments() -> None:
