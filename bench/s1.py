@@ -565,6 +565,11 @@ def ratio_lines(backend: str, result: dict[str, Times]) -> list[str]:
 
 
 def s1(backends: list[str], runs: int, peer: bool, modes: list[str]) -> None:
+    # What a user's Python does on the first call anyway; here the bytecode
+    # may not be written (PYTHONDONTWRITEBYTECODE), and every call would
+    # compile dbg's modules again.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "dbgcore"),
+                    str(ROOT / "plugins")], check=True, stdout=subprocess.DEVNULL)
     cli = peer_install() if peer and "debugpy" in backends else None
     if peer and cli is None:
         print("(npm or node not found: the mcp-debugger column is skipped)")

@@ -92,6 +92,12 @@ class LaunchRequest:
     #: program; `dbg start --no-catch` turns it off.
     stop_on_uncaught: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+    #: `dbg start --run`: places the session's breakpoints. A backend that
+    #: can take them before the program runs calls it then, and launches
+    #: straight to the first stop instead of stopping at entry; one that
+    #: cannot ignores it, and the session places them at the entry stop and
+    #: continues.
+    before_run: Callable[[], object] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

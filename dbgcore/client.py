@@ -6,6 +6,7 @@ them should cost little more than starting Python.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -111,23 +112,104 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
     try:
         # A new process session and no inherited stdio: a harness that runs
         # `dbg start` and waits for its pipes to close must not wait for us.
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
-            start_new_session=True, close_fds=True,
-        )
+        if _can_fork():
+            pid = _fork_daemon(cmd[3:], fd)
+        else:
+            pid = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
+                start_new_session=True, close_fds=True,
+            ).pid
     finally:
         os.close(fd)
     deadline = time.monotonic() + DAEMON_START_TIMEOUT
     while time.monotonic() < deadline:
         status = read_status(name)
-        if status is not None and status.get("pid") == proc.pid and daemon_alive(status):
+        if status is not None and status.get("pid") == pid and daemon_alive(status):
             return status
-        if proc.poll() is not None:
-            raise DbgError(f"the session daemon exited at start (code {proc.returncode})",
+        code = _exit_code(pid)
+        if code is not None:
+            raise DbgError(f"the session daemon exited at start (code {code})",
                            f"see {log_path}")
-        time.sleep(0.01)
-    proc.kill()
+        time.sleep(0.005)
+    with contextlib.suppress(OSError):
+        os.kill(pid, 9)
     raise BackendError("the session daemon did not start in time", f"see {log_path}")
+
+
+def _can_fork() -> bool:
+    """Fork the daemon off a single-threaded client (the CLI): it has the
+    modules, the configuration and the plugins the daemon needs already
+    loaded, where a new interpreter would load them all again. A process
+    with other threads (the MCP server) starts a new interpreter instead:
+    forking it could copy a lock another thread holds."""
+    import threading
+
+    return hasattr(os, "fork") and threading.active_count() == 1 \
+        and not os.environ.get("DBG_DAEMON_NO_FORK")
+
+
+def _fork_daemon(argv: list[str], log_fd: int) -> int:
+    """Run ``dbgcore.daemon.main(argv)`` in a grandchild in a new process
+    session, stdio detached (stderr to ``log_fd``), no other inherited file
+    descriptors; returns its pid. The middle child exits at once, so the
+    daemon belongs to no client, and a long-lived caller collects no zombie."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            os.close(read_end)
+            os.setsid()
+            daemon_pid = os.fork()
+            if daemon_pid:
+                os.write(write_end, str(daemon_pid).encode())
+                os._exit(0)
+            with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
+                comm.write("dbg-daemon")  # what ps and top show, not the client's name
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for target, source in ((0, devnull), (1, devnull), (2, log_fd)):
+                os.dup2(source, target)
+            for entry in os.listdir("/proc/self/fd"):
+                if int(entry) > 2:
+                    with contextlib.suppress(OSError):
+                        os.close(int(entry))
+            from dbgcore.daemon import main
+
+            code = main(argv)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                import traceback
+
+                traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(middle, 0)
+    if not data:
+        raise DbgError("could not start the session daemon (fork failed)")
+    return int(data)
+
+
+def _exit_code(pid: int) -> int | None:
+    """The exit code of a daemon that ended (reaped if it is our child); None
+    while it runs."""
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        # Not our child (forked off): alive as long as the pid is there.
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return -1
+        except PermissionError:
+            pass
+        return None
+    return os.waitstatus_to_exitcode(status) if done else None
 
 
 def start(name: str, op: str, args: dict[str, Any], timeout: float,

@@ -11,6 +11,7 @@ names the file, the line and the key.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -93,12 +94,26 @@ def load_config(cwd: Path | None = None) -> LoadedConfig:
     return LoadedConfig(backends, files)
 
 
+#: Files parsed already, by path, with the text they had: a daemon forked
+#: off the client that read them does not parse them again.
+_PARSED: dict[Path, tuple[str, tuple[dict[str, dict[str, Any]], dict[str, int]]]] = {}
+
+
 def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """The file's backends, checked, and the line each backend's name is on."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    known = _PARSED.get(path)
+    if known is not None and known[0] == text:
+        return deepcopy(known[1])
+    result = _parse_file(path, text)
+    _PARSED[path] = (text, deepcopy(result))
+    return result
+
+
+def _parse_file(path: Path, text: str) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     try:
         doc = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:

@@ -29,7 +29,7 @@ from dbgcore.errors import DbgError, InternalError
 from dbgcore.frontend import call_op
 from dbgcore.ops import builtin_table
 from dbgcore.paths import private_dir, session_dir, socket_path
-from dbgcore.plugins import PluginHost
+from dbgcore.plugins import get_host
 from dbgcore.protocol import recv_message, send_message
 from dbgcore.session import Session
 from dbgcore.status import remove_status, write_status
@@ -49,7 +49,8 @@ class Daemon:
         self.idle_timeout = idle_timeout
         self.sock_path = socket_path(name)
         self.store = Store()
-        self.host = PluginHost()
+        # The client's, when it forked this daemon off (loaded already).
+        self.host = get_host()
         self.table = builtin_table()
         self.children: list[dict[str, Any]] = []
         self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)

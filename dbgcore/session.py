@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -222,15 +223,26 @@ class Session(InspectOps):
         if args.get("stdin") and not backend.reads_stdin:
             raise backend.unsupported("stdin", _NO_STDIN)
         self.launch_request = request
-        event = backend.launch(request)
+        early: list[Breakpoint] | None = None
+
+        def place_breaks() -> None:
+            nonlocal early
+            early = self._apply_breaks(args.get("breaks", []))
+
+        run = bool(args.get("run"))
+        event = backend.launch(replace(request, before_run=place_breaks) if run else request)
         self._version = backend.version()
         self.session_id = self.store.open_session(
             self.name, self.spec.name if self.spec else "", backend.tool_name, self._version,
             request.program, request.args, request.cwd or os.getcwd(),
         )
+        if early is not None:
+            # Placed before the program ran: this is already the first stop.
+            snapshot = self._snapshot(event)
+            return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in early]}
         breakpoints = self._apply_breaks(args.get("breaks", []))
         snapshot = self._snapshot(event)
-        if args.get("run") and snapshot.state == "stopped":
+        if run and snapshot.state == "stopped":
             # The entry stop is not one the user saw: nothing changed since it.
             self._frame_values.clear()
             snapshot = self._snapshot(backend.cont(timeout))

@@ -14,6 +14,7 @@ import re
 import subprocess
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -104,6 +105,8 @@ class DapBackend(Backend):
         self.profile.build_dir = str(ctx.run_dir)
         #: The internal breakpoint that stands for "stop at entry", if any.
         self._entry_bp: int | None = None
+        #: While launching for `start --run`: places the session's breakpoints.
+        self._before_run: Callable[[], object] | None = None
         #: The exit status an adapter gave only as text (delve).
         self._text_exit_code: int | None = None
         #: The program, as `dbg start` / `dbg attach` named it (None: a module).
@@ -272,17 +275,21 @@ class DapBackend(Backend):
         self.ctx.log.note(f"startDebugging acknowledged: {request.get('arguments')}")
         return {}
 
-    def _handshake(self, command: str, arguments: Message, cwd: str | None,
-                   timeout: float, server: tuple[str, int] | None = None) -> StopEvent:
+    def _handshake(self, command: str, arguments: Message | Callable[[], Message],
+                   cwd: str | None, timeout: float,
+                   server: tuple[str, int] | None = None) -> StopEvent:
         dap = self._connect(cwd, server)
         dap.initialize(self.profile.client_caps, timeout)
+        if callable(arguments):
+            arguments = arguments()
         dap.start(command, arguments, partial(self._configure, command == "launch"), timeout)
         # A launch stops at entry; an attached program may just keep running,
         # so attach only looks (and then pauses it).
         self._running_since = 0
         state = dap.wait_for_stop(0, timeout if command == "launch" else 0)
         event = self._event(state)
-        if command == "launch" and event.reason == "breakpoint" and not event.hit_breakpoints:
+        if command == "launch" and event.reason == "breakpoint" and not event.hit_breakpoints \
+                and self._before_run is None:
             # The adapter's own breakpoint for stopping at entry (gdb's
             # stopAtBeginningOfMainSubprogram), not one of the user's.
             event.reason = "entry"
@@ -291,7 +298,10 @@ class DapBackend(Backend):
     def _configure(self, launching: bool) -> None:
         assert self.dap is not None
         entry = self.profile.entry_function
-        if entry and launching:
+        if launching and self._before_run is not None:
+            # `start --run`: the session's breakpoints now, and no entry stop.
+            self._before_run()
+        elif entry and launching:
             # Stop at entry by a breakpoint on the entry function: the
             # adapter's own stopOnEntry stops somewhere useless (the loader).
             loc = BreakLoc(function=entry)
@@ -311,8 +321,25 @@ class DapBackend(Backend):
         extra = self.profile.launch_env(self)
         if extra:
             request = replace(request, env={**request.env, **extra})
-        return self._handshake("launch", self.profile.launch_arguments(request),
-                               self.profile.adapter_cwd(request), self.ctx.op_timeout)
+        self._before_run = request.before_run if self.profile.breaks_before_run else None
+        # Made while the adapter starts: they may ask an interpreter (debugpy's).
+        made: Future[Message] = Future()
+
+        def make_arguments() -> None:
+            try:
+                arguments = self.profile.launch_arguments(request)
+                if self._before_run is not None:
+                    arguments.update({key: False for key in self.profile.entry_arguments})
+                made.set_result(arguments)
+            except BaseException as exc:
+                made.set_exception(exc)
+
+        threading.Thread(target=make_arguments, name="launch-arguments", daemon=True).start()
+        try:
+            return self._handshake("launch", made.result, self.profile.adapter_cwd(request),
+                                   self.ctx.op_timeout)
+        finally:
+            self._before_run = None
 
     def attach(self, request: AttachRequest) -> StopEvent:
         self.attached = True

@@ -48,6 +48,10 @@ class AdapterProfile:
     #: Stop at entry with a function breakpoint on this function, for
     #: adapters whose own stopOnEntry stops somewhere useless (the loader).
     entry_function: ClassVar[str | None] = None
+    #: The adapter takes breakpoints before the program runs and resolves
+    #: them as it would at the entry stop: `start --run` launches straight
+    #: to the first stop.
+    breaks_before_run: ClassVar[bool] = False
     #: The adapter says the exit status (in text) only on `disconnect`.
     exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).
@@ -275,6 +279,7 @@ class DebugpyProfile(AdapterProfile):
     name = "debugpy"
     walk_suffixes = (".py",)
     features: ClassVar[dict[str, Support]] = {"return-value": "native"}
+    breaks_before_run = True
 
     def hides_fields(self, value: str) -> bool:
         from dbgcore.lang import python_object_repr
@@ -530,7 +535,14 @@ def _default_python() -> str:
 def _real_python(python: str) -> str:
     """The interpreter behind ``python``. Version-manager shims (pyenv's are
     shell scripts) cost about half a second per start, and debugpy starts the
-    interpreter twice (its launcher, then the program)."""
+    interpreter twice (its launcher, then the program). An executable that
+    is not a script is no shim: used as it is, without asking it."""
+    try:
+        with open(python, "rb") as exe:
+            if exe.read(4) == b"\x7fELF":
+                return python
+    except OSError:
+        return python
     try:
         out = subprocess.run([python, "-c", "import sys; print(sys.executable)"],
                              capture_output=True, text=True, timeout=20)
