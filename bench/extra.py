@@ -23,7 +23,7 @@ def rss_kb(pid: int) -> int:
 def daemon_pid(work: Path, session: str) -> int:
     import json
 
-    status = work / "home" / "sessions" / session / "status.json"
+    status = Path(dbg_env(work)["DBG_HOME"]) / "sessions" / session / "status.json"
     return int(json.loads(status.read_text())["pid"])
 
 

@@ -268,8 +268,13 @@ def floor_run(target: Target) -> Times:
 # -- through dbg --------------------------------------------------------------------
 
 
+#: One DBG_HOME for the whole benchmark, as a user has one: what dbg keeps
+#: there between sessions (the debuggers' versions) is measured warm.
+HOME = Path(tempfile.mkdtemp(prefix="dbg-bench-home-"))
+
+
 def dbg_env(work: Path) -> dict[str, str]:
-    return {**os.environ, "DBG_HOME": str(work / "home"), "DBG_SESSION": "s1"}
+    return {**os.environ, "DBG_HOME": str(HOME), "DBG_SESSION": "s1"}
 
 
 def start_values(target: Target) -> dict[str, Any]:
@@ -570,6 +575,8 @@ def s1(backends: list[str], runs: int, peer: bool, modes: list[str]) -> None:
     # compile dbg's modules again.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "dbgcore"),
                     str(ROOT / "plugins")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([*dbg_command(), "backends"], env=dbg_env(HOME), check=True,
+                   stdout=subprocess.DEVNULL)
     cli = peer_install() if peer and "debugpy" in backends else None
     if peer and cli is None:
         print("(npm or node not found: the mcp-debugger column is skipped)")
@@ -634,11 +641,15 @@ def main() -> None:
                         help="also memory, 10 sessions at once, and a large frame")
     args = parser.parse_args()
     backends = args.backend or list(BACKENDS)
-    s1(backends, args.runs, not args.no_peer, args.mode or ["floor", "daemon", "cli", "mcp"])
-    if args.extra:
-        from extra import extra
+    try:
+        s1(backends, args.runs, not args.no_peer,
+           args.mode or ["floor", "daemon", "cli", "mcp"])
+        if args.extra:
+            from extra import extra
 
-        extra()
+            extra()
+    finally:
+        shutil.rmtree(HOME, ignore_errors=True)
 
 
 if __name__ == "__main__":

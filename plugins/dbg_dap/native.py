@@ -161,6 +161,7 @@ class NativeProfile(AdapterProfile):
 
 class GdbProfile(NativeProfile):
     name = "gdb"
+    breaks_before_run = True
     minimum: ClassVar[tuple[int, ...]] = (14,)
 
     def _candidates(self) -> list[str]:
@@ -265,6 +266,7 @@ class GdbProfile(NativeProfile):
 
 class LldbProfile(NativeProfile):
     name = "lldb"
+    breaks_before_run = True
     entry_function: ClassVar[str | None] = "main"
     safe_unknown_requests = False
     #: lldb-dap keeps running after `disconnect` and may abort when its stdin
@@ -372,6 +374,7 @@ class LldbProfile(NativeProfile):
 
 class DelveProfile(AdapterProfile):
     name = "delve"
+    breaks_before_run = True
     entry_function: ClassVar[str | None] = "main.main"
     exit_status_on_disconnect = True
     hints: ClassVar[dict[str, str]] = {

@@ -368,13 +368,15 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
     def _ended(self, text: str) -> StopEvent:
         self._scan(text)
         self._state = "exited"
-        if self.driver is not None:
-            self.driver.wait_exit(2.0)
         if self.jvm is not None:
             try:
                 self._exit_code = self.jvm.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._exit_code = None
+        if self.driver is not None:
+            # jdb takes a third of a second more to exit on its own; what it
+            # still prints is not needed, and the session's end reaps it.
+            self.driver.wait_exit(0.05 if self.jvm is not None else 2.0)
         if self.pump is not None:
             self.pump.drain()
         return ended(self._exit_code)
