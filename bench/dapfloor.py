@@ -4,7 +4,6 @@ requests a stop snapshot needs, with no daemon and no process per op."""
 from __future__ import annotations
 
 import re
-import statistics
 import threading
 from pathlib import Path
 from typing import Any
@@ -66,7 +65,3 @@ def marks(path: Path) -> dict[str, int]:
             out[name] = number
     return out
 
-
-def ms(samples: list[float]) -> float:
-    """The median of ``samples`` (seconds), in milliseconds."""
-    return statistics.median(samples) * 1000 if samples else float("nan")

@@ -238,8 +238,12 @@ class Session(InspectOps):
         )
         if early is not None:
             # Placed before the program ran: this is already the first stop.
+            # Where each one bound is told as it is now (a debugger may bind
+            # a breakpoint only once the program is loaded), counted as placed.
             snapshot = self._snapshot(event)
-            return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in early]}
+            now = {b.id: b for b in self.breaks.listing(backend)} if early else {}
+            breakpoints = [replace(now[b.id], hits=b.hits) if b.id in now else b for b in early]
+            return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
         breakpoints = self._apply_breaks(args.get("breaks", []))
         snapshot = self._snapshot(event)
         if run and snapshot.state == "stopped":

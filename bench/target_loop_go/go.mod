@@ -1,3 +1,0 @@
-module example.com/bench
-
-go 1.19
