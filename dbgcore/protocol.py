@@ -4,6 +4,13 @@ A client connects, sends one request ``{"op": str, "args": {...}, "timeout": flo
 and reads one response: ``{"ok": true, "result": {...}, "via": {...}}`` or
 ``{"ok": false, "error": {"kind", "message", "hint"[, "traceback"]}}``. Errors
 travel as values, never as pickled exceptions.
+
+One request is answered differently: ``{"op": "argv", "args": {"words",
+"json", "cwd", "encoding"}}`` comes from the fast-path client
+(:mod:`dbgcore.entry`), which imports no JSON reader. The daemon reads the
+words with the op table and answers with a line ``CODE STREAM`` (the exit
+code; 1 for stdout, 2 for stderr) followed by the bytes to print, or with the
+line ``fallback`` when the click CLI must read the command line.
 """
 
 from __future__ import annotations

@@ -56,6 +56,9 @@ from dbgcore.model import (
     ended,
 )
 
+#: Children beyond which a local is not expanded one level in a snapshot.
+MAX_FIELDS = 1000
+
 #: DAP stop reasons -> dbg's.
 REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "breakpoint",
            "data breakpoint": "watchpoint", "goto": "step"}
@@ -92,6 +95,8 @@ class DapBackend(Backend):
         self._frames: list[Message] | None = None
         #: The variablesReference of each of the last locals() that has children.
         self._refs: dict[str, int] = {}
+        #: Their children, by name, as the adapter counted them.
+        self._sizes: dict[str, int] = {}
         self.breaks = BreakpointTable(self)
         self.exception_filters: list[str] = []
         self._children: list[int] = []
@@ -671,6 +676,7 @@ class DapBackend(Backend):
     def locals(self) -> list[Variable]:
         out: list[Variable] = []
         self._refs = {}
+        self._sizes = {}
         for scope in self.scopes():
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
@@ -685,12 +691,18 @@ class DapBackend(Backend):
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
                 if var.get("variablesReference"):
                     self._refs[str(var.get("name"))] = int(var["variablesReference"])
+                    self._sizes[str(var.get("name"))] = int(var.get("indexedVariables") or 0) \
+                        + int(var.get("namedVariables") or 0)
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
     def fields(self, variable: Variable) -> list[Variable] | None:
         ref = self._refs.get(variable.name)
         if not ref or not self.profile.hides_fields(variable.value):
+            return None
+        if self._sizes.get(variable.name, 0) > MAX_FIELDS:
+            # A million-element array is not expanded: asking an adapter
+            # without paging (gdb) for its children takes all of them.
             return None
         rows = [v for v in self.variables(ref) if not _noise(v)
                 and str(v.get("name", "")) not in DEBUGPY_GROUPS]
