@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import re
 import signal
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +100,17 @@ class PtyDriver:
         # line at a time with echo off, and a `next` is several lines.
         self.child.delaybeforesend = None
         self.pgid = procutil.pgid_of(self.child.pid)
+
+    @contextmanager
+    def paced(self, seconds: float = 0.05) -> Iterator[None]:
+        """Pause before each line sent, meanwhile: for a debugger that may
+        still print a late prompt of its own while it starts (jdb while its
+        VM connects), so that no answer is read as the next command's."""
+        self.child.delaybeforesend = seconds
+        try:
+            yield
+        finally:
+            self.child.delaybeforesend = None
 
     def alive(self) -> bool:
         return self.child is not None and bool(self.child.isalive())

@@ -145,19 +145,15 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                                         cwd=request.cwd, env=env, start_new_session=True,
                                         preexec_fn=procutil.die_with_parent)
         self.track_child(self.jvm.pid)
-        # While the VM connects, jdb may print a prompt twice, late: lines are
-        # typed with pexpect's usual pause until the first stop, so that no
-        # answer is read as the next command's (one seen under load).
-        driver.child.delaybeforesend = 0.05
-        try:
+        # While the VM connects, jdb may print its prompt twice, late (seen
+        # once under load): paced until the first stop.
+        with driver.paced():
             self._read_prompt(timeout)
             self._swallow_stray_prompt()
             # Stop at entry: a breakpoint on main, ours, gone once it is hit.
             entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"),
                               internal=True, temporary=True)
             event = self._resume("cont", timeout)
-        finally:
-            driver.child.delaybeforesend = None
         self._discard(entry)
         if event.state == "stopped":
             # jdb itself catches uncaught Throwables from the start: the
