@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import sys
 import time
 from typing import Any
 
+from dbgcore import procutil
 from dbgcore.errors import BackendError, DbgError, NoSession, SessionExists
 from dbgcore.paths import private_dir, session_dir
 from dbgcore.protocol import recv_message, send_message
@@ -105,19 +107,17 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
                             f"end it with `dbg -s {name} kill`, or pick another --session name")
     run_dir = private_dir(session_dir(name))
     log_path = run_dir / "daemon.log"
-    cmd = [sys.executable, "-m", "dbgcore.daemon", name]
-    if idle_timeout is not None:
-        cmd.append(str(idle_timeout))
+    argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         # A new process session and no inherited stdio: a harness that runs
         # `dbg start` and waits for its pipes to close must not wait for us.
         if _can_fork():
-            pid = _fork_daemon(cmd[3:], fd)
+            pid = _fork_daemon(argv, fd)
         else:
             pid = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
-                start_new_session=True, close_fds=True,
+                [sys.executable, "-m", "dbgcore.daemon", *argv], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=fd, start_new_session=True, close_fds=True,
             ).pid
     finally:
         os.close(fd)
@@ -132,7 +132,7 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
                            f"see {log_path}")
         time.sleep(0.005)
     with contextlib.suppress(OSError):
-        os.kill(pid, 9)
+        os.kill(pid, signal.SIGKILL)
     raise BackendError("the session daemon did not start in time", f"see {log_path}")
 
 
@@ -201,14 +201,8 @@ def _exit_code(pid: int) -> int | None:
     try:
         done, status = os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
-        # Not our child (forked off): alive as long as the pid is there.
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return -1
-        except PermissionError:
-            pass
-        return None
+        # Not our child (forked off): no code to read, only whether it runs.
+        return None if procutil.alive(pid) else -1
     return os.waitstatus_to_exitcode(status) if done else None
 
 

@@ -30,7 +30,7 @@ from dbgcore.frontend import call_op
 from dbgcore.ops import builtin_table
 from dbgcore.paths import private_dir, session_dir, socket_path
 from dbgcore.plugins import get_host
-from dbgcore.protocol import recv_message, send_message
+from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
 from dbgcore.status import remove_status, write_status
 from dbgcore.store import Store
@@ -176,16 +176,13 @@ class Daemon:
         self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
 
     def _reply(self, conn: socket.socket, response: dict[str, Any]) -> None:
-        try:
-            send_message(conn, response)
-        except OSError as exc:
-            # The client gave up (e.g. Ctrl-C); the op's effect stands.
-            log.info("client went away before the answer: %s", exc)
+        self._send(conn, encode_message(response))
 
     def _send(self, conn: socket.socket, data: bytes) -> None:
         try:
             conn.sendall(data)
         except OSError as exc:
+            # The client gave up (e.g. Ctrl-C); the op's effect stands.
             log.info("client went away before the answer: %s", exc)
 
     def _work(self) -> None:

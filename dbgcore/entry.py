@@ -118,7 +118,7 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str]) -> int
             sock.sendall(request)
             reply = _read_all(sock)
         except OSError as exc:
-            return _lost(session, words[0], exc)
+            return _lost(session, as_json, words[0], exc)
     finally:
         sock.close()
     head, _, body = reply.partition(b"\n")
@@ -127,7 +127,7 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str]) -> int
     try:
         code, stream = (int(part) for part in head.split())
     except ValueError:
-        return _lost(session, words[0], None)
+        return _lost(session, as_json, words[0], None)
     out = sys.stderr if stream == 2 else sys.stdout
     try:
         out.flush()
@@ -147,7 +147,7 @@ def _read_all(sock: _socket.socket) -> bytes:
         chunks.append(chunk)
 
 
-def _lost(session: str, op: str, exc: OSError | None) -> int:
+def _lost(session: str, as_json: bool, op: str, exc: OSError | None) -> int:
     """The daemon went away or fell silent after the op was sent: say so as
     the full client would (rare, so the imports do not matter here)."""
     from dbgcore.cli.output import Ctx, print_answer, set_ctx
@@ -155,7 +155,7 @@ def _lost(session: str, op: str, exc: OSError | None) -> int:
     from dbgcore.errors import BackendError
     from dbgcore.frontend import Answer
 
-    set_ctx(Ctx(session=session, json="--json" in sys.argv[1:], timeout=30.0))
+    set_ctx(Ctx(session=session, json=as_json, timeout=30.0))
     if isinstance(exc, TimeoutError):
         error = late_answer(session, op)
     elif exc is not None:

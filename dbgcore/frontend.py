@@ -75,7 +75,6 @@ class Answer:
             text = head + ("\n" + text if text else "")
         return text
 
-
     def output(self, as_json: bool) -> tuple[str, bool]:
         """What the CLI prints, and whether to stderr: one JSON object (on
         stdout) with ``--json``, else the text (an error on stderr)."""

@@ -24,9 +24,12 @@ from dbgcore.errors import BackendError
 MAX_MESSAGE = 64 << 20
 
 
+def encode_message(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, default=str, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
 def send_message(sock: socket.socket, message: dict[str, Any]) -> None:
-    data = json.dumps(message, default=str, ensure_ascii=False).encode("utf-8") + b"\n"
-    sock.sendall(data)
+    sock.sendall(encode_message(message))
 
 
 def recv_message(sock: socket.socket) -> dict[str, Any] | None:

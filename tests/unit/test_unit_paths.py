@@ -187,3 +187,33 @@ def test_user_and_project_config_files(tmp_path: Path, monkeypatch: pytest.Monke
     assert paths.project_config_file(deep) == found
     monkeypatch.chdir(deep)
     assert paths.project_config_file() == found
+
+
+@given(st.text(alphabet="ab-._Z9 !é/", min_size=0, max_size=70))
+def test_the_fast_path_finds_sockets_where_paths_puts_them(name: str) -> None:
+    """dbgcore.entry repeats the session-name rule and the socket path (it may
+    not import dbgcore.paths, which costs more than the call it serves)."""
+    from dbgcore import client, entry
+
+    saved = os.environ.get("DBG_HOME")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["DBG_HOME"] = tmp
+        try:
+            try:
+                expected: str | None = str(paths.socket_path(name))
+            except UsageError:
+                expected = None
+            fast = entry._socket_path(name)
+            # The fast path only gives up on a path it could use (too long).
+            if fast is not None or expected is None:
+                assert fast == expected, name
+            else:
+                assert len(os.fsencode(os.path.join(tmp, "sessions", name, "daemon.sock"))) \
+                    > entry._MAX_SOCKET_PATH
+        finally:
+            if saved is None:
+                del os.environ["DBG_HOME"]
+            else:
+                os.environ["DBG_HOME"] = saved
+    assert entry._MAX_SOCKET_PATH == paths._MAX_SOCKET_PATH
+    assert entry._ANSWER_MARGIN == client.ANSWER_MARGIN
