@@ -93,10 +93,9 @@ class DapBackend(Backend):
         self.thread_id: int | None = None
         self.frame_index = 0
         self._frames: list[Message] | None = None
-        #: The variablesReference of each of the last locals() that has children.
-        self._refs: dict[str, int] = {}
-        #: Their children, by name, as the adapter counted them.
-        self._sizes: dict[str, int] = {}
+        #: Each of the last locals() that has children: its variablesReference
+        #: and how many children the adapter counted.
+        self._refs: dict[str, tuple[int, int]] = {}
         self.breaks = BreakpointTable(self)
         self.exception_filters: list[str] = []
         self._children: list[int] = []
@@ -676,7 +675,6 @@ class DapBackend(Backend):
     def locals(self) -> list[Variable]:
         out: list[Variable] = []
         self._refs = {}
-        self._sizes = {}
         for scope in self.scopes():
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
@@ -690,17 +688,17 @@ class DapBackend(Backend):
                 if not value.strip() and var.get("variablesReference"):
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
                 if var.get("variablesReference"):
-                    self._refs[str(var.get("name"))] = int(var["variablesReference"])
-                    self._sizes[str(var.get("name"))] = int(var.get("indexedVariables") or 0) \
-                        + int(var.get("namedVariables") or 0)
+                    self._refs[str(var.get("name"))] = (
+                        int(var["variablesReference"]),
+                        int(var.get("indexedVariables") or 0) + int(var.get("namedVariables") or 0))
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
     def fields(self, variable: Variable) -> list[Variable] | None:
-        ref = self._refs.get(variable.name)
+        ref, size = self._refs.get(variable.name, (0, 0))
         if not ref or not self.profile.hides_fields(variable.value):
             return None
-        if self._sizes.get(variable.name, 0) > MAX_FIELDS:
+        if size > MAX_FIELDS:
             # A million-element array is not expanded: asking an adapter
             # without paging (gdb) for its children takes all of them.
             return None
