@@ -20,8 +20,9 @@ from dbgcore.source import source_window
 if TYPE_CHECKING:
     from dbgcore.backend import Backend, LaunchRequest
 
-#: ``dbg locals`` cuts single values at this length.
-LOCALS_VALUE_CHARS = 4000
+#: ``dbg locals`` cuts single values at this length: a frame holding a
+#: million-element list and a 10 MB string still answers in a few KB.
+LOCALS_VALUE_CHARS = 1000
 #: Values shown for several expressions at once are cut at this length.
 SHOWN_VALUE_CHARS = 400
 
