@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,23 +186,48 @@ class DapFloor(FloorClient):
             raise SystemExit(f"{self.target.backend} floor: continue did not reach the end")
 
 
+@dataclass
+class PtyCommands:
+    """What one types to pdb or jdb for each S1 step, and what to wait for."""
+
+    argv: Callable[[Target], list[str]]
+    prompt: str
+    ready: str  # before the first command
+    where: str  # a breakpoint at {file}:{line}
+    placed: str  # the answer to `where`
+    run: tuple[str, str]  # command, what a stop at the breakpoint prints
+    step: tuple[str, str]
+    locals: str
+    evaluate: str
+    cont: tuple[str, str]
+
+
+PTY_COMMANDS = {
+    "pdb": PtyCommands(
+        argv=lambda t: [sys.executable, "-m", "pdb", t.source.name], prompt=r"\(Pdb\) ",
+        ready=r"\(Pdb\) ", where="break {file}:{line}", placed=r"\(Pdb\) ",
+        run=("continue", ""), step=("next", ""), locals="p locals()",
+        evaluate=f"p {EXPRESSION}", cont=("continue", "The program finished")),
+    "jdb": PtyCommands(
+        argv=lambda t: ["jdb", "-classpath", str(t.folder), "Ledger"],
+        prompt=r"\n\w+\[\d+\] ", ready="> ", where="stop at Ledger:{line}", placed="> ",
+        run=("run", "Breakpoint hit.*?"), step=("next", "Step completed.*?"),
+        locals="locals", evaluate=f"print {EXPRESSION}",
+        cont=("cont", "The application exited")),
+}
+
+
 class PtyFloor:
-    """pexpect typing pdb's or jdb's own commands, as fast as they answer."""
+    """pexpect typing pdb's or jdb's own commands, as fast as they answer;
+    a stop is answered with the debugger's locals, as dbg answers one with a
+    snapshot."""
 
     def __init__(self, target: Target) -> None:
         import pexpect
 
         self.target = target
-        if target.backend == "pdb":
-            argv = [sys.executable, "-m", "pdb", target.source.name]
-            self.prompt = r"\(Pdb\) "
-            self.locals = "p locals()"
-            self.where = f"break {target.source.name}:{target.line}"
-        else:
-            argv = ["jdb", "-classpath", str(target.folder), "Ledger"]
-            self.prompt = r"\n\w+\[\d+\] "
-            self.locals = "locals"
-            self.where = f"stop at Ledger:{target.line}"
+        self.commands = PTY_COMMANDS[target.backend]
+        argv = self.commands.argv(target)
         self.child = pexpect.spawn(argv[0], argv[1:], cwd=str(target.folder), echo=False,
                                    encoding="utf-8", timeout=30,
                                    env={**os.environ, "TERM": "dumb"})
@@ -210,34 +235,32 @@ class PtyFloor:
 
     def send(self, text: str, until: str | None = None) -> str:
         self.child.sendline(text)
-        self.child.expect(until or self.prompt)
+        self.child.expect(self.commands.prompt if until is None else until)
         return str(self.child.before)
 
+    def stop(self, command: tuple[str, str]) -> None:
+        self.send(command[0], command[1] + self.commands.prompt)
+        self.snapshot()
+
     def start(self) -> None:
-        self.child.expect(r"\(Pdb\) " if self.target.backend == "pdb" else "> ")
-        self.send(self.where, None if self.target.backend == "pdb" else "> ")
-        if self.target.backend == "pdb":
-            self.send("continue")
-        else:
-            self.send("run", r"Breakpoint hit.*?" + self.prompt)
-        self.send(self.locals)
+        commands = self.commands
+        self.child.expect(commands.ready)
+        self.send(commands.where.format(file=self.target.source.name, line=self.target.line),
+                  commands.placed)
+        self.stop(commands.run)
+
+    def snapshot(self) -> None:
+        self.send(self.commands.locals)
 
     def evaluate(self) -> None:
-        self.send(f"p {EXPRESSION}" if self.target.backend == "pdb" else f"print {EXPRESSION}")
+        self.send(self.commands.evaluate)
 
     def next(self) -> None:
-        if self.target.backend == "pdb":
-            self.send("next")
-        else:
-            self.send("next", r"Step completed.*?" + self.prompt)
-        self.send(self.locals)
+        self.stop(self.commands.step)
 
     def finish(self) -> None:
-
-        self.child.sendline("continue" if self.target.backend == "pdb" else "cont")
-        ended = r"The program finished" if self.target.backend == "pdb" \
-            else r"The application exited"
-        self.child.expect(ended)
+        self.child.sendline(self.commands.cont[0])
+        self.child.expect(self.commands.cont[1])
 
     def close(self) -> None:
         self.child.close(force=True)
@@ -252,7 +275,7 @@ def floor_run(target: Target) -> Times:
         floor.start()
     try:
         with clock.step("locals"):
-            floor.snapshot() if isinstance(floor, DapFloor) else floor.send(floor.locals)
+            floor.snapshot()
         with clock.step("print"):
             floor.evaluate()
         for _ in range(NEXTS):
@@ -289,40 +312,55 @@ def expect_stop(backend: str, step: str, data: dict[str, Any], state: str) -> No
         raise SystemExit(f"{backend} {step}: expected {state}, got {json.dumps(data)[:400]}")
 
 
+#: Makes one op of S1 ("start", "locals", "print", "next", "continue",
+#: "kill") and returns the answer as --json prints it.
+Op = Callable[[str], Awaitable[dict[str, Any]]]
+
+
+async def dbg_steps(backend: str, op: Op) -> Times:
+    """S1 through dbg, the same steps whatever carries them."""
+    clock = Clock()
+    try:
+        with clock.step("start"):
+            expect_stop(backend, "start", await op("start"), "stopped")
+        with clock.step("locals"):
+            await op("locals")
+        with clock.step("print"):
+            await op("print")
+        for _ in range(NEXTS):
+            with clock.step("10 x next"):
+                expect_stop(backend, "next", await op("next"), "stopped")
+        with clock.step("continue"):
+            expect_stop(backend, "continue", await op("continue"), "exited")
+    finally:
+        await op("kill")
+    return clock.done()
+
+
 def daemon_run(target: Target, work: Path) -> Times:
+    import anyio
+
     from dbgcore.frontend import call_op
     from dbgcore.ops import builtin_table
 
     table = builtin_table()
+    values = {"start": start_values(target), "print": {"expression": EXPRESSION}}
     saved = dict(os.environ)
     os.environ.update(dbg_env(work))
     cwd = os.getcwd()
     os.chdir(target.folder.parent)  # the program's parent: not the program's folder
 
-    def op(name: str, **values: Any) -> dict[str, Any]:
+    async def op(name: str) -> dict[str, Any]:
         found = table.find(name)
         assert found is not None
-        return call_op(found, values, "s1", 30).to_json()
+        return call_op(found, values.get(name, {}), "s1", 30).to_json()
 
-    clock = Clock()
     try:
-        with clock.step("start"):
-            expect_stop(target.backend, "start", op("start", **start_values(target)), "stopped")
-        with clock.step("locals"):
-            op("locals")
-        with clock.step("print"):
-            op("print", expression=EXPRESSION)
-        for _ in range(NEXTS):
-            with clock.step("10 x next"):
-                expect_stop(target.backend, "next", op("next"), "stopped")
-        with clock.step("continue"):
-            expect_stop(target.backend, "continue", op("continue"), "exited")
+        return dict(anyio.run(dbg_steps, target.backend, op))
     finally:
-        op("kill")
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(saved)
-    return clock.done()
 
 
 def dbg_command() -> list[str]:
@@ -330,33 +368,20 @@ def dbg_command() -> list[str]:
 
 
 def cli_run(target: Target, work: Path) -> Times:
-    env = dbg_env(work)
-    where = target.folder.parent
+    import anyio
 
-    def dbg(*args: str) -> dict[str, Any]:
-        proc = subprocess.run([*dbg_command(), "--json", *args], cwd=where, env=env,
-                              capture_output=True, text=True)
+    env = dbg_env(work)
+    values = start_values(target)
+    words = {"start": ["start", "--backend", target.backend, "--break", values["breaks"][0],
+                       "--run", values["program"]],
+             "print": ["print", EXPRESSION]}
+
+    async def op(name: str) -> dict[str, Any]:
+        proc = subprocess.run([*dbg_command(), "--json", *words.get(name, [name])],
+                              cwd=target.folder.parent, env=env, capture_output=True, text=True)
         return dict(json.loads(proc.stdout))
 
-    values = start_values(target)
-    clock = Clock()
-    try:
-        with clock.step("start"):
-            expect_stop(target.backend, "start",
-                        dbg("start", "--backend", target.backend, "--break", values["breaks"][0],
-                            "--run", values["program"]), "stopped")
-        with clock.step("locals"):
-            dbg("locals")
-        with clock.step("print"):
-            dbg("print", EXPRESSION)
-        for _ in range(NEXTS):
-            with clock.step("10 x next"):
-                expect_stop(target.backend, "next", dbg("next"), "stopped")
-        with clock.step("continue"):
-            expect_stop(target.backend, "continue", dbg("continue"), "exited")
-    finally:
-        subprocess.run([*dbg_command(), "kill"], cwd=where, env=env, capture_output=True)
-    return clock.done()
+    return dict(anyio.run(dbg_steps, target.backend, op))
 
 
 # -- over MCP -------------------------------------------------------------------------
@@ -393,26 +418,13 @@ async def tool(session: Any, name: str, **arguments: Any) -> dict[str, Any]:
 
 
 def mcp_run(target: Target, work: Path) -> Times:
+    values = {"start": start_values(target), "print": {"expression": EXPRESSION}}
+
     async def scenario(session: Any) -> Times:
-        clock = Clock()
-        try:
-            with clock.step("start"):
-                expect_stop(target.backend, "start",
-                            await tool(session, "dbg_start", **start_values(target)), "stopped")
-            with clock.step("locals"):
-                await tool(session, "dbg_locals")
-            with clock.step("print"):
-                await tool(session, "dbg_print", expression=EXPRESSION)
-            for _ in range(NEXTS):
-                with clock.step("10 x next"):
-                    expect_stop(target.backend, "next", await tool(session, "dbg_next"),
-                                "stopped")
-            with clock.step("continue"):
-                expect_stop(target.backend, "continue", await tool(session, "dbg_continue"),
-                            "exited")
-        finally:
-            await session.call_tool("dbg_kill", {})
-        return clock.done()
+        async def op(name: str) -> dict[str, Any]:
+            return await tool(session, f"dbg_{name}", **values.get(name, {}))
+
+        return await dbg_steps(target.backend, op)
 
     return dict(mcp_session(sys.executable, ["-m", "dbgcore", "mcp"], target.folder.parent,
                             dbg_env(work), scenario))
