@@ -4,6 +4,7 @@ backends where such frames are common: debugpy, pdb and gdb."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,34 +15,8 @@ from builds import build_c
 if TYPE_CHECKING:
     from conftest import Dbg
 
-PY = '''\
-def hold():
-    numbers = list(range(1_000_000))
-    text = "x" * 10_000_000
-    return len(numbers) + len(text)  # here
-
-
-print(hold())
-'''
-
-C = '''\
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-int main(void)
-{
-    int numbers[1000000];
-    for (int i = 0; i < 1000000; i++)
-        numbers[i] = i;
-    char *text = malloc(10000001);
-    memset(text, 'x', 10000000);
-    text[10000000] = '\\0';
-    printf("%d %zu\\n", numbers[999999], strlen(text)); // here
-    free(text);
-    return 0;
-}
-'''
+#: The benchmark's own large frames (bench/extra.py measures them).
+PROGRAMS = Path(__file__).resolve().parents[2] / "bench" / "s1"
 
 #: What P7 of the speed issue allows an answer about such a frame.
 MAX_BYTES = 4096
@@ -54,9 +29,9 @@ def test_locals_of_a_huge_frame_stay_short(backend: str, dbg: Dbg, tmp_path: Pat
     prog = tmp_path / "prog"
     prog.mkdir()
     source = prog / ("big.c" if backend == "gdb" else "big.py")
-    source.write_text(C if backend == "gdb" else PY)
+    shutil.copy(PROGRAMS / source.name, source)
     program = build_c(source) if backend == "gdb" else source
-    line = next(n for n, text in enumerate(source.read_text().splitlines(), 1) if "here" in text)
+    line = next(n for n, text in enumerate(source.read_text().splitlines(), 1) if "@big" in text)
     started = dbg("start", "--backend", backend, "--break", f"{source.name}:{line}", "--run",
                   str(program))
     assert started.code == 0, started
