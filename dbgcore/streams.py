@@ -51,18 +51,21 @@ class OutputPump:
         # Reads are non-blocking, so drain() and the thread may race harmlessly;
         # the lock keeps chunks in order and the decoders consistent.
         with self._lock:
-            for fd in ready:
-                if fd not in self._fds:
-                    continue
-                category = self._fds[fd]
-                while True:
-                    try:
-                        data = os.read(fd, 65536)
-                    except BlockingIOError:
-                        break
-                    if not data:
-                        break
-                    self.output.append(category, self._decoders[category].decode(data))
+            self._read(ready)
+
+    def _read(self, ready: list[int]) -> None:
+        for fd in ready:
+            if fd not in self._fds:
+                continue
+            category = self._fds[fd]
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    break
+                if not data:
+                    break
+                self.output.append(category, self._decoders[category].decode(data))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -72,9 +75,13 @@ class OutputPump:
                 return
 
     def drain(self) -> None:
-        """Collect whatever the program has written so far."""
-        with contextlib.suppress(OSError, ValueError):
-            self._read_ready(0)
+        """Collect whatever the program has written so far.
+
+        The lock is taken before looking: the thread may have read the last
+        bytes already and not yet appended them.
+        """
+        with self._lock, contextlib.suppress(OSError, ValueError):
+            self._read(select.select(list(self._fds), [], [], 0)[0])
 
     def close(self) -> None:
         self._stop.set()

@@ -71,6 +71,19 @@ class Dbg:
         data["_exit"] = result.code
         return data
 
+    def output(self, *categories: str, session: str = "default") -> str:
+        """All the program output held so far, every page of it (a page is
+        at most 1,000 chunks), of the given categories (default: all)."""
+        text, cursor = [], 0
+        while True:
+            page = self.json("-s", session, "output", "--since", str(cursor))
+            assert page["ok"], page
+            text += [c["text"] for c in page["chunks"]
+                     if not categories or c["category"] in categories]
+            cursor = page["cursor"]
+            if not page["more"]:
+                return "".join(text)
+
     def kill_all(self) -> None:
         for session in self.sessions:
             self("-s", session, "kill", timeout=30)

@@ -23,8 +23,7 @@ def jdb_ready(backend_ready: Callable[[str], None]) -> None:
 
 
 def stdout_of(dbg: Any) -> str:
-    chunks = dbg.json("output")["chunks"]
-    return "".join(c["text"] for c in chunks if c["category"] == "stdout")
+    return str(dbg.output("stdout"))
 
 
 def jvms_running(marker: Path) -> list[str]:

@@ -34,8 +34,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def stdout_of(dbg: Dbg) -> str:
-    return "".join(c["text"] for c in dbg.json("output")["chunks"]
-                   if c["category"] == "stdout").replace("\r\n", "\n")
+    return dbg.output("stdout").replace("\r\n", "\n")
 
 
 def processes_mentioning(text: str) -> list[str]:
