@@ -96,6 +96,9 @@ class PdbBackend(ConsoleBackend):
         self._root = os.getcwd()
         #: Whether the last stop was the post-mortem one.
         self._post_mortem = False
+        #: The last stop report's stack, locals and breakpoints, by the kind
+        #: of answer they stand for; any other command to pdb forgets them.
+        self._at_stop: dict[str, dict[str, Any]] = {}
 
     # -- availability --------------------------------------------------------
 
@@ -178,6 +181,10 @@ class PdbBackend(ConsoleBackend):
             # A command that did not move the target; the stop stands.
             return StopEvent(state="stopped", reason="", location=self._last_location)
         report = stops[-1]
+        self._at_stop = {"state": report} if "error" not in report else {}
+        for kind in ("locals", "breaks"):
+            if kind in report:
+                self._at_stop[kind] = report[kind]
         frames = report.get("frames") or []
         current = next((f for f in frames if f.get("current")), frames[0] if frames else None)
         location = Location(current["file"], current["line"], current["function"]) if current \
@@ -226,6 +233,10 @@ class PdbBackend(ConsoleBackend):
         timeout = self.ctx.op_timeout if timeout is None else timeout
         # Name the op the user asked for, not the launcher's command.
         self.require_stopped(command.split()[0].removeprefix("_dbg_"))
+        if command == f"_dbg_{kind}":
+            cached = self._at_stop.get(kind)
+            if cached is not None:
+                return cached
         try:
             text = self.command(command, timeout)
         except PtyEOF as exc:
@@ -236,6 +247,10 @@ class PdbBackend(ConsoleBackend):
             raise OpFailed(f"pdb did not answer {command.split()[0]}: "
                            f"{errors[-1] if errors else text.strip()[:200]}")
         return answers[-1]
+
+    def command(self, line: str, timeout: float | None = None) -> str:
+        self._at_stop = {}  # it may move the frame or change what is there
+        return super().command(line, timeout)
 
     def _native(self, command: str, timeout: float | None = None) -> str:
         """Run a pdb command that answers in prose; its *** lines are errors."""
@@ -268,6 +283,7 @@ class PdbBackend(ConsoleBackend):
         driver = self.drv()
         if driver.child is None or not driver.child.isalive():
             raise self._debugger_lost("")
+        self._at_stop = {}
         driver.send_line(command)
         return self._wait_stop(timeout)
 
@@ -482,6 +498,7 @@ class PdbBackend(ConsoleBackend):
                              "cannot send", "use the single-line commands instead")
         self.require_stopped(word)
         driver = self.drv()
+        self._at_stop = {}
         driver.send_line(text)
         try:
             match = driver.expect([EXIT_RE], timeout)

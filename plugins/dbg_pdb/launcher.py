@@ -97,6 +97,9 @@ class DbgPdb(pdb.Pdb):
     def preloop(self) -> None:
         try:
             state = self._state(stop=True)
+            # What dbg reads at every stop comes with it: one exchange a stop.
+            state["locals"] = self._locals()
+            state["breaks"] = self._breaks()
         except Exception as exc:  # never take the program down with us
             state = {"frames": [], "reason": "step", "error": repr(exc)}
         self.emit("stop", state)
@@ -247,6 +250,9 @@ class DbgPdb(pdb.Pdb):
         self.emit("state", self._state())
 
     def do__dbg_locals(self, arg: str) -> None:
+        self.emit("locals", self._locals())
+
+    def _locals(self) -> dict[str, Any]:
         names = self.curframe_locals if self.curframe is not None else {}
         out = []
         for name, value in list(names.items()):
@@ -255,7 +261,7 @@ class DbgPdb(pdb.Pdb):
                 continue
             out.append({"name": name, "value": _safe_repr(value, True),
                         "type": _type_name(value)})
-        self.emit("locals", {"variables": out})
+        return {"variables": out}
 
     def _eval(self, expression: str) -> Any:
         frame = self.curframe
@@ -312,6 +318,9 @@ class DbgPdb(pdb.Pdb):
                                 "stack": self.traceback_text, "post_mortem": self.post_mortem})
 
     def do__dbg_breaks(self, arg: str) -> None:
+        self.emit("breaks", self._breaks())
+
+    def _breaks(self) -> dict[str, Any]:
         out = []
         for bp in bdb.Breakpoint.bpbynumber:
             if bp is None:
@@ -320,7 +329,7 @@ class DbgPdb(pdb.Pdb):
                         "function": bp.funcname, "condition": bp.cond, "hits": bp.hits,
                         "ignore": bp.ignore, "temporary": bool(bp.temporary),
                         "enabled": bool(bp.enabled)})
-        self.emit("breaks", {"breakpoints": out})
+        return {"breakpoints": out}
 
     def do__dbg_findfunc(self, arg: str) -> None:
         module, function = self._arg(arg)
