@@ -29,10 +29,13 @@ DBG_VIA = {"tool": "dbg", "version": __version__}
 class Answer:
     """An op's answer, as JSON (:meth:`to_json`) and as text (:meth:`text`)."""
 
-    __slots__ = ("error", "op", "payload", "session", "via")
+    __slots__ = ("code", "error", "op", "payload", "session", "via")
 
     def __init__(self, op: str, session: str, via: dict[str, str] | None,
-                 payload: dict[str, Any] | None = None, error: DbgError | None = None) -> None:
+                 payload: dict[str, Any] | None = None, error: DbgError | None = None,
+                 code: int = EXIT_OK) -> None:
+        #: The exit code of an answer that is not an error (a check that failed).
+        self.code = code
         self.op = op
         self.session = session
         self.via = via or DBG_VIA
@@ -45,7 +48,7 @@ class Answer:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.error is None else self.error.exit_code
+        return self.code if self.error is None else self.error.exit_code
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"ok": self.ok, "op": self.op, "session": self.session,
@@ -115,7 +118,8 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
             if result is None:
                 return Answer(op.name, session, None)
             payload, via = result
-            return Answer(op.name, session, via, payload)
+            # A local op may answer and still exit non-zero (`doctor`).
+            return Answer(op.name, session, via, payload, code=int(payload.pop("_exit", EXIT_OK)))
         if op.prepare is not None:
             sent, args = resolve(op.prepare)(args)
         else:
@@ -184,6 +188,13 @@ def _one(op: Op, arg: Arg, value: Any, cwd: str | None) -> Any:
         return number
     if not isinstance(value, str):
         raise UsageError(f"{where} must be text")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # The shell's bytes arrive as lone surrogates (Python's surrogateescape).
+        raise UsageError(f"{where} is not UTF-8 text (at character {exc.start + 1})",
+                         "dbg takes UTF-8 text; write other bytes as escapes of the "
+                         "program's language") from None
     if kind == "location":
         from dbgcore.location import location_arg
 

@@ -96,6 +96,29 @@ def test_usage_errors(module_dbg: Dbg, argv: list[str]) -> None:
     assert_clean_error(module_dbg(*argv), 2)
 
 
+# Bytes that are not UTF-8, as a shell passes them (Python sees surrogates).
+NOT_UTF8 = "\udcff\udcfe"
+
+
+@pytest.mark.parametrize("argv", [
+    ["print", NOT_UTF8], ["print", f"total + {NOT_UTF8}"], ["--json", "print", NOT_UTF8],
+    ["set", "total", NOT_UTF8], ["set", NOT_UTF8, "1"], ["break", f"cart{NOT_UTF8}.py:3"],
+    ["break", "cart.py:17", "--if", NOT_UTF8], ["raw", f"p {NOT_UTF8}"],
+    ["until", f"{NOT_UTF8}.py:3"], ["list", NOT_UTF8], ["-s", NOT_UTF8, "status"],
+    ["start", "--backend", "pdb", f"{NOT_UTF8}.py"],
+], ids=lambda a: " ".join(x.encode("utf-8", "backslashreplace").decode() for x in a))
+@pytest.mark.usefixtures("still_usable")
+def test_bytes_that_are_not_utf8(module_dbg: Dbg, argv: list[str]) -> None:
+    result = module_dbg(*argv)
+    if argv[0] == "--json":
+        answer = module_dbg.json(*argv[1:])
+        assert (answer["_exit"], answer["error"]["kind"]) == (2, "usage"), answer
+        assert "UTF-8" in answer["error"]["message"]
+        return
+    assert_clean_error(result, 2)
+    assert "UTF-8" in result.err or "bad session name" in result.err, result.err
+
+
 @pytest.mark.parametrize("name", ["bad name", "../up", "", "x" * 65, "a/b", ".hidden"])
 @pytest.mark.usefixtures("still_usable")
 def test_invalid_session_name(module_dbg: Dbg, name: str) -> None:
