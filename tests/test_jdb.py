@@ -51,6 +51,12 @@ def test_java_file_runs_to_breakpoints_steps_and_exits_with_its_code(
     assert snap["location"]["file"] == str(cart.path)
     assert snap["location"]["function"] == "Cart.main"
     assert "[via jdb 17" in dbg("tool").out or dbg.json("tool")["tool"] == "jdb"
+    # What dbg keeps for the session (the compiled classes too) is the user's alone.
+    folders = [p for p in dbg.home.rglob("*") if p.is_dir()]
+    assert any(p.name == "classes" for p in folders), folders
+    for folder in folders:
+        if not any(part == "classes" for part in folder.relative_to(dbg.home).parts[:-1]):
+            assert folder.stat().st_mode & 0o077 == 0, folder
 
     by_line = dbg.json("break", cart.loc("discount"))["breakpoint"]
     assert by_line["verified"] is True

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbgcore.errors import OpFailed, UsageError
+from dbgcore.paths import private_dir
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _CLASS_NAME_RE = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
@@ -116,7 +117,7 @@ def _compile(source: Path, build_dir: Path, timeout: float) -> JavaProgram:
         raise UsageError("javac not found: it is needed to compile " + source.name,
                          "install a JDK (apt-get install openjdk-17-jdk-headless)")
     root = source_root(source)
-    build_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(build_dir)
     try:
         done = subprocess.run([javac, "-g", "-d", str(build_dir), "-sourcepath", str(root),
                                str(source)], capture_output=True, text=True, timeout=timeout)
