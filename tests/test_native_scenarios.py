@@ -102,6 +102,30 @@ def test_c_breakpoints_condition_steps_and_exit_code(dbg: Dbg, built: dict[str, 
 
 
 @pytest.mark.parametrize("native", NATIVE, indirect=True)
+def test_program_streams_apart_from_the_debuggers_text(dbg: Dbg, target: Any,
+                                                       native: str) -> None:
+    # gdb sends its own text and the program's output down one pipe: the
+    # program's stdout and stderr must hold only what it wrote, arguments
+    # arrive whole (spaces, quotes, shell characters), and gdb's words are
+    # filed as console text.
+    streams = target("native/streams.c")
+    binary = builds.build_c(streams.path)
+    args = ["a b", "it's", "$HOME;>x", "*"]
+    snap = dbg.json("start", "--backend", native, "--break", "streams.c:5", "--run",
+                    str(binary), *args)
+    assert snap["ok"] and snap["location"]["line"] == streams.lines["arg"], snap
+    dbg("break", "no_such_file.c:3")  # pending or refused: words of the debugger's
+    assert dbg.json("unbreak", "streams.c:5")["ok"]
+    done = dbg.json("continue")
+    assert (done["state"], done["exit_code"]) == ("exited", len(args) + 1), done
+    assert stdout_of(dbg) == "".join(f"arg: {a}\n" for a in args)
+    assert dbg.output("stderr") == "warned\n"
+    assert not (dbg.cwd / "x").exists()
+    console = dbg.output("console")
+    assert "arg:" not in console and "warned" not in console, console
+
+
+@pytest.mark.parametrize("native", NATIVE, indirect=True)
 def test_c_set_a_variable_and_the_program_uses_it(dbg: Dbg, built: dict[str, Any],
                                                   native: str) -> None:
     cart = built["cart"]

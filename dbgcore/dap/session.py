@@ -44,8 +44,11 @@ class StopInfo:
 
 class DapSession:
     def __init__(self, channel: DapChannel, output: OutputBuffer, adapter_id: str = "dbg",
-                 request_timeout: Callable[[], float] = lambda: 30.0) -> None:
+                 request_timeout: Callable[[], float] = lambda: 30.0,
+                 categories: dict[str, str] | None = None) -> None:
         self.channel = channel
+        #: The adapter's output categories as dbg files them.
+        self.categories = {**OUTPUT_CATEGORIES, **(categories or {})}
         #: The timeout of a request sent without one (the current op's --timeout).
         self.request_timeout = request_timeout
         self.output = output
@@ -115,7 +118,7 @@ class DapSession:
 
     def _output(self, event: Message) -> None:
         body = event.get("body") or {}
-        category = OUTPUT_CATEGORIES.get(str(body.get("category") or "console"))
+        category = self.categories.get(str(body.get("category") or "console"))
         if category is not None:
             self.output.append(category, str(body.get("output") or ""))
 

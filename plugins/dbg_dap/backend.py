@@ -55,6 +55,7 @@ from dbgcore.model import (
     Variable,
     ended,
 )
+from dbgcore.streams import OutputPump
 
 #: Children beyond which a local is not expanded one level in a snapshot.
 MAX_FIELDS = 1000
@@ -88,6 +89,8 @@ class DapBackend(Backend):
         super().__init__(spec, ctx)
         self.profile: AdapterProfile = profile_for(spec)
         self.process: AdapterProcess | None = None
+        #: The program's own stdout and stderr, for adapters that mix them with their text.
+        self.pump: OutputPump | None = None
         self.channel: DapChannel | None = None
         self.dap: DapSession | None = None
         self.thread_id: int | None = None
@@ -219,7 +222,8 @@ class DapBackend(Backend):
             self.ctx.track_process(self.process.pid, name)
         self.channel = DapChannel(transport, self.ctx.log, name, self.process)
         self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name,
-                              request_timeout=lambda: self.ctx.op_timeout)
+                              request_timeout=lambda: self.ctx.op_timeout,
+                              categories=self.profile.output_categories)
         self.channel.on_event("process", self._process_event)
         self.channel.on_event("thread", self._thread_event)
         self.channel.on_event("output", self._output_event)
@@ -326,6 +330,10 @@ class DapBackend(Backend):
         if extra:
             request = replace(request, env={**request.env, **extra})
         self._before_run = request.before_run if self.profile.breaks_before_run else None
+        if self.profile.own_streams:
+            # The program writes into FIFOs of ours, apart from the adapter's text.
+            self.pump = OutputPump(self.ctx.run_dir, "program", self.ctx.output)
+            self.profile.streams = {k: str(v) for k, v in self.pump.paths.items()}
         # Made while the adapter starts: they may ask an interpreter (debugpy's).
         made: Future[Message] = Future()
 
@@ -404,6 +412,8 @@ class DapBackend(Backend):
         if self.process is not None:
             own = self.profile.shutdown_grace
             self.process.terminate(grace if own is None else own)
+        if self.pump is not None:
+            self.pump.close()
 
     # -- stops -------------------------------------------------------------------
 
@@ -414,6 +424,8 @@ class DapBackend(Backend):
         if state == "running":
             return StopEvent(state="running")
         self._running_since = None
+        if self.pump is not None:
+            self.pump.drain()  # what the program wrote before it stopped
         if state == "exited":
             return self._ended()
         stop = self.dap.stop

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -116,6 +117,10 @@ class NativeProfile(AdapterProfile):
 
     #: A file no debug info names may come with a library loaded later.
     pending_unknown_files = True
+    #: The program's output reaches dbg apart (gdb: FIFOs; lldb: the
+    #: runInTerminal process's pipes), so "stdout" and "stderr" output events
+    #: are the debugger's own (gdb's messages, what lldb's `script` prints).
+    output_categories: ClassVar[dict[str, str]] = {"stdout": "console", "stderr": "console"}
 
     def check_program(self, program: Path) -> None:
         if program.is_dir():
@@ -163,6 +168,21 @@ class GdbProfile(NativeProfile):
     name = "gdb"
     breaks_before_run = True
     minimum: ClassVar[tuple[int, ...]] = (14,)
+    # gdb sends its own console text and the program's output through one
+    # pipe, as "stdout": the program gets FIFOs of its own instead, and what
+    # gdb sends is gdb's (see NativeProfile.output_categories).
+    own_streams = True
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        args = super().launch_arguments(request)
+        if self.streams:
+            # A string (not a list) is the command line gdb hands its shell
+            # as is: the arguments quoted, then the redirections.
+            words = [shlex.quote(a) for a in request.args]
+            words += [f">{shlex.quote(self.streams['stdout'])}",
+                      f"2>{shlex.quote(self.streams['stderr'])}"]
+            args["args"] = " ".join(words)
+        return args
 
     def _candidates(self) -> list[str]:
         """The configured gdb, else the one beside our Python (a venv with

@@ -52,6 +52,12 @@ class AdapterProfile:
     #: them as it would at the entry stop: `start --run` launches straight
     #: to the first stop.
     breaks_before_run: ClassVar[bool] = False
+    #: The adapter's output categories filed otherwise (an adapter that
+    #: sends its own text as "stdout", say).
+    output_categories: ClassVar[dict[str, str]] = {}
+    #: The program writes to FIFOs of dbg's (``streams``, set before
+    #: ``launch_arguments``), not through the adapter's output events.
+    own_streams: ClassVar[bool] = False
     #: The adapter says the exit status (in text) only on `disconnect`.
     exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).
@@ -81,6 +87,8 @@ class AdapterProfile:
 
     def __init__(self, spec: BackendSpec) -> None:
         self.spec = spec
+        #: With ``own_streams``: the FIFO of "stdout" and of "stderr".
+        self.streams: dict[str, str] = {}
         #: A private folder of the session's, for build outputs.
         self.build_dir: str | None = None
 
