@@ -286,6 +286,21 @@ def _hits(p: Payload) -> str:
     return "\n".join(out)
 
 
+def _doctor(p: Payload) -> str:
+    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+    out = []
+    for c in p.get("checks", []):
+        line = f"{marks.get(c['status'], c['status'])} {c['check']}: {c['detail']}"
+        if c["status"] != "ok" and c.get("fix"):
+            line += f" -- fix: {c['fix']}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def _report(p: Payload) -> str:
+    return str(p.get("path", ""))
+
+
 def _backends(p: Payload) -> str:
     out = []
     for b in p.get("backends", []):

@@ -1,0 +1,182 @@
+"""`dbg doctor`: what this machine and dbg's own files are like, one check a line.
+
+Each check says ``ok``, ``warn`` (worth knowing, not in the way) or ``fail``
+(something a user needs is broken), what it found, and the fix. ``--fix``
+does the fixes that cannot lose anything a user wants: it ends what dead
+daemons left running, removes their runtime files, moves a damaged store
+aside (a fresh one is made on the next start) and closes DBG_HOME to others.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sqlite3
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from dbgcore import __version__
+
+Values = dict[str, Any]
+
+#: Yama's ptrace_scope values and what each means for `dbg attach --pid`.
+_PTRACE_SCOPES = {
+    "0": ("ok", "attach by pid works for any process of yours", ""),
+    "1": ("warn", "attach by pid works only for processes that allow it (or with "
+                  "CAP_SYS_PTRACE); dbg start and attach by port are not affected",
+          "sudo sysctl kernel.yama.ptrace_scope=0"),
+    "2": ("warn", "attach by pid needs CAP_SYS_PTRACE (admin only)",
+          "sudo sysctl kernel.yama.ptrace_scope=0, or run dbg with CAP_SYS_PTRACE"),
+    "3": ("warn", "attach by pid is disabled until the next reboot",
+          "reboot with kernel.yama.ptrace_scope set to 0 or 1"),
+}
+_CAP_SYS_PTRACE = 19
+
+
+def _check(name: str, status: str, detail: str, fix: str = "") -> Values:
+    return {"check": name, "status": status, "detail": detail, "fix": fix}
+
+
+def doctor(values: Values, session: str, timeout: float) -> tuple[Values, None]:
+    fix = bool(values.get("fix"))
+    checks = [
+        _check("python", "ok", f"Python {platform.python_version()} ({sys.executable})"),
+        _check("dbg", "ok", f"dbg {__version__} ({Path(__file__).parent})"),
+        *backend_checks(),
+        ptrace_check(),
+        *home_checks(fix),
+    ]
+    failed = [c["check"] for c in checks if c["status"] == "fail"]
+    return {"checks": checks, "healthy": not failed, "failed": failed,
+            "_exit": 1 if failed else 0}, None
+
+
+def backend_checks() -> list[Values]:
+    from dbgcore.cli.prepare import backends
+
+    out = []
+    for row in backends({}, "", 0)[0]["backends"]:
+        if row["ready"]:
+            out.append(_check(f"backend {row['name']}", "ok", row.get("detail") or "ready"))
+        else:
+            out.append(_check(f"backend {row['name']}", "warn",
+                              f"not ready: {row.get('detail') or 'not found'}",
+                              row.get("install") or ""))
+    return out
+
+
+def _has_cap_sys_ptrace() -> bool:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> _CAP_SYS_PTRACE & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def ptrace_check() -> Values:
+    try:
+        scope = Path("/proc/sys/kernel/yama/ptrace_scope").read_text().strip()
+    except OSError:
+        return _check("ptrace", "ok", "no Yama ptrace_scope: attach by pid works for "
+                                      "processes of yours")
+    status, detail, fix = _PTRACE_SCOPES.get(
+        scope, ("warn", f"unknown ptrace_scope {scope}", ""))
+    if status != "ok" and scope != "3" and _has_cap_sys_ptrace():
+        status, detail, fix = "ok", "dbg has CAP_SYS_PTRACE: attach by pid works", ""
+    return _check("ptrace", status, f"kernel.yama.ptrace_scope = {scope}: {detail}", fix)
+
+
+def home_checks(fix: bool) -> list[Values]:
+    from dbgcore.paths import dbg_home
+
+    home = dbg_home()
+    if not home.exists():
+        return [_check("home", "ok", f"DBG_HOME {home} is not made yet (the first start "
+                                     "makes it, private)")]
+    checks = [_home_check(home, fix)]
+    if checks[0]["status"] == "fail":
+        return checks  # what is inside cannot be trusted or read
+    checks.append(store_check(home / "store.sqlite3", fix))
+    checks.extend(session_checks(home, fix))
+    return checks
+
+
+def _home_check(home: Path, fix: bool) -> Values:
+    info = home.stat()
+    if not stat.S_ISDIR(info.st_mode):
+        return _check("home", "fail", f"DBG_HOME {home} is not a folder",
+                      "set DBG_HOME to a folder of yours")
+    if info.st_uid != os.getuid():
+        return _check("home", "fail", f"DBG_HOME {home} belongs to uid {info.st_uid}, not you",
+                      "set DBG_HOME to a folder of yours")
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o077:
+        if fix:
+            home.chmod(0o700)
+            return _check("home", "ok", f"DBG_HOME {home} was mode {mode:o}; now 700 (fixed)")
+        return _check("home", "fail", f"DBG_HOME {home} is mode {mode:o}: others can read "
+                                      "what dbg records", f"chmod 700 {home}")
+    if not os.access(home, os.W_OK | os.X_OK):
+        return _check("home", "fail", f"DBG_HOME {home} is not writable",
+                      f"chmod u+rwx {home}, or set DBG_HOME elsewhere")
+    return _check("home", "ok", f"DBG_HOME {home} (private)")
+
+
+def store_check(path: Path, fix: bool) -> Values:
+    if not path.exists():
+        return _check("store", "ok", f"no session store yet ({path})")
+    size = path.stat().st_size
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2)
+        try:
+            verdict = [row[0] for row in db.execute("PRAGMA integrity_check")]
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        verdict = [str(exc)]
+    if verdict == ["ok"]:
+        return _check("store", "ok", f"{path}: intact, {size / 1e6:.1f} MB")
+    why = "; ".join(verdict)[:200]
+    if "locked" in why:
+        return _check("store", "warn", f"{path}: locked by another process ({why})",
+                      "let the other dbg finish, or end it with dbg kill")
+    aside = path.with_name(path.name + ".damaged")
+    if fix:
+        path.replace(aside)
+        return _check("store", "ok", f"{path} was damaged ({why}); moved to {aside} (fixed)")
+    return _check("store", "fail", f"{path}: damaged ({why})",
+                  f"dbg doctor --fix (moves it to {aside}; a fresh one is made)")
+
+
+def session_checks(home: Path, fix: bool) -> list[Values]:
+    from dbgcore.status import clean_stale, daemon_alive, read_status
+
+    root = home / "sessions"
+    names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    live, out = [], []
+    for name in names:
+        status = read_status(name)
+        if status is None:
+            continue  # an ended session: only its records remain
+        if daemon_alive(status):
+            live.append(name)
+            continue
+        from dbgcore import procutil
+
+        left = [int(c.get("pid", 0)) for c in status.get("children", [])
+                if procutil.alive(int(c.get("pid", 0)), c.get("start_time"))]
+        what = f"session {name}: its daemon (pid {status.get('pid')}) is gone"
+        if left:
+            what += f", leaving {', '.join(map(str, left))} running"
+        if fix:
+            clean_stale(name, status)
+            out.append(_check(f"session {name}", "ok", what + "; cleaned up (fixed)"))
+        else:
+            out.append(_check(f"session {name}", "fail", what, "dbg doctor --fix"))
+    out.insert(0, _check("sessions", "ok", f"{len(live)} live"
+                         + (f": {', '.join(live)}" if live else "")))
+    return out
