@@ -67,6 +67,11 @@ def strip_ansi(text: str) -> str:
     return ANSI_RE.sub("", text)
 
 
+#: The longest command line sent to a debugger's terminal: Linux keeps 4,096
+#: bytes of a line being typed, newline included, and drops the rest.
+MAX_LINE_BYTES = 4000
+
+
 class PtyDriver:
     def __init__(self, argv: Sequence[str], prompt: str | re.Pattern[str], log: TransLog,
                  env: dict[str, str] | None = None, cwd: str | None = None,
@@ -119,6 +124,14 @@ class PtyDriver:
         if any(c in text for c in "\r\n\0"):
             # One line is one command: a newline would smuggle in a second one.
             raise UsageError("a command for the debugger must be a single line")
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > MAX_LINE_BYTES:
+            # The terminal's line discipline would cut it, and the debugger
+            # would run (or choke on) the first part.
+            raise UsageError(f"{self.name} reads commands as terminal lines of at most "
+                             f"{MAX_LINE_BYTES:,} bytes; this one is {size:,}",
+                             "shorten it (a helper function in the program can hold "
+                             "long logic)")
         if not self.alive():
             raise PtyEOF(f"{self.name} is not running")
         self.log.sent(text)

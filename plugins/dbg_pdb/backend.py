@@ -15,6 +15,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,6 +62,8 @@ ERROR_RE = re.compile(r"^\*\*\* (.*?)\r?$", re.M)
 #: pdb commands that start a nested interactive loop with its own prompt; over
 #: `dbg raw` they would leave the session waiting for input that never comes.
 INTERACTIVE = {"commands", "interact", "debug"}
+#: Lines longer than this go to pdb through a file (a terminal line holds 4,095 bytes).
+LONG_LINE = 2000
 
 
 def _frames(text: str, kind: str) -> list[dict[str, Any]]:
@@ -250,7 +253,18 @@ class PdbBackend(ConsoleBackend):
 
     def command(self, line: str, timeout: float | None = None) -> str:
         self._at_stop = {}  # it may move the frame or change what is there
-        return super().command(line, timeout)
+        return super().command(self._short(line), timeout)
+
+    def _short(self, line: str) -> str:
+        """``line``, or for one longer than a terminal line may be (an
+        expression of 100 KB), a command that has the launcher read it from
+        a private file."""
+        if len(line.encode("utf-8")) <= LONG_LINE or any(c in line for c in "\r\n\0"):
+            return line  # a newline or NUL is refused as it is, not hidden in a file
+        fd, path = tempfile.mkstemp(prefix="line-", dir=self.ctx.run_dir)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(line)
+        return f"_dbg_long {path!r}"
 
     def _native(self, command: str, timeout: float | None = None) -> str:
         """Run a pdb command that answers in prose; its *** lines are errors."""
@@ -499,7 +513,7 @@ class PdbBackend(ConsoleBackend):
         self.require_stopped(word)
         driver = self.drv()
         self._at_stop = {}
-        driver.send_line(text)
+        driver.send_line(self._short(text))
         try:
             match = driver.expect([EXIT_RE], timeout)
         except PtyTimeout as exc:

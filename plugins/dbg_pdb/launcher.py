@@ -242,6 +242,15 @@ class DbgPdb(pdb.Pdb):
             return line
         return pdb.Pdb.precmd(self, line)
 
+    def do__dbg_long(self, arg: str) -> bool | None:
+        """Run the command line dbg left in a file: longer than a terminal
+        line may be. The file is read once and removed."""
+        path = self._arg(arg)
+        with open(path, encoding="utf-8") as fh:
+            line = fh.read()
+        os.unlink(path)
+        return self.onecmd(self.precmd(line))
+
     def do__dbg_native(self, arg: str) -> bool | None:
         """Run one native pdb command, given as a literal, as one command."""
         return self.onecmd(self._arg(arg))
