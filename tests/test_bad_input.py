@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from behavior.twins import BACKENDS, TWINS, build_twin
+from builds import marked_lines
 
 if TYPE_CHECKING:
     from conftest import Dbg, Result, Target
@@ -227,3 +229,87 @@ def test_op_needing_a_stop_while_running(module_dbg: Dbg, module_target: Any) ->
     assert paused["state"] == "stopped", paused
     assert int(module_dbg.json("-s", "runner", "print", "count")["value"]) > 0
     assert module_dbg.json("-s", "runner", "kill")["ok"]
+
+
+# -- every backend ------------------------------------------------------------------
+# One session per backend, stopped in the twin ledger's loop, takes each bad
+# input in turn: a clean answer or one error line, and the same stop after.
+
+LONG = 100_000
+
+
+def _long_expression(backend: str) -> str:
+    """A valid expression of about 100 KB in the backend's language."""
+    if backend in ("pdb", "debugpy"):
+        return "len('" + "a" * LONG + "')"
+    if backend == "jdb":
+        return '"' + "a" * LONG + '".length()'
+    return "0" * LONG + "1"  # a C or Go integer literal
+
+
+def _cases(backend: str) -> list[tuple[str, list[str]]]:
+    main = {"pdb": "ledger.py", "debugpy": "ledger.py", "gdb": "ledger.c", "lldb": "ledger.c",
+            "dlv": "main.go", "jdb": "Ledger.java"}[backend]
+    return [
+        ("long print", ["print", _long_expression(backend)]),
+        ("long raw", ["raw", "print " + _long_expression(backend)]),
+        ("control characters", ["print", "i\x1b[31m\x07"]),
+        ("unfinished expression", ["print", "i +"]),
+        ("up past the outermost frame", ["up", "1000000"]),
+        ("up a negative count", ["up", "-1"]),
+        ("down a huge count", ["down", "99999999999999999999"]),
+        ("frame that is not there", ["frame", "999"]),
+        ("disasm count 0", ["disasm", "--count", "0"]),
+        ("disasm count negative", ["disasm", "--count", "-5"]),
+        ("disasm count huge", ["disasm", "--count", "99999999"]),
+        ("memory count negative", ["memory", "read", "0x1000", "-1"]),
+        ("breakpoint on line 0", ["break", f"{main}:0"]),
+        ("file with spaces", ["break", "no such file.c:3"]),
+        ("file with unicode", ["break", "ünï cödé.py:3"]),
+        ("set an unknown variable", ["set", "no_such_variable_here", "1"]),
+        ("watch nothing", ["watch", " "]),
+    ]
+
+
+CASES = [(backend, name, argv) for backend in BACKENDS for name, argv in _cases(backend)]
+
+
+@pytest.fixture(scope="module")
+def loops(module_dbg: Dbg, tmp_path_factory: pytest.TempPathFactory,
+          backend_ready: Any) -> Any:
+    """A session per backend (named after it), stopped at the ledger's @loop."""
+    started: dict[str, int] = {}
+
+    def get(backend: str) -> int:
+        backend_ready(backend)
+        if backend not in started:
+            twin = TWINS[backend]
+            root = tmp_path_factory.mktemp(backend) / "prog"
+            path = build_twin(twin.language, root)
+            line = marked_lines(root / twin.main)["loop"]
+            snap = module_dbg.json("-s", backend, "start", "--backend", backend, "--break",
+                                   f"{Path(twin.main).name}:{line}", "--run", str(path))
+            assert snap["ok"] and snap["location"]["line"] == line, snap
+            started[backend] = line
+        return started[backend]
+
+    return get
+
+
+@pytest.mark.parametrize(("backend", "case", "argv"), CASES,
+                         ids=[f"{b}-{name}" for b, name, _ in CASES])
+def test_bad_input_on_every_backend(module_dbg: Dbg, loops: Any, backend: str, case: str,
+                                    argv: list[str]) -> None:
+    line = loops(backend)
+    result = module_dbg("-s", backend, *argv)
+    assert "Traceback" not in result.out + result.err, result
+    if result.code != 0:
+        assert_clean_error(result, result.code)
+        assert result.code in (1, 2), result
+        if backend == "jdb" and case.startswith("long"):
+            assert "4,000 bytes" in result.err, result  # the terminal's limit, named
+    # Still the same stop, still answering.
+    module_dbg("-s", backend, "frame", "0")
+    stack = module_dbg.json("-s", backend, "stack")
+    assert stack["ok"] and stack["frames"][0]["line"] == line, (case, stack)
+    assert module_dbg.json("-s", backend, "print", "i")["ok"]

@@ -91,7 +91,11 @@ def _error_text(command: str, response: Message) -> str:
         for key, value in (error.get("variables") or {}).items():
             text = text.replace("{" + key + "}", str(value))
     text = text or str(response.get("message") or "") or "request failed"
-    return f"{command} failed: {text}"
+    if "Traceback (most recent call last):" in text:
+        # debugpy answers a failed `repl` evaluate with the whole traceback:
+        # what went wrong is its last line.
+        text = [line for line in text.splitlines() if line.strip()][-1]
+    return f"{command} failed: {' '.join(text.split())}"
 
 
 class DapChannel:

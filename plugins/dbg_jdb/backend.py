@@ -238,6 +238,12 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         and then prints a prompt twice; an empty answer to a command that
         always says something (not ``silent``) is that stray prompt, and
         the real answer follows."""
+        bad = next((c for c in line if (ord(c) < 32 and c != "\t") or ord(c) == 127), None)
+        if bad is not None:
+            # jdb's expression parser dies on one (an Error in its command
+            # thread) and never answers.
+            raise UsageError(f"jdb cannot take control characters (found {bad!r})",
+                             "write them as escapes, e.g. \\u001b in a string")
         try:
             match = self.exchange(line, timeout)
             if not silent and not match.before.strip():
