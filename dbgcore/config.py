@@ -105,6 +105,9 @@ def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start + 1})",
+                          "save it as UTF-8") from exc
     known = _PARSED.get(path)
     if known is not None and known[0] == text:
         return deepcopy(known[1])

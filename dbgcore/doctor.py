@@ -14,6 +14,7 @@ import platform
 import sqlite3
 import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,11 @@ def home_checks(fix: bool) -> list[Values]:
 
     home = dbg_home()
     if not home.exists():
+        base = next(p for p in home.parents if p.exists())
+        if not _can_make_folder_in(base):
+            return [_check("home", "fail", f"DBG_HOME {home} cannot be made: {base} is not "
+                                           "a folder dbg can write in",
+                           "set DBG_HOME to a folder of yours that can be written")]
         return [_check("home", "ok", f"DBG_HOME {home} is not made yet (the first start "
                                      "makes it, private)")]
     checks = [_home_check(home, fix)]
@@ -103,6 +109,15 @@ def home_checks(fix: bool) -> list[Values]:
     checks.append(store_check(home / "store.sqlite3", fix))
     checks.extend(session_checks(home, fix))
     return checks
+
+
+def _can_make_folder_in(base: Path) -> bool:
+    """Tried, not asked of the mode bits: root passes those on /proc too."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".dbg-doctor-", dir=base))
+    except OSError:
+        return False
+    return True
 
 
 def _home_check(home: Path, fix: bool) -> Values:

@@ -31,9 +31,14 @@ def dbg_home() -> Path:
 
 def private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) and make sure only the user can enter it."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o700)
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError as exc:
+        raise UsageError(f"cannot make the private folder {path}: {exc.strerror}",
+                         "set DBG_HOME to a folder of yours that can be written "
+                         "(see dbg doctor)") from None
     return path
 
 

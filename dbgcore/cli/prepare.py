@@ -50,6 +50,10 @@ def start(values: Values) -> tuple[str, Values]:
         target = Path(program) if os.path.isabs(program) else base / program
         if not target.exists():
             raise UsageError(f"no such program: {program}", "check the path (relative to --cwd)")
+        if not (target.is_file() or target.is_dir()):
+            # A FIFO or a device: reading it to tell what it is would block.
+            raise UsageError(f"{program} is not a program (not a file or a folder)",
+                             "give a script, a compiled binary or a program's folder")
     stdin = values.get("stdin")
     if stdin is not None:
         path = Path(stdin) if os.path.isabs(stdin) else Path.cwd() / stdin
