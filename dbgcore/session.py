@@ -243,14 +243,19 @@ class Session(InspectOps):
             snapshot = self._snapshot(event)
             now = {b.id: b for b in self.breaks.listing(backend)} if early else {}
             breakpoints = [replace(now[b.id], hits=b.hits) if b.id in now else b for b in early]
-            return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
-        breakpoints = self._apply_breaks(args.get("breaks", []))
-        snapshot = self._snapshot(event)
-        if run and snapshot.state == "stopped":
-            # The entry stop is not one the user saw: nothing changed since it.
-            self._frame_values.clear()
-            snapshot = self._snapshot(backend.cont(timeout))
-        return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
+        else:
+            breakpoints = self._apply_breaks(args.get("breaks", []))
+            snapshot = self._snapshot(event)
+            if run and snapshot.state == "stopped":
+                # The entry stop is not one the user saw: nothing changed since it.
+                self._frame_values.clear()
+                snapshot = self._snapshot(backend.cont(timeout))
+        answer = {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
+        if self.store.set_aside is not None:
+            answer["note"] = (f"the session store could not be used ({self.store.problem}); "
+                              f"it is kept at {self.store.set_aside}, and a fresh one records "
+                              "from now on")
+        return answer
 
     def op_attach(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         request = AttachRequest(pid=args.get("pid"), host=args.get("host"), port=args.get("port"),

@@ -7,6 +7,7 @@ let them write side by side while clients read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -71,8 +72,28 @@ MAX_FRAMES = 64
 class Store:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or store_path()
+        #: Where a damaged or locked store was moved before this one was made.
+        self.set_aside: Path | None = None
+        self.problem = ""
+        try:
+            self._open()
+        except sqlite3.Error as exc:
+            # Not a database any more (or held locked past the timeout):
+            # keep it for whoever wants to look, and record in a fresh one.
+            with contextlib.suppress(Exception):
+                self.db.close()
+            self.set_aside = self.path.with_name(
+                f"{self.path.name}.{'locked' if 'locked' in str(exc) else 'damaged'}-"
+                f"{time.strftime('%Y%m%d-%H%M%S')}")
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.replace(f"{self.path}{suffix}", f"{self.set_aside}{suffix}")
+            self.problem = f"{exc}"
+            self._open()
+
+    def _open(self) -> None:
         fresh = not self.path.exists()
-        self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
+        self.db = sqlite3.connect(self.path, timeout=5, isolation_level=None,
                                   check_same_thread=False)
         if fresh:
             os.chmod(self.path, 0o600)
