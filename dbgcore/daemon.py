@@ -42,6 +42,10 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 _Job = tuple[str, dict[str, Any], float, "Future[dict[str, Any]]"]
 
 
+#: How long a second caller of shutdown() waits for the first to finish.
+SHUTDOWN_WAIT = 30.0
+
+
 class Daemon:
     def __init__(self, name: str, idle_timeout: float) -> None:
         self.name = name
@@ -60,6 +64,7 @@ class Daemon:
         self.stopping = threading.Event()
         self._shutdown_lock = threading.Lock()
         self._shut_down = False
+        self._shutdown_done = threading.Event()
         self.listener: socket.socket | None = None
         self.conn_threads: set[threading.Thread] = set()
 
@@ -232,9 +237,19 @@ class Daemon:
         """End debuggee, debugger and daemon. The status file goes first, so no
         client is sent to a daemon that is on its way out."""
         with self._shutdown_lock:
-            if self._shut_down:
-                return
-            self._shut_down = True
+            already, self._shut_down = self._shut_down, True
+        if already:
+            # Another thread is ending it (`dbg kill`): wait for it to finish,
+            # or the process would exit with the debugger half ended and the
+            # kill unanswered.
+            self._shutdown_done.wait(SHUTDOWN_WAIT)
+            return
+        try:
+            self._end()
+        finally:
+            self._shutdown_done.set()
+
+    def _end(self) -> None:
         remove_status(self.name)
         self.stopping.set()
         try:
