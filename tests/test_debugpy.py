@@ -646,7 +646,7 @@ def test_attach_to_debugpy_listen_then_kill_detaches(dbg: Dbg, target: Any,
         snap = dbg.json("attach", "--backend", "debugpy", "--port", str(port))
         ok(snap)
         # An attached program is paused so it can be inspected.
-        assert snap["state"] == "stopped" and snap["reason"] == "pause", snap
+        assert snap["state"] == "stopped" and snap["reason"] == "attach", snap
         assert snap["location"]["file"] == here(server)
         assert ok(dbg.json("status"))["program"] == f"127.0.0.1:{port}"
 

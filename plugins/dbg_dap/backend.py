@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.profiles import DEBUGPY_GROUPS, AdapterProfile, profile_for
 from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness, Support
-from dbgcore.dap.channel import DapChannel, Message
+from dbgcore.dap.channel import DapChannel, DapRequestError, Message
 from dbgcore.dap.session import DapSession
 from dbgcore.dap.transport import (
     LISTENING_RE,
@@ -56,6 +56,9 @@ from dbgcore.model import (
     ended,
 )
 from dbgcore.streams import OutputPump
+
+#: How long an attach waits for the debugger to report a stop before pausing.
+ATTACH_STOP_WAIT = 0.3
 
 #: Children beyond which a local is not expanded one level in a snapshot.
 MAX_FIELDS = 1000
@@ -366,9 +369,20 @@ class DapBackend(Backend):
             if hint:
                 exc.hint = hint
             raise
+        if event.state == "running" and self.dap is not None:
+            # A debugger attached to a server may report the stop it finds
+            # just after answering (gdb over `target remote`): a pause now
+            # would leave an interrupt for the next continue.
+            state = self.dap.wait_for_stop(0, ATTACH_STOP_WAIT)
+            if state != "running":
+                event = self._event(state)
         if event.state == "running":
             # An attached program keeps running; stop it so it can be inspected.
-            return self.pause(10)
+            event = self.pause(10)
+        if event.state == "stopped":
+            # However the debugger got it stopped (gdb says attach, lldb a
+            # SIGSTOP, a pause says pause), it is the stop of the attach.
+            event.reason, event.description = "attach", ""
         return event
 
     def state(self) -> StopState:
@@ -523,7 +537,12 @@ class DapBackend(Backend):
         arguments: Message = {"threadId": self.thread_id, "startFrame": 0}
         if levels:
             arguments["levels"] = levels
-        frames = list(self._dap().request("stackTrace", arguments).get("stackFrames") or [])
+        try:
+            frames = list(self._dap().request("stackTrace", arguments).get("stackFrames") or [])
+        except DapRequestError as exc:
+            if not self.profile.no_stack_yet(exc.message):
+                raise
+            frames = []  # stopped before the program's first frame exists
         if levels is None:
             self._frames = frames
         return frames

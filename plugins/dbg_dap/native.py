@@ -156,12 +156,18 @@ class NativeProfile(AdapterProfile):
         return {**os.environ, **request.env} if request.env else None
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
-        if request.pid is None:
-            raise UsageError(f"{self.name} attaches by --pid")
-        args: dict[str, Any] = {"pid": request.pid}
+        args: dict[str, Any] = {}
         if request.program:
             args["program"] = request.program
-        return args
+        if request.port is not None:
+            return {**args, **self.remote_arguments(request.host or "127.0.0.1", request.port)}
+        if request.pid is None:
+            raise UsageError(f"{self.name} attaches by --pid, or by --port to a debug server")
+        return {**args, "pid": request.pid}
+
+    def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
+        """Attach arguments for a gdb-protocol server (gdbserver, lldb-server)."""
+        raise UsageError(f"{self.name} cannot attach to a debug server")
 
 
 class GdbProfile(NativeProfile):
@@ -172,6 +178,10 @@ class GdbProfile(NativeProfile):
     # pipe, as "stdout": the program gets FIFOs of its own instead, and what
     # gdb sends is gdb's (see NativeProfile.output_categories).
     own_streams = True
+
+    def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
+        # gdb's DAP attach runs `target remote` on `target`.
+        return {"target": f"{host}:{port}"}
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
         args = super().launch_arguments(request)
@@ -339,6 +349,10 @@ class LldbProfile(NativeProfile):
         "sources": "use `dbg raw image list`",
     }
 
+    def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
+        # lldb-dap connects to a gdb-remote server (lldb-server gdbserver, gdbserver).
+        return {"gdb-remote-port": port, "gdb-remote-hostname": host, "stopOnEntry": True}
+
     def data_watch_expression(self, expression: str) -> str:
         # lldb-dap evaluates `name` and watches the address it yields.
         return f"&({expression})"
@@ -491,9 +505,21 @@ class DelveProfile(AdapterProfile):
             args["mode"] = "exec"
         return args
 
+    def no_stack_yet(self, message: str) -> bool:
+        # A headless delve holds the process before the Go runtime made goroutine 1.
+        return "unknown goroutine" in message
+
+    def attach_server(self, request: AttachRequest) -> tuple[str, int] | None:
+        # A headless delve (`dlv exec --headless --listen`) speaks DAP itself.
+        if request.port is not None:
+            return (request.host or "127.0.0.1", request.port)
+        return None
+
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.port is not None:
+            return {"mode": "remote", "stopOnEntry": True}
         if request.pid is None:
-            raise UsageError("dlv attaches by --pid")
+            raise UsageError("dlv attaches by --pid, or by --port to a headless dlv")
         return {"mode": "local", "processId": request.pid}
 
     def stop_description(self, text: str, description: str) -> str:

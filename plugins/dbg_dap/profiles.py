@@ -170,6 +170,11 @@ class AdapterProfile:
         """Where an adapter already listens for us (instead of starting ours)."""
         return None
 
+    def no_stack_yet(self, message: str) -> bool:
+        """Whether a failed stackTrace means the program has no frame yet
+        (stopped before its runtime started), rather than an error."""
+        return False
+
     def function_name(self, module: str | None, function: str) -> str:
         return f"{module}!{function}" if module else function
 
