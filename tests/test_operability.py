@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
 from dbgcore import procutil
 
 if TYPE_CHECKING:

@@ -11,14 +11,13 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-from conftest import DBG
 from dbgcore import procutil
 
 if TYPE_CHECKING:
@@ -78,7 +77,7 @@ def test_a_client_killed_mid_request_leaves_the_daemon_serving(dbg: Dbg, target:
     assert dbg.json("start", "--backend", "pdb", str(spin.path))["ok"]
     # `continue` blocks until a stop that never comes (for 3 s: then it says
     # the program runs); its client is killed while it waits.
-    client = subprocess.Popen([*DBG, "--timeout", "3", "continue"], cwd=dbg.cwd, env=dbg.env,
+    client = subprocess.Popen([sys.executable, "-m", "dbgcore", "--timeout", "3", "continue"], cwd=dbg.cwd, env=dbg.env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)
     client.kill()
