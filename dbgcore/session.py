@@ -151,6 +151,11 @@ class Session(InspectOps):
             payload: dict[str, Any] = handler(args, timeout)
         finally:
             self._show = []
+        if not self.store.write_problem_told:
+            self.store.write_problem_told = True
+            note = (f"the session store cannot be written ({self.store.write_problem}): "
+                    "answers go on, but `dbg hits` will miss what follows (see dbg doctor)")
+            payload["note"] = f"{payload['note']}; {note}" if payload.get("note") else note
         return payload
 
     def _check_state(self, op: str) -> None:

@@ -75,6 +75,9 @@ class Store:
         #: Where a damaged or locked store was moved before this one was made.
         self.set_aside: Path | None = None
         self.problem = ""
+        #: Why the last write failed (empty: none has); whether a user was told.
+        self.write_problem = ""
+        self.write_problem_told = True
         try:
             self._open()
         except sqlite3.Error as exc:
@@ -113,25 +116,36 @@ class Store:
 
     # -- writes (daemon side) ------------------------------------------------
 
+    def _write(self, sql: str, params: tuple[Any, ...]) -> int:
+        """One write; a failed one (a full disk, a file size limit, an I/O
+        error) is noted, once, and does not end the session: answers go on
+        without being recorded."""
+        try:
+            return int(self.db.execute(sql, params).lastrowid or 0)
+        except sqlite3.Error as exc:
+            if not self.write_problem:
+                self.write_problem = str(exc)
+                self.write_problem_told = False
+            return 0
+
     def open_session(self, name: str, backend: str, tool: str, version: str,
                      program: str, args: list[str], cwd: str) -> int:
-        cur = self.db.execute(
+        return self._write(
             "INSERT INTO sessions (name, backend, tool, version, program, args, cwd, daemon_pid,"
             " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (name, backend, tool, version, program, json.dumps(args), cwd, os.getpid(),
              time.time()),
         )
-        return int(cur.lastrowid or 0)
 
     def end_session(self, session_id: int) -> None:
-        self.db.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (time.time(), session_id))
+        self._write("UPDATE sessions SET ended_at = ? WHERE id = ?", (time.time(), session_id))
 
     def record_command(self, session_id: int, op: str, args: dict[str, Any], ok: bool,
                        result: dict[str, Any]) -> None:
         text = json.dumps(result, default=str)
         if len(text) > MAX_RESULT_CHARS:
             text = json.dumps({"truncated": True, "head": text[:MAX_RESULT_CHARS]})
-        self.db.execute(
+        self._write(
             "INSERT INTO commands (session_id, at, op, args, ok, result) VALUES (?, ?, ?, ?, ?, ?)",
             (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text),
         )
@@ -144,7 +158,7 @@ class Store:
             for v in (snapshot.get("locals") or [])[:MAX_LOCALS]
         ]
         thread = snapshot.get("thread")
-        self.db.execute(
+        self._write(
             "INSERT INTO stops (session_id, at, state, reason, thread, file, line, function,"
             " exit_code, stack, locals, signal, return_value)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -259,3 +259,30 @@ def test_a_long_lived_daemon_does_not_gather_open_files(dbg: Dbg, target: Any,
         assert dbg.json("restart")["ok"]
         assert dbg.json("next")["ok"]
     assert open_files() <= before + 2, (before, open_files())
+
+
+def test_a_store_that_cannot_grow_does_not_end_the_session(dbg: Dbg, target: Any,
+                                                           pdb_ready: None) -> None:
+    import resource
+
+    cart = target("cart.py")
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
+    assert dbg("kill").code == 0  # the store exists, and is small
+
+    def small_files() -> None:  # the daemon forked from this client inherits it
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    started = subprocess.run(
+        [sys.executable, "-m", "dbgcore", "--json", "start", "--backend", "pdb", "--break",
+         cart.loc("loop"), "--run", str(cart.path)], cwd=dbg.cwd, env=dbg.env,
+        capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+    notes = [json.loads(started.stdout).get("note", "")]
+    assert started.returncode == 0 and "Traceback" not in started.stderr, started
+    for _ in range(40):
+        step = dbg.json("next")
+        assert step["ok"], step
+        notes.append(step.get("note", ""))
+        if step["state"] == "exited":
+            break
+    told = [n for n in notes if "cannot be written" in n]
+    assert len(told) == 1, notes  # said once, and the session went on to the end
