@@ -7,6 +7,7 @@ after each one it must still answer from the same place.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -313,3 +314,65 @@ def test_bad_input_on_every_backend(module_dbg: Dbg, loops: Any, backend: str, c
     stack = module_dbg.json("-s", backend, "stack")
     assert stack["ok"] and stack["frames"][0]["line"] == line, (case, stack)
     assert module_dbg.json("-s", backend, "print", "i")["ok"]
+
+
+# -- the CLI without a session: config, DBG_HOME, programs that are not ------------
+
+BAD_CONFIGS = {
+    "unclosed list": "backends: [1, 2",
+    "not a mapping": "backends: 5",
+    "plugin not text": "backends:\n  x:\n    plugin: 3\n",
+    "command not a list": "backends:\n  pdb:\n    command: python3\n",
+    "extensions not a list": "backends:\n  y:\n    plugin: pdb\n    extensions: .py\n",
+    "a list at the top": "- a\n",
+    "not UTF-8": "backends:\n  \udcff: {}\n",
+}
+
+
+@pytest.mark.parametrize("text", list(BAD_CONFIGS.values()), ids=list(BAD_CONFIGS))
+def test_malformed_backends_yaml(dbg: Dbg, text: str) -> None:
+    config = Path(dbg.env["XDG_CONFIG_HOME"]) / "dbg" / "backends.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_bytes(text.encode("utf-8", "surrogateescape"))
+    (dbg.cwd / "x.py").write_text("x = 1\n")
+    for argv in (["backends"], ["start", "--backend", "pdb", "x.py"]):
+        result = dbg(*argv)
+        assert_clean_error(result, 2, str(config))
+
+
+@pytest.mark.parametrize("where", ["under a file", "in /proc"])
+def test_a_dbg_home_that_cannot_be_made(dbg: Dbg, target: Any, where: str) -> None:
+    cart = target("cart.py")
+    if where == "under a file":
+        blocker = dbg.cwd / "a-file"
+        blocker.write_text("")
+        home = str(blocker / "home")
+    else:
+        home = "/proc/dbg-home-here"
+    env = {"DBG_HOME": home}
+    for argv in (["start", "--backend", "pdb", str(cart.path)], ["print", "1"], ["hits"],
+                 ["report"]):
+        assert_clean_error(dbg(*argv, env=env), 2, "cannot make the private folder")
+    doctor = dbg("doctor", env=env)
+    assert doctor.code == 1 and "FAIL home" in doctor.out, doctor
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["a folder", "a FIFO", "a script without a shebang"])
+def test_a_program_that_is_not_one(dbg: Dbg, backend: str, kind: str,
+                                   backend_ready: Any) -> None:
+    backend_ready(backend)
+    if kind == "a folder":
+        program = dbg.cwd / "folder"
+        program.mkdir()
+    elif kind == "a FIFO":
+        program = dbg.cwd / "fifo"
+        os.mkfifo(program)
+    else:
+        program = dbg.cwd / "script"
+        program.write_text("echo hi\n")
+        program.chmod(0o755)
+    result = dbg("--timeout", "20", "start", "--backend", backend, str(program), timeout=60)
+    assert result.code in (1, 2), result
+    assert_clean_error(result, result.code)
+    assert dbg.json("status")["error"]["kind"] == "no_session"
