@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from dbgcore import procutil
-from dbgcore.backend import Backend, BackendSpec
+from dbgcore.backend import Backend, BackendSpec, SessionContext
 from dbgcore.errors import DebuggerLost, DebuggerTimeout, NotStopped, TargetExited
 from dbgcore.model import StopEvent, StopState, signal_name
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
@@ -32,7 +31,7 @@ class ConsoleBackend(Backend):
     #: when it ends an answer a timed-out command still owed.
     end_patterns: Sequence[re.Pattern[str]] = ()
 
-    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self.driver: PtyDriver | None = None
         self.pump: OutputPump | None = None

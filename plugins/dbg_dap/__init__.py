@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dbgcore.backend import Backend
-from dbgcore.hookspecs import hookimpl
-from dbgcore.ops import Op
+from dbgcore.api import Backend, Op, hookimpl
 
 
 @hookimpl

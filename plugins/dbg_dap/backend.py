@@ -22,40 +22,44 @@ from typing import Any, ClassVar
 
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.profiles import DEBUGPY_GROUPS, AdapterProfile, profile_for
-from dbgcore.backend import AttachRequest, Backend, BackendSpec, LaunchRequest, Readiness, Support
-from dbgcore.dap.channel import DapChannel, DapRequestError, Message
-from dbgcore.dap.session import DapSession
-from dbgcore.dap.transport import (
+from dbgcore.api import (
     LISTENING_RE,
     AdapterProcess,
-    LoopbackListener,
-    PipeTransport,
-    SocketTransport,
-    Transport,
-    parse_listening,
-)
-from dbgcore.errors import (
-    DbgError,
-    DebuggerLost,
-    NotStopped,
-    OpFailed,
-    TargetExited,
-    UsageError,
-)
-from dbgcore.model import (
+    AttachRequest,
+    Backend,
+    BackendSpec,
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    DapChannel,
+    DapRequestError,
+    DapSession,
+    DbgError,
+    DebuggerLost,
     Frame,
+    LaunchRequest,
     Location,
+    LoopbackListener,
+    Message,
+    NotStopped,
+    OpFailed,
+    OutputPump,
+    PipeTransport,
+    Readiness,
+    SessionContext,
+    SocketTransport,
     StopEvent,
     StopState,
+    Support,
+    TargetExited,
     Thread,
+    Transport,
+    UsageError,
     Value,
     Variable,
     ended,
+    parse_listening,
 )
-from dbgcore.streams import OutputPump
 
 #: How long an attach waits for the debugger to report a stop before pausing.
 ATTACH_STOP_WAIT = 0.3
@@ -88,7 +92,7 @@ class DapBackend(Backend):
     tool = "dap"
     unsupported_hints: ClassVar[dict[str, str]] = {}
 
-    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self.profile: AdapterProfile = profile_for(spec)
         self.process: AdapterProcess | None = None
@@ -167,9 +171,7 @@ class DapBackend(Backend):
         import tempfile
 
         from dbg_dap.expert import op_support
-        from dbgcore.backend import SessionContext
-        from dbgcore.output import OutputBuffer
-        from dbgcore.translog import TransLog
+        from dbgcore.api import OutputBuffer, SessionContext, TransLog
 
         with tempfile.TemporaryDirectory(prefix="dbg-caps-") as run_dir:
             ctx = SessionContext(name="caps", run_dir=Path(run_dir), output=OutputBuffer(),
@@ -419,7 +421,7 @@ class DapBackend(Backend):
                 pass
         if self.channel is not None:
             self.channel.close()
-        from dbgcore import procutil
+        from dbgcore.api import procutil
 
         groups = {g for pid in self._children if (g := procutil.pgid_of(pid)) is not None}
         procutil.terminate_groups(groups, grace=grace, reap=self._children)

@@ -19,10 +19,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dbg_dap.locations import resolve
-from dbgcore.dap.channel import Message
-from dbgcore.errors import OpFailed, UsageError
-from dbgcore.lang import function_span, no_code_message
-from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location
+from dbgcore.api import (
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    Location,
+    Message,
+    OpFailed,
+    UsageError,
+    function_span,
+    no_code_message,
+)
 
 #: delve's answer for a line without a statement (it does not move it).
 _NO_STATEMENT_RE = re.compile(r"could not find statement")

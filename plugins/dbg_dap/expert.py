@@ -14,13 +14,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from dbgcore.errors import OpFailed, UsageError
-from dbgcore.model import BreakOptions
+from dbgcore.api import BreakOptions, OpFailed, UsageError
 
 if TYPE_CHECKING:
     from dbg_dap.backend import DapBackend
     from dbg_dap.profiles import AdapterProfile
-    from dbgcore.backend import Support
+    from dbgcore.api import Support
 
 Payload = dict[str, Any]
 

@@ -22,9 +22,7 @@ import ast
 import os
 from typing import TYPE_CHECKING
 
-from dbgcore.errors import DbgError
-from dbgcore.lang import function_span, python_code_lines
-from dbgcore.model import ReturnValue, StopEvent
+from dbgcore.api import DbgError, ReturnValue, StopEvent, function_span, python_code_lines
 
 if TYPE_CHECKING:
     from dbg_dap.backend import DapBackend

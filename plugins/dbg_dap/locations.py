@@ -17,8 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from dbgcore.errors import DbgError, OpFailed
-from dbgcore.sources import Tier, resolve_source, walk_sources
+from dbgcore.api import DbgError, OpFailed, Tier, resolve_source, walk_sources
 
 if TYPE_CHECKING:
     from dbg_dap.backend import DapBackend

@@ -26,10 +26,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dbg_dap.profiles import AdapterProfile
-from dbgcore.backend import AttachRequest, LaunchRequest, Readiness, Support
-from dbgcore.errors import DbgError, NotAProgram, UsageError
-from dbgcore.model import ReturnValue, signal_name
-from dbgcore.select import binary_kind
+from dbgcore.api import (
+    AttachRequest,
+    DbgError,
+    LaunchRequest,
+    NotAProgram,
+    Readiness,
+    ReturnValue,
+    Support,
+    UsageError,
+    binary_kind,
+    signal_name,
+)
 
 #: A frame of the stack delve gives with an exception (a panic).
 _DELVE_FRAME_RE = re.compile(r"^\s*\d+\s+0x[0-9a-fA-F]+ in (\S+)\s*\n\s*at (\S+):(\d+)", re.M)
@@ -82,7 +90,7 @@ def _version_of(exe: str, flag: str = "--version") -> str:
 
 
 def _version_cache_file() -> Path:
-    from dbgcore.paths import dbg_home
+    from dbgcore.api import dbg_home
 
     return dbg_home() / "tool-versions.json"
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from dbgcore.ops import Arg, Op
+from dbgcore.api import Arg, Op
 
 Payload = dict[str, Any]
 
@@ -68,7 +68,7 @@ def render_dap(p: Payload) -> str:
 
 
 def render_break(p: Payload) -> str:
-    from dbgcore.cli.render import render
+    from dbgcore.api import render
 
     return render("break", p)
 

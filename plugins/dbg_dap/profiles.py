@@ -17,9 +17,16 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness, Support
-from dbgcore.errors import NotAProgram, UsageError
-from dbgcore.model import ReturnValue
+from dbgcore.api import (
+    AttachRequest,
+    BackendSpec,
+    LaunchRequest,
+    NotAProgram,
+    Readiness,
+    ReturnValue,
+    Support,
+    UsageError,
+)
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))
 
@@ -295,7 +302,7 @@ class DebugpyProfile(AdapterProfile):
     breaks_before_run = True
 
     def hides_fields(self, value: str) -> bool:
-        from dbgcore.lang import python_object_repr
+        from dbgcore.api import python_object_repr
 
         return python_object_repr(value)
 
@@ -419,7 +426,7 @@ class DebugpyProfile(AdapterProfile):
         return (text[:note.start()], note.group(1)) if note else (text, "")
 
     def check_program(self, program: Path) -> None:
-        from dbgcore.lang import python_program_problem
+        from dbgcore.api import python_program_problem
 
         problem = python_program_problem(program)
         if problem:
@@ -433,7 +440,7 @@ class DebugpyProfile(AdapterProfile):
     def code_line(self, path: str, line: int) -> int | None:
         # pydevd takes a breakpoint on a comment or a blank line and never
         # stops there: move it to the next line with code, as gdb does.
-        from dbgcore.lang import next_python_code_line
+        from dbgcore.api import next_python_code_line
 
         return next_python_code_line(path, line) if path.endswith(".py") else line
 
@@ -485,8 +492,7 @@ class DebugpyProfile(AdapterProfile):
         # gdb and pdb stop at its first statement. So a function found in the
         # program's sources gets a line breakpoint there.
         from dbg_dap.locations import program_root
-        from dbgcore.lang import python_function
-        from dbgcore.sources import walk_sources
+        from dbgcore.api import python_function, walk_sources
 
         root = program_root(backend)
         if module or not root:
@@ -496,7 +502,7 @@ class DebugpyProfile(AdapterProfile):
         return (os.path.realpath(found[0][0]), found[0][1]) if len(found) == 1 else None
 
     def generator_frame(self, frame: dict[str, Any]) -> bool:
-        from dbgcore.lang import python_is_generator
+        from dbgcore.api import python_is_generator
 
         path = str((frame.get("source") or {}).get("path") or "")
         return path.endswith(".py") and python_is_generator(path, int(frame.get("line") or 0))
@@ -521,7 +527,7 @@ class DebugpyProfile(AdapterProfile):
         marks = [Path(backend.ctx.run_dir) / f"ended-{pid}" for pid in backend.debuggee_pids()]
         if any(mark.exists() for mark in marks):
             return None
-        from dbgcore.model import signal_name
+        from dbgcore.api import signal_name
 
         return signal_name(256 - code)
 

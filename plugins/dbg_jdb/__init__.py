@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dbgcore.backend import Backend
-from dbgcore.hookspecs import hookimpl
+from dbgcore.api import Backend, hookimpl
 
 
 @hookimpl

@@ -42,22 +42,33 @@ from dbg_jdb.parse import (
     jdb_version,
 )
 from dbg_jdb.program import JavaProgram, prepare
-from dbgcore import procutil
-from dbgcore.backend import AttachRequest, BackendSpec, LaunchRequest, Readiness, Support
-from dbgcore.console import ConsoleBackend
-from dbgcore.errors import NotAProgram, OpFailed, TargetExited, UsageError
-from dbgcore.model import (
+from dbgcore.api import (
+    AttachRequest,
+    BackendSpec,
     BreakLoc,
+    ConsoleBackend,
     Frame,
+    LaunchRequest,
     Location,
+    Match,
+    NotAProgram,
+    OpFailed,
+    PtyDriver,
+    PtyEOF,
+    PtyTimeout,
+    Readiness,
     ReturnValue,
+    SessionContext,
     StopEvent,
+    Support,
+    TargetExited,
     Thread,
+    UsageError,
     Value,
     Variable,
     ended,
+    procutil,
 )
-from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 
 
 class JdbBackend(JdbBreakpoints, ConsoleBackend):
@@ -68,7 +79,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
     #: Where an uncaught exception would end the program: dbg stops there.
     UNCAUGHT = "uncaught java.lang.Throwable"
 
-    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self.jvm: subprocess.Popen[bytes] | None = None
         self.program: JavaProgram | None = None

@@ -15,13 +15,22 @@ from typing import TYPE_CHECKING, Any
 
 from dbg_jdb.parse import jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
-from dbgcore.errors import OpFailed, UsageError
-from dbgcore.lang import function_span, no_code_message
-from dbgcore.model import BreakLoc, BreakOptions, Breakpoint, Location, StopState
-from dbgcore.sources import resolve_source, walk_sources
+from dbgcore.api import (
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    Location,
+    OpFailed,
+    StopState,
+    UsageError,
+    function_span,
+    no_code_message,
+    resolve_source,
+    walk_sources,
+)
 
 if TYPE_CHECKING:
-    from dbgcore.backend import BackendSpec
+    from dbgcore.api import BackendSpec
 
 #: jdb's answer for a line of a loaded class that has no code.
 _NO_CODE_RE = re.compile(r"No code at line")

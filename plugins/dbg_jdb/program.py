@@ -15,8 +15,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dbgcore.errors import OpFailed, UsageError
-from dbgcore.paths import private_dir
+from dbgcore.api import OpFailed, UsageError, private_dir
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _CLASS_NAME_RE = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")

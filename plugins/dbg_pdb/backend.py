@@ -19,37 +19,40 @@ import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore.backend import BackendSpec, LaunchRequest, Readiness, Support
-from dbgcore.console import ConsoleBackend
-from dbgcore.errors import (
+from dbgcore.api import (
+    BackendSpec,
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    ConsoleBackend,
     DbgError,
     DebuggerLost,
+    Frame,
+    LaunchRequest,
+    Location,
+    Match,
     NotAProgram,
     OpFailed,
+    PtyEOF,
+    PtyTimeout,
+    Readiness,
+    ReturnValue,
+    SessionContext,
+    StopEvent,
+    Support,
     TargetExited,
     UnsupportedOp,
     UsageError,
-)
-from dbgcore.lang import (
+    Value,
+    Variable,
     next_python_code_line,
     no_code_message,
     python_object_repr,
     python_program_problem,
-)
-from dbgcore.model import (
-    BreakLoc,
-    BreakOptions,
-    Breakpoint,
-    Frame,
-    Location,
-    ReturnValue,
-    StopEvent,
-    Value,
-    Variable,
+    resolve_source,
     signal_name,
+    walk_sources,
 )
-from dbgcore.pty import Match, PtyEOF, PtyTimeout
-from dbgcore.sources import resolve_source, walk_sources
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
@@ -87,7 +90,7 @@ class PdbBackend(ConsoleBackend):
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",
                                                "return-value": "native"}
 
-    def __init__(self, spec: BackendSpec, ctx: Any) -> None:
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self._python = ""
         self._cwd = os.getcwd()

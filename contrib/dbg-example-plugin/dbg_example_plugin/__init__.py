@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import click
 
-from dbgcore.cli.output import emit
-from dbgcore.hookspecs import hookimpl
+from dbgcore.api import emit, hookimpl
 
 
 @click.command("hello-plugin")

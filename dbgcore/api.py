@@ -1,0 +1,236 @@
+"""dbg's public plugin API: everything a backend plugin may use, in one place.
+
+A plugin imports from here only (``from dbgcore.api import Backend, StopEvent``);
+the modules behind these names may move between releases, this module's names
+do not. docs/plugins.md walks through them. Names are loaded on first use, so
+importing this module costs nothing a plugin does not use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dbgcore import procutil
+    from dbgcore.backend import (
+        AttachRequest,
+        Backend,
+        BackendSpec,
+        LaunchRequest,
+        Readiness,
+        SessionContext,
+        Support,
+    )
+    from dbgcore.cli.output import emit
+    from dbgcore.cli.render import render
+    from dbgcore.console import ConsoleBackend
+    from dbgcore.dap.channel import DapChannel, DapRequestError, Message
+    from dbgcore.dap.session import DapSession
+    from dbgcore.dap.transport import (
+        LISTENING_RE,
+        AdapterProcess,
+        LoopbackListener,
+        PipeTransport,
+        SocketTransport,
+        Transport,
+        parse_listening,
+    )
+    from dbgcore.errors import (
+        DbgError,
+        DebuggerLost,
+        DebuggerTimeout,
+        NotAProgram,
+        NotStopped,
+        OpFailed,
+        TargetExited,
+        UnsupportedOp,
+        UsageError,
+    )
+    from dbgcore.hookspecs import hookimpl
+    from dbgcore.lang import (
+        function_span,
+        next_python_code_line,
+        no_code_message,
+        python_code_lines,
+        python_function,
+        python_is_generator,
+        python_object_repr,
+        python_program_problem,
+    )
+    from dbgcore.model import (
+        BreakLoc,
+        BreakOptions,
+        Breakpoint,
+        Frame,
+        Location,
+        ReturnValue,
+        StopEvent,
+        StopState,
+        Thread,
+        Value,
+        Variable,
+        ended,
+        signal_name,
+    )
+    from dbgcore.ops import Arg, Op
+    from dbgcore.output import OutputBuffer
+    from dbgcore.paths import dbg_home, private_dir
+    from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
+    from dbgcore.select import binary_kind
+    from dbgcore.sources import Tier, resolve_source, walk_sources
+    from dbgcore.streams import OutputPump
+    from dbgcore.translog import TransLog
+
+__all__ = [
+    "LISTENING_RE",
+    "AdapterProcess",
+    "Arg",
+    "AttachRequest",
+    "Backend",
+    "BackendSpec",
+    "BreakLoc",
+    "BreakOptions",
+    "Breakpoint",
+    "ConsoleBackend",
+    "DapChannel",
+    "DapRequestError",
+    "DapSession",
+    "DbgError",
+    "DebuggerLost",
+    "DebuggerTimeout",
+    "Frame",
+    "LaunchRequest",
+    "Location",
+    "LoopbackListener",
+    "Match",
+    "Message",
+    "NotAProgram",
+    "NotStopped",
+    "Op",
+    "OpFailed",
+    "OutputBuffer",
+    "OutputPump",
+    "PipeTransport",
+    "PtyDriver",
+    "PtyEOF",
+    "PtyTimeout",
+    "Readiness",
+    "ReturnValue",
+    "SessionContext",
+    "SocketTransport",
+    "StopEvent",
+    "StopState",
+    "Support",
+    "TargetExited",
+    "Thread",
+    "Tier",
+    "TransLog",
+    "Transport",
+    "UnsupportedOp",
+    "UsageError",
+    "Value",
+    "Variable",
+    "binary_kind",
+    "dbg_home",
+    "emit",
+    "ended",
+    "function_span",
+    "hookimpl",
+    "next_python_code_line",
+    "no_code_message",
+    "parse_listening",
+    "private_dir",
+    "procutil",
+    "python_code_lines",
+    "python_function",
+    "python_is_generator",
+    "python_object_repr",
+    "python_program_problem",
+    "render",
+    "resolve_source",
+    "signal_name",
+    "walk_sources",
+]
+
+#: Where each public name is defined.
+_HOME: dict[str, str] = {
+    "AttachRequest": "dbgcore.backend",
+    "Backend": "dbgcore.backend",
+    "BackendSpec": "dbgcore.backend",
+    "LaunchRequest": "dbgcore.backend",
+    "Readiness": "dbgcore.backend",
+    "SessionContext": "dbgcore.backend",
+    "Support": "dbgcore.backend",
+    "BreakLoc": "dbgcore.model",
+    "BreakOptions": "dbgcore.model",
+    "Breakpoint": "dbgcore.model",
+    "Frame": "dbgcore.model",
+    "Location": "dbgcore.model",
+    "ReturnValue": "dbgcore.model",
+    "StopEvent": "dbgcore.model",
+    "StopState": "dbgcore.model",
+    "Thread": "dbgcore.model",
+    "Value": "dbgcore.model",
+    "Variable": "dbgcore.model",
+    "ended": "dbgcore.model",
+    "signal_name": "dbgcore.model",
+    "DbgError": "dbgcore.errors",
+    "DebuggerLost": "dbgcore.errors",
+    "DebuggerTimeout": "dbgcore.errors",
+    "NotAProgram": "dbgcore.errors",
+    "NotStopped": "dbgcore.errors",
+    "OpFailed": "dbgcore.errors",
+    "TargetExited": "dbgcore.errors",
+    "UnsupportedOp": "dbgcore.errors",
+    "UsageError": "dbgcore.errors",
+    "hookimpl": "dbgcore.hookspecs",
+    "Arg": "dbgcore.ops",
+    "Op": "dbgcore.ops",
+    "ConsoleBackend": "dbgcore.console",
+    "Match": "dbgcore.pty",
+    "PtyDriver": "dbgcore.pty",
+    "PtyEOF": "dbgcore.pty",
+    "PtyTimeout": "dbgcore.pty",
+    "OutputPump": "dbgcore.streams",
+    "OutputBuffer": "dbgcore.output",
+    "TransLog": "dbgcore.translog",
+    "DapChannel": "dbgcore.dap.channel",
+    "DapRequestError": "dbgcore.dap.channel",
+    "Message": "dbgcore.dap.channel",
+    "DapSession": "dbgcore.dap.session",
+    "AdapterProcess": "dbgcore.dap.transport",
+    "LISTENING_RE": "dbgcore.dap.transport",
+    "LoopbackListener": "dbgcore.dap.transport",
+    "PipeTransport": "dbgcore.dap.transport",
+    "SocketTransport": "dbgcore.dap.transport",
+    "Transport": "dbgcore.dap.transport",
+    "parse_listening": "dbgcore.dap.transport",
+    "Tier": "dbgcore.sources",
+    "resolve_source": "dbgcore.sources",
+    "walk_sources": "dbgcore.sources",
+    "function_span": "dbgcore.lang",
+    "next_python_code_line": "dbgcore.lang",
+    "no_code_message": "dbgcore.lang",
+    "python_code_lines": "dbgcore.lang",
+    "python_function": "dbgcore.lang",
+    "python_is_generator": "dbgcore.lang",
+    "python_object_repr": "dbgcore.lang",
+    "python_program_problem": "dbgcore.lang",
+    "dbg_home": "dbgcore.paths",
+    "private_dir": "dbgcore.paths",
+    "binary_kind": "dbgcore.select",
+    "emit": "dbgcore.cli.output",
+    "render": "dbgcore.cli.render",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "procutil":
+        return importlib.import_module("dbgcore.procutil")
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"dbgcore.api has no {name!r}: see docs/plugins.md")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # the next lookup is a plain one
+    return value
