@@ -117,6 +117,10 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str]) -> int
         try:
             sock.sendall(request)
             reply = _read_all(sock)
+        except (ConnectionResetError, BrokenPipeError):
+            # A daemon on its way out (a failed start ends it) dropped the
+            # request unread: the full CLI finds the session gone and says so.
+            return None
         except OSError as exc:
             return _lost(session, as_json, words[0], exc)
     finally:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore import client
-from dbgcore.errors import DbgError, NoSession, UsageError
+from dbgcore.errors import DbgError, UsageError
 
 Values = dict[str, Any]
 Via = dict[str, str]
@@ -160,8 +160,8 @@ def sessions(values: Values, session: str, timeout: float) -> tuple[Values, Via 
     for name in list_session_names():
         try:
             live = client.live_status(name)
-        except NoSession:
-            continue
+        except DbgError:
+            continue  # gone, or on its way out (a start that failed ends its daemon)
         if live is None:
             continue
         try:
