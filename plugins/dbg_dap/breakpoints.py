@@ -94,7 +94,7 @@ class BreakpointTable:
     # -- adding ---------------------------------------------------------------
 
     def _gate(self, options: BreakOptions, function: bool) -> None:
-        dap = self.backend._dap()
+        dap = self.backend.dap_session()
         tool = self.backend.tool_name
         if function:
             dap.require("supportsFunctionBreakpoints", "function breakpoints", tool,
@@ -214,7 +214,7 @@ class BreakpointTable:
         the line, and why it is pending ("": it is not)."""
         assert loc.line is not None
         if loc.file is None:
-            frames = self.backend._stack_frames() if self.backend.state() == "stopped" else []
+            frames = self.backend.stack_frames() if self.backend.state() == "stopped" else []
             current = (frames[0].get("source") or {}).get("path") if frames else None
             if not current:
                 raise UsageError("a bare line number needs a current file", "give FILE:LINE")
@@ -229,7 +229,7 @@ class BreakpointTable:
         return path, line, ""
 
     def add_watch(self, expression: str) -> Breakpoint:
-        dap = self.backend._stopped("watch")
+        dap = self.backend.stopped_session("watch")
         tool = self.backend.tool_name
         if not dap.supports("supportsDataBreakpoints") and self.backend.profile.console_watch:
             return self._add_console_watch(expression)
@@ -256,7 +256,7 @@ class BreakpointTable:
                 if any(v.get("name") == expression for v in backend.variables(reference)):
                     return {"variablesReference": reference, "name": expression}
         arguments: Message = {"name": backend.profile.data_watch_expression(expression)}
-        frame_id = backend._frame_id()
+        frame_id = backend.current_frame_id()
         if frame_id is not None:
             arguments["frameId"] = frame_id
         return arguments
@@ -306,7 +306,7 @@ class BreakpointTable:
         return out
 
     def _sync(self, changed: BpRecord) -> None:
-        dap = self.backend._dap()
+        dap = self.backend.dap_session()
         same = [r for r in self.records.values() if r.kind == changed.kind and not r.console
                 and (changed.kind != "source" or r.file == changed.file)]
         if changed.kind == "source":
@@ -348,7 +348,7 @@ class BreakpointTable:
         if others:
             self._sync(others[0])
             return
-        dap = self.backend._dap()
+        dap = self.backend.dap_session()
         if record.kind == "source":
             dap.request("setBreakpoints", {"source": {"path": record.file},
                                            "breakpoints": [], "lines": []})

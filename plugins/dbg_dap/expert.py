@@ -75,7 +75,7 @@ OP_CAPABILITY = {
 def require_op(b: DapBackend, op: str) -> None:
     """Refuse ``op`` on our side unless the adapter announced what it needs."""
     capability, title = OP_CAPABILITY[op]
-    b._dap().require(capability, title, b.tool_name, b.profile.hints.get(op, ""))
+    b.dap_session().require(capability, title, b.tool_name, b.profile.hints.get(op, ""))
 
 
 _PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
@@ -159,14 +159,14 @@ def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
     reference = int(target) if target.isdigit() else _resolve_path(b, target)
     start, count = int(args.get("start") or 0), int(args.get("count") or 0)
     rows = b.variables(reference, start, count)
-    if (start or count) and not b._dap().supports("supportsVariablePaging"):
+    if (start or count) and not b.dap_session().supports("supportsVariablePaging"):
         # The adapter cannot page, so dbg cuts the page out of the children.
         rows = list(itertools.islice(_unfolded(b, rows, start), count or None))
     return {"reference": reference, "variables": _variable_rows(rows)}
 
 
 def _current_ip(b: DapBackend) -> str:
-    frames = b._stack_frames()
+    frames = b.stack_frames()
     index = min(b.frame_index, len(frames) - 1) if frames else -1
     ip = frames[index].get("instructionPointerReference") if index >= 0 else None
     if not ip:
@@ -176,7 +176,7 @@ def _current_ip(b: DapBackend) -> str:
 
 
 def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._stopped("disasm")
+    dap = b.stopped_session("disasm")
     require_op(b, "disasm")
     count = int(args.get("count") or 10)
     if args.get("address"):
@@ -220,7 +220,7 @@ def _address(b: DapBackend, text: str) -> str:
 
 
 def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._stopped("memory read")
+    dap = b.stopped_session("memory read")
     require_op(b, "memory-read")
     count = int(args["count"])
     if count < 1 or count > 1 << 20:
@@ -233,7 +233,7 @@ def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 
 def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._stopped("memory write")
+    dap = b.stopped_session("memory write")
     require_op(b, "memory-write")
     try:
         data = binascii.unhexlify(str(args["hex"]).replace(" ", ""))
@@ -250,7 +250,7 @@ def op_break_instruction(b: DapBackend, args: Payload, timeout: float) -> Payloa
 
 
 def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._dap()
+    dap = b.dap_session()
     require_op(b, "modules")
     body = dap.request("modules", {"startModule": 0, "moduleCount": 0}, timeout)
     return {"modules": [{"id": m.get("id"), "name": m.get("name"), "path": m.get("path"),
@@ -258,7 +258,7 @@ def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 
 def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._dap()
+    dap = b.dap_session()
     require_op(b, "sources")
     body = dap.request("loadedSources", {}, timeout)
     return {"sources": [{"name": s.get("name"), "path": s.get("path")}
@@ -266,7 +266,7 @@ def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
 
 
 def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._stopped("exception")
+    dap = b.stopped_session("exception")
     if b.last_reason not in ("exception", "signal"):
         raise OpFailed("the program did not stop at an exception or a signal",
                        "`dbg stack` shows where it is")
@@ -298,7 +298,7 @@ def _call_order(b: DapBackend) -> str:
 
 
 def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
-    dap = b._dap()
+    dap = b.dap_session()
     command = str(args["command"])
     try:
         arguments = json.loads(args["arguments"]) if args.get("arguments") else None

@@ -44,14 +44,14 @@ _FORGET = "__import__('sys').__dict__.pop('_dbg_left', None)"
 
 
 def finish_generator(backend: DapBackend, index: int, timeout: float) -> StopEvent:
-    frames = backend._stack_frames()
+    frames = backend.stack_frames()
     callee = frames[index]
     caller = frames[index + 1] if index + 1 < len(frames) else None
     caller_file = str(((caller or {}).get("source") or {}).get("path") or "")
     lines = _caller_lines(caller_file, int((caller or {}).get("line") or 0))
     name = str(callee.get("name") or "")
     file = str((callee.get("source") or {}).get("path") or "")
-    dap = backend._dap()
+    dap = backend.dap_session()
     probe = {"expression": f"exec({_PROBE.format(name=name, file=file)!r}, {{}})",
              "context": "repl", "frameId": int(callee["id"])}
     dap.request("evaluate", probe)
@@ -84,8 +84,8 @@ def _caller_lines(file: str, line: int) -> list[int]:
 
 
 def _read(backend: DapBackend) -> ReturnValue | None:
-    dap = backend._dap()
-    frame_id = backend._frame_id()
+    dap = backend.dap_session()
+    frame_id = backend.current_frame_id()
     arguments = {"expression": _READ, "context": "repl",
                  **({"frameId": frame_id} if frame_id is not None else {})}
     try:
@@ -109,14 +109,14 @@ _WINDOW = 1500
 def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEvent:
     event = StopEvent(state="running")
     for _ in range(index):  # frames above the selected one: plain step outs
-        event = backend._resume("stepOut", timeout)
+        event = backend.resume("stepOut", timeout)
         if event.state != "stopped" or event.reason != "step":
             return event
-    frames = backend._stack_frames()
+    frames = backend.stack_frames()
     ip = str(frames[0].get("instructionPointerReference") or "") if frames else ""
     returns = _return_addresses(backend, ip) if ip else []
     if not returns:
-        return backend._resume("stepOut", timeout)
+        return backend.resume("stepOut", timeout)
     depth = len(frames)
     ids = backend.breaks.add_instructions(returns)
     try:
@@ -124,13 +124,13 @@ def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEv
             event = backend.cont(timeout)
             if event.state != "stopped" or event.reason != "until":
                 return event  # stopped by something else first (or ended)
-            if len(backend._stack_frames()) <= depth:
+            if len(backend.stack_frames()) <= depth:
                 break  # a deeper call of the same function returns: go on
     finally:
         for bp_id in ids:
             backend.breaks.discard_internal(bp_id)
     results = [v for v in backend.locals() if v.name.startswith("~r")]
-    event = backend._resume("stepOut", timeout)
+    event = backend.resume("stepOut", timeout)
     if event.state == "stopped" and results:
         value = results[0].value if len(results) == 1 else \
             "(" + ", ".join(v.value for v in results) + ")"
@@ -142,7 +142,7 @@ def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEv
 def _return_addresses(backend: DapBackend, ip: str) -> list[str]:
     """The RET instructions of the function holding ``ip``: the run of code
     around it between two stretches of padding."""
-    body = backend._dap().request("disassemble", {
+    body = backend.dap_session().request("disassemble", {
         "memoryReference": ip, "instructionOffset": -_WINDOW,
         "instructionCount": 2 * _WINDOW, "resolveSymbols": False})
     rows = list(body.get("instructions") or [])

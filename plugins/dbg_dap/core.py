@@ -1,0 +1,156 @@
+"""The state every part of the DAP backend shares, and the few helpers they
+all use: the adapter session, the stopped thread's frames, the current frame.
+:mod:`dbg_dap.events` (stops and adapter events), :mod:`dbg_dap.inspection`
+(stack, variables, evaluation) and :mod:`dbg_dap.backend` (starting, running,
+breakpoints) build on it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import threading
+from collections.abc import Callable
+
+from dbg_dap.breakpoints import BreakpointTable
+from dbg_dap.profiles import AdapterProfile, profile_for
+from dbgcore.api import (
+    AdapterProcess,
+    Backend,
+    BackendSpec,
+    DapChannel,
+    DapRequestError,
+    DapSession,
+    Location,
+    Message,
+    NotStopped,
+    OutputPump,
+    SessionContext,
+    TargetExited,
+)
+
+#: How long an attach waits for the debugger to report a stop before pausing.
+ATTACH_STOP_WAIT = 0.3
+
+#: Children beyond which a local is not expanded one level in a snapshot.
+MAX_FIELDS = 1000
+
+#: DAP stop reasons -> dbg's.
+REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "breakpoint",
+           "data breakpoint": "watchpoint", "goto": "step"}
+
+#: lldb-dap's value for a struct or class: its type and address only.
+_BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
+
+#: Stop reasons whose adapter description says nothing more than the reason.
+QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
+
+#: How lldb-dap describes a stop by a signal ("signal SIGSEGV: ...").
+_SIGNAL_RE = re.compile(r"signal SIG[A-Z0-9]+\b")
+
+#: debugpy names a return value "(return) FUNCTION" among the caller's locals.
+RETURN_PREFIX = "(return) "
+
+#: Scopes whose variables a stop snapshot shows (others: `dbg scopes`).
+LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
+
+
+
+class DapCore(Backend):
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        self.profile: AdapterProfile = profile_for(spec)
+        self.process: AdapterProcess | None = None
+        #: The program's own stdout and stderr, for adapters that mix them with their text.
+        self.pump: OutputPump | None = None
+        self.channel: DapChannel | None = None
+        self.dap: DapSession | None = None
+        self.thread_id: int | None = None
+        self.frame_index = 0
+        self._frames: list[Message] | None = None
+        #: Each of the last locals() that has children: its variablesReference
+        #: and how many children the adapter counted.
+        self._refs: dict[str, tuple[int, int]] = {}
+        #: Made by DapBackend, which the table drives.
+        self.breaks: BreakpointTable
+        self.exception_filters: list[str] = []
+        self._children: list[int] = []
+        #: Attached to a process dbg did not start: `dbg kill` detaches from it.
+        self.attached = False
+        #: While the target runs unwatched (an op timed out): the stop counter
+        #: it was resumed at, so `poll` sees a stop that has arrived since.
+        self._running_since: int | None = None
+        self._lock = threading.Lock()
+        self.cwd: str | None = None
+        self.profile.build_dir = str(ctx.run_dir)
+        #: The internal breakpoint that stands for "stop at entry", if any.
+        self._entry_bp: int | None = None
+        #: While launching for `start --run`: places the session's breakpoints.
+        self._before_run: Callable[[], object] | None = None
+        #: The exit status an adapter gave only as text (delve).
+        self._text_exit_code: int | None = None
+        #: The program, as `dbg start` / `dbg attach` named it (None: a module).
+        self.program: str | None = None
+        #: Stop where an exception would end the program (`--no-catch`: not).
+        self.catch_uncaught = True
+        #: Programs dbg started for the adapter (runInTerminal): their wait
+        #: status is the truth about how they ended.
+        self._terminal: list[subprocess.Popen[bytes]] = []
+        #: Why the program last stopped ("exception", "signal"...).
+        self.last_reason = ""
+        self.last_description = ""
+
+    def _first_thread(self) -> int | None:
+        threads = self.dap_session().request("threads").get("threads") or []
+        return int(threads[0]["id"]) if threads else None
+
+    def stack_frames(self, levels: int | None = None) -> list[Message]:
+        if self._frames is not None and levels is None:
+            return self._frames
+        if self.thread_id is None:
+            return []
+        arguments: Message = {"threadId": self.thread_id, "startFrame": 0}
+        if levels:
+            arguments["levels"] = levels
+        try:
+            answer = self.dap_session().request("stackTrace", arguments)
+            frames = list(answer.get("stackFrames") or [])
+        except DapRequestError as exc:
+            if not self.profile.no_stack_yet(exc.message):
+                raise
+            frames = []  # stopped before the program's first frame exists
+        if levels is None:
+            self._frames = frames
+        return frames
+
+    def dap_session(self) -> DapSession:
+        if self.dap is None:
+            raise TargetExited("the debugger is not running")
+        return self.dap
+
+    def stopped_session(self, what: str) -> DapSession:
+        dap = self.dap_session()
+        if dap.state == "running":
+            raise NotStopped(f"{what} needs a stopped target, and it is running",
+                             "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
+        if dap.state == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        return dap
+
+    def current_frame_id(self) -> int | None:
+        frames = self.stack_frames()
+        if not frames:
+            return None
+        return int(frames[min(self.frame_index, len(frames) - 1)]["id"])
+
+
+def frame_location(frame: Message) -> Location:
+    source = frame.get("source") or {}
+    file = source.get("path") or source.get("name")
+    return Location(file, frame.get("line"), frame.get("name"))
+
+
+def noise_variable(var: Message) -> bool:
+    # debugpy groups "special variables" / "function variables" as synthetic entries.
+    name = str(var.get("name", ""))
+    return name in ("special variables", "function variables", "class variables") or (
+        name.startswith("__") and name.endswith("__") and name != "__return__")

@@ -1,0 +1,170 @@
+"""Stops and adapter events of the DAP backend: what a stop means (reason,
+location, return value), how the program ended, and the adapter's events
+and reverse requests (output, processes, threads, runInTerminal)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from typing import Any
+
+from dbg_dap.core import (
+    _SIGNAL_RE,
+    QUIET_REASONS,
+    REASONS,
+    DapCore,
+    frame_location,
+)
+from dbgcore.api import (
+    DbgError,
+    Message,
+    StopEvent,
+    ended,
+)
+
+
+class DapEvents(DapCore):
+    def _adapter_stdout(self, line: bytes) -> None:
+        # Adapters that print the debuggee's output on their own stdout.
+        if self.spec.options.get("stdout_is_program_output"):
+            self.ctx.output.append("stdout", line.decode("utf-8", "replace"))
+
+    def _process_event(self, event: Message) -> None:
+        pid = (event.get("body") or {}).get("systemProcessId")
+        # An attached process is not ours to clean up (nor its process group).
+        if isinstance(pid, int) and pid > 0 and not self.attached:
+            self._children.append(pid)
+            self.ctx.track_process(pid, "debuggee")
+
+    def _output_event(self, event: Message) -> None:
+        code = self.profile.exit_code_from_output(str((event.get("body") or {}).get("output")))
+        if code is not None:
+            self._text_exit_code = code
+
+    def _thread_event(self, event: Message) -> None:
+        body = event.get("body") or {}
+        if body.get("reason") == "exited" and body.get("threadId") == self.thread_id:
+            self.thread_id = None
+
+    def _run_in_terminal(self, request: Message) -> Message:
+        args = request.get("arguments") or {}
+        env = {**os.environ, **{k: v for k, v in (args.get("env") or {}).items() if v is not None}}
+        proc = subprocess.Popen(
+            list(args.get("args") or []), cwd=args.get("cwd") or None, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True)
+        for stream, category in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
+            threading.Thread(target=self._pump, args=(stream, category), daemon=True,
+                             name=f"debuggee-{category}").start()
+        self._terminal.append(proc)
+        self._children.append(proc.pid)
+        self.ctx.track_process(proc.pid, "debuggee")
+        return {"processId": proc.pid}
+
+    def _pump(self, stream: Any, category: str) -> None:
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            self.ctx.output.append(category, chunk.decode("utf-8", "replace"))
+
+    def debuggee_pids(self) -> list[int]:
+        return list(self._children)
+
+    def _start_debugging(self, request: Message) -> Message:
+        # Acknowledged; adapters that need the child followed (js-debug) get
+        # a profile that does so.
+        self.ctx.log.note(f"startDebugging acknowledged: {request.get('arguments')}")
+        return {}
+
+    def _event(self, state: str) -> StopEvent:
+        assert self.dap is not None
+        self._frames = None
+        self.frame_index = 0
+        if state == "running":
+            return StopEvent(state="running")
+        self._running_since = None
+        if self.pump is not None:
+            self.pump.drain()  # what the program wrote before it stopped
+        if state == "exited":
+            return self._ended()
+        stop = self.dap.stop
+        self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
+        frames = self.stack_frames()
+        top = frames[0] if frames else None
+        if stop.reason == "exception" and frames:
+            # Where the program raised it, not inside the runtime's own
+            # machinery for it (Go's gopanic and fatalpanic).
+            internal = self.profile.internal_frames(frames)
+            own = next((i for i, inside in enumerate(internal) if not inside), 0)
+            self.frame_index, top = own, frames[own]
+        location = frame_location(top) if top else None
+        reason = REASONS.get(stop.reason, stop.reason or "step")
+        if reason == "exception" and _SIGNAL_RE.match(stop.description):
+            reason = "signal"  # lldb-dap calls a signal an exception
+        if reason == "breakpoint" and not stop.hit_breakpoint_ids and \
+                stop.description.startswith("watchpoint "):
+            # lldb-dap 19 reports a data breakpoint as reason "breakpoint",
+            # description "watchpoint N", with no ids.
+            reason = "watchpoint"
+        hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location,
+                                      watch=reason == "watchpoint")
+        if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
+            reason = "watchpoint"
+        if hit and all(b.internal for b in hit):
+            # Our own temporary breakpoint, not one the user set.
+            reason = "entry" if any(b.id == self._entry_bp for b in hit) else "until"
+        if self._entry_bp is not None:
+            # It stood for the first stop, whatever that stop was.
+            entry, self._entry_bp = self._entry_bp, None
+            self.breaks.discard_internal(entry)
+        user_hits = [b for b in hit if not b.internal]
+        # DAP puts an exception's name in `text` and its message in `description`.
+        text = self.profile.split_exception_note(stop.text)[0]
+        # A description that only restates the reason ("breakpoint 1.1",
+        # "step over", "paused on step") is noise; an exception's or a
+        # signal's ("signal SIGSEGV") is the point.
+        restated = reason in QUIET_REASONS or stop.description.lower() in (
+            stop.reason.lower(), f"paused on {stop.reason}".lower())
+        detail = "" if restated else stop.description
+        if self.profile.skip_stop(self, reason, stop.text, stop.description):
+            return self._skip()
+        description = self.profile.stop_description(text, detail)
+        if not description and reason in ("signal", "exception"):
+            description = self.profile.signal_description(self)
+        self.breaks.after_stop(user_hits)
+        self.last_reason, self.last_description = reason, description
+        return StopEvent(state="stopped", reason=reason, location=location,
+                         thread=self.thread_id, description=description,
+                         hit_breakpoints=[b.id for b in user_hits])
+
+    def _skip(self) -> StopEvent:
+        """Resume from a stop the profile says is not one (SystemExit...)."""
+        dap = self.dap_session()
+        seq = dap.mark_running()
+        self._running_since = seq
+        dap.request("continue", {"threadId": self.thread_id or 0})
+        return self._event(dap.wait_for_stop(seq, self.ctx.op_timeout))
+
+    def _ended(self) -> StopEvent:
+        """The program's end: its exit code, or the signal that killed it,
+        from our own child when dbg started it, else from the adapter."""
+        assert self.dap is not None
+        code = self.dap.exit_code
+        if code is None and self._text_exit_code is None and \
+                self.profile.exit_status_on_disconnect and self.channel is not None:
+            # delve says the exit status only when told to disconnect.
+            try:
+                self.channel.request("disconnect", {"terminateDebuggee": True},
+                                     timeout=self.ctx.shutdown_grace)
+            except DbgError:
+                pass
+        code = self._text_exit_code if code is None else code
+        for proc in self._terminal:
+            try:
+                status = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                continue
+            return ended(status)
+        signal = self.profile.exit_signal(self, code)
+        if signal is not None:
+            return StopEvent(state="exited", reason="exited", signal=signal)
+        return StopEvent(state="exited", reason="exited", exit_code=code)

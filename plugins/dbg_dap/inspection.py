@@ -1,0 +1,183 @@
+"""Inspection ops of the DAP backend: stack and frames, scopes and
+variables, locals as a snapshot shows them, evaluation and assignment,
+threads."""
+
+from __future__ import annotations
+
+from dbg_dap.core import (
+    _BARE_AGGREGATE,
+    LOCAL_SCOPE_HINTS,
+    MAX_FIELDS,
+    RETURN_PREFIX,
+    DapCore,
+    frame_location,
+    noise_variable,
+)
+from dbg_dap.profiles import DEBUGPY_GROUPS
+from dbgcore.api import (
+    Frame,
+    Message,
+    OpFailed,
+    Thread,
+    Value,
+    Variable,
+)
+
+
+class DapInspection(DapCore):
+    def stack(self, levels: int | None) -> list[Frame]:
+        self.stopped_session("stack")
+        frames = self.stack_frames()
+        internal = self.profile.internal_frames(frames)
+        shown = frames[:levels] if levels else frames
+        return [Frame(i, f.get("name"), frame_location(f).file, f.get("line"),
+                      i == self.frame_index, internal=internal[i])
+                for i, f in enumerate(shown)]
+
+    def select_frame(self, index: int) -> Frame:
+        self.stopped_session("frame")
+        frames = self.stack_frames()
+        if index >= len(frames):
+            raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
+                           "see `dbg stack`")
+        self.frame_index = index
+        f = frames[index]
+        return Frame(index, f.get("name"), frame_location(f).file, f.get("line"), True)
+
+    def scopes(self, frame_id: int | None = None) -> list[Message]:
+        dap = self.stopped_session("scopes")
+        frame_id = self.current_frame_id() if frame_id is None else frame_id
+        if frame_id is None:
+            return []
+        return list(dap.request("scopes", {"frameId": frame_id}).get("scopes") or [])
+
+    def variables(self, reference: int, start: int = 0, count: int = 0) -> list[Message]:
+        dap = self.stopped_session("vars")
+        arguments: Message = {"variablesReference": reference}
+        if count:
+            if not dap.supports("supportsVariablePaging"):
+                arguments = {"variablesReference": reference}
+            else:
+                arguments.update(start=start, count=count)
+        return list(dap.request("variables", arguments).get("variables") or [])
+
+    def locals(self) -> list[Variable]:
+        out: list[Variable] = []
+        self._refs = {}
+        for scope in self.scopes():
+            name = str(scope.get("name", "")).lower()
+            hint = str(scope.get("presentationHint", "")).lower()
+            if scope.get("expensive") or not (hint in LOCAL_SCOPE_HINTS or any(
+                    word in name for word in LOCAL_SCOPE_HINTS)):
+                continue
+            for var in self.variables(int(scope["variablesReference"])):
+                if noise_variable(var) or str(var.get("name", "")).startswith(RETURN_PREFIX):
+                    continue
+                value = str(var.get("value", ""))
+                if not value.strip() and var.get("variablesReference"):
+                    value = "{...}"  # a struct: `dbg print NAME` shows its fields
+                if var.get("variablesReference"):
+                    self._refs[str(var.get("name"))] = (
+                        int(var["variablesReference"]),
+                        int(var.get("indexedVariables") or 0) + int(var.get("namedVariables") or 0))
+                out.append(Variable(str(var.get("name")), value, var.get("type")))
+        return out
+
+    def fields(self, variable: Variable) -> list[Variable] | None:
+        ref, size = self._refs.get(variable.name, (0, 0))
+        if not ref or not self.profile.hides_fields(variable.value):
+            return None
+        if size > MAX_FIELDS:
+            # A million-element array is not expanded: asking an adapter
+            # without paging (gdb) for its children takes all of them.
+            return None
+        rows = [v for v in self.variables(ref) if not noise_variable(v)
+                and str(v.get("name", "")) not in DEBUGPY_GROUPS]
+        return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}", v.get("type"))
+                for v in rows]
+
+    def return_rows(self) -> list[Message]:
+        """debugpy's "(return) NAME" rows among the top frame's locals (a
+        finish's return value; `dbg locals` leaves them out)."""
+        rows = []
+        for scope in self.scopes():
+            if scope.get("expensive"):
+                continue
+            rows += [v for v in self.variables(int(scope["variablesReference"]))
+                     if str(v.get("name", "")).startswith(RETURN_PREFIX)]
+        return rows
+
+    def shown_value(self, var: Message) -> str:
+        """A variable's value as `dbg print` shows it (a struct: its fields)."""
+        value = str(var.get("value", ""))
+        reference = int(var.get("variablesReference") or 0)
+        if reference and (not value.strip() or _BARE_AGGREGATE.fullmatch(value)):
+            return self._summary(reference)
+        return value
+
+    def evaluate(self, expression: str, context: str | None = None) -> Value:
+        dap = self.stopped_session("print")
+        arguments: Message = {"expression": expression,
+                              "context": context or self.profile.print_context}
+        frame_id = self.current_frame_id()
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        body = dap.request("evaluate", arguments)
+        result = str(body.get("result", ""))
+        reference = int(body.get("variablesReference") or 0)
+        if reference and (not result.strip() or _BARE_AGGREGATE.fullmatch(result)):
+            # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
+            # show the fields.
+            result = self._summary(reference)
+        return Value(result, body.get("type"))
+
+    def _summary(self, reference: int, limit: int = 12) -> str:
+        """A value's children on one line: {name = value, ...}."""
+        rows = [r for r in self.variables(reference) if self.profile.child_kind(r) == "item"]
+        parts = []
+        for row in rows[:limit]:
+            value = str(row.get("value", ""))
+            if not value.strip() and row.get("variablesReference"):
+                value = "{...}"
+            parts.append(f"{row.get('name')} = {value}")
+        more = ", ..." if len(rows) > limit else ""
+        return "{" + ", ".join(parts) + more + "}"
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        dap = self.stopped_session("set")
+        frame_id = self.current_frame_id()
+        if dap.supports("supportsSetExpression"):
+            arguments: Message = {"expression": lhs, "value": value}
+            if frame_id is not None:
+                arguments["frameId"] = frame_id
+            body = dap.request("setExpression", arguments)
+            return Value(str(body.get("value", "")), body.get("type"))
+        if not dap.supports("supportsSetVariable"):
+            raise self.unsupported("set", f"{self.tool_name} cannot assign variables")
+        for scope in self.scopes():
+            for var in self.variables(int(scope["variablesReference"])):
+                if var.get("name") == lhs:
+                    body = dap.request("setVariable", {
+                        "variablesReference": scope["variablesReference"], "name": lhs,
+                        "value": value})
+                    self._frames = None
+                    # lldb-dap 19 answers with `result` where the spec says `value`.
+                    return Value(str(body.get("value", body.get("result", ""))), body.get("type"))
+        raise OpFailed(f"no variable {lhs!r} in the selected frame",
+                       f"{self.tool_name} can only assign plain variable names")
+
+    def threads(self) -> list[Thread]:
+        dap = self.stopped_session("threads")
+        threads = dap.request("threads").get("threads") or []
+        return [Thread(t["id"], str(t.get("name", "")), t["id"] == self.thread_id)
+                for t in threads]
+
+    def select_thread(self, thread_id: int | str) -> Thread:
+        for thread in self.threads():
+            if str(thread.id) == str(thread_id):
+                self.thread_id = int(thread.id)
+                self._frames = None
+                self.frame_index = 0
+                thread.current = True
+                return thread
+        raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
