@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import itertools
 import os
 import select
 import threading
 from pathlib import Path
 
 from dbgcore.output import OutputBuffer
+
+#: Numbers the pumps of one process.
+_PUMPS = itertools.count(1)
 
 
 class OutputPump:
@@ -28,8 +32,11 @@ class OutputPump:
         self._decoders: dict[str, codecs.IncrementalDecoder] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        # Names of this pump's own: a daemon that is ending removes its FIFOs,
+        # and must not take those of the next session of the same name.
+        token = f"{os.getpid()}-{next(_PUMPS)}"
         for category in ("stdout", "stderr"):
-            path = run_dir / f"{prefix}-{category}.fifo"
+            path = run_dir / f"{prefix}-{token}-{category}.fifo"
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             os.mkfifo(path, 0o600)
