@@ -168,6 +168,12 @@ class DbgPdb(pdb.Pdb):
         self._catch_sigint()
         return pdb.Pdb.do_step(self, arg)
 
+    def user_call(self, frame: FrameType, argument_list: Any) -> None:
+        """pdb stops a step into a call at the function's `def` line
+        ("--Call--"); every other debugger stops at its first line. Not
+        stopping here lets the step go on to that line's event."""
+        return
+
     def do_return(self, arg: str) -> bool | None:
         self._catch_sigint()
         return pdb.Pdb.do_return(self, arg)
