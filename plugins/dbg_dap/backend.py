@@ -327,7 +327,11 @@ class DapBackend(DapEvents, DapInspection):
         return self.resume("continue", timeout)
 
     def step(self, timeout: float) -> StopEvent:
-        return self.resume("stepIn", timeout)
+        event = self.resume("stepIn", timeout)
+        if event.state == "stopped" and self.profile.at_declaration(event.location):
+            # Into a call, every backend stops at the function's first line.
+            event = self.resume("next", timeout)
+        return event
 
     def next(self, timeout: float) -> StopEvent:
         return self.resume("next", timeout)

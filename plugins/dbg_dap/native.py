@@ -30,6 +30,7 @@ from dbgcore.api import (
     AttachRequest,
     DbgError,
     LaunchRequest,
+    Location,
     NotAProgram,
     Readiness,
     ReturnValue,
@@ -512,6 +513,18 @@ class DelveProfile(AdapterProfile):
         else:
             args["mode"] = "exec"
         return args
+
+    def at_declaration(self, location: Location | None) -> bool:
+        if location is None or not location.file or not location.line:
+            return False
+        try:
+            with open(location.file, encoding="utf-8", errors="replace") as source:
+                for number, text in enumerate(source, 1):
+                    if number == location.line:
+                        return text.lstrip().startswith("func ")
+        except OSError:
+            pass
+        return False
 
     def no_stack_yet(self, message: str) -> bool:
         # A headless delve holds the process before the Go runtime made goroutine 1.

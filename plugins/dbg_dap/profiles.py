@@ -21,6 +21,7 @@ from dbgcore.api import (
     AttachRequest,
     BackendSpec,
     LaunchRequest,
+    Location,
     NotAProgram,
     Readiness,
     ReturnValue,
@@ -176,6 +177,11 @@ class AdapterProfile:
     def attach_server(self, request: AttachRequest) -> tuple[str, int] | None:
         """Where an adapter already listens for us (instead of starting ours)."""
         return None
+
+    def at_declaration(self, location: Location | None) -> bool:
+        """Whether a step into a call stopped on the function's declaration
+        (delve stops at `func f(...) {`) rather than its first line."""
+        return False
 
     def no_stack_yet(self, message: str) -> bool:
         """Whether a failed stackTrace means the program has no frame yet
