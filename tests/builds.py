@@ -9,13 +9,14 @@ debugger), except Rust, which is optional: built only if rustc is here.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from dbgcore.testing import marked_lines
 
 TARGETS = Path(__file__).resolve().parent / "targets"
 
@@ -92,15 +93,6 @@ def build_java(source: Path, out: Path | None = None) -> Path:
     out = out or source.parent / "classes"
     _run([javac, "-g", "-d", str(out), str(source)], source.parent)
     return out
-
-
-def marked_lines(path: Path) -> dict[str, int]:
-    """Line numbers of `# @name` (or `// @name`) markers in a target program."""
-    marks = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
-            marks[name] = number
-    return marks
 
 
 @dataclass

@@ -1,0 +1,261 @@
+"""dbg's testing kit, a pytest plugin (entry point ``pytest11``: ``dbg``).
+
+A backend plugin's author gets the same tools dbg's own tests use:
+
+- the ``dbg`` fixture: a :class:`Dbg` runner that runs the real ``dbg``
+  command in a subprocess, from a work folder that is not the program's, with
+  a private DBG_HOME, and ends its sessions at teardown;
+- :func:`require_backend`: skip a test when a debugger is missing (fail with
+  ``DBG_REQUIRE_ALL_BACKENDS=1``, as in CI);
+- :func:`marked_lines`: the lines of ``# @name`` / ``// @name`` markers;
+- :class:`BackendSuite`: the cross-backend behaviour suite as a test class.
+  Subclass it, name the backend and a marked program, and pytest runs every
+  test of it on your backend::
+
+      class TestNode(BackendSuite):
+          backend = "node"
+          program = Path(__file__).parent / "programs" / "ledger.js"
+
+The program must carry these markers (see docs/plugins.md, "Testing"):
+``@loop`` a line in a loop of ``main`` where a local ``total`` is set,
+``@call-fee`` the line in ``main`` calling ``fee(amount)``, ``@fee`` the first
+line of ``fee``, and it must end with exit code ``exit_code`` (default 0).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+__all__ = ["BackendSuite", "Dbg", "Result", "marked_lines", "require_backend"]
+
+#: How the kit runs dbg: the installed package, with this interpreter.
+DBG = [sys.executable, "-m", "dbgcore"]
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.out)
+        return data
+
+
+class Dbg:
+    """Runs `dbg` with a private DBG_HOME; kills its sessions at teardown."""
+
+    def __init__(self, home: Path, cwd: Path) -> None:
+        self.home = home
+        self.cwd = cwd
+        self.env = {**os.environ, "DBG_HOME": str(home), "XDG_CONFIG_HOME": str(home / "config")}
+        self.env.pop("DBG_SESSION", None)
+        self.sessions: set[str] = set()
+
+    def __call__(self, *args: str, timeout: float = 60, cwd: Path | None = None,
+                 env: dict[str, str] | None = None) -> Result:
+        argv = [str(a) for a in args]
+        session = "default"
+        for i, arg in enumerate(argv):
+            if arg in ("-s", "--session") and i + 1 < len(argv):
+                session = argv[i + 1]
+        self.sessions.add(session)
+        proc = subprocess.run(
+            [*DBG, *argv], capture_output=True, text=True, timeout=timeout,
+            cwd=cwd or self.cwd, env={**self.env, **(env or {})}, stdin=subprocess.DEVNULL,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    def json(self, *args: str, **kwargs: Any) -> dict[str, Any]:
+        """Run with --json and return the one JSON object it printed."""
+        result = self("--json", *args, **kwargs)
+        try:
+            data: dict[str, Any] = json.loads(result.out)
+        except json.JSONDecodeError as exc:
+            raise AssertionError(f"not one JSON object: {result!r}") from exc
+        data["_exit"] = result.code
+        return data
+
+    def output(self, *categories: str, session: str = "default") -> str:
+        """All the program output held so far, every page of it (a page is
+        at most 1,000 chunks), of the given categories (default: all)."""
+        text, cursor = [], 0
+        while True:
+            page = self.json("-s", session, "output", "--since", str(cursor))
+            assert page["ok"], page
+            text += [c["text"] for c in page["chunks"]
+                     if not categories or c["category"] in categories]
+            cursor = page["cursor"]
+            if not page["more"]:
+                return "".join(text)
+
+    def kill_all(self) -> None:
+        for session in self.sessions:
+            self("-s", session, "kill", timeout=30)
+
+
+def marked_lines(path: Path) -> dict[str, int]:
+    """Line numbers of `# @name` (or `// @name`) markers in a program."""
+    marks = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
+            marks[name] = number
+    return marks
+
+
+def require_backend(name: str) -> None:
+    """Skip when a backend's debugger is missing, unless DBG_REQUIRE_ALL_BACKENDS=1
+    (as in CI), where a missing debugger is a failure."""
+    from dbgcore.config import load_config
+    from dbgcore.plugins import PluginHost
+
+    spec = load_config().backends.get(name)
+    cls = PluginHost().backend_classes().get(spec.plugin) if spec else None
+    readiness = cls.check(spec) if cls and spec else None
+    if readiness is not None and readiness.ready:
+        return
+    why = readiness.detail if readiness else f"no backend {name!r} is registered"
+    if os.environ.get("DBG_REQUIRE_ALL_BACKENDS") == "1":
+        pytest.fail(f"backend {name} is required here but not ready: {why}")
+    pytest.skip(f"backend {name} not ready: {why}")
+
+
+@pytest.fixture
+def dbg(tmp_path: Path) -> Iterator[Dbg]:
+    """A dbg runner with a private DBG_HOME, working from its own folder."""
+    work = tmp_path / "work"
+    work.mkdir()
+    runner = Dbg(tmp_path / "home", work)
+    try:
+        yield runner
+    finally:
+        runner.kill_all()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+class BackendSuite:
+    """The behaviour every backend owes its users, as tests over one marked
+    program. Subclass it with ``backend`` and ``program`` (and ``exit_code``
+    when the program does not end with 0)."""
+
+    backend: ClassVar[str] = ""
+    program: ClassVar[Path | None] = None
+    exit_code: ClassVar[int] = 0
+    _source: Path
+
+    # -- helpers -------------------------------------------------------------------
+
+    def prepare(self, folder: Path) -> Path:
+        """The program `dbg start` is given; override to build one into
+        ``folder`` (a compiled language), by default ``program`` as it is."""
+        assert self.program is not None
+        return Path(self.program)
+
+    def marked_source(self, program: Path) -> Path:
+        """The source file with the markers (default: the program itself)."""
+        return program
+
+    @pytest.fixture
+    def prog(self, dbg: Dbg, tmp_path: Path) -> tuple[Dbg, Path, dict[str, int]]:
+        if not self.backend or self.program is None:
+            pytest.skip("BackendSuite needs `backend` and `program`")
+        require_backend(self.backend)
+        program = self.prepare(tmp_path / "prog")
+        self._source = self.marked_source(program)
+        return dbg, program, marked_lines(self._source)
+
+    def at(self, lines: dict[str, int], mark: str) -> str:
+        """FILE:LINE as a person types it: the file's name only."""
+        return f"{self._source.name}:{lines[mark]}"
+
+    def start(self, dbg: Dbg, program: Path, *options: str) -> dict[str, Any]:
+        snap = dbg.json("start", "--backend", self.backend, *options, str(program))
+        assert snap["ok"], snap
+        return snap
+
+    # -- the suite ------------------------------------------------------------------
+
+    def test_break_by_file_name_runs_to_it(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
+        assert snap["state"] == "stopped" and snap["reason"] == "breakpoint", snap
+        assert snap["location"]["line"] == lines["loop"], snap
+        assert Path(snap["location"]["file"]).name == self._source.name, snap
+        assert snap["hit_breakpoints"], snap
+
+    def test_locals_and_print_agree(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
+        names = {v["name"]: v["value"] for v in snap["locals"]}
+        assert "total" in names, snap["locals"]
+        printed = dbg.json("print", "total")
+        assert printed["ok"] and printed["value"] == names["total"], printed
+
+    def test_next_stays_in_the_function_and_step_enters_a_call(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        self.start(dbg, program, "--break", self.at(lines, "call-fee"), "--run")
+        into = dbg.json("step")
+        assert into["ok"] and into["location"]["line"] == lines["fee"], into
+        back = dbg.json("finish")
+        assert back["ok"] and back["state"] == "stopped", back
+        assert back["location"]["line"] in (lines["call-fee"], lines["call-fee"] + 1), back
+        step = dbg.json("next")
+        assert step["ok"] and step["state"] in ("stopped", "exited"), step
+
+    def test_finish_says_what_the_function_returned(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        caps = dbg.json("caps", "--backend", self.backend)
+        self.start(dbg, program, "--break", self.at(lines, "fee"), "--run")
+        out = dbg.json("finish")
+        assert out["ok"] and out["state"] == "stopped", out
+        column: dict[str, Any] = next(
+            (c for c in caps.get("backends", []) if c.get("name") == self.backend), {})
+        if (column.get("ops") or {}).get("return-value", "none") != "none":
+            assert out.get("return_value"), out
+
+    def test_the_end_has_the_exit_code(self, prog: Any) -> None:
+        dbg, program, _ = prog
+        self.start(dbg, program, "--run")
+        done = dbg.json("continue") if dbg.json("status").get("state") == "stopped" else \
+            dbg.json("--timeout", "30", "wait")
+        assert done["state"] == "exited" and done["exit_code"] == self.exit_code, done
+
+    def test_kill_leaves_no_process(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
+        status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
+        pids = [status["pid"], *(c["pid"] for c in status["children"])]
+        assert dbg("kill").code == 0
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [p for p in pids if _alive(p)]
+
+    def test_bad_input_is_one_line_and_the_session_goes_on(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
+        for argv in (["break", f"{self._source.name}:0"], ["frame", "999"], ["up", "-1"]):
+            result = dbg(*argv)
+            assert result.code in (1, 2) and result.out == "", result
+            assert result.err.startswith("error: ") and result.err.count("\n") == 1, result
+        assert dbg.json("print", "total")["ok"]
