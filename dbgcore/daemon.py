@@ -65,6 +65,7 @@ class Daemon:
         self._shutdown_lock = threading.Lock()
         self._shut_down = False
         self._shutdown_done = threading.Event()
+        self._sock_inode = -1
         self.listener: socket.socket | None = None
         self.conn_threads: set[threading.Thread] = set()
 
@@ -98,6 +99,7 @@ class Daemon:
         finally:
             os.umask(old_umask)
         os.chmod(self.sock_path, 0o600)
+        self._sock_inode = os.stat(self.sock_path).st_ino
         listener.listen(16)
         listener.settimeout(0.5)
         self.listener = listener
@@ -250,7 +252,7 @@ class Daemon:
             self._shutdown_done.set()
 
     def _end(self) -> None:
-        remove_status(self.name)
+        remove_status(self.name, os.getpid())
         self.stopping.set()
         try:
             self.session.shutdown()
@@ -264,7 +266,10 @@ class Daemon:
             with contextlib.suppress(OSError):
                 self.listener.close()
         with contextlib.suppress(OSError):
-            os.unlink(self.sock_path)
+            # Only our own socket: a new daemon of this name may have bound
+            # the path already (after a failed start, this one ends late).
+            if os.stat(self.sock_path).st_ino == self._sock_inode:
+                os.unlink(self.sock_path)
         self.jobs.put(None)
         log.info("daemon %s ended", self.name)
 

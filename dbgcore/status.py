@@ -42,7 +42,13 @@ def write_status(name: str, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def remove_status(name: str) -> None:
+def remove_status(name: str, pid: int | None = None) -> None:
+    """Remove the status file; with ``pid``, only if it is that daemon's (a
+    daemon ending late must not remove the next one's)."""
+    if pid is not None:
+        status = read_status(name)
+        if status is not None and status.get("pid") != pid:
+            return
     with contextlib.suppress(FileNotFoundError):
         status_file(name).unlink()
 
