@@ -31,13 +31,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
-__all__ = ["BackendSuite", "Dbg", "Result", "marked_lines", "require_backend"]
+__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require_backend"]
 
 #: How the kit runs dbg: the installed package, with this interpreter.
 DBG = [sys.executable, "-m", "dbgcore"]
@@ -133,16 +134,24 @@ def require_backend(name: str) -> None:
     pytest.skip(f"backend {name} not ready: {why}")
 
 
-@pytest.fixture
-def dbg(tmp_path: Path) -> Iterator[Dbg]:
-    """A dbg runner with a private DBG_HOME, working from its own folder."""
-    work = tmp_path / "work"
+@contextmanager
+def dbg_in(base: Path) -> Iterator[Dbg]:
+    """A runner with its DBG_HOME in ``base/home``, working from ``base/work``;
+    its sessions are ended when the block ends."""
+    work = base / "work"
     work.mkdir()
-    runner = Dbg(tmp_path / "home", work)
+    runner = Dbg(base / "home", work)
     try:
         yield runner
     finally:
         runner.kill_all()
+
+
+@pytest.fixture
+def dbg(tmp_path: Path) -> Iterator[Dbg]:
+    """A dbg runner with a private DBG_HOME, working from its own folder."""
+    with dbg_in(tmp_path) as runner:
+        yield runner
 
 
 def _alive(pid: int) -> bool:

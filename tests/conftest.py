@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from builds import Target, copy_target, marked_lines
 
-from dbgcore.testing import DBG, Dbg, Result, require_backend
+from dbgcore.testing import DBG, Dbg, Result, dbg_in, require_backend
 
 # The `dbg` fixture comes from the testing kit (dbgcore.testing, a pytest11
 # plugin), the one a plugin author uses.
@@ -38,14 +38,8 @@ def target(tmp_path: Path) -> Any:
 def module_dbg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dbg]:
     """Like `dbg`, but one DBG_HOME for a whole test module, so its tests can
     share a started session; kills the module's sessions at the end."""
-    base = tmp_path_factory.mktemp("module")
-    work = base / "work"
-    work.mkdir()
-    runner = Dbg(base / "home", work)
-    try:
+    with dbg_in(tmp_path_factory.mktemp("module")) as runner:
         yield runner
-    finally:
-        runner.kill_all()
 
 
 @pytest.fixture(scope="module")
