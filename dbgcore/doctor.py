@@ -159,12 +159,14 @@ def store_check(path: Path, fix: bool) -> Values:
     if "locked" in why:
         return _check("store", "warn", f"{path}: locked by another process ({why})",
                       "let the other dbg finish, or end it with dbg kill")
-    aside = path.with_name(path.name + ".damaged")
     if fix:
-        path.replace(aside)
+        from dbgcore.store import keep_aside
+
+        aside = keep_aside(path, "damaged")
         return _check("store", "ok", f"{path} was damaged ({why}); moved to {aside} (fixed)")
     return _check("store", "fail", f"{path}: damaged ({why})",
-                  f"dbg doctor --fix (moves it to {aside}; a fresh one is made)")
+                  f"dbg doctor --fix (moves it aside as {path.name}.damaged-TIME, with its "
+                  "-wal and -shm; a fresh one is made)")
 
 
 def session_checks(home: Path, fix: bool) -> list[Values]:

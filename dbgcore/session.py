@@ -151,11 +151,9 @@ class Session(InspectOps):
             payload: dict[str, Any] = handler(args, timeout)
         finally:
             self._show = []
-        if not self.store.write_problem_told:
-            self.store.write_problem_told = True
-            note = (f"the session store cannot be written ({self.store.write_problem}): "
-                    "answers go on, but `dbg hits` will miss what follows (see dbg doctor)")
-            payload["note"] = f"{payload['note']}; {note}" if payload.get("note") else note
+        notes = self.store.take_notes()
+        if notes:
+            payload["note"] = "; ".join([payload["note"], *notes] if payload.get("note") else notes)
         return payload
 
     def _check_state(self, op: str) -> None:
@@ -255,12 +253,7 @@ class Session(InspectOps):
                 # The entry stop is not one the user saw: nothing changed since it.
                 self._frame_values.clear()
                 snapshot = self._snapshot(backend.cont(timeout))
-        answer = {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
-        if self.store.set_aside is not None:
-            answer["note"] = (f"the session store could not be used ({self.store.problem}); "
-                              f"it is kept at {self.store.set_aside}, and a fresh one records "
-                              "from now on")
-        return answer
+        return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
 
     def op_attach(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         request = AttachRequest(pid=args.get("pid"), host=args.get("host"), port=args.get("port"),

@@ -69,15 +69,28 @@ MAX_VALUE_CHARS = 500
 MAX_FRAMES = 64
 
 
+def keep_aside(path: Path, why: str) -> Path:
+    """Move a store that cannot be used, with its -wal and -shm files, to
+    ``PATH.WHY-TIME`` (a fresh one is made in its place); returns where."""
+    aside = path.with_name(f"{path.name}.{why}-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(f"{path}{suffix}", f"{aside}{suffix}")
+    return aside
+
+
 class Store:
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, readonly: bool = False) -> None:
         self.path = path or store_path()
-        #: Where a damaged or locked store was moved before this one was made.
-        self.set_aside: Path | None = None
-        self.problem = ""
-        #: Why the last write failed (empty: none has); whether a user was told.
-        self.write_problem = ""
-        self.write_problem_told = True
+        #: What the user should hear of the store, on the next answer (see take_notes).
+        self.notes: list[str] = []
+        self._write_failed = False
+        if readonly:
+            # For a reader that must change nothing (`dbg report`): no schema
+            # update, no recovery; an unreadable store is its error.
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5,
+                                      check_same_thread=False)
+            return
         try:
             self._open()
         except sqlite3.Error as exc:
@@ -85,13 +98,9 @@ class Store:
             # keep it for whoever wants to look, and record in a fresh one.
             with contextlib.suppress(Exception):
                 self.db.close()
-            self.set_aside = self.path.with_name(
-                f"{self.path.name}.{'locked' if 'locked' in str(exc) else 'damaged'}-"
-                f"{time.strftime('%Y%m%d-%H%M%S')}")
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.replace(f"{self.path}{suffix}", f"{self.set_aside}{suffix}")
-            self.problem = f"{exc}"
+            aside = keep_aside(self.path, "locked" if "locked" in str(exc) else "damaged")
+            self.notes.append(f"the session store could not be used ({exc}); it is kept at "
+                              f"{aside}, and a fresh one records from now on")
             self._open()
 
     def _open(self) -> None:
@@ -123,10 +132,16 @@ class Store:
         try:
             return int(self.db.execute(sql, params).lastrowid or 0)
         except sqlite3.Error as exc:
-            if not self.write_problem:
-                self.write_problem = str(exc)
-                self.write_problem_told = False
+            if not self._write_failed:
+                self._write_failed = True
+                self.notes.append(f"the session store cannot be written ({exc}): answers go "
+                                  "on, but `dbg hits` will miss what follows (see dbg doctor)")
             return 0
+
+    def take_notes(self) -> list[str]:
+        """What happened to the store that the user has not been told yet."""
+        notes, self.notes = self.notes, []
+        return notes
 
     def open_session(self, name: str, backend: str, tool: str, version: str,
                      program: str, args: list[str], cwd: str) -> int:
@@ -172,6 +187,13 @@ class Store:
         )
 
     # -- reads (client side) -------------------------------------------------
+
+    def session_row(self, session_id: int) -> dict[str, Any] | None:
+        """The ``sessions`` row of a recorded session, by column."""
+        cursor = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        row = cursor.fetchone()
+        return None if row is None else dict(
+            zip([d[0] for d in cursor.description], row, strict=True))
 
     def latest_session_id(self, name: str) -> int | None:
         row = self.db.execute(

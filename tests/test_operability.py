@@ -67,7 +67,9 @@ def test_doctor_finds_a_damaged_store_and_fix_keeps_it_aside(dbg: Dbg, target: A
     assert answer["_exit"] == 1 and answer["failed"] == ["store"], answer
     assert "doctor --fix" in checks(answer)["store"]["fix"]
     assert dbg.json("doctor", "--fix")["_exit"] == 0
-    assert (dbg.home / "store.sqlite3.damaged").exists()
+    kept = [p.name for p in dbg.home.glob("store.sqlite3.damaged-*")
+            if not p.name.endswith(("-wal", "-shm"))]
+    assert len(kept) == 1, kept
     # A fresh store: the next session records again.
     assert dbg.json("start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
                     str(cart.path))["ok"]
