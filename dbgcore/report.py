@@ -92,17 +92,16 @@ def _recorded(name: str) -> tuple[Values | None, list[Values], list[Values]]:
     if not store_path().exists():
         return None, [], []
     try:
-        store = Store()
+        store = Store(readonly=True)
     except (sqlite3.Error, OSError) as exc:
         return {"error": f"store unreadable: {exc}"}, [], []
     try:
         sid = store.latest_session_id(name)
         if sid is None:
             return None, [], []
-        row = store.db.execute("SELECT * FROM sessions WHERE id = ?", (sid,))
-        keys = [d[0] for d in row.description]
-        session = dict(zip(keys, row.fetchone(), strict=True))
-        return session, store.commands(sid), store.hits(sid, limit=10_000)
+        return store.session_row(sid), store.commands(sid), store.hits(sid, limit=10_000)
+    except sqlite3.Error as exc:
+        return {"error": f"store unreadable: {exc}"}, [], []
     finally:
         store.close()
 

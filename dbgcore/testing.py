@@ -38,6 +38,8 @@ from typing import Any, ClassVar
 
 import pytest
 
+from dbgcore import procutil
+
 __all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require_backend"]
 
 #: How the kit runs dbg: the installed package, with this interpreter.
@@ -154,14 +156,6 @@ def dbg(tmp_path: Path) -> Iterator[Dbg]:
         yield runner
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 class BackendSuite:
     """The behaviour every backend owes its users, as tests over one marked
     program. Subclass it with ``backend`` and ``program`` (and ``exit_code``
@@ -220,7 +214,7 @@ class BackendSuite:
         printed = dbg.json("print", "total")
         assert printed["ok"] and printed["value"] == names["total"], printed
 
-    def test_next_stays_in_the_function_and_step_enters_a_call(self, prog: Any) -> None:
+    def test_step_enters_a_call_at_its_first_line_and_finish_comes_back(self, prog: Any) -> None:
         dbg, program, lines = prog
         self.start(dbg, program, "--break", self.at(lines, "call-fee"), "--run")
         into = dbg.json("step")
@@ -253,12 +247,13 @@ class BackendSuite:
         dbg, program, lines = prog
         self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
-        pids = [status["pid"], *(c["pid"] for c in status["children"])]
+        pids = [(status["pid"], status.get("start_time")),
+                *((c["pid"], c.get("start_time")) for c in status["children"])]
         assert dbg("kill").code == 0
         deadline = time.monotonic() + 10
-        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        while any(procutil.alive(*p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not [p for p in pids if _alive(p)]
+        assert not [p for p in pids if procutil.alive(*p)]
 
     def test_bad_input_is_one_line_and_the_session_goes_on(self, prog: Any) -> None:
         dbg, program, lines = prog
