@@ -1,7 +1,9 @@
 """backends.yaml: what each backend runs and how it is chosen.
 
-Three files merge in order, each over the one before: the file shipped with
-dbg, the user's ``$XDG_CONFIG_HOME/dbg/backends.yaml``, and the project's
+Files merge in order, each over the one before: the file shipped with dbg,
+the files plugins ship (``dbg_backend_files``; these only add backends, an
+entry whose name is taken is left out), the user's
+``$XDG_CONFIG_HOME/dbg/backends.yaml``, and the project's
 ``.dbg/backends.yaml`` (the nearest one walking up from the current
 directory). A backend named in a later file overrides the keys it gives;
 mappings (``launch``, ``options``) merge key by key. Order in the files is the
@@ -45,8 +47,12 @@ def shipped_config_file() -> Path:
     return Path(__file__).resolve().parent.parent / "backends.yaml"
 
 
-def config_files(cwd: Path | None = None) -> list[Path]:
-    files = [shipped_config_file()]
+def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> list[Path]:
+    if plugin_files is None:
+        from dbgcore.plugins import get_host
+
+        plugin_files = get_host().backend_files()
+    files = [shipped_config_file(), *plugin_files]
     user = user_config_file()
     if user.is_file():
         files.append(user)
@@ -56,14 +62,23 @@ def config_files(cwd: Path | None = None) -> list[Path]:
     return files
 
 
-def load_config(cwd: Path | None = None) -> LoadedConfig:
-    files = config_files(cwd)
+def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> LoadedConfig:
+    """The merged backends; ``plugin_files`` (default: the loaded plugins')
+    are the backends.yaml files plugins ship."""
+    if plugin_files is None:
+        from dbgcore.plugins import get_host
+
+        plugin_files = get_host().backend_files()
+    from_plugins = set(plugin_files)
+    files = config_files(cwd, plugin_files)
     merged: dict[str, dict[str, Any]] = {}
     # Where each backend is first defined: where a missing key must be added.
     defined_at: dict[str, str] = {}
     for path in files:
         entries, lines = _read_file(path)
         for name, entry in entries.items():
+            if path in from_plugins and name in merged:
+                continue  # a plugin adds backends; it does not take over one
             defined_at.setdefault(name, f"{path}:{lines[name]}")
             base = merged.setdefault(name, {})
             for key, value in entry.items():
@@ -97,6 +112,11 @@ def load_config(cwd: Path | None = None) -> LoadedConfig:
 #: Files parsed already, by path, with the text they had: a daemon forked
 #: off the client that read them does not parse them again.
 _PARSED: dict[Path, tuple[str, tuple[dict[str, dict[str, Any]], dict[str, int]]]] = {}
+
+
+def read_backends_file(path: Path) -> list[str]:
+    """Check one backends.yaml file; the names of its backends, or ConfigError."""
+    return list(_read_file(path)[0])
 
 
 def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:

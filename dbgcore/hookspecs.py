@@ -8,6 +8,7 @@ third-party plugins are found through the ``dbg`` entry-point group.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -31,6 +32,23 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
 
     Every plugin's implementation is called; a registration that fails is
     reported by ``dbg plugins`` and does not stop the others.
+    """
+
+
+@hookspec
+def dbg_backend_files(add: Callable[[Path], None]) -> None:
+    """Name the backends.yaml files this plugin ships, with the entries of
+    the backends it brings (``plugin:``, ``extensions:``, ``install:``...).
+
+    :param add: call it with the path of each file (the same format as dbg's
+        own backends.yaml; ship it inside the package).
+
+    Every plugin's implementation is called, in every process that reads
+    backends.yaml; a file that is malformed makes its plugin broken in ``dbg
+    plugins`` and is left out. The files are read after dbg's own file and
+    before the user's and the project's, which may override any key of them. An entry whose name dbg's
+    file or an earlier plugin's already uses is left out: a plugin adds
+    backends, it does not take over others'.
     """
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -53,6 +54,7 @@ class PluginHost:
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
         self._backends: dict[str, type[Backend]] | None = None
+        self._backend_files: list[Path] | None = None
         self._commands_added = False
         for module_name in DEFAULT_PLUGINS:
             self._load(module_name, "builtin", partial(importlib.import_module, module_name))
@@ -121,6 +123,29 @@ class PluginHost:
         self._backends = found
         return found
 
+    def backend_files(self) -> list[Path]:
+        """The backends.yaml files plugins ship (``dbg_backend_files``), in
+        the order the plugins loaded; a plugin whose hook fails adds none."""
+        if self._backend_files is not None:
+            return self._backend_files
+        files: list[Path] = []
+        for impl in self.pm.hook.dbg_backend_files.get_hookimpls():
+            mine: list[Path] = []
+
+            def add(path: Path, _mine: list[Path] = mine) -> None:
+                from dbgcore.config import read_backends_file
+
+                path = Path(path)
+                read_backends_file(path)  # a malformed file breaks its plugin, not dbg
+                _mine.append(path)
+
+            self._call_isolated(impl, {"add": add})
+            info = self.infos.get(impl.plugin_name)
+            if info is None or info.ok:
+                files += mine
+        self._backend_files = files
+        return files
+
     def add_commands_once(self, cli: click.Group | None = None) -> None:
         """Run the plugins' ``dbg_add_commands`` hooks (once per process)."""
         if self._commands_added:
@@ -157,6 +182,7 @@ class PluginHost:
 
     def report(self) -> list[PluginInfo]:
         self.backend_classes()
+        self.backend_files()
         return list(self.infos.values())
 
 

@@ -15,6 +15,7 @@ import itertools
 import os
 import select
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from dbgcore.output import OutputBuffer
@@ -24,8 +25,15 @@ _PUMPS = itertools.count(1)
 
 
 class OutputPump:
-    def __init__(self, run_dir: Path, prefix: str, output: OutputBuffer) -> None:
+    """``transform(category, text)``, when given, sees each piece of text
+    before it is kept and returns what to keep: a debugger that writes its own
+    notices into the program's stderr (Node.js's inspector does) takes them
+    out there."""
+
+    def __init__(self, run_dir: Path, prefix: str, output: OutputBuffer,
+                 transform: Callable[[str, str], str] | None = None) -> None:
         self.output = output
+        self.transform = transform
         self.paths: dict[str, Path] = {}
         self._fds: dict[int, str] = {}
         self._keepalive: list[int] = []
@@ -72,7 +80,11 @@ class OutputPump:
                     break
                 if not data:
                     break
-                self.output.append(category, self._decoders[category].decode(data))
+                text = self._decoders[category].decode(data)
+                if self.transform is not None:
+                    text = self.transform(category, text)
+                if text:
+                    self.output.append(category, text)
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -109,7 +109,7 @@ def test_extensions_are_matched_case_insensitively(config_home: Path, tmp_path: 
 
 def test_missing_user_file_is_fine_and_empty_file_adds_nothing(
         config_home: Path, tmp_path: Path) -> None:
-    assert config_files(tmp_path) == [shipped_config_file()]
+    assert config_files(tmp_path, []) == [shipped_config_file()]
     shipped = load_config(tmp_path).backends
     empty = write(config_home / "dbg" / "backends.yaml", "# nothing here yet\n")
     config = load_config(tmp_path)

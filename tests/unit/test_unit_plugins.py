@@ -335,3 +335,77 @@ def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() ->
     assert table.find("disasm") is not None  # the built-in DAP plugin's ops
     greedy = next(i for i in host.report() if i.name == "greedy")
     assert not greedy.ok and "already defined" in greedy.error, greedy
+
+
+SHIPS_ENTRY = """
+    from pathlib import Path
+
+    from dbgcore.api import Backend, hookimpl
+
+
+    class ShippedBackend(Backend):
+        id = "shipped-test"
+        tool = "shipped-tool"
+
+
+    @hookimpl
+    def dbg_register_backends(register):
+        register(ShippedBackend)
+
+
+    @hookimpl
+    def dbg_backend_files(add):
+        add(Path(__file__).with_name("dbgtest_ships.yaml"))
+"""
+
+SHIPPED_YAML = """
+backends:
+  shipped:
+    plugin: shipped-test
+    command: [sh]
+    extensions: [.shipped]
+    install: it is sh
+  pdb:
+    plugin: shipped-test
+    command: [sh]
+"""
+
+BAD_FILE = """
+    from pathlib import Path
+
+    from dbgcore.api import hookimpl
+
+
+    @hookimpl
+    def dbg_backend_files(add):
+        add(Path(__file__).with_name("dbgtest_badfile.yaml"))
+"""
+
+
+def test_a_plugin_ships_its_backends_yaml_entries(dbg: Any, plugin_site: Any) -> None:
+    plugin_site.install("dbgtest-ships", "dbgtest_ships", SHIPS_ENTRY, entry="ships")
+    (plugin_site.path / "dbgtest_ships.yaml").write_text(SHIPPED_YAML, encoding="utf-8")
+    plugin_site.install("dbgtest-badfile", "dbgtest_badfile", BAD_FILE, entry="badfile")
+    (plugin_site.path / "dbgtest_badfile.yaml").write_text("backends: [1, 2\n", encoding="utf-8")
+    env = plugin_site.env()
+
+    # No user or project file names it: the plugin's own file brings the entry.
+    rows = {b["name"]: b for b in dbg.json("backends", env=env)["backends"]}
+    assert rows["shipped"]["ready"] is True and rows["shipped"]["plugin"] == "shipped-test", rows
+    assert rows["shipped"]["extensions"] == [".shipped"]
+    # A plugin's file adds backends; the one it names that dbg has is left as dbg's.
+    assert rows["pdb"]["plugin"] == "pdb", rows["pdb"]
+    # A malformed file breaks its plugin, not dbg.
+    plugins = plugins_by_name(dbg, env)
+    assert plugins["badfile"]["ok"] is False and "dbgtest_badfile.yaml" in plugins["badfile"][
+        "error"], plugins["badfile"]
+    assert plugins["ships"]["ok"] is True
+
+    # The user's file still has the last word, key by key.
+    user_config(dbg, "backends:\n  shipped:\n    install: ask your admin\n")
+    rows = {b["name"]: b for b in dbg.json("backends", env=env)["backends"]}
+    assert rows["shipped"]["install"] == "ask your admin"
+    assert rows["shipped"]["plugin"] == "shipped-test"
+
+    # Without the plugin, there is no such backend.
+    assert "shipped" not in {b["name"] for b in dbg.json("backends")["backends"]}
