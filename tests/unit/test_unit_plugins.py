@@ -400,12 +400,11 @@ def test_a_plugin_ships_its_backends_yaml_entries(dbg: Any, plugin_site: Any) ->
     assert plugins["badfile"]["ok"] is False and "dbgtest_badfile.yaml" in plugins["badfile"][
         "error"], plugins["badfile"]
     assert plugins["ships"]["ok"] is True
+    # Without the plugin, there is no such backend.
+    assert "shipped" not in {b["name"] for b in dbg.json("backends")["backends"]}
 
     # The user's file still has the last word, key by key.
     user_config(dbg, "backends:\n  shipped:\n    install: ask your admin\n")
     rows = {b["name"]: b for b in dbg.json("backends", env=env)["backends"]}
     assert rows["shipped"]["install"] == "ask your admin"
     assert rows["shipped"]["plugin"] == "shipped-test"
-
-    # Without the plugin, there is no such backend.
-    assert "shipped" not in {b["name"] for b in dbg.json("backends")["backends"]}
