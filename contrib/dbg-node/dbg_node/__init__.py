@@ -1,0 +1,25 @@
+"""dbg plugin: the ``node`` backend, JavaScript under Node.js.
+
+Written against dbg's public plugin API (:mod:`dbgcore.api`) only. The
+backend module is imported inside the hook, so dbg commands that never need
+it do not pay for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from dbgcore.api import Backend, hookimpl
+
+
+@hookimpl
+def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
+    from dbg_node.backend import NodeBackend
+
+    register(NodeBackend)
+
+
+@hookimpl
+def dbg_backend_files(add: Callable[[Path], None]) -> None:
+    add(Path(__file__).with_name("backends.yaml"))

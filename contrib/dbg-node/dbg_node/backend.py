@@ -1,0 +1,809 @@
+"""The node backend: JavaScript under Node.js, through its inspector.
+
+``node --inspect-brk=127.0.0.1:0 PROGRAM`` runs the program with V8's
+inspector listening on a loopback port of the kernel's choosing, paused
+before the first line; the URL it prints on stderr is read through the
+output pump (which keeps the inspector's notices out of the program's
+output). Everything else is the inspector protocol: breakpoints by URL,
+stepping, pauses, scopes and evaluation on a call frame.
+
+Where V8's meaning differs from dbg's, dbg's wins, as on every backend:
+``next`` and ``step`` go by lines (V8 steps by statement and expression, so
+it stops at ``i++`` and ``i < n`` of one ``for`` line); ``finish`` stops at
+the function's return with its value, then steps out; ``break FUNCTION``
+stops at the body's first statement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import quote as url_quote
+from urllib.parse import unquote
+
+from dbgcore.api import (
+    AttachRequest,
+    Backend,
+    BackendSpec,
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    Frame,
+    LaunchRequest,
+    Location,
+    NotAProgram,
+    OpFailed,
+    OutputPump,
+    Readiness,
+    ReturnValue,
+    SessionContext,
+    StopEvent,
+    StopState,
+    Support,
+    TargetExited,
+    Thread,
+    UsageError,
+    Value,
+    Variable,
+    procutil,
+    resolve_source,
+    signal_name,
+    walk_sources,
+)
+from dbg_node import values
+from dbg_node.functions import find_body
+from dbg_node.inspector import CLOSED, Inspector
+
+SOURCES = (".js", ".mjs", ".cjs")
+LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
+#: What the inspector itself writes on the program's stderr.
+NOTICES = re.compile(
+    r"^(?:Debugger listening on ws://\S+|For help, see: https://nodejs\.org/\S*|"
+    r"Debugger attached\.|Debugger ending on ws://\S+|"
+    r"Waiting for the debugger to disconnect\.\.\.)\n", re.M)
+#: Names Node's CommonJS wrapper puts in every module's scope.
+WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
+#: Scopes whose variables are the frame's own ("locals").
+OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
+#: How many V8 steps one line step may take (one line can hold a whole loop).
+STEP_LIMIT = 10000
+CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
+
+
+class NodeBackend(Backend):
+    id = "node"
+    tool = "node"
+    features: ClassVar[dict[str, Support]] = {
+        "break-if": "native", "return-value": "native", "pending": "native"}
+    unsupported_hints: ClassVar[dict[str, str]] = {
+        "watch": "V8 has no watchpoints; `dbg break FILE:LINE --if 'x !== OLD'` stops where "
+                 "a value changes, `dbg display EXPR` shows it at every stop",
+    }
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pump: OutputPump | None = None
+        self.inspector: Inspector | None = None
+        self._state: StopState = "running"
+        self._version = ""
+        self._url: str | None = None
+        self._url_seen = threading.Event()
+        self._frames: list[dict[str, Any]] = []
+        self._selected = 0
+        self._locals: dict[str, dict[str, Any]] = {}
+        self._breaks: dict[int, Breakpoint] = {}
+        self._v8_ids: dict[int, str] = {}
+        self._next_id = 1
+        self._root = os.getcwd()
+        self._cwd = os.getcwd()
+        self._catch = "uncaught"
+        self._attached = False
+        self._entered = False
+        self._exit: StopEvent | None = None
+
+    # -- availability ------------------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        node = shutil.which(spec.command[0] if spec.command else "node")
+        if not node:
+            return Readiness(False, f"{spec.command[0] if spec.command else 'node'} not found")
+        try:
+            out = subprocess.run([node, "--version"], capture_output=True, text=True,
+                                 timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{node} does not run: {exc}")
+        version = out.lstrip("v")
+        major = int(version.split(".")[0]) if version.split(".")[0].isdigit() else 0
+        if major < 16:
+            return Readiness(False, f"{node} is Node.js {out or '?'}; dbg needs 16 or newer")
+        return Readiness(True, f"{node} (Node.js {version})", version)
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        _entry_point(program)
+
+    def version(self) -> str:
+        if not self._version:
+            self._version = self.check(self.spec).version
+        return self._version
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def launch(self, request: LaunchRequest) -> StopEvent:
+        if request.module:
+            raise UsageError("node runs a file or a folder with a package.json, not -m MODULE")
+        program = _entry_point(Path(request.program))
+        self._cwd = request.cwd or os.getcwd()
+        self._root = str(program.parent)
+        self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
+        node = shutil.which(self.spec.command[0] if self.spec.command else "node") or "node"
+        argv = [node, "--inspect-brk=127.0.0.1:0", *self.spec.options.get("node_args", []),
+                str(program), *request.args]
+        env = {**os.environ, **request.env}
+        with open(self.pump.paths["stdout"], "wb") as out, \
+                open(self.pump.paths["stderr"], "wb") as err:
+            self.proc = subprocess.Popen(
+                argv, cwd=self._cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                start_new_session=True, preexec_fn=procutil.die_with_parent)
+        self.ctx.track_process(self.proc.pid, "node")
+        self.ctx.log.note(f"started {' '.join(argv)} (pid {self.proc.pid})")
+        deadline = time.monotonic() + max(self.ctx.op_timeout, 10)
+        while not self._url_seen.wait(0.05):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.pump.drain()
+                said = self.ctx.output.read(0, {"stderr"})
+                raise OpFailed(f"node did not start {program}: "
+                               f"{_said(said) or f'exit code {self.proc.poll()}'}")
+        assert self._url is not None
+        self._connect(self._url, request.stop_on_uncaught)
+        self.call("Runtime.runIfWaitingForDebugger")
+        event = self._wait_stop(max(self.ctx.op_timeout, 10), "entry")
+        if event.state == "running":
+            raise OpFailed("node did not stop at the program's first line")
+        return event
+
+    def attach(self, request: AttachRequest) -> StopEvent:
+        if request.port is None:
+            raise UsageError(
+                "node attaches to an inspector port, not a pid",
+                "start the program with `node --inspect=127.0.0.1:PORT` (or send it SIGUSR1, "
+                "which opens 127.0.0.1:9229) and run `dbg attach --backend node --port PORT`")
+        host = request.host or "127.0.0.1"
+        url = _inspector_url(host, request.port, self.ctx.op_timeout)
+        self._attached = True
+        self._connect(url, True)
+        self.call("Runtime.runIfWaitingForDebugger")
+        self.call("Debugger.pause")
+        return self._wait_stop(max(self.ctx.op_timeout, 10), "attach")
+
+    def _connect(self, url: str, stop_on_uncaught: bool) -> None:
+        self.inspector = Inspector(url, self.ctx.log, max(self.ctx.op_timeout, 10))
+        self.call("Runtime.enable")
+        self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000})
+        # Stepping never goes into Node's own JavaScript (console.log...).
+        self.call("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]})
+        self._catch = "uncaught" if stop_on_uncaught else "none"
+        self.call("Debugger.setPauseOnExceptions", {"state": self._catch})
+
+    def _notices(self, category: str, text: str) -> str:
+        """The program's stderr without the inspector's own notices; the
+        first of them says where the inspector listens."""
+        if category != "stderr":
+            return text
+        if not self._url_seen.is_set():
+            found = LISTENING.search(text)
+            if found:
+                self._url = found.group(1)
+                self._url_seen.set()
+        return NOTICES.sub("", text)
+
+    def state(self) -> StopState:
+        return self._state
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        if self._state != "running":
+            return None
+        event = self._wait_stop(timeout, "breakpoint")
+        return None if event.state == "running" else event
+
+    def terminate(self) -> None:
+        inspector, self.inspector = self.inspector, None
+        if inspector is not None:
+            if self._attached and not inspector.closed.is_set():
+                for method in ("Debugger.disable", "Runtime.runIfWaitingForDebugger"):
+                    try:
+                        inspector.call(method, timeout=2)
+                    except Exception:  # the program may be gone; it must not stop the end
+                        pass
+            try:
+                inspector.close()
+            except Exception:
+                pass
+        if self.proc is not None:
+            procutil.terminate_groups([self.proc.pid], self.ctx.shutdown_grace,
+                                      reap=[self.proc.pid])
+        if self.pump is not None:
+            self.pump.close()
+        if self._state != "exited":
+            self._state = "exited"
+
+    # -- talking to the inspector --------------------------------------------------
+
+    def call(self, method: str, params: dict[str, Any] | None = None,
+             timeout: float | None = None) -> dict[str, Any]:
+        if self.inspector is None:
+            raise TargetExited("the program has ended")
+        return self.inspector.call(method, params, self.ctx.op_timeout if timeout is None
+                                   else timeout)
+
+    def _wait_stop(self, timeout: float, reason: str) -> StopEvent:
+        """Wait for the program to pause or end; ``reason`` is what a pause
+        that says no more than "other" means for the op that moved it."""
+        assert self.inspector is not None
+        deadline = time.monotonic() + timeout
+        self._state = "running"
+        while True:
+            message = self.inspector.next_event(deadline - time.monotonic())
+            if message is None:
+                return StopEvent(state="running")
+            method = message.get("method")
+            params = message.get("params") or {}
+            if method == "Debugger.paused":
+                return self._paused(params, reason)
+            if method == "Debugger.breakpointResolved":
+                self._resolved(params)
+            elif method == CLOSED or (
+                    method == "Runtime.executionContextDestroyed"
+                    and params.get("executionContextId") in (None, self.inspector.main_context)):
+                return self._ended()
+
+    def _paused(self, params: dict[str, Any], reason: str) -> StopEvent:
+        self._state = "stopped"
+        self._frames = list(params.get("callFrames") or [])
+        self._selected = 0
+        self._locals = {}
+        if self.pump is not None:
+            self.pump.drain()
+        why = params.get("reason", "other")
+        hit = [bp for bp, v8 in self._v8_ids.items() if v8 in (params.get("hitBreakpoints") or [])]
+        description = ""
+        if why in ("exception", "promiseRejection"):
+            reason = "exception"
+            data = params.get("data") or {}
+            description = str(data.get("description") or data.get("value") or "").split("\n")[0]
+        elif why == "Break on start" and not self._entered:
+            reason = "entry"
+        elif hit:
+            reason = "breakpoint"
+            for bp in hit:
+                self._breaks[bp].hits += 1
+        elif why == "other" and reason == "breakpoint":
+            # Not one of dbg's breakpoints: a `debugger;` statement.
+            description = "debugger statement"
+        self._entered = True
+        for bp in hit:
+            if self._breaks[bp].temporary:
+                self._drop(bp)
+        return StopEvent(state="stopped", reason=reason, location=self._where(0), thread=1,
+                         description=description, hit_breakpoints=list(hit))
+
+    def _ended(self) -> StopEvent:
+        if self._exit is not None:
+            return self._exit
+        if self.inspector is not None:
+            # With the inspector attached, node waits for it to go before exiting.
+            self.inspector.close()
+            self.inspector = None
+        code: int | None = None
+        signal: str | None = None
+        if self.proc is not None:
+            try:
+                status = self.proc.wait(timeout=max(self.ctx.shutdown_grace * 5, 5))
+            except subprocess.TimeoutExpired:
+                procutil.terminate_groups([self.proc.pid], self.ctx.shutdown_grace,
+                                          reap=[self.proc.pid])
+                status = self.proc.wait(timeout=5)
+            if status < 0:
+                signal = signal_name(-status)
+            else:
+                code = status
+        if self.pump is not None:
+            time.sleep(0.02)
+            self.pump.drain()
+        self._state = "exited"
+        self._frames = []
+        self._exit = StopEvent(state="exited", reason="exited", exit_code=code, signal=signal)
+        return self._exit
+
+    # -- where the program is -------------------------------------------------------------
+
+    def _file(self, script_id: str) -> str | None:
+        url = self.inspector.scripts.get(script_id, "") if self.inspector else ""
+        if url.startswith("file://"):
+            return unquote(url[len("file://"):])
+        return url or None
+
+    def _where(self, index: int) -> Location | None:
+        if not self._frames:
+            return None
+        frame = self._frames[index]
+        loc = frame["location"]
+        return Location(self._file(loc["scriptId"]), loc["lineNumber"] + 1, _name(frame))
+
+    def _frame(self) -> dict[str, Any]:
+        if not self._frames:
+            raise OpFailed("the program is not stopped in JavaScript")
+        return self._frames[self._selected]
+
+    def _depth_key(self, index: int = 0) -> tuple[int, str, int, int]:
+        """Which call a pause is in: the depth, and the function's script and start."""
+        frame = self._frames[index]
+        start = frame.get("functionLocation") or {}
+        return (len(self._frames) - index, start.get("scriptId", ""),
+                start.get("lineNumber", -1), start.get("columnNumber", -1))
+
+    # -- execution ----------------------------------------------------------------------------
+
+    def _resume(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self._state = "running"
+        self._locals = {}
+        self.call(method, params)
+
+    def cont(self, timeout: float) -> StopEvent:
+        self._resume("Debugger.resume")
+        return self._wait_stop(timeout, "breakpoint")
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._line_step("Debugger.stepOver", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        return self._line_step("Debugger.stepInto", timeout)
+
+    def _line_step(self, method: str, timeout: float) -> StopEvent:
+        """V8 steps by statement; dbg by line: step again while still on the
+        same line of the same call."""
+        deadline = time.monotonic() + timeout
+        start_key, start_line = self._depth_key(), self._frames[0]["location"]["lineNumber"]
+        for _ in range(STEP_LIMIT):
+            self._resume(method)
+            event = self._wait_stop(deadline - time.monotonic(), "step")
+            if event.state != "stopped" or event.reason != "step":
+                return event
+            if self._depth_key() != start_key \
+                    or self._frames[0]["location"]["lineNumber"] != start_line:
+                return event
+        return event
+
+    def finish(self, timeout: float) -> StopEvent:
+        """Run to the selected frame's return (a breakpoint at each of its
+        return positions), read the value, then step out to the caller."""
+        deadline = time.monotonic() + timeout
+        index = self._selected
+        target = self._depth_key(index)
+        returns = [p for p in self._positions(index) if p.get("type") == "return"]
+        event = self._run_to(returns, target, deadline, "return")
+        if event.state != "stopped" or event.reason != "return":
+            return event
+        returned = self._frames[0].get("returnValue")
+        self._resume("Debugger.stepOut")
+        event = self._wait_stop(deadline - time.monotonic(), "return")
+        if event.state == "stopped" and event.reason == "return" and returned is not None:
+            value, kind = values.show(returned)
+            event.return_value = ReturnValue(value, kind)
+        return event
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        deadline = time.monotonic() + timeout
+        if loc is not None:
+            script_id, line, column = self._script_position(loc)
+            self._resume("Debugger.continueToLocation", {
+                "location": {"scriptId": script_id, "lineNumber": line - 1,
+                             **({"columnNumber": column} if column is not None else {})},
+                "targetCallFrames": "any"})
+            return self._wait_stop(timeout, "until")
+        # The next line past this one in this call, or the caller when it returns.
+        target = self._depth_key(self._selected)
+        here = self._frames[self._selected]["location"]["lineNumber"]
+        later = [p for p in self._positions(self._selected)
+                 if p["lineNumber"] > here or p.get("type") == "return"]
+        event = self._run_to(later, target, deadline, "until")
+        if event.state == "stopped" and event.reason == "until" \
+                and self._frames[0]["location"]["lineNumber"] <= here:
+            # It reached a return of the function on this line: go on to the caller.
+            self._resume("Debugger.stepOut")
+            return self._wait_stop(deadline - time.monotonic(), "until")
+        return event
+
+    def _positions(self, index: int) -> list[dict[str, Any]]:
+        """Every place the frame's function can pause (V8's break locations)."""
+        scope = next((s for s in self._frames[index].get("scopeChain", [])
+                      if s.get("type") == "local" and s.get("startLocation")), None)
+        if scope is None:
+            return []
+        found = self.call("Debugger.getPossibleBreakpoints", {
+            "start": scope["startLocation"], "end": scope["endLocation"],
+            "restrictToFunction": True})
+        return list(found.get("locations") or [])
+
+    def _run_to(self, positions: list[dict[str, Any]], target: tuple[int, str, int, int],
+                deadline: float, reason: str) -> StopEvent:
+        """Continue until one of ``positions`` pauses in the call ``target``
+        (a deeper, recursive call of the same function passes); a stop of any
+        other kind ends the run there."""
+        if not positions:
+            self._resume("Debugger.stepOut")
+            return self._wait_stop(deadline - time.monotonic(), reason)
+        placed = []
+        try:
+            for position in positions:
+                try:
+                    placed.append(self.call("Debugger.setBreakpoint", {"location": {
+                        k: position[k] for k in ("scriptId", "lineNumber", "columnNumber")
+                        if k in position}})["breakpointId"])
+                except OpFailed:
+                    continue  # a user's breakpoint is there already; it stops there too
+            while True:
+                self._resume("Debugger.resume")
+                event = self._wait_stop(deadline - time.monotonic(), reason)
+                if event.state != "stopped":
+                    return event
+                if event.reason in (reason, "breakpoint") and not event.hit_breakpoints \
+                        and self._depth_key() != target and len(self._frames) > target[0]:
+                    continue  # a deeper call of the same function
+                if event.reason == "breakpoint" and self._depth_key() == target \
+                        and self._at_position(positions):
+                    event.reason = reason  # a user's breakpoint on a return: both
+                return event
+        finally:
+            for bp in placed:
+                try:
+                    self.call("Debugger.removeBreakpoint", {"breakpointId": bp})
+                except (OpFailed, TargetExited):
+                    break
+
+    def _at_position(self, positions: list[dict[str, Any]]) -> bool:
+        here = self._frames[0]["location"]
+        return any(p["scriptId"] == here["scriptId"] and p["lineNumber"] == here["lineNumber"]
+                   and p.get("columnNumber") == here.get("columnNumber") for p in positions)
+
+    def pause(self, timeout: float) -> StopEvent:
+        if self._state != "running":
+            return StopEvent(state=self._state, location=self._where(0) if self._frames else None)
+        self.call("Debugger.pause")
+        return self._wait_stop(timeout, "pause")
+
+    # -- breakpoints ---------------------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        if options.hit_count is not None:
+            raise self.unsupported("break", "V8 has no hit counts; use --if with a condition")
+        if options.log_message is not None:
+            raise self.unsupported("break", "node has no logpoints here; `dbg display EXPR` "
+                                   "shows a value at every stop")
+        file, line, column, requested = self._source_position(loc)
+        params: dict[str, Any] = {"lineNumber": line - 1, "urlRegex": _url_regex(file)}
+        if column is not None:
+            params["columnNumber"] = column
+        if options.condition:
+            params["condition"] = options.condition
+        try:
+            answer = self.call("Debugger.setBreakpointByUrl", params)
+        except OpFailed as exc:
+            if "already exists" in exc.message:
+                same = next((b for b in self._breaks.values()
+                             if b.file == file and (b.requested_line or b.line) == line), None)
+                raise OpFailed(f"there is a breakpoint at {Path(file).name}:{line} already"
+                               + (f" (#{same.id})" if same else ""),
+                               "`dbg breaks` lists them; `dbg unbreak ID` removes one") from exc
+            raise
+        bp_id = self._next_id
+        self._next_id += 1
+        self._v8_ids[bp_id] = answer["breakpointId"]
+        bp = Breakpoint(id=bp_id, file=file, line=line, function=loc.function,
+                        verified=False, condition=options.condition, requested=requested,
+                        temporary=options.temporary)
+        self._breaks[bp_id] = bp
+        for where in answer.get("locations") or []:
+            self._bind(bp, where)
+        if not bp.verified and self._loaded(file):
+            self._drop(bp_id)
+            raise OpFailed(f"{Path(file).name}:{line}: no code at or after that line",
+                           "pick a line with a statement on it")
+        return bp
+
+    def _bind(self, bp: Breakpoint, where: dict[str, Any]) -> None:
+        line = where["lineNumber"] + 1
+        if line != bp.line and bp.requested_line is None:
+            bp.requested_line = bp.line
+        bp.line = line
+        bp.file = self._file(where["scriptId"]) or bp.file
+        bp.verified = True
+
+    def _resolved(self, params: dict[str, Any]) -> None:
+        for bp_id, v8 in self._v8_ids.items():
+            if v8 == params.get("breakpointId"):
+                self._bind(self._breaks[bp_id], params["location"])
+
+    def _loaded(self, file: str) -> bool:
+        if self.inspector is None:
+            return False
+        pattern = re.compile(_url_regex(file))
+        return any(pattern.search(url) for url in self.inspector.scripts.values())
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        key = int(bp_id) if str(bp_id).isdigit() else -1
+        if key not in self._breaks:
+            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
+        self._drop(key)
+
+    def _drop(self, bp_id: int) -> None:
+        v8 = self._v8_ids.pop(bp_id, None)
+        self._breaks.pop(bp_id, None)
+        if v8 is not None and self.inspector is not None and not self.inspector.closed.is_set():
+            self.call("Debugger.removeBreakpoint", {"breakpointId": v8})
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return list(self._breaks.values())
+
+    def catch(self, filters: list[str]) -> list[str]:
+        unknown = [f for f in filters if f not in CATCH_FILTERS]
+        if unknown:
+            raise UsageError(f"node has no exception filter {', '.join(unknown)}",
+                             "use uncaught, or all (every throw, caught or not)")
+        states = {CATCH_FILTERS[f] for f in filters}
+        self._catch = "all" if "all" in states else "uncaught" if states else "none"
+        self.call("Debugger.setPauseOnExceptions", {"state": self._catch})
+        return [] if self._catch == "none" else [self._catch]
+
+    def _source_position(self, loc: BreakLoc) -> tuple[str, int, int | None, str]:
+        """(file, line, column or None, what was asked) for a location."""
+        if loc.module is not None:
+            raise UsageError("node has no MODULE!FUNCTION locations",
+                             "use FUNCTION, Class.method or FILE:LINE")
+        if loc.function is not None:
+            return self._function_position(loc.function)
+        assert loc.line is not None
+        if loc.file is None:
+            here = self._where(self._selected) if self._frames else None
+            if here is None or not here.file:
+                raise OpFailed(f"line {loc.line} of which file?", "use FILE:LINE")
+            return here.file, loc.line, None, str(loc)
+        found = resolve_source(loc.file, [self._cwd, self._root], [
+            lambda: walk_sources(self._root, SOURCES),
+            lambda: (self._file(s) or "" for s in (self.inspector.scripts if self.inspector
+                                                    else {}) if self._file(s))])
+        if found is None:
+            # Not found among the sources: a file loaded later, by its name.
+            return loc.file, loc.line, None, str(loc)
+        return found, loc.line, None, str(loc)
+
+    def _function_position(self, name: str) -> tuple[str, int, int | None, str]:
+        places = []
+        for path in walk_sources(self._root, SOURCES):
+            try:
+                text = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            places += [(path, start) for start in find_body(text, name)]
+        if not places:
+            raise OpFailed(f"no function {name} in the JavaScript under {self._root}",
+                           "use FILE:LINE, or Class.method for a method")
+        if len(places) > 1:
+            where = ", ".join(f"{Path(p).name}:{s.line}" for p, s in places[:5])
+            raise OpFailed(f"{name} is defined {len(places)} times ({where})",
+                           "break at one of them with FILE:LINE")
+        path, start = places[0]
+        return path, start.line, start.column, name
+
+    def _script_position(self, loc: BreakLoc) -> tuple[str, int, int | None]:
+        file, line, column, _ = self._source_position(loc)
+        pattern = re.compile(_url_regex(file))
+        assert self.inspector is not None
+        script = next((sid for sid, url in self.inspector.scripts.items()
+                       if pattern.search(url)), None)
+        if script is None:
+            raise OpFailed(f"{Path(file).name} is not loaded yet",
+                           "set a breakpoint there (`dbg break`) and continue")
+        near = self.call("Debugger.getPossibleBreakpoints", {
+            "start": {"scriptId": script, "lineNumber": line - 1, "columnNumber": 0},
+            "end": {"scriptId": script, "lineNumber": line, "columnNumber": 0}})
+        if not near.get("locations") and column is None:
+            raise OpFailed(f"{Path(file).name}:{line}: no code on that line",
+                           "pick a line with a statement on it")
+        return script, line, column
+
+    # -- inspection -------------------------------------------------------------------------------
+
+    def stack(self, levels: int | None) -> list[Frame]:
+        frames = []
+        for index, frame in enumerate(self._frames[:levels] if levels else self._frames):
+            where = self._where(index)
+            assert where is not None
+            frames.append(Frame(index, where.function, where.file, where.line,
+                                current=index == self._selected,
+                                internal=(where.file or "").startswith("node:")))
+        return frames
+
+    def select_frame(self, index: int) -> Frame:
+        if not 0 <= index < len(self._frames):
+            raise OpFailed(f"no frame {index}; the stack has {len(self._frames)} frames "
+                           f"(0 to {len(self._frames) - 1})", "`dbg stack` lists them")
+        self._selected = index
+        self._locals = {}
+        return self.stack(None)[index]
+
+    def locals(self) -> list[Variable]:
+        frame = self._frame()
+        found: dict[str, dict[str, Any]] = {}
+        for scope in frame.get("scopeChain", []):
+            if scope.get("type") not in OWN_SCOPES:
+                break
+            for prop in self._properties(scope["object"]["objectId"]):
+                if "value" in prop:
+                    found.setdefault(prop["name"], prop["value"])
+        if WRAPPER <= set(found):
+            for name in WRAPPER:  # CommonJS's wrapper, not the program's
+                found.pop(name)
+        self._locals = found
+        return [Variable(name, *values.show(obj)) for name, obj in found.items()]
+
+    def fields(self, variable: Variable) -> list[Variable] | None:
+        obj = self._locals.get(variable.name)
+        if obj is None or not values.expandable(obj):
+            return None
+        return [Variable(p["name"], *values.show(p["value"]))
+                for p in self._properties(obj["objectId"])
+                if "value" in p and p.get("enumerable", True)]
+
+    def _properties(self, object_id: str) -> list[dict[str, Any]]:
+        found = self.call("Runtime.getProperties", {
+            "objectId": object_id, "ownProperties": True, "generatePreview": True})
+        return list(found.get("result") or [])
+
+    def evaluate(self, expression: str) -> Value:
+        return Value(*values.show(self._evaluate(expression)))
+
+    def _evaluate(self, expression: str) -> dict[str, Any]:
+        answer = self.call("Debugger.evaluateOnCallFrame", {
+            "callFrameId": self._frame()["callFrameId"], "expression": expression,
+            "generatePreview": True, "objectGroup": "dbg"})
+        if "exceptionDetails" in answer:
+            details = answer["exceptionDetails"]
+            thrown = (details.get("exception") or {}).get("description") or details.get("text")
+            raise OpFailed(str(thrown).split("\n")[0])
+        result: dict[str, Any] = answer["result"]
+        return result
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        new = self._evaluate(value)
+        frame = self._frame()
+        if re.fullmatch(r"[A-Za-z_$][\w$]*", lhs):
+            for number, scope in enumerate(frame.get("scopeChain", [])):
+                if scope.get("type") == "global":
+                    break
+                names = {p["name"] for p in self._properties(scope["object"]["objectId"])}
+                if lhs in names:
+                    self.call("Debugger.setVariableValue", {
+                        "scopeNumber": number, "variableName": lhs,
+                        "newValue": values.call_argument(new),
+                        "callFrameId": frame["callFrameId"]})
+                    self._refresh_frames()
+                    return self.evaluate(lhs)
+        self._evaluate(f"{lhs} = ({value})")
+        self._refresh_frames()
+        return self.evaluate(lhs)
+
+    def _refresh_frames(self) -> None:
+        self._locals = {}
+
+    def threads(self) -> list[Thread]:
+        return [Thread(1, "main", current=True)]
+
+    def select_thread(self, thread_id: int | str) -> Thread:
+        if str(thread_id) not in ("1", "main"):
+            raise OpFailed(f"no thread {thread_id}; node runs the program on one: 1 (main)")
+        return Thread(1, "main", current=True)
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        """An inspector request: ``Domain.method`` and, optionally, its
+        params as a JSON object (``Runtime.evaluate {"expression": "1+1"}``)."""
+        method, _, rest = text.strip().partition(" ")
+        if not re.fullmatch(r"[A-Z]\w*\.\w+", method):
+            raise UsageError(f"not an inspector request: {text!r}",
+                             'give Domain.method and JSON params, e.g. '
+                             '`dbg raw Runtime.evaluate \'{"expression": "1+1"}\'`')
+        try:
+            params = json.loads(rest) if rest.strip() else {}
+        except ValueError as exc:
+            raise UsageError(f"the params of {method} are not JSON: {exc}") from exc
+        if not isinstance(params, dict):
+            raise UsageError(f"the params of {method} must be a JSON object")
+        moves = method in ("Debugger.resume", "Debugger.stepOver", "Debugger.stepInto",
+                           "Debugger.stepOut", "Debugger.continueToLocation")
+        if moves:
+            self._resume(method, params)
+            return "", self._wait_stop(timeout, "step")
+        answer = self.call(method, params)
+        if method == "Debugger.pause":
+            return "", self._wait_stop(timeout, "pause")
+        return json.dumps(answer, indent=1), None
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def _entry_point(program: Path) -> Path:
+    """The file node runs for ``program``: itself, or a folder's package.json main."""
+    if program.is_dir():
+        manifest = program / "package.json"
+        if not manifest.is_file():
+            raise NotAProgram(f"{program} is a folder without a package.json",
+                              "give a .js file, or a folder with a package.json")
+        try:
+            main = json.loads(manifest.read_text(encoding="utf-8")).get("main") or "index.js"
+        except (OSError, ValueError, AttributeError) as exc:
+            raise NotAProgram(f"{manifest} cannot be read as JSON: {exc}") from exc
+        entry = program / str(main)
+        for candidate in (entry, entry.with_name(entry.name + ".js"), entry / "index.js"):
+            if candidate.is_file():
+                return candidate.resolve()
+        raise NotAProgram(f"{manifest} says main is {main}, which is not there",
+                          "fix package.json's main, or give the .js file")
+    if program.suffix not in SOURCES and program.is_file():
+        with open(program, "rb") as fh:
+            first = fh.readline(200)
+        if not (first.startswith(b"#!") and b"node" in first):
+            raise NotAProgram(f"{program.name} is not JavaScript",
+                              "node runs .js, .mjs and .cjs files (or a script whose #! "
+                              "line names node)")
+    return program.resolve()
+
+
+def _url_regex(file: str) -> str:
+    """A regular expression for the URLs V8 may give ``file``: a path or a
+    file:// URL; a bare name matches that name in any folder."""
+    if os.path.isabs(file):
+        forms = {re.escape(file), re.escape("file://" + url_quote(file))}
+        return "^(?:" + "|".join(sorted(forms)) + ")$"
+    return r"(?:^|/)" + re.escape(file) + "$"
+
+
+def _name(frame: dict[str, Any]) -> str:
+    name = str(frame.get("functionName") or "")
+    if name:
+        return name
+    start = frame.get("functionLocation") or {}
+    if start.get("lineNumber") == 0 and start.get("columnNumber") == 0:
+        return "<module>"
+    return "(anonymous)"
+
+
+def _said(text: Any) -> str:
+    chunks = text.get("chunks", []) if isinstance(text, dict) else []
+    said = "".join(c.get("text", "") for c in chunks if isinstance(c, dict)).strip()
+    return said.splitlines()[-1] if said else ""
+
+
+def _inspector_url(host: str, port: int, timeout: float) -> str:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/json/list",
+                                    timeout=timeout) as answer:
+            targets = json.loads(answer.read().decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OpFailed(f"no Node.js inspector at {host}:{port}: {exc}",
+                       "start the program with `node --inspect=127.0.0.1:PORT`") from exc
+    for target in targets:
+        if target.get("webSocketDebuggerUrl"):
+            return str(target["webSocketDebuggerUrl"])
+    raise OpFailed(f"the inspector at {host}:{port} has no program to debug")

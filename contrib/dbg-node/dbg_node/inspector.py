@@ -1,0 +1,132 @@
+"""A client of the V8 inspector protocol, as Node.js serves it over a WebSocket.
+
+Requests are JSON objects with an ``id``; answers carry the same ``id``;
+everything else is an event. One reader thread takes every message off the
+socket: answers go to the request waiting for them, the events the backend
+acts on (pauses, the end of the program) to a queue, and the script list is
+kept here, so the backend asks for a script's URL without a round trip.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from typing import Any
+
+from dbgcore.api import DebuggerTimeout, OpFailed, TargetExited, TransLog
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.sync.client import ClientConnection, connect
+
+#: Events handed to the backend; the rest are logged and dropped.
+WANTED = frozenset({"Debugger.paused", "Debugger.resumed", "Runtime.executionContextDestroyed",
+                    "Debugger.breakpointResolved"})
+#: A pseudo-event queued when the socket closes.
+CLOSED = "dbg.closed"
+
+
+class Inspector:
+    def __init__(self, url: str, log: TransLog, timeout: float) -> None:
+        self.log = log
+        try:
+            self.ws: ClientConnection = connect(url, max_size=None, open_timeout=timeout,
+                                                compression=None, proxy=None)
+        except (OSError, WebSocketException, TimeoutError) as exc:
+            raise OpFailed(f"cannot reach Node.js's inspector at {url}: {exc}") from exc
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        #: scriptId -> URL of every script V8 has parsed.
+        self.scripts: dict[str, str] = {}
+        #: The default execution context: when it goes, the program has ended.
+        self.main_context: int | None = None
+        self.closed = threading.Event()
+        self._ids = 0
+        self._lock = threading.Lock()
+        self._waiting: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self._reader = threading.Thread(target=self._read, name="node-inspector", daemon=True)
+        self._reader.start()
+
+    # -- requests --------------------------------------------------------------------
+
+    def call(self, method: str, params: dict[str, Any] | None = None,
+             timeout: float = 30.0) -> dict[str, Any]:
+        """Send a request and return its result; an error answer is an OpFailed
+        with the inspector's message."""
+        box: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=1)
+        with self._lock:
+            self._ids += 1
+            ident = self._ids
+            self._waiting[ident] = box
+        text = json.dumps({"id": ident, "method": method, "params": params or {}})
+        try:
+            if self.closed.is_set():
+                raise TargetExited("the program has ended")
+            self.log.sent(text)
+            self.ws.send(text)
+            try:
+                answer = box.get(timeout=timeout)
+            except queue.Empty:
+                raise DebuggerTimeout(
+                    f"Node.js did not answer {method} within {timeout:g}s") from None
+        except (ConnectionClosed, OSError) as exc:
+            raise TargetExited("the program has ended") from exc
+        finally:
+            with self._lock:
+                self._waiting.pop(ident, None)
+        if answer.get("method") == CLOSED:
+            raise TargetExited("the program has ended")
+        if "error" in answer:
+            error = answer["error"]
+            raise OpFailed(str(error.get("message") or error), _hint(error))
+        result: dict[str, Any] = answer.get("result") or {}
+        return result
+
+    def next_event(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            return self.events.get(timeout=max(timeout, 0))
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.ws.close()
+        self._reader.join(timeout=2)
+
+    # -- the reader thread -------------------------------------------------------------
+
+    def _read(self) -> None:
+        try:
+            for text in self.ws:
+                self._take(json.loads(text))
+        except (ConnectionClosed, OSError, ValueError):
+            pass
+        finally:
+            self.closed.set()
+            end = {"method": CLOSED, "params": {}}
+            with self._lock:
+                for box in self._waiting.values():
+                    box.put(end)
+            self.events.put(end)
+
+    def _take(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        params = message.get("params") or {}
+        if method == "Debugger.scriptParsed":
+            self.scripts[params["scriptId"]] = params.get("url", "")
+            if str(params.get("url", "")).startswith("node:"):
+                return  # Node's own ~100 scripts would drown the log
+        elif method == "Runtime.executionContextCreated":
+            context = params.get("context") or {}
+            if (context.get("auxData") or {}).get("isDefault") and self.main_context is None:
+                self.main_context = context.get("id")
+        self.log.received(json.dumps(message)[:4000])
+        if "id" in message:
+            with self._lock:
+                box = self._waiting.get(message["id"])
+            if box is not None:
+                box.put(message)
+        elif method in WANTED:
+            self.events.put(message)
+
+
+def _hint(error: dict[str, Any]) -> str:
+    data = error.get("data")
+    return str(data) if data else ""
