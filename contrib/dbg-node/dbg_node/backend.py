@@ -25,7 +25,6 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import quote as url_quote
 from urllib.parse import unquote
 
 from dbgcore.api import (
@@ -38,7 +37,6 @@ from dbgcore.api import (
     Frame,
     LaunchRequest,
     Location,
-    NotAProgram,
     OpFailed,
     OutputPump,
     Readiness,
@@ -53,13 +51,12 @@ from dbgcore.api import (
     Value,
     Variable,
     procutil,
-    resolve_source,
     signal_name,
-    walk_sources,
 )
+
 from dbg_node import values
-from dbg_node.functions import find_body
-from dbg_node.inspector import CLOSED, Inspector
+from dbg_node.breaks import Breakpoints, entry_point
+from dbg_node.inspector import CLOSED, Inspector, inspector_url
 
 SOURCES = (".js", ".mjs", ".cjs")
 LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
@@ -99,11 +96,9 @@ class NodeBackend(Backend):
         self._frames: list[dict[str, Any]] = []
         self._selected = 0
         self._locals: dict[str, dict[str, Any]] = {}
-        self._breaks: dict[int, Breakpoint] = {}
-        self._v8_ids: dict[int, str] = {}
-        self._next_id = 1
-        self._root = os.getcwd()
-        self._cwd = os.getcwd()
+        self.breaks = Breakpoints(self)
+        self.root = os.getcwd()
+        self.cwd = os.getcwd()
         self._catch = "uncaught"
         self._attached = False
         self._entered = False
@@ -129,7 +124,7 @@ class NodeBackend(Backend):
 
     @classmethod
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
-        _entry_point(program)
+        entry_point(program)
 
     def version(self) -> str:
         if not self._version:
@@ -141,9 +136,9 @@ class NodeBackend(Backend):
     def launch(self, request: LaunchRequest) -> StopEvent:
         if request.module:
             raise UsageError("node runs a file or a folder with a package.json, not -m MODULE")
-        program = _entry_point(Path(request.program))
-        self._cwd = request.cwd or os.getcwd()
-        self._root = str(program.parent)
+        program = entry_point(Path(request.program))
+        self.cwd = request.cwd or os.getcwd()
+        self.root = str(program.parent)
         self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
         node = shutil.which(self.spec.command[0] if self.spec.command else "node") or "node"
         argv = [node, "--inspect-brk=127.0.0.1:0", *self.spec.options.get("node_args", []),
@@ -152,7 +147,7 @@ class NodeBackend(Backend):
         with open(self.pump.paths["stdout"], "wb") as out, \
                 open(self.pump.paths["stderr"], "wb") as err:
             self.proc = subprocess.Popen(
-                argv, cwd=self._cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 start_new_session=True, preexec_fn=procutil.die_with_parent)
         self.ctx.track_process(self.proc.pid, "node")
         self.ctx.log.note(f"started {' '.join(argv)} (pid {self.proc.pid})")
@@ -178,7 +173,7 @@ class NodeBackend(Backend):
                 "start the program with `node --inspect=127.0.0.1:PORT` (or send it SIGUSR1, "
                 "which opens 127.0.0.1:9229) and run `dbg attach --backend node --port PORT`")
         host = request.host or "127.0.0.1"
-        url = _inspector_url(host, request.port, self.ctx.op_timeout)
+        url = inspector_url(host, request.port, self.ctx.op_timeout)
         self._attached = True
         self._connect(url, True)
         self.call("Runtime.runIfWaitingForDebugger")
@@ -260,7 +255,7 @@ class NodeBackend(Backend):
             if method == "Debugger.paused":
                 return self._paused(params, reason)
             if method == "Debugger.breakpointResolved":
-                self._resolved(params)
+                self.breaks.resolved(params)
             elif method == CLOSED or (
                     method == "Runtime.executionContextDestroyed"
                     and params.get("executionContextId") in (None, self.inspector.main_context)):
@@ -274,7 +269,7 @@ class NodeBackend(Backend):
         if self.pump is not None:
             self.pump.drain()
         why = params.get("reason", "other")
-        hit = [bp for bp, v8 in self._v8_ids.items() if v8 in (params.get("hitBreakpoints") or [])]
+        hit = self.breaks.hit(list(params.get("hitBreakpoints") or []))
         description = ""
         if why in ("exception", "promiseRejection"):
             reason = "exception"
@@ -284,15 +279,10 @@ class NodeBackend(Backend):
             reason = "entry"
         elif hit:
             reason = "breakpoint"
-            for bp in hit:
-                self._breaks[bp].hits += 1
         elif why == "other" and reason == "breakpoint":
             # Not one of dbg's breakpoints: a `debugger;` statement.
             description = "debugger statement"
         self._entered = True
-        for bp in hit:
-            if self._breaks[bp].temporary:
-                self._drop(bp)
         return StopEvent(state="stopped", reason=reason, location=self._where(0), thread=1,
                          description=description, hit_breakpoints=list(hit))
 
@@ -326,7 +316,7 @@ class NodeBackend(Backend):
 
     # -- where the program is -------------------------------------------------------------
 
-    def _file(self, script_id: str) -> str | None:
+    def file_of(self, script_id: str) -> str | None:
         url = self.inspector.scripts.get(script_id, "") if self.inspector else ""
         if url.startswith("file://"):
             return unquote(url[len("file://"):])
@@ -337,7 +327,7 @@ class NodeBackend(Backend):
             return None
         frame = self._frames[index]
         loc = frame["location"]
-        return Location(self._file(loc["scriptId"]), loc["lineNumber"] + 1, _name(frame))
+        return Location(self.file_of(loc["scriptId"]), loc["lineNumber"] + 1, _name(frame))
 
     def _frame(self) -> dict[str, Any]:
         if not self._frames:
@@ -404,7 +394,7 @@ class NodeBackend(Backend):
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         deadline = time.monotonic() + timeout
         if loc is not None:
-            script_id, line, column = self._script_position(loc)
+            script_id, line, column = self.breaks.script_position(loc)
             self._resume("Debugger.continueToLocation", {
                 "location": {"scriptId": script_id, "lineNumber": line - 1,
                              **({"columnNumber": column} if column is not None else {})},
@@ -483,77 +473,6 @@ class NodeBackend(Backend):
 
     # -- breakpoints ---------------------------------------------------------------------------
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        if options.hit_count is not None:
-            raise self.unsupported("break", "V8 has no hit counts; use --if with a condition")
-        if options.log_message is not None:
-            raise self.unsupported("break", "node has no logpoints here; `dbg display EXPR` "
-                                   "shows a value at every stop")
-        file, line, column, requested = self._source_position(loc)
-        params: dict[str, Any] = {"lineNumber": line - 1, "urlRegex": _url_regex(file)}
-        if column is not None:
-            params["columnNumber"] = column
-        if options.condition:
-            params["condition"] = options.condition
-        try:
-            answer = self.call("Debugger.setBreakpointByUrl", params)
-        except OpFailed as exc:
-            if "already exists" in exc.message:
-                same = next((b for b in self._breaks.values()
-                             if b.file == file and (b.requested_line or b.line) == line), None)
-                raise OpFailed(f"there is a breakpoint at {Path(file).name}:{line} already"
-                               + (f" (#{same.id})" if same else ""),
-                               "`dbg breaks` lists them; `dbg unbreak ID` removes one") from exc
-            raise
-        bp_id = self._next_id
-        self._next_id += 1
-        self._v8_ids[bp_id] = answer["breakpointId"]
-        bp = Breakpoint(id=bp_id, file=file, line=line, function=loc.function,
-                        verified=False, condition=options.condition, requested=requested,
-                        temporary=options.temporary)
-        self._breaks[bp_id] = bp
-        for where in answer.get("locations") or []:
-            self._bind(bp, where)
-        if not bp.verified and self._loaded(file):
-            self._drop(bp_id)
-            raise OpFailed(f"{Path(file).name}:{line}: no code at or after that line",
-                           "pick a line with a statement on it")
-        return bp
-
-    def _bind(self, bp: Breakpoint, where: dict[str, Any]) -> None:
-        line = where["lineNumber"] + 1
-        if line != bp.line and bp.requested_line is None:
-            bp.requested_line = bp.line
-        bp.line = line
-        bp.file = self._file(where["scriptId"]) or bp.file
-        bp.verified = True
-
-    def _resolved(self, params: dict[str, Any]) -> None:
-        for bp_id, v8 in self._v8_ids.items():
-            if v8 == params.get("breakpointId"):
-                self._bind(self._breaks[bp_id], params["location"])
-
-    def _loaded(self, file: str) -> bool:
-        if self.inspector is None:
-            return False
-        pattern = re.compile(_url_regex(file))
-        return any(pattern.search(url) for url in self.inspector.scripts.values())
-
-    def remove_breakpoint(self, bp_id: int | str) -> None:
-        key = int(bp_id) if str(bp_id).isdigit() else -1
-        if key not in self._breaks:
-            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
-        self._drop(key)
-
-    def _drop(self, bp_id: int) -> None:
-        v8 = self._v8_ids.pop(bp_id, None)
-        self._breaks.pop(bp_id, None)
-        if v8 is not None and self.inspector is not None and not self.inspector.closed.is_set():
-            self.call("Debugger.removeBreakpoint", {"breakpointId": v8})
-
-    def list_breakpoints(self) -> list[Breakpoint]:
-        return list(self._breaks.values())
-
     def catch(self, filters: list[str]) -> list[str]:
         unknown = [f for f in filters if f not in CATCH_FILTERS]
         if unknown:
@@ -564,68 +483,30 @@ class NodeBackend(Backend):
         self.call("Debugger.setPauseOnExceptions", {"state": self._catch})
         return [] if self._catch == "none" else [self._catch]
 
-    def _source_position(self, loc: BreakLoc) -> tuple[str, int, int | None, str]:
-        """(file, line, column or None, what was asked) for a location."""
-        if loc.module is not None:
-            raise UsageError("node has no MODULE!FUNCTION locations",
-                             "use FUNCTION, Class.method or FILE:LINE")
-        if loc.function is not None:
-            return self._function_position(loc.function)
-        assert loc.line is not None
-        if loc.file is None:
-            here = self._where(self._selected) if self._frames else None
-            if here is None or not here.file:
-                raise OpFailed(f"line {loc.line} of which file?", "use FILE:LINE")
-            return here.file, loc.line, None, str(loc)
-        found = resolve_source(loc.file, [self._cwd, self._root], [
-            lambda: walk_sources(self._root, SOURCES),
-            lambda: (self._file(s) or "" for s in (self.inspector.scripts if self.inspector
-                                                    else {}) if self._file(s))])
-        if found is None:
-            # Not found among the sources: a file loaded later, by its name.
-            return loc.file, loc.line, None, str(loc)
-        return found, loc.line, None, str(loc)
+    # -- breakpoints ------------------------------------------------------------------------------
 
-    def _function_position(self, name: str) -> tuple[str, int, int | None, str]:
-        places = []
-        for path in walk_sources(self._root, SOURCES):
-            try:
-                text = Path(path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            places += [(path, start) for start in find_body(text, name)]
-        if not places:
-            raise OpFailed(f"no function {name} in the JavaScript under {self._root}",
-                           "use FILE:LINE, or Class.method for a method")
-        if len(places) > 1:
-            where = ", ".join(f"{Path(p).name}:{s.line}" for p, s in places[:5])
-            raise OpFailed(f"{name} is defined {len(places)} times ({where})",
-                           "break at one of them with FILE:LINE")
-        path, start = places[0]
-        return path, start.line, start.column, name
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        return self.breaks.add(loc, options)
 
-    def _script_position(self, loc: BreakLoc) -> tuple[str, int, int | None]:
-        file, line, column, _ = self._source_position(loc)
-        pattern = re.compile(_url_regex(file))
-        assert self.inspector is not None
-        script = next((sid for sid, url in self.inspector.scripts.items()
-                       if pattern.search(url)), None)
-        if script is None:
-            raise OpFailed(f"{Path(file).name} is not loaded yet",
-                           "set a breakpoint there (`dbg break`) and continue")
-        near = self.call("Debugger.getPossibleBreakpoints", {
-            "start": {"scriptId": script, "lineNumber": line - 1, "columnNumber": 0},
-            "end": {"scriptId": script, "lineNumber": line, "columnNumber": 0}})
-        if not near.get("locations") and column is None:
-            raise OpFailed(f"{Path(file).name}:{line}: no code on that line",
-                           "pick a line with a statement on it")
-        return script, line, column
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        self.breaks.remove(bp_id)
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return self.breaks.listing()
+
+    def loaded_files(self) -> list[str]:
+        """The files of the scripts V8 has parsed."""
+        scripts = self.inspector.scripts if self.inspector else {}
+        return [f for f in map(self.file_of, list(scripts)) if f and os.path.isabs(f)]
+
+    def selected_location(self) -> Location | None:
+        return self._where(self._selected) if self._frames else None
 
     # -- inspection -------------------------------------------------------------------------------
 
     def stack(self, levels: int | None) -> list[Frame]:
         frames = []
-        for index, frame in enumerate(self._frames[:levels] if levels else self._frames):
+        for index in range(len(self._frames[:levels] if levels else self._frames)):
             where = self._where(index)
             assert where is not None
             frames.append(Frame(index, where.function, where.file, where.line,
@@ -650,7 +531,7 @@ class NodeBackend(Backend):
             for prop in self._properties(scope["object"]["objectId"]):
                 if "value" in prop:
                     found.setdefault(prop["name"], prop["value"])
-        if WRAPPER <= set(found):
+        if set(found) >= WRAPPER:
             for name in WRAPPER:  # CommonJS's wrapper, not the program's
                 found.pop(name)
         self._locals = found
@@ -741,42 +622,6 @@ class NodeBackend(Backend):
 # -- helpers --------------------------------------------------------------------------------------
 
 
-def _entry_point(program: Path) -> Path:
-    """The file node runs for ``program``: itself, or a folder's package.json main."""
-    if program.is_dir():
-        manifest = program / "package.json"
-        if not manifest.is_file():
-            raise NotAProgram(f"{program} is a folder without a package.json",
-                              "give a .js file, or a folder with a package.json")
-        try:
-            main = json.loads(manifest.read_text(encoding="utf-8")).get("main") or "index.js"
-        except (OSError, ValueError, AttributeError) as exc:
-            raise NotAProgram(f"{manifest} cannot be read as JSON: {exc}") from exc
-        entry = program / str(main)
-        for candidate in (entry, entry.with_name(entry.name + ".js"), entry / "index.js"):
-            if candidate.is_file():
-                return candidate.resolve()
-        raise NotAProgram(f"{manifest} says main is {main}, which is not there",
-                          "fix package.json's main, or give the .js file")
-    if program.suffix not in SOURCES and program.is_file():
-        with open(program, "rb") as fh:
-            first = fh.readline(200)
-        if not (first.startswith(b"#!") and b"node" in first):
-            raise NotAProgram(f"{program.name} is not JavaScript",
-                              "node runs .js, .mjs and .cjs files (or a script whose #! "
-                              "line names node)")
-    return program.resolve()
-
-
-def _url_regex(file: str) -> str:
-    """A regular expression for the URLs V8 may give ``file``: a path or a
-    file:// URL; a bare name matches that name in any folder."""
-    if os.path.isabs(file):
-        forms = {re.escape(file), re.escape("file://" + url_quote(file))}
-        return "^(?:" + "|".join(sorted(forms)) + ")$"
-    return r"(?:^|/)" + re.escape(file) + "$"
-
-
 def _name(frame: dict[str, Any]) -> str:
     name = str(frame.get("functionName") or "")
     if name:
@@ -791,19 +636,3 @@ def _said(text: Any) -> str:
     chunks = text.get("chunks", []) if isinstance(text, dict) else []
     said = "".join(c.get("text", "") for c in chunks if isinstance(c, dict)).strip()
     return said.splitlines()[-1] if said else ""
-
-
-def _inspector_url(host: str, port: int, timeout: float) -> str:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(f"http://{host}:{port}/json/list",
-                                    timeout=timeout) as answer:
-            targets = json.loads(answer.read().decode("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise OpFailed(f"no Node.js inspector at {host}:{port}: {exc}",
-                       "start the program with `node --inspect=127.0.0.1:PORT`") from exc
-    for target in targets:
-        if target.get("webSocketDebuggerUrl"):
-            return str(target["webSocketDebuggerUrl"])
-    raise OpFailed(f"the inspector at {host}:{port} has no program to debug")

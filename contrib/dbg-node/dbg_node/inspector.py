@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import urllib.request
 from typing import Any
 
 from dbgcore.api import DebuggerTimeout, OpFailed, TargetExited, TransLog
@@ -130,3 +131,19 @@ class Inspector:
 def _hint(error: dict[str, Any]) -> str:
     data = error.get("data")
     return str(data) if data else ""
+
+
+def inspector_url(host: str, port: int, timeout: float) -> str:
+    """The WebSocket URL of the program an inspector at host:port debugs
+    (its HTTP endpoint lists them)."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/json/list",
+                                    timeout=timeout) as answer:
+            targets = json.loads(answer.read().decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OpFailed(f"no Node.js inspector at {host}:{port}: {exc}",
+                       "start the program with `node --inspect=127.0.0.1:PORT`") from exc
+    for target in targets:
+        if target.get("webSocketDebuggerUrl"):
+            return str(target["webSocketDebuggerUrl"])
+    raise OpFailed(f"the inspector at {host}:{port} has no program to debug")

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from dbgcore import procutil
 from dbgcore.testing import BackendSuite, Dbg, marked_lines, require_backend
 

@@ -1,0 +1,221 @@
+"""The node backend's breakpoints: dbg's numbers over V8's breakpoint ids.
+
+A ``FILE:LINE`` becomes a URL pattern (V8 names a script by its path or its
+``file://`` URL), so a breakpoint in a file not loaded yet binds when it
+loads; V8 says where in ``Debugger.breakpointResolved``. A function is found
+in the sources (:mod:`dbg_node.functions`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote as url_quote
+
+from dbgcore.api import (
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    NotAProgram,
+    OpFailed,
+    UsageError,
+    resolve_source,
+    walk_sources,
+)
+
+from dbg_node.functions import find_body
+
+if TYPE_CHECKING:
+    from dbg_node.backend import NodeBackend
+
+SOURCES = (".js", ".mjs", ".cjs")
+
+
+class Breakpoints:
+    def __init__(self, node: NodeBackend) -> None:
+        self.node = node
+        self.table: dict[int, Breakpoint] = {}
+        #: dbg's id -> V8's breakpoint id.
+        self.v8: dict[int, str] = {}
+        self.next_id = 1
+
+    def hit(self, v8_ids: list[str]) -> list[int]:
+        """dbg's ids of the breakpoints V8 says it stopped at, counted; the
+        temporary ones among them are gone after this stop."""
+        hit = [bp for bp, v8 in self.v8.items() if v8 in v8_ids]
+        for bp in hit:
+            self.table[bp].hits += 1
+            if self.table[bp].temporary:
+                self.drop(bp)
+        return hit
+
+    def add(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        if options.hit_count is not None:
+            raise self.node.unsupported("break", "V8 has no hit counts; use --if with a condition")
+        if options.log_message is not None:
+            raise self.node.unsupported("break", "node has no logpoints here; `dbg display EXPR` "
+                                   "shows a value at every stop")
+        file, line, column, requested = self.source_position(loc)
+        params: dict[str, Any] = {"lineNumber": line - 1, "urlRegex": url_regex(file)}
+        if column is not None:
+            params["columnNumber"] = column
+        if options.condition:
+            params["condition"] = options.condition
+        try:
+            answer = self.node.call("Debugger.setBreakpointByUrl", params)
+        except OpFailed as exc:
+            if "already exists" in exc.message:
+                same = next((b for b in self.table.values()
+                             if b.file == file and (b.requested_line or b.line) == line), None)
+                raise OpFailed(f"there is a breakpoint at {Path(file).name}:{line} already"
+                               + (f" (#{same.id})" if same else ""),
+                               "`dbg breaks` lists them; `dbg unbreak ID` removes one") from exc
+            raise
+        bp_id = self.next_id
+        self.next_id += 1
+        self.v8[bp_id] = answer["breakpointId"]
+        bp = Breakpoint(id=bp_id, file=file, line=line, function=loc.function,
+                        verified=False, condition=options.condition, requested=requested,
+                        temporary=options.temporary)
+        self.table[bp_id] = bp
+        for where in answer.get("locations") or []:
+            self._bind(bp, where)
+        if not bp.verified and self._loaded(file):
+            self.drop(bp_id)
+            raise OpFailed(f"{Path(file).name}:{line}: no code at or after that line",
+                           "pick a line with a statement on it")
+        return bp
+
+    def _bind(self, bp: Breakpoint, where: dict[str, Any]) -> None:
+        line = where["lineNumber"] + 1
+        if line != bp.line and bp.requested_line is None:
+            bp.requested_line = bp.line
+        bp.line = line
+        bp.file = self.node.file_of(where["scriptId"]) or bp.file
+        bp.verified = True
+
+    def resolved(self, params: dict[str, Any]) -> None:
+        for bp_id, v8 in self.v8.items():
+            if v8 == params.get("breakpointId"):
+                self._bind(self.table[bp_id], params["location"])
+
+    def _loaded(self, file: str) -> bool:
+        if self.node.inspector is None:
+            return False
+        pattern = re.compile(url_regex(file))
+        return any(pattern.search(url) for url in self.node.inspector.scripts.values())
+
+    def remove(self, bp_id: int | str) -> None:
+        key = int(bp_id) if str(bp_id).isdigit() else -1
+        if key not in self.table:
+            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
+        self.drop(key)
+
+    def drop(self, bp_id: int) -> None:
+        v8 = self.v8.pop(bp_id, None)
+        self.table.pop(bp_id, None)
+        inspector = self.node.inspector
+        if v8 is not None and inspector is not None and not inspector.closed.is_set():
+            self.node.call("Debugger.removeBreakpoint", {"breakpointId": v8})
+
+    def listing(self) -> list[Breakpoint]:
+        return list(self.table.values())
+
+
+    def source_position(self, loc: BreakLoc) -> tuple[str, int, int | None, str]:
+        """(file, line, column or None, what was asked) for a location."""
+        if loc.module is not None:
+            raise UsageError("node has no MODULE!FUNCTION locations",
+                             "use FUNCTION, Class.method or FILE:LINE")
+        if loc.function is not None:
+            return self._function_position(loc.function)
+        assert loc.line is not None
+        if loc.file is None:
+            here = self.node.selected_location()
+            if here is None or not here.file:
+                raise OpFailed(f"line {loc.line} of which file?", "use FILE:LINE")
+            return here.file, loc.line, None, str(loc)
+        found = resolve_source(loc.file, [self.node.cwd, self.node.root], [
+            lambda: walk_sources(self.node.root, SOURCES), self.node.loaded_files])
+        if found is None:
+            # Not found among the sources: a file loaded later, by its name.
+            return loc.file, loc.line, None, str(loc)
+        return found, loc.line, None, str(loc)
+
+    def _function_position(self, name: str) -> tuple[str, int, int | None, str]:
+        places = []
+        for path in walk_sources(self.node.root, SOURCES):
+            try:
+                text = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            places += [(path, start) for start in find_body(text, name)]
+        if not places:
+            raise OpFailed(f"no function {name} in the JavaScript under {self.node.root}",
+                           "use FILE:LINE, or Class.method for a method")
+        if len(places) > 1:
+            where = ", ".join(f"{Path(p).name}:{s.line}" for p, s in places[:5])
+            raise OpFailed(f"{name} is defined {len(places)} times ({where})",
+                           "break at one of them with FILE:LINE")
+        path, start = places[0]
+        return path, start.line, start.column, name
+
+    def script_position(self, loc: BreakLoc) -> tuple[str, int, int | None]:
+        file, line, column, _ = self.source_position(loc)
+        pattern = re.compile(url_regex(file))
+        assert self.node.inspector is not None
+        script = next((sid for sid, url in self.node.inspector.scripts.items()
+                       if pattern.search(url)), None)
+        if script is None:
+            raise OpFailed(f"{Path(file).name} is not loaded yet",
+                           "set a breakpoint there (`dbg break`) and continue")
+        near = self.node.call("Debugger.getPossibleBreakpoints", {
+            "start": {"scriptId": script, "lineNumber": line - 1, "columnNumber": 0},
+            "end": {"scriptId": script, "lineNumber": line, "columnNumber": 0}})
+        if not near.get("locations") and column is None:
+            raise OpFailed(f"{Path(file).name}:{line}: no code on that line",
+                           "pick a line with a statement on it")
+        return script, line, column
+
+
+# -- files ----------------------------------------------------------------------------
+
+
+def entry_point(program: Path) -> Path:
+    """The file node runs for ``program``: itself, or a folder's package.json main."""
+    if program.is_dir():
+        manifest = program / "package.json"
+        if not manifest.is_file():
+            raise NotAProgram(f"{program} is a folder without a package.json",
+                              "give a .js file, or a folder with a package.json")
+        try:
+            main = json.loads(manifest.read_text(encoding="utf-8")).get("main") or "index.js"
+        except (OSError, ValueError, AttributeError) as exc:
+            raise NotAProgram(f"{manifest} cannot be read as JSON: {exc}") from exc
+        entry = program / str(main)
+        for candidate in (entry, entry.with_name(entry.name + ".js"), entry / "index.js"):
+            if candidate.is_file():
+                return candidate.resolve()
+        raise NotAProgram(f"{manifest} says main is {main}, which is not there",
+                          "fix package.json's main, or give the .js file")
+    if program.suffix not in SOURCES and program.is_file():
+        with open(program, "rb") as fh:
+            first = fh.readline(200)
+        if not (first.startswith(b"#!") and b"node" in first):
+            raise NotAProgram(f"{program.name} is not JavaScript",
+                              "node runs .js, .mjs and .cjs files (or a script whose #! "
+                              "line names node)")
+    return program.resolve()
+
+
+def url_regex(file: str) -> str:
+    """A regular expression for the URLs V8 may give ``file``: a path or a
+    file:// URL; a bare name matches that name in any folder."""
+    if os.path.isabs(file):
+        forms = {re.escape(file), re.escape("file://" + url_quote(file))}
+        return "^(?:" + "|".join(sorted(forms)) + ")$"
+    return r"(?:^|/)" + re.escape(file) + "$"
+
