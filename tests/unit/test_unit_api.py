@@ -11,7 +11,10 @@ import dbgcore.api as api
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PLUGIN_FILES = sorted([*(ROOT / "plugins").rglob("*.py"), *(ROOT / "contrib").rglob("*.py")])
+#: The plugins' own code; their tests may use the testing kit (dbgcore.testing).
+PLUGIN_FILES = sorted(p for p in [*(ROOT / "plugins").rglob("*.py"),
+                                  *(ROOT / "contrib").rglob("*.py")]
+                      if "tests" not in p.relative_to(ROOT).parts)
 
 
 def dbgcore_imports(path: Path) -> list[str]:

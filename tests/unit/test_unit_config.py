@@ -14,6 +14,11 @@ from dbgcore.config import config_files, load_config, shipped_config_file
 from dbgcore.errors import ConfigError
 
 
+#: These tests are about dbg's file and the user's and project's; the plugins
+#: installed beside dbg (contrib/dbg-node) add a file of their own.
+NO_PLUGINS: list[Path] = []
+
+
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
@@ -21,7 +26,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_shipped_file_loads(config_home: Path, tmp_path: Path) -> None:
-    config = load_config(tmp_path)
+    config = load_config(tmp_path, NO_PLUGINS)
     assert config.files == [shipped_config_file()]
     pdb = config.backends["pdb"]
     assert pdb.plugin == "pdb"
@@ -33,7 +38,7 @@ def test_shipped_file_loads(config_home: Path, tmp_path: Path) -> None:
 
 
 def test_user_then_project_merge_over_shipped(config_home: Path, tmp_path: Path) -> None:
-    shipped = load_config(tmp_path).backends
+    shipped = load_config(tmp_path, NO_PLUGINS).backends
     user = write(config_home / "dbg" / "backends.yaml", """
         backends:
           pdb:
@@ -62,7 +67,7 @@ def test_user_then_project_merge_over_shipped(config_home: Path, tmp_path: Path)
     deep = project_root / "src" / "pkg"
     deep.mkdir(parents=True)
 
-    config = load_config(deep)
+    config = load_config(deep, NO_PLUGINS)
 
     assert config.files == [shipped_config_file(), user, project]
     pdb = config.backends["pdb"]
@@ -92,7 +97,7 @@ def test_nearest_project_file_wins(config_home: Path, tmp_path: Path) -> None:
         """)
     cwd = tmp_path / "outer" / "inner" / "deeper"
     cwd.mkdir()
-    config = load_config(cwd)
+    config = load_config(cwd, NO_PLUGINS)
     assert config.files[-1] == inner
     assert config.backends["pdb"].install == "inner hint"
     assert config.backends["pdb"].description != "outer"
@@ -104,15 +109,15 @@ def test_extensions_are_matched_case_insensitively(config_home: Path, tmp_path: 
           pdb:
             extensions: [.PY, .Pyw]
         """)
-    assert load_config(tmp_path).backends["pdb"].extensions == [".py", ".pyw"]
+    assert load_config(tmp_path, NO_PLUGINS).backends["pdb"].extensions == [".py", ".pyw"]
 
 
 def test_missing_user_file_is_fine_and_empty_file_adds_nothing(
         config_home: Path, tmp_path: Path) -> None:
     assert config_files(tmp_path, []) == [shipped_config_file()]
-    shipped = load_config(tmp_path).backends
+    shipped = load_config(tmp_path, NO_PLUGINS).backends
     empty = write(config_home / "dbg" / "backends.yaml", "# nothing here yet\n")
-    config = load_config(tmp_path)
+    config = load_config(tmp_path, NO_PLUGINS)
     assert config.files == [shipped_config_file(), empty]
     assert config.backends == shipped
 
@@ -211,7 +216,7 @@ def test_malformed_file_names_file_line_and_key(
     text, line, key = BAD_FILES[case]
     project = write(tmp_path / "proj" / ".dbg" / "backends.yaml", text)
     with pytest.raises(ConfigError) as info:
-        load_config(tmp_path / "proj")
+        load_config(tmp_path / "proj", NO_PLUGINS)
     message = info.value.message
     assert f"{project}:{line}:" in message, message
     assert re.search(rf"\b{re.escape(key)}\b", message), message
@@ -225,7 +230,7 @@ def test_malformed_user_file_is_named(config_home: Path, tmp_path: Path) -> None
             root_markers: setup.py
         """)
     with pytest.raises(ConfigError, match=re.escape(f"{user}:3:")):
-        load_config(tmp_path)
+        load_config(tmp_path, NO_PLUGINS)
 
 
 def test_plugin_given_only_by_an_earlier_file_is_enough(
@@ -240,7 +245,7 @@ def test_plugin_given_only_by_an_earlier_file_is_enough(
           mine:
             command: [python3]
         """)
-    assert load_config(tmp_path).backends["mine"].plugin == "pdb"
+    assert load_config(tmp_path, NO_PLUGINS).backends["mine"].plugin == "pdb"
 
 
 # -- through the CLI -----------------------------------------------------------

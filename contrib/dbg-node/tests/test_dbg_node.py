@@ -219,3 +219,29 @@ def test_pip_install_beside_dbg_makes_node_ready(tmp_path: Path) -> None:
     installed = subprocess.run([str(python), "-c", "import dbg_node; print(dbg_node.__file__)"],
                                capture_output=True, text=True, env=env, check=True)
     assert str(venv) in installed.stdout, installed.stdout
+
+
+def test_attach_to_an_inspector_port_and_leave_the_program_running(
+        node: Dbg, tmp_path: Path) -> None:
+    spin = tmp_path / "spin.js"
+    spin.write_text("let n = 0;\nfunction tick() {\n  n += 1;\n}\nsetInterval(tick, 20);\n",
+                    encoding="utf-8")
+    proc = subprocess.Popen(["node", "--inspect=127.0.0.1:0", str(spin)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        listening = proc.stderr.readline()
+        port = listening.split("127.0.0.1:")[1].split("/")[0]
+        snap = node.json("attach", "--backend", "node", "--port", port)
+        assert snap["ok"] and snap["reason"] == "attach", snap
+        assert node.json("break", "spin.js:3")["breakpoint"]["verified"] is True
+        hit = node.json("continue")
+        assert (hit["reason"], hit["location"]["function"]) == ("breakpoint", "tick"), hit
+        assert int(node.json("print", "n")["value"]) >= 0
+        assert node("kill").code == 0
+        # Attached, not started: the program goes on without dbg.
+        time.sleep(0.3)
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
