@@ -13,7 +13,6 @@ import pytest
 from dbgcore.config import config_files, load_config, shipped_config_file
 from dbgcore.errors import ConfigError
 
-
 #: These tests are about dbg's file and the user's and project's; the plugins
 #: installed beside dbg (contrib/dbg-node) add a file of their own.
 NO_PLUGINS: list[Path] = []
