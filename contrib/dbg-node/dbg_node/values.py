@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_FUNCTION_NAME = re.compile(r"^(?:async\s+)?(?:function\s*\*?\s*([\w$]*)|class\s+([\w$]+))")
+_FUNCTION_NAME = re.compile(
+    r"^(?:async\s+)?(?:function\s*\*?\s*([\w$]*)|class\s+([\w$]+)|\*?\s*([\w$]+)\s*\()")
 
 
 def quote(text: str) -> str:
@@ -50,7 +51,7 @@ def _function(obj: dict[str, Any]) -> str:
     match = _FUNCTION_NAME.match(str(obj.get("description", "")))
     if match and match.group(2):
         return f"[class {match.group(2)}]"
-    name = match.group(1) if match else ""
+    name = (match.group(1) or match.group(3) or "") if match else ""
     return f"[Function: {name}]" if name else "[Function (anonymous)]"
 
 
