@@ -46,9 +46,9 @@ def dbg_backend_files(add: Callable[[Path], None]) -> None:
     Every plugin's implementation is called, in every process that reads
     backends.yaml; a file that is malformed makes its plugin broken in ``dbg
     plugins`` and is left out. The files are read after dbg's own file and
-    before the user's and the project's, which may override any key of them. An entry whose name dbg's
-    file or an earlier plugin's already uses is left out: a plugin adds
-    backends, it does not take over others'.
+    before the user's and the project's, which may override any key of them.
+    An entry whose name dbg's file or an earlier plugin's already uses is left
+    out: a plugin adds backends, it does not take over others'.
     """
 
 
