@@ -58,7 +58,6 @@ from dbg_node import values
 from dbg_node.breaks import Breakpoints, entry_point
 from dbg_node.inspector import CLOSED, Inspector, inspector_url
 
-SOURCES = (".js", ".mjs", ".cjs")
 LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
 #: What the inspector itself writes on the program's stderr.
 NOTICES = re.compile(
@@ -99,16 +98,14 @@ class NodeBackend(Backend):
         self.breaks = Breakpoints(self)
         self.root = os.getcwd()
         self.cwd = os.getcwd()
-        self._catch = "uncaught"
         self._attached = False
-        self._entered = False
         self._exit: StopEvent | None = None
 
     # -- availability ------------------------------------------------------------------
 
     @classmethod
     def check(cls, spec: BackendSpec) -> Readiness:
-        node = shutil.which(spec.command[0] if spec.command else "node")
+        node = _node(spec)
         if not node:
             return Readiness(False, f"{spec.command[0] if spec.command else 'node'} not found")
         try:
@@ -140,9 +137,8 @@ class NodeBackend(Backend):
         self.cwd = request.cwd or os.getcwd()
         self.root = str(program.parent)
         self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
-        node = shutil.which(self.spec.command[0] if self.spec.command else "node") or "node"
-        argv = [node, "--inspect-brk=127.0.0.1:0", *self.spec.options.get("node_args", []),
-                str(program), *request.args]
+        argv = [_node(self.spec) or "node", "--inspect-brk=127.0.0.1:0",
+                *self.spec.options.get("node_args", []), str(program), *request.args]
         env = {**os.environ, **request.env}
         with open(self.pump.paths["stdout"], "wb") as out, \
                 open(self.pump.paths["stderr"], "wb") as err:
@@ -186,8 +182,8 @@ class NodeBackend(Backend):
         self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000})
         # Stepping never goes into Node's own JavaScript (console.log...).
         self.call("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]})
-        self._catch = "uncaught" if stop_on_uncaught else "none"
-        self.call("Debugger.setPauseOnExceptions", {"state": self._catch})
+        self.call("Debugger.setPauseOnExceptions",
+                  {"state": "uncaught" if stop_on_uncaught else "none"})
 
     def _notices(self, category: str, text: str) -> str:
         """The program's stderr without the inspector's own notices; the
@@ -228,8 +224,7 @@ class NodeBackend(Backend):
                                       reap=[self.proc.pid])
         if self.pump is not None:
             self.pump.close()
-        if self._state != "exited":
-            self._state = "exited"
+        self._state = "exited"
 
     # -- talking to the inspector --------------------------------------------------
 
@@ -275,14 +270,13 @@ class NodeBackend(Backend):
             reason = "exception"
             data = params.get("data") or {}
             description = str(data.get("description") or data.get("value") or "").split("\n")[0]
-        elif why == "Break on start" and not self._entered:
+        elif why == "Break on start":
             reason = "entry"
         elif hit:
             reason = "breakpoint"
         elif why == "other" and reason == "breakpoint":
             # Not one of dbg's breakpoints: a `debugger;` statement.
             description = "debugger statement"
-        self._entered = True
         return StopEvent(state="stopped", reason=reason, location=self._where(0), thread=1,
                          description=description, hit_breakpoints=list(hit))
 
@@ -307,8 +301,7 @@ class NodeBackend(Backend):
             else:
                 code = status
         if self.pump is not None:
-            time.sleep(0.02)
-            self.pump.drain()
+            self.pump.drain()  # node has exited: all it wrote is in the FIFOs
         self._state = "exited"
         self._frames = []
         self._exit = StopEvent(state="exited", reason="exited", exit_code=code, signal=signal)
@@ -446,9 +439,9 @@ class NodeBackend(Backend):
                 event = self._wait_stop(deadline - time.monotonic(), reason)
                 if event.state != "stopped":
                     return event
-                if event.reason in (reason, "breakpoint") and not event.hit_breakpoints \
-                        and self._depth_key() != target and len(self._frames) > target[0]:
-                    continue  # a deeper call of the same function
+                if event.reason == reason and self._at_position(positions) \
+                        and len(self._frames) > target[0]:
+                    continue  # a deeper, recursive call of the same function
                 if event.reason == "breakpoint" and self._depth_key() == target \
                         and self._at_position(positions):
                     event.reason = reason  # a user's breakpoint on a return: both
@@ -479,11 +472,9 @@ class NodeBackend(Backend):
             raise UsageError(f"node has no exception filter {', '.join(unknown)}",
                              "use uncaught, or all (every throw, caught or not)")
         states = {CATCH_FILTERS[f] for f in filters}
-        self._catch = "all" if "all" in states else "uncaught" if states else "none"
-        self.call("Debugger.setPauseOnExceptions", {"state": self._catch})
-        return [] if self._catch == "none" else [self._catch]
-
-    # -- breakpoints ------------------------------------------------------------------------------
+        state = "all" if "all" in states else "uncaught" if states else "none"
+        self.call("Debugger.setPauseOnExceptions", {"state": state})
+        return [] if state == "none" else [state]
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
         return self.breaks.add(loc, options)
@@ -565,8 +556,11 @@ class NodeBackend(Backend):
         return result
 
     def set_variable(self, lhs: str, value: str) -> Value:
-        new = self._evaluate(value)
+        """A variable is written in the scope that holds it (a `let` of the
+        frame, a closure's); anything else (``obj.field``) by assignment.
+        ``value`` is evaluated once either way."""
         frame = self._frame()
+        self._locals = {}
         if re.fullmatch(r"[A-Za-z_$][\w$]*", lhs):
             for number, scope in enumerate(frame.get("scopeChain", [])):
                 if scope.get("type") == "global":
@@ -575,16 +569,11 @@ class NodeBackend(Backend):
                 if lhs in names:
                     self.call("Debugger.setVariableValue", {
                         "scopeNumber": number, "variableName": lhs,
-                        "newValue": values.call_argument(new),
+                        "newValue": values.call_argument(self._evaluate(value)),
                         "callFrameId": frame["callFrameId"]})
-                    self._refresh_frames()
                     return self.evaluate(lhs)
         self._evaluate(f"{lhs} = ({value})")
-        self._refresh_frames()
         return self.evaluate(lhs)
-
-    def _refresh_frames(self) -> None:
-        self._locals = {}
 
     def threads(self) -> list[Thread]:
         return [Thread(1, "main", current=True)]
@@ -622,6 +611,11 @@ class NodeBackend(Backend):
 # -- helpers --------------------------------------------------------------------------------------
 
 
+def _node(spec: BackendSpec) -> str | None:
+    """Where the entry's command (default ``node``) is on PATH."""
+    return shutil.which(spec.command[0] if spec.command else "node")
+
+
 def _name(frame: dict[str, Any]) -> str:
     name = str(frame.get("functionName") or "")
     if name:
@@ -632,7 +626,7 @@ def _name(frame: dict[str, Any]) -> str:
     return "(anonymous)"
 
 
-def _said(text: Any) -> str:
-    chunks = text.get("chunks", []) if isinstance(text, dict) else []
-    said = "".join(c.get("text", "") for c in chunks if isinstance(c, dict)).strip()
+def _said(page: dict[str, Any]) -> str:
+    """The last line of a page of ``OutputBuffer.read``."""
+    said = "".join(chunk["text"] for chunk in page["chunks"]).strip()
     return said.splitlines()[-1] if said else ""

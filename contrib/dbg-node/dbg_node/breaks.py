@@ -22,6 +22,7 @@ from dbgcore.api import (
     NotAProgram,
     OpFailed,
     UsageError,
+    no_code_message,
     resolve_source,
     walk_sources,
 )
@@ -83,10 +84,9 @@ class Breakpoints:
         self.table[bp_id] = bp
         for where in answer.get("locations") or []:
             self._bind(bp, where)
-        if not bp.verified and self._loaded(file):
+        if not bp.verified and self.script_of(file) is not None:
             self.drop(bp_id)
-            raise OpFailed(f"{Path(file).name}:{line}: no code at or after that line",
-                           "pick a line with a statement on it")
+            raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
         return bp
 
     def _bind(self, bp: Breakpoint, where: dict[str, Any]) -> None:
@@ -102,11 +102,11 @@ class Breakpoints:
             if v8 == params.get("breakpointId"):
                 self._bind(self.table[bp_id], params["location"])
 
-    def _loaded(self, file: str) -> bool:
-        if self.node.inspector is None:
-            return False
+    def script_of(self, file: str) -> str | None:
+        """V8's id of the script ``file`` is, if it is loaded."""
+        scripts = self.node.inspector.scripts if self.node.inspector else {}
         pattern = re.compile(url_regex(file))
-        return any(pattern.search(url) for url in self.node.inspector.scripts.values())
+        return next((sid for sid, url in list(scripts.items()) if pattern.search(url)), None)
 
     def remove(self, bp_id: int | str) -> None:
         key = int(bp_id) if str(bp_id).isdigit() else -1
@@ -123,7 +123,6 @@ class Breakpoints:
 
     def listing(self) -> list[Breakpoint]:
         return list(self.table.values())
-
 
     def source_position(self, loc: BreakLoc) -> tuple[str, int, int | None, str]:
         """(file, line, column or None, what was asked) for a location."""
@@ -165,10 +164,7 @@ class Breakpoints:
 
     def script_position(self, loc: BreakLoc) -> tuple[str, int, int | None]:
         file, line, column, _ = self.source_position(loc)
-        pattern = re.compile(url_regex(file))
-        assert self.node.inspector is not None
-        script = next((sid for sid, url in self.node.inspector.scripts.items()
-                       if pattern.search(url)), None)
+        script = self.script_of(file)
         if script is None:
             raise OpFailed(f"{Path(file).name} is not loaded yet",
                            "set a breakpoint there (`dbg break`) and continue")
@@ -176,8 +172,7 @@ class Breakpoints:
             "start": {"scriptId": script, "lineNumber": line - 1, "columnNumber": 0},
             "end": {"scriptId": script, "lineNumber": line, "columnNumber": 0}})
         if not near.get("locations") and column is None:
-            raise OpFailed(f"{Path(file).name}:{line}: no code on that line",
-                           "pick a line with a statement on it")
+            raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
         return script, line, column
 
 

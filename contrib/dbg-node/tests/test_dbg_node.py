@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -64,6 +63,8 @@ def test_break_by_function_and_by_class_method(node: Dbg) -> None:
     assert second["location"]["line"] == LINES["deposit"], second
     missing = node("break", "no_such_function")
     assert missing.code == 1 and "no function no_such_function" in missing.err, missing
+    past = node("break", "ledger.js:999")
+    assert past.code == 1 and "line 999 is past the end of" in past.err, past
 
 
 def test_a_file_not_loaded_yet_binds_when_it_loads(node: Dbg) -> None:
@@ -191,11 +192,10 @@ def test_kill_ends_node_even_while_it_runs(node: Dbg, tmp_path: Path) -> None:
     assert not [p for p in pids if procutil.alive(*p)]
 
 
-@pytest.mark.skipif(shutil.which("node") is None and os.environ.get(
-    "DBG_REQUIRE_ALL_BACKENDS") != "1", reason="node is not installed")
 def test_pip_install_beside_dbg_makes_node_ready(tmp_path: Path) -> None:
     """A fresh venv that sees dbg (as installed here) gets the plugin with
     pip, and `dbg backends` lists node ready, with no backends.yaml edited."""
+    require_backend("node")  # skips with the reason, or fails in CI
     plugin = Path(__file__).resolve().parent.parent
     import dbgcore
 
@@ -245,3 +245,12 @@ def test_attach_to_an_inspector_port_and_leave_the_program_running(
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_node_args_from_backends_yaml_reach_node(node: Dbg) -> None:
+    config = node.home / "config" / "dbg" / "backends.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("backends:\n  node:\n    options:\n      node_args: [--title=dbg-node-test]\n",
+                      encoding="utf-8")
+    start(node)
+    assert node.json("print", "process.title")["value"] == "'dbg-node-test'"
