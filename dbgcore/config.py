@@ -47,12 +47,17 @@ def shipped_config_file() -> Path:
     return Path(__file__).resolve().parent.parent / "backends.yaml"
 
 
-def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> list[Path]:
-    if plugin_files is None:
-        from dbgcore.plugins import get_host
+def _plugin_files(given: list[Path] | None) -> list[Path]:
+    """``given``, or the backends.yaml files the loaded plugins ship."""
+    if given is not None:
+        return given
+    from dbgcore.plugins import get_host
 
-        plugin_files = get_host().backend_files()
-    files = [shipped_config_file(), *plugin_files]
+    return get_host().backend_files()
+
+
+def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> list[Path]:
+    files = [shipped_config_file(), *_plugin_files(plugin_files)]
     user = user_config_file()
     if user.is_file():
         files.append(user)
@@ -65,10 +70,7 @@ def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None
 def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> LoadedConfig:
     """The merged backends; ``plugin_files`` (default: the loaded plugins')
     are the backends.yaml files plugins ship."""
-    if plugin_files is None:
-        from dbgcore.plugins import get_host
-
-        plugin_files = get_host().backend_files()
+    plugin_files = _plugin_files(plugin_files)
     from_plugins = set(plugin_files)
     files = config_files(cwd, plugin_files)
     merged: dict[str, dict[str, Any]] = {}
@@ -114,9 +116,9 @@ def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None)
 _PARSED: dict[Path, tuple[str, tuple[dict[str, dict[str, Any]], dict[str, int]]]] = {}
 
 
-def read_backends_file(path: Path) -> list[str]:
-    """Check one backends.yaml file; the names of its backends, or ConfigError."""
-    return list(_read_file(path)[0])
+def check_backends_file(path: Path) -> None:
+    """Raise ConfigError when ``path`` is not a well-formed backends.yaml."""
+    _read_file(path)
 
 
 def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:

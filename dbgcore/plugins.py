@@ -133,10 +133,10 @@ class PluginHost:
             mine: list[Path] = []
 
             def add(path: Path, _mine: list[Path] = mine) -> None:
-                from dbgcore.config import read_backends_file
+                from dbgcore.config import check_backends_file
 
                 path = Path(path)
-                read_backends_file(path)  # a malformed file breaks its plugin, not dbg
+                check_backends_file(path)  # a malformed file breaks its plugin, not dbg
                 _mine.append(path)
 
             self._call_isolated(impl, {"add": add})
