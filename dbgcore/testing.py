@@ -231,9 +231,8 @@ class BackendSuite:
         self.start(dbg, program, "--break", self.at(lines, "fee"), "--run")
         out = dbg.json("finish")
         assert out["ok"] and out["state"] == "stopped", out
-        column: dict[str, Any] = next(
-            (c for c in caps.get("backends", []) if c.get("name") == self.backend), {})
-        if (column.get("ops") or {}).get("return-value", "none") != "none":
+        column: dict[str, Any] = next(c for c in caps["backends"] if c["name"] == self.backend)
+        if column["ops"]["return-value"] != "none":
             assert out.get("return_value"), out
 
     def test_the_end_has_the_exit_code(self, prog: Any) -> None:
