@@ -181,7 +181,7 @@ class BackendSuite:
     @pytest.fixture
     def prog(self, dbg: Dbg, tmp_path: Path) -> tuple[Dbg, Path, dict[str, int]]:
         if not self.backend or self.program is None:
-            pytest.skip("BackendSuite needs `backend` and `program`")
+            pytest.fail("a BackendSuite subclass needs `backend` and `program` set")
         require_backend(self.backend)
         program = self.prepare(tmp_path / "prog")
         self._source = self.marked_source(program)
