@@ -47,17 +47,14 @@ def find_body(text: str, name: str) -> list[BodyStart]:
     span = range(len(lines))
     if owner:
         span = _class_span(lines, owner)
+    headers = _headers(method)
+    if method in _KEYWORDS:
+        headers = headers[:3]  # `if (x) {` is not a method called "if"
     found = []
     for index in span:
-        line = lines[index]
-        for pattern in _headers(method):
-            match = pattern.search(line)
-            if match is None:
-                continue
-            if pattern is _headers(method)[3] and method in _KEYWORDS:
-                continue
+        match = next(filter(None, (p.search(lines[index]) for p in headers)), None)
+        if match is not None:
             found.append(_body_start(lines, index, match.end()))
-            break
     return found
 
 

@@ -250,7 +250,7 @@ def test_attach_to_an_inspector_port_and_leave_the_program_running(
 def test_node_args_from_backends_yaml_reach_node(node: Dbg) -> None:
     config = node.home / "config" / "dbg" / "backends.yaml"
     config.parent.mkdir(parents=True)
-    config.write_text("backends:\n  node:\n    options:\n      node_args: [--title=dbg-node-test]\n",
-                      encoding="utf-8")
+    config.write_text("backends:\n  node:\n    options:\n"
+                      "      node_args: [--title=dbg-node-test]\n", encoding="utf-8")
     start(node)
     assert node.json("print", "process.title")["value"] == "'dbg-node-test'"
