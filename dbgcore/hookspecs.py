@@ -69,7 +69,9 @@ def dbg_add_ops(add: Callable[[Op], None]) -> None:
 
     :param add: call it once per :class:`dbgcore.ops.Op`. The op gets a CLI
         command, an MCP tool and a place in the docs like the built-in ones;
-        the session daemon sends it to the backend's ``extension_op``.
+        the session daemon sends it to the backend's method ``op_<name>``
+        (``-`` in the name becomes ``_``); a backend without one refuses it
+        as unsupported.
 
     Every plugin's implementation is called; an op whose name is taken is
     refused, and that plugin reported broken by ``dbg plugins`` (the others'

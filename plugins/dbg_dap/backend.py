@@ -17,8 +17,9 @@ from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from dbg_dap import expert
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
 from dbg_dap.events import DapEvents
@@ -85,12 +86,6 @@ class DapBackend(DapEvents, DapInspection):
         return caps
 
     @classmethod
-    def extension_ops(cls) -> list[str]:
-        from dbg_dap.expert import EXPERT_OPS
-
-        return list(EXPERT_OPS)
-
-    @classmethod
     def support(cls, spec: BackendSpec) -> dict[str, Support]:
         """Start the adapter, read the capabilities it announces, and stop
         it: what each op needs is in :func:`dbg_dap.expert.op_support`,
@@ -109,7 +104,8 @@ class DapBackend(DapEvents, DapInspection):
                 announced = dap.initialize(backend.profile.client_caps, 20)
             finally:
                 backend.terminate()
-        support = op_support(cls.capabilities(), announced, backend.profile)
+        support = op_support(cls.capabilities(), cls.extension_ops(), announced,
+                             backend.profile)
         for feature, capability in (("break-if", "supportsConditionalBreakpoints"),
                                     ("break-hit", "supportsHitConditionalBreakpoints"),
                                     ("break-log", "supportsLogPoints")):
@@ -427,11 +423,16 @@ class DapBackend(DapEvents, DapInspection):
         return self.console(text), None
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------
+    # Declared in dbg_dap.ops (through dbg_add_ops) and answered, like any
+    # backend's own ops, by ``op_<name>`` methods; the bodies are in dbg_dap.expert.
 
-    def extension_op(self, op: str) -> Callable[[dict[str, Any], float], dict[str, Any]] | None:
-        from dbg_dap.expert import EXPERT_OPS
-
-        handler = EXPERT_OPS.get(op)
-        return partial(handler, self) if handler is not None else None
-
-
+    op_scopes = expert.op_scopes
+    op_vars = expert.op_vars
+    op_disasm = expert.op_disasm
+    op_memory_read = expert.op_memory_read
+    op_memory_write = expert.op_memory_write
+    op_break_instruction = expert.op_break_instruction
+    op_modules = expert.op_modules
+    op_sources = expert.op_sources
+    op_exception = expert.op_exception
+    op_dap = expert.op_dap

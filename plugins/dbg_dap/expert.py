@@ -11,7 +11,7 @@ import binascii
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from dbgcore.api import BreakOptions, OpFailed, UsageError
@@ -316,7 +316,7 @@ def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return {"command": command, "body": dap.request(command, arguments, timeout)}
 
 
-def op_support(canonical: dict[str, Support], caps: Payload,
+def op_support(canonical: dict[str, Support], extra: list[str], caps: Payload,
                profile: AdapterProfile) -> dict[str, Support]:
     """Every op's support, from the capabilities an adapter announced and
     what dbg does on top of them (the same checks the ops make)."""
@@ -328,23 +328,9 @@ def op_support(canonical: dict[str, Support], caps: Payload,
     out["catch"] = "native" if caps.get("exceptionBreakpointFilters") else "none"
     out["set"] = ("native" if caps.get("supportsSetExpression") or caps.get("supportsSetVariable")
                   else "none")
-    for op in EXPERT_OPS:
+    for op in extra:
         needed = OP_CAPABILITY.get(op)
         out[op] = "native" if needed is None or caps.get(needed[0]) else "none"
     if out.get("exception") == "none":
         out["exception"] = "fallback"  # the stop's description and the stack
     return out
-
-
-EXPERT_OPS: dict[str, Callable[[DapBackend, Payload, float], Payload]] = {
-    "scopes": op_scopes,
-    "vars": op_vars,
-    "disasm": op_disasm,
-    "memory-read": op_memory_read,
-    "memory-write": op_memory_write,
-    "break-instruction": op_break_instruction,
-    "modules": op_modules,
-    "sources": op_sources,
-    "exception": op_exception,
-    "dap": op_dap,
-}
