@@ -30,7 +30,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,6 +191,14 @@ class BackendSuite:
         """FILE:LINE as a person types it: the file's name only."""
         return f"{self._source.name}:{lines[mark]}"
 
+    @staticmethod
+    def local_name(names: Iterable[str], name: str) -> str:
+        """``name`` as the language writes it among ``names``: ``total``, or
+        with a sigil (Perl's ``$total``)."""
+        found = [n for n in names if n.lstrip("$@%") == name]
+        assert found, f"no local {name!r} among {sorted(names)}"
+        return found[0]
+
     def start(self, dbg: Dbg, program: Path, *options: str) -> dict[str, Any]:
         snap = dbg.json("start", "--backend", self.backend, *options, str(program))
         assert snap["ok"], snap
@@ -210,9 +218,9 @@ class BackendSuite:
         dbg, program, lines = prog
         snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         names = {v["name"]: v["value"] for v in snap["locals"]}
-        assert "total" in names, snap["locals"]
-        printed = dbg.json("print", "total")
-        assert printed["ok"] and printed["value"] == names["total"], printed
+        total = self.local_name(names, "total")
+        printed = dbg.json("print", total)
+        assert printed["ok"] and printed["value"] == names[total], printed
 
     def test_step_enters_a_call_at_its_first_line_and_finish_comes_back(self, prog: Any) -> None:
         dbg, program, lines = prog
@@ -261,4 +269,5 @@ class BackendSuite:
             result = dbg(*argv)
             assert result.code in (1, 2) and result.out == "", result
             assert result.err.startswith("error: ") and result.err.count("\n") == 1, result
-        assert dbg.json("print", "total")["ok"]
+        names = [v["name"] for v in dbg.json("locals")["variables"]]
+        assert dbg.json("print", self.local_name(names, "total"))["ok"]

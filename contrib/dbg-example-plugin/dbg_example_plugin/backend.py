@@ -1,0 +1,352 @@
+"""The ``perl`` backend: Perl programs under perl's own debugger, ``perl -d``
+(perl5db.pl), driven through dbg's PTY layer (:class:`ConsoleBackend`).
+
+Every canonical op either maps onto a perl5db command or is refused with a
+hint; what perl5db prints is parsed here:
+
+- a stop: ``main::fee(/abs/ledger.pl:5):<TAB>code`` before the prompt
+  ``  DB<3> ``; ``r`` first prints ``scalar context return from main::fee: 3``;
+- ``T``: one line per caller, ``$ = main::fee(100) called from file 'F' line N``;
+- ``L b``: every breakpoint, under a ``FILE:`` header, as `` N:<TAB>code`` and
+  ``    break if (COND)``;
+- ``y``: the lexicals in scope (it needs the PadWalker module), one
+  ``$name = ...`` per variable; values are written by ``Data::Dumper``, the
+  same way for ``dbg locals`` and ``dbg print``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import ClassVar
+
+from dbgcore.api import (
+    BackendSpec,
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    ConsoleBackend,
+    Frame,
+    LaunchRequest,
+    Location,
+    OpFailed,
+    Readiness,
+    ReturnValue,
+    SessionContext,
+    StopEvent,
+    Support,
+    UsageError,
+    Value,
+    Variable,
+    no_code_message,
+    resolve_source,
+    signal_name,
+    walk_sources,
+)
+
+PROMPT = re.compile(r"  DB<+\d+>+ ")
+WHERE_RE = re.compile(r"^(?P<function>[\w:]+)\((?P<file>.+):(?P<line>\d+)\):", re.M)
+RETURN_RE = re.compile(r"^(?P<context>\w+) context return from \S+:(?P<value>.*?)(?=^[\w:]+\()",
+                       re.M | re.S)
+CALLER_RE = re.compile(r"^[$@.] = (?P<function>[\w:]+).*? called from file '(?P<file>.+)' "
+                       r"line (?P<line>\d+)\s*$", re.M)
+BREAKS_FILE_RE = re.compile(r"^(\S.*):\s*$")
+BREAKS_LINE_RE = re.compile(r"^ (\d+):")
+LEXICAL_RE = re.compile(r"^([$@%]\w+) = ", re.M)
+#: How perl5db reports an expression's error: "MESSAGE at (eval 9)[.../perl5db.pl:742] line 2."
+EVAL_ERROR_RE = re.compile(r"^(?P<message>.*?) at \(eval \d+\)\[[^\]]*\] line \d+", re.M)
+#: Data::Dumper on one line, hash keys sorted, strings double-quoted with escapes.
+DUMP = ("do {{ require Data::Dumper; local $Data::Dumper::Terse = 1; "
+        "local $Data::Dumper::Indent = 0; local $Data::Dumper::Sortkeys = 1; "
+        "local $Data::Dumper::Useqq = 1; join qq{{\\x1f}}, map {{ Data::Dumper::Dumper($_) }} "
+        "({values}) }}")
+
+
+def dumped(expression: str) -> str:
+    """Perl code for one value: a scalar as it is, an array or hash by reference."""
+    text = expression.strip()
+    if text.startswith("@"):
+        return f"[{text}]"
+    if text.startswith("%"):
+        return f"+{{{text}}}"
+    return f"scalar({text})"
+
+
+class PerlBackend(ConsoleBackend):
+    id = "perl"  # backends.yaml selects this class with `plugin: perl`
+    tool = "perl"  # answers start with [via perl VERSION]
+    features: ClassVar[dict[str, Support]] = {"break-if": "native", "return-value": "native"}
+    unsupported_hints: ClassVar[dict[str, str]] = {
+        "watch": "perl's debugger watches with `dbg raw w EXPR`",
+        "until": "`dbg raw c LINE` runs to LINE of the current file",
+        "catch": "a `die` ends the program; `dbg raw b compile SUB` and `$SIG{__DIE__}` "
+                 "are perl's own ways in",
+    }
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        self._where: Location | None = None
+        self._reason = ""  # what the op that let the program run calls a stop
+        self._answer = ""  # perl5db's text before the last prompt
+        self._breaks: dict[int, Breakpoint] = {}
+        self._cwd = os.getcwd()
+        self._program = ""
+
+    # -- availability ------------------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        found = super().check(spec)
+        if not found.ready:
+            return found
+        try:
+            version = subprocess.run([found.detail, "-e", "print substr($^V, 1)"],
+                                     capture_output=True, text=True, timeout=10).stdout
+            padwalker = subprocess.run([found.detail, "-MPadWalker", "-e", "1"],
+                                       capture_output=True, timeout=10).returncode == 0
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{found.detail} does not run: {exc}")
+        note = "" if padwalker else "; without PadWalker, so no `dbg locals`"
+        return Readiness(True, f"{found.detail} (perl {version}{note})", version)
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        if program.is_dir():
+            raise UsageError(f"{program} is a folder; perl runs a script",
+                             "give the script: dbg start path/to/script.pl")
+
+    def version(self) -> str:
+        return self.check(self.spec).version
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def launch(self, request: LaunchRequest) -> StopEvent:
+        if request.module:
+            raise UsageError("perl runs a script, not -m MODULE")
+        self._cwd = request.cwd or os.getcwd()
+        self._program = os.path.abspath(os.path.join(self._cwd, request.program))
+        pump = self.output_pump("perl")
+        # The program's output goes to the pump's FIFOs; perl5db talks on the
+        # terminal. ornaments= keeps escapes out of the prompt; inhibit_exit=0
+        # lets perl end with the program, so its exit status is the program's.
+        env = {**request.env, "PERLDB_OPTS": "ornaments= inhibit_exit=0",
+               "DBG_STDOUT": str(pump.paths["stdout"]), "DBG_STDERR": str(pump.paths["stderr"])}
+        argv = ["/bin/sh", "-c", 'exec "$@" >"$DBG_STDOUT" 2>"$DBG_STDERR"', "sh",
+                *self.spec.command, "-d", self._program, *request.args]
+        self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
+        self._reason = "entry"
+        return self.wait_stop(30)
+
+    def wait_stop(self, timeout: float) -> StopEvent:
+        """Read up to perl5db's prompt (a stop) or the end of perl."""
+        from dbgcore.api import PtyEOF, PtyTimeout
+
+        try:
+            match = self.drv().expect([], timeout)
+        except PtyTimeout:
+            self._state = "running"
+            return StopEvent(state="running")
+        except PtyEOF:
+            return self._ended()
+        self._state = "stopped"
+        if self.pump is not None:
+            self.pump.drain()
+        self._answer = match.before
+        wheres = list(WHERE_RE.finditer(match.before))
+        if not wheres:  # a command that did not move the program: the stop stands
+            return StopEvent(state="stopped", location=self._where)
+        where = wheres[-1]
+        self._where = Location(self._path(where["file"]), int(where["line"]),
+                               where["function"].removesuffix("::"))
+        hit = [b.id for b in self._breaks.values()
+               if (b.file, b.line) == (self._where.file, self._where.line)]
+        reason, self._reason = self._reason, ""
+        if reason == "continue":
+            reason = "breakpoint" if hit else "step"
+        returned = RETURN_RE.search(match.before)
+        return StopEvent(state="stopped", reason=reason or "step", location=self._where,
+                         hit_breakpoints=hit if reason == "breakpoint" else [],
+                         return_value=_returned(returned["context"], returned["value"])
+                         if returned else None)
+
+    def _ended(self) -> StopEvent:
+        driver = self.drv()
+        driver.wait_exit(2.0)
+        if self.pump is not None:
+            self.pump.drain()
+        self._state = "exited"
+        child = driver.child
+        if child is not None and child.signalstatus:
+            return StopEvent(state="exited", reason="exited",
+                             signal=signal_name(int(child.signalstatus)))
+        return StopEvent(state="exited", reason="exited",
+                         exit_code=child.exitstatus if child is not None else None)
+
+    def _path(self, name: str) -> str:
+        return os.path.normpath(os.path.join(self._cwd, name))
+
+    def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
+        self.require_stopped(op)
+        self._reason = reason
+        self.drv().send_line(command)
+        return self.wait_stop(timeout)
+
+    def _query(self, command: str) -> str:
+        """A command that does not move the program; an expression's error is an OpFailed."""
+        self.require_stopped(command.split()[0])
+        answer = self.command(command)
+        error = EVAL_ERROR_RE.search(answer)
+        if error:
+            raise OpFailed(f"perl: {error['message'].strip()}")
+        return answer.strip("\r\n")
+
+    # -- breakpoints -----------------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+        for asked, what in ((options.hit_count, "break-hit"), (options.log_message, "break-log"),
+                            (options.temporary, "temporary breakpoints")):
+            if asked:
+                raise self.unsupported(what, "perl's debugger has conditions (--if) only")
+        condition = f" {options.condition}" if options.condition else ""
+        if loc.function:
+            answer = self._query(f"b {loc.function}{condition}")
+            if answer:  # "Subroutine main::nope not found."
+                raise OpFailed(f"perl: {answer.splitlines()[0]}",
+                               "a subroutine must be compiled before it can have a breakpoint")
+        else:
+            file = self._file_for(loc.file) if loc.file else \
+                self._where.file if self._where else None
+            if not file or loc.line is None:
+                raise UsageError("give a location as FILE:LINE or SUBROUTINE")
+            if self._query(f"b {file}:{loc.line}{condition}"):  # "Line 3 ... not breakable."
+                raise OpFailed(no_code_message(file, loc.line), "pick a line with a statement")
+        placed = [spot for spot in self._perl_breaks() if spot not in
+                  {(b.file, b.line) for b in self._breaks.values()}]
+        if not placed:  # perl keeps one per line: the one there took the new condition
+            raise OpFailed(f"there is a breakpoint at {loc.key()} already",
+                           "`dbg breaks` lists them; `dbg unbreak ID` removes one")
+        number = max(self._breaks, default=0) + 1
+        bp = Breakpoint(id=number, file=placed[0][0], line=placed[0][1], function=loc.function,
+                        condition=options.condition, requested=loc.key())
+        self._breaks[number] = bp
+        return bp
+
+    def _file_for(self, requested: str) -> str:
+        """The loaded file a user's name for it means (``ledger.pl``,
+        ``lib/Money.pm``, an absolute path), as perl knows it."""
+        loaded = {os.path.realpath(self._path(name)): self._path(name) for name in
+                  self._query(r"p join qq{\n}, grep { s/^_<// } keys %main::").splitlines()
+                  if not name.startswith("(")}
+        root = os.path.dirname(self._program)
+        found = resolve_source(requested, [self._cwd, root],
+                               [lambda: list(loaded), lambda: walk_sources(root, [".pl", ".pm"])])
+        if found is None:
+            raise OpFailed(f"no source file {requested} in or under {root}",
+                           "give the path of a Perl file the program loads")
+        if found not in loaded:
+            raise OpFailed(f"{found} is not loaded yet",
+                           "break where it is used, step in, and set the breakpoint then")
+        return loaded[found]
+
+    def _perl_breaks(self) -> list[tuple[str, int]]:
+        spots, file = [], ""
+        for text in self._query("L b").splitlines():
+            header, line = BREAKS_FILE_RE.match(text), BREAKS_LINE_RE.match(text)
+            if header:
+                file = self._path(header[1])
+            elif line and file:
+                spots.append((file, int(line[1])))
+        return spots
+
+    def remove_breakpoint(self, bp_id: int | str) -> None:
+        bp = self._breaks.get(int(bp_id)) if str(bp_id).isdigit() else None
+        if bp is None:
+            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
+        # B takes a line of the file being viewed: view the breakpoint's, then the stop's again.
+        back = self._where.file if self._where else bp.file
+        self._query(f"f {bp.file}")
+        self._query(f"B {bp.line}")
+        self._query(f"f {back}")
+        del self._breaks[int(bp_id)]
+
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return list(self._breaks.values())
+
+    # -- running: each answers with what stopped the program, or state "running" ----------
+
+    def cont(self, timeout: float) -> StopEvent:
+        return self._run("c", "continue", "continue", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        return self._run("s", "step", "step", timeout)
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._run("n", "next", "step", timeout)
+
+    def finish(self, timeout: float) -> StopEvent:
+        return self._run("r", "finish", "step", timeout)
+
+    def pause(self, timeout: float) -> StopEvent:
+        self._reason = "pause"
+        return self.interrupt(timeout)
+
+    # -- inspection --------------------------------------------------------------------------
+
+    def stack(self, levels: int | None) -> list[Frame]:
+        assert self._where is not None
+        callers = [c for c in CALLER_RE.finditer(self._query("T"))
+                   if not c["function"].startswith("DB::")]
+        frames = [Frame(0, self._where.function, self._where.file, self._where.line, True)]
+        for index, caller in enumerate(callers, 1):
+            # A line of T names the sub that was called and where its caller was.
+            function = callers[index]["function"] if index < len(callers) else "main"
+            frames.append(Frame(index, function, self._path(caller["file"]), int(caller["line"])))
+        return frames[:levels] if levels else frames
+
+    def select_frame(self, index: int) -> Frame:
+        frames = self.stack(None)
+        if not 0 <= index < len(frames):
+            raise OpFailed(f"no frame {index}; the stack has {len(frames)}", "see `dbg stack`")
+        if index:
+            raise self.unsupported("frame", "perl's debugger evaluates in the innermost frame "
+                                   f"only; `dbg raw y {index}` lists that frame's lexicals")
+        return frames[0]
+
+    def locals(self) -> list[Variable]:
+        listing = self._query("y")
+        if "PadWalker" in listing and not LEXICAL_RE.search(listing):
+            raise OpFailed("perl's debugger lists lexicals with the PadWalker module, "
+                           "which is not installed",
+                           "apt-get install libpadwalker-perl (or cpan PadWalker)")
+        names = LEXICAL_RE.findall(listing)
+        if not names:
+            return []
+        values = self._query("p " + DUMP.format(values=", ".join(map(dumped, names))))
+        return [Variable(name, value)
+                for name, value in zip(names, values.split("\x1f"), strict=False)]
+
+    def evaluate(self, expression: str) -> Value:
+        return Value(self._query("p " + DUMP.format(values=dumped(expression))))
+
+    def set_variable(self, lhs: str, value: str) -> Value:
+        self._query(f"p do {{ {lhs} = ({value}); 1 }}")
+        return self.evaluate(lhs)
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        event = self._run(text, "raw", "step", timeout)
+        moved = event.state != "stopped" or bool(WHERE_RE.search(self._answer))
+        return self._answer.strip("\r\n"), event if moved else None
+
+
+def _returned(context: str, dump: str) -> ReturnValue | None:
+    """What ``r`` printed: ``scalar context return from main::fee: 3``, or for a
+    list one ``0  4`` line per item (a reference's contents follow it indented)."""
+    lines = dump.strip("\r\n").splitlines()
+    if context == "scalar":
+        return ReturnValue(lines[0].strip())
+    if context == "list":
+        items = [re.sub(r"^\d+ {2}", "", line) for line in lines if re.match(r"\d+ {2}", line)]
+        return ReturnValue("(" + ", ".join(items) + ")")
+    return None  # void context: nothing was returned
