@@ -243,6 +243,33 @@ class BackendSuite:
         if column["ops"]["return-value"] != "none":
             assert out.get("return_value"), out
 
+    def test_next_steps_over_a_call(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        snap = self.start(dbg, program, "--break", self.at(lines, "call-fee"), "--run")
+        over = dbg.json("next")
+        assert over["ok"] and over["state"] == "stopped", over
+        assert over["location"]["function"] == snap["location"]["function"], over
+        assert over["location"]["line"] > lines["call-fee"], over
+
+    def test_conditions_stop_only_where_they_hold(self, prog: Any) -> None:
+        dbg, program, lines = prog
+        caps = dbg.json("caps", "--backend", self.backend)
+        snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
+        total = self.local_name([v["name"] for v in snap["locals"]], "total")
+        assert dbg("unbreak", str(snap["hit_breakpoints"][0])).code == 0
+        never = dbg.json("break", self.at(lines, "loop"), "--if", f"{total} < 0")
+        column: dict[str, Any] = next(c for c in caps["backends"] if c["name"] == self.backend)
+        if column["ops"]["break-if"] == "none":
+            assert never["error"]["kind"] == "unsupported", never
+            return
+        assert never["ok"], never
+        holds = dbg.json("break", self.at(lines, "call-fee"), "--if", f"{total} >= 0")
+        assert holds["ok"], holds
+        stop = dbg.json("continue")
+        assert stop["reason"] == "breakpoint" and stop["location"]["line"] == lines["call-fee"], \
+            stop
+        assert stop["hit_breakpoints"] == [holds["breakpoint"]["id"]], stop
+
     def test_the_end_has_the_exit_code(self, prog: Any) -> None:
         dbg, program, _ = prog
         self.start(dbg, program, "--run")
