@@ -93,6 +93,7 @@ class PerlBackend(ConsoleBackend):
         self._breaks: dict[int, Breakpoint] = {}
         self._cwd = os.getcwd()
         self._program = ""
+        self._version = ""
 
     # -- availability ------------------------------------------------------------------
 
@@ -118,7 +119,9 @@ class PerlBackend(ConsoleBackend):
                              "give the script: dbg start path/to/script.pl")
 
     def version(self) -> str:
-        return self.check(self.spec).version
+        if not self._version:
+            self._version = self.check(self.spec).version
+        return self._version
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -321,11 +324,11 @@ class PerlBackend(ConsoleBackend):
                            "which is not installed",
                            "apt-get install libpadwalker-perl (or cpan PadWalker)")
         names = LEXICAL_RE.findall(listing)
-        if not names:
-            return []
-        values = self._query("p " + DUMP.format(values=", ".join(map(dumped, names))))
-        return [Variable(name, value)
-                for name, value in zip(names, values.split("\x1f"), strict=False)]
+        values: list[str] = []
+        for start in range(0, len(names), 50):  # a command is one terminal line: keep it short
+            chunk = ", ".join(map(dumped, names[start:start + 50]))
+            values += self._query("p " + DUMP.format(values=chunk)).split("\x1f")
+        return [Variable(name, value) for name, value in zip(names, values, strict=False)]
 
     def evaluate(self, expression: str) -> Value:
         return Value(self._query("p " + DUMP.format(values=dumped(expression))))

@@ -100,3 +100,13 @@ def test_pause_stops_a_running_program_and_kill_ends_it(perl: Dbg) -> None:
     assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
     assert paused["location"]["line"] == LINES["spin"], paused
     assert int(perl.json("print", "$turns")["value"]) > 0
+
+
+def test_many_lexicals_are_all_listed(perl: Dbg, tmp_path: Path) -> None:
+    # perl5db takes a command as one terminal line; the values are asked in parts.
+    script = tmp_path / "many.pl"
+    script.write_text("".join(f"my $v{n} = {n};\n" for n in range(120)) + "print $v7, \"\\n\";\n")
+    snap = perl.json("start", "--break", "many.pl:121", "--run", str(script))
+    assert snap["ok"], snap
+    listed = perl.json("locals")["variables"]
+    assert {v["name"]: v["value"] for v in listed} == {f"$v{n}": str(n) for n in range(120)}
