@@ -169,6 +169,7 @@ class Backend:
         #: Set when the debugger died under the session; every op then fails
         #: with it, and the session's state is "debugger_lost".
         self.lost: DebuggerLost | None = None
+        self._checked_version: str | None = None
 
     # -- availability ------------------------------------------------------
 
@@ -248,7 +249,11 @@ class Backend:
     # -- lifecycle -----------------------------------------------------------
 
     def version(self) -> str:
-        return ""
+        """The debugger's version, for ``[via TOOL VERSION]``: by default the
+        one :meth:`check` found, asked once per session."""
+        if self._checked_version is None:
+            self._checked_version = self.check(self.spec).version
+        return self._checked_version
 
     def launch(self, request: LaunchRequest) -> StopEvent:
         raise NotImplementedError

@@ -93,7 +93,6 @@ class PerlBackend(ConsoleBackend):
         self._breaks: dict[int, Breakpoint] = {}
         self._cwd = os.getcwd()
         self._program = ""
-        self._version = ""
 
     # -- availability ------------------------------------------------------------------
 
@@ -117,11 +116,6 @@ class PerlBackend(ConsoleBackend):
         if program.is_dir():
             raise UsageError(f"{program} is a folder; perl runs a script",
                              "give the script: dbg start path/to/script.pl")
-
-    def version(self) -> str:
-        if not self._version:
-            self._version = self.check(self.spec).version
-        return self._version
 
     # -- lifecycle -----------------------------------------------------------------------
 

@@ -89,7 +89,6 @@ class NodeBackend(Backend):
         self.pump: OutputPump | None = None
         self.inspector: Inspector | None = None
         self._state: StopState = "running"
-        self._version = ""
         self._url: str | None = None
         self._url_seen = threading.Event()
         self._frames: list[dict[str, Any]] = []
@@ -122,11 +121,6 @@ class NodeBackend(Backend):
     @classmethod
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
         entry_point(program)
-
-    def version(self) -> str:
-        if not self._version:
-            self._version = self.check(self.spec).version
-        return self._version
 
     # -- lifecycle ----------------------------------------------------------------------
 
