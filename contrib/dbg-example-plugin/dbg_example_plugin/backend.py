@@ -32,6 +32,8 @@ from dbgcore.api import (
     LaunchRequest,
     Location,
     OpFailed,
+    PtyEOF,
+    PtyTimeout,
     Readiness,
     ReturnValue,
     SessionContext,
@@ -138,8 +140,6 @@ class PerlBackend(ConsoleBackend):
 
     def wait_stop(self, timeout: float) -> StopEvent:
         """Read up to perl5db's prompt (a stop) or the end of perl."""
-        from dbgcore.api import PtyEOF, PtyTimeout
-
         try:
             match = self.drv().expect([], timeout)
         except PtyTimeout:
@@ -190,9 +190,10 @@ class PerlBackend(ConsoleBackend):
         self.drv().send_line(command)
         return self.wait_stop(timeout)
 
-    def _query(self, command: str) -> str:
-        """A command that does not move the program; an expression's error is an OpFailed."""
-        self.require_stopped(command.split()[0])
+    def _query(self, command: str, op: str) -> str:
+        """A command for ``op`` that does not move the program; an expression's
+        error is an OpFailed."""
+        self.require_stopped(op)
         answer = self.command(command)
         error = EVAL_ERROR_RE.search(answer)
         if error:
@@ -202,13 +203,14 @@ class PerlBackend(ConsoleBackend):
     # -- breakpoints -----------------------------------------------------------------------
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        for asked, what in ((options.hit_count, "break-hit"), (options.log_message, "break-log"),
-                            (options.temporary, "temporary breakpoints")):
+        for asked, what in ((options.hit_count, "hit counts (--hit)"),
+                            (options.log_message, "logpoints (--log)"),
+                            (options.temporary, "temporary breakpoints (--temp)")):
             if asked:
                 raise self.unsupported(what, "perl's debugger has conditions (--if) only")
         condition = f" {options.condition}" if options.condition else ""
         if loc.function:
-            answer = self._query(f"b {loc.function}{condition}")
+            answer = self._query(f"b {loc.function}{condition}", "break")
             if answer:  # "Subroutine main::nope not found."
                 raise OpFailed(f"perl: {answer.splitlines()[0]}",
                                "a subroutine must be compiled before it can have a breakpoint")
@@ -217,7 +219,8 @@ class PerlBackend(ConsoleBackend):
                 self._where.file if self._where else None
             if not file or loc.line is None:
                 raise UsageError("give a location as FILE:LINE or SUBROUTINE")
-            if self._query(f"b {file}:{loc.line}{condition}"):  # "Line 3 ... not breakable."
+            # perl's answer is empty, or "Line 3 of 'F' not breakable."
+            if self._query(f"b {file}:{loc.line}{condition}", "break"):
                 raise OpFailed(no_code_message(file, loc.line), "pick a line with a statement")
         placed = [spot for spot in self._perl_breaks() if spot not in
                   {(b.file, b.line) for b in self._breaks.values()}]
@@ -234,7 +237,8 @@ class PerlBackend(ConsoleBackend):
         """The loaded file a user's name for it means (``ledger.pl``,
         ``lib/Money.pm``, an absolute path), as perl knows it."""
         loaded = {os.path.realpath(self._path(name)): self._path(name) for name in
-                  self._query(r"p join qq{\n}, grep { s/^_<// } keys %main::").splitlines()
+                  self._query(r"p join qq{\n}, grep { s/^_<// } keys %main::", "break")
+                  .splitlines()
                   if not name.startswith("(")}
         root = os.path.dirname(self._program)
         found = resolve_source(requested, [self._cwd, root],
@@ -249,7 +253,7 @@ class PerlBackend(ConsoleBackend):
 
     def _perl_breaks(self) -> list[tuple[str, int]]:
         spots, file = [], ""
-        for text in self._query("L b").splitlines():
+        for text in self._query("L b", "break").splitlines():
             header, line = BREAKS_FILE_RE.match(text), BREAKS_LINE_RE.match(text)
             if header:
                 file = self._path(header[1])
@@ -263,9 +267,8 @@ class PerlBackend(ConsoleBackend):
             raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
         # B takes a line of the file being viewed: view the breakpoint's, then the stop's again.
         back = self._where.file if self._where else bp.file
-        self._query(f"f {bp.file}")
-        self._query(f"B {bp.line}")
-        self._query(f"f {back}")
+        for command in (f"f {bp.file}", f"B {bp.line}", f"f {back}"):
+            self._query(command, "unbreak")
         del self._breaks[int(bp_id)]
 
     def list_breakpoints(self) -> list[Breakpoint]:
@@ -293,7 +296,7 @@ class PerlBackend(ConsoleBackend):
 
     def stack(self, levels: int | None) -> list[Frame]:
         assert self._where is not None
-        callers = [c for c in CALLER_RE.finditer(self._query("T"))
+        callers = [c for c in CALLER_RE.finditer(self._query("T", "stack"))
                    if not c["function"].startswith("DB::")]
         frames = [Frame(0, self._where.function, self._where.file, self._where.line, True)]
         for index, caller in enumerate(callers, 1):
@@ -312,7 +315,7 @@ class PerlBackend(ConsoleBackend):
         return frames[0]
 
     def locals(self) -> list[Variable]:
-        listing = self._query("y")
+        listing = self._query("y", "locals")
         if "PadWalker" in listing and not LEXICAL_RE.search(listing):
             raise OpFailed("perl's debugger lists lexicals with the PadWalker module, "
                            "which is not installed",
@@ -321,14 +324,14 @@ class PerlBackend(ConsoleBackend):
         values: list[str] = []
         for start in range(0, len(names), 50):  # a command is one terminal line: keep it short
             chunk = ", ".join(map(dumped, names[start:start + 50]))
-            values += self._query("p " + DUMP.format(values=chunk)).split("\x1f")
+            values += self._query("p " + DUMP.format(values=chunk), "locals").split("\x1f")
         return [Variable(name, value) for name, value in zip(names, values, strict=False)]
 
     def evaluate(self, expression: str) -> Value:
-        return Value(self._query("p " + DUMP.format(values=dumped(expression))))
+        return Value(self._query("p " + DUMP.format(values=dumped(expression)), "print"))
 
     def set_variable(self, lhs: str, value: str) -> Value:
-        self._query(f"p do {{ {lhs} = ({value}); 1 }}")
+        self._query(f"p do {{ {lhs} = ({value}); 1 }}", "set")
         return self.evaluate(lhs)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
