@@ -270,6 +270,34 @@ class BackendSuite:
             stop
         assert stop["hit_breakpoints"] == [holds["breakpoint"]["id"]], stop
 
+    def test_what_caps_says_is_missing_is_refused_with_the_way_round(self, prog: Any) -> None:
+        """Unsupported is explicit: every op `dbg caps` marks "none" fails with
+        exit code 3, naming the tool and `dbg raw`, never a silent no-op."""
+        dbg, program, lines = prog
+        caps = dbg.json("caps", "--backend", self.backend)
+        column: dict[str, Any] = next(c for c in caps["backends"] if c["name"] == self.backend)
+        snap = self.start(dbg, program, "--break", self.at(lines, "fee"), "--run")
+        # Each op as a user types it; the arguments only need to pass dbg's own
+        # checks, since an op is sent only where caps says the backend lacks it.
+        total = "total"
+        typed = {
+            "break": ["break", self.at(lines, "loop")], "unbreak": ["unbreak", "1"],
+            "breaks": ["breaks"], "watch": ["watch", total], "catch": ["catch", "uncaught"],
+            "continue": ["continue"], "step": ["step"], "next": ["next"], "finish": ["finish"],
+            "until": ["until"], "pause": ["pause"], "stack": ["stack"], "frame": ["frame", "0"],
+            "locals": ["locals"], "print": ["print", total], "set": ["set", total, "1"],
+            "threads": ["threads"], "thread": ["thread", "1"], "raw": ["raw", "help"],
+            "attach": ["-s", "kit-attach", "attach", "--backend", self.backend,
+                       "--pid", str(os.getpid())],
+        }
+        missing = sorted(op for op, support in column["ops"].items()
+                         if op in typed and support == "none")
+        for op in missing:
+            refused = dbg(*typed[op])
+            assert refused.code == 3, (op, refused)
+            assert snap["via"]["tool"] in refused.err and "dbg raw" in refused.err, (op, refused)
+        assert dbg.json("status")["state"] == "stopped"
+
     def test_the_end_has_the_exit_code(self, prog: Any) -> None:
         dbg, program, _ = prog
         self.start(dbg, program, "--run")
