@@ -7,7 +7,8 @@ from twins import Program, caps_of
 
 
 def test_a_condition_stops_only_where_it_holds(prog: Program) -> None:
-    assert prog.start()["ok"]
+    started = prog.start()
+    assert started["ok"], started
     result = prog.dbg("--json", "break", prog.at("loop"), "--if", prog.twin.condition)
     if caps_of(prog.twin.backend).get("break-if") == "none":
         # jdb has no conditional breakpoints: said so, nothing set.
