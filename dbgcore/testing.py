@@ -199,6 +199,14 @@ class BackendSuite:
         assert found, f"no local {name!r} among {sorted(names)}"
         return found[0]
 
+    def support(self, dbg: Dbg) -> dict[str, str]:
+        """What `dbg caps` says of the backend: op or feature -> "native",
+        "fallback" or "none"."""
+        caps = dbg.json("caps", "--backend", self.backend)
+        column = next(c for c in caps["backends"] if c["name"] == self.backend)
+        ops: dict[str, str] = column["ops"]
+        return ops
+
     def start(self, dbg: Dbg, program: Path, *options: str) -> dict[str, Any]:
         snap = dbg.json("start", "--backend", self.backend, *options, str(program))
         assert snap["ok"], snap
@@ -235,12 +243,11 @@ class BackendSuite:
 
     def test_finish_says_what_the_function_returned(self, prog: Any) -> None:
         dbg, program, lines = prog
-        caps = dbg.json("caps", "--backend", self.backend)
+        support = self.support(dbg)
         self.start(dbg, program, "--break", self.at(lines, "fee"), "--run")
         out = dbg.json("finish")
         assert out["ok"] and out["state"] == "stopped", out
-        column: dict[str, Any] = next(c for c in caps["backends"] if c["name"] == self.backend)
-        if column["ops"]["return-value"] != "none":
+        if support["return-value"] != "none":
             assert out.get("return_value"), out
 
     def test_next_steps_over_a_call(self, prog: Any) -> None:
@@ -253,13 +260,12 @@ class BackendSuite:
 
     def test_conditions_stop_only_where_they_hold(self, prog: Any) -> None:
         dbg, program, lines = prog
-        caps = dbg.json("caps", "--backend", self.backend)
+        support = self.support(dbg)
         snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         total = self.local_name([v["name"] for v in snap["locals"]], "total")
         assert dbg("unbreak", str(snap["hit_breakpoints"][0])).code == 0
         never = dbg.json("break", self.at(lines, "loop"), "--if", f"{total} < 0")
-        column: dict[str, Any] = next(c for c in caps["backends"] if c["name"] == self.backend)
-        if column["ops"]["break-if"] == "none":
+        if support["break-if"] == "none":
             assert never["error"]["kind"] == "unsupported", never
             return
         assert never["ok"], never
@@ -274,8 +280,7 @@ class BackendSuite:
         """Unsupported is explicit: every op `dbg caps` marks "none" fails with
         exit code 3, naming the tool and `dbg raw`, never a silent no-op."""
         dbg, program, lines = prog
-        caps = dbg.json("caps", "--backend", self.backend)
-        column: dict[str, Any] = next(c for c in caps["backends"] if c["name"] == self.backend)
+        support = self.support(dbg)
         snap = self.start(dbg, program, "--break", self.at(lines, "fee"), "--run")
         # Each op as a user types it; the arguments only need to pass dbg's own
         # checks, since an op is sent only where caps says the backend lacks it.
@@ -290,8 +295,7 @@ class BackendSuite:
             "attach": ["-s", "kit-attach", "attach", "--backend", self.backend,
                        "--pid", str(os.getpid())],
         }
-        missing = sorted(op for op, support in column["ops"].items()
-                         if op in typed and support == "none")
+        missing = sorted(op for op, has in support.items() if op in typed and has == "none")
         for op in missing:
             refused = dbg(*typed[op])
             assert refused.code == 3, (op, refused)
