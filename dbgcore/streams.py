@@ -27,8 +27,7 @@ _PUMPS = itertools.count(1)
 class OutputPump:
     """``transform(category, text)``, when given, sees each piece of text
     before it is kept and returns what to keep: a debugger that writes its own
-    notices into the program's stderr (Node.js's inspector does) takes them
-    out there."""
+    notices into the program's stderr takes them out there."""
 
     def __init__(self, run_dir: Path, prefix: str, output: OutputBuffer,
                  transform: Callable[[str, str], str] | None = None) -> None:
