@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dbgcore import procutil
 from dbgcore.backend import Backend, BackendSpec, SessionContext
 from dbgcore.errors import DebuggerLost, DebuggerTimeout, NotStopped, TargetExited
-from dbgcore.model import StopEvent, StopState, signal_name
+from dbgcore.model import StopEvent, StopState, ended, signal_name
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 from dbgcore.streams import OutputPump
 
@@ -76,12 +76,12 @@ class ConsoleBackend(Backend):
         driver = self.drv()
         pid = driver.pid
         driver.wait_exit(grace)
-        child = driver.child
+        status = driver.returncode
         how = "died"
-        if child is not None and child.signalstatus:
-            how = f"was killed by {signal_name(int(child.signalstatus))}"
-        elif child is not None and child.exitstatus is not None:
-            how = f"exited with code {child.exitstatus}"
+        if status is not None and status < 0:
+            how = f"was killed by {signal_name(-status)}"
+        elif status is not None:
+            how = f"exited with code {status}"
         self.lost = DebuggerLost(self.tool_name, pid, output[-500:], how)
         self._state = "debugger_lost"
         return self.lost
@@ -148,6 +148,19 @@ class ConsoleBackend(Backend):
                                "command", "run the program again with `dbg restart`") from exc
         if match is not None:
             self.on_owed_answer(match)
+
+    def console_ended(self, code: int | None = None) -> StopEvent:
+        """The debugger's terminal closed with the program's end: reap the
+        debugger, take the program's last output, and say how it ended:
+        ``code`` when the debugger reported it, else the debugger process's
+        own status (for a debugger that is the program's process, or that
+        went away without a word)."""
+        driver = self.drv()
+        driver.wait_exit(2.0)
+        if self.pump is not None:
+            self.pump.drain()
+        self._state = "exited"
+        return ended(code if code is not None else driver.returncode)
 
     def on_owed_answer(self, match: Match) -> None:
         """A late answer has been read (see :attr:`end_patterns`)."""

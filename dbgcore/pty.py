@@ -198,6 +198,15 @@ class PtyDriver:
         self.owes_prompt = False
         return match
 
+    @property
+    def returncode(self) -> int | None:
+        """How the process ended, as ``Popen.returncode`` says it: its exit
+        status, or minus the signal that killed it; None while it runs."""
+        child = self.child
+        if child is None or child.isalive():
+            return None
+        return -int(child.signalstatus) if child.signalstatus else child.exitstatus
+
     def interrupt(self) -> None:
         if self.alive():
             self.log.note("SIGINT")

@@ -50,7 +50,6 @@ from dbgcore.api import (
     python_object_repr,
     python_program_problem,
     resolve_source,
-    signal_name,
     walk_sources,
 )
 
@@ -214,21 +213,9 @@ class PdbBackend(ConsoleBackend):
                          if returned else None)
 
     def _ended(self, code: int | None, text: str) -> StopEvent:
-        driver = self.drv()
-        driver.wait_exit(2.0)
-        if self.pump is not None:
-            self.pump.drain()
-        signal = None
-        if code is None:
-            # The launcher went away without reporting the program's end
-            # (os._exit, a signal): the process's own status says how.
-            child = driver.child
-            if child is not None and child.signalstatus:
-                signal = signal_name(int(child.signalstatus))
-            elif child is not None:
-                code = child.exitstatus
-        self._state = "exited"
-        return StopEvent(state="exited", reason="exited", exit_code=code, signal=signal)
+        # Without a code, the launcher went away without reporting the
+        # program's end (os._exit, a signal): the process's own status says how.
+        return self.console_ended(code)
 
     def _debugger_lost(self, output: str) -> DebuggerLost:
         """pdb's terminal closed while the program was stopped: a stopped

@@ -44,7 +44,6 @@ from dbgcore.api import (
     Variable,
     no_code_message,
     resolve_source,
-    signal_name,
     walk_sources,
 )
 
@@ -146,7 +145,7 @@ class PerlBackend(ConsoleBackend):
             self._state = "running"
             return StopEvent(state="running")
         except PtyEOF:
-            return self._ended()
+            return self.console_ended()  # perl is the program: its status is the program's
         self._state = "stopped"
         if self.pump is not None:
             self.pump.drain()
@@ -167,19 +166,6 @@ class PerlBackend(ConsoleBackend):
                          hit_breakpoints=hit if reason == "breakpoint" else [],
                          return_value=_returned(returned["context"], returned["value"])
                          if returned else None)
-
-    def _ended(self) -> StopEvent:
-        driver = self.drv()
-        driver.wait_exit(2.0)
-        if self.pump is not None:
-            self.pump.drain()
-        self._state = "exited"
-        child = driver.child
-        if child is not None and child.signalstatus:
-            return StopEvent(state="exited", reason="exited",
-                             signal=signal_name(int(child.signalstatus)))
-        return StopEvent(state="exited", reason="exited",
-                         exit_code=child.exitstatus if child is not None else None)
 
     def _path(self, name: str) -> str:
         return os.path.normpath(os.path.join(self._cwd, name))
