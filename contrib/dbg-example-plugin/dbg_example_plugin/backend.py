@@ -82,8 +82,8 @@ class PerlBackend(ConsoleBackend):
     unsupported_hints: ClassVar[dict[str, str]] = {
         "watch": "perl's debugger watches with `dbg raw w EXPR`",
         "until": "`dbg raw c LINE` runs to LINE of the current file",
-        "catch": "a `die` ends the program; `dbg raw b compile SUB` and `$SIG{__DIE__}` "
-                 "are perl's own ways in",
+        "catch": "perl's debugger does not stop where a `die` ends the program; a "
+                 "breakpoint in the program's own $SIG{__DIE__} handler does",
     }
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:

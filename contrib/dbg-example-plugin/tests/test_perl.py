@@ -91,7 +91,7 @@ def test_what_perl_cannot_do_is_refused_with_the_way_round(perl: Dbg) -> None:
     assert perl.json("raw", "p $_[0]")["output"] == "100"  # the argument fee was given
 
 
-def test_pause_stops_a_running_program_and_kill_ends_it(perl: Dbg) -> None:
+def test_pause_stops_a_running_program(perl: Dbg) -> None:
     assert perl("start", str(LEDGER), "spin").code == 0
     running = perl.json("--timeout", "1", "continue")
     assert running["state"] == "running", running
