@@ -13,12 +13,16 @@ import re
 import subprocess
 from pathlib import Path
 
+_THREAD_PROMPT = r"[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] "
+#: Prompts jdb printed twice on one line while the VM connects ("main[1] main[1] ",
+#: measured under load), read past to the last one.
+_STRAY = r"(?:> |[^\s\[\]>][^\r\n\[\]]*\[\d+\] )*?"
 #: The prompt, at the end of what jdb has printed: "> " or "thread[frame] ".
-PROMPT_RE = re.compile(r"(?:\A|\n)(> |[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+PROMPT_RE = re.compile(rf"(?:\A|\n){_STRAY}(> |{_THREAD_PROMPT})$")
 #: The prompt jdb shows while the program runs.
 RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
 #: Only the prompt of a stopped thread ("> " is what a running VM shows).
-STOPPED_PROMPT_RE = re.compile(r"(?:\A|\n)([^\s\[\]>][^\r\n\[\]]*\[(\d+)\] )$")
+STOPPED_PROMPT_RE = re.compile(rf"(?:\A|\n){_STRAY}({_THREAD_PROMPT})$")
 LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
 EVENT_RE = re.compile(
     r"(?P<kind>Breakpoint hit|Step completed|Method entered"
