@@ -92,6 +92,16 @@ class LaunchRequest:
     #: program; `dbg start --no-catch` turns it off.
     stop_on_uncaught: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+    #: The path the program reads as its standard input (fd 0): a file the
+    #: user gave (`dbg start --stdin FILE`) or a FIFO whose write end the core
+    #: holds open for `dbg input` (so opening it to read never blocks). A
+    #: backend that sets :attr:`Backend.reads_stdin` must give the program
+    #: this path as its stdin; None: the program reads nothing (/dev/null).
+    stdin: str | None = None
+    #: The program is a test run (`dbg test`): stop where a test fails (the
+    #: frame that raised the assertion or error), even though the runner
+    #: catches it; passing tests do not stop.
+    test: bool = False
     #: `dbg start --run`: places the session's breakpoints. A backend that
     #: can take them before the program runs calls it then, and launches
     #: straight to the first stop instead of stopping at entry; one that
@@ -330,9 +340,19 @@ class Backend:
     def locals(self) -> list[Variable]:
         raise self.unsupported("locals")
 
-    #: Whether the program's standard input can be given (`dbg start --stdin`,
-    #: `dbg input`); no built-in backend offers it yet.
+    #: Whether the backend gives the program :attr:`LaunchRequest.stdin` as
+    #: its standard input (`dbg start --stdin`, `dbg input`).
     reads_stdin: ClassVar[bool] = False
+
+    def interrupt(self) -> None:
+        """Ask the running program to stop, and return at once. Called from
+        another thread than the one blocked in an execution op (`continue`,
+        `step`...), which then returns the stop this causes: `dbg pause` from
+        a second client. Must be safe to call while that op waits (a signal
+        to the debugger, a request on a thread-safe channel), and do nothing
+        when the program is not running."""
+        raise self.unsupported("pause", "this backend cannot be interrupted while another "
+                                        "command waits for the program")
 
     def fields(self, variable: Variable) -> list[Variable] | None:
         """The fields of a struct or object among the last ``locals()`` whose

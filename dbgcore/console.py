@@ -169,13 +169,19 @@ class ConsoleBackend(Backend):
         """The debugger's terminal closed; the default marks the program ended."""
         self._state = "exited"
 
-    def interrupt(self, timeout: float) -> StopEvent:
+    def interrupt_and_wait(self, timeout: float) -> StopEvent:
         """Stop a running program with SIGINT to the debugger, and read up to
         the stop it reports."""
         if self._state != "running":
             raise NotStopped("the program is not running", "")
         self.drv().interrupt()
         return self.wait_stop(timeout)
+
+    def interrupt(self) -> None:
+        """SIGINT to the debugger (safe from any thread); the op waiting for
+        the program reads the stop it reports."""
+        if self._state == "running" and self.driver is not None:
+            self.driver.interrupt()
 
     # -- the end --------------------------------------------------------------------------
 

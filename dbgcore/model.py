@@ -67,9 +67,20 @@ class Frame:
     #: __libc_start_main, Go's runtime.main), not the program's. Stacks hide
     #: the outermost run of them unless `dbg stack --all`.
     internal: bool = False
+    #: A library's or a test runner's frame (the standard library,
+    #: site-packages, Go's testing package...) rather than the program's own
+    #: code: `dbg stack` hides it unless `--all`, and says how many it hid.
+    library: bool = False
+    #: The frame's arguments, in order (None: the backend cannot tell).
+    args: list[Variable] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.args is None:
+            data.pop("args")
+        else:
+            data["args"] = [a.to_dict() for a in self.args]
+        return data
 
 
 @dataclass

@@ -145,6 +145,13 @@ def resolve(ref: Any) -> Any:
 _SHOW = Arg("show", "text", "Also evaluate EXPR at this stop.",
             flags=("--show",), multiple=True, metavar="EXPR")
 _LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"
+_STDIN = Arg("stdin", "str", "A file the program reads as its standard input (without it, "
+             "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE")
+_IDLE = Arg("idle_timeout", "float", "End the session after this long without a command "
+            "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS")
+_PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (default: "
+              "the `python3` this environment runs, e.g. an active venv's).",
+              flags=("--python",), metavar="PATH")
 _PREP = "dbgcore.cli.prepare"
 
 
@@ -173,17 +180,43 @@ BUILTIN: tuple[Op, ...] = (
             metavar="DIR"),
         Arg("env", "str", "Environment variable.", flags=("--env",),
             multiple=True, metavar="K=V"),
-        Arg("stdin", "str", "A file the program reads as its standard input.",
-            flags=("--stdin",), metavar="FILE"),
-        Arg("idle_timeout", "float", "End the session after this long without a command "
-            "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS"),
+        _STDIN, _IDLE,
         Arg("module", "bool", "PROGRAM is a Python module to run like `python -m` "
             "(e.g. pytest).", flags=("-m", "--module")),
         Arg("classpath", "str", "Java: the class path; PROGRAM is then the main class (jdb).",
             flags=("-cp", "--classpath"), metavar="PATH"),
-        _SHOW,
+        _PYTHON, _SHOW,
     ), needs="none", stops=True, send="start", prepare=f"{_PREP}:start", render="snapshot",
-       group="sessions"),
+       group="sessions", details=(
+           "Options go before PROGRAM; every word after it is the program's. A test "
+           "runner started here (`-m pytest`, `-m unittest`) stops where a test fails, "
+           "as `dbg test` does.")),
+    Op("test", "Run a test suite under the debugger; stop where a test fails.", (
+        Arg("args", "str", "The runner's arguments: test files or packages, -k, -run... "
+            "(after `--` when the first one starts with a dash).", multiple=True,
+            passthrough=True),
+        Arg("runner", "str", "pytest, unittest or go (default: go for Go packages, else "
+            "pytest when the program's Python has it, else unittest).", flags=("--runner",),
+            metavar="NAME"),
+        Arg("backend", "str", "Backend to use (default: debugpy for Python, dlv for Go).",
+            flags=("--backend", "-b"), metavar="NAME"),
+        Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
+            multiple=True, metavar="LOC"),
+        Arg("cwd", "str", "Working directory of the run (default: here).", flags=("--cwd",),
+            metavar="DIR"),
+        Arg("env", "str", "Environment variable.", flags=("--env",),
+            multiple=True, metavar="K=V"),
+        _STDIN, _IDLE, _PYTHON, _SHOW,
+    ), needs="none", stops=True, send="start", prepare=f"{_PREP}:test", render="snapshot",
+       group="sessions", details=(
+           "The run goes straight to the first stop: a failing test, stopped in the frame "
+           "that raised the assertion or error, on the failing line (`dbg exception` tells "
+           "the rest), or a breakpoint; passing tests do not stop, and `dbg continue` goes "
+           "on to the next failure. Python: pytest or unittest, on debugpy or pdb. Go: `go "
+           "test` through delve (`-run X` and `-v` are passed as -test.run, -test.v).\n\n"
+           "  dbg test tests/test_report.py -k total\n"
+           "  dbg test --break helper.py:12 -- -x tests/\n"
+           "  dbg test ./pkg -run TestParse")),
     Op("attach", "Attach to a running process (--pid) or debug server (--port).", (
         Arg("backend", "str", "Backend to attach with.", flags=("--backend", "-b"),
             required=True, metavar="NAME"),
@@ -243,11 +276,16 @@ BUILTIN: tuple[Op, ...] = (
               Arg("location", "location", "Where to stop: a line ahead.")),
     _stopping("pause", "Interrupt the running target.", needs="session"),
     _stopping("wait", "Wait for a running target to stop or exit.", needs="session"),
-    Op("input", "Send TEXT and a newline to the program's standard input.", (
-        Arg("text", "text", "The line to send (a newline is added).", required=True),
-        Arg("eof", "bool", "Close the program's standard input after the line.",
+    Op("input", "Send TEXT and a newline to the program's standard input; on a running "
+       "program, wait for its next stop.", (
+        Arg("text", "text", "The line to send (a newline is added)."),
+        Arg("eof", "bool", "Close the program's standard input (after the line, if any).",
             flags=("--eof",)),
-    ), render="_input", group="execution"),
+    ), render="_input", group="execution", details=(
+        "A program started without --stdin reads what `dbg input` sends. A stopping "
+        "command (`continue`, `step`...) whose program waits for input answers at once "
+        "with `running: waiting for input`; `dbg input` then sends the line and waits for "
+        "the next stop, as `dbg wait` does. `dbg output` shows the prompt it printed.")),
     # -- inspection
     Op("stack", "Show the call stack of the current thread.", (
         Arg("levels", "int", "Show at most N frames.", flags=("--levels",), minimum=1,

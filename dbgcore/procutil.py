@@ -125,3 +125,26 @@ def _reap(pids: list[int]) -> None:
             continue
         if done:
             pids.remove(pid)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every living process below ``pid`` (children, theirs...), from /proc."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children") as fh:
+                    children = [int(c) for c in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+            for child in children:
+                if child not in found:
+                    found.append(child)
+                    todo.append(child)
+    return found

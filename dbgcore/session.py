@@ -44,10 +44,12 @@ from dbgcore.model import (
 from dbgcore.ops import OpTable
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
+from dbgcore.procutil import descendants
 from dbgcore.snapshot import arrange
 from dbgcore.source import source_window
 from dbgcore.sources import suffix_matches
 from dbgcore.store import Store
+from dbgcore.streams import StdinFeed, waiting_for_stdin
 from dbgcore.translog import TransLog
 
 
@@ -81,6 +83,9 @@ class Session(InspectOps):
         self._display_ids = 1
         #: Each frame's locals at its previous stop, to mark what changed.
         self._frame_values: dict[tuple[Any, ...], dict[str, str]] = {}
+        #: The program's stdin: a FIFO `dbg input` writes to, or the user's file.
+        self.stdin: StdinFeed | None = None
+        self.stdin_file: str | None = None
 
     # -- identity ------------------------------------------------------------
 
@@ -221,11 +226,15 @@ class Session(InspectOps):
             module=bool(args.get("module", False)),
             stop_on_uncaught=not args.get("no_catch"),
             options=dict(args.get("options") or {}),
+            test=bool(args.get("test")),
         )
         backend = self._new_backend(args["backend"], request.cwd)
-        if args.get("stdin") and not backend.reads_stdin:
-            raise backend.unsupported("stdin", _NO_STDIN)
+        self.stdin_file = args.get("stdin") or None
+        if self.stdin_file and not backend.reads_stdin:
+            raise backend.unsupported("stdin", backend.unsupported_hints.get("stdin")
+                                      or _NO_STDIN)
         self.launch_request = request
+        request = self._with_stdin(request, backend)
         early: list[Breakpoint] | None = None
 
         def place_breaks() -> None:
@@ -293,7 +302,7 @@ class Session(InspectOps):
             pass
         old.terminate()
         backend = self._new_backend(self.spec.name, self.launch_request.cwd)
-        event = backend.launch(self.launch_request)
+        event = backend.launch(self._with_stdin(self.launch_request, backend))
         placed, failed = self.breaks.replay(backend)
         if self.catch_filters:
             try:
@@ -305,9 +314,24 @@ class Session(InspectOps):
         return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
                 "failed_breakpoints": failed}
 
+    def _with_stdin(self, request: LaunchRequest, backend: Backend) -> LaunchRequest:
+        """The request with the program's standard input: the user's file, or
+        a new FIFO `dbg input` writes to (each run reads its own)."""
+        if self.stdin is not None:
+            self.stdin.remove()
+            self.stdin = None
+        if not backend.reads_stdin:
+            return request
+        if self.stdin_file:
+            return replace(request, stdin=self.stdin_file)
+        self.stdin = StdinFeed(self.run_dir)
+        return replace(request, stdin=str(self.stdin.path))
+
     def shutdown(self) -> None:
         if self.backend is not None:
             self.backend.terminate()
+        if self.stdin is not None:
+            self.stdin.remove()
         if self.session_id is not None:
             self.store.end_session(self.session_id)
         self.log.close()
@@ -529,16 +553,61 @@ class Session(InspectOps):
         return info
 
     def op_input(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """No backend reaches the program's stdin yet: refused, saying why."""
+        """Send a line (and/or the end of file) to the program's stdin. On a
+        running program, then wait for its next stop like `dbg wait`."""
         assert self.backend is not None
-        raise self.backend.unsupported("input", _NO_STDIN)
+        payload = self.send_input(args)
+        if self.backend.state() == "running" or (self.last is not None
+                                                 and self.last.state == "running"):
+            event = self.backend.poll(timeout)
+            stop = StopSnapshot(state="running") if event is None else self._snapshot(event)
+            return {**stop.to_dict(), "input": payload}
+        return payload
+
+    def send_input(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Write ``text`` (a line) and/or close the program's stdin; safe to
+        call while another op waits for the program (`dbg input` from a
+        second client)."""
+        assert self.backend is not None
+        text, eof = args.get("text"), bool(args.get("eof"))
+        if text is None and not eof:
+            raise UsageError("input needs TEXT, or --eof to close the program's stdin")
+        if self.stdin is None:
+            if self.stdin_file:
+                raise OpFailed(f"the program reads its stdin from {self.stdin_file} "
+                               "(`dbg start --stdin`)", "start without --stdin to send lines")
+            raise self.backend.unsupported("input", self.backend.unsupported_hints.get("stdin")
+                                           or _NO_STDIN)
+        if self.backend.state() == "exited":
+            raise TargetExited("the program has exited", "run it again with `dbg restart`")
+        sent = 0
+        if text is not None:
+            if any(c in text for c in "\r\n\0"):
+                raise UsageError("input takes one line", "send one `dbg input` per line")
+            try:
+                sent = self.stdin.write((text + "\n").encode("utf-8"))
+            except BlockingIOError:
+                raise OpFailed("the program's stdin is full: it has not read the 64 KiB "
+                               "already sent", "let it run (`dbg continue`) first") from None
+            except ValueError:
+                raise OpFailed("the program's stdin is closed (`dbg input --eof`)",
+                               "`dbg restart` runs it again with a new one") from None
+        if eof:
+            self.stdin.close()
+        return {"sent": sent, "closed": self.stdin.closed, "unread": self.stdin.pending()}
+
+    def waiting_for_input(self) -> bool:
+        """Whether the program is blocked reading the stdin dbg feeds it."""
+        if self.stdin is None or self.stdin.closed or self.stdin.pending():
+            return False
+        return waiting_for_stdin(descendants(os.getpid()), self.stdin.path)
 
     def op_tool(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         return {"backend": self.spec.name if self.spec else None, **self.via()}
 
 
-#: Why the program's standard input cannot be reached (no backend offers it yet).
-_NO_STDIN = ("the program's stdin is the debugger's own channel here; have the program read "
+#: Why a backend cannot give the program its standard input (its own hint first).
+_NO_STDIN = ("this debugger gives the program no stdin of dbg's; have the program read "
              "a file, or start it yourself with its input and `dbg attach` to it")
 
 

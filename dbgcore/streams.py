@@ -114,3 +114,97 @@ class OutputPump:
         for path in self.paths.values():
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+class StdinFeed:
+    """A FIFO the program reads as its standard input, written by `dbg input`.
+
+    The FIFO is made in the private run directory; the feed holds its write
+    end (opened read-write, which never blocks on Linux), so the program can
+    open the read end at any time without blocking, and sees end-of-file only
+    when :meth:`close` drops that last writer (`dbg input --eof`). Writes are
+    non-blocking: a program that reads nothing while a pipe's worth (64 KiB)
+    waits makes :meth:`write` fail instead of hanging the session.
+    """
+
+    def __init__(self, run_dir: Path, prefix: str = "program") -> None:
+        token = f"{os.getpid()}-{next(_PUMPS)}"
+        self.path = run_dir / f"{prefix}-{token}-stdin.fifo"
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        os.mkfifo(self.path, 0o600)
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_NONBLOCK)
+        self._lock = threading.Lock()
+        #: Bytes written so far.
+        self.sent = 0
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+    def write(self, data: bytes) -> int:
+        """Write all of ``data`` or raise BlockingIOError (the pipe is full)
+        or ValueError (closed); returns how many bytes were written."""
+        with self._lock:
+            if self._fd is None:
+                raise ValueError("the program's standard input is closed")
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            self.sent += len(data)
+            return len(data)
+
+    def pending(self) -> int:
+        """Bytes written that the program has not read yet."""
+        import fcntl
+        import termios
+
+        with self._lock:
+            if self._fd is None:
+                return 0
+            buf = bytearray(4)
+            try:
+                fcntl.ioctl(self._fd, termios.FIONREAD, buf)
+            except OSError:
+                return 0
+            return int.from_bytes(buf, "little")
+
+    def close(self) -> None:
+        """End of file for the program, once it has read what is left."""
+        with self._lock:
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._fd)
+                self._fd = None
+
+    def remove(self) -> None:
+        self.close()
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+def waiting_for_stdin(pids: list[int], stdin: Path) -> bool:
+    """Whether one of ``pids`` (or a thread of it) is blocked reading
+    ``stdin`` as its fd 0: the program waits for input. Read from /proc; False
+    where it cannot be told."""
+    target = os.path.realpath(stdin)
+    for pid in pids:
+        try:
+            if os.path.realpath(os.readlink(f"/proc/{pid}/fd/0")) != target:
+                continue
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/wchan") as fh:
+                    where = fh.read()
+                with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                    state = fh.read().rsplit(")", 1)[-1].split()[0]
+            except OSError:
+                continue
+            # pipe_read, anon_pipe_read (newer kernels), pipe_wait (older).
+            if state == "S" and "pipe" in where and ("read" in where or "wait" in where):
+                return True
+    return False

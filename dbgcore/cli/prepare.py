@@ -63,13 +63,132 @@ def start(values: Values) -> tuple[str, Values]:
     env = _parse_env(values.get("env") or [])
     named = bool(as_module) or classpath is not None
     chosen = _choose_backend(values.get("backend"), target, base, check=not named)
+    python = values.get("python")
+    if python is not None:
+        options["python"] = _python_path(python, base, chosen)
     return "start", {
         "backend": chosen, "program": program if named else str(target.absolute()),
         "module": bool(as_module), "args": list(values.get("args") or []), "options": options,
         "cwd": str(base), "env": env, "breaks": values.get("breaks") or [],
         "run": bool(values.get("run")), "no_catch": bool(values.get("no_catch")),
         "stdin": stdin, "show": values.get("show") or [],
+        "test": bool(values.get("test")) or _is_test_runner(program, bool(as_module)),
     }
+
+
+#: Python modules that run tests, for `dbg start -m MODULE` and `dbg test`.
+PYTHON_RUNNERS = ("pytest", "unittest")
+RUNNERS = (*PYTHON_RUNNERS, "go")
+
+
+def _is_test_runner(program: str, as_module: bool) -> bool:
+    """`dbg start -m pytest ...` is a test run like `dbg test` (and so is a
+    `pytest` script)."""
+    name = program if as_module else os.path.basename(program)
+    return name.split(".")[0] in PYTHON_RUNNERS or name in ("py.test", "pytest")
+
+
+def test(values: Values) -> tuple[str, Values]:
+    """`dbg test [ARGS...]`: a start of the test runner, straight to the first
+    failure (or breakpoint)."""
+    args = list(values.get("args") or [])
+    cwd = values.get("cwd")
+    base = Path(cwd).absolute() if cwd else Path.cwd()
+    if cwd and not base.is_dir():
+        raise UsageError(f"--cwd {cwd}: no such directory")
+    runner = values.get("runner")
+    if runner is not None and runner not in RUNNERS:
+        raise UsageError(f"unknown --runner {runner!r}", f"choose from: {', '.join(RUNNERS)}")
+    if runner is None:
+        runner = "go" if _go_tests(args, base) else None
+    start_values: Values = {k: values.get(k) for k in (
+        "backend", "breaks", "cwd", "env", "stdin", "idle_timeout", "python", "show")}
+    start_values.update(run=True, test=True)
+    if runner == "go":
+        if values.get("python") is not None:
+            raise UsageError("--python is for Python tests; this is a Go test run")
+        package = args[0] if args and not args[0].startswith("-") else "."
+        flags = args[1:] if args and not args[0].startswith("-") else args
+        start_values.update(program=package, args=_go_test_flags(flags))
+        if start_values.get("backend") is None:
+            start_values["backend"] = _backend_for(base / package, base)
+        return start(start_values)
+    if runner is None:
+        python = _python_path(values["python"], base) if values.get("python") else None
+        runner = "pytest" if _has_module(python, "pytest", base) else "unittest"
+    start_values.update(program=runner, module=True, args=args)
+    return start(start_values)
+
+
+def _go_tests(args: list[str], base: Path) -> bool:
+    """Whether `dbg test ARGS` means `go test`: a Go package or file named
+    first, or none named in a Go module's folder."""
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is not None:
+        path = base / first.removesuffix("/...")
+        return first.endswith(".go") or (path.is_dir() and any(path.glob("*.go")))
+    return (base / "go.mod").exists() or any(base.glob("*_test.go"))
+
+
+def _go_test_flags(flags: list[str]) -> list[str]:
+    """`go test`'s short flags as the test binary reads them (-run X -> -test.run X)."""
+    known = {"run", "v", "count", "timeout", "bench", "short", "failfast", "skip", "cpu",
+             "parallel", "benchtime", "list"}
+    out = []
+    for flag in flags:
+        name = flag.lstrip("-").split("=", 1)[0]
+        if flag.startswith("-") and name in known:
+            flag = "-test." + flag.lstrip("-")
+        out.append(flag)
+    return out
+
+
+def _backend_for(program: Path, base: Path) -> str:
+    from dbgcore.config import load_config
+    from dbgcore.plugins import get_host
+    from dbgcore.select import select_backend
+
+    spec = select_backend(program, load_config(base).backends, get_host().backend_classes())
+    return spec.name
+
+
+def _python_path(python: str, base: Path, backend: str | None = None) -> str:
+    """`--python PATH`: an interpreter that runs, by path or by name on PATH."""
+    import shutil
+
+    if backend is not None:
+        from dbgcore.config import load_config
+
+        spec = load_config(base).backends.get(backend)
+        if spec is not None and ".py" not in spec.extensions:
+            raise UsageError(f"--python is for Python programs, not for the {backend} backend")
+    if os.sep in python:
+        path = Path(python) if os.path.isabs(python) else base / python
+        found = str(path.absolute()) if path.is_file() and os.access(path, os.X_OK) else None
+    else:
+        found = shutil.which(python)
+    if found is None:
+        raise UsageError(f"--python {python}: no such interpreter",
+                         "give the path of a Python executable (e.g. .venv/bin/python)")
+    return found
+
+
+def _has_module(python: str | None, module: str, base: Path) -> bool:
+    """Whether the program's Python can import ``module`` (asked of it)."""
+    import shutil
+    import subprocess
+
+    exe = python or shutil.which("python3")
+    if exe is None:
+        return False
+    try:
+        found = subprocess.run([exe, "-c", f"import importlib.util, sys; sys.exit(0 if "
+                                f"importlib.util.find_spec({module!r}) else 1)"],
+                               cwd=base, capture_output=True, timeout=20,
+                               stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return found.returncode == 0
 
 
 def attach(values: Values) -> tuple[str, Values]:

@@ -326,7 +326,7 @@ class PdbBackend(ConsoleBackend):
     def pause(self, timeout: float) -> StopEvent:
         if self._state != "running":
             return StopEvent(state=self._state, location=self._last_location)
-        return self.interrupt(timeout)
+        return self.interrupt_and_wait(timeout)
 
     # -- breakpoints -----------------------------------------------------------------
 

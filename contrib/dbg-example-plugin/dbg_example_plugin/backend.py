@@ -276,7 +276,7 @@ class PerlBackend(ConsoleBackend):
 
     def pause(self, timeout: float) -> StopEvent:
         self._reason = "pause"
-        return self.interrupt(timeout)
+        return self.interrupt_and_wait(timeout)
 
     # -- inspection --------------------------------------------------------------------------
 
