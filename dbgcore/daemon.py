@@ -21,12 +21,14 @@ import threading
 import time
 import traceback
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
 from dbgcore import procutil
-from dbgcore.errors import DbgError, InternalError
+from dbgcore.errors import DbgError, InternalError, NotStopped
 from dbgcore.frontend import call_op
+from dbgcore.model import StopSnapshot
 from dbgcore.ops import builtin_table
 from dbgcore.paths import private_dir, session_dir, socket_path
 from dbgcore.plugins import get_host
@@ -45,6 +47,13 @@ _Job = tuple[str, dict[str, Any], float, "Future[dict[str, Any]]"]
 #: How long a second caller of shutdown() waits for the first to finish.
 SHUTDOWN_WAIT = 30.0
 
+#: How often a client waiting for the program looks whether it waits for input.
+INPUT_CHECK = 0.2
+
+#: Ops answered beside an op that waits for the program (another client's
+#: `continue`): they must not wait for it to stop, and touch nothing that op uses.
+BESIDE = frozenset({"status", "output", "tool", "pause", "wait", "input"})
+
 
 class Daemon:
     def __init__(self, name: str, idle_timeout: float) -> None:
@@ -60,6 +69,8 @@ class Daemon:
         self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
+        #: The op the worker runs now, and the future its caller waits on.
+        self.current: tuple[str, Future[dict[str, Any]]] | None = None
         self.last_activity = time.monotonic()
         self.stopping = threading.Event()
         self._shutdown_lock = threading.Lock()
@@ -145,8 +156,9 @@ class Daemon:
             self._reply(conn, response)
 
     def _dispatch(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Run one op: ``kill`` and ``ping`` at once, the rest in turn on the
-        worker thread."""
+        """Run one op: ``kill`` and ``ping`` at once; while another op waits
+        for the program, the ops that must not wait for it beside it; the
+        rest in turn on the worker thread."""
         if op == "kill":
             via = self.session.via()
             self.shutdown()
@@ -155,10 +167,85 @@ class Daemon:
             return {"ok": True, "result": {"pid": os.getpid(),
                                            "session": self.session.describe()},
                     "via": self.session.via()}
+        current = self.current
+        if current is not None and self._waits_for_program(current[0]):
+            return self._beside(op, args, timeout, *current)
         future: Future[dict[str, Any]] = Future()
         self.jobs.put((op, args, timeout, future))
-        response = future.result()
+        waits = self._waits_for_program(op)
+        response = self._follow(future, None) if waits else future.result()
         self.last_activity = time.monotonic()
+        return response
+
+    def _waits_for_program(self, op: str) -> bool:
+        """Ops that may block until the program stops: those that stop it
+        (`continue`, `start`...), `raw` (whose command may run it) and
+        `input` (which waits for the next stop of a running program)."""
+        spec = self.session.ops.find(op)
+        return spec is not None and (spec.stops or op in ("raw", "input"))
+
+    def _follow(self, future: Future[dict[str, Any]], timeout: float | None) -> dict[str, Any]:
+        """The answer of the op behind ``future`` (within ``timeout``, else
+        `running`); or, when the program blocks reading the stdin dbg feeds
+        it, at once a `running` answer that says it waits for input (the op
+        goes on waiting for the stop, which `dbg input` or `dbg wait` then
+        collects)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = INPUT_CHECK if deadline is None else max(
+                0.0, min(INPUT_CHECK, deadline - time.monotonic()))
+            try:
+                return future.result(wait)
+            except FutureTimeout:
+                pass
+            if deadline is not None and time.monotonic() >= deadline:
+                return self._answer(StopSnapshot(state="running").to_dict())
+            try:
+                waiting = self.session.waiting_for_input()
+            except Exception:  # /proc went away under us: just keep waiting
+                waiting = False
+            if waiting:
+                return self._answer({**StopSnapshot(state="running").to_dict(),
+                                     "waiting_for_input": True})
+
+    def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "result": result, "via": self.session.via()}
+
+    def _beside(self, op: str, args: dict[str, Any], timeout: float, busy: str,
+                future: Future[dict[str, Any]]) -> dict[str, Any]:
+        """An op that arrives while ``busy`` (another client's) waits for the
+        program: what can be answered without waiting for it is; `pause`
+        interrupts the program, and `pause`, `wait` and `input` answer with
+        the stop the busy op gets; anything else is refused at once."""
+        session = self.session
+        try:
+            if op not in BESIDE:
+                raise NotStopped(
+                    f"{op} needs the program stopped, and another call's `{busy}` is waiting "
+                    "for it to stop", "`dbg pause` interrupts it; `dbg wait` waits for the stop")
+            if op == "status":
+                return self._answer({**session.describe(), "busy": busy,
+                                     "breakpoints": len(session.breaks.entries),
+                                     "output_cursor": session.output.cursor})
+            if op == "output":
+                return self._answer(session.op_output(args, timeout))
+            if op == "tool":
+                return self._answer(session.op_tool(args, timeout))
+            sent = session.send_input(args) if op == "input" else None
+            if op == "pause" and session.backend is not None \
+                    and session.backend.state() == "running":
+                session.backend.interrupt()
+        except DbgError as exc:
+            return {"ok": False, "error": exc.to_wire(), "via": session.via()}
+        response = self._follow(future, timeout)
+        if response.get("ok"):
+            result = dict(response.get("result") or {})
+            if "state" not in result and session.last is not None:
+                # The busy op was no stopping op (`raw`): the stop it left.
+                result = session.last.to_dict()
+            if sent is not None:
+                result["input"] = sent
+            response = {**response, "result": result}
         return response
 
     def _serve_argv(self, conn: socket.socket, args: dict[str, Any], timeout: float) -> None:
@@ -199,9 +286,11 @@ class Daemon:
                 return
             op, args, timeout, future = job
             self.busy = True
+            self.current = (op, future)
             try:
                 future.set_result(self._run_op(op, args, timeout))
             finally:
+                self.current = None
                 self.busy = False
 
     def _run_op(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -367,12 +367,24 @@ class DapBackend(DapEvents, DapInspection):
         finally:
             self.breaks.discard_internal(int(bp.id))
 
+    def interrupt(self) -> None:
+        # Sent from a second client's thread while the op that resumed the
+        # program waits for its stop; that op reads the stop. The channel
+        # matches answers by sequence number, so nobody needs this one's.
+        dap, channel = self.dap, self.channel
+        if dap is None or channel is None or dap.state != "running":
+            return
+        thread = self.thread_id if self.thread_id is not None else (self._first_thread() or 0)
+        self.pause_asked = True
+        channel.send_request("pause", {"threadId": thread})
+
     def pause(self, timeout: float) -> StopEvent:
         dap = self.dap_session()
         if dap.state == "stopped":
             return self._event("stopped")
         seq = dap.stop.seq
         thread = self.thread_id if self.thread_id is not None else (self._first_thread() or 0)
+        self.pause_asked = True
         dap.request("pause", {"threadId": thread}, timeout)
         return self._event(dap.wait_for_stop(seq, timeout))
 

@@ -95,6 +95,8 @@ class DapCore(Backend):
         #: Programs dbg started for the adapter (runInTerminal): their wait
         #: status is the truth about how they ended.
         self._terminal: list[subprocess.Popen[bytes]] = []
+        #: A pause was asked for: the next stop is its (lldb says SIGSTOP).
+        self.pause_asked = False
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""

@@ -5,6 +5,7 @@ and reverse requests (output, processes, threads, runInTerminal)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import threading
 from typing import Any
@@ -22,6 +23,9 @@ from dbgcore.api import (
     StopEvent,
     ended,
 )
+
+#: How a debugger that stops a process with a signal describes a pause.
+_PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
 
 
 class DapEvents(DapCore):
@@ -100,6 +104,10 @@ class DapEvents(DapCore):
         reason = REASONS.get(stop.reason, stop.reason or "step")
         if reason == "exception" and _SIGNAL_RE.match(stop.description):
             reason = "signal"  # lldb-dap calls a signal an exception
+        asked, self.pause_asked = self.pause_asked, False
+        if asked and reason == "signal" and _PAUSE_SIGNAL_RE.match(stop.description):
+            # lldb-dap reports the stop a pause asked for as the SIGSTOP it sent.
+            reason = "pause"
         if reason == "breakpoint" and not stop.hit_breakpoint_ids and \
                 stop.description.startswith("watchpoint "):
             # lldb-dap 19 reports a data breakpoint as reason "breakpoint",

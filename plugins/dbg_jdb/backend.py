@@ -35,6 +35,7 @@ from dbg_jdb.parse import (
     RUNNING_PROMPT_RE,
     SILENT,
     STOPPED_PROMPT_RE,
+    SUSPENDED_RE,
     THREAD_RE,
     THREAD_STATUS_RE,
     WHERE_RE,
@@ -320,11 +321,13 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                 # jdb answers a resuming command with "> " at once (the VM
                 # runs), unless the event is already here: read past it, or
                 # it would pass for the answer to the next command.
-                match = driver.expect([EVENT_RE, EXIT_RE], timeout, prompt=RUNNING_PROMPT_RE)
+                match = driver.expect([EVENT_RE, EXIT_RE, SUSPENDED_RE], timeout,
+                                      prompt=RUNNING_PROMPT_RE)
                 if match.index == 0:
                     match = None
             if match is None:
-                match = driver.expect([EVENT_RE, EXIT_RE], max(0.0, deadline - time.monotonic()),
+                match = driver.expect([EVENT_RE, EXIT_RE, SUSPENDED_RE],
+                                      max(0.0, deadline - time.monotonic()),
                                       prompt=STOPPED_PROMPT_RE)
         except PtyTimeout:
             return StopEvent(state="running")
@@ -336,6 +339,11 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         self._scan(match.before)
         if match.index == 2:
             return self._ended(match.before)
+        if match.index == 3:
+            # A second client's `dbg pause` (interrupt) typed `suspend`.
+            self._note_prompt(driver.expect([], timeout))
+            self._state = "stopped"
+            return self._suspended()
         if match.index == 0:
             # A prompt with no event: the command did not run (jdb said why).
             self._note_prompt(match)
@@ -410,11 +418,18 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
 
     def step(self, timeout: float) -> StopEvent:
         self.require_stopped("step")
-        return self._resume("step", timeout)
+        return self._resume(self._line_step("step"), timeout)
 
     def next(self, timeout: float) -> StopEvent:
         self.require_stopped("next")
-        return self._resume("next", timeout)
+        return self._resume(self._line_step("next"), timeout)
+
+    def _line_step(self, command: str) -> str:
+        # Stopped in a native method (a pause in Thread.sleep), a line step
+        # never completes: the JVM steps by lines and the frame has none.
+        # Going back to the caller is the next line there is.
+        native = self._location is not None and self._location.line is None
+        return "step up" if native else command
 
     def finish(self, timeout: float) -> StopEvent:
         # jdb's `step up` says nothing of the value; a method-exit trace
@@ -460,6 +475,16 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         match = driver.expect([], timeout)
         self._note_prompt(match)
         self._state = "stopped"
+        return self._suspended()
+
+    def interrupt(self) -> None:
+        # From a second client's thread while an op waits in _wait_event,
+        # which reads jdb's answer to this (SUSPENDED_RE) as the stop.
+        if self._state == "running" and self.driver is not None:
+            self.driver.send_line("suspend")
+
+    def _suspended(self) -> StopEvent:
+        """The stop of a VM that `suspend` stopped."""
         # A suspended VM has no current thread: choose the one dbg stopped last
         # in, else main.
         wanted = self._thread or "main"

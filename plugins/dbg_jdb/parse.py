@@ -22,6 +22,8 @@ PROMPT_RE = re.compile(rf"(?:\A|\n){_STRAY}(> |{_THREAD_PROMPT})$")
 #: The prompt jdb shows while the program runs.
 RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
 #: Only the prompt of a stopped thread ("> " is what a running VM shows).
+#: jdb's answer to `suspend` (a pause).
+SUSPENDED_RE = re.compile(r"All threads suspended\.")
 STOPPED_PROMPT_RE = re.compile(rf"(?:\A|\n){_STRAY}({_THREAD_PROMPT})$")
 LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
 EVENT_RE = re.compile(

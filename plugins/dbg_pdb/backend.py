@@ -288,6 +288,8 @@ class PdbBackend(ConsoleBackend):
         if driver.child is None or not driver.child.isalive():
             raise self._debugger_lost("")
         self._at_stop = {}
+        # Running from here on: a second client's `dbg pause` interrupts it.
+        self._state = "running"
         driver.send_line(command)
         return self._wait_stop(timeout)
 

@@ -173,6 +173,8 @@ class PerlBackend(ConsoleBackend):
     def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
         self.require_stopped(op)
         self._reason = reason
+        # Running from here on: a second client's `dbg pause` interrupts it.
+        self._state = "running"
         self.drv().send_line(command)
         return self.wait_stop(timeout)
 
@@ -277,6 +279,12 @@ class PerlBackend(ConsoleBackend):
     def pause(self, timeout: float) -> StopEvent:
         self._reason = "pause"
         return self.interrupt_and_wait(timeout)
+
+    def interrupt(self) -> None:
+        # A second client's `dbg pause`: the op waiting for the program reads the stop.
+        if self._state == "running":
+            self._reason = "pause"
+        super().interrupt()
 
     # -- inspection --------------------------------------------------------------------------
 

@@ -98,6 +98,8 @@ class NodeBackend(Backend):
         self.root = os.getcwd()
         self.cwd = os.getcwd()
         self._attached = False
+        #: A second client's `dbg pause` asked for the next pause.
+        self._interrupted = False
         self._exit: StopEvent | None = None
 
     # -- availability ------------------------------------------------------------------
@@ -252,6 +254,7 @@ class NodeBackend(Backend):
 
     def _paused(self, params: dict[str, Any], reason: str) -> StopEvent:
         self._state = "stopped"
+        interrupted, self._interrupted = self._interrupted, False
         self._frames = list(params.get("callFrames") or [])
         self._selected = 0
         self._locals = {}
@@ -268,6 +271,8 @@ class NodeBackend(Backend):
             reason = "entry"
         elif hit:
             reason = "breakpoint"
+        elif why == "other" and interrupted:
+            reason = "pause"
         elif why == "other" and reason == "breakpoint":
             # Not one of dbg's breakpoints: a `debugger;` statement.
             description = "debugger statement"
@@ -457,6 +462,13 @@ class NodeBackend(Backend):
             return StopEvent(state=self._state, location=self._where(0) if self._frames else None)
         self.call("Debugger.pause")
         return self._wait_stop(timeout, "pause")
+
+    def interrupt(self) -> None:
+        # A second client's `dbg pause` while an op waits in _wait_stop: that
+        # op reads the pause, which V8 reports as reason "other".
+        if self._state == "running" and self.inspector is not None:
+            self._interrupted = True
+            self.call("Debugger.pause")
 
     # -- breakpoints ---------------------------------------------------------------------------
 
