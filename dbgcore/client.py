@@ -103,7 +103,7 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
     import subprocess
 
     if live_status(name) is not None:
-        raise SessionExists(f"session {name!r} is already running",
+        raise SessionExists(f"session {name!r} is already running (its program has not ended)",
                             f"end it with `dbg -s {name} kill`, or pick another --session name")
     run_dir = private_dir(session_dir(name))
     log_path = run_dir / "daemon.log"
@@ -208,6 +208,40 @@ def _exit_code(pid: int) -> int | None:
 
 def start(name: str, op: str, args: dict[str, Any], timeout: float,
           idle_timeout: float | None) -> dict[str, Any]:
-    """Start a daemon and hand it its first op (start or attach)."""
+    """Start a daemon and hand it its first op (start or attach). A session
+    of that name whose program has ended is replaced, and the answer says so."""
+    replaced = replace_ended(name)
     status = spawn_daemon(name, idle_timeout)
-    return _exchange(name, str(status["socket"]), op, args, timeout)
+    response = _exchange(name, str(status["socket"]), op, args, timeout)
+    if replaced and response.get("ok"):
+        result = response.setdefault("result", {})
+        result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
+    return response
+
+
+#: Session states whose program is over: a new start takes the name.
+ENDED_STATES = ("exited", "debugger_lost")
+
+
+def replace_ended(name: str) -> str:
+    """End the live session ``name`` if its program has ended (or its
+    debugger died), and say what was replaced; "" when there was none."""
+    if live_status(name) is None:
+        return ""
+    try:
+        info = (call(name, "ping", timeout=5.0).get("result") or {}).get("session") or {}
+    except DbgError:
+        return ""  # gone meanwhile: spawn_daemon sees to the rest
+    state = info.get("state")
+    if state not in ENDED_STATES:
+        return ""
+    how = ("had exited" + (f" with code {info['exit_code']}" if info.get("exit_code")
+                           is not None else "")) if state == "exited" else "had lost its debugger"
+    if info.get("signal"):
+        how = f"was killed by {info['signal']}"
+    with contextlib.suppress(DbgError):
+        call(name, "kill", timeout=10.0)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and read_status(name) is not None:
+        time.sleep(0.01)
+    return f"replaced session {name!r}, whose program {how}"

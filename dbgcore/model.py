@@ -186,6 +186,11 @@ class StopSnapshot:
     shown: list[dict[str, Any]] = field(default_factory=list)
     #: At a watchpoint stop: each watch that changed, with its old and new value.
     watch: list[dict[str, Any]] = field(default_factory=list)
+    #: At the program's end: the breakpoints it never stopped at in this run.
+    never_hit: list[dict[str, Any]] = field(default_factory=list)
+    #: At an end with a non-zero code or a signal: the last lines the program
+    #: wrote to stderr (a usage error, a traceback).
+    stderr_tail: list[str] = field(default_factory=list)
 
     @classmethod
     def from_event(cls, event: StopEvent) -> StopSnapshot:
@@ -204,6 +209,9 @@ class StopSnapshot:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["locals"] = [v.to_dict() for v in self.locals]
+        for key in ("never_hit", "stderr_tail"):
+            if not data[key]:
+                del data[key]  # said only at an end that has them
         return data
 
 

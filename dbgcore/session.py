@@ -31,7 +31,7 @@ from dbgcore.errors import (
     UsageError,
 )
 from dbgcore.inspect_ops import InspectOps, one_line, program_frames
-from dbgcore.lang import function_span
+from dbgcore.lang import function_span, split_expressions
 from dbgcore.model import (
     BreakLoc,
     BreakOptions,
@@ -83,6 +83,11 @@ class Session(InspectOps):
         self._display_ids = 1
         #: Each frame's locals at its previous stop, to mark what changed.
         self._frame_values: dict[tuple[Any, ...], dict[str, str]] = {}
+        #: This run's breakpoint stops: by the user's ids, and by place.
+        self._hit_ids: set[str] = set()
+        self._hit_places: set[tuple[str | None, int | None]] = set()
+        #: The output cursor when this run began.
+        self._run_cursor = 0
         #: The program's stdin: a FIFO `dbg input` writes to, or the user's file.
         self.stdin: StdinFeed | None = None
         self.stdin_file: str | None = None
@@ -119,6 +124,8 @@ class Session(InspectOps):
                 info["signal"] = self.last.signal
         if self.backend is not None and self.backend.lost is not None:
             info["problem"] = self.backend.lost.message
+        if state == "running" and self.waiting_for_input():
+            info["waiting_for_input"] = True
         return info
 
     def _state(self) -> str:
@@ -143,7 +150,8 @@ class Session(InspectOps):
         handler = getattr(self, f"op_{op.replace('-', '_')}", None)
         if spec.send != "start" and op not in ("restart", "status"):
             self._refresh()
-            if spec.needs == "stopped":
+            if spec.needs == "stopped" or (op not in AFTER_THE_END
+                                           and self._state() == "exited"):
                 self._check_state(op)
         if handler is None:
             assert self.backend is not None
@@ -175,8 +183,10 @@ class Session(InspectOps):
             signal = self.last.signal if self.last else None
             how = (f"was killed by {signal}" if signal else "has exited"
                    + (f" with code {code}" if code is not None else ""))
-            raise TargetExited(f"{op} needs a live target, and the program {how}",
-                               "run it again with `dbg restart`")
+            hint = "run it again with `dbg restart`"
+            if op in ("break", "watch", "catch"):
+                hint += ", which sets the session's breakpoints again; then this one"
+            raise TargetExited(f"{op} needs a live target, and the program {how}", hint)
 
     def _refresh(self) -> None:
         """A target left running by a timed-out op may have stopped since.
@@ -242,6 +252,7 @@ class Session(InspectOps):
             early = self._apply_breaks(args.get("breaks", []))
 
         run = bool(args.get("run"))
+        self._new_run()
         event = backend.launch(replace(request, before_run=place_breaks) if run else request)
         self._version = backend.version()
         self.session_id = self.store.open_session(
@@ -302,6 +313,7 @@ class Session(InspectOps):
             pass
         old.terminate()
         backend = self._new_backend(self.spec.name, self.launch_request.cwd)
+        self._new_run()
         event = backend.launch(self._with_stdin(self.launch_request, backend))
         placed, failed = self.breaks.replay(backend)
         if self.catch_filters:
@@ -350,12 +362,41 @@ class Session(InspectOps):
                 stack = program_frames(self.backend.stack(None))
             except DbgError:
                 stack = []
+        if event.state == "stopped" and snapshot.reason == "breakpoint":
+            self._hit_ids.update(str(i) for i in snapshot.hit_breakpoints)
+            if snapshot.location is not None:
+                self._hit_places.add((snapshot.location.file, snapshot.location.line))
+        if event.state == "exited":
+            self._tell_the_end(snapshot)
         self.last = snapshot
         if event.state != "running" and self.session_id is not None:
             data = snapshot.to_dict()
             self.store.record_stop(self.session_id, data, [f.to_dict() for f in stack])
             self.host.stop_recorded(self.name, data)
         return snapshot
+
+    def _tell_the_end(self, snapshot: StopSnapshot) -> None:
+        """What an end says besides the code: the breakpoints this run never
+        stopped at, and after a failure the last lines of the program's stderr."""
+        for entry in self.breaks.entries.values():
+            last = entry.last
+            if entry.kind != "break" or last is None or (
+                    entry.options is not None and entry.options.log_message):
+                continue
+            if str(entry.id) in self._hit_ids or last.hits or \
+                    (last.file, last.line) in self._hit_places:
+                continue
+            snapshot.never_hit.append(last.to_dict())
+        if snapshot.signal or snapshot.exit_code not in (0, None):
+            text = "".join(c["text"] for c in self.output.read(
+                self._run_cursor, {"stderr"}, 100_000)["chunks"])
+            snapshot.stderr_tail = tail_lines(text, STDERR_TAIL_LINES, STDERR_TAIL_CHARS)
+
+    def _new_run(self) -> None:
+        """A run of the program begins (start, restart): nothing hit yet."""
+        self._hit_ids.clear()
+        self._hit_places.clear()
+        self._run_cursor = self.output.cursor
 
     def _fill(self, snapshot: StopSnapshot) -> None:
         """Source, locals (arranged for reading), watch changes and the
@@ -383,7 +424,10 @@ class Session(InspectOps):
         while len(self._frame_values) > 64:
             self._frame_values.pop(next(iter(self._frame_values)))
         snapshot.watch = self._watch_changes(snapshot.reason == "watchpoint")
-        wanted = [e for _, e in self.displays] + [e for e in self._show if e.strip()]
+        # `--show 'a; b'` is two expressions, as `dbg print 'a; b'` is.
+        shown_here = [e for text in self._show if text.strip()
+                      for e in split_expressions(one_line(text))]
+        wanted = [e for _, e in self.displays] + shown_here
         if wanted:
             shown = self.evaluate_each(wanted)
             for row, (number, _) in zip(shown, self.displays, strict=False):
@@ -606,9 +650,39 @@ class Session(InspectOps):
         return {"backend": self.spec.name if self.spec else None, **self.via()}
 
 
+#: Ops that still mean something once the program has ended (they read
+#: what the session kept, or start it again); every other op is refused
+#: then with `target_exited`, whatever the debugger would have said.
+AFTER_THE_END = frozenset({"status", "output", "breaks", "unbreak", "display", "undisplay",
+                           "list", "tool", "restart", "input"})
+
 #: Why a backend cannot give the program its standard input (its own hint first).
 _NO_STDIN = ("this debugger gives the program no stdin of dbg's; have the program read "
              "a file, or start it yourself with its input and `dbg attach` to it")
+
+
+#: How much of the program's stderr an end after a failure shows.
+STDERR_TAIL_LINES = 12
+STDERR_TAIL_CHARS = 2000
+
+
+def tail_lines(text: str, lines: int, chars: int) -> list[str]:
+    """The last ``lines`` non-empty lines of ``text``, at most ``chars`` in all
+    (a line longer than that keeps its end)."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(text.splitlines()):
+        if not line.strip():
+            continue
+        if size + len(line) > chars:
+            if not kept:
+                kept.append("..." + line[-(chars - 3):])
+            break
+        kept.append(line)
+        size += len(line)
+        if len(kept) == lines:
+            break
+    return kept[::-1]
 
 
 def _optional_line(text: Any, option: str) -> str | None:

@@ -59,6 +59,14 @@ def snapshot(p: Payload) -> str:
         out.append(ending(p))
         if p.get("description"):
             out.append(p["description"])
+        if p.get("stderr_tail"):
+            out.append("its stderr ended with:")
+            out += [f"  {line}" for line in p["stderr_tail"]]
+        for bp in p.get("never_hit") or []:
+            out.append(f"never hit: {_breakpoint(bp)}")
+    elif state == "running" and p.get("waiting_for_input"):
+        out.append("running: the program waits for input on stdin (`dbg input TEXT` sends a "
+                   "line and waits for the next stop, `dbg input --eof` closes it)")
     elif state == "running":
         out.append("running: the target has not stopped yet "
                    "(`dbg wait` waits for the next stop, `dbg pause` interrupts it)")
@@ -85,8 +93,10 @@ def snapshot(p: Payload) -> str:
         out += [_shown(v) for v in p.get("shown") or []]
     if p.get("note"):
         out.append(f"note: {p['note']}")
+    never = {bp.get("id") for bp in p.get("never_hit") or []}
     for bp in p.get("breakpoints") or []:
-        out.append(_breakpoint(bp))
+        if bp.get("id") not in never:  # said above
+            out.append(_breakpoint(bp))
     for failed in p.get("failed_breakpoints") or []:
         out.append(f"breakpoint {failed['location']} could not be set again: {failed['error']}")
     return "\n".join(out)
@@ -196,8 +206,15 @@ def _display(p: Payload) -> str:
 
 
 def _input(p: Payload) -> str:
-    text = f"sent {p.get('sent', 0)} bytes to the program's stdin"
-    return text + (" and closed it" if p.get("closed") else "")
+    sent = p.get("input", p)
+    text = f"sent {sent.get('sent', 0)} bytes to the program's stdin"
+    text += " and closed it" if sent.get("closed") else ""
+    if "state" in p:
+        # A running program: the input was sent, and this is its next stop.
+        return text + "\n" + snapshot(p)
+    if sent.get("unread"):
+        text += f" ({sent['unread']} bytes unread yet: the program reads them when it runs)"
+    return text
 
 
 def _set(p: Payload) -> str:
@@ -254,6 +271,10 @@ def _status(p: Payload) -> str:
         line += f" [{p['backend']}]"
     if p.get("location"):
         line += f" at {_where(p['location'])}"
+    if p.get("waiting_for_input"):
+        line += " (waiting for input on stdin: `dbg input TEXT`)"
+    if p.get("busy"):
+        line += f" (another call's `{p['busy']}` waits for it to stop)"
     if p.get("problem"):
         line += f"\nproblem: {p['problem']}"
     return line

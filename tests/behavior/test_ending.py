@@ -121,3 +121,29 @@ def test_a_debugger_that_dies_is_a_backend_error_and_the_session_says_so(
     time.sleep(0.5)
     left = [p for p in processes if alive(p["pid"])]
     assert left == [], left
+
+
+def test_an_end_names_the_breakpoints_it_never_hit(prog: Program) -> None:
+    data = prog.start(breaks=(prog.at("call-raise"),), run=True)
+    assert data["ok"] and data["state"] == "exited", data
+    assert [b["id"] for b in data["never_hit"]] == [1], data
+    # A breakpoint that is hit is not listed, though the run ends later.
+    assert prog.dbg.json("restart")["state"] == "stopped"
+    assert prog.dbg.json("break", prog.at("after-fee"))["ok"]
+    prog.stopped_at(prog.dbg.json("continue"), "after-fee")
+    ended = prog.dbg("continue")
+    assert "never hit: breakpoint 1 at" in ended.out, ended
+    assert "breakpoint 2" not in ended.out, ended
+
+
+def test_ops_on_an_ended_program_answer_target_exited(prog: Program) -> None:
+    data = prog.start("exit3", run=True)
+    assert data["state"] == "exited", data
+    for argv in (["break", prog.at("loop")], ["catch"], ["raw", "help"], ["next"],
+                 ["print", "1"], ["watch", "total"], ["pause"]):
+        result = prog.dbg("--json", *argv)
+        error = result.json.get("error") or {}
+        assert (result.code, error.get("kind")) == (1, "target_exited"), (argv, result)
+        assert "dbg restart" in error["hint"], (argv, error)
+    # What the session kept still answers.
+    assert prog.dbg.json("breaks")["ok"] and prog.dbg.json("status")["state"] == "exited"
