@@ -34,6 +34,7 @@ from dbgcore.api import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    DbgError,
     Frame,
     LaunchRequest,
     Location,
@@ -71,6 +72,8 @@ OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
 #: How many V8 steps one line step may take (one line can hold a whole loop).
 STEP_LIMIT = 10000
 CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
+#: A class name `dbg catch` takes (TypeError, MyError, errors.ParseError's last part).
+_CLASS_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 class NodeBackend(Backend):
@@ -100,6 +103,11 @@ class NodeBackend(Backend):
         self._attached = False
         #: A second client's `dbg pause` asked for the next pause.
         self._interrupted = False
+        #: `dbg catch CLASS...`: the classes whose throws stop the program.
+        self._catch_classes: list[str] = []
+        self._catch_uncaught = True
+        #: The session stops on uncaught throws (not `dbg start --no-catch`).
+        self._stop_on_uncaught = True
         self._exit: StopEvent | None = None
 
     # -- availability ------------------------------------------------------------------
@@ -173,6 +181,7 @@ class NodeBackend(Backend):
         return self._wait_stop(max(self.ctx.op_timeout, 10), "attach")
 
     def _connect(self, url: str, stop_on_uncaught: bool) -> None:
+        self._stop_on_uncaught = stop_on_uncaught
         self.inspector = Inspector(url, self.ctx.log, max(self.ctx.op_timeout, 10))
         self.call("Runtime.enable")
         self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000})
@@ -244,6 +253,9 @@ class NodeBackend(Backend):
             method = message.get("method")
             params = message.get("params") or {}
             if method == "Debugger.paused":
+                if self._unwanted_throw(params):
+                    self.call("Debugger.resume")
+                    continue
                 return self._paused(params, reason)
             if method == "Debugger.breakpointResolved":
                 self.breaks.resolved(params)
@@ -473,14 +485,47 @@ class NodeBackend(Backend):
     # -- breakpoints ---------------------------------------------------------------------------
 
     def catch(self, filters: list[str]) -> list[str]:
-        unknown = [f for f in filters if f not in CATCH_FILTERS]
+        unknown = [f for f in filters if f not in CATCH_FILTERS and not _CLASS_RE.fullmatch(f)]
         if unknown:
             raise UsageError(f"node has no exception filter {', '.join(unknown)}",
-                             "use uncaught, or all (every throw, caught or not)")
-        states = {CATCH_FILTERS[f] for f in filters}
-        state = "all" if "all" in states else "uncaught" if states else "none"
+                             "use uncaught, all (every throw, caught or not), or class "
+                             "names (TypeError, MyError: a throw of that class or a subclass)")
+        names = [f for f in filters if f not in CATCH_FILTERS]
+        states = {CATCH_FILTERS[f] for f in filters if f in CATCH_FILTERS}
+        # V8 pauses on every throw or only uncaught ones; dbg picks the classes.
+        state = "all" if "all" in states or names else "uncaught" if states else "none"
         self.call("Debugger.setPauseOnExceptions", {"state": state})
-        return [] if state == "none" else [state]
+        self._catch_classes = names if "all" not in states else []
+        # Naming classes keeps the stop on an uncaught throw the session has.
+        self._catch_uncaught = "uncaught" in states or (bool(names) and self._stop_on_uncaught)
+        if state == "none":
+            return []
+        return [*names, *(s for s in ("uncaught", "all") if s in states)]
+
+    def _unwanted_throw(self, params: dict[str, Any]) -> bool:
+        """A pause at a throw of no class `dbg catch` named (V8 pauses at
+        every throw when some are wanted): resumed at once."""
+        if not self._catch_classes or params.get("reason") not in ("exception",
+                                                                   "promiseRejection"):
+            return False
+        data = params.get("data") or {}
+        if data.get("uncaught") and self._catch_uncaught:
+            return False
+        if data.get("className") in self._catch_classes:
+            return False
+        if not data.get("objectId"):
+            return True  # a thrown primitive (throw "x") is of no class
+        # A subclass, or a class of the program's own: walk the prototypes.
+        walk = ("function(names) { for (let p = Object.getPrototypeOf(this); p; "
+                "p = Object.getPrototypeOf(p)) { if (p.constructor && "
+                "names.includes(p.constructor.name)) return true; } return false; }")
+        try:
+            answer = self.call("Runtime.callFunctionOn", {
+                "objectId": data["objectId"], "functionDeclaration": walk,
+                "arguments": [{"value": self._catch_classes}], "returnByValue": True})
+        except DbgError:
+            return False  # cannot tell: stop rather than miss it
+        return not (answer.get("result") or {}).get("value")
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
         return self.breaks.add(loc, options)

@@ -254,3 +254,20 @@ def test_node_args_from_backends_yaml_reach_node(node: Dbg) -> None:
                       "      node_args: [--title=dbg-node-test]\n", encoding="utf-8")
     start(node)
     assert node.json("print", "process.title")["value"] == "'dbg-node-test'"
+
+
+def test_catch_by_class_stops_at_throws_of_it_and_of_subclasses(node: Dbg) -> None:
+    program = LEDGER.parent / "throws" / "throws.js"
+    lines = marked_lines(program)
+    start(node, program=program)
+    caught = node.json("catch", "TypeError", "ParseError")
+    assert caught["ok"] and caught["filters"] == ["TypeError", "ParseError"], caught
+    stops = []
+    for _ in range(3):
+        snap = node.json("continue")
+        assert snap["reason"] == "exception", snap
+        stops.append(snap["location"]["line"])
+    # Not the SyntaxError; the subclass of ParseError; the uncaught end still stops.
+    assert stops == [lines["type"], lines["deep"], lines["uncaught"]], stops
+    bad = node.json("catch", "not-a-class")
+    assert (bad["_exit"], bad["error"]["kind"]) == (2, "usage"), bad
