@@ -150,6 +150,17 @@ def test_uncaught_exception_and_catch(dbg: Any, target: Any) -> None:
     assert caught["reason"] == "exception" and "IllegalStateException" in caught["description"]
 
 
+def test_catch_takes_a_class_by_its_short_name(dbg: Any, target: Any) -> None:
+    cart = target("java/Cart.java")
+    dbg.json("start", str(cart.path), "throw")
+    # jdb itself would defer `IllegalStateException` for good: no class has that name.
+    assert dbg.json("catch", "IllegalStateException")["filters"] == [
+        "java.lang.IllegalStateException"]
+    caught = dbg.json("continue")
+    assert caught["reason"] == "exception" and "IllegalStateException" in caught["description"]
+    assert caught["location"]["line"] == cart.lines["throw"], caught
+
+
 def test_threads_and_a_second_thread(dbg: Any, target: Any) -> None:
     cart = target("java/Cart.java")
     dbg.json("start", "--break", cart.loc("worker"), "--run", str(cart.path))

@@ -32,6 +32,21 @@ from dbgcore.api import (
 if TYPE_CHECKING:
     from dbgcore.api import BackendSpec
 
+#: java.lang's throwables, which `dbg catch` takes by their short names.
+JAVA_LANG_THROWABLES = frozenset({
+    "Throwable", "Exception", "RuntimeException", "Error", "ArithmeticException",
+    "ArrayIndexOutOfBoundsException", "ArrayStoreException", "AssertionError",
+    "ClassCastException", "ClassNotFoundException", "CloneNotSupportedException",
+    "ExceptionInInitializerError", "IllegalAccessException", "IllegalArgumentException",
+    "IllegalMonitorStateException", "IllegalStateException", "IndexOutOfBoundsException",
+    "InstantiationException", "InterruptedException", "LinkageError",
+    "NegativeArraySizeException", "NoClassDefFoundError", "NoSuchFieldException",
+    "NoSuchMethodException", "NullPointerException", "NumberFormatException", "OutOfMemoryError",
+    "ReflectiveOperationException", "SecurityException", "StackOverflowError",
+    "StringIndexOutOfBoundsException", "UnsupportedOperationException"
+})
+
+
 #: jdb's answer for a line of a loaded class that has no code.
 _NO_CODE_RE = re.compile(r"No code at line")
 #: How far a breakpoint on a line without code may move down, within its method.
@@ -220,12 +235,27 @@ class JdbBreakpoints:
         for name in self._catches:
             self.command(f"ignore {name}")
         self._catches = []
-        for name in filters:
+        for name in map(self._exception_class, filters):
             answer = self.command(f"catch {name}")
             if "Set" not in answer and "Deferring" not in answer:
                 raise OpFailed(jdb_error(answer))
             self._catches.append(name)
         return list(self._catches)
+
+    def _exception_class(self, name: str) -> str:
+        """The class jdb must be given for a name as a person types it: jdb
+        defers a bare `IllegalStateException` for good (no class has that
+        name), so a name without a package is looked for among the loaded
+        classes (one of the program's, or java.lang's) first."""
+        if "." in name:
+            return name
+        found = sorted({c for c in self.command("classes").split()
+                        if c.rsplit(".", 1)[-1] == name})
+        if len(found) == 1:
+            return found[0]
+        # Not loaded yet: java.lang's by its short name, else a class of the
+        # default package (whose full name has no dot).
+        return f"java.lang.{name}" if name in JAVA_LANG_THROWABLES else name
 
     def _matches(self, bp: JdbBreak, function: str, location: Location) -> bool:
         if bp.kind == "function":
