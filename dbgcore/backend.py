@@ -77,6 +77,7 @@ FEATURES: dict[str, str] = {
     "break-log": "logpoints (`dbg break LOC --log MSG`)",
     "return-value": "the return value after `dbg finish`",
     "pending": "breakpoints in code not loaded yet, bound when it loads",
+    "stdin": "the program's standard input (`dbg start --stdin FILE`, `dbg input`)",
 }
 
 
@@ -230,7 +231,8 @@ class Backend:
         """What the code declares, without asking any debugger (what
         :meth:`support` answers unless a backend asks the installed one)."""
         return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()},
-                **{name: cls.features.get(name, "none") for name in FEATURES}}
+                **{name: cls.features.get(name, "none") for name in FEATURES},
+                "stdin": "native" if cls.reads_stdin else "none"}
 
     @classmethod
     def tool_for(cls, spec: BackendSpec) -> str:
@@ -341,8 +343,10 @@ class Backend:
         raise self.unsupported("locals")
 
     #: Whether the backend gives the program :attr:`LaunchRequest.stdin` as
-    #: its standard input (`dbg start --stdin`, `dbg input`).
-    reads_stdin: ClassVar[bool] = False
+    #: its standard input (`dbg start --stdin`, `dbg input`). A class whose
+    #: answer depends on its configuration (one class, many debuggers) may
+    #: set it per instance, and say so in :meth:`support`.
+    reads_stdin: bool = False
 
     def interrupt(self) -> None:
         """Ask the running program to stop, and return at once. Called from

@@ -50,7 +50,11 @@ class AdapterProcess:
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None,
                  cwd: str | None = None, name: str = "adapter", stdio: bool = True,
-                 on_stdout_line: Callable[[bytes], None] | None = None) -> None:
+                 on_stdout_line: Callable[[bytes], None] | None = None,
+                 stdin: str | None = None) -> None:
+        """``stdin``: without ``stdio``, a file the adapter reads as its
+        standard input instead of a pipe of ours (for an adapter whose
+        program inherits it)."""
         self.name = name
         self.argv = argv
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
@@ -61,11 +65,15 @@ class AdapterProcess:
         self._stdout_lock = threading.Lock()
         self._on_stdout_line = on_stdout_line
         try:
-            self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, cwd=cwd, start_new_session=True, preexec_fn=procutil.die_with_parent,
-                bufsize=0,
-            )
+            with contextlib.ExitStack() as opened:
+                source: IO[bytes] | int = subprocess.PIPE
+                if stdin is not None and not stdio:
+                    source = opened.enter_context(open(stdin, "rb"))
+                self.proc = subprocess.Popen(
+                    argv, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    env=env, cwd=cwd, start_new_session=True,
+                    preexec_fn=procutil.die_with_parent, bufsize=0,
+                )
         except OSError as exc:
             raise BackendError(f"cannot start {name} ({argv[0]}): {exc.strerror}") from exc
         self.pid = self.proc.pid

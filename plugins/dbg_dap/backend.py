@@ -59,6 +59,8 @@ class DapBackend(DapEvents, DapInspection):
     id = "dap"
     tool = "dap"
     unsupported_hints: ClassVar[dict[str, str]] = {}
+    #: Every built-in adapter's; each instance takes its profile's (DapCore).
+    reads_stdin = True
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
@@ -112,6 +114,7 @@ class DapBackend(DapEvents, DapInspection):
             support[feature] = "native" if announced.get(capability) else "none"
         for feature in ("return-value", "pending"):
             support[feature] = backend.profile.features.get(feature, "none")
+        support["stdin"] = "native" if backend.profile.reads_stdin else "none"
         return support
 
     def version(self) -> str:
@@ -134,14 +137,16 @@ class DapBackend(DapEvents, DapInspection):
             transport = PipeTransport(self.process)
         elif mode == "tcp-listen":
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
-                                          on_stdout_line=self._adapter_stdout)
+                                          on_stdout_line=self._adapter_stdout,
+                                          stdin=self._adapter_stdin())
             host, port = parse_listening(self.process.wait_stdout(LISTENING_RE, 20))
             transport = SocketTransport.connect(host, port, 10)
         elif mode == "tcp-dial":
             listener = LoopbackListener()
             argv = [a.replace("{address}", listener.address) for a in argv]
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
-                                          on_stdout_line=self._adapter_stdout)
+                                          on_stdout_line=self._adapter_stdout,
+                                          stdin=self._adapter_stdin())
             transport = listener.accept(20, self.process)
         else:
             raise UsageError(f"backend {self.spec.name!r}: unknown transport {mode!r}",
@@ -160,6 +165,10 @@ class DapBackend(DapEvents, DapInspection):
         self.dap.on_breakpoint(self.breaks.on_event)
         self.channel.start()
         return self.dap
+
+    def _adapter_stdin(self) -> str | None:
+        """The program's stdin, for an adapter whose program inherits its own."""
+        return self.profile.stdin if self.profile.stdin_through_adapter else None
 
     def _handshake(self, command: str, arguments: Message | Callable[[], Message],
                    cwd: str | None, timeout: float,
@@ -212,6 +221,7 @@ class DapBackend(DapEvents, DapInspection):
             # The program writes into FIFOs of ours, apart from the adapter's text.
             self.pump = OutputPump(self.ctx.run_dir, "program", self.ctx.output)
             self.profile.streams = {k: str(v) for k, v in self.pump.paths.items()}
+        self.profile.stdin = request.stdin if self.profile.reads_stdin else None
         # Made while the adapter starts: they may ask an interpreter (debugpy's).
         made: Future[Message] = Future()
 

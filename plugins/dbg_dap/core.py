@@ -59,6 +59,7 @@ class DapCore(Backend):
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self.profile: AdapterProfile = profile_for(spec)
+        self.reads_stdin = self.profile.reads_stdin
         self.process: AdapterProcess | None = None
         #: The program's own stdout and stderr, for adapters that mix them with their text.
         self.pump: OutputPump | None = None

@@ -54,10 +54,12 @@ class DapEvents(DapCore):
     def _run_in_terminal(self, request: Message) -> Message:
         args = request.get("arguments") or {}
         env = {**os.environ, **{k: v for k, v in (args.get("env") or {}).items() if v is not None}}
-        proc = subprocess.Popen(
-            list(args.get("args") or []), cwd=args.get("cwd") or None, env=env,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True)
+        # The program's stdin (dbg's FIFO opens at once: dbg holds its write end).
+        with open(self.profile.stdin or os.devnull, "rb") as stdin:
+            proc = subprocess.Popen(
+                list(args.get("args") or []), cwd=args.get("cwd") or None, env=env,
+                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True)
         for stream, category in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
             threading.Thread(target=self._pump, args=(stream, category), daemon=True,
                              name=f"debuggee-{category}").start()

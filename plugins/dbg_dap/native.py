@@ -187,6 +187,8 @@ class GdbProfile(NativeProfile):
     # pipe, as "stdout": the program gets FIFOs of its own instead, and what
     # gdb sends is gdb's (see NativeProfile.output_categories).
     own_streams = True
+    # Its stdin, too, is a redirection on the command line.
+    reads_stdin = True
 
     def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
         # gdb's DAP attach runs `target remote` on `target`.
@@ -199,7 +201,8 @@ class GdbProfile(NativeProfile):
             # as is: the arguments quoted, then the redirections.
             words = [shlex.quote(a) for a in request.args]
             words += [f">{shlex.quote(self.streams['stdout'])}",
-                      f"2>{shlex.quote(self.streams['stderr'])}"]
+                      f"2>{shlex.quote(self.streams['stderr'])}",
+                      f"<{shlex.quote(self.stdin or os.devnull)}"]
             args["args"] = " ".join(words)
         return args
 
@@ -311,6 +314,8 @@ class LldbProfile(NativeProfile):
     #: lldb-dap keeps running after `disconnect` and may abort when its stdin
     #: closes: it gets only this long before it is killed.
     shutdown_grace: ClassVar[float | None] = 0.3
+    # dbg starts the program (runInTerminal), with its stdin.
+    reads_stdin = True
 
     def _exe(self) -> str | None:
         for name in self.spec.command or ["lldb-dap-19", "lldb-dap"]:
@@ -420,6 +425,10 @@ class DelveProfile(AdapterProfile):
     breaks_before_run = True
     entry_function: ClassVar[str | None] = "main.main"
     exit_status_on_disconnect = True
+    # The program reads dlv's own stdin (`dlv dap` ignores `-r stdin:FILE`):
+    # dlv starts with the program's (DapBackend._connect).
+    reads_stdin = True
+    stdin_through_adapter = True
     hints: ClassVar[dict[str, str]] = {
         "memory-read": "delve's DAP server has no memory reads; "
                        "try `dbg print '*(*[8]byte)(unsafe.Pointer(&NAME))'`",

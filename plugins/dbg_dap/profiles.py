@@ -66,6 +66,12 @@ class AdapterProfile:
     #: The program writes to FIFOs of dbg's (``streams``, set before
     #: ``launch_arguments``), not through the adapter's output events.
     own_streams: ClassVar[bool] = False
+    #: The program reads ``stdin`` (LaunchRequest.stdin, set before the
+    #: adapter starts) as its standard input; see Backend.reads_stdin.
+    reads_stdin: ClassVar[bool] = False
+    #: The program inherits the adapter's own stdin (a TCP adapter's stdin
+    #: is free): the adapter is started with ``stdin`` as its stdin.
+    stdin_through_adapter: ClassVar[bool] = False
     #: The adapter says the exit status (in text) only on `disconnect`.
     exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).
@@ -97,6 +103,8 @@ class AdapterProfile:
         self.spec = spec
         #: With ``own_streams``: the FIFO of "stdout" and of "stderr".
         self.streams: dict[str, str] = {}
+        #: With ``reads_stdin``: the file the program reads as its stdin.
+        self.stdin: str | None = None
         #: A private folder of the session's, for build outputs.
         self.build_dir: str | None = None
 
@@ -306,6 +314,9 @@ class DebugpyProfile(AdapterProfile):
     walk_suffixes = (".py",)
     features: ClassVar[dict[str, Support]] = {"return-value": "native"}
     breaks_before_run = True
+    # debugpy's launcher gives the debuggee its own stdin (/dev/null, the
+    # adapter's); our sitecustomize reopens fd 0 on $DBG_STDIN in the debuggee.
+    reads_stdin = True
 
     def hides_fields(self, value: str) -> bool:
         from dbgcore.api import python_object_repr
@@ -356,6 +367,8 @@ class DebugpyProfile(AdapterProfile):
         env["PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
         if self.spec.options.get("tcp_nodelay", True):
             env["DBG_TCP_NODELAY"] = "1"
+        if request.stdin:
+            env["DBG_STDIN"] = request.stdin
         args: dict[str, Any] = {
             "console": "internalConsole",
             "stopOnEntry": True,

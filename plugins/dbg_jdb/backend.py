@@ -75,6 +75,7 @@ from dbgcore.api import (
 class JdbBackend(JdbBreakpoints, ConsoleBackend):
     id = "jdb"
     tool = "jdb"
+    reads_stdin = True
     unsupported_hints: ClassVar[dict[str, str]] = {}
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
     #: Where an uncaught exception would end the program: dbg stops there.
@@ -152,8 +153,11 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                 "-cp", os.pathsep.join(self.program.classpath), self.program.main_class,
                 *request.args]
         env = {**os.environ, **request.env}
-        with open(pump.paths["stdout"], "wb") as out, open(pump.paths["stderr"], "wb") as err:
-            self.jvm = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+        # dbg starts the VM: it gets the program's stdin (dbg's FIFO opens
+        # at once, since dbg holds its write end).
+        with open(pump.paths["stdout"], "wb") as out, open(pump.paths["stderr"], "wb") as err, \
+                open(request.stdin or os.devnull, "rb") as stdin:
+            self.jvm = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err,
                                         cwd=request.cwd, env=env, start_new_session=True,
                                         preexec_fn=procutil.die_with_parent)
         self.track_child(self.jvm.pid)

@@ -86,6 +86,8 @@ class PdbBackend(ConsoleBackend):
     }
 
     end_patterns = (EXIT_RE,)
+    #: The launcher opens the program's fd 0 on LaunchRequest.stdin.
+    reads_stdin = True
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",
                                                "return-value": "native"}
 
@@ -145,7 +147,7 @@ class PdbBackend(ConsoleBackend):
         prompt = f"(Pdb-{secrets.token_hex(4)}) "
         target = ["-m", request.program] if request.module else [request.program]
         argv = [*(self.spec.command or ["python3"]), LAUNCHER, prompt,
-                str(pump.paths["stdout"]), str(pump.paths["stderr"]),
+                str(pump.paths["stdout"]), str(pump.paths["stderr"]), request.stdin or os.devnull,
                 "catch" if request.stop_on_uncaught else "nocatch", *target, *request.args]
         driver = self.start_console(argv, prompt, env=request.env, cwd=self._cwd)
         try:

@@ -3,12 +3,14 @@
 Started by the pdb backend inside a pseudo-terminal, by the *target's* Python
 (so this file avoids syntax newer than Python 3.8):
 
-    python launcher.py PROMPT STDOUT_FIFO STDERR_FIFO CATCH (-m MODULE | SCRIPT) [ARGS...]
+    python launcher.py PROMPT STDOUT_FIFO STDERR_FIFO STDIN CATCH (-m MODULE | SCRIPT) [ARGS...]
 
-CATCH is ``catch`` (stop post mortem on an uncaught exception) or ``nocatch``.
+STDIN is the file the program reads as its stdin (dbg's FIFO for `dbg input`,
+the user's file, or /dev/null). CATCH is ``catch`` (stop post mortem on an
+uncaught exception) or ``nocatch``.
 
 pdb keeps the terminal (a duplicate of its fds); the program's fds 1 and 2 go
-to the FIFOs and its stdin is /dev/null, so nothing the program prints can be
+to the FIFOs and its fd 0 is STDIN, so nothing the program prints can be
 mistaken for pdb's answers and the program cannot read pdb's commands.
 
 pdb itself is unchanged except for a sentinel prompt and a few extra
@@ -406,10 +408,11 @@ def _console_streams() -> tuple[TextIO, TextIO]:
     return console_in, console_out
 
 
-def _program_streams(stdout_fifo: str, stderr_fifo: str) -> None:
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+def _program_streams(stdin: str, stdout_fifo: str, stderr_fifo: str) -> None:
+    # dbg's FIFO opens at once: dbg holds its write end open.
+    source = os.open(stdin, os.O_RDONLY)
+    os.dup2(source, 0)
+    os.close(source)
     for fd, path in ((1, stdout_fifo), (2, stderr_fifo)):
         target = os.open(path, os.O_WRONLY)
         os.dup2(target, fd)
@@ -470,14 +473,14 @@ def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: Any) -> None:
 
 
 def main() -> None:
-    prompt, stdout_fifo, stderr_fifo, catch = sys.argv[1:5]
-    rest = sys.argv[5:]
+    prompt, stdout_fifo, stderr_fifo, stdin, catch = sys.argv[1:6]
+    rest = sys.argv[6:]
     is_module = bool(rest) and rest[0] == "-m"
     if is_module:
         rest = rest[1:]
     target, args = rest[0], rest[1:]
     console_in, console_out = _console_streams()
-    _program_streams(stdout_fifo, stderr_fifo)
+    _program_streams(stdin, stdout_fifo, stderr_fifo)
     debugger = DbgPdb(console_in, console_out)
     debugger.prompt = prompt
     sys.argv = [target] + list(args)

@@ -78,6 +78,7 @@ def dumped(expression: str) -> str:
 class PerlBackend(ConsoleBackend):
     id = "perl"  # backends.yaml selects this class with `plugin: perl`
     tool = "perl"  # answers start with [via perl VERSION]
+    reads_stdin = True  # the program's STDIN is LaunchRequest.stdin (see launch)
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "return-value": "native"}
     unsupported_hints: ClassVar[dict[str, str]] = {
         "watch": "perl's debugger watches with `dbg raw w EXPR`",
@@ -126,12 +127,21 @@ class PerlBackend(ConsoleBackend):
         self._cwd = request.cwd or os.getcwd()
         self._program = os.path.abspath(os.path.join(self._cwd, request.program))
         pump = self.output_pump("perl")
-        # The program's output goes to the pump's FIFOs; perl5db talks on the
-        # terminal. ornaments= keeps escapes out of the prompt; inhibit_exit=0
-        # lets perl end with the program, so its exit status is the program's.
+        # The program's output goes to the pump's FIFOs and its STDIN is
+        # LaunchRequest.stdin; perl5db talks on the terminal, which it opens
+        # as /dev/tty. Until it does, fd 3 holds the terminal: with no process
+        # holding it, the terminal would read as closed (EOF) right away.
+        # PERL5DB closes fd 3 once perl5db.pl is loaded, so the program does
+        # not inherit it. ornaments= keeps escapes out of the prompt;
+        # inhibit_exit=0 lets perl end with the program, so its exit status
+        # is the program's.
         env = {**request.env, "PERLDB_OPTS": "ornaments= inhibit_exit=0",
-               "DBG_STDOUT": str(pump.paths["stdout"]), "DBG_STDERR": str(pump.paths["stderr"])}
-        argv = ["/bin/sh", "-c", 'exec "$@" >"$DBG_STDOUT" 2>"$DBG_STDERR"', "sh",
+               "PERL5DB": "BEGIN { require q(perl5db.pl); "
+                          "close($DB::dbg_tty) if open($DB::dbg_tty, q(<&=), 3) }",
+               "DBG_STDOUT": str(pump.paths["stdout"]), "DBG_STDERR": str(pump.paths["stderr"]),
+               "DBG_STDIN": request.stdin or os.devnull}
+        argv = ["/bin/sh", "-c",
+                'exec "$@" 3<&0 <"$DBG_STDIN" >"$DBG_STDOUT" 2>"$DBG_STDERR"', "sh",
                 *self.spec.command, "-d", self._program, *request.args]
         self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
         self._reason = "entry"

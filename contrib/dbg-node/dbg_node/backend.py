@@ -79,6 +79,7 @@ _CLASS_RE = re.compile(r"[A-Za-z_$][\w$]*")
 class NodeBackend(Backend):
     id = "node"
     tool = "node"
+    reads_stdin = True
     features: ClassVar[dict[str, Support]] = {
         "break-if": "native", "return-value": "native", "pending": "native"}
     unsupported_hints: ClassVar[dict[str, str]] = {
@@ -144,10 +145,13 @@ class NodeBackend(Backend):
         argv = [_node(self.spec) or "node", "--inspect-brk=127.0.0.1:0",
                 *self.spec.options.get("node_args", []), str(program), *request.args]
         env = {**os.environ, **request.env}
+        # The program's stdin: dbg's FIFO (it opens at once, dbg holds the
+        # write end) or the user's file.
         with open(self.pump.paths["stdout"], "wb") as out, \
-                open(self.pump.paths["stderr"], "wb") as err:
+                open(self.pump.paths["stderr"], "wb") as err, \
+                open(request.stdin or os.devnull, "rb") as stdin:
             self.proc = subprocess.Popen(
-                argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                argv, cwd=self.cwd, env=env, stdin=stdin, stdout=out, stderr=err,
                 start_new_session=True, preexec_fn=procutil.die_with_parent)
         self.ctx.track_process(self.proc.pid, "node")
         self.ctx.log.note(f"started {' '.join(argv)} (pid {self.proc.pid})")

@@ -1,5 +1,6 @@
 """Put on a debugpy debuggee's PYTHONPATH by dbg: sets TCP_NODELAY on pydevd's
-connection to the debugpy adapter, and marks a normal end of the program.
+connection to the debugpy adapter, marks a normal end of the program, and
+gives the program the standard input dbg names in ``$DBG_STDIN``.
 
 debugpy reports a death by signal N as exit code 256 - N, the same as an
 exit with that code; a program that ends normally runs its atexit hooks,
@@ -90,6 +91,28 @@ def _mark_normal_end() -> None:
 
 
 _mark_normal_end()
+
+
+def _stdin_from_dbg() -> None:
+    # debugpy's launcher gives the debuggee its own stdin (/dev/null); dbg
+    # names the program's in $DBG_STDIN (its FIFO for `dbg input`, which opens
+    # at once since dbg holds the write end, or the user's file). Only debugpy's
+    # launch passes the variable; it goes now, so the program's own children
+    # inherit fd 0 as it is. sys.stdin reads fd 0 and has read nothing yet.
+    path = os.environ.pop("DBG_STDIN", None)
+    if not path:
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        sys.stderr.write(f"dbg: cannot open the program's stdin {path}: {exc.strerror}\n")
+        return
+    if fd != 0:
+        os.dup2(fd, 0)
+        os.close(fd)
+
+
+_stdin_from_dbg()
 
 
 def _chain() -> None:
