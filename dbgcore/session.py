@@ -362,7 +362,7 @@ class Session(InspectOps):
                 stack = program_frames(self.backend.stack(None))
             except DbgError:
                 stack = []
-        if event.state == "stopped" and snapshot.reason == "breakpoint":
+        if event.state == "stopped" and snapshot.reason in ("breakpoint", "condition_error"):
             self._hit_ids.update(str(i) for i in snapshot.hit_breakpoints)
             if snapshot.location is not None:
                 self._hit_places.add((snapshot.location.file, snapshot.location.line))

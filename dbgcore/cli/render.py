@@ -73,12 +73,16 @@ def snapshot(p: Payload) -> str:
     else:
         reason = p.get("reason") or "stopped"
         hits = p.get("hit_breakpoints") or []
+        description = p.get("description") or ""
+        if reason == "condition_error":
+            # At a breakpoint whose condition the debugger could not evaluate.
+            reason, description = "breakpoint", f"condition error: {description}"
         if reason == "breakpoint" and hits:
             reason += " " + ",".join(str(h) for h in hits)
         thread = f" [thread {p['thread']}]" if p.get("thread") is not None else ""
         out.append(f"stopped: {reason} at {_where(p.get('location'))}{thread}")
-        if p.get("description"):
-            out.append(p["description"])
+        if description:
+            out.append(description)
         out += _source(p.get("source") or [])
         for w in p.get("watch") or []:
             out.append(f"watch {w['id']}: {w['expression']}: {w['old']} -> {w['new']}")

@@ -10,6 +10,15 @@ response may come before or after ``configurationDone``.
 Stops are tracked with a counter: a resuming op notes the counter, sends its
 request, and waits until a newer ``stopped`` (or ``exited``/``terminated``)
 arrives, so a stop that races the response is never lost or double counted.
+
+A request that runs the program's code while it is stopped (an evaluate that
+calls a function, an assignment) is sent inside :meth:`DapSession.running_code`:
+adapters report such a call as a resume and a stop (gdb: ``continued``, then
+``stopped`` with reason "function call", or no stop at all), which are no
+resume and no stop of the user's. The response comes after every event the
+call caused (one reader thread delivers both in order), so only events that
+arrive while the request is outstanding are the call's: a resume after it
+counts as always.
 """
 
 from __future__ import annotations
@@ -17,7 +26,8 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +52,20 @@ class StopInfo:
     all_threads: bool = False
 
 
+@dataclass
+class CodeRun:
+    """What the program did while a request ran its code (see
+    :meth:`DapSession.running_code`)."""
+
+    #: The adapter said the program ran (a called function).
+    resumed: bool = False
+    #: Stops reported meanwhile: the call's end, or a stop inside the called
+    #: code (a breakpoint there) that left the program somewhere else.
+    stops: list[StopInfo] = field(default_factory=list)
+    #: The request got no answer in time: the code may be running still.
+    unanswered: bool = False
+
+
 class DapSession:
     def __init__(self, channel: DapChannel, output: OutputBuffer, adapter_id: str = "dbg",
                  request_timeout: Callable[[], float] = lambda: 30.0,
@@ -63,6 +87,13 @@ class DapSession:
         self.lost = False
         self.initialized = threading.Event()
         self.breakpoint_events: list[Message] = []
+        #: While a request runs the program's code: what it did.
+        self._code_run: CodeRun | None = None
+        #: What the last request sent inside running_code() did.
+        self.last_code_run = CodeRun()
+        #: How many times the adapter said the program ran: frame and
+        #: variable ids it gave before may be gone (gdb forgets them).
+        self.resumes = 0
         self._on_breakpoint: Callable[[Message], None] | None = None
         for name, handler in (
             ("stopped", self._stopped), ("continued", self._continued),
@@ -77,21 +108,32 @@ class DapSession:
 
     def _stopped(self, event: Message) -> None:
         body = event.get("body") or {}
+        info = StopInfo(
+            reason=str(body.get("reason", "")),
+            thread_id=body.get("threadId"),
+            description=str(body.get("description") or ""),
+            text=str(body.get("text") or ""),
+            hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
+            all_threads=bool(body.get("allThreadsStopped")),
+        )
         with self._cond:
-            self.stop = StopInfo(
-                seq=self.stop.seq + 1,
-                reason=str(body.get("reason", "")),
-                thread_id=body.get("threadId"),
-                description=str(body.get("description") or ""),
-                text=str(body.get("text") or ""),
-                hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
-                all_threads=bool(body.get("allThreadsStopped")),
-            )
-            self.state = "stopped"
-            self._cond.notify_all()
+            if self._code_run is not None:
+                self._code_run.stops.append(info)
+                return
+            self._new_stop(info)
+
+    def _new_stop(self, info: StopInfo) -> None:
+        info.seq = self.stop.seq + 1
+        self.stop = info
+        self.state = "stopped"
+        self._cond.notify_all()
 
     def _continued(self, event: Message) -> None:
         with self._cond:
+            self.resumes += 1
+            if self._code_run is not None:
+                self._code_run.resumed = True
+                return
             if self.state == "stopped":
                 self.state = "running"
             self._cond.notify_all()
@@ -197,6 +239,40 @@ class DapSession:
         with self._cond:
             if self.state == "running" and self.stop.seq == seq:
                 self.state = "stopped"
+
+    @contextmanager
+    def running_code(self) -> Iterator[CodeRun]:
+        """Around a request that may run the program's code while it is
+        stopped (evaluate, setExpression, setVariable): the resumes and stops
+        the adapter reports before answering are the call's, collected in
+        the CodeRun instead of changing the state. The program is then
+        stopped where it was, unless a stop inside the called code left it
+        elsewhere: the caller tells, and :meth:`adopt_stop` makes it the
+        session's stop. A request left unanswered after a resume leaves the
+        program running (the call may never end); its stop, if it comes,
+        counts as any other."""
+        run = CodeRun()
+        with self._cond:
+            self._code_run = self.last_code_run = run
+        try:
+            yield run
+        except DebuggerTimeout:
+            run.unanswered = True
+            raise
+        finally:
+            with self._cond:
+                self._code_run = None
+                if run.unanswered and run.resumed and not run.stops and \
+                        self.state == "stopped":
+                    self.state = "running"
+                self._cond.notify_all()
+
+    def adopt_stop(self, info: StopInfo) -> None:
+        """A stop collected by :meth:`running_code` that left the program
+        somewhere else than where it was: the session's stop now."""
+        with self._cond:
+            if self.state != "exited":
+                self._new_stop(StopInfo(**{**info.__dict__}))
 
     def wait_for_stop(self, after: int, timeout: float) -> str:
         """Wait until a stop newer than ``after``, or the end of the program:

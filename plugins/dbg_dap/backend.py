@@ -202,8 +202,18 @@ class DapBackend(DapEvents, DapInspection):
             loc = BreakLoc(function=entry)
             self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True),
                                                  internal=True).id)
+        if launching and self.test_run:
+            self._place_failure_breaks()
+        for command, arguments in self.profile.configuration_requests():
+            self.dap.request(command, arguments)
         # Sent even with no filters: some adapters wait for it before running.
         self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters})
+
+    def _place_failure_breaks(self) -> None:
+        """dbg's own breakpoints where a test fails (a test run)."""
+        for function in self.profile.test_failure_functions:
+            self._failure_bps.add(int(self.breaks.add(
+                BreakLoc(function=function), BreakOptions(), internal=True).id))
 
     def ctx_cwd(self) -> str:
         return self.cwd or os.getcwd()
@@ -212,6 +222,7 @@ class DapBackend(DapEvents, DapInspection):
         self.cwd = request.cwd
         self.program = None if request.module else os.path.abspath(request.program)
         self.catch_uncaught = request.stop_on_uncaught
+        self.test_run = request.test
         self.exception_filters = self.profile.default_exception_filters(request)
         extra = self.profile.launch_env(self)
         if extra:
@@ -332,7 +343,31 @@ class DapBackend(DapEvents, DapInspection):
     def cont(self, timeout: float) -> StopEvent:
         return self.resume("continue", timeout)
 
+    def _out_of_failure(self, timeout: float) -> StopEvent | None:
+        """At a test's failure, shown in the test's frame below the testing
+        library's: step out of those first, so that `next` and `step` go on
+        from the test's line (a step from frame 0 would walk the library).
+        Returns what stopped the program elsewhere, if anything did."""
+        for level in range(self.frame_index if self.test_failed else 0):
+            if level == 0:
+                # Fail marks the test's parents failed too, by calling Fail:
+                # those are no stops while it returns.
+                for bp_id in self._failure_bps:
+                    self.breaks.discard_internal(bp_id)
+                self._failure_bps.clear()
+            try:
+                event = self.resume("stepOut", timeout)
+            finally:
+                if not self._failure_bps and self.state() == "stopped":
+                    self._place_failure_breaks()
+            if event.state != "stopped" or event.reason != "step":
+                return event
+        return None
+
     def step(self, timeout: float) -> StopEvent:
+        elsewhere = self._out_of_failure(timeout)
+        if elsewhere is not None:
+            return elsewhere
         event = self.resume("stepIn", timeout)
         if event.state == "stopped" and self.profile.at_declaration(event.location):
             # Into a call, every backend stops at the function's first line.
@@ -340,7 +375,7 @@ class DapBackend(DapEvents, DapInspection):
         return event
 
     def next(self, timeout: float) -> StopEvent:
-        return self.resume("next", timeout)
+        return self._out_of_failure(timeout) or self.resume("next", timeout)
 
     def finish(self, timeout: float) -> StopEvent:
         # stepOut leaves the top frame: once per frame up to the selected one.

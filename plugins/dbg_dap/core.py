@@ -96,8 +96,16 @@ class DapCore(Backend):
         #: Programs dbg started for the adapter (runInTerminal): their wait
         #: status is the truth about how they ended.
         self._terminal: list[subprocess.Popen[bytes]] = []
+        #: A test run (`dbg test`): stop where a test fails.
+        self.test_run = False
+        #: dbg's own breakpoints where a test fails (the profile's test_failure_functions).
+        self._failure_bps: set[int] = set()
         #: A pause was asked for: the next stop is its (lldb says SIGSTOP).
         self.pause_asked = False
+        #: What the debugger printed since the last stop (bounded).
+        self._stop_output = ""
+        #: The last stop was a test's failure (see test_run).
+        self.test_failed = False
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""
@@ -124,6 +132,12 @@ class DapCore(Backend):
         if levels is None:
             self._frames = frames
         return frames
+
+    def forget_frames(self) -> None:
+        """Ask the adapter for frames (and variables) again: the program ran,
+        and an adapter may have renumbered them (gdb does after any run)."""
+        self._frames = None
+        self._refs = {}
 
     def dap_session(self) -> DapSession:
         if self.dap is None:

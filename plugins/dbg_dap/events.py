@@ -8,7 +8,8 @@ import os
 import re
 import subprocess
 import threading
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from dbg_dap.core import (
     _SIGNAL_RE,
@@ -23,6 +24,16 @@ from dbgcore.api import (
     StopEvent,
     ended,
 )
+
+if TYPE_CHECKING:
+    from dbg_dap.breakpoints import BpRecord
+
+#: How much of the debugger's text before a stop is kept for it.
+STOP_OUTPUT_CHARS = 16384
+#: How long a stop at a conditional breakpoint waits for the debugger to say
+#: the condition failed, where it says so just after the stop (gdb, lldb
+#: print it within a millisecond or two).
+CONDITION_ERROR_WAIT = 0.1
 
 #: How a debugger that stops a process with a signal describes a pause.
 _PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
@@ -42,9 +53,12 @@ class DapEvents(DapCore):
             self.ctx.track_process(pid, "debuggee")
 
     def _output_event(self, event: Message) -> None:
-        code = self.profile.exit_code_from_output(str((event.get("body") or {}).get("output")))
+        text = str((event.get("body") or {}).get("output") or "")
+        code = self.profile.exit_code_from_output(text)
         if code is not None:
             self._text_exit_code = code
+        # Kept for the next stop: a debugger says a condition failed in text.
+        self._stop_output = (self._stop_output + text)[-STOP_OUTPUT_CHARS:]
 
     def _thread_event(self, event: Message) -> None:
         body = event.get("body") or {}
@@ -119,7 +133,15 @@ class DapEvents(DapCore):
                                       watch=reason == "watchpoint")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
-        if hit and all(b.internal for b in hit):
+        failure: tuple[int, str] | None = None
+        if any(b.id in self._failure_bps for b in hit):
+            failure = self.profile.test_failure(self, frames)
+            if failure is None:
+                return self._skip()  # not a test's own failure (a parent test's, say)
+            # Shown where the test failed, not inside the testing library.
+            self.frame_index, top = failure[0], frames[failure[0]]
+            location, reason = frame_location(top), "exception"
+        elif hit and all(b.internal for b in hit):
             # Our own temporary breakpoint, not one the user set.
             reason = "entry" if any(b.id == self._entry_bp for b in hit) else "until"
         if self._entry_bp is not None:
@@ -127,6 +149,7 @@ class DapEvents(DapCore):
             entry, self._entry_bp = self._entry_bp, None
             self.breaks.discard_internal(entry)
         user_hits = [b for b in hit if not b.internal]
+        broken = self._condition_error(user_hits) if failure is None else None
         # DAP puts an exception's name in `text` and its message in `description`.
         text = self.profile.split_exception_note(stop.text)[0]
         # A description that only restates the reason ("breakpoint 1.1",
@@ -137,14 +160,41 @@ class DapEvents(DapCore):
         detail = "" if restated else stop.description
         if self.profile.skip_stop(self, reason, stop.text, stop.description):
             return self._skip()
-        description = self.profile.stop_description(text, detail)
+        description = failure[1] if failure else self.profile.stop_description(text, detail)
+        if broken is not None:
+            # The debugger stopped because it could not evaluate the
+            # condition, not because it held.
+            reason, description = "condition_error", broken
         if not description and reason in ("signal", "exception"):
             description = self.profile.signal_description(self)
         self.breaks.after_stop(user_hits)
         self.last_reason, self.last_description = reason, description
+        self.test_failed = failure is not None
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])
+
+    def _condition_error(self, hits: list[BpRecord]) -> str | None:
+        """The debugger's message when it stopped at one of ``hits`` because
+        their condition could not be evaluated (None: it held, or there is
+        none). Read from what the debugger printed around the stop, which
+        some print just after it (gdb, lldb): those get a moment."""
+        assert self.dap is not None
+        conditions = {int(b.dap["id"]): str(b.options.condition) for b in hits
+                      if b.options.condition and isinstance(b.dap.get("id"), int)}
+        if not conditions:
+            self._stop_output = ""
+            return None
+        stop = self.dap.stop
+        deadline = time.monotonic() + CONDITION_ERROR_WAIT
+        while True:
+            message = self.profile.condition_failure(
+                self._stop_output, conditions, stop.reason, stop.description, stop.text)
+            if message is not None or not self.profile.condition_errors_after_stop or \
+                    time.monotonic() >= deadline:
+                self._stop_output = ""
+                return message
+            time.sleep(0.01)
 
     def _skip(self) -> StopEvent:
         """Resume from a stop the profile says is not one (SystemExit...)."""

@@ -270,6 +270,12 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     if b.last_reason not in ("exception", "signal"):
         raise OpFailed("the program did not stop at an exception or a signal",
                        "`dbg stack` shows where it is")
+    if b.test_failed:
+        # A failed test (delve: a stop in testing's Fail) is no exception of
+        # the debugger's: the stop says which test and why; the stack ends at
+        # the test's failing line.
+        return {"exception": "FAIL", "description": b.last_description,
+                "stack": _call_order(b, b.frame_index)}
     if not dap.supports("supportsExceptionInfoRequest"):
         # The stop says what; the stack says where, outermost first.
         return {"exception": b.last_reason, "description": b.last_description,
@@ -288,9 +294,10 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return payload
 
 
-def _call_order(b: DapBackend) -> str:
-    """The stack as a traceback: outermost first, the runner's frames left out."""
-    frames = b.stack(None)
+def _call_order(b: DapBackend, innermost: int = 0) -> str:
+    """The stack as a traceback: outermost first, the runner's frames left
+    out (and the frames above ``innermost``)."""
+    frames = b.stack(None)[innermost:]
     while len(frames) > 1 and frames[-1].internal:
         frames.pop()
     return "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, in {f.function or "?"}'

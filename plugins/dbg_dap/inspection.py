@@ -4,6 +4,8 @@ threads."""
 
 from __future__ import annotations
 
+from dbg_dap.assign import set_value
+from dbg_dap.calls import run_code
 from dbg_dap.core import (
     _BARE_AGGREGATE,
     LOCAL_SCOPE_HINTS,
@@ -122,7 +124,11 @@ class DapInspection(DapCore):
         frame_id = self.current_frame_id()
         if frame_id is not None:
             arguments["frameId"] = frame_id
-        body = dap.request("evaluate", arguments)
+        if arguments["context"] == self.profile.raw_context:
+            # The native console: its commands may resume the program for real.
+            body = dap.request("evaluate", arguments)
+        else:
+            body = run_code(self, "evaluate", arguments)
         result = str(body.get("result", ""))
         reference = int(body.get("variablesReference") or 0)
         if reference and (not result.strip() or _BARE_AGGREGATE.fullmatch(result)):
@@ -144,27 +150,7 @@ class DapInspection(DapCore):
         return "{" + ", ".join(parts) + more + "}"
 
     def set_variable(self, lhs: str, value: str) -> Value:
-        dap = self.stopped_session("set")
-        frame_id = self.current_frame_id()
-        if dap.supports("supportsSetExpression"):
-            arguments: Message = {"expression": lhs, "value": value}
-            if frame_id is not None:
-                arguments["frameId"] = frame_id
-            body = dap.request("setExpression", arguments)
-            return Value(str(body.get("value", "")), body.get("type"))
-        if not dap.supports("supportsSetVariable"):
-            raise self.unsupported("set", f"{self.tool_name} cannot assign variables")
-        for scope in self.scopes():
-            for var in self.variables(int(scope["variablesReference"])):
-                if var.get("name") == lhs:
-                    body = dap.request("setVariable", {
-                        "variablesReference": scope["variablesReference"], "name": lhs,
-                        "value": value})
-                    self._frames = None
-                    # lldb-dap 19 answers with `result` where the spec says `value`.
-                    return Value(str(body.get("value", body.get("result", ""))), body.get("type"))
-        raise OpFailed(f"no variable {lhs!r} in the selected frame",
-                       f"{self.tool_name} can only assign plain variable names")
+        return set_value(self, lhs, value)
 
     def threads(self) -> list[Thread]:
         dap = self.stopped_session("threads")

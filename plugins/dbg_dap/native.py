@@ -22,6 +22,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,6 +40,57 @@ from dbgcore.api import (
     binary_kind,
     signal_name,
 )
+
+#: gdb 14+ (older: "Error in testing breakpoint condition N:"), then the message.
+_GDB_CONDITION_ERROR_RE = re.compile(
+    r"Error in testing (?:condition for breakpoint|breakpoint condition) (\d+):\n(.+)")
+#: lldb: the breakpoint's id.location and condition, then what its parser said.
+_LLDB_CONDITION_ERROR_RE = re.compile(
+    r"error evaluating condition of breakpoint (\d+)\.\d+: .*\n((?:.+\n?)*)")
+
+#: One of lldb's expression errors, in its text made one line.
+_LLDB_ERROR_RE = re.compile(
+    r"error: (?:<user expression \d+>:\d+:\d+: )?(.*?)(?= \d+ \| | error: |$)")
+
+#: Python that gdb loads at its start (see GdbProfile.argv).
+_GDB_HELPERS = str(Path(__file__).with_name("gdbboot") / "dbg_gdb.py")
+
+#: testing's methods a test calls to fail (Fail is where dbg stops).
+_GO_TEST_API = frozenset(f"testing.(*common).{name}" for name in (
+    "Error", "Errorf", "Fatal", "Fatalf", "FailNow"))
+
+#: A message as testing logs it: "    FILE:LINE: TEXT", further lines indented by 8.
+_GO_LOGGED_RE = re.compile(r"^    (\S+:\d+): (.*(?:\n        .*)*)", re.M)
+
+
+def _logged(text: str, places: set[str] | None) -> str:
+    """The last message testing logged for one of ``places`` (FILE:LINE;
+    None: any) in ``text``, its further lines unindented."""
+    found = [m.group(2) for m in _GO_LOGGED_RE.finditer(text)
+             if places is None or m.group(1) in places]
+    return found[-1].replace("\n        ", "\n") if found else ""
+
+
+def _go_string(value: str) -> str:
+    """A Go string as delve shows it (quoted, escaped), as text."""
+    if len(value) < 2 or not value.startswith('"') or not value.endswith('"'):
+        return ""
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return value[1:-1]
+    return decoded if isinstance(decoded, str) else ""
+
+
+def _quiet_evaluate(backend: Any, expression: str, frame: dict[str, Any]) -> str:
+    """``expression`` in ``frame``, as delve shows it ("" if it cannot)."""
+    try:
+        return str(backend.dap_session().request("evaluate", {
+            "expression": expression, "context": "watch", "frameId": frame["id"]},
+        ).get("result", ""))
+    except DbgError:
+        return ""
+
 
 #: A frame of the stack delve gives with an exception (a panic).
 _DELVE_FRAME_RE = re.compile(r"^\s*\d+\s+0x[0-9a-fA-F]+ in (\S+)\s*\n\s*at (\S+):(\d+)", re.M)
@@ -233,7 +285,9 @@ class GdbProfile(NativeProfile):
         exe, why = self._pick()
         if exe is None:
             raise UsageError(why, self.spec.install)
-        return [exe, "-nx", "-q", "-i=dap"]
+        # The DAP server starts before -x files run: ours mends its report
+        # of nested function calls and adds dbg-abandon-call (see the file).
+        return [exe, "-nx", "-q", "-i=dap", "-x", _GDB_HELPERS]
 
     def check(self) -> Readiness:
         exe, detail = self._pick()
@@ -247,9 +301,24 @@ class GdbProfile(NativeProfile):
 
     entry_arguments: ClassVar[dict[str, Any]] = {"stopAtBeginningOfMainSubprogram": True}
 
+    def abandon_call(self, backend: Any) -> bool:
+        # Our command (gdbboot/dbg_gdb.py): `return` from the call's dummy frame.
+        return "abandoned" in backend.console("dbg-abandon-call")
+
     def hit_condition(self, count: int) -> str:
         # gdb reads hitCondition as an ignore count: stop from the Nth hit on.
         return str(count - 1)
+
+    # gdb stops at a breakpoint whose condition it cannot evaluate, and then
+    # prints why: "Error in testing condition for breakpoint 2:\nMESSAGE".
+    condition_errors_after_stop = True
+
+    def condition_failure(self, output: str, conditions: dict[int, str], reason: str,
+                          description: str, text: str) -> str | None:
+        for match in _GDB_CONDITION_ERROR_RE.finditer(output):
+            if int(match.group(1)) in conditions:
+                return match.group(2).strip()
+        return None
 
     # gdb's DAP has no data breakpoints, but a watchpoint made in its console
     # stops the program with reason "data breakpoint" and its number.
@@ -406,6 +475,30 @@ class LldbProfile(NativeProfile):
         match = re.search(r"^Return value: \((.*?)\) \$\d+ = (.*)$", answer, re.M)
         return ReturnValue(match.group(2).strip(), match.group(1)) if match else None
 
+    # lldb stops at a breakpoint whose condition it cannot evaluate, and then
+    # prints why, on stderr.
+    condition_errors_after_stop = True
+
+    def condition_failure(self, output: str, conditions: dict[int, str], reason: str,
+                          description: str, text: str) -> str | None:
+        for match in _LLDB_CONDITION_ERROR_RE.finditer(output):
+            if int(match.group(1)) in conditions:
+                return self.error_line(match.group(2))
+        return None
+
+    def assignment_expression(self, lhs: str, value: str) -> str | None:
+        # lldb-dap 19's setVariable takes only names its scopes list; lldb's
+        # expression evaluator assigns anything the language can.
+        return f"{lhs} = {value}"
+
+    def error_line(self, message: str) -> str:
+        # lldb's errors: "error: <user expression 2>:1:7: REASON", then the
+        # source line and a caret ("    1 | x = 1"); the first error is the
+        # cause, the others follow from it.
+        text = " ".join(message.split())
+        found = _LLDB_ERROR_RE.findall(text)
+        return found[0] if found else text
+
     def condition_error(self, backend: Any, condition: str) -> str:
         # lldb-dap takes any condition and reports it broken only at a hit;
         # lldb's parser says so now, in the selected frame. Only its syntax
@@ -475,6 +568,9 @@ class DelveProfile(AdapterProfile):
                               "give main.go, the package's folder, or a binary built by go build")
 
     features: ClassVar[dict[str, Support]] = {"return-value": "fallback"}
+    # A `call` that stopped at a breakpoint ends when the program goes on,
+    # and delve stops again where the call was made.
+    call_ends_on_continue = True
     function_stops_at_declaration = True
     return_values_at_ret = True
 
@@ -484,14 +580,55 @@ class DelveProfile(AdapterProfile):
         return delve_sources(backend, name)
 
     def internal_frame(self, frame: dict[str, Any]) -> bool:
-        # Below main.main (or a goroutine's function): runtime.main, goexit.
-        return str(frame.get("name", "")).startswith("runtime.")
+        # Below main.main (or a goroutine's function): runtime.main, goexit;
+        # below a test function, the testing package's tRunner.
+        return str(frame.get("name", "")).startswith(("runtime.", "testing."))
+
+    # A test fails through testing's Fail (t.Error, t.Errorf, t.Fatal and
+    # t.Fatalf log the message, then call it).
+    test_failure_functions: ClassVar[tuple[str, ...]] = ("testing.(*common).Fail",)
+
+    def test_failure(self, backend: Any, frames: list[dict[str, Any]]) -> tuple[int, str] | None:
+        # Fail also runs for the parent of a failed subtest (from Fail itself)
+        # and from testing's own code (a panicking test, which delve stops at
+        # anyway): only a call from the test's code through the API counts.
+        names = [str(f.get("name", "")) for f in frames]
+        index = 1
+        while index < len(names) and names[index] in _GO_TEST_API:
+            index += 1
+        if index >= len(names) or self.internal_frame(frames[index]):
+            return None
+        test = _go_string(_quiet_evaluate(backend, "c.name", frames[0]))
+        message = self._failure_message(backend, frames)
+        description = f"{test or 'a test'} failed"
+        return index, f"{description}: {message}" if message else description
+
+    def _failure_message(self, backend: Any, frames: list[dict[str, Any]]) -> str:
+        """What the failing call logged: testing keeps it in the test's
+        output, or (go test -v) has printed it already, as
+        "    FILE:LINE: MESSAGE" for the line of the call (or of the test's
+        call to a t.Helper() function)."""
+        places = {f"{os.path.basename(str((f.get('source') or {}).get('path') or ''))}:"
+                  f"{f.get('line')}" for f in frames}
+        kept = _go_string(_quiet_evaluate(backend, "string(c.output)", frames[0]))
+        found = _logged(kept, places) or _logged(kept, None)
+        deadline = time.monotonic() + 0.5
+        while not found:
+            # -v: printed by the program, which dbg reads from delve's stdout
+            # on a thread of its own; it may not have arrived yet.
+            printed = "".join(c["text"] for c in backend.ctx.output.read(
+                max(0, backend.ctx.output.cursor - 50), {"stdout"})["chunks"])
+            found = _logged(printed, places)
+            if found or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        return found
 
     def traceback(self, text: str) -> str:
         # delve's stack: "\t0  0x4a1b2c in main.f\n\t    at /x/main.go:26", innermost
         # first, the runtime's panic machinery on top.
         frames = [(m.group(1), m.group(2), m.group(3)) for m in _DELVE_FRAME_RE.finditer(text)
-                  if not m.group(1).startswith("runtime.")]
+                  if not self.internal_frame({"name": m.group(1)})]
         return "\n".join(f'  File "{file}", line {line}, in {function}'
                          for function, file, line in reversed(frames))
 
@@ -515,7 +652,14 @@ class DelveProfile(AdapterProfile):
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
         args = super().launch_arguments(request)
-        if self._is_source(Path(request.program)):
+        if request.test:
+            # `go test`: delve builds the package's test binary and runs it in
+            # the package's folder, as go test does (its testdata/ is there).
+            args["mode"] = "test"
+            args.pop("cwd", None)
+            if self.build_dir is not None:
+                args["output"] = str(Path(self.build_dir) / "debug-test-bin")
+        elif self._is_source(Path(request.program)):
             args["mode"] = "debug"
             if self.build_dir is not None:
                 args["output"] = str(Path(self.build_dir) / "debug-bin")
@@ -566,6 +710,15 @@ class DelveProfile(AdapterProfile):
 
     def hit_condition(self, count: int) -> str:
         return f"== {count}"
+
+    def condition_failure(self, output: str, conditions: dict[int, str], reason: str,
+                          description: str, text: str) -> str | None:
+        # delve stops at a breakpoint whose condition it cannot evaluate, as
+        # an exception: "runtime error", "error evaluating expression: ...".
+        prefix = "error evaluating expression"
+        if reason == "exception" and description == "runtime error" and text.startswith(prefix):
+            return text[len(prefix):].lstrip(": ") or text
+        return None
 
     def exit_code_from_output(self, text: str) -> int | None:
         match = self._STATUS_RE.search(text)

@@ -256,6 +256,44 @@ class AdapterProfile:
         """After a step out: what the function returned, if the debugger says."""
         return None
 
+    def configuration_requests(self) -> list[tuple[str, dict[str, Any]]]:
+        """Requests of the adapter's own sent while configuring (before
+        configurationDone), as (command, arguments)."""
+        return []
+
+    # -- `dbg set` (see dbg_dap.assign) -------------------------------------------
+
+    def assignment_problem(self, lhs: str, value: str) -> str:
+        """Why ``lhs = value`` cannot be an assignment in the program's
+        language, known before asking the debugger ("" if it may be)."""
+        return ""
+
+    def assignment_expression(self, lhs: str, value: str) -> str | None:
+        """For adapters without setExpression whose evaluator assigns: the
+        expression that does (None: assign through setVariable)."""
+        return None
+
+    def error_line(self, message: str) -> str:
+        """The debugger's error message as one line."""
+        return " ".join(message.split())
+
+    def vague_assignment_error(self, message: str) -> bool:
+        """Whether a failed assignment's message leaves out why (then dbg
+        evaluates each side to find out)."""
+        return False
+
+    #: The debugger says a condition failed only after its stop event.
+    condition_errors_after_stop: ClassVar[bool] = False
+
+    def condition_failure(self, output: str, conditions: dict[int, str], reason: str,
+                          description: str, text: str) -> str | None:
+        """At a stop at breakpoints with conditions (the adapter's breakpoint
+        id -> condition): the debugger's message if it stopped because a
+        condition could not be evaluated, read from the stop (``reason``,
+        ``description``, ``text``) or from what it printed around it
+        (``output``); None if it did not say so."""
+        return None
+
     def internal_frame(self, frame: dict[str, Any]) -> bool:
         """Whether a stack frame is the runner's or the runtime's own."""
         return False
@@ -264,6 +302,27 @@ class AdapterProfile:
         """:meth:`internal_frame` for each frame of a stack, innermost first
         (a profile may judge a frame by the ones around it)."""
         return [self.internal_frame(f) for f in frames]
+
+    def abandon_call(self, backend: Any) -> bool:
+        """After a function an expression called stopped inside (a
+        breakpoint there): drop the call, so the program is back where it
+        was; False if the debugger cannot (see dbg_dap.calls)."""
+        return False
+
+    #: The debugger finishes such a call when the program runs on, and
+    #: stops where it was (delve).
+    call_ends_on_continue: ClassVar[bool] = False
+
+    #: Functions a test run breaks in, where a test fails (go test: testing's
+    #: Fail); :meth:`test_failure` then says where the test's code is.
+    test_failure_functions: ClassVar[tuple[str, ...]] = ()
+
+    def test_failure(self, backend: Any, frames: list[dict[str, Any]]) -> tuple[int, str] | None:
+        """At a stop in one of :attr:`test_failure_functions`: the index of
+        the test's own frame that failed and a description naming the test
+        and its message; None when this call is not a test's failure (dbg
+        resumes)."""
+        return None
 
     #: The adapter shows no return value after a step out, but shows the
     #: results as locals at the function's RET (delve): finish stops there.
@@ -529,6 +588,33 @@ class DebugpyProfile(AdapterProfile):
     def default_exception_filters(self, request: LaunchRequest) -> list[str]:
         return ["uncaught"] if request.stop_on_uncaught else []
 
+    def configuration_requests(self) -> list[tuple[str, dict[str, Any]]]:
+        # debugpy tells pydevd to go on, silently for a NameError, when a
+        # condition raises: it would look like a condition that never held.
+        # pydevd's own default is to print the error and stop.
+        return [("setDebuggerProperty", {"skipSuspendOnBreakpointException": [],
+                                         "skipPrintBreakpointException": []})]
+
+    def assignment_problem(self, lhs: str, value: str) -> str:
+        # pydevd answers a failed assignment with "Error executing: ..." only.
+        try:
+            compile(f"{lhs} = ({value})", "<set>", "exec")
+        except SyntaxError as exc:
+            return f"{type(exc).__name__}: {exc.msg}"
+        return ""
+
+    def vague_assignment_error(self, message: str) -> bool:
+        return message.startswith("Error executing")
+
+    def condition_failure(self, output: str, conditions: dict[int, str], reason: str,
+                          description: str, text: str) -> str | None:
+        # pydevd prints "Error while evaluating expression in conditional
+        # breakpoint: CONDITION" and the traceback before it stops.
+        for match in _PYDEVD_CONDITION_ERROR_RE.finditer(output):
+            if match.group(1).strip() in conditions.values():
+                return match.group(2).strip()
+        return None
+
     def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
         # Ending with exit() is not a failure (pdb does not stop there either).
         return reason == "exception" and self.split_exception_note(text)[0] == "SystemExit"
@@ -554,6 +640,12 @@ class DebugpyProfile(AdapterProfile):
 #: A frame of pydevd's stack text, without its "(Current frame)" mark.
 _TB_FRAME_RE = re.compile(r"^\s*(File \".*?\", line \d+, in .*?)(?: \(Current frame\))?\s*$")
 _TB_FILE_RE = re.compile(r'File "(.*?)"')
+
+#: pydevd's report of a condition that raised: the condition, then a
+#: traceback whose last line is the exception.
+_PYDEVD_CONDITION_ERROR_RE = re.compile(
+    r"Error while evaluating expression in conditional breakpoint: (.*)\n"
+    r"(?:Traceback \(most recent call last\):\n(?:[ \t].*\n)*)?(\S.*)")
 
 #: Where the debuggee's sitecustomize marks that it ended normally.
 EXIT_MARK_VAR = "DBG_EXIT_MARK"

@@ -576,9 +576,13 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
 
     def set_variable(self, lhs: str, value: str) -> Value:
         self.require_stopped("set")
+        if not _JAVA_LVALUE_RE.fullmatch(lhs.strip()):
+            # jdb "sets" `r.cap + 1 = 2` by printing r.cap + 1, and changes nothing.
+            raise OpFailed(f"cannot set {lhs}: it is not a variable, a field or an array "
+                           "element", "give something `dbg print` shows, e.g. r.cap or a[2]")
         answer = self.command(f"set {lhs} = {value}").strip()
         if not answer.startswith(f"{lhs} = "):
-            raise OpFailed(f"cannot set {lhs}: {jdb_error(answer)[5:]}")
+            raise OpFailed(f"cannot set {lhs}: {_set_error(answer)}", "nothing was changed")
         return self.evaluate(lhs)
 
     def threads(self) -> list[Thread]:
@@ -622,3 +626,16 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             raise UsageError("end the session with `dbg kill`")
         quiet = words.split(" ")[0] in SILENT
         return self.command(text, timeout, silent=quiet), None
+
+
+#: What `set` can assign: a name, then fields and array elements.
+_JAVA_LVALUE_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]]+\]))*")
+
+
+def _set_error(answer: str) -> str:
+    """jdb's reason a `set` failed, without the class names of its parser's
+    exceptions: "Attempt to set value of incorrect type: Can't assign...".
+    """
+    text = jdb_error(answer).removeprefix("jdb: ")
+    text = re.sub(r"^com\.sun\.tools\.example\.debug\.expr\.ParseException: ", "", text)
+    return re.sub(r"\s*com\.sun\.jdi\.\w+: ", ": ", text)

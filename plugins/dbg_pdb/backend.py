@@ -486,7 +486,7 @@ class PdbBackend(ConsoleBackend):
     def set_variable(self, lhs: str, value: str) -> Value:
         answer = self._query(f"_dbg_set {(lhs, value)!r}", "value")
         if "error" in answer:
-            raise OpFailed(answer["error"])
+            raise OpFailed(f"cannot set {lhs}: {answer['error']}", "nothing was changed")
         return Value(answer["value"], answer.get("type"))
 
     def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -75,6 +75,25 @@ def _internal(frame: FrameType) -> bool:
     return name == HERE or name == "<string>" or name == bdb.__file__
 
 
+#: Why bdb could not evaluate a breakpoint's condition, since the last stop:
+#: bdb then stops as if the condition held ("the most conservative thing").
+_condition_errors: list[str] = []
+
+
+def _condition_eval(source: Any, globals: Any = None, locals: Any = None) -> Any:
+    try:
+        return eval(source, globals, locals)
+    except Exception as exc:
+        if sys._getframe(1).f_code.co_name == "effective":
+            _condition_errors[:] = [_error_line(exc)]
+        raise
+
+
+# bdb.effective evaluates conditions by the name `eval`: a module global of
+# that name comes first, and notes why a condition failed.
+bdb.eval = _condition_eval  # type: ignore[attr-defined]
+
+
 class DbgPdb(pdb.Pdb):
     def __init__(self, console_in: TextIO, console_out: TextIO) -> None:
         pdb.Pdb.__init__(self, stdin=console_in, stdout=console_out)
@@ -123,6 +142,8 @@ class DbgPdb(pdb.Pdb):
         data: dict[str, Any] = {"frames": frames}
         if stop:
             current = self.curframe
+            broken = _condition_errors[:1]
+            del _condition_errors[:]
             if self.returned is not None:
                 reason = "step"
                 data["return_value"] = self.returned
@@ -134,14 +155,15 @@ class DbgPdb(pdb.Pdb):
             elif self.interrupted:
                 reason = "pause"
             elif getattr(self, "currentbp", 0):
-                reason = "breakpoint"
+                reason = "condition_error" if broken else "breakpoint"
             elif current is not None and "__return__" in current.f_locals:
                 reason = "return"
             else:
                 reason = "step"
             data["reason"] = reason
             data["breakpoint"] = getattr(self, "currentbp", 0) or None
-            data["description"] = self.exception_text if self.post_mortem else ""
+            data["description"] = broken[0] if reason == "condition_error" else (
+                self.exception_text if self.post_mortem else "")
             self.first_stop = False
             self.interrupted = False
             self.currentbp = 0

@@ -335,7 +335,11 @@ class PerlBackend(ConsoleBackend):
         return Value(self._query("p " + DUMP.format(values=dumped(expression)), "print"))
 
     def set_variable(self, lhs: str, value: str) -> Value:
-        self._query(f"p do {{ {lhs} = ({value}); 1 }}", "set")
+        try:
+            self._query(f"p do {{ {lhs} = ({value}); 1 }}", "set")
+        except OpFailed as exc:
+            raise OpFailed(f"cannot set {lhs}: {exc.message.removeprefix('perl: ')}",
+                           "nothing was changed") from exc
         return self.evaluate(lhs)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:

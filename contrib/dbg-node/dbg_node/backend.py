@@ -614,6 +614,12 @@ class NodeBackend(Backend):
         """A variable is written in the scope that holds it (a `let` of the
         frame, a closure's); anything else (``obj.field``) by assignment.
         ``value`` is evaluated once either way."""
+        try:
+            return self._assign(lhs, value)
+        except OpFailed as exc:
+            raise OpFailed(f"cannot set {lhs}: {exc.message}", "nothing was changed") from exc
+
+    def _assign(self, lhs: str, value: str) -> Value:
         frame = self._frame()
         self._locals = {}
         if re.fullmatch(r"[A-Za-z_$][\w$]*", lhs):

@@ -1,0 +1,118 @@
+"""Requests that run the program's code while it is stopped: an evaluate
+that calls a function (`dbg print 'count(t)'`), an assignment (`dbg set`).
+
+Afterwards the program is stopped where it was, and the session says so,
+whatever the adapter reported meanwhile (see DapSession.running_code):
+
+- gdb reports the call as ``continued`` and its end as ``stopped`` (reason
+  "function call"); lldb-dap, delve and debugpy report nothing. Either way
+  the frame and variable ids gdb gave before are gone: dbg asks again.
+- A breakpoint (or a signal) inside the called code stops the program there,
+  in gdb and delve (lldb ignores breakpoints in expressions). gdb can drop
+  the call (its frames and the call's dummy frame); delve cannot, but when
+  the program runs on it finishes the call and stops where it was. dbg does
+  that, and the answer says where the call stopped. A debugger that can do
+  neither leaves the program there, and the session's stop is that one.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from dbgcore.api import DbgError, Message, OpFailed
+
+if TYPE_CHECKING:
+    from dbg_dap.core import DapCore
+
+#: How many stops inside a called function dbg runs past to finish the call
+#: (delve) before it leaves the program stopped there.
+MAX_CALL_STOPS = 20
+
+
+def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
+    """Send ``command``, which may run the program's code, and leave the
+    program stopped where it was."""
+    dap = backend.dap_session()
+    before = _place(backend)
+    try:
+        with dap.running_code():
+            return dap.request(command, arguments)
+    finally:
+        run = dap.last_code_run
+        if run.resumed or run.stops:
+            # gdb numbers frames and variables anew after the program ran.
+            backend.forget_frames()
+            if run.stops and not run.unanswered and _place(backend) != before:
+                _call_stopped(backend, before)
+
+
+def _place(backend: DapCore) -> tuple[object, ...]:
+    """Where the selected thread is: its top frame and the stack's depth."""
+    frames = backend.stack_frames()
+    top = frames[0] if frames else {}
+    return (backend.thread_id, top.get("name"), top.get("line"),
+            top.get("instructionPointerReference"), len(frames))
+
+
+def _call_stopped(backend: DapCore, before: tuple[object, ...]) -> None:
+    """A stop inside the called code left the program elsewhere: bring it
+    back if the debugger can, and fail the request saying where the call
+    stopped (its own message would say the program is still there)."""
+    dap = backend.dap_session()
+    stop = dap.last_code_run.stops[-1]
+    where = _stop_place(backend, stop.thread_id)
+    why = "a breakpoint" if stop.reason in ("breakpoint", "function breakpoint") else (
+        stop.description or stop.reason or "a stop")
+    profile = backend.profile
+    back = False
+    try:
+        if profile.abandon_call(backend):
+            back = True
+        elif profile.call_ends_on_continue:
+            back = _finish_call(backend, before)
+    except DbgError:
+        back = False
+    backend.forget_frames()
+    if back and _place(backend) == before:
+        raise OpFailed(f"the called code stopped at {where} ({why}): dbg dropped the call, "
+                       "and the program is where it was",
+                       "remove that breakpoint to make the call; `dbg breaks` lists them")
+    if dap.state == "stopped" and not back:
+        dap.adopt_stop(stop)
+    raise OpFailed(f"the called code stopped at {where} ({why}), and the program is stopped "
+                   "there now", "`dbg stack` shows it; `dbg continue` finishes the call")
+
+
+def _finish_call(backend: DapCore, before: tuple[object, ...]) -> bool:
+    """Run the program until the call has ended and it is back where it was
+    (delve stops there when the call returns)."""
+    dap = backend.dap_session()
+    for _ in range(MAX_CALL_STOPS):
+        seq = dap.mark_running()
+        try:
+            dap.request("continue", {"threadId": backend.thread_id or 0})
+        except DbgError:
+            dap.resume_refused(seq)
+            raise
+        if dap.wait_for_stop(seq, backend.ctx.op_timeout) != "stopped":
+            return False
+        backend.forget_frames()
+        if _place(backend) == before:
+            return True
+    return False
+
+
+def _stop_place(backend: DapCore, thread_id: int | None) -> str:
+    """FILE:LINE in FUNCTION of the top frame of the thread that stopped."""
+    try:
+        frames = backend.dap_session().request("stackTrace", {
+            "threadId": thread_id if thread_id is not None else backend.thread_id or 0,
+            "startFrame": 0, "levels": 1}).get("stackFrames") or []
+    except DbgError:
+        frames = []
+    if not frames:
+        return "another place"
+    top = frames[0]
+    path = str((top.get("source") or {}).get("path") or "")
+    return f"{os.path.basename(path) or '?'}:{top.get('line')} in {top.get('name')}"

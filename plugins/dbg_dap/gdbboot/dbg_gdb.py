@@ -1,0 +1,94 @@
+"""Loaded into gdb by dbg (``gdb -i=dap -x THIS``), after gdb's DAP server has
+started. It mends the server's report of nested function calls and adds the
+command ``dbg-abandon-call``; gdb's messages come without colour escapes.
+
+gdb's DAP server (gdb 14-18) reports a function call made by an evaluate as
+``continued`` and, when it returns, ``stopped`` with reason "function call".
+It keeps one flag for "was the program running before this call", which a
+nested call overwrites: ``ht_get(t, "the")`` first calls ``malloc`` in the
+program to hold the string, inside the call of ``ht_get``. The outer call's
+end then goes unreported, and the server believes the program runs: every
+later request fails with "notStopped". Our handler runs after the server's
+for each call event, counts the nesting, and at the end of the outermost
+call does what the server failed to: marks the program stopped and says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import gdb  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+try:
+    from gdb.dap import events as _dap  # type: ignore[import-untyped,import-not-found,unused-ignore]
+except ImportError:  # not under gdb's DAP interpreter
+    _dap = None
+
+#: How deep in nested calls the program is, and whether it ran before the outermost.
+_depth = 0
+_ran_before = True
+
+
+def _on_inferior_call(event: Any) -> None:
+    global _depth, _ran_before
+    if isinstance(event, gdb.InferiorCallPreEvent):
+        if _depth == 0:
+            # The server's handler ran first and noted it for this call.
+            _ran_before = bool(getattr(_dap, "_infcall_was_running", True))
+        _depth += 1
+        return
+    _depth = max(0, _depth - 1)
+    if _depth or _ran_before or not getattr(_dap, "inferior_running", False):
+        return  # the end was reported (or a stop inside the call was)
+    _dap.inferior_running = False
+    _dap._expected_pause = False
+    _dap.send_event("stopped", {"threadId": gdb.selected_thread().global_num,
+                                "allThreadsStopped": True, "reason": "function call"})
+
+
+class AbandonCall(gdb.Command):  # type: ignore[misc,unused-ignore]
+    """dbg-abandon-call: after a function called by an expression stopped
+    inside (a breakpoint, a signal), pop its frames and the call's dummy
+    frame, so the program is where it was before the call. Prints
+    "abandoned" if there was such a call."""
+
+    def __init__(self) -> None:
+        super().__init__("dbg-abandon-call", gdb.COMMAND_STACK)
+
+    def invoke(self, argument: str, from_tty: bool) -> None:
+        frame = gdb.newest_frame()
+        while frame is not None and frame.type() != gdb.DUMMY_FRAME:
+            frame = frame.older()
+        if frame is None:
+            return
+        frame.select()
+        confirm = gdb.parameter("confirm")
+        gdb.execute("set confirm off")
+        try:
+            # `return` in the dummy frame restores the registers the call saved.
+            gdb.execute("return", to_string=True)
+        finally:
+            gdb.execute(f"set confirm {'on' if confirm else 'off'}")
+        _forget_ids()
+        print("abandoned")
+
+
+def _forget_ids() -> None:
+    """The DAP server's frame, scope and variable ids describe the stack
+    before `return`: drop them, as the server does when the program runs
+    (on gdb.events.cont, which `return` does not fire)."""
+    for module, name in (("frames", "_clear_frame_ids"), ("scopes", "clear_scopes"),
+                         ("varref", "clear_vars"), ("globalvars", "clear")):
+        try:
+            clear = getattr(importlib.import_module(f"gdb.dap.{module}"), name)
+        except (ImportError, AttributeError):
+            continue
+        clear(None)
+
+
+gdb.execute("set style enabled off")
+AbandonCall()
+if _dap is not None and all(hasattr(_dap, name) for name in (
+        "inferior_running", "_infcall_was_running", "_expected_pause", "send_event")):
+    gdb.events.inferior_call.connect(_on_inferior_call)

@@ -1,0 +1,3 @@
+module goring
+
+go 1.19
