@@ -30,8 +30,11 @@ class Inspector:
     def __init__(self, url: str, log: TransLog, timeout: float) -> None:
         self.log = log
         try:
+            # No keepalive pings: node's inspector does not answer them, and the
+            # library would drop the connection 20 s into a long `continue`.
             self.ws: ClientConnection = connect(url, max_size=None, open_timeout=timeout,
-                                                compression=None, proxy=None)
+                                                compression=None, proxy=None,
+                                                ping_interval=None)
         except (OSError, WebSocketException, TimeoutError) as exc:
             raise OpFailed(f"cannot reach Node.js's inspector at {url}: {exc}") from exc
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
