@@ -107,8 +107,6 @@ class NodeBackend(Backend):
         #: `dbg catch CLASS...`: the classes whose throws stop the program.
         self._catch_classes: list[str] = []
         self._catch_uncaught = True
-        #: The session stops on uncaught throws (not `dbg start --no-catch`).
-        self._stop_on_uncaught = True
         self._exit: StopEvent | None = None
 
     # -- availability ------------------------------------------------------------------
@@ -185,7 +183,6 @@ class NodeBackend(Backend):
         return self._wait_stop(max(self.ctx.op_timeout, 10), "attach")
 
     def _connect(self, url: str, stop_on_uncaught: bool) -> None:
-        self._stop_on_uncaught = stop_on_uncaught
         self.inspector = Inspector(url, self.ctx.log, max(self.ctx.op_timeout, 10))
         self.call("Runtime.enable")
         self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000})
@@ -500,8 +497,8 @@ class NodeBackend(Backend):
         state = "all" if "all" in states or names else "uncaught" if states else "none"
         self.call("Debugger.setPauseOnExceptions", {"state": state})
         self._catch_classes = names if "all" not in states else []
-        # Naming classes keeps the stop on an uncaught throw the session has.
-        self._catch_uncaught = "uncaught" in states or (bool(names) and self._stop_on_uncaught)
+        # As on every backend, the filters named replace the session's, uncaught included.
+        self._catch_uncaught = "uncaught" in states
         if state == "none":
             return []
         return [*names, *(s for s in ("uncaught", "all") if s in states)]

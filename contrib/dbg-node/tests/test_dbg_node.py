@@ -260,14 +260,19 @@ def test_catch_by_class_stops_at_throws_of_it_and_of_subclasses(node: Dbg) -> No
     program = LEDGER.parent / "throws" / "throws.js"
     lines = marked_lines(program)
     start(node, program=program)
-    caught = node.json("catch", "TypeError", "ParseError")
-    assert caught["ok"] and caught["filters"] == ["TypeError", "ParseError"], caught
+    bad = node.json("catch", "not-a-class")
+    assert (bad["_exit"], bad["error"]["kind"]) == (2, "usage"), bad
+    caught = node.json("catch", "TypeError", "ParseError", "uncaught")
+    assert caught["ok"] and caught["filters"] == ["TypeError", "ParseError", "uncaught"], caught
     stops = []
     for _ in range(3):
         snap = node.json("continue")
         assert snap["reason"] == "exception", snap
         stops.append(snap["location"]["line"])
-    # Not the SyntaxError; the subclass of ParseError; the uncaught end still stops.
+    # Not the SyntaxError; the subclass of ParseError; the uncaught end (named) stops.
     assert stops == [lines["type"], lines["deep"], lines["uncaught"]], stops
-    bad = node.json("catch", "not-a-class")
-    assert (bad["_exit"], bad["error"]["kind"]) == (2, "usage"), bad
+    # The filters replace the session's: without `uncaught`, the end does not stop.
+    assert node.json("restart")["ok"]
+    assert node.json("catch", "TypeError")["ok"]
+    assert node.json("continue")["location"]["line"] == lines["type"]
+    assert node.json("continue")["state"] == "exited"
