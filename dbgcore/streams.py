@@ -187,7 +187,9 @@ class StdinFeed:
 def waiting_for_stdin(pids: list[int], stdin: Path) -> bool:
     """Whether one of ``pids`` (or a thread of it) is blocked reading
     ``stdin`` as its fd 0: the program waits for input. Read from /proc; False
-    where it cannot be told."""
+    where it cannot be told. An event loop (node's readline) reads its stdin
+    without blocking in read: it counts when it idles in epoll_wait with fd 0
+    among what it waits for."""
     target = os.path.realpath(stdin)
     for pid in pids:
         try:
@@ -196,6 +198,7 @@ def waiting_for_stdin(pids: list[int], stdin: Path) -> bool:
             tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:
             continue
+        polls_stdin: bool | None = None
         for tid in tasks:
             try:
                 with open(f"/proc/{pid}/task/{tid}/wchan") as fh:
@@ -207,4 +210,31 @@ def waiting_for_stdin(pids: list[int], stdin: Path) -> bool:
             # pipe_read, anon_pipe_read (newer kernels), pipe_wait (older).
             if state == "S" and "pipe" in where and ("read" in where or "wait" in where):
                 return True
+            if state == "S" and "epoll_wait" in where:
+                if polls_stdin is None:
+                    polls_stdin = _epoll_reads_fd0(pid)
+                if polls_stdin:
+                    return True
+    return False
+
+
+def _epoll_reads_fd0(pid: int) -> bool:
+    """Whether an epoll set of ``pid`` waits for its fd 0 to be readable
+    (its fdinfo lists ``tfd: 0`` with EPOLLIN among the events, in hex)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != "anon_inode:[eventpoll]":
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
+                for line in fh:
+                    words = line.split()
+                    if words[:2] == ["tfd:", "0"] and len(words) > 3 \
+                            and int(words[3], 16) & select.EPOLLIN:
+                        return True
+        except (OSError, ValueError):
+            continue
     return False
