@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from dbgcore.output import OutputBuffer
     from dbgcore.paths import dbg_home, private_dir
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
+    from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
     from dbgcore.select import binary_kind
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LISTENING_RE",
+    "STDLIB_EXPRESSION",
     "AdapterProcess",
     "Arg",
     "AttachRequest",
@@ -115,6 +117,7 @@ __all__ = [
     "PtyDriver",
     "PtyEOF",
     "PtyTimeout",
+    "PythonLibraries",
     "Readiness",
     "ReturnValue",
     "SessionContext",
@@ -146,6 +149,7 @@ __all__ = [
     "python_function",
     "python_is_generator",
     "python_object_repr",
+    "python_parameters",
     "python_program_problem",
     "render",
     "resolve_source",
@@ -192,6 +196,9 @@ _HOME: dict[str, str] = {
     "PtyDriver": "dbgcore.pty",
     "PtyEOF": "dbgcore.pty",
     "PtyTimeout": "dbgcore.pty",
+    "PythonLibraries": "dbgcore.pyframes",
+    "STDLIB_EXPRESSION": "dbgcore.pyframes",
+    "python_parameters": "dbgcore.pyframes",
     "OutputPump": "dbgcore.streams",
     "OutputBuffer": "dbgcore.output",
     "TransLog": "dbgcore.translog",

@@ -333,8 +333,14 @@ class Backend:
     def stack(self, levels: int | None) -> list[Frame]:
         """Frames of the current thread, innermost first; the debugger's and
         the runtime's own frames marked ``internal`` (the core hides the
-        outermost run of them)."""
+        outermost run of them), libraries' and test runners' ``library``
+        (`dbg stack` hides them unless `--all`). Cheap: every stop asks."""
         raise self.unsupported("stack")
+
+    def frame_args(self, frames: list[Frame]) -> None:
+        """Set each frame's ``args`` to its arguments where the debugger can
+        tell (the default leaves them None). The core asks only for the
+        frames it shows, since some debuggers answer a request per frame."""
 
     def select_frame(self, index: int) -> Frame:
         raise self.unsupported("frame")

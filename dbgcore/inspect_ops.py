@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 LOCALS_VALUE_CHARS = 1000
 #: Values shown for several expressions at once are cut at this length.
 SHOWN_VALUE_CHARS = 400
+#: `dbg stack` cuts each argument's value at this length.
+ARG_VALUE_CHARS = 60
 
 
 class InspectOps:
@@ -40,30 +42,61 @@ class InspectOps:
         raise NotImplementedError
 
     def op_stack(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The frames, each with its arguments; without `--all`, library and
+        internal frames (other than frame 0 and the selected one) are left
+        out and counted, by the runs they form."""
         assert self.backend is not None
-        levels = args.get("levels")
         frames = self.backend.stack(None)
-        if not args.get("all"):
-            frames = program_frames(frames)
+        hidden: list[dict[str, Any]] = []
+        if args.get("all"):
+            shown = frames
+        else:
+            shown, hidden = shown_frames(program_frames(frames))
+        levels = args.get("levels")
         if levels:
-            frames = frames[:int(levels)]
-        return {"frames": [f.to_dict() for f in frames]}
+            shown = shown[:int(levels)]
+            # Runs past the last frame shown were cut by --levels, not hidden.
+            hidden = [run for run in hidden if shown and run["first"] < shown[-1].index]
+        self._fill_args(shown)
+        return {"frames": [f.to_dict() for f in shown], "hidden": hidden,
+                "hidden_frames": sum(run["count"] for run in hidden)}
+
+    def _fill_args(self, frames: list[Frame]) -> None:
+        """Each frame's arguments, values cut short; a debugger that fails to
+        say leaves them unknown rather than failing the op."""
+        assert self.backend is not None
+        try:
+            self.backend.frame_args(frames)
+        except DbgError:
+            return
+        for frame in frames:
+            if frame.args is not None:
+                frame.args = [cut_value(v, ARG_VALUE_CHARS) for v in frame.args]
 
     def op_frame(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
         return self._frame_payload(self.backend.select_frame(int(args["index"])))
 
     def _move_frame(self, delta: int) -> dict[str, Any]:
+        """`up` and `down` move among the frames `dbg stack` shows (numbered
+        as in `dbg stack --all`); `dbg frame N` selects a hidden one."""
         assert self.backend is not None
-        frames = program_frames(self.backend.stack(None))
-        current = next((f.index for f in frames if f.current), 0)
-        target = current + delta
+        everything = self.backend.stack(None)
+        # The selected frame may be one `program_frames` leaves out (`frame N`).
+        current = next((f.index for f in everything if f.current), 0)
+        frames = program_frames(everything)
+        shown, _ = shown_frames(frames)
+        indexes = sorted({f.index for f in shown} | {current})
+        target = indexes.index(current) + delta
         if target < 0:
-            raise OpFailed("already at the innermost frame (0)", "use `dbg up` to go to callers")
-        if target >= len(frames):
-            raise OpFailed(f"already at the outermost frame ({current})",
-                           "use `dbg down` to go back toward the stop")
-        return self._frame_payload(self.backend.select_frame(target))
+            raise OpFailed(f"already at the innermost frame ({indexes[0]})",
+                           "use `dbg up` to go to callers")
+        if target >= len(indexes):
+            hint = "use `dbg down` to go back toward the stop"
+            if len(shown) < len(frames):
+                hint += "; `dbg stack --all` lists the hidden frames, `dbg frame N` selects one"
+            raise OpFailed(f"already at the outermost frame shown ({current})", hint)
+        return self._frame_payload(self.backend.select_frame(indexes[target]))
 
     def op_up(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         return self._move_frame(int(args.get("count", 1)))
@@ -72,6 +105,7 @@ class InspectOps:
         return self._move_frame(-int(args.get("count", 1)))
 
     def _frame_payload(self, frame: Frame) -> dict[str, Any]:
+        self._fill_args([frame])
         payload: dict[str, Any] = {"frame": frame.to_dict()}
         if frame.file and frame.line:
             payload["source"] = [
@@ -211,11 +245,46 @@ def one_line(text: str) -> str:
 
 def program_frames(frames: list[Frame]) -> list[Frame]:
     """The stack without its outermost run of internal frames (the runner's,
-    the debugger's, the runtime's: runpy, __libc_start_main, runtime.main)."""
+    the debugger's, the runtime's: runpy, __libc_start_main, runtime.main).
+    Library frames stay: stop snapshots record this stack, and `finish`
+    checks against it (a test's caller is the test runner's frame)."""
     end = len(frames)
     while end > 1 and frames[end - 1].internal:
         end -= 1
     return frames[:end]
+
+
+def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[dict[str, Any]]]:
+    """The frames `dbg stack` shows: the program's own, frame 0 and the
+    selected one; and each run of the others (library and internal frames)
+    as ``{"first", "last", "count", "of"}``, ``of`` naming whose they were."""
+    shown: list[Frame] = []
+    hidden: list[dict[str, Any]] = []
+    run: list[Frame] = []
+    for position, frame in enumerate(frames):
+        if (frame.library or frame.internal) and position > 0 and not frame.current:
+            run.append(frame)
+            continue
+        if run:
+            hidden.append(_hidden_run(run))
+            run = []
+        shown.append(frame)
+    if run:
+        hidden.append(_hidden_run(run))
+    return shown, hidden
+
+
+def _hidden_run(run: list[Frame]) -> dict[str, Any]:
+    names = list(dict.fromkeys(f.library_name for f in run if f.library_name))
+    return {"first": run[0].index, "last": run[-1].index, "count": len(run), "of": names}
+
+
+def cut_value(variable: Variable, chars: int) -> Variable:
+    """``variable`` with its value cut to ``chars`` (``cut``: its length)."""
+    if len(variable.value) <= chars:
+        return variable
+    return Variable(variable.name, variable.value[: chars - 3] + "...", variable.type,
+                    cut=len(variable.value))
 
 
 def cap_variables(variables: list[Variable], count: int | None,

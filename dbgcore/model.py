@@ -71,11 +71,17 @@ class Frame:
     #: site-packages, Go's testing package...) rather than the program's own
     #: code: `dbg stack` hides it unless `--all`, and says how many it hid.
     library: bool = False
+    #: Whose code a library frame is: its package or library ("_pytest",
+    #: "testing", "java.util", "libc.so.6"), for `dbg stack`'s count of the
+    #: frames it hid (None: not a library frame, or the backend cannot tell).
+    library_name: str | None = None
     #: The frame's arguments, in order (None: the backend cannot tell).
     args: list[Variable] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.library_name is None:
+            data.pop("library_name")
         if self.args is None:
             data.pop("args")
         else:

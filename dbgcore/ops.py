@@ -290,11 +290,18 @@ BUILTIN: tuple[Op, ...] = (
     Op("stack", "Show the call stack of the current thread.", (
         Arg("levels", "int", "Show at most N frames.", flags=("--levels",), minimum=1,
             metavar="N"),
-        Arg("all", "bool", "Also the runner's and the runtime's own frames (runpy, libc, "
-            "runtime.main).", flags=("--all",)),
-    ), needs="stopped", render="_stack"),
+        Arg("all", "bool", "Also the frames it hides: libraries' and test runners' (the "
+            "standard library, site-packages, Go's testing, java.*), the runtime's (runpy, "
+            "libc, runtime.main).", flags=("--all",)),
+    ), needs="stopped", render="_stack", details=(
+        "Each frame shows its arguments (`fee(amount=1000)`, values cut at 60 characters). "
+        "Library and runtime frames are hidden, except frame 0 and the selected one, and "
+        "counted in their place (`... 24 frames of _pytest, pluggy`). Frames keep the "
+        "numbers `dbg stack --all` gives them; `dbg frame N` selects any of them, `up` "
+        "and `down` move among the frames shown.")),
     Op("frame", "Select frame INDEX (0 is where the target stopped).", (
-        Arg("index", "int", "The frame's index in `dbg stack`.", required=True, minimum=0),
+        Arg("index", "int", "The frame's index in `dbg stack` (a hidden one's in "
+            "`dbg stack --all`).", required=True, minimum=0),
     ), needs="stopped", render="_frame"),
     Op("up", "Select the caller's frame (COUNT levels up).", (
         Arg("count", "int", "How many levels.", default=1, minimum=1),

@@ -164,18 +164,56 @@ def _unbreak(p: Payload) -> str:
     return "\n".join("removed " + _breakpoint(b) for b in p.get("removed", []))
 
 
+#: A frame's arguments together are cut at this length in `dbg stack`.
+ARGS_TEXT_CHARS = 160
+
+
 def _stack(p: Payload) -> str:
+    runs = sorted(p.get("hidden") or [], key=lambda r: r["first"])
     lines = []
     for f in p.get("frames", []):
+        while runs and runs[0]["first"] < f["index"]:
+            lines.append(_hidden(runs.pop(0)))
         mark = ">" if f.get("current") else " "
-        lines.append(f"{mark} #{f['index']:<2} {f.get('function') or '??'} at "
-                     f"{f.get('file') or '?'}:{f.get('line') or '?'}")
+        lines.append(f"{mark} #{f['index']:<2} {_call(f)} at "
+                     f"{f.get('file') or '?'}:{f.get('line') or '?'}{_frame_tag(f)}")
+    lines += [_hidden(run) for run in runs]
     return "\n".join(lines) or "no frames"
+
+
+def _call(f: dict[str, Any]) -> str:
+    """``function(name=value, ...)``; the bare name when the arguments are
+    unknown, or for code that takes none and is no function (``<module>``)."""
+    name = f.get("function") or "??"
+    args = f.get("args")
+    if args is None or (not args and name.startswith("<")):
+        return name
+    text = ", ".join(f"{a['name']}={a['value']}" for a in args)
+    if len(text) > ARGS_TEXT_CHARS:
+        text = text[: ARGS_TEXT_CHARS - 3] + "..."
+    return f"{name}({text})"
+
+
+def _frame_tag(f: dict[str, Any]) -> str:
+    if f.get("internal"):
+        return "  [internal]"
+    if f.get("library"):
+        return f"  [library{' ' + f['library_name'] if f.get('library_name') else ''}]"
+    return ""
+
+
+def _hidden(run: dict[str, Any]) -> str:
+    count = run["count"]
+    names = run.get("of") or []
+    whose = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    frames = f"frame{'s' if count != 1 else ''}"
+    what = f"{count} {frames} of {whose}" if whose else f"{count} more {frames}"
+    return f"   ... {what} (dbg stack --all shows them)"
 
 
 def _frame(p: Payload) -> str:
     f = p["frame"]
-    head = f"frame #{f['index']}: {f.get('function') or '??'} at {f.get('file')}:{f.get('line')}"
+    head = f"frame #{f['index']}: {_call(f)} at {f.get('file')}:{f.get('line')}{_frame_tag(f)}"
     return "\n".join([head, *_source(p.get("source") or [])])
 
 
