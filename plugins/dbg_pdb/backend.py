@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dbgcore.api import (
+    STDLIB_EXPRESSION,
     BackendSpec,
     BreakLoc,
     BreakOptions,
@@ -35,6 +36,7 @@ from dbgcore.api import (
     OpFailed,
     PtyEOF,
     PtyTimeout,
+    PythonLibraries,
     Readiness,
     ReturnValue,
     SessionContext,
@@ -106,6 +108,8 @@ class PdbBackend(ConsoleBackend):
         #: The last stop report's stack, locals and breakpoints, by the kind
         #: of answer they stand for; any other command to pdb forgets them.
         self._at_stop: dict[str, dict[str, Any]] = {}
+        #: Tells the standard library's and installed packages' frames.
+        self._libraries: PythonLibraries | None = None
 
     # -- availability --------------------------------------------------------
 
@@ -440,12 +444,41 @@ class PdbBackend(ConsoleBackend):
 
     def _frame_list(self) -> list[Frame]:
         frames = self._query("_dbg_state", "state")["frames"]
-        return [Frame(f["index"], f["function"], f["file"], f["line"], f["current"])
-                for f in frames]
+        libraries = self._python_libraries()
+        out = []
+        for f in frames:
+            owner = libraries.library_of(f["file"])
+            out.append(Frame(f["index"], f["function"], f["file"], f["line"], f["current"],
+                             library=owner is not None, library_name=owner))
+        return out
+
+    def _python_libraries(self) -> PythonLibraries:
+        """Which files are the standard library's, as the program's own
+        Python says (asked once a session)."""
+        if self._libraries is None:
+            try:
+                answer = self.evaluate(STDLIB_EXPRESSION).value
+            except DbgError:
+                answer = "[]"
+            self._libraries = PythonLibraries(PythonLibraries.stdlib_from(answer), self._root)
+        return self._libraries
 
     def stack(self, levels: int | None) -> list[Frame]:
         frames = self._frame_list()
         return frames[:levels] if levels else frames
+
+    def frame_args(self, frames: list[Frame]) -> None:
+        wanted = [f.index for f in frames if f.args is None]
+        if not wanted:
+            return
+        # Reading arguments moves nothing: the stop report pdb sent stays good.
+        kept = self._at_stop
+        answer = self._query(f"_dbg_args {wanted!r}", "args")["args"]
+        self._at_stop = kept
+        for frame in frames:
+            rows = answer.get(str(frame.index))
+            if rows is not None:
+                frame.args = [Variable(r["name"], r["value"], r.get("type")) for r in rows]
 
     def select_frame(self, index: int) -> Frame:
         frames = self._frame_list()

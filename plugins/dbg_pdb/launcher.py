@@ -128,6 +128,20 @@ class DbgPdb(pdb.Pdb):
     def _user_frames(self) -> list[tuple[int, tuple[FrameType, int]]]:
         return [(i, entry) for i, entry in enumerate(self.stack) if not _internal(entry[0])]
 
+    def do__dbg_args(self, arg: str) -> None:
+        """The arguments of the frames at these positions of `_state`'s
+        list (innermost first), asked only for the frames dbg shows."""
+        frames = [entry[0] for _, entry in reversed(self._user_frames())]
+        out = {}
+        for position in self._arg(arg):
+            if 0 <= position < len(frames):
+                frame = frames[position]
+                names = self.curframe_locals if frame is self.curframe else frame.f_locals
+                out[str(position)] = [
+                    {"name": name, "value": _safe_arg(names[name]), "type": _type_name(names[name])}
+                    for name in _argument_names(frame.f_code) if name in names]
+        self.emit("args", {"args": out})
+
     def _state(self, stop: bool = False) -> dict[str, Any]:
         frames = []
         user = self._user_frames()
@@ -394,6 +408,36 @@ class DbgPdb(pdb.Pdb):
             self.emit("found", {"file": spec.origin, "line": found.lineno})
         except BaseException as exc:
             self.emit("found", {"error": _error_line(exc)})
+
+
+def _argument_names(code: Any) -> list[str]:
+    """A function's parameters in the order its `def` line gives them:
+    positional, *args, keyword-only, **kwargs (the code object keeps *args
+    after the keyword-only ones). A comprehension's hidden `.0` is left out."""
+    positional = list(code.co_varnames[:code.co_argcount])
+    end = code.co_argcount + code.co_kwonlyargcount
+    keyword_only = list(code.co_varnames[code.co_argcount:end])
+    star = []
+    if code.co_flags & 0x04:  # CO_VARARGS
+        star.append(code.co_varnames[end])
+        end += 1
+    double_star = [code.co_varnames[end]] if code.co_flags & 0x08 else []  # CO_VARKEYWORDS
+    return [n for n in positional + star + keyword_only + double_star if not n.startswith(".")]
+
+
+#: Arguments are shown on one line per frame: kept short (and cheap) here.
+_arg_repr = reprlib.Repr()
+_arg_repr.maxlevel = 2
+_arg_repr.maxlist = _arg_repr.maxtuple = _arg_repr.maxset = _arg_repr.maxfrozenset = 6
+_arg_repr.maxdeque = _arg_repr.maxarray = _arg_repr.maxdict = 6
+_arg_repr.maxstring = _arg_repr.maxother = _arg_repr.maxlong = 60
+
+
+def _safe_arg(value: object) -> str:
+    try:
+        return _arg_repr.repr(value)
+    except Exception as exc:  # a broken __repr__ must not break the debugger
+        return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
 
 
 def _how_it_left(frame: FrameType) -> str:
