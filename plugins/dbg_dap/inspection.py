@@ -31,10 +31,42 @@ class DapInspection(DapCore):
         self.stopped_session("stack")
         frames = self.stack_frames()
         internal = self.profile.internal_frames(frames)
+        libraries = self.profile.library_frames(self, frames)
         shown = frames[:levels] if levels else frames
-        return [Frame(i, f.get("name"), frame_location(f).file, f.get("line"),
-                      i == self.frame_index, internal=internal[i])
+        return [Frame(i, self.profile.frame_name(f), frame_location(f).file, f.get("line"),
+                      i == self.frame_index, internal=internal[i],
+                      library=libraries[i] is not None, library_name=libraries[i] or None)
                 for i, f in enumerate(shown)]
+
+    def frame_args(self, frames: list[Frame]) -> None:
+        self.stopped_session("stack")
+        known = self.stack_frames()
+        wanted = [f for f in frames if f.args is None and f.index < len(known)]
+        if wanted:
+            found = self.profile.frames_args(self, [known[f.index] for f in wanted])
+            for frame, args in zip(wanted, found, strict=True):
+                frame.args = args
+
+    def evaluate_in(self, frame: Message, expression: str, context: str = "watch") -> str:
+        """``expression``'s value in ``frame`` (any frame of the stack, not
+        only the selected one), as the adapter renders it."""
+        dap = self.stopped_session("print")
+        body = dap.request("evaluate", {"expression": expression, "context": context,
+                                        "frameId": int(frame["id"])})
+        return str(body.get("result", ""))
+
+    def scope_arguments(self, frame: Message) -> list[Variable] | None:
+        """The variables of the frame's arguments scope, for adapters that
+        show one (gdb's "Arguments"); None when there is none."""
+        for scope in self.scopes(int(frame["id"])):
+            name = str(scope.get("name", "")).lower()
+            hint = str(scope.get("presentationHint", "")).lower()
+            if hint in ("arguments", "parameters") or name in ("arguments", "parameters"):
+                return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}",
+                                 v.get("type"))
+                        for v in self.variables(int(scope["variablesReference"]))
+                        if not noise_variable(v)]
+        return None
 
     def select_frame(self, index: int) -> Frame:
         self.stopped_session("frame")
@@ -43,8 +75,7 @@ class DapInspection(DapCore):
             raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
                            "see `dbg stack`")
         self.frame_index = index
-        f = frames[index]
-        return Frame(index, f.get("name"), frame_location(f).file, f.get("line"), True)
+        return self.stack(None)[index]
 
     def scopes(self, frame_id: int | None = None) -> list[Message]:
         dap = self.stopped_session("scopes")

@@ -26,6 +26,13 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbg_dap.frames import (
+    go_goroot,
+    go_library,
+    go_parameters,
+    lldb_arguments,
+    native_library,
+)
 from dbg_dap.profiles import AdapterProfile
 from dbgcore.api import (
     AttachRequest,
@@ -37,6 +44,7 @@ from dbgcore.api import (
     ReturnValue,
     Support,
     UsageError,
+    Variable,
     binary_kind,
     signal_name,
 )
@@ -211,6 +219,12 @@ class NativeProfile(AdapterProfile):
             return [i > mains[-1] for i in range(len(frames))]
         return [not os.path.isabs(str((f.get("source") or {}).get("path") or ""))
                 for f in frames]
+
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+        from dbg_dap.locations import program_root
+
+        root = program_root(backend)
+        return [native_library(f, root) for f in frames]
 
     def env_argument(self, request: LaunchRequest) -> Any:
         # gdb's `env` replaces the program's whole environment: add to ours.
@@ -475,6 +489,32 @@ class LldbProfile(NativeProfile):
         match = re.search(r"^Return value: \((.*?)\) \$\d+ = (.*)$", answer, re.M)
         return ReturnValue(match.group(2).strip(), match.group(1)) if match else None
 
+    def frames_args(self, backend: Any,
+                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
+        # lldb-dap shows arguments and locals in one scope, and its console
+        # runs in the frame lldb selected last, not the request's. lldb's
+        # Python asks each frame for its arguments alone, all in one request.
+        indexes = [i for i, frame in enumerate(backend.stack_frames()) if frame in frames]
+        if not indexes or backend.thread_id is None:
+            return [None] * len(frames)
+        script = (f"`script _dbg_t = lldb.process.GetThreadByID({int(backend.thread_id)}); "
+                  "_dbg = [print('@@dbg-frame %d\\n%s' % (i, _dbg_t.GetFrameAtIndex(i)"
+                  f".GetVariables(True, False, False, True))) for i in {tuple(indexes)!r}]")
+        try:
+            answer = self.raw_answer(backend.evaluate_in(frames[0], script, "repl"))
+        except DbgError:
+            return [None] * len(frames)
+        found = dict(re.findall(r"^@@dbg-frame (\d+)\n(.*?)(?=^@@dbg-frame |\Z)", answer,
+                                re.M | re.S))
+        out: list[list[Variable] | None] = []
+        for index, frame in zip(indexes, frames, strict=False):
+            text = found.get(str(index))
+            if text is None or (text.startswith("<empty>") and not frame.get("source")):
+                out.append(None)  # no debug info (libc's _start)
+            else:
+                out.append([] if text.startswith("<empty>") else lldb_arguments(text))
+        return out
+
     # lldb stops at a breakpoint whose condition it cannot evaluate, and then
     # prints why, on stderr.
     condition_errors_after_stop = True
@@ -578,6 +618,35 @@ class DelveProfile(AdapterProfile):
         from dbg_dap.locations import delve_sources
 
         return delve_sources(backend, name)
+
+    #: Go's source tree (GOROOT/src/), once a stack showed it.
+    _goroot: str | None = None
+
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+        # Go's own packages (below GOROOT, which a runtime frame's file
+        # shows) and modules from the module cache.
+        if self._goroot is None:
+            self._goroot = go_goroot(frames)
+        return [go_library(f, self._goroot) for f in frames]
+
+    def frames_args(self, backend: Any,
+                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
+        return [self._frame_args(backend, f) for f in frames]
+
+    def _frame_args(self, backend: Any, frame: dict[str, Any]) -> list[Variable] | None:
+        # delve lists a frame's arguments among its locals (first, then the
+        # results ~r0..., then the locals): the `func` line says which.
+        names = go_parameters((frame.get("source") or {}).get("path"), frame.get("line"))
+        if not names:
+            return None if names is None else []
+        rows: dict[str, Variable] = {}
+        for scope in backend.scopes(int(frame["id"]))[:1]:
+            for var in backend.variables(int(scope["variablesReference"])):
+                name = str(var.get("name"))
+                if name in names and name not in rows:
+                    value = str(var.get("value", ""))
+                    rows[name] = Variable(name, value or "{...}", var.get("type"))
+        return [rows[n] for n in names if n in rows]
 
     def internal_frame(self, frame: dict[str, Any]) -> bool:
         # Below main.main (or a goroutine's function): runtime.main, goexit;

@@ -9,6 +9,8 @@ names quirks; it never sends requests itself.
 
 from __future__ import annotations
 
+import ast
+import json
 import os
 import re
 import shutil
@@ -23,10 +25,12 @@ from dbgcore.api import (
     LaunchRequest,
     Location,
     NotAProgram,
+    PythonLibraries,
     Readiness,
     ReturnValue,
     Support,
     UsageError,
+    Variable,
 )
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))
@@ -107,6 +111,9 @@ class AdapterProfile:
         self.stdin: str | None = None
         #: A private folder of the session's, for build outputs.
         self.build_dir: str | None = None
+        #: Python profiles: which frames are the standard library's or an
+        #: installed package's (made at the first stack).
+        self._libraries: PythonLibraries | None = None
 
     def check_program(self, program: Path) -> None:
         """Refuse, before anything starts, a program this adapter cannot run
@@ -302,6 +309,24 @@ class AdapterProfile:
         """:meth:`internal_frame` for each frame of a stack, innermost first
         (a profile may judge a frame by the ones around it)."""
         return [self.internal_frame(f) for f in frames]
+
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+        """For each frame of a stack, innermost first: the library or test
+        runner whose code it is (its package: "_pytest", "testing"; "" when
+        it has no name), or None for the program's own code. Every stop
+        asks: no request per frame."""
+        return [None] * len(frames)
+
+    def frame_name(self, frame: dict[str, Any]) -> str | None:
+        """The frame's function as dbg shows it."""
+        name = frame.get("name")
+        return str(name) if name is not None else None
+
+    def frames_args(self, backend: Any,
+                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
+        """Each frame's arguments, in order (None: the adapter cannot tell);
+        by default its arguments scope, for adapters that show one (gdb)."""
+        return [backend.scope_arguments(f) for f in frames]
 
     def abandon_call(self, backend: Any) -> bool:
         """After a function an expression called stopped inside (a
@@ -539,6 +564,52 @@ class DebugpyProfile(AdapterProfile):
     def internal_frame(self, frame: dict[str, Any]) -> bool:
         path = str((frame.get("source") or {}).get("path") or "")
         return path.endswith(os.sep + "runpy.py") or f"{os.sep}debugpy{os.sep}" in path
+
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+        if self._libraries is None and frames:
+            # The debuggee's interpreter names its standard library (asked
+            # once a session: one evaluate).
+            from dbg_dap.locations import program_root
+            from dbgcore.api import STDLIB_EXPRESSION, DbgError, PythonLibraries
+
+            try:
+                answer = backend.evaluate_in(frames[0], STDLIB_EXPRESSION)
+            except DbgError:
+                answer = "[]"
+            self._libraries = PythonLibraries(PythonLibraries.stdlib_from(answer),
+                                              program_root(backend) or backend.cwd)
+        if self._libraries is None:
+            return [None] * len(frames)
+        return [self._libraries.library_of((f.get("source") or {}).get("path")) for f in frames]
+
+    def frame_name(self, frame: dict[str, Any]) -> str | None:
+        # pydevd adds " (Current frame)" to the frame an exception stop is
+        # reported in: not part of the function's name.
+        name = super().frame_name(frame)
+        return name.removesuffix(" (Current frame)") if name else name
+
+    def frames_args(self, backend: Any,
+                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
+        return [self._frame_args(backend, f) for f in frames]
+
+    def _frame_args(self, backend: Any, frame: dict[str, Any]) -> list[Variable] | None:
+        # pydevd shows no arguments scope: the names come from the function's
+        # `def` line, the values from one evaluate in the frame, cut short
+        # there so a million-element list costs nothing.
+        from dbgcore.api import DbgError, python_parameters
+
+        names = python_parameters((frame.get("source") or {}).get("path"), frame.get("line"),
+                                  self.frame_name(frame))
+        if not names:
+            return None if names is None else []
+        probe = ("(lambda L, r: (setattr(r, 'maxstring', 60), setattr(r, 'maxother', 60), "
+                 "__import__('json').dumps([[n, r.repr(L[n]), type(L[n]).__name__] "
+                 f"for n in {names!r} if n in L]))[-1])(locals(), __import__('reprlib').Repr())")
+        try:
+            rows = json.loads(ast.literal_eval(backend.evaluate_in(frame, probe)))
+        except (DbgError, ValueError, SyntaxError, TypeError):
+            return None
+        return [Variable(str(n), str(v), str(t)) for n, v, t in rows]
 
     def traceback(self, text: str) -> str:
         # pydevd lists the frames innermost first, runpy's and its own among
