@@ -39,8 +39,10 @@ from dbg_jdb.parse import (
     THREAD_RE,
     THREAD_STATUS_RE,
     WHERE_RE,
+    java_library,
     jdb_error,
     jdb_version,
+    method_arguments,
 )
 from dbg_jdb.program import JavaProgram, prepare
 from dbgcore.api import (
@@ -533,10 +535,31 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             index = int(number) - 1
             owner = function.rsplit(".", 1)[0]
             file = self._file_of(owner) if file_name.endswith(".java") else None
+            package = java_library(function)
             frames.append(Frame(index, function, file,
                                 int(re.sub(r"[,.]", "", line)) if line else None,
-                                index == selected - 1))
+                                index == selected - 1, library=package is not None,
+                                library_name=package or None))
         return frames[:levels] if levels else frames
+
+    def frame_args(self, frames: list[Frame]) -> None:
+        # jdb's `locals` lists the selected frame's arguments apart from its
+        # locals: two commands a frame (select it, `locals`), and one to
+        # select the user's frame again.
+        self.require_stopped("stack")
+        selected = at = self._frame - 1
+        try:
+            for frame in sorted((f for f in frames if f.args is None), key=lambda f: f.index):
+                if frame.index != at:
+                    move = frame.index - at
+                    self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", silent=True)
+                    at = frame.index
+                rows = method_arguments(self.command("locals"))
+                frame.args = None if rows is None else [Variable(n, v, None) for n, v in rows]
+        finally:
+            if at != selected:
+                move = selected - at
+                self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", silent=True)
 
     def select_frame(self, index: int) -> Frame:
         frames = self.stack(None)

@@ -70,3 +70,35 @@ def jdb_error(answer: str) -> str:
     if first.endswith(":") and len(lines) > 1:
         first = f"{first} {lines[1]}"
     return "jdb: " + re.split(r" at [\w.$]+\(", first)[0]
+
+
+#: Packages of the JDK's own classes and of JUnit's runner: a frame of theirs
+#: is a library's, hidden by `dbg stack` unless `--all`.
+LIBRARY_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "org.junit.", "junit.")
+
+
+def java_library(function: str) -> str | None:
+    """The package of a library method (``java.lang`` for
+    ``java.lang.Thread.run``), or None for the program's own."""
+    if not function.startswith(LIBRARY_PACKAGES):
+        return None
+    package = []
+    for part in function.split(".")[:-1]:
+        if part[:1].isupper():  # a class: the package ended before it
+            break
+        package.append(part)
+    return ".".join(package)
+
+
+def method_arguments(answer: str) -> list[tuple[str, str]] | None:
+    """The "Method arguments:" part of jdb's `locals` answer; None when jdb
+    has none to give (a native method, a class without -g)."""
+    if "Method arguments:" not in answer:
+        return None
+    section = answer.split("Method arguments:", 1)[1].split("Local variables:", 1)[0]
+    out = []
+    for line in section.splitlines():
+        name, eq, value = line.partition(" = ")
+        if eq and name.strip() and " " not in name.strip():
+            out.append((name.strip(), value.strip()))
+    return out
