@@ -51,8 +51,11 @@ PROMPT = re.compile(r"  DB<+\d+>+ ")
 WHERE_RE = re.compile(r"^(?P<function>[\w:]+)\((?P<file>.+):(?P<line>\d+)\):", re.M)
 RETURN_RE = re.compile(r"^(?P<context>\w+) context return from \S+:(?P<value>.*?)(?=^[\w:]+\()",
                        re.M | re.S)
-CALLER_RE = re.compile(r"^[$@.] = (?P<function>[\w:]+).*? called from file '(?P<file>.+)' "
-                       r"line (?P<line>\d+)\s*$", re.M)
+CALLER_RE = re.compile(r"^[$@.] = (?P<function>[\w:]+)(?:\((?P<args>.*?)\))?.*? "
+                       r"called from file '(?P<file>.+)' line (?P<line>\d+)\s*$", re.M)
+#: A module of perl's own library (/usr/share/perl/5.36/List/Util.pm).
+LIBRARY_RE = re.compile(r"^/usr/(?:local/)?(?:share|lib)/(?:[^/]+/)*perl[^/]*/(?:[\d.]+/)?"
+                        r"(.+)\.pm$")
 BREAKS_FILE_RE = re.compile(r"^(\S.*):\s*$")
 BREAKS_LINE_RE = re.compile(r"^ (\d+):")
 LEXICAL_RE = re.compile(r"^([$@%]\w+) = ", re.M)
@@ -307,6 +310,15 @@ class PerlBackend(ConsoleBackend):
             # A line of T names the sub that was called and where its caller was.
             function = callers[index]["function"] if index < len(callers) else "main"
             frames.append(Frame(index, function, self._path(caller["file"]), int(caller["line"])))
+        for frame, caller in zip(frames, callers, strict=False):
+            # ...and the arguments it was called with: perl names none (@_).
+            if caller["args"] is not None:
+                frame.args = [Variable(f"$_[{i}]", value)
+                              for i, value in enumerate(_perl_list(caller["args"]))]
+        for frame in frames:
+            library = LIBRARY_RE.match(frame.file or "")
+            if library:
+                frame.library, frame.library_name = True, library.group(1).replace("/", "::")
         return frames[:levels] if levels else frames
 
     def select_frame(self, index: int) -> Frame:
@@ -346,6 +358,22 @@ class PerlBackend(ConsoleBackend):
         event = self._run(text, "raw", "step", timeout)
         moved = event.state != "stopped" or bool(WHERE_RE.search(self._answer))
         return self._answer.strip("\r\n"), event if moved else None
+
+
+def _perl_list(text: str) -> list[str]:
+    """The items of T's argument list (``100, 'a, b', HASH(0x55d0)``)."""
+    items, depth, quoted, current = [], 0, False, ""
+    for i, char in enumerate(text):
+        if char == "'" and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if char == "," and depth == 0:
+                items.append(current.strip())
+                current = ""
+                continue
+        current += char
+    return [*items, current.strip()] if current.strip() else items
 
 
 def _returned(context: str, dump: str) -> ReturnValue | None:

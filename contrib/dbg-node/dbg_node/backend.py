@@ -57,6 +57,7 @@ from dbgcore.api import (
 
 from dbg_node import values
 from dbg_node.breaks import Breakpoints, entry_point
+from dbg_node.functions import parameter_names
 from dbg_node.inspector import CLOSED, Inspector, inspector_url
 
 LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
@@ -552,10 +553,44 @@ class NodeBackend(Backend):
         for index in range(len(self._frames[:levels] if levels else self._frames)):
             where = self._where(index)
             assert where is not None
+            owner = _library(where.file or "")
             frames.append(Frame(index, where.function, where.file, where.line,
                                 current=index == self._selected,
-                                internal=(where.file or "").startswith("node:")))
+                                internal=(where.file or "").startswith("node:"),
+                                library=owner is not None, library_name=owner))
         return frames
+
+    def frame_args(self, frames: list[Frame]) -> None:
+        # V8 lists a function's arguments among its locals: the names come
+        # from the source at the function's start, the values from its local
+        # scope (one request a frame).
+        for frame in frames:
+            if frame.args is not None or frame.index >= len(self._frames):
+                continue
+            call = self._frames[frame.index]
+            names = self._parameters(call) if frame.function != "<module>" else []
+            if not names:
+                frame.args = None if names is None else []
+                continue
+            scope = next((s for s in call.get("scopeChain", []) if s.get("type") == "local"),
+                         None)
+            if scope is None:
+                continue
+            found = {p["name"]: p["value"] for p in self._properties(scope["object"]["objectId"])
+                     if "value" in p}
+            frame.args = [Variable(n, *values.show(found[n])) for n in names if n in found]
+
+    def _parameters(self, call: dict[str, Any]) -> list[str] | None:
+        start = call.get("functionLocation") or {}
+        file = self.file_of(str(start.get("scriptId", "")))
+        if not file or not os.path.isabs(file):
+            return None
+        try:
+            lines = Path(file).read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            return None
+        row, column = int(start.get("lineNumber", 0)), int(start.get("columnNumber", 0))
+        return parameter_names("\n".join(lines[row:row + 20])[column:])
 
     def select_frame(self, index: int) -> Frame:
         if not 0 <= index < len(self._frames):
@@ -672,6 +707,17 @@ class NodeBackend(Backend):
 def _node(spec: BackendSpec) -> str | None:
     """Where the entry's command (default ``node``) is on PATH."""
     return shutil.which(spec.command[0] if spec.command else "node")
+
+
+def _library(file: str) -> str | None:
+    """Whose code a frame is when not the program's: node's own (``node:``
+    modules) or a package from node_modules (``express``, ``@scope/name``)."""
+    if file.startswith("node:"):
+        return "node"
+    if "/node_modules/" not in file:
+        return None
+    parts = file.rsplit("/node_modules/", 1)[1].split("/")
+    return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
 
 
 def _name(frame: dict[str, Any]) -> str:

@@ -84,3 +84,27 @@ def _body_start(lines: list[str], index: int, end: int) -> BodyStart:
         if lines[later].strip():
             return BodyStart(later + 1, None)
     return BodyStart(index + 1, None)
+
+
+def parameter_names(text: str) -> list[str] | None:
+    """The parameters of the function whose parameter list ``text`` starts
+    with (V8's functionLocation points there): ``(a, b = 1, ...rest)`` or an
+    arrow's lone ``x =>``. A destructured one (``{a, b}``) has no name of its
+    own and is left out; None when ``text`` is not a parameter list."""
+    lone = re.match(r"(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>", text)
+    if lone:
+        return [lone.group(1)]
+    match = re.match(_PARAMS, text)
+    if match is None:
+        return None
+    names, depth, current = [], 0, ""
+    for char in match.group(0)[1:-1] + ",":
+        if char == "," and depth == 0:
+            name = re.match(r"\s*(?:\.\.\.)?([A-Za-z_$][\w$]*)\s*(?:=|$)", current)
+            if name:
+                names.append(name.group(1))
+            current = ""
+            continue
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)
+        current += char
+    return names
