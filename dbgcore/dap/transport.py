@@ -45,16 +45,30 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
 
+def _utf8_boundary(data: bytes) -> int:
+    """The length of ``data`` without a UTF-8 character its end cuts short."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # not a continuation byte: where a character starts
+            length = 1 if byte < 0x80 else 2 if byte >= 0xC0 and byte < 0xE0 else \
+                3 if byte < 0xF0 else 4
+            return len(data) if back >= length else len(data) - back
+    return len(data)
+
+
 class AdapterProcess:
     """A running debug adapter, and what it said on stderr."""
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None,
                  cwd: str | None = None, name: str = "adapter", stdio: bool = True,
                  on_stdout_line: Callable[[bytes], None] | None = None,
-                 stdin: str | None = None) -> None:
+                 stdin: str | None = None,
+                 announces: re.Pattern[bytes] | None = None) -> None:
         """``stdin``: without ``stdio``, a file the adapter reads as its
         standard input instead of a pipe of ours (for an adapter whose
-        program inherits it)."""
+        program inherits it). ``announces``: a line the adapter prints
+        before anything else (where it listens), never passed on as the
+        program's, even when it comes before anyone waits for it."""
         self.name = name
         self.argv = argv
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
@@ -64,6 +78,14 @@ class AdapterProcess:
         self._stdout_seen: collections.deque[bytes] = collections.deque(maxlen=50)
         self._stdout_lock = threading.Lock()
         self._on_stdout_line = on_stdout_line
+        if announces is not None:
+            def announced(line: bytes) -> bool:
+                if announces.search(line) is None:
+                    return False
+                self._stdout_seen.append(line)  # for wait_stdout, however late
+                return True
+
+            self._stdout_waiters.append(announced)
         try:
             with contextlib.ExitStack() as opened:
                 source: IO[bytes] | int = subprocess.PIPE
@@ -92,17 +114,43 @@ class AdapterProcess:
             self._stderr.append(line.decode("utf-8", "replace").rstrip())
 
     def _drain_stdout(self, stream: IO[bytes]) -> None:
-        for line in iter(stream.readline, b""):
-            # A line a waiter was looking for ("listening at ...") is the
-            # adapter's, not the program's.
-            with self._stdout_lock:
-                waiting = self._stdout_waiters
-                matched = [w for w in waiting if w(line)]
-                self._stdout_waiters = [w for w in waiting if w not in matched]
-                if not matched:
-                    self._stdout_seen.append(line)
-            if not matched and self._on_stdout_line is not None:
-                self._on_stdout_line(line)
+        # What comes, as it comes, not line by line: a program whose output
+        # passes through the adapter (delve) may print a prompt ("name? ")
+        # and wait for input, and the prompt must reach `dbg output` then.
+        fd = stream.fileno()
+
+        def read() -> bytes:
+            try:
+                return os.read(fd, 65536)
+            except OSError:  # closed under us: the adapter is being ended
+                return b""
+
+        pending = b""
+        for chunk in iter(read, b""):
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                self._stdout_line(line + b"\n")
+            if pending and not self._stdout_waiters and self._on_stdout_line is not None:
+                # Part of a line no waiter looks for: the program's, now (up
+                # to a whole character).
+                cut = _utf8_boundary(pending)
+                if cut:
+                    self._on_stdout_line(pending[:cut])
+                    pending = pending[cut:]
+        if pending:
+            self._stdout_line(pending)
+
+    def _stdout_line(self, line: bytes) -> None:
+        # A line a waiter was looking for ("listening at ...") is the
+        # adapter's, not the program's.
+        with self._stdout_lock:
+            waiting = self._stdout_waiters
+            matched = [w for w in waiting if w(line)]
+            self._stdout_waiters = [w for w in waiting if w not in matched]
+            if not matched:
+                self._stdout_seen.append(line)
+        if not matched and self._on_stdout_line is not None:
+            self._on_stdout_line(line)
 
     def wait_stdout(self, pattern: re.Pattern[bytes], timeout: float) -> re.Match[bytes]:
         """Wait for a line of the adapter's stdout matching ``pattern``."""

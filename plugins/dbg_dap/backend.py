@@ -138,7 +138,7 @@ class DapBackend(DapEvents, DapInspection):
         elif mode == "tcp-listen":
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
                                           on_stdout_line=self._adapter_stdout,
-                                          stdin=self._adapter_stdin())
+                                          stdin=self._adapter_stdin(), announces=LISTENING_RE)
             host, port = parse_listening(self.process.wait_stdout(LISTENING_RE, 20))
             transport = SocketTransport.connect(host, port, 10)
         elif mode == "tcp-dial":
