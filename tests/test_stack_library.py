@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Dbg, require_backend
+
+from dbgcore.testing import Dbg, require_backend
 
 TEST_FILE = '''\
 def helper(text, *rest, sep=",", **kw):
