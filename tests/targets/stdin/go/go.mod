@@ -1,0 +1,3 @@
+module example.com/reader
+
+go 1.19
