@@ -43,7 +43,8 @@ def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
         if run.resumed or run.stops:
             # gdb numbers frames and variables anew after the program ran.
             backend.forget_frames()
-            if run.stops and not run.unanswered and _place(backend) != before:
+            if run.stops and not run.unanswered and dap.state == "stopped" and \
+                    _place(backend) != before:
                 _call_stopped(backend, before)
 
 
@@ -62,9 +63,17 @@ def _call_stopped(backend: DapCore, before: tuple[object, ...]) -> None:
     dap = backend.dap_session()
     stop = dap.last_code_run.stops[-1]
     where = _stop_place(backend, stop.thread_id)
-    why = "a breakpoint" if stop.reason in ("breakpoint", "function breakpoint") else (
-        stop.description or stop.reason or "a stop")
     profile = backend.profile
+    at_breakpoint = stop.reason in ("breakpoint", "function breakpoint")
+    if at_breakpoint:
+        why = "a breakpoint"
+        hint = ("remove that breakpoint to make the call (`dbg breaks`); what the call "
+                "changed before it stopped stays changed")
+    else:
+        # A signal (gdb leaves the program in the called code) or the like.
+        why = (stop.description if stop.description not in ("", stop.reason) else
+               profile.signal_description(backend)) or stop.reason or "a stop"
+        hint = "what the call changed before it stopped stays changed"
     back = False
     try:
         if profile.abandon_call(backend):
@@ -76,8 +85,7 @@ def _call_stopped(backend: DapCore, before: tuple[object, ...]) -> None:
     backend.forget_frames()
     if back and _place(backend) == before:
         raise OpFailed(f"the called code stopped at {where} ({why}): dbg dropped the call, "
-                       "and the program is where it was",
-                       "remove that breakpoint to make the call; `dbg breaks` lists them")
+                       "and the program is where it was", hint)
     if dap.state == "stopped" and not back:
         dap.adopt_stop(stop)
     raise OpFailed(f"the called code stopped at {where} ({why}), and the program is stopped "
