@@ -4,7 +4,7 @@ with --show and `dbg display`, several expressions in one `dbg print`."""
 
 from __future__ import annotations
 
-from twins import Program
+from twins import Program, caps_of
 
 
 def names(snap: dict) -> list[str]:
@@ -72,9 +72,21 @@ def test_print_answers_several_expressions(prog: Program) -> None:
     assert prog.dbg.json("print", "no_such_name")["_exit"] == 1
 
 
-def test_stdin_is_refused_where_it_cannot_be_reached(prog: Program, tmp_path) -> None:
+def test_stdin_is_given_or_refused_as_caps_says(prog: Program, tmp_path) -> None:
     feed = tmp_path / "feed.txt"
     feed.write_text("1\n")
+    if caps_of(prog.twin.backend)["stdin"] != "none":
+        # The program reads the file; `dbg input` has nothing to write to then.
+        assert prog.start(options=("--stdin", str(feed)))["ok"]
+        typed = prog.dbg.json("input", "hello")
+        assert typed["_exit"] == 1 and str(feed) in typed["error"]["message"], typed
+        assert prog.dbg.json("kill")["ok"]
+        # Without a file, the program reads what `dbg input` sends.
+        assert prog.start()["ok"]
+        sent = prog.dbg.json("input", "hello")
+        assert (sent["_exit"], sent["sent"]) == (0, 6), sent
+        assert prog.dbg.json("status")["state"] == "stopped"
+        return
     refused = prog.start(options=("--stdin", str(feed)))
     assert (refused["_exit"], refused["error"]["kind"]) == (3, "unsupported"), refused
     assert "stdin" in refused["error"]["message"], refused
