@@ -106,6 +106,12 @@ def test_c_calls_in_print_leave_the_program_where_it_was(
     both = dbg.json("print", "twice(21); r.cap")["values"]
     assert [v.get("value") for v in both] == ["42", "4"], both
     still_at(dbg, prog, "call")
+    # The debugger's own console may call too (its resume and stop count).
+    raw = {"gdb": 'print count_words("the the", word)',
+           "lldb": 'expr count_words("the the", word)'}[backend]
+    assert dbg.json("raw", raw)["output"].strip().endswith("= 2")
+    assert dbg.json("print", "r.len")["value"] == "2"
+    still_at(dbg, prog, "call")
     after = dbg.json("next")
     assert (after["reason"], after["location"]["line"]) == ("step", prog.line("after-call")), \
         after

@@ -102,6 +102,8 @@ class DapCore(Backend):
         self._failure_bps: set[int] = set()
         #: A pause was asked for: the next stop is its (lldb says SIGSTOP).
         self.pause_asked = False
+        #: DapSession.resumes when the cached frames were asked for.
+        self._frames_resumes = 0
         #: What the debugger printed since the last stop (bounded).
         self._stop_output = ""
         #: The last stop was a test's failure (see test_run).
@@ -115,6 +117,11 @@ class DapCore(Backend):
         return int(threads[0]["id"]) if threads else None
 
     def stack_frames(self, levels: int | None = None) -> list[Message]:
+        if self.dap is not None and self.dap.resumes != self._frames_resumes:
+            # The program ran since (a call `dbg raw` made, say): gdb has
+            # numbered its frames anew.
+            self._frames_resumes = self.dap.resumes
+            self.forget_frames()
         if self._frames is not None and levels is None:
             return self._frames
         if self.thread_id is None:
