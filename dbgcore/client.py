@@ -103,7 +103,7 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
     import subprocess
 
     if live_status(name) is not None:
-        raise SessionExists(f"session {name!r} is already running (its program has not ended)",
+        raise SessionExists(f"session {name!r} already exists, and its program has not ended",
                             f"end it with `dbg -s {name} kill`, or pick another --session name")
     run_dir = private_dir(session_dir(name))
     log_path = run_dir / "daemon.log"

@@ -88,6 +88,8 @@ class Session(InspectOps):
         self._hit_places: set[tuple[str | None, int | None]] = set()
         #: The output cursor when this run began.
         self._run_cursor = 0
+        #: This run stopped at an exception or a signal (its end need not say why).
+        self._saw_exception = False
         #: The program's stdin: a FIFO `dbg input` writes to, or the user's file.
         self.stdin: StdinFeed | None = None
         self.stdin_file: str | None = None
@@ -362,6 +364,8 @@ class Session(InspectOps):
                 stack = program_frames(self.backend.stack(None))
             except DbgError:
                 stack = []
+        if event.state == "stopped" and snapshot.reason in ("exception", "signal"):
+            self._saw_exception = True
         if event.state == "stopped" and snapshot.reason in ("breakpoint", "condition_error"):
             self._hit_ids.update(str(i) for i in snapshot.hit_breakpoints)
             if snapshot.location is not None:
@@ -387,7 +391,8 @@ class Session(InspectOps):
                     (last.file, last.line) in self._hit_places:
                 continue
             snapshot.never_hit.append(last.to_dict())
-        if snapshot.signal or snapshot.exit_code not in (0, None):
+        if (snapshot.signal or snapshot.exit_code not in (0, None)) and not self._saw_exception:
+            # (After an exception stop the user has seen why; the end need not say it again.)
             text = "".join(c["text"] for c in self.output.read(
                 self._run_cursor, {"stderr"}, 100_000)["chunks"])
             snapshot.stderr_tail = tail_lines(text, STDERR_TAIL_LINES, STDERR_TAIL_CHARS)
@@ -396,6 +401,7 @@ class Session(InspectOps):
         """A run of the program begins (start, restart): nothing hit yet."""
         self._hit_ids.clear()
         self._hit_places.clear()
+        self._saw_exception = False
         self._run_cursor = self.output.cursor
 
     def _fill(self, snapshot: StopSnapshot) -> None:

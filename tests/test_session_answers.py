@@ -1,7 +1,7 @@
 """Answers that say what happened: an end after a failure shows the last
 lines of the program's stderr, `--show` takes several `;`-separated
 expressions as `print` does, and `dbg start` on a session whose program has
-ended replaces it (and says so) instead of "already running"."""
+ended replaces it (and says so) instead of refusing the name."""
 
 from __future__ import annotations
 
