@@ -316,8 +316,22 @@ class Session(InspectOps):
         old.terminate()
         backend = self._new_backend(self.spec.name, self.launch_request.cwd)
         self._new_run()
-        event = backend.launch(self._with_stdin(self.launch_request, backend))
-        placed, failed = self.breaks.replay(backend)
+        request = self._with_stdin(self.launch_request, backend)
+        # A test run goes again to its first failure, as `dbg test` did; the
+        # breakpoints are set again before it runs where the backend can.
+        run = request.test
+        replayed: tuple[list[Breakpoint], list[dict[str, Any]]] | None = None
+
+        def replay() -> None:
+            nonlocal replayed
+            replayed = self.breaks.replay(backend)
+
+        event = backend.launch(replace(request, before_run=replay) if run else request)
+        early = replayed is not None
+        if replayed is None:
+            replay()
+        assert replayed is not None
+        placed, failed = replayed
         if self.catch_filters:
             try:
                 backend.catch(self.catch_filters)
@@ -325,6 +339,9 @@ class Session(InspectOps):
                 failed.append({"location": "catch " + " ".join(self.catch_filters),
                                "error": exc.message})
         snapshot = self._snapshot(event)
+        if run and not early and snapshot.state == "stopped":
+            self._frame_values.clear()
+            snapshot = self._snapshot(backend.cont(timeout))
         return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
                 "failed_breakpoints": failed}
 
@@ -657,10 +674,11 @@ class Session(InspectOps):
 
 
 #: Ops that still mean something once the program has ended (they read
-#: what the session kept, or start it again); every other op is refused
+#: what the session kept, start it again, or, `wait`, answer with the end);
+#: every other op is refused
 #: then with `target_exited`, whatever the debugger would have said.
 AFTER_THE_END = frozenset({"status", "output", "breaks", "unbreak", "display", "undisplay",
-                           "list", "tool", "restart", "input"})
+                           "list", "tool", "restart", "input", "wait"})
 
 #: Why a backend cannot give the program its standard input (its own hint first).
 _NO_STDIN = ("this debugger gives the program no stdin of dbg's; have the program read "

@@ -79,6 +79,9 @@ def test_next_from_a_failure_goes_on_in_the_test(dbg: Dbg, package: Path, dlv: N
     # -run chose one test: the end comes next, with go test's exit code.
     end = dbg.json("continue")
     assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    # A restart runs the tests again, to the failure (not to an entry stop).
+    again = dbg.json("restart")
+    at(again, package, "calc_test.go", lines["first-fail"])
 
 
 def test_breakpoint_in_the_package_hits_and_passing_tests_do_not_stop(
