@@ -206,7 +206,8 @@ class Daemon:
                 waiting = False
             if waiting:
                 return self._answer({**StopSnapshot(state="running").to_dict(),
-                                     "waiting_for_input": True})
+                                     "waiting_for_input": True,
+                                     "prompt": self.session.prompt()})
 
     def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "result": result, "via": self.session.via()}

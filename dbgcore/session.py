@@ -128,6 +128,7 @@ class Session(InspectOps):
             info["problem"] = self.backend.lost.message
         if state == "running" and self.waiting_for_input():
             info["waiting_for_input"] = True
+            info["prompt"] = self.prompt()
         return info
 
     def _state(self) -> str:
@@ -663,6 +664,15 @@ class Session(InspectOps):
             self.stdin.close()
         return {"sent": sent, "closed": self.stdin.closed, "unread": self.stdin.pending()}
 
+    def prompt(self) -> str:
+        """What the program printed last, as it waits for input (its prompt):
+        the unfinished last line of its output, else its last line."""
+        chunks = self.output.read(max(self._run_cursor, self.output.cursor - 20),
+                                  {"stdout", "stderr"}, 20)["chunks"]
+        text = "".join(c["text"] for c in chunks)[-PROMPT_CHARS:]
+        head, _, last = text.rpartition("\n")
+        return last or head.rpartition("\n")[2]
+
     def waiting_for_input(self) -> bool:
         """Whether the program is blocked reading the stdin dbg feeds it."""
         if self.stdin is None or self.stdin.closed or self.stdin.pending():
@@ -684,6 +694,9 @@ AFTER_THE_END = frozenset({"status", "output", "breaks", "unbreak", "display", "
 _NO_STDIN = ("this debugger gives the program no stdin of dbg's; have the program read "
              "a file, or start it yourself with its input and `dbg attach` to it")
 
+
+#: How much of the program's last output line shows as its prompt.
+PROMPT_CHARS = 200
 
 #: How much of the program's stderr an end after a failure shows.
 STDERR_TAIL_LINES = 12

@@ -67,6 +67,8 @@ def snapshot(p: Payload) -> str:
     elif state == "running" and p.get("waiting_for_input"):
         out.append("running: the program waits for input on stdin (`dbg input TEXT` sends a "
                    "line and waits for the next stop, `dbg input --eof` closes it)")
+        if p.get("prompt"):
+            out.append(f"it printed last: {p['prompt']!r}")
     elif state == "running":
         out.append("running: the target has not stopped yet "
                    "(`dbg wait` waits for the next stop, `dbg pause` interrupts it)")
@@ -315,6 +317,8 @@ def _status(p: Payload) -> str:
         line += f" at {_where(p['location'])}"
     if p.get("waiting_for_input"):
         line += " (waiting for input on stdin: `dbg input TEXT`)"
+        if p.get("prompt"):
+            line += f"\nit printed last: {p['prompt']!r}"
     if p.get("busy"):
         line += f" (another call's `{p['busy']}` waits for it to stop)"
     if p.get("problem"):
