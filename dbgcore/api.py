@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from dbgcore.paths import dbg_home, private_dir
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
     from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
+    from dbgcore.pyprobe import PythonSetup, probe_python
     from dbgcore.select import binary_kind
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
@@ -118,6 +119,7 @@ __all__ = [
     "PtyEOF",
     "PtyTimeout",
     "PythonLibraries",
+    "PythonSetup",
     "Readiness",
     "ReturnValue",
     "SessionContext",
@@ -144,6 +146,7 @@ __all__ = [
     "no_code_message",
     "parse_listening",
     "private_dir",
+    "probe_python",
     "procutil",
     "python_code_lines",
     "python_function",
@@ -199,6 +202,8 @@ _HOME: dict[str, str] = {
     "PythonLibraries": "dbgcore.pyframes",
     "STDLIB_EXPRESSION": "dbgcore.pyframes",
     "python_parameters": "dbgcore.pyframes",
+    "PythonSetup": "dbgcore.pyprobe",
+    "probe_python": "dbgcore.pyprobe",
     "OutputPump": "dbgcore.streams",
     "OutputBuffer": "dbgcore.output",
     "TransLog": "dbgcore.translog",

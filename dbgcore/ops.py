@@ -263,10 +263,31 @@ BUILTIN: tuple[Op, ...] = (
         Arg("expression", "text", "What to watch: a variable or an expression.",
             required=True),
     ), render="_break", group="breakpoints"),
-    Op("catch", "Stop when exceptions matching FILTERS are raised (none: stop catching).", (
-        Arg("filters", "str", "Exception filters, as `dbg caps` and the backend name them "
-            "(uncaught, raised, a class name).", multiple=True),
-    ), render="_catch", group="breakpoints"),
+    Op("catch", "Stop where exceptions are raised: of the classes named, or as FILTERS say "
+       "(none: stop catching).", (
+        Arg("filters", "str", "Exception classes (ValueError, mypkg.errors.ParseError: "
+            "subclasses too) and filters: raised, uncaught, userUnhandled, or the debugger's "
+            "own (`dbg caps`).", multiple=True),
+        Arg("all_code", "bool", "Python: stop where an exception is raised in the standard "
+            "library's or an installed package's code too, not only in the program's.",
+            flags=("--all-code",)),
+    ), render="_catch", group="breakpoints", details=(
+        "FILTERS: exception classes, and raised (every exception), uncaught (where one "
+        "would end the program), userUnhandled (debugpy: where one leaves the program's "
+        "code for a library's that does not handle it), or the debugger's own (`dbg caps`). "
+        "Each call replaces the filters set before, `uncaught` included, which a session "
+        "starts with (unless `dbg start --no-catch`): name it to keep it. Python (pdb, "
+        "debugpy): a class or `raised` stops once, where the exception is raised in the "
+        "program's own code; one raised inside the standard library or an installed package "
+        "stops where it comes out into the program's code (the line that called), and one "
+        "handled in there does not stop, unless --all-code. A class name without its module "
+        "is a builtin one, or any class of that name loaded when the catch is set. `dbg "
+        "exception` tells the rest; `dbg test` stops where a test fails without any catch. "
+        "Other debuggers take their own filters and class names (jdb: "
+        "java.io.IOException).\n\n"
+        "  dbg catch ValueError uncaught\n"
+        "  dbg catch mypkg.errors.ParseError\n"
+        "  dbg catch raised --all-code")),
     # -- execution
     _stopping("continue", "Resume until the next stop (alias: c).", aliases=("c",)),
     _stopping("step", "Step into the next line, entering calls (alias: s).", aliases=("s",)),

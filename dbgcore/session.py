@@ -530,7 +530,10 @@ class Session(InspectOps):
 
     def op_catch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        self.catch_filters = self.backend.catch(list(args.get("filters", [])))
+        filters = list(args.get("filters", []))
+        if args.get("all_code"):
+            filters.append("all-code")  # a filter of the backend's, kept for restart too
+        self.catch_filters = self.backend.catch(filters)
         return {"filters": self.catch_filters}
 
     # -- execution ----------------------------------------------------------------

@@ -179,7 +179,7 @@ FAILURES: list[tuple[list[str], str, str]] = [
     (["unbreak", "99"], "unbreak", "failed"),
     (["watch", "total"], "watch", "unsupported"),
     (["threads"], "threads", "unsupported"),
-    (["catch", "ValueError"], "catch", "unsupported"),
+    (["catch", "not-a-class!"], "catch", "usage"),
     (["break", "apply_discount", "--log", "hi"], "break", "unsupported"),
     (["-s", "ghost", "locals"], "locals", "no_session"),
     (["-s", "ghost", "kill"], "kill", "no_session"),

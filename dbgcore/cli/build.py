@@ -74,7 +74,10 @@ def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click
         if any(a.passthrough and a.name != "text" for a in op.args):
             # A program's own options (start PROGRAM -v) are its arguments.
             settings["allow_interspersed_args"] = False
-    help_text = op.summary + (f"\n\n{op.details}" if op.details else "")
+    # An indented paragraph (examples) keeps its lines: click's \b marker.
+    details = "\n\n".join("\b\n" + part if part.startswith("  ") else part
+                          for part in op.details.split("\n\n"))
+    help_text = op.summary + (f"\n\n{details}" if details else "")
     return click.Command(name or op.path[-1], callback=callback,
                          params=[_param(a) for a in op.args if not a.hidden],
                          help=help_text, short_help=op.summary, context_settings=settings,

@@ -54,6 +54,9 @@ from dbgcore.api import (
     parse_listening,
 )
 
+#: DAP's step requests, by the op that sends them.
+_STEP_OPS = {"next": "next", "stepIn": "step", "stepOut": "finish"}
+
 
 class DapBackend(DapEvents, DapInspection):
     id = "dap"
@@ -193,13 +196,14 @@ class DapBackend(DapEvents, DapInspection):
     def _configure(self, launching: bool) -> None:
         assert self.dap is not None
         entry = self.profile.entry_function
+        line = self.profile.entry_line() if launching else None
         if launching and self._before_run is not None:
             # `start --run`: the session's breakpoints now, and no entry stop.
             self._before_run()
-        elif entry and launching:
-            # Stop at entry by a breakpoint on the entry function: the
-            # adapter's own stopOnEntry stops somewhere useless (the loader).
-            loc = BreakLoc(function=entry)
+        elif (entry or line) and launching:
+            # Stop at entry by a breakpoint on the entry function (or line):
+            # the adapter's own stopOnEntry stops somewhere useless (the loader).
+            loc = BreakLoc(file=line.file, line=line.line) if line else BreakLoc(function=entry)
             self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True),
                                                  internal=True).id)
         if launching and self.test_run:
@@ -329,6 +333,9 @@ class DapBackend(DapEvents, DapInspection):
 
     def resume(self, command: str, timeout: float, extra: Message | None = None) -> StopEvent:
         dap = self.stopped_session(command)
+        step = _STEP_OPS.get(command)
+        if step:
+            self.profile.before_step(self, step)
         arguments: Message = {"threadId": self.thread_id or 0, **(extra or {})}
         seq = dap.mark_running()
         self._running_since = seq
@@ -338,7 +345,10 @@ class DapBackend(DapEvents, DapInspection):
         except OpFailed:
             dap.resume_refused(seq)
             raise
-        return self._event(dap.wait_for_stop(seq, timeout))
+        event = self._event(dap.wait_for_stop(seq, timeout))
+        if step and event.state == "stopped":
+            event = self.profile.after_step(self, step, event, timeout)
+        return event
 
     def cont(self, timeout: float) -> StopEvent:
         return self.resume("continue", timeout)
@@ -449,6 +459,9 @@ class DapBackend(DapEvents, DapInspection):
 
     def catch(self, filters: list[str]) -> list[str]:
         dap = self.dap_session()
+        done = self.profile.catch(self, filters)
+        if done is not None:
+            return done
         known = {f["filter"]: f for f in dap.caps.get("exceptionBreakpointFilters") or []}
         if not known:
             raise self.unsupported("catch", f"{self.tool_name} offers no exception filters"

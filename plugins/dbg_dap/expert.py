@@ -284,11 +284,12 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     details = body.get("details") or {}
     name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))
     full_type = details.get("fullTypeName") or details.get("typeName")
+    text = str(details.get("stackTrace") or "")
     payload = {"exception": name, "description": body.get("description"),
                "break_mode": body.get("breakMode"),
                "type": b.profile.split_exception_note(full_type)[0] if full_type else name,
-               "stack": b.profile.traceback(str(details.get("stackTrace") or "")) or
-               _call_order(b)}
+               "stack": b.profile.traceback(text) or _call_order(b),
+               "chain": b.profile.exception_chain(text)}
     if note:
         payload["note"] = note
     return payload

@@ -2,11 +2,12 @@
 
 The file is looked for beside the program, then by name or path suffix
 among the program's sources, tier by tier: first those under the program's
-folder, then all of them. Which sources a program has is asked of the
-debugger (gdb's `info sources`, lldb's compile units, delve's `sources`,
-the modules a Python program has loaded) or, for Python, read from the
-program's folder. A name nothing matches is, for native programs, a pending
-breakpoint (a library loaded later may have it); elsewhere an error.
+folder, then (Python) below the folders of the program's own sys.path, then
+all of them. Which sources a program has is asked of the debugger (gdb's
+`info sources`, lldb's compile units, delve's `sources`, the modules a
+Python program has loaded) or, for Python, read from the program's folder.
+A name nothing matches is, for native programs, a pending breakpoint (a
+library loaded later may have it); elsewhere an error.
 """
 
 from __future__ import annotations
@@ -58,7 +59,11 @@ def resolve(backend: DapBackend, requested: str) -> tuple[str, str]:
     tiers: list[Tier] = []
     if profile.walk_suffixes and root:
         tiers.append(lambda: walk_sources(root, profile.walk_suffixes))
-    tiers += [lambda: under_root(known()), known]
+    # The program's own search path (a Python program's sys.path: its
+    # virtualenv, PYTHONPATH, the -m package's folder) before what is
+    # loaded, which says nothing before the program runs.
+    tiers += [lambda: under_root(known()), lambda: profile.search_path_files(backend, requested),
+              known]
     found = resolve_source(requested, roots, tiers)
     if found is not None:
         return found, ""

@@ -22,12 +22,16 @@ from typing import Any, ClassVar
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
+    DbgError,
     LaunchRequest,
     Location,
     NotAProgram,
+    OpFailed,
     PythonLibraries,
+    PythonSetup,
     Readiness,
     ReturnValue,
+    StopEvent,
     Support,
     UsageError,
     Variable,
@@ -60,6 +64,12 @@ class AdapterProfile:
     #: Stop at entry with a function breakpoint on this function, for
     #: adapters whose own stopOnEntry stops somewhere useless (the loader).
     entry_function: ClassVar[str | None] = None
+
+    def entry_line(self) -> Location | None:
+        """Where a launch stops at entry, for a profile that places that stop
+        by a line breakpoint (set after ``launch_arguments``); None: as the
+        adapter does, or by :attr:`entry_function`."""
+        return None
     #: The adapter takes breakpoints before the program runs and resolves
     #: them as it would at the entry stop: `start --run` launches straight
     #: to the first stop.
@@ -247,6 +257,27 @@ class AdapterProfile:
         the debugger knows them."""
         return []
 
+    def search_path_files(self, backend: Any, requested: str) -> list[str]:
+        """Where the program's own module search path (Python's sys.path)
+        has the file ``requested`` (``pkg/mod.py``): the first match, as an
+        import would find it, or none. Asked before the program runs too."""
+        return []
+
+    def catch(self, backend: Any, filters: list[str]) -> list[str] | None:
+        """`dbg catch FILTERS` done by the profile (exception classes by
+        name, say), returning the filters set; None: the adapter's own
+        exception filters, as it announced them."""
+        return None
+
+    def before_step(self, backend: Any, op: str) -> None:
+        """Refuse a step (next, step, finish) from this stop, with an
+        OpFailed that says why (a post-mortem stop has no frame to step)."""
+
+    def after_step(self, backend: Any, op: str, event: StopEvent, timeout: float) -> StopEvent:
+        """A step (next, step, finish) stopped: the stop it makes, told what
+        happened on the way (an exception raised and handled)."""
+        return event
+
     def code_line(self, path: str, line: int) -> int | None:
         """For adapters that do not move a breakpoint off a line without code
         themselves: the line it binds to (None: no code there or after it in
@@ -368,6 +399,12 @@ class AdapterProfile:
         outermost first, without the runner's frames."""
         return text
 
+    def exception_chain(self, text: str) -> list[dict[str, str]]:
+        """The exceptions ahead of this one in its chain, from the adapter's
+        stack text: cause first, each {"exception", "description",
+        "relation"} (relation: "cause" or "context")."""
+        return []
+
     def generator_frame(self, frame: dict[str, Any]) -> bool:
         """Whether `finish` from this frame must be done without stepOut
         (debugpy does not step out of a generator: it runs on)."""
@@ -401,6 +438,27 @@ class DebugpyProfile(AdapterProfile):
     # debugpy's launcher gives the debuggee its own stdin (/dev/null, the
     # adapter's); our sitecustomize reopens fd 0 on $DBG_STDIN in the debuggee.
     reads_stdin = True
+
+    def __init__(self, spec: BackendSpec) -> None:
+        super().__init__(spec)
+        #: The launch, its interpreter, and what that says of itself.
+        self._request: LaunchRequest | None = None
+        self._interpreter = ""
+        self._setup: PythonSetup | None = None
+        #: `dbg catch` of exceptions where raised (`raised`, classes), and
+        #: whether in every code's frames (`all-code`); None: no such catch.
+        self._raised_catch: bool | None = None
+        #: The exception the thread was handling when a step began.
+        self._handling_before_step = ""
+        #: The last step followed an exception out of a function (so what
+        #: pydevd shows as its return value is none), and is doing so now.
+        self._unwound = False
+        self._stepping = False
+        #: A `-m MODULE` launch's entry stop (see _module_entry).
+        self._entry: Location | None = None
+        #: Where the exception of this catch stop was raised, when that is
+        #: in a library (the stop is where it reached the program's code).
+        self._raised_note = ""
 
     def hides_fields(self, value: str) -> bool:
         from dbgcore.api import python_object_repr
@@ -442,6 +500,10 @@ class DebugpyProfile(AdapterProfile):
         return str(debugpy.__version__)
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        self._request = request
+        self._interpreter = _real_python(str(request.options.get("python")
+                                             or self.spec.options.get("python")
+                                             or _default_python()))
         env = dict(request.env)
         # Our sitecustomize on the debuggee's path marks a normal end (see
         # exit_signal) and, unless the tcp_nodelay option is false, sets
@@ -451,20 +513,24 @@ class DebugpyProfile(AdapterProfile):
         env["PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
         if self.spec.options.get("tcp_nodelay", True):
             env["DBG_TCP_NODELAY"] = "1"
+        if request.test:
+            env["DBG_TEST_RUN"] = "1"
         if request.stdin:
             env["DBG_STDIN"] = request.stdin
+        self._entry = self._module_entry(request)
         args: dict[str, Any] = {
             "console": "internalConsole",
-            "stopOnEntry": True,
+            "stopOnEntry": self._entry is None,
             "justMyCode": False,
             "subProcess": False,
             "redirectOutput": True,
             "showReturnValue": True,
+            # dbg's own code in the debuggee (sitecustomize, the test hook) is
+            # never stepped into, nor stopped in.
+            "rules": [{"path": PYBOOT, "include": False}],
             "env": env,
             "args": request.args,
-            "python": [_real_python(str(request.options.get("python")
-                                        or self.spec.options.get("python")
-                                        or _default_python()))],
+            "python": [self._interpreter],
         }
         if request.module:
             args["module"] = request.program
@@ -540,6 +606,191 @@ class DebugpyProfile(AdapterProfile):
 
         return python_modules(backend, name)
 
+    def entry_line(self) -> Location | None:
+        return self._entry
+
+    def _module_entry(self, request: LaunchRequest) -> Location | None:
+        """For `-m MODULE`: its first line, where pdb stops at entry too.
+        debugpy's own stop on entry is at the first line of code it deems
+        the user's that runs, which may be a plugin's, dbg's own included."""
+        if not request.module:
+            return None
+        from dbgcore.api import next_python_code_line
+
+        path = self.python_setup().module_file
+        line = next_python_code_line(path, 1) if path.endswith(".py") else None
+        return Location(os.path.realpath(path), line, "<module>") if line else None
+
+    def python_setup(self) -> PythonSetup:
+        """The program's interpreter's own word on its search path and its
+        standard library: asked once a session, with the program's
+        environment and folder (before it runs, too)."""
+        if self._setup is None:
+            from dbgcore.api import probe_python
+
+            request = self._request
+            if request is None:
+                self._setup = PythonSetup(error="attached: dbg did not start its interpreter")
+            else:
+                program_dir = None if request.module else os.path.dirname(
+                    os.path.abspath(os.path.join(request.cwd or "", request.program)))
+                self._setup = probe_python(self._interpreter, request.env, request.cwd,
+                                           program_dir, request.program if request.module
+                                           else None)
+        return self._setup
+
+    def search_path_files(self, backend: Any, requested: str) -> list[str]:
+        return self.python_setup().first_on_path(requested)
+
+    def _library_file(self, path: str) -> bool:
+        """Whether ``path`` is the standard library's or an installed package's."""
+        if self._libraries is None:
+            self._libraries = PythonLibraries(self.python_setup().stdlib, None)
+        return self._libraries.library_of(path) is not None
+
+    # -- exceptions: dbg catch, steps they pass through --------------------------------
+
+    def catch(self, backend: Any, filters: list[str]) -> list[str] | None:
+        # debugpy's filters stop on every exception (`raised`) in every
+        # frame it passes through, the standard library's included. Classes
+        # by name go to pydevd as exceptionOptions (it matches subclasses
+        # of the classes it can import when they are set); dbg then keeps
+        # the stops to the first frame of the program's own code each one
+        # reaches (see skip_stop).
+        chosen = list(dict.fromkeys(filters))
+        names = [f for f in chosen if f not in _CATCH_WORDS]
+        if not names and "raised" not in chosen:
+            if ALL_CODE in chosen:
+                raise UsageError("all-code goes with raised or an exception class",
+                                 "e.g. dbg catch raised --all-code")
+            self._raised_catch = None
+            return None  # debugpy's own filters, as they are
+        bad = [n for n in names if not _EXCEPTION_CLASS_RE.fullmatch(n)]
+        if bad:
+            raise UsageError(f"{bad[0]!r} is neither an exception class nor a filter",
+                             "give class names (ValueError, mypkg.errors.ParseError) or "
+                             "raised, uncaught, userUnhandled, all-code")
+        classes = ["BaseException"] if "raised" in chosen else self._classes(backend, names)
+        python = {"names": ["Python Exceptions"]}
+        options: list[dict[str, Any]] = [
+            {"path": [python, {"names": classes}], "breakMode": "always"}]
+        for word, mode in (("uncaught", "unhandled"), ("userUnhandled", "userUnhandled")):
+            if word in chosen:
+                options.append({"path": [python], "breakMode": mode})
+        dap = backend.dap_session()
+        dap.request("setExceptionBreakpoints", {"filters": [], "exceptionOptions": options})
+        all_code = ALL_CODE in chosen
+        if not all_code:
+            # pydevd leaves a library's exceptions out of these breakpoints
+            # only when justMyCode is on, which would also keep steps out of
+            # libraries: set it on the breakpoints themselves.
+            try:
+                dap.request("evaluate", {"context": "repl", "expression": _USER_CODE_ONLY})
+            except DbgError:
+                backend.ctx.log.note("could not keep exception stops to the program's code")
+        self._raised_catch = all_code
+        backend.exception_filters = [f for f in chosen if f in _CATCH_WORDS and f != ALL_CODE]
+        return chosen
+
+    def _classes(self, backend: Any, names: list[str]) -> list[str]:
+        """The names pydevd is given: a qualified one as it is; a bare one is
+        a builtin, or every class of that name the program has loaded."""
+        bare = [n for n in names if "." not in n]
+        found: dict[str, list[str]] = {}
+        if bare:
+            expression = _BARE_CLASSES_EXPRESSION.replace("NAMES", repr(bare))
+            try:
+                body = backend.dap_session().request(
+                    "evaluate", {"context": "repl", "expression": expression})
+                found = _json_answer(body)
+            except (DbgError, ValueError, TypeError):
+                found = {}
+        out: list[str] = []
+        for name in names:
+            if "." in name:
+                out.append(name)
+                continue
+            classes = found.get(name) or []
+            if not classes:
+                raise UsageError(f"no exception class {name} is loaded in the program yet",
+                                 unknown_class_hint(name, "raised, uncaught, userUnhandled"))
+            out += classes
+        return list(dict.fromkeys(out))
+
+    def before_step(self, backend: Any, op: str) -> None:
+        if self._stepping:
+            return
+        if backend.last_reason == "exception" and backend.dap is not None and \
+                self.split_exception_note(backend.dap.stop.text)[1]:
+            raise OpFailed(f"cannot {op} here: the program stopped post mortem, after the "
+                           "exception ended these frames",
+                           "`dbg continue` goes on, to the next failing test or the end; "
+                           "`dbg print`, `dbg frame` and `dbg exception` look around")
+        self._handling_before_step = self._handling(backend)
+
+    def after_step(self, backend: Any, op: str, event: StopEvent, timeout: float) -> StopEvent:
+        # A step into or out of a function an exception leaves stops in its
+        # caller as if it returned (None): go on to the line that handles it,
+        # as pdb does and as `next` does here.
+        if self._stepping:
+            return event  # one of the steps below
+        self._unwound = False
+        for _ in range(_MAX_UNWIND_STEPS):
+            if event.state != "stopped" or event.reason != "step" or op == "next" or \
+                    not self._unwinding(backend):
+                break
+            self._unwound = True
+            self._stepping = True
+            try:
+                event = backend.resume("stepIn", timeout)
+            finally:
+                self._stepping = False
+        if event.state != "stopped" or event.reason != "step" or event.description:
+            return event
+        # pydevd stops at that line saying nothing of the exception: what
+        # the thread handles now, if it did not before, came through this step.
+        now = self._handling(backend)
+        if now and now != self._handling_before_step:
+            try:
+                text, where = json.loads(now)[1:]
+            except (ValueError, TypeError):
+                return event
+            event.description = f"{text} (raised in {where})" if where else text
+        return event
+
+    def _unwinding(self, backend: Any) -> bool:
+        """At a step's stop in a caller: whether the function it called is
+        leaving by an exception rather than returning (pydevd stops on its
+        return event either way; the callee is still on the thread's stack,
+        stopped at the instruction that raised)."""
+        frames = backend.stack_frames()
+        if not frames:
+            return False
+        stop = frames[0]
+        where = [(stop.get("source") or {}).get("path"), stop.get("name"), stop.get("line")]
+        try:
+            body = backend.dap_session().request("evaluate", {
+                "expression": _UNWINDING_EXPRESSION.replace("STOP", repr(where)),
+                "context": "watch", "frameId": int(stop["id"])})
+            return _json_answer(body) is True
+        except (DbgError, ValueError, TypeError):
+            return False
+
+    def _handling(self, backend: Any) -> str:
+        """The exception the stopped thread is handling (JSON: its id, its
+        line, where it was raised), or ""."""
+        frames = backend.stack_frames()
+        if not frames:
+            return ""
+        try:
+            body = backend.dap_session().request("evaluate", {
+                "expression": _HANDLING_EXPRESSION, "context": "watch",
+                "frameId": int(frames[0]["id"])})
+            answer = ast.literal_eval(str(body.get("result", "")))
+        except (DbgError, ValueError, SyntaxError):
+            return ""
+        return answer if isinstance(answer, str) and answer != "null" else ""
+
     def code_line(self, path: str, line: int) -> int | None:
         # pydevd takes a breakpoint on a comment or a blank line and never
         # stops there: move it to the next line with code, as gdb does.
@@ -556,6 +807,8 @@ class DebugpyProfile(AdapterProfile):
         return ""
 
     def return_value(self, backend: Any) -> ReturnValue | None:
+        if self._unwound:
+            return None  # an exception took the function out: it returned nothing
         # showReturnValue puts "(return) NAME" among the caller's locals.
         for var in backend.return_rows():
             return ReturnValue(str(var.get("value", "")), var.get("type"))
@@ -612,28 +865,42 @@ class DebugpyProfile(AdapterProfile):
         return [Variable(str(n), str(v), str(t)) for n, v, t in rows]
 
     def traceback(self, text: str) -> str:
-        # pydevd lists the frames innermost first, runpy's and its own among
-        # them, marks one "(Current frame)", underlines code with carets and
-        # ends with the message, which `dbg exception` says apart: turn it
-        # into the traceback Python prints.
-        frames: list[list[str]] = []
-        for line in text.splitlines():
-            head = _TB_FRAME_RE.match(line)
-            if head:
-                frames.append([f"  {head.group(1)}"])
-            elif frames and line.startswith("    ") and not line.strip(" ^~"):
-                continue
-            elif frames and line.startswith("    ") and len(frames[-1]) == 1:
-                frames[-1].append(line)
+        # pydevd lists each exception's frames innermost first, the runner's
+        # and its own among them, marks one "(Current frame)", underlines
+        # code with carets, and ends each with its message; a chained
+        # exception's causes come first, each with Python's separator after
+        # it. Made into the traceback Python prints, without the runner's
+        # frames, and without the last line (`dbg exception` says it first).
+        blocks = _pydevd_blocks(text)
+        lines: list[str] = []
+        for index, block in enumerate(blocks):
+            frames = self._program_frames(list(reversed(block.frames)))
+            lines += ["Traceback (most recent call last):",
+                      *(line for frame in frames for line in frame)]
+            if index < len(blocks) - 1:
+                lines += [block.error, "", _CHAIN_WORDS[block.relation], ""]
+        return "\n".join(lines) if any(b.frames for b in blocks) else ""
+
+    def exception_chain(self, text: str) -> list[dict[str, str]]:
+        chain = []
+        for block in _pydevd_blocks(text)[:-1]:
+            name, _, message = block.error.partition(": ")
+            chain.append({"exception": name, "description": message,
+                          "relation": block.relation})
+        return chain
+
+    def _program_frames(self, frames: list[list[str]]) -> list[list[str]]:
+        """Frames (outermost first) from the first of the program's own code:
+        without the runner's (runpy, pytest, unittest) above it."""
         def path(frame: list[str]) -> str:
             found = _TB_FILE_RE.search(frame[0])
             return found.group(1) if found else ""
 
-        kept = [f for f in frames if not self.internal_frame({"source": {"path": path(f)}})]
-        if not kept:
-            return ""
-        return "\n".join(["Traceback (most recent call last):",
-                          *(line for frame in reversed(kept) for line in frame)])
+        mine = [f for f in frames if not self.internal_frame({"source": {"path": path(f)}})]
+        for index, frame in enumerate(mine):
+            if not self._library_file(path(frame)):
+                return mine[index:]
+        return mine
 
     def function_line(self, backend: Any, module: str | None,
                       function: str) -> tuple[str, int] | None:
@@ -688,7 +955,43 @@ class DebugpyProfile(AdapterProfile):
 
     def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
         # Ending with exit() is not a failure (pdb does not stop there either).
-        return reason == "exception" and self.split_exception_note(text)[0] == "SystemExit"
+        if reason != "exception":
+            return False
+        name, note = self.split_exception_note(text)
+        if name == "SystemExit":
+            return True
+        return self._raised_catch is not None and not note and "userUnhandled" not in \
+            backend.exception_filters and self._caught_before(backend)
+
+    def _caught_before(self, backend: Any) -> bool:
+        """At an exception stop of `dbg catch raised` (or a class): whether
+        the exception stopped already, in a frame it came out of. pydevd
+        stops in every frame it passes through; dbg, in the first one."""
+        frames = backend.stack_frames()
+        if not frames:
+            return False
+        try:
+            body = backend.dap_session().request("evaluate", {
+                "expression": _TRACEBACK_FILES_EXPRESSION, "context": "watch",
+                "frameId": int(frames[0]["id"])})
+            files = _json_answer(body)
+        except (DbgError, ValueError, TypeError):
+            return False
+        inner = [str(f[0]) for f in files[1:] if isinstance(f, list) and len(f) == 3]
+        if inner and (self._raised_catch or any(not self._library_file(f) for f in inner)):
+            return True
+        if inner:
+            # Raised in a library's code, it stops where it reaches the program's.
+            path, line, function = files[-1]
+            self._raised_note = f"{function} at {path}:{line}"
+        return False
+
+    def stop_description(self, text: str, description: str) -> str:
+        # A message of several lines (a pytest assertion's) by its first.
+        lines = description.strip().splitlines()
+        said = super().stop_description(text, lines[0] if lines else "")
+        note, self._raised_note = self._raised_note, ""
+        return f"{said} (raised in {note})" if note and said else said
 
     def launch_env(self, backend: Any) -> dict[str, str]:
         # Our sitecustomize marks a normal end here (see exit_signal).
@@ -708,6 +1011,47 @@ class DebugpyProfile(AdapterProfile):
         return signal_name(256 - code)
 
 
+class _TracebackBlock:
+    """One exception of pydevd's stack text: its frames (innermost first),
+    its line, and how it leads to the next one ("cause" or "context")."""
+
+    def __init__(self) -> None:
+        self.frames: list[list[str]] = []
+        self.error = ""
+        self.relation = ""
+
+
+#: Python's words between the exceptions of a chain, by relation.
+_CHAIN_WORDS = {
+    "cause": "The above exception was the direct cause of the following exception:",
+    "context": "During handling of the above exception, another exception occurred:",
+    "": "",
+}
+_CHAIN_RELATIONS = {words: relation for relation, words in _CHAIN_WORDS.items() if words}
+
+
+def _pydevd_blocks(text: str) -> list[_TracebackBlock]:
+    """pydevd's exceptionInfo stack text, exception by exception, causes first."""
+    blocks = [_TracebackBlock()]
+    for line in text.splitlines():
+        block = blocks[-1]
+        head = _TB_FRAME_RE.match(line)
+        stripped = line.strip()
+        if head:
+            block.frames.append([f"  {head.group(1)}"])
+        elif stripped in _CHAIN_RELATIONS:
+            block.relation = _CHAIN_RELATIONS[stripped]
+            blocks.append(_TracebackBlock())
+        elif not stripped or block.error:
+            continue  # a blank line, or more of a message that has several
+        elif line.startswith("    ") and block.frames:
+            if stripped.strip("^~ ") and len(block.frames[-1]) == 1:
+                block.frames[-1].append(line)  # the frame's line of code, not carets
+        elif block.frames:
+            block.error = stripped.removesuffix(":")
+    return [b for b in blocks if b.frames or b.error]
+
+
 #: A frame of pydevd's stack text, without its "(Current frame)" mark.
 _TB_FRAME_RE = re.compile(r"^\s*(File \".*?\", line \d+, in .*?)(?: \(Current frame\))?\s*$")
 _TB_FILE_RE = re.compile(r'File "(.*?)"')
@@ -720,6 +1064,68 @@ _PYDEVD_CONDITION_ERROR_RE = re.compile(
 
 #: Where the debuggee's sitecustomize marks that it ended normally.
 EXIT_MARK_VAR = "DBG_EXIT_MARK"
+
+def unknown_class_hint(name: str, filters: str) -> str:
+    """What to do about `dbg catch NAME` when no class NAME is loaded."""
+    return (f"give its module too (mypkg.errors.{name}, or __main__.{name} for a script's "
+            f"own), or a filter: {filters}")
+
+
+def _json_answer(body: dict[str, Any]) -> Any:
+    """The JSON text an evaluate of pydevd's gave back: as the string's repr
+    (in a frame) or as it is (without one)."""
+    text = str(body.get("result", ""))
+    try:
+        inner = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        inner = text
+    return json.loads(inner if isinstance(inner, str) else text)
+
+
+#: `dbg catch`'s word for "in the standard library's and installed packages'
+#: code too" (`dbg catch raised --all-code`), and debugpy's filters.
+ALL_CODE = "all-code"
+_CATCH_WORDS = frozenset({"raised", "uncaught", "userUnhandled", ALL_CODE})
+#: An exception class as `dbg catch` takes it: a name, with its module or not.
+_EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+#: Run in pydevd after exception breakpoints are set: they stop only where
+#: an exception is in the program's own code (pydevd's "project scope").
+_USER_CODE_ONLY = ("[setattr(b, 'ignore_libraries', True) for b in "
+                   "__import__('pydevd').get_global_debugger()"
+                   ".break_on_caught_exceptions.values()] and None")
+#: For `dbg catch NAME` without a module: each NAME's classes (JSON).
+_BARE_CLASSES_EXPRESSION = (
+    "__import__('json').dumps({n: ([n] if isinstance(vars(__import__('builtins')).get(n), type) "
+    "else sorted({c.__module__ + '.' + c.__qualname__ for m in list(__import__('sys')"
+    ".modules.values()) for c in [getattr(m, '__dict__', {}).get(n)] if isinstance(c, type) "
+    "and issubclass(c, BaseException)})) for n in NAMES})")
+#: At an exception stop: its traceback so far, this frame first, as JSON
+#: [file, line, function] rows.
+_TRACEBACK_FILES_EXPRESSION = (
+    "__import__('json').dumps([[f.f_code.co_filename, n, f.f_code.co_name] for f, n in "
+    "__import__('traceback').walk_tb(__exception__[2])])")
+#: Steps followed out of functions an exception leaves, at most.
+_MAX_UNWIND_STEPS = 50
+#: At a step's stop (file, function, line = STOP): JSON true when the first
+#: frame of the thread below the debugger's is one that STOP called and that
+#: is leaving by an exception (not at a return or a yield instruction).
+_UNWINDING_EXPRESSION = (
+    "(lambda fs: __import__('json').dumps(bool(fs) and fs[0].f_back is not None and "
+    "[fs[0].f_back.f_code.co_filename, fs[0].f_back.f_code.co_name, fs[0].f_back.f_lineno] "
+    "== STOP and not __import__('dis').opname[fs[0].f_code.co_code[fs[0].f_lasti]]"
+    ".startswith(('RETURN', 'YIELD', 'INSTRUMENTED_RETURN', 'INSTRUMENTED_YIELD'))))"
+    "([f for f, _ in __import__('traceback').walk_stack(__import__('sys')._getframe()) "
+    "if f.f_code.co_filename != '<string>' and '/debugpy/' not in f.f_code.co_filename "
+    "and 'pydevd' not in f.f_code.co_filename.rsplit('/', 1)[-1]])")
+#: The exception the thread is handling, as JSON [its id, its line, where
+#: it was raised], or null.
+_HANDLING_EXPRESSION = (
+    "(lambda e: __import__('json').dumps(None if e is None else (lambda w, m: [id(e), "
+    "type(e).__name__ + (': ' + m[0] if m else ''), "
+    "'%s at %s:%d' % (w[-1][0].f_code.co_name, w[-1][0].f_code.co_filename, w[-1][1]) "
+    "if w else ''])(list(__import__('traceback').walk_tb(e.__traceback__)), "
+    "str(e).strip().splitlines())))"
+    "(__import__('sys').exc_info()[1])")
 
 
 #: Rows debugpy adds to a value's children that are not children of it.

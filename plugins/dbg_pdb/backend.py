@@ -37,6 +37,7 @@ from dbgcore.api import (
     PtyEOF,
     PtyTimeout,
     PythonLibraries,
+    PythonSetup,
     Readiness,
     ReturnValue,
     SessionContext,
@@ -49,6 +50,7 @@ from dbgcore.api import (
     Variable,
     next_python_code_line,
     no_code_message,
+    probe_python,
     python_object_repr,
     python_program_problem,
     resolve_source,
@@ -66,6 +68,11 @@ ERROR_RE = re.compile(r"^\*\*\* (.*?)\r?$", re.M)
 #: pdb commands that start a nested interactive loop with its own prompt; over
 #: `dbg raw` they would leave the session waiting for input that never comes.
 INTERACTIVE = {"commands", "interact", "debug"}
+#: `dbg catch`'s word for "in the standard library's and installed packages'
+#: code too" (`dbg catch raised --all-code`).
+ALL_CODE = "all-code"
+#: An exception class as `dbg catch` takes it: a name, with its module or not.
+EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 #: Lines longer than this go to pdb through a file (a terminal line holds 4,095 bytes).
 LONG_LINE = 2000
 
@@ -80,8 +87,6 @@ class PdbBackend(ConsoleBackend):
     unsupported_hints: ClassVar[dict[str, str]] = {
         "watch": "pdb has no watchpoints; try `dbg raw display EXPR`, which shows EXPR "
                  "at each stop where it changed",
-        "catch": "pdb cannot stop where an exception is raised; it stops by itself, "
-                 "post-mortem, on an uncaught one",
         "threads": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
         "thread": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
         "attach": "pdb can only start a program; use the debugpy backend to attach",
@@ -108,6 +113,9 @@ class PdbBackend(ConsoleBackend):
         #: The last stop report's stack, locals and breakpoints, by the kind
         #: of answer they stand for; any other command to pdb forgets them.
         self._at_stop: dict[str, dict[str, Any]] = {}
+        #: The launch being run, and what its interpreter says of itself.
+        self._request: LaunchRequest | None = None
+        self._setup: PythonSetup | None = None
         #: Tells the standard library's and installed packages' frames.
         self._libraries: PythonLibraries | None = None
 
@@ -150,10 +158,12 @@ class PdbBackend(ConsoleBackend):
         pump = self.output_pump("pdb")
         prompt = f"(Pdb-{secrets.token_hex(4)}) "
         target = ["-m", request.program] if request.module else [request.program]
-        argv = [*(self.spec.command or ["python3"]), LAUNCHER, prompt,
+        self._request = request
+        argv = [*self._interpreter(request), LAUNCHER, prompt,
                 str(pump.paths["stdout"]), str(pump.paths["stderr"]), request.stdin or os.devnull,
                 "catch" if request.stop_on_uncaught else "nocatch", *target, *request.args]
-        driver = self.start_console(argv, prompt, env=request.env, cwd=self._cwd)
+        env = {**request.env, **self._launcher_env(request)}
+        driver = self.start_console(argv, prompt, env=env, cwd=self._cwd)
         try:
             hello = driver.expect([HELLO_RE], timeout=30)
         except PtyEOF as exc:
@@ -161,6 +171,44 @@ class PdbBackend(ConsoleBackend):
         if hello.index == 1:
             self._python = json.loads(hello.groups[0]).get("python", "")
         return self._wait_stop(30, allow_running=False)
+
+    def _interpreter(self, request: LaunchRequest) -> list[str]:
+        """The program's Python: `--python PATH`, else the configured command
+        (``python3`` from the user's PATH)."""
+        chosen = str(request.options.get("python") or "")
+        if not chosen:
+            return list(self.spec.command or ["python3"])
+        setup = self._python_setup()
+        if setup.error:
+            raise OpFailed(f"--python {chosen}: {setup.error}",
+                           "give the path of a Python executable (e.g. .venv/bin/python)")
+        if setup.version < (3, 8):
+            shown = ".".join(map(str, setup.version)) or "?"
+            raise OpFailed(f"--python {chosen} is Python {shown}; pdb here needs 3.8 or newer")
+        self._python = ".".join(map(str, setup.version))
+        return [chosen]
+
+    def _launcher_env(self, request: LaunchRequest) -> dict[str, str]:
+        """What the launcher reads (and takes out of the program's
+        environment): a test run, and the terminal size the user's
+        environment gives the program (not the debugger's 4,000 columns)."""
+        env = {f"DBG_PDB_{name}": request.env.get(name) or os.environ.get(name, "")
+               for name in ("COLUMNS", "LINES")}
+        if request.test:
+            env["DBG_PDB_TEST"] = "1"
+        return env
+
+    def _python_setup(self) -> PythonSetup:
+        """The program's interpreter's own word on its search path (asked
+        once a session, with the program's environment and folder)."""
+        if self._setup is None:
+            request = self._request
+            chosen = str(request.options.get("python") or "") if request else ""
+            python = chosen or (self.spec.command or ["python3"])[0]
+            program_dir = None if request is None or request.module else self._root
+            self._setup = probe_python(python, request.env if request else {}, self._cwd,
+                                       program_dir)
+        return self._setup
 
     # -- reading pdb's answers ---------------------------------------------------
 
@@ -203,7 +251,7 @@ class PdbBackend(ConsoleBackend):
         self._last_location = location
         bp = report.get("breakpoint")
         reason = report.get("reason", "step")
-        self._post_mortem = reason == "exception"
+        self._post_mortem = bool(report.get("post_mortem", reason == "exception"))
         if bp is not None and bp == self._until_bp:
             # `until`'s own temporary breakpoint is not one the user set.
             bp, reason = None, "until"
@@ -303,19 +351,30 @@ class PdbBackend(ConsoleBackend):
         return self._resume("continue", timeout)
 
     def step(self, timeout: float) -> StopEvent:
+        self._not_post_mortem("step")
         return self._resume("step", timeout)
 
     def next(self, timeout: float) -> StopEvent:
+        self._not_post_mortem("next")
         return self._resume("next", timeout)
+
+    def _not_post_mortem(self, op: str) -> None:
+        if self._post_mortem and self._state == "stopped":
+            raise OpFailed(f"cannot {op} here: the program stopped post mortem, after the "
+                           "exception ended these frames",
+                           "`dbg continue` goes on, to the next failing test or the end; "
+                           "`dbg print`, `dbg frame` and `dbg exception` look around")
 
     def finish(self, timeout: float) -> StopEvent:
         # Not pdb's `return`, which stops still inside the function (and not
         # at all at a generator's yield): the launcher's finish stops in the
         # caller and says what the function returned or yielded.
+        self._not_post_mortem("finish")
         return self._resume("_dbg_finish", timeout)
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         if loc is None:
+            self._not_post_mortem("until")
             return self._resume("until", timeout)
         bp = self._place(loc, BreakOptions(temporary=True), strict=True)
         self._until_bp = int(bp.id)
@@ -405,11 +464,12 @@ class PdbBackend(ConsoleBackend):
             return list(self._query(f"_dbg_modules {os.path.basename(file)!r}",
                                     "modules")["files"])
 
-        found = resolve_source(file, [self._root],
-                               [lambda: walk_sources(self._root, (".py",)), loaded])
+        found = resolve_source(file, [self._root], [
+            lambda: walk_sources(self._root, (".py",)),
+            lambda: self._python_setup().first_on_path(file), loaded])
         if found is None:
-            raise OpFailed(f"no Python source file matches {file} in {self._root} or among the "
-                           "loaded modules",
+            raise OpFailed(f"no Python source file matches {file} in {self._root}, on the "
+                           "program's Python path or among the loaded modules",
                            "give a path (relative to here or to the program) or an absolute one")
         return found
 
@@ -523,14 +583,44 @@ class PdbBackend(ConsoleBackend):
         return Value(answer["value"], answer.get("type"))
 
     def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """The uncaught exception the program stopped at (post mortem): its
-        type, message, and the traceback outermost first."""
+        """The exception the program stopped at (post mortem, a failed test,
+        a catch): its type, message, and its traceback as Python prints it,
+        outermost first, causes before it (``chain``: what they were)."""
         answer = self._query("_dbg_exception", "exception")
-        if not answer.get("post_mortem"):
+        if not answer.get("exception"):
             raise OpFailed("the program did not stop at an exception",
-                           "an uncaught exception stops it; `dbg stack` shows where it is")
+                           "an uncaught exception or a failing test stops it, and so does "
+                           "`dbg catch`; `dbg stack` shows where it is")
         return {"exception": answer["exception"], "description": answer["description"],
-                "stack": answer["stack"]}
+                "stack": answer["stack"], "chain": answer.get("chain") or []}
+
+    def catch(self, filters: list[str]) -> list[str]:
+        """`raised` (every exception), exception classes by name, `uncaught`
+        (stop post mortem where one ends the program), `all-code`: all
+        done by the launcher (pdb has no exception breakpoints)."""
+        chosen = list(dict.fromkeys(filters))
+        if "userUnhandled" in chosen:
+            raise UsageError("pdb has no userUnhandled filter",
+                             "`dbg test` stops where a test fails; `dbg catch TYPE` or "
+                             "`dbg catch raised` stops where one is raised")
+        words = {"raised", "uncaught", ALL_CODE}
+        names = [f for f in chosen if f not in words]
+        bad = [n for n in names if not EXCEPTION_CLASS_RE.fullmatch(n)]
+        if bad:
+            raise UsageError(f"{bad[0]!r} is neither an exception class nor a filter",
+                             "give class names (ValueError, mypkg.errors.ParseError) or "
+                             "raised, uncaught, all-code")
+        if ALL_CODE in chosen and not names and "raised" not in chosen:
+            raise UsageError("all-code goes with raised or an exception class",
+                             "e.g. dbg catch raised --all-code")
+        settings = (names, "raised" in chosen, "uncaught" in chosen, ALL_CODE in chosen)
+        unknown = self._query(f"_dbg_catch {settings!r}", "catch").get("unknown")
+        if unknown:
+            raise UsageError(f"no exception class {unknown[0]} is loaded in the program yet",
+                             f"give its module too (mypkg.errors.{unknown[0]}, or "
+                             f"__main__.{unknown[0]} for a script's own), or a filter: "
+                             "raised, uncaught")
+        return chosen
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         word = text.split()[0]

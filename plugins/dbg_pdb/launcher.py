@@ -108,6 +108,22 @@ class DbgPdb(pdb.Pdb):
         #: The frame `finish` runs out of, and what it gave back when it did.
         self.finish_frame: FrameType | None = None
         self.returned: dict[str, Any] | None = None
+        #: What `dbg catch` stops on (None: nothing), and the description
+        #: of the stop it made.
+        self.catching: _Catch | None = None
+        self.catch_note = ""
+        #: An exception a step, next or finish went through, as its stop says it.
+        self.passed_note = ""
+        #: Stopped post mortem on a failed test (test_failure).
+        self.test_stop = False
+        #: Stop post mortem where an uncaught exception ends the program.
+        self.stop_uncaught = True
+        #: The frame whose last event was an exception, and that exception:
+        #: while it is there, the frame is leaving by it unless a line of
+        #: the frame runs next (its handler).
+        self.raising: tuple[FrameType, Any] | None = None
+        #: The exception `dbg exception` tells of, as _exception_info gives it.
+        self.exception_info: dict[str, Any] | None = None
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
@@ -162,7 +178,7 @@ class DbgPdb(pdb.Pdb):
                 reason = "step"
                 data["return_value"] = self.returned
                 self.returned = None
-            elif self.post_mortem:
+            elif self.post_mortem or self.catch_note:
                 reason = "exception"
             elif self.first_stop:
                 reason = "entry"
@@ -176,8 +192,9 @@ class DbgPdb(pdb.Pdb):
                 reason = "step"
             data["reason"] = reason
             data["breakpoint"] = getattr(self, "currentbp", 0) or None
-            data["description"] = broken[0] if reason == "condition_error" else (
-                self.exception_text if self.post_mortem else "")
+            note = self._stop_note()
+            data["description"] = broken[0] if reason == "condition_error" else note
+            data["post_mortem"] = self.post_mortem
             self.first_stop = False
             self.interrupted = False
             self.currentbp = 0
@@ -245,11 +262,24 @@ class DbgPdb(pdb.Pdb):
 
     def dispatch_return(self, frame: FrameType, arg: Any) -> Any:
         if frame is not self.finish_frame:
-            return bdb.Bdb.dispatch_return(self, frame, arg)
+            result = bdb.Bdb.dispatch_return(self, frame, arg)
+            if self.raising is not None and self.raising[0] is frame:
+                self.raising = None  # it goes on in the caller, if anywhere
+            return result
         self.finish_frame = None
         caller = frame.f_back
         if caller is None or _internal(caller):
             return bdb.Bdb.dispatch_return(self, frame, arg)
+        if self.raising is not None and self.raising[0] is frame:
+            # It returns nothing: an exception takes it out (the return
+            # event's value is None either way). Like a step, follow it to
+            # the line that handles it; that stop names it.
+            self.passed_note = _passing_note(self.raising[1])
+            self.raising = None
+            caller.f_trace = self.trace_dispatch
+            caller.f_trace_lines = True
+            self._set_stopinfo(None, None)  # type: ignore[attr-defined]
+            return self.trace_dispatch
         self.returned = {"value": _safe_repr(arg, True), "type": _type_name(arg),
                          "kind": _how_it_left(frame)}
         caller.f_trace = self.trace_dispatch  # so that `next` from there stops in it
@@ -366,9 +396,8 @@ class DbgPdb(pdb.Pdb):
         self.emit("modules", {"files": files})
 
     def do__dbg_exception(self, arg: str) -> None:
-        self.emit("exception", {"exception": self.exception_name,
-                                "description": self.exception_message,
-                                "stack": self.traceback_text, "post_mortem": self.post_mortem})
+        info = self.exception_info if self.post_mortem or self.catch_note else None
+        self.emit("exception", dict(info or {}, post_mortem=self.post_mortem))
 
     def do__dbg_breaks(self, arg: str) -> None:
         self.emit("breaks", self._breaks())
@@ -408,6 +437,165 @@ class DbgPdb(pdb.Pdb):
             self.emit("found", {"file": spec.origin, "line": found.lineno})
         except BaseException as exc:
             self.emit("found", {"error": _error_line(exc)})
+
+    # -- exceptions: `dbg catch`, failing tests, steps they pass through -------
+
+    def _stop_note(self) -> str:
+        """The description of this stop: the exception it is at, or the one
+        the step that led here went through (once)."""
+        note = self.passed_note
+        self.passed_note = ""
+        if self.post_mortem:
+            return self.exception_text
+        return self.catch_note or note
+
+    def do__dbg_catch(self, arg: str) -> None:
+        names, raised, uncaught, all_code = self._arg(arg)
+        # A name without its module must be a class there is (a typo would
+        # never stop); one with its module may be of a module not loaded yet.
+        unknown = [n for n in names if "." not in n and not _loaded_classes(n)]
+        if unknown:
+            self.emit("catch", {"unknown": unknown})
+            return
+        self.catching = _Catch(names, raised, all_code) if names or raised else None
+        self.stop_uncaught = bool(uncaught)
+        self.emit("catch", {})
+
+    def set_continue(self) -> None:
+        if self.catching is None:
+            bdb.Bdb.set_continue(self)
+            return
+        # A catch needs every frame's exception events: unlike bdb with no
+        # breakpoint left, go on tracing.
+        self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
+        if sys.gettrace() is None:
+            self._trace_running_frames()
+
+    def _trace_running_frames(self) -> None:
+        """Trace the program's frames that run now, and all it calls."""
+        sys.settrace(self.trace_dispatch)
+        frame = sys._getframe().f_back
+        while frame is not None and frame is not self.botframe:
+            if frame.f_trace is None and not _debugger_frame(frame):
+                frame.f_trace = self.trace_dispatch
+                frame.f_trace_lines = False
+            frame = frame.f_back
+
+    def dispatch_call(self, frame: FrameType, arg: Any) -> Any:
+        traced: Any = bdb.Bdb.dispatch_call(self, frame, arg)
+        if traced is None and self.catching is not None and not self.quitting:
+            # Nothing to stop at in it but an exception: its exception
+            # events, without the cost of its line events.
+            frame.f_trace_lines = False
+            return self.trace_dispatch
+        return traced
+
+    def interaction(self, frame: Any, traceback: Any) -> None:
+        # A step from this stop may come back to any frame of its stack:
+        # they send line events again (dispatch_call may have muted them).
+        caller = frame
+        while caller is not None:
+            caller.f_trace_lines = True
+            caller = caller.f_back
+        pdb.Pdb.interaction(self, frame, traceback)
+
+    def dispatch_line(self, frame: FrameType) -> Any:
+        if self.raising is not None and self.raising[0] is frame:
+            self.raising = None  # the frame handled it
+        return bdb.Bdb.dispatch_line(self, frame)
+
+    def dispatch_exception(self, frame: FrameType, arg: Any) -> Any:
+        self.raising = (frame, arg)
+        if self.catching is not None and not self.quitting and self._caught(frame, arg):
+            self.catch_note = _passing_note(arg, frame)
+            self.exception_info = _exception_info(arg[1], arg[2], frame)
+            try:
+                self.interaction(frame, None)
+            finally:
+                self.catch_note = ""
+            if self.quitting:
+                raise bdb.BdbQuit
+            return self.trace_dispatch
+        return bdb.Bdb.dispatch_exception(self, frame, arg)
+
+    def _caught(self, frame: FrameType, arg: Any) -> bool:
+        """Whether a catch stops at this exception event: one of its classes,
+        in the first frame of the program's own code it reaches (of any
+        code's with --all-code), which is where it was raised unless it came
+        out of a library."""
+        catch = self.catching
+        assert catch is not None
+        kind, _, tb = arg
+        if not catch.matches(kind) or _debugger_frame(frame) or not catch.code(frame):
+            return False
+        inner = tb.tb_next if tb is not None and tb.tb_frame is frame else tb
+        while inner is not None:
+            if not _debugger_frame(inner.tb_frame) and catch.code(inner.tb_frame):
+                return False  # it was there first
+            inner = inner.tb_next
+        return True
+
+    def user_exception(self, frame: FrameType, exc_info: Any) -> None:
+        """A step does not stop where an exception passes (pdb stops at
+        each frame it leaves): it goes on to the line that handles it, and
+        that stop names the exception."""
+        if exc_info[0] in (StopIteration, GeneratorExit):
+            pdb.Pdb.user_exception(self, frame, exc_info)  # a generator's way to end
+            return
+        if not self.passed_note:
+            self.passed_note = _passing_note(exc_info)
+
+    def user_return(self, frame: FrameType, return_value: Any) -> None:
+        if self.raising is not None and self.raising[0] is frame:
+            return  # leaving by an exception, which the step follows
+        pdb.Pdb.user_return(self, frame, return_value)
+
+    def test_failure(self, kind: Any, exc: BaseException, tb: Any) -> None:
+        """A test failed (the runner caught ``exc``): stop post mortem in the
+        frame that raised it; the runner goes on when the user continues."""
+        if tb is None or self.quitting:
+            return
+        shown = _from_program(tb)
+        # Not traced while stopped here: a step set before would stop in
+        # the debugger's own code.
+        sys.settrace(None)
+        self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
+        self._describe(exc, shown)
+        self.post_mortem = True
+        self.test_stop = True
+        try:
+            self.interaction(None, shown)
+        finally:
+            self.post_mortem = False
+            self.test_stop = False
+            self.exception_info = None
+        if self.quitting:
+            raise bdb.BdbQuit
+        if sys.gettrace() is None and (self.breaks or self.catching is not None):
+            self._trace_running_frames()  # for the breakpoints and catches there are now
+
+    def _describe(self, exc: BaseException, shown: Any) -> None:
+        self.exception_text = _exception_line(exc)
+        self.exception_name = type(exc).__name__
+        self.exception_message = str(exc)
+        self.exception_info = _exception_info(exc, shown)
+
+    def setup(self, frame: Any, tb: Any) -> Any:
+        setup: Any = pdb.Pdb.setup  # its answer: whether to skip the interaction
+        stopped = setup(self, frame, tb)
+        if frame is None and tb is not None and self.test_stop:
+            # Post mortem on a failed test: in the innermost frame of the
+            # program's own code, not in a library it called (pytest.fail,
+            # a json decoder): the stack below it stays in view.
+            for index in range(len(self.stack) - 1, -1, -1):
+                candidate = self.stack[index][0]
+                if not _debugger_frame(candidate) and \
+                        not _library_file(candidate.f_code.co_filename):
+                    self.curindex = index
+                    self.curframe = candidate
+                    self.curframe_locals = candidate.f_locals
+                    break
+        return stopped
 
 
 def _argument_names(code: Any) -> list[str]:
@@ -523,19 +711,280 @@ def _statement(is_module: bool, target: str,
     return code, __main__.__dict__
 
 
+# -- exceptions ----------------------------------------------------------------------
+
+#: Exceptions that end a loop, a generator or the program the usual way: a
+#: catch of every exception (`raised`) passes them by; naming one catches it.
+_FLOW = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit)
+
+
+class _Catch:
+    """What `dbg catch` stops on: exceptions of the named classes (or their
+    subclasses; a name without a module is any class of that name, a builtin
+    one among them), or all of them (`raised`), in the program's own code
+    (in any code with ``all_code``)."""
+
+    def __init__(self, names: Any, raised: bool, all_code: bool) -> None:
+        self.names = frozenset(str(n) for n in names)
+        self.raised = bool(raised)
+        self.all_code = bool(all_code)
+
+    def matches(self, kind: Any) -> bool:
+        if not isinstance(kind, type):
+            return False
+        for cls in kind.__mro__:
+            qualname = getattr(cls, "__qualname__", cls.__name__)
+            if qualname in self.names or "%s.%s" % (cls.__module__, qualname) in self.names:
+                return True
+        return self.raised and not issubclass(kind, _FLOW)
+
+    def code(self, frame: FrameType) -> bool:
+        return self.all_code or not _library_file(frame.f_code.co_filename)
+
+
+def _loaded_classes(name: str) -> list[type]:
+    """The exception classes called ``name``: the builtin one, or those of
+    the modules loaded now."""
+    import builtins
+
+    found = [getattr(builtins, name, None)]
+    if not isinstance(found[0], type):
+        found = [vars(m).get(name) for m in list(sys.modules.values()) if m is not None]
+    return [c for c in found if isinstance(c, type) and issubclass(c, BaseException)]
+
+
+def _debugger_frame(frame: FrameType) -> bool:
+    """A frame of the debugger's own (this launcher, bdb, pdb, cmd)."""
+    return _internal(frame) or frame.f_code.co_filename in _DEBUGGER_FILES
+
+
+_DEBUGGER_FILES = frozenset(os.path.abspath(getattr(m, "__file__", "") or "")
+                            for m in (pdb, bdb, sys.modules.get("cmd")) if m is not None)
+_library_roots: list[str] = []
+_library_files: dict[str, bool] = {}
+
+
+def _library_file(path: str) -> bool:
+    """Whether ``path`` is the standard library's or an installed package's
+    (below a site-packages or dist-packages folder), not the program's."""
+    known = _library_files.get(path)
+    if known is not None:
+        return known
+    if not _library_roots:
+        import sysconfig
+
+        for key in ("stdlib", "platstdlib"):
+            folder = sysconfig.get_path(key)
+            if folder:
+                _library_roots.extend({os.path.normpath(folder), os.path.realpath(folder)})
+    parts = path.split(os.sep)
+    found = path.startswith("<") or "site-packages" in parts or "dist-packages" in parts or \
+        any(path.startswith(root + os.sep) for root in _library_roots)
+    _library_files[path] = found
+    return found
+
+
+def _exception_line(exc: BaseException) -> str:
+    """A stop's description of ``exc``: its class and its message's first
+    line (a pytest assertion's message goes on over several)."""
+    message = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, message[0]) if message else type(exc).__name__
+
+
+def _raised_at(tb: Any) -> str:
+    """Where the exception of traceback ``tb`` was raised: "FUNCTION at FILE:LINE"."""
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    code = tb.tb_frame.f_code
+    return "%s at %s:%d" % (code.co_name, code.co_filename, tb.tb_lineno)
+
+
+def _passing_note(exc_info: Any, here: FrameType | None = None) -> str:
+    """One line for a stop an exception led to: what it is, and where it
+    was raised unless that is ``here``."""
+    kind, value, tb = exc_info
+    text = _exception_line(value) if isinstance(value, BaseException) else getattr(
+        kind, "__name__", str(kind))
+    last = tb
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None or last.tb_frame is here:
+        return text
+    return "%s (raised in %s)" % (text, _raised_at(tb))
+
+
+def _from_program(tb: Any) -> Any:
+    """``tb`` from the first frame of the program's own code: without the
+    runner's frames (pytest's, unittest's) above the test. If no frame is
+    the program's, from the first one that is not the debugger's."""
+    entry = tb
+    while entry is not None:
+        frame = entry.tb_frame
+        if not _debugger_frame(frame) and not _library_file(frame.f_code.co_filename):
+            return entry
+        entry = entry.tb_next
+    entry = tb
+    while entry is not None and _debugger_frame(entry.tb_frame):
+        entry = entry.tb_next
+    return entry if entry is not None else tb
+
+
+_CAUSE = "The above exception was the direct cause of the following exception:"
+_CONTEXT = "During handling of the above exception, another exception occurred:"
+
+
+def _exception_info(exc: BaseException, shown: Any,
+                    here: FrameType | None = None) -> dict[str, Any]:
+    """What `dbg exception` says: the exception, and its traceback as Python
+    prints it, causes first (without the final line, which is the
+    exception, said first). ``shown`` is its traceback from the program's
+    first frame; ``here`` (a stop where it was just raised or reached): the
+    frames that lead to it are the stack's, not the traceback's."""
+    chain: list[tuple[BaseException, str]] = []
+    seen = {id(exc)}
+    current = exc
+    while True:
+        if current.__cause__ is not None:
+            following, relation = current.__cause__, "cause"
+        elif current.__context__ is not None and not current.__suppress_context__:
+            following, relation = current.__context__, "context"
+        else:
+            break
+        if id(following) in seen:
+            break
+        seen.add(id(following))
+        chain.append((following, relation))
+        current = following
+    blocks = []
+    for cause, relation in reversed(chain):
+        blocks.append(_traceback_block(cause.__traceback__) + [_error_line(cause), ""])
+        blocks.append([_CAUSE if relation == "cause" else _CONTEXT, ""])
+    if here is not None:
+        entries = [e for e in traceback.extract_stack(here)
+                   if not _internal_file(e.filename)] + \
+            list(traceback.extract_tb(shown.tb_next if shown is not None else None))
+        blocks.append(_format_entries(_program_entries(entries)))
+    else:
+        blocks.append(_traceback_block(shown))
+    return {"exception": type(exc).__name__, "description": str(exc),
+            "stack": "\n".join(line for block in blocks for line in block).rstrip("\n"),
+            "chain": [{"exception": type(c).__name__, "description": str(c), "relation": r}
+                      for c, r in reversed(chain)]}
+
+
+def _internal_file(name: str) -> bool:
+    return name == HERE or name == "<string>" or name == bdb.__file__
+
+
+def _program_entries(entries: list[Any]) -> list[Any]:
+    """Stack entries without the runner's ones above the program's first."""
+    for index, entry in enumerate(entries):
+        if not _library_file(entry.filename):
+            return entries[index:]
+    return entries
+
+
+def _traceback_block(tb: Any) -> list[str]:
+    entries = [e for e in traceback.extract_tb(tb) if not _internal_file(e.filename)]
+    return _format_entries(entries)
+
+
+def _format_entries(entries: list[Any]) -> list[str]:
+    lines = ["Traceback (most recent call last):"]
+    for text in traceback.format_list(entries):
+        # Without the carets Python 3.11 puts under part of a line.
+        lines += [line for line in text.rstrip("\n").split("\n") if line.strip(" ^~")]
+    return lines
+
+
 def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: Any) -> None:
     """Stop where the uncaught exception was raised, with its story ready."""
-    debugger.exception_text = _error_line(exc)
-    debugger.exception_name = type(exc).__name__
-    debugger.exception_message = str(exc)
-    debugger.traceback_text = "Traceback (most recent call last):\n" + "".join(
-        traceback.format_list(traceback.extract_tb(shown))).rstrip("\n")
+    debugger._describe(exc, shown)
+    debugger.catching = None
     debugger.post_mortem = True
     debugger.reset()
     try:
         debugger.interaction(None, exc.__traceback__)
     except bdb.BdbQuit:
         pass
+
+
+# -- test runs --------------------------------------------------------------------
+
+#: The name the pytest plugin below is registered under (PYTEST_PLUGINS).
+_PYTEST_PLUGIN = "_dbg_pdb_testhook"
+
+
+def _stop_at_failures(debugger: DbgPdb) -> None:
+    """A test run: stop where a test fails. pytest calls
+    `pytest_exception_interact` for a failure (not for a skip, an xfail or
+    an exception pytest.raises expected), as its own --pdb does; unittest
+    calls TestResult.addError or addFailure (an assertRaises keeps the
+    exception from them). Both hand the exception to test_failure."""
+    import types
+
+    sessions: list[Any] = []
+
+    def pytest_configure(config: Any) -> None:
+        if sessions:
+            return
+        sessions.append(config)
+        # Out of the environment again: pytest runs the tests start
+        # (pytester, a subprocess) are not ours to stop.
+        names = [n for n in os.environ.get("PYTEST_PLUGINS", "").split(",")
+                 if n.strip() and n.strip() != _PYTEST_PLUGIN]
+        if names:
+            os.environ["PYTEST_PLUGINS"] = ",".join(names)
+        else:
+            os.environ.pop("PYTEST_PLUGINS", None)
+
+    def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
+        info = getattr(call, "excinfo", None)
+        if info is not None and sessions and getattr(node, "config", None) is sessions[0]:
+            debugger.test_failure(info.type, info.value, info.tb)
+
+    # PYTEST_DONT_REWRITE: pytest would warn that it cannot rewrite the
+    # asserts of a plugin imported before it started.
+    plugin = types.ModuleType(_PYTEST_PLUGIN, "dbg's stops at failing tests. PYTEST_DONT_REWRITE")
+    plugin.pytest_configure = pytest_configure  # type: ignore[attr-defined]
+    plugin.pytest_exception_interact = pytest_exception_interact  # type: ignore[attr-defined]
+    sys.modules[_PYTEST_PLUGIN] = plugin
+    plugins = os.environ.get("PYTEST_PLUGINS", "")
+    os.environ["PYTEST_PLUGINS"] = plugins + "," + _PYTEST_PLUGIN if plugins else _PYTEST_PLUGIN
+
+    import unittest.result
+
+    result = unittest.result.TestResult
+    add_error, add_failure, add_subtest = result.addError, result.addFailure, result.addSubTest
+
+    def addError(self: Any, test: Any, err: Any) -> None:
+        debugger.test_failure(*err)
+        add_error(self, test, err)
+
+    def addFailure(self: Any, test: Any, err: Any) -> None:
+        debugger.test_failure(*err)
+        add_failure(self, test, err)
+
+    def addSubTest(self: Any, test: Any, subtest: Any, err: Any) -> None:
+        if err is not None:
+            debugger.test_failure(*err)
+        add_subtest(self, test, subtest, err)
+
+    result.addError = addError  # type: ignore[method-assign]
+    result.addFailure = addFailure  # type: ignore[method-assign]
+    result.addSubTest = addSubTest  # type: ignore[method-assign]
+
+
+def _program_environment() -> bool:
+    """Take the launcher's settings out of the environment the program sees;
+    give it the terminal size the user's environment had (the debugger's
+    terminal is 4,000 columns wide, and test runners draw lines across the
+    width they are told). Returns whether this is a test run."""
+    for name, default in (("COLUMNS", "80"), ("LINES", "24")):
+        os.environ[name] = os.environ.pop("DBG_PDB_" + name, "") or default
+    return os.environ.pop("DBG_PDB_TEST", "") == "1"
 
 
 def main() -> None:
@@ -547,8 +996,12 @@ def main() -> None:
     target, args = rest[0], rest[1:]
     console_in, console_out = _console_streams()
     _program_streams(stdin, stdout_fifo, stderr_fifo)
+    test_run = _program_environment()
     debugger = DbgPdb(console_in, console_out)
     debugger.prompt = prompt
+    debugger.stop_uncaught = catch == "catch"
+    if test_run:
+        _stop_at_failures(debugger)
     sys.argv = [target] + list(args)
     debugger.emit("hello", {"python": sys.version.split()[0], "pid": os.getpid()})
     code = 0
@@ -559,7 +1012,7 @@ def main() -> None:
         if exc.code is None:
             code = 0
         elif isinstance(exc.code, int):
-            code = exc.code
+            code = int(exc.code)  # sys.exit(True), as unittest.main ends, is 1
         else:
             sys.stderr.write("%s\n" % exc.code)
             code = 1
@@ -571,7 +1024,7 @@ def main() -> None:
             shown = shown.tb_next
         traceback.print_exception(type(exc), exc, shown)
         sys.stderr.flush()
-        if catch == "catch":
+        if debugger.stop_uncaught:
             _post_mortem(debugger, exc, shown)
         code = 1
     for stream in (sys.stdout, sys.stderr):

@@ -55,6 +55,10 @@ class _Loader(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         self.inner.exec_module(module)
         _patch(module)
+        # Done: out of every later import. Left in, it is the first code of
+        # the program's that runs (runpy asks it for a -m MODULE), and
+        # debugpy's stop on entry would stop in it.
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _Finder)]
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -91,6 +95,17 @@ def _mark_normal_end() -> None:
 
 
 _mark_normal_end()
+
+
+def _test_run() -> None:
+    # `dbg test`: stop where a test fails (see dbg_testhook). Taken out of
+    # the environment, so the programs the tests start are not test runs.
+    if os.environ.pop("DBG_TEST_RUN", "") != "1":
+        return
+    importlib.import_module("dbg_testhook").install()
+
+
+_test_run()
 
 
 def _stdin_from_dbg() -> None:

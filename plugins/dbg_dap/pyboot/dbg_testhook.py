@@ -1,0 +1,146 @@
+"""Loaded by dbg's sitecustomize into a test run under debugpy (`dbg test`,
+`dbg start -m pytest`): stops the program where a test fails.
+
+A test runner catches a failing test's exception to report it, so no
+exception filter of debugpy's sees it end anything; its `userUnhandled`
+filter stops on exceptions a test expects (`pytest.raises`, `assertRaises`,
+`pytest.skip`, an xfail). The runner itself knows which exceptions are
+failures: pytest calls `pytest_exception_interact` for them (this module is
+a pytest plugin, loaded through PYTEST_PLUGINS), unittest calls
+`TestResult.addError` and `addFailure` (wrapped here). There the exception
+goes to `debugpy.trigger_exception_handler`, which stops post mortem in the
+frame that raised it; the run goes on when the user continues.
+
+Written for the debuggee's Python: nothing newer than Python 3.8.
+PYTEST_DONT_REWRITE (imported before pytest starts: pytest would warn that
+it cannot rewrite this plugin's asserts).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import TracebackType
+from typing import Any
+
+#: The pytest session whose failures stop (pytester's inner runs do not).
+_sessions: list[Any] = []
+#: unittest's TestResult, once wrapped.
+_wrapped: list[Any] = []
+_PLUGIN = __name__
+
+
+def _stop(kind: type[BaseException] | None, exc: BaseException | None,
+          tb: TracebackType | None) -> None:
+    if kind is None or exc is None or tb is None:
+        return
+    debugpy = sys.modules.get("debugpy")
+    trigger = getattr(debugpy, "trigger_exception_handler", None)
+    if trigger is None:
+        return  # not under debugpy, or one without a way to stop post mortem
+    try:
+        trigger((kind, exc, _to_program(tb)), as_uncaught=False)
+    except Exception:
+        pass  # the test run goes on as it would without the debugger
+
+
+def _to_program(tb: TracebackType) -> TracebackType:
+    """``tb`` from the first to the last frame of the program's own code
+    (a copy: the runner reports the whole). debugpy stops in the last one:
+    a failed assertEqual stops in the test, not in unittest's code that
+    raised. It shows the first one's callers too, and a frame both among
+    them and in the traceback (a subTest's) with the callers' line."""
+    entries = []
+    entry: TracebackType | None = tb
+    while entry is not None:
+        entries.append(entry)
+        entry = entry.tb_next
+    own = [i for i, e in enumerate(entries) if not _library_file(e.tb_frame.f_code.co_filename)]
+    if not own or (own[0] == 0 and own[-1] == len(entries) - 1):
+        return tb
+    copy: TracebackType | None = None
+    for entry in reversed(entries[own[0]:own[-1] + 1]):
+        copy = TracebackType(copy, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return copy if copy is not None else tb
+
+
+_library_roots: list[str] = []
+
+
+def _library_file(path: str) -> bool:
+    """Whether ``path`` is the standard library's or an installed package's."""
+    if not _library_roots:
+        import sysconfig
+
+        for key in ("stdlib", "platstdlib"):
+            folder = sysconfig.get_path(key)
+            if folder:
+                _library_roots.extend({os.path.normpath(folder), os.path.realpath(folder)})
+    parts = path.split(os.sep)
+    return path.startswith("<") or "site-packages" in parts or "dist-packages" in parts or \
+        any(path.startswith(root + os.sep) for root in _library_roots)
+
+
+# -- pytest ----------------------------------------------------------------------
+
+
+def pytest_configure(config: Any) -> None:
+    if not _sessions:
+        _sessions.append(config)
+        _forget_plugin_variable()
+
+
+def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
+    if not _sessions or getattr(node, "config", None) is not _sessions[0]:
+        return
+    info = getattr(call, "excinfo", None)
+    if info is not None:
+        _stop(info.type, info.value, info.tb)
+
+
+def _forget_plugin_variable() -> None:
+    """Take this module out of PYTEST_PLUGINS again, so that pytest runs the
+    tests start themselves (pytester, a subprocess) do not load it."""
+    names = [n for n in os.environ.get("PYTEST_PLUGINS", "").split(",")
+             if n.strip() and n.strip() != _PLUGIN]
+    if names:
+        os.environ["PYTEST_PLUGINS"] = ",".join(names)
+    else:
+        os.environ.pop("PYTEST_PLUGINS", None)
+
+
+# -- unittest ----------------------------------------------------------------------
+
+
+def _wrap_unittest() -> None:
+    import unittest.result
+
+    result = unittest.result.TestResult
+    if _wrapped:
+        return
+    _wrapped.append(result)
+    add_error, add_failure, add_subtest = result.addError, result.addFailure, result.addSubTest
+
+    def addError(self: Any, test: Any, err: Any) -> None:
+        _stop(*err)
+        add_error(self, test, err)
+
+    def addFailure(self: Any, test: Any, err: Any) -> None:
+        _stop(*err)
+        add_failure(self, test, err)
+
+    def addSubTest(self: Any, test: Any, subtest: Any, err: Any) -> None:
+        if err is not None:
+            _stop(*err)
+        add_subtest(self, test, subtest, err)
+
+    result.addError = addError  # type: ignore[method-assign]
+    result.addFailure = addFailure  # type: ignore[method-assign]
+    result.addSubTest = addSubTest  # type: ignore[method-assign]
+
+
+def install() -> None:
+    """Stop where a test fails, under pytest and unittest alike."""
+    plugins = os.environ.get("PYTEST_PLUGINS", "")
+    os.environ["PYTEST_PLUGINS"] = f"{plugins},{_PLUGIN}" if plugins else _PLUGIN
+    _wrap_unittest()

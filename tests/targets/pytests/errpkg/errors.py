@@ -1,0 +1,2 @@
+class ParseError(ValueError):
+    """A subclass of ValueError, caught by `dbg catch ValueError` too."""

@@ -1,0 +1,5 @@
+def shelve_all(books):
+    out = []  # @shelve
+    for book in books:
+        out.append(book.upper())
+    return out

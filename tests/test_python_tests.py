@@ -1,0 +1,342 @@
+"""Python test runs and exceptions on pdb and debugpy, with real debuggers.
+
+A small project (tests/targets/pytests): a pytest suite with a fixture, a
+helper module, one passing and two failing tests (and tests that expect an
+exception, an xfail and a skip, which must not stop); a unittest suite; a
+library installed into a virtual environment of its own, which is the
+program's interpreter (`--python`), never dbg's; a program whose exceptions
+are raised, chained and handled in several ways. dbg runs from a folder that
+is not the program's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from dbgcore.testing import dbg_in, marked_lines
+
+if TYPE_CHECKING:
+    from conftest import Dbg
+
+TARGETS = Path(__file__).resolve().parent / "targets" / "pytests"
+BACKENDS = ["pdb", "debugpy"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's folders, copied out, and a virtual environment for it
+    (without pip) with the library in its site-packages; it reaches pytest
+    through the site-packages of the Python running these tests."""
+    root = tmp_path_factory.mktemp("project")
+    for name in ("suite", "units", "addons", "errpkg", "catcher.py"):
+        source = TARGETS / name
+        if source.is_dir():
+            shutil.copytree(source, root / name)
+        else:
+            shutil.copy(source, root / name)
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   capture_output=True, timeout=120)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
+                           "'purelib'))"], check=True, capture_output=True, text=True,
+                          timeout=60).stdout.strip()
+    shutil.copytree(TARGETS / "lib" / "shelflib", Path(site) / "shelflib")
+    ours = sysconfig.get_path("purelib")
+    (Path(site) / "_dbg_test_deps.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def python(project: Path) -> str:
+    return str(project / "venv" / "bin" / "python")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, backend_ready: Callable[[str], None]) -> str:
+    name = str(request.param)
+    backend_ready(name)
+    return name
+
+
+@pytest.fixture
+def dbg(tmp_path: Path) -> Iterator[Dbg]:
+    with dbg_in(tmp_path) as runner:
+        yield runner
+
+
+def ok(answer: dict[str, Any]) -> dict[str, Any]:
+    assert answer["ok"] is True and answer["_exit"] == 0, answer
+    return answer
+
+
+def line_of(path: Path, mark: str) -> int:
+    return marked_lines(path)[mark]
+
+
+def assert_stop(snap: dict[str, Any], path: Path, mark: str, reason: str,
+                function: str | None = None) -> None:
+    ok(snap)
+    assert snap["state"] == "stopped" and snap["reason"] == reason, snap
+    loc = snap["location"]
+    assert (loc["file"], loc["line"]) == (os.path.realpath(path), line_of(path, mark)), snap
+    if function is not None:
+        assert loc["function"] == function, snap
+
+
+def output(dbg: Dbg) -> str:
+    return dbg.output()
+
+
+# -- test runs ------------------------------------------------------------------------
+
+
+def test_pytest_run_stops_at_each_failure(dbg: Dbg, backend: str, project: Path,
+                                          python: str) -> None:
+    suite = project / "suite"
+    test_file, helper = suite / "test_ledger.py", suite / "helper.py"
+    snap = dbg.json("test", "--backend", backend, "--python", python, "--cwd", str(suite),
+                    "--", "-q", "-p", "no:cacheprovider", "test_ledger.py", timeout=120)
+    # The first stop: the failing assertion, in the test's own frame.
+    assert_stop(snap, test_file, "assert-total", "exception", "test_total_wrong")
+    assert snap["description"] == "AssertionError: assert 7 == 6", snap
+    info = ok(dbg.json("exception"))
+    assert info["exception"] == "AssertionError" and "assert 7 == 6" in info["description"]
+    stack = info["stack"]
+    assert stack.startswith("Traceback (most recent call last):"), info
+    assert "test_ledger.py" in stack and "_pytest" not in stack and "pluggy" not in stack, stack
+    # Post mortem: the frames are over; dbg says so rather than run on.
+    refused = dbg.json("next")
+    assert refused["_exit"] == 1 and "post mortem" in refused["error"]["message"], refused
+
+    # Then the error raised deeper, in the helper module, stopped where raised.
+    snap = dbg.json("continue", timeout=60)
+    assert_stop(snap, helper, "raise-helper", "exception", "check_entry")
+    assert snap["description"] == "ValueError: bad entry -2", snap
+    frames = [f["function"] for f in ok(dbg.json("stack"))["frames"]]
+    assert frames[:3] == ["check_entry", "<listcomp>", "check_all"] or \
+        frames[:2] == ["check_entry", "check_all"], frames
+    assert "test_entries_fail_in_helper" in frames, frames
+    assert ok(dbg.json("print", "entry"))["value"] == "-2"
+
+    # pytest.raises, the xfail and the skip do not stop: the run ends with
+    # pytest's exit code.
+    end = ok(dbg.json("continue", timeout=60))
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    text = output(dbg)
+    assert "2 failed, 2 passed, 1 skipped, 1 xfailed" in text, text
+    # pytest draws its lines as wide as it is told (COLUMNS): not the width
+    # of pdb's terminal.
+    assert len(text) < 6000 and max(len(line) for line in text.splitlines()) <= 100, text
+
+
+def test_unittest_run_stops_at_each_failure(dbg: Dbg, backend: str, project: Path,
+                                            python: str) -> None:
+    units = project / "units"
+    tests, calc = units / "test_calc.py", units / "calc.py"
+    snap = dbg.json("test", "--backend", backend, "--python", python, "--runner", "unittest",
+                    "--cwd", str(units), timeout=120)
+    # unittest runs the tests in name order: test_divides_wrong, test_parses.
+    assert_stop(snap, tests, "assert-equal", "exception", "test_divides_wrong")
+    assert snap["description"] == "AssertionError: 3.5 != 3", snap
+    assert ok(dbg.json("print", "result"))["value"] == "3.5"
+    # Without the runner's frames: from the test on (the frames it called,
+    # unittest's assertEqual among them, are the exception's story).
+    stack = ok(dbg.json("exception"))["stack"].splitlines()
+    assert stack[1].startswith(f'  File "{os.path.realpath(tests)}"'), stack
+    snap = dbg.json("continue", timeout=60)
+    assert_stop(snap, calc, "raise-parse", "exception", "parse")
+    assert snap["description"] == "ValueError: not a number: 'x'", snap
+    # assertRaises (both forms) and the expected failure do not stop.
+    end = ok(dbg.json("continue", timeout=60))
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    assert "FAILED (failures=1, errors=1, expected failures=1)" in output(dbg)
+
+
+def test_breakpoints_in_the_programs_own_environment(dbg: Dbg, backend: str, project: Path,
+                                                    python: str) -> None:
+    """A path suffix resolves against the program's interpreter's sys.path
+    (its venv, a PYTHONPATH given with --env), before the program runs."""
+    suite = project / "suite"
+    library = Path(subprocess.run(
+        [python, "-c", "import shelflib.core; print(shelflib.core.__file__)"],
+        check=True, capture_output=True, text=True, env={**os.environ,
+                                                          "PYTHONPATH": ""}).stdout.strip())
+    addons = project / "addons"
+    snap = dbg.json("test", "--backend", backend, "--python", python, "--cwd", str(suite),
+                    "--env", f"PYTHONPATH={addons}",
+                    "--break", f"shelflib/core.py:{line_of(library, 'shelve')}",
+                    "--break", f"tagging.py:{line_of(addons / 'tagging.py', 'tag')}",
+                    "--", "-q", "-p", "no:cacheprovider", "test_lib.py", timeout=120)
+    assert_stop(snap, library, "shelve", "breakpoint", "shelve_all")
+    assert str(project / "venv") in snap["location"]["file"], snap
+    snap = dbg.json("continue", timeout=60)
+    assert_stop(snap, addons / "tagging.py", "tag", "breakpoint", "tag")
+    end = ok(dbg.json("continue", timeout=60))
+    assert (end["state"], end["exit_code"]) == ("exited", 0), end
+    # The interpreter is the one --python named.
+    assert "1 passed" in output(dbg)
+
+
+def test_python_option_picks_the_interpreter(dbg: Dbg, backend: str, project: Path,
+                                             python: str) -> None:
+    snap = ok(dbg.json("start", "--backend", backend, "--python", python,
+                       str(project / "catcher.py"), timeout=60))
+    # The first stop is the program's first line, never dbg's own code.
+    assert snap["location"]["file"] == os.path.realpath(project / "catcher.py"), snap
+    prefix = ok(dbg.json("print", "__import__('sys').prefix"))["value"]
+    assert prefix.strip("'") == str(project / "venv"), prefix
+    bad = dbg.json("start", "--backend", backend, "--python", str(project / "nothing"),
+                   str(project / "catcher.py"))
+    assert bad["ok"] is False and bad["_exit"] == 2 and "--python" in bad["error"]["message"]
+
+
+def test_module_run_stops_first_in_the_module(dbg: Dbg, backend: str, project: Path,
+                                              python: str) -> None:
+    """`-m pytest` stops at entry on pytest's own first line, as pdb does:
+    not in the first plugin it loads (dbg's, here), nor in dbg's code in
+    the debuggee."""
+    snap = ok(dbg.json("start", "--backend", backend, "--python", python, "--cwd",
+                       str(project / "suite"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                       "test_ledger.py", timeout=60))
+    assert snap["reason"] == "entry", snap
+    assert snap["location"]["file"].endswith(os.path.join("pytest", "__main__.py")), snap
+    snap = dbg.json("continue", timeout=60)
+    assert_stop(snap, project / "suite" / "test_ledger.py", "assert-total", "exception")
+
+
+# -- dbg catch, chains, steps through exceptions -----------------------------------------
+
+
+def start_catcher(dbg: Dbg, backend: str, project: Path, *options: str) -> Path:
+    program = project / "catcher.py"
+    dbg("kill")  # the one before, if any
+    snap = ok(dbg.json("start", "--backend", backend, *options, str(program), timeout=60))
+    assert snap["location"]["file"] == os.path.realpath(program), snap
+    assert snap["reason"] == ("breakpoint" if "--run" in options else "entry"), snap
+    return program
+
+
+def test_catch_classes_where_the_program_raises_them(dbg: Dbg, backend: str,
+                                                     project: Path) -> None:
+    program = start_catcher(dbg, backend, project)
+    assert ok(dbg.json("catch", "ValueError", "uncaught"))["filters"] == ["ValueError",
+                                                                         "uncaught"]
+    # A subclass of ValueError raised inside json's code stops where it
+    # comes out into the program's: the line that called.
+    snap = dbg.json("continue")
+    assert_stop(snap, program, "json", "exception", "main")
+    assert snap["description"].startswith("JSONDecodeError: Expecting property name"), snap
+    assert "(raised in raw_decode at " in snap["description"], snap
+    # Raised in the program: stopped once, where raised, not again in each
+    # frame it passes through (middle, main).
+    snap = dbg.json("continue")
+    assert_stop(snap, program, "raise", "exception", "parse")
+    assert snap["description"] == "ParseError: not a number: x1", snap
+    assert ok(dbg.json("exception"))["exception"] == "ParseError"
+    snap = dbg.json("continue")
+    assert_stop(snap, program, "int", "exception", "main")
+    # The KeyError is not a ValueError; the LookupError ends the program.
+    snap = dbg.json("continue")
+    assert_stop(snap, program, "chained", "exception", "load")
+    assert snap["description"] == "LookupError: no entry b", snap
+    end = ok(dbg.json("continue"))
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+
+
+def test_catch_by_qualified_name_and_all_code(dbg: Dbg, backend: str, project: Path) -> None:
+    program = start_catcher(dbg, backend, project)
+    ok(dbg.json("catch", "errpkg.errors.ParseError"))
+    assert_stop(dbg.json("continue"), program, "raise", "exception", "parse")
+    end = ok(dbg.json("continue"))
+    assert end["state"] == "exited", end  # no uncaught stop: not asked for
+
+    ok(dbg.json("restart"))
+    assert ok(dbg.json("catch", "raised", "--all-code"))["filters"] == ["raised", "all-code"]
+    # Now where the standard library raises, too (the import system may
+    # raise and handle some first).
+    for _ in range(20):
+        snap = ok(dbg.json("continue"))
+        if snap["description"].startswith("JSONDecodeError"):
+            break
+        assert snap["reason"] == "exception", snap
+    assert snap["location"]["file"].endswith(os.path.join("json", "decoder.py")), snap
+
+    bad = dbg.json("catch", "not-a-class!")
+    assert bad["_exit"] == 2 and "exception class" in bad["error"]["message"], bad
+    # A name without its module must be a class the program has: a typo
+    # would never stop.
+    typo = dbg.json("catch", "ParseEror")
+    assert typo["_exit"] == 2 and "ParseEror" in typo["error"]["message"], typo
+    assert "raised" in typo["error"]["hint"], typo
+    assert ok(dbg.json("catch", "ParseError"))["filters"] == ["ParseError"]
+    assert ok(dbg.json("catch"))["filters"] == []
+
+
+def test_chained_exception_reads_as_python_prints_it(dbg: Dbg, backend: str,
+                                                     project: Path) -> None:
+    program = start_catcher(dbg, backend, project, "--break",
+                            f"{project / 'catcher.py'}:{line_of(project / 'catcher.py', 'uncaught')}",
+                            "--run")
+    snap = dbg.json("continue")
+    assert_stop(snap, program, "chained", "exception", "load")
+    assert snap["description"] == "LookupError: no entry b", snap
+    info = ok(dbg.json("exception"))
+    stack = info["stack"]
+    cause = stack.index("KeyError: 'b'")
+    words = stack.index("The above exception was the direct cause of the following exception:")
+    effect = stack.index("raise LookupError")
+    assert stack.index("return table[key]") < cause < words < effect, stack
+    assert stack.count("Traceback (most recent call last):") == 2, stack
+    assert info["chain"] == [{"exception": "KeyError", "description": "'b'",
+                              "relation": "cause"}], info
+    text = dbg("exception").out
+    assert text.splitlines()[1] == "LookupError: no entry b", text
+
+
+def test_exception_through_next_step_and_finish(dbg: Dbg, backend: str,
+                                                project: Path) -> None:
+    program = project / "catcher.py"
+    marks = marked_lines(program)
+    said = f"ParseError: not a number: x1 (raised in parse at {os.path.realpath(program)}:" \
+           f"{marks['raise']})"
+
+    start_catcher(dbg, backend, project, "--break", f"{program}:{marks['call']}", "--run")
+    snap = dbg.json("next")
+    assert_stop(snap, program, "except", "step", "main")
+    assert snap["description"] == said, snap
+    snap = dbg.json("next")  # within the handler: said once
+    assert snap["description"] == "", snap
+
+    start_catcher(dbg, backend, project, "--break", f"{program}:{marks['middle']}", "--run")
+    snap = dbg.json("finish")
+    assert_stop(snap, program, "except", "step", "main")
+    assert snap["description"] == said and not snap.get("return_value"), snap
+
+    start_catcher(dbg, backend, project, "--break", f"{program}:{marks['raise']}", "--run")
+    snap = dbg.json("step")
+    assert_stop(snap, program, "except", "step", "main")
+    assert snap["description"] == said, snap
+
+
+def test_catch_help_lists_the_filters(dbg: Dbg) -> None:
+    text = dbg("catch", "--help").out
+    for word in ("raised", "uncaught", "userUnhandled", "--all-code", "ValueError"):
+        assert word in text, text
+
+
+def test_pdb_has_no_user_unhandled(dbg: Dbg, project: Path,
+                                   backend_ready: Callable[[str], None]) -> None:
+    backend_ready("pdb")
+    start_catcher(dbg, "pdb", project)
+    refused = dbg.json("catch", "userUnhandled")
+    assert refused["_exit"] == 2 and "dbg test" in refused["error"]["hint"], refused
