@@ -454,6 +454,9 @@ class DebugpyProfile(AdapterProfile):
         #: pydevd shows as its return value is none), and is doing so now.
         self._unwound = False
         self._stepping = False
+        #: Python 3.12 and newer: dbg's breakpoints where the callers of a
+        #: frame being finished handle exceptions, as (id, file, line).
+        self._handler_breaks: list[tuple[int, str, int]] = []
         #: A `-m MODULE` launch's entry stop (see _module_entry).
         self._entry: Location | None = None
         #: Where the exception of this catch stop was raised, when that is
@@ -727,6 +730,10 @@ class DebugpyProfile(AdapterProfile):
                            "`dbg continue` goes on, to the next failing test or the end; "
                            "`dbg print`, `dbg frame` and `dbg exception` look around")
         self._handling_before_step = self._handling(backend)
+        if op == "finish":
+            setup = self.python_setup()
+            if not setup.error and setup.version >= (3, 12):
+                self._handler_breaks = _place_handler_breaks(backend)
 
     def after_step(self, backend: Any, op: str, event: StopEvent, timeout: float) -> StopEvent:
         # A step into or out of a function an exception leaves stops in its
@@ -735,6 +742,13 @@ class DebugpyProfile(AdapterProfile):
         if self._stepping:
             return event  # one of the steps below
         self._unwound = False
+        handlers, self._handler_breaks = self._handler_breaks, []
+        if handlers:
+            where = (event.location.file, event.location.line) if event.location else None
+            for bp_id, _, _ in handlers:
+                backend.breaks.discard_internal(bp_id)
+            if event.reason == "until" and where in {(f, n) for _, f, n in handlers}:
+                event.reason, self._unwound = "step", True
         for _ in range(_MAX_UNWIND_STEPS):
             if event.state != "stopped" or event.reason != "step" or op == "next" or \
                     not self._unwinding(backend):
@@ -1064,6 +1078,57 @@ _PYDEVD_CONDITION_ERROR_RE = re.compile(
 
 #: Where the debuggee's sitecustomize marks that it ended normally.
 EXIT_MARK_VAR = "DBG_EXIT_MARK"
+
+def _place_handler_breaks(backend: Any) -> list[tuple[int, str, int]]:
+    """pydevd on Python 3.12 and newer (sys.monitoring) does not stop a step
+    out of a frame an exception leaves: it runs on. So a finish places
+    internal breakpoints where the callers handle exceptions (the first line
+    of each `except` and `finally` around the line each is at)."""
+    from dbgcore.api import BreakLoc, BreakOptions
+
+    placed = []
+    for frame in backend.stack_frames()[1:]:
+        path = str((frame.get("source") or {}).get("path") or "")
+        for line in _handler_lines(path, int(frame.get("line") or 0)):
+            try:
+                bp = backend.breaks.add(BreakLoc(file=path, line=line),
+                                        BreakOptions(temporary=True), internal=True)
+            except DbgError:
+                continue
+            placed.append((int(bp.id), os.path.realpath(path), line))
+    return placed
+
+
+def _handler_lines(path: str, line: int) -> list[int]:
+    """The first lines of the `except` and `finally` bodies of the `try`
+    statements around ``line`` in its function."""
+    if not path.endswith(".py") or not line:
+        return []
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), path)
+    except (OSError, SyntaxError, ValueError):
+        return []
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    found: list[int] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, scopes) and not (
+                    child.lineno <= line <= (child.end_lineno or child.lineno)):
+                continue  # another function's: its handlers are not this frame's
+            if isinstance(child, ast.Try) or type(child).__name__ == "TryStar":
+                body = child.body  # type: ignore[attr-defined]
+                if body and body[0].lineno <= line <= (body[-1].end_lineno or line):
+                    found.extend(h.body[0].lineno for h in child.handlers  # type: ignore[attr-defined]
+                                 if h.body)
+                    final = child.finalbody  # type: ignore[attr-defined]
+                    if final:
+                        found.append(final[0].lineno)
+            visit(child)
+
+    visit(tree)
+    return sorted(set(found))
+
 
 def unknown_class_hint(name: str, filters: str) -> str:
     """What to do about `dbg catch NAME` when no class NAME is loaded."""
