@@ -243,6 +243,11 @@ def test_catch_classes_where_the_program_raises_them(dbg: Dbg, backend: str,
     assert_stop(snap, program, "raise", "exception", "parse")
     assert snap["description"] == "ParseError: not a number: x1", snap
     assert ok(dbg.json("exception"))["exception"] == "ParseError"
+    # A next from there follows the exception out to its handler (not a
+    # stop again in each frame it leaves), and says what it followed.
+    snap = dbg.json("next")
+    assert_stop(snap, program, "except", "step", "main")
+    assert snap["description"].startswith("ParseError: not a number: x1 (raised in parse"), snap
     snap = dbg.json("continue")
     assert_stop(snap, program, "int", "exception", "main")
     # The KeyError is not a ValueError; the LookupError ends the program.

@@ -201,7 +201,7 @@ class DapEvents(DapCore):
         dap = self.dap_session()
         seq = dap.mark_running()
         self._running_since = seq
-        dap.request("continue", {"threadId": self.thread_id or 0})
+        dap.request(self.profile.resume_after_skip(), {"threadId": self.thread_id or 0})
         return self._event(dap.wait_for_stop(seq, self.ctx.op_timeout))
 
     def _ended(self) -> StopEvent:

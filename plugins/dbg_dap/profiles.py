@@ -425,6 +425,11 @@ class AdapterProfile:
         program the way exit() does)."""
         return False
 
+    def resume_after_skip(self) -> str:
+        """The request that resumes from a stop :meth:`skip_stop` skips: a
+        step that was under way goes on as a step."""
+        return "continue"
+
     def launch_env(self, backend: Any) -> dict[str, str]:
         """Variables added to the program's environment at launch."""
         return {}
@@ -454,6 +459,10 @@ class DebugpyProfile(AdapterProfile):
         #: pydevd shows as its return value is none), and is doing so now.
         self._unwound = False
         self._stepping = False
+        #: The step under way (next, step, finish), while it runs, and the
+        #: exception a catch saw it go through.
+        self._step_op = ""
+        self._step_note = ""
         #: Python 3.12 and newer: dbg's breakpoints where the callers of a
         #: frame being finished handle exceptions, as (id, file, line).
         self._handler_breaks: list[tuple[int, str, int]] = []
@@ -720,9 +729,16 @@ class DebugpyProfile(AdapterProfile):
             out += classes
         return list(dict.fromkeys(out))
 
+    def resume_after_skip(self) -> str:
+        # An exception a step goes through stops a catch again in each frame
+        # it passes (pydevd): from there the step goes on, not a continue.
+        return {"next": "next", "step": "stepIn", "finish": "stepIn"}.get(self._step_op,
+                                                                          "continue")
+
     def before_step(self, backend: Any, op: str) -> None:
         if self._stepping:
             return
+        self._step_op = op
         if backend.last_reason == "exception" and backend.dap is not None and \
                 self.split_exception_note(backend.dap.stop.text)[1]:
             raise OpFailed(f"cannot {op} here: the program stopped post mortem, after the "
@@ -730,6 +746,7 @@ class DebugpyProfile(AdapterProfile):
                            "`dbg continue` goes on, to the next failing test or the end; "
                            "`dbg print`, `dbg frame` and `dbg exception` look around")
         self._handling_before_step = self._handling(backend)
+        self._step_note = ""
         if op == "finish":
             setup = self.python_setup()
             if not setup.error and setup.version >= (3, 12):
@@ -741,6 +758,7 @@ class DebugpyProfile(AdapterProfile):
         # as pdb does and as `next` does here.
         if self._stepping:
             return event  # one of the steps below
+        self._step_op = ""
         self._unwound = False
         handlers, self._handler_breaks = self._handler_breaks, []
         if handlers:
@@ -750,7 +768,7 @@ class DebugpyProfile(AdapterProfile):
             if event.reason == "until" and where in {(f, n) for _, f, n in handlers}:
                 event.reason, self._unwound = "step", True
         for _ in range(_MAX_UNWIND_STEPS):
-            if event.state != "stopped" or event.reason != "step" or op == "next" or \
+            if event.state != "stopped" or event.reason != "step" or \
                     not self._unwinding(backend):
                 break
             self._unwound = True
@@ -764,12 +782,15 @@ class DebugpyProfile(AdapterProfile):
         # pydevd stops at that line saying nothing of the exception: what
         # the thread handles now, if it did not before, came through this step.
         now = self._handling(backend)
+        note, self._step_note = self._step_note, ""
         if now and now != self._handling_before_step:
             try:
                 text, where = json.loads(now)[1:]
             except (ValueError, TypeError):
                 return event
             event.description = f"{text} (raised in {where})" if where else text
+        elif note:
+            event.description = note  # handled and gone (a with's __exit__)
         return event
 
     def _unwinding(self, backend: Any) -> bool:
@@ -988,15 +1009,21 @@ class DebugpyProfile(AdapterProfile):
             body = backend.dap_session().request("evaluate", {
                 "expression": _TRACEBACK_FILES_EXPRESSION, "context": "watch",
                 "frameId": int(frames[0]["id"])})
-            files = _json_answer(body)
+            files = [f for f in _json_answer(body) if isinstance(f, list) and len(f) == 4]
         except (DbgError, ValueError, TypeError):
             return False
-        inner = [str(f[0]) for f in files[1:] if isinstance(f, list) and len(f) == 3]
+        if not files:
+            return False
+        inner = [str(f[0]) for f in files[1:]]
+        path, line, function, said = files[-1]
         if inner and (self._raised_catch or any(not self._library_file(f) for f in inner)):
+            if self._step_op:
+                # A step goes on through it (resume_after_skip); its stop
+                # names it even where nothing handles it in an except.
+                self._step_note = f"{said} (raised in {function} at {path}:{line})"
             return True
         if inner:
             # Raised in a library's code, it stops where it reaches the program's.
-            path, line, function = files[-1]
             self._raised_note = f"{function} at {path}:{line}"
         return False
 
@@ -1165,10 +1192,11 @@ _BARE_CLASSES_EXPRESSION = (
     ".modules.values()) for c in [getattr(m, '__dict__', {}).get(n)] if isinstance(c, type) "
     "and issubclass(c, BaseException)})) for n in NAMES})")
 #: At an exception stop: its traceback so far, this frame first, as JSON
-#: [file, line, function] rows.
+#: [file, line, function, the exception's class and message] rows.
 _TRACEBACK_FILES_EXPRESSION = (
-    "__import__('json').dumps([[f.f_code.co_filename, n, f.f_code.co_name] for f, n in "
-    "__import__('traceback').walk_tb(__exception__[2])])")
+    "(lambda e, tb: __import__('json').dumps([[f.f_code.co_filename, n, f.f_code.co_name, "
+    "type(e).__name__ + (': ' + str(e).strip().splitlines()[0] if str(e).strip() else '')] "
+    "for f, n in __import__('traceback').walk_tb(tb)]))(__exception__[1], __exception__[2])")
 #: Steps followed out of functions an exception leaves, at most.
 _MAX_UNWIND_STEPS = 50
 #: At a step's stop (file, function, line = STOP): JSON true when the first
