@@ -333,6 +333,19 @@ def test_exception_through_next_step_and_finish(dbg: Dbg, backend: str,
     assert snap["description"] == said, snap
 
 
+def test_debugpy_user_unhandled_names_the_function_plainly(
+        dbg: Dbg, project: Path, python: str, backend_ready: Callable[[str], None]) -> None:
+    """debugpy's own userUnhandled filter stays (pydevd marks the frame it
+    stops in " (Current frame)": not part of the function's name)."""
+    backend_ready("debugpy")
+    suite = project / "suite"
+    ok(dbg.json("start", "--backend", "debugpy", "--python", python, "--cwd", str(suite),
+                "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_ledger.py", timeout=60))
+    assert ok(dbg.json("catch", "userUnhandled"))["filters"] == ["userUnhandled"]
+    snap = dbg.json("continue", timeout=60)
+    assert_stop(snap, suite / "test_ledger.py", "assert-total", "exception", "test_total_wrong")
+
+
 def test_catch_help_lists_the_filters(dbg: Dbg) -> None:
     text = dbg("catch", "--help").out
     for word in ("raised", "uncaught", "userUnhandled", "--all-code", "ValueError"):

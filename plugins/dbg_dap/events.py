@@ -117,6 +117,8 @@ class DapEvents(DapCore):
             own = next((i for i, inside in enumerate(internal) if not inside), 0)
             self.frame_index, top = own, frames[own]
         location = frame_location(top) if top else None
+        if location is not None and top is not None:
+            location.function = self.profile.frame_name(top)  # as stacks show it
         reason = REASONS.get(stop.reason, stop.reason or "step")
         if reason == "exception" and _SIGNAL_RE.match(stop.description):
             reason = "signal"  # lldb-dap calls a signal an exception
