@@ -7,7 +7,10 @@ Started by the pdb backend inside a pseudo-terminal, by the *target's* Python
 
 STDIN is the file the program reads as its stdin (dbg's FIFO for `dbg input`,
 the user's file, or /dev/null). CATCH is ``catch`` (stop post mortem on an
-uncaught exception) or ``nocatch``.
+uncaught exception) or ``nocatch``. From the environment (taken out of the
+program's): DBG_PDB_TEST=1, a test run (stop where a test fails: the
+runner's hooks, see _stop_at_failures); DBG_PDB_COLUMNS and DBG_PDB_LINES,
+the terminal size the program is told (default 80x24).
 
 pdb keeps the terminal (a duplicate of its fds); the program's fds 1 and 2 go
 to the FIFOs and its fd 0 is STDIN, so nothing the program prints can be
