@@ -346,7 +346,7 @@ class DapBackend(DapEvents, DapInspection):
             dap.resume_refused(seq)
             raise
         event = self._event(dap.wait_for_stop(seq, timeout))
-        if step and event.state == "stopped":
+        if step:
             event = self.profile.after_step(self, step, event, timeout)
         return event
 

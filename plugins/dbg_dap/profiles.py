@@ -738,13 +738,13 @@ class DebugpyProfile(AdapterProfile):
     def before_step(self, backend: Any, op: str) -> None:
         if self._stepping:
             return
-        self._step_op = op
         if backend.last_reason == "exception" and backend.dap is not None and \
                 self.split_exception_note(backend.dap.stop.text)[1]:
             raise OpFailed(f"cannot {op} here: the program stopped post mortem, after the "
                            "exception ended these frames",
                            "`dbg continue` goes on, to the next failing test or the end; "
                            "`dbg print`, `dbg frame` and `dbg exception` look around")
+        self._step_op = op
         self._handling_before_step = self._handling(backend)
         self._step_note = ""
         if op == "finish":
@@ -767,6 +767,8 @@ class DebugpyProfile(AdapterProfile):
                 backend.breaks.discard_internal(bp_id)
             if event.reason == "until" and where in {(f, n) for _, f, n in handlers}:
                 event.reason, self._unwound = "step", True
+        if event.state != "stopped":
+            return event  # still running (its --timeout passed) or ended
         for _ in range(_MAX_UNWIND_STEPS):
             if event.state != "stopped" or event.reason != "step" or \
                     not self._unwinding(backend):
