@@ -88,3 +88,16 @@ def test_start_replaces_a_session_whose_program_ended(dbg: Dbg, python: str,
     busy = dbg.json("start", "--backend", python, str(prog))
     assert (busy["_exit"], busy["error"]["kind"]) == (1, "session_exists"), busy
     assert dbg.json("status")["state"] == "stopped"
+
+
+def test_a_relative_python_is_found_from_where_the_command_runs(
+        dbg: Dbg, python: str, prog: Path) -> None:
+    import shutil
+
+    here = dbg.cwd / "tools" / "bin"
+    here.mkdir(parents=True)
+    (here / "python").symlink_to(shutil.which("python3") or "/usr/bin/python3")
+    # --cwd is the program's folder: the interpreter is still ./tools/bin/python from here.
+    data = dbg.json("start", "--backend", python, "--cwd", str(prog.parent),
+                    "--python", "tools/bin/python", "--run", str(prog))
+    assert data["ok"] and data["exit_code"] == 0, data

@@ -65,7 +65,8 @@ def start(values: Values) -> tuple[str, Values]:
     chosen = _choose_backend(values.get("backend"), target, base, check=not named)
     python = values.get("python")
     if python is not None:
-        options["python"] = _python_path(python, base, chosen)
+        # Relative to the folder the command was typed in, like --stdin.
+        options["python"] = _python_path(python, Path.cwd(), chosen)
     return "start", {
         "backend": chosen, "program": program if named else str(target.absolute()),
         "module": bool(as_module), "args": list(values.get("args") or []), "options": options,
@@ -114,7 +115,7 @@ def test(values: Values) -> tuple[str, Values]:
             start_values["backend"] = _backend_for(base / package, base)
         return start(start_values)
     if runner is None:
-        python = _python_path(values["python"], base) if values.get("python") else None
+        python = _python_path(values["python"], Path.cwd()) if values.get("python") else None
         runner = "pytest" if _has_module(python, "pytest", base) else "unittest"
     start_values.update(program=runner, module=True, args=args)
     return start(start_values)
