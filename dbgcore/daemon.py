@@ -69,8 +69,10 @@ class Daemon:
         self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
-        #: The op the worker runs now, and the future its caller waits on.
-        self.current: tuple[str, Future[dict[str, Any]]] | None = None
+        #: The op that waits for the program (queued or running), and the
+        #: future its caller waits on: ops that arrive meanwhile go beside it.
+        self.waiting: tuple[str, Future[dict[str, Any]]] | None = None
+        self._waiting_lock = threading.Lock()
         self.last_activity = time.monotonic()
         self.stopping = threading.Event()
         self._shutdown_lock = threading.Lock()
@@ -167,12 +169,17 @@ class Daemon:
             return {"ok": True, "result": {"pid": os.getpid(),
                                            "session": self.session.describe()},
                     "via": self.session.via()}
-        current = self.current
-        if current is not None and self._waits_for_program(current[0]):
-            return self._beside(op, args, timeout, *current)
         future: Future[dict[str, Any]] = Future()
-        self.jobs.put((op, args, timeout, future))
         waits = self._waits_for_program(op)
+        with self._waiting_lock:
+            # Registered before the op is queued: one that arrives while it
+            # waits in the queue goes beside it too, not after it.
+            busy = self.waiting
+            if busy is None and waits:
+                self.waiting = (op, future)
+        if busy is not None:
+            return self._beside(op, args, timeout, *busy)
+        self.jobs.put((op, args, timeout, future))
         response = self._follow(future, None) if waits else future.result()
         self.last_activity = time.monotonic()
         return response
@@ -287,12 +294,14 @@ class Daemon:
                 return
             op, args, timeout, future = job
             self.busy = True
-            self.current = (op, future)
             try:
-                future.set_result(self._run_op(op, args, timeout))
+                result = self._run_op(op, args, timeout)
             finally:
-                self.current = None
+                with self._waiting_lock:
+                    if self.waiting is not None and self.waiting[1] is future:
+                        self.waiting = None
                 self.busy = False
+            future.set_result(result)
 
     def _run_op(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         log.info("op %s %s", op, args)
