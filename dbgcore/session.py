@@ -276,7 +276,10 @@ class Session(InspectOps):
                 # The entry stop is not one the user saw: nothing changed since it.
                 self._frame_values.clear()
                 snapshot = self._snapshot(backend.cont(timeout))
-        return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
+        payload = {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
+        if args.get("note"):
+            payload["note"] = args["note"]  # the front end's word on how it chose
+        return payload
 
     def op_attach(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         request = AttachRequest(pid=args.get("pid"), host=args.get("host"), port=args.get("port"),

@@ -114,11 +114,18 @@ def test(values: Values) -> tuple[str, Values]:
         if start_values.get("backend") is None:
             start_values["backend"] = _backend_for(base / package, base)
         return start(start_values)
+    note = ""
     if runner is None:
         python = _python_path(values["python"], Path.cwd()) if values.get("python") else None
         runner = "pytest" if _has_module(python, "pytest", base) else "unittest"
+        if runner == "unittest":
+            note = (f"ran unittest: {python or 'python3'} cannot import pytest "
+                    "(--runner pytest, or --python an interpreter that has it)")
     start_values.update(program=runner, module=True, args=args)
-    return start(start_values)
+    op, sent = start(start_values)
+    if note:
+        sent["note"] = note
+    return op, sent
 
 
 def _go_tests(args: list[str], base: Path) -> bool:

@@ -937,6 +937,12 @@ class DebugpyProfile(AdapterProfile):
         for index, frame in enumerate(mine):
             if not self._library_file(path(frame)):
                 return mine[index:]
+        if len(mine) > LIBRARY_TRACEBACK_FRAMES:
+            # None of the program's own (a runner's error about the program,
+            # whose cause has the program's frames): where it was raised.
+            left = len(mine) - LIBRARY_TRACEBACK_FRAMES
+            return [[f"  ... {left} frames of the runner and libraries"],
+                    *mine[-LIBRARY_TRACEBACK_FRAMES:]]
         return mine
 
     def function_line(self, backend: Any, module: str | None,
@@ -1104,6 +1110,9 @@ _TB_FILE_RE = re.compile(r'File "(.*?)"')
 _PYDEVD_CONDITION_ERROR_RE = re.compile(
     r"Error while evaluating expression in conditional breakpoint: (.*)\n"
     r"(?:Traceback \(most recent call last\):\n(?:[ \t].*\n)*)?(\S.*)")
+
+#: The innermost frames a traceback part with none of the program's keeps.
+LIBRARY_TRACEBACK_FRAMES = 3
 
 #: Where the debuggee's sitecustomize marks that it ended normally.
 EXIT_MARK_VAR = "DBG_EXIT_MARK"
