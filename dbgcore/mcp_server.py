@@ -32,7 +32,9 @@ DEFAULT_TIMEOUT = 30.0
 INSTRUCTIONS = (
     "dbg drives real debuggers (pdb, debugpy, gdb, lldb, delve, jdb) through one vocabulary. "
     "Start with dbg_start (program, breaks, run=true), read the stop snapshot, then "
-    "dbg_print / dbg_next / dbg_step / dbg_finish / dbg_continue. Every call takes `session` "
+    "dbg_print / dbg_next / dbg_step / dbg_finish / dbg_continue. A failing test: dbg_test "
+    "stops on its failing line. A program reading stdin: dbg_input. A call that waits for "
+    "the program can be interrupted by dbg_pause meanwhile. Every call takes `session` "
     "(default \"default\"); the same sessions are reachable with the `dbg` CLI. "
     "Locations are FILE:LINE (a file name is enough), LINE, or FUNCTION."
 )
