@@ -77,13 +77,7 @@ def session(module_dbg: Dbg, request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 def call(dbg: Dbg, session: str, *args: str, timeout: float = 90) -> dict[str, object]:
-    result = dbg("--json", "-s", session, *args, timeout=timeout)
-    try:
-        data: dict[str, object] = json.loads(result.out)
-    except json.JSONDecodeError as exc:
-        raise AssertionError(f"dbg {' '.join(args)}: not one JSON object: {result!r}") from exc
-    data["_exit"] = result.code
-    return data
+    return dbg.json("-s", session, *args, timeout=timeout)
 
 
 def run_to_end(dbg: Dbg, session: str) -> dict[str, object]:
