@@ -207,8 +207,11 @@ def waiting_for_stdin(pids: list[int], stdin: Path) -> bool:
                     state = fh.read().rsplit(")", 1)[-1].split()[0]
             except OSError:
                 continue
-            # pipe_read, anon_pipe_read (newer kernels), pipe_wait (older).
-            if state == "S" and "pipe" in where and ("read" in where or "wait" in where):
+            # pipe_read, anon_pipe_read (newer kernels), pipe_wait (older);
+            # a read of fd 0 itself, not of another pipe (lldb-dap's launcher
+            # helper waits on a FIFO of its own with the program's stdin as fd 0).
+            if state == "S" and "pipe" in where and ("read" in where or "wait" in where) \
+                    and _reads_fd0(pid, tid):
                 return True
             if state == "S" and "epoll_wait" in where:
                 if polls_stdin is None:
@@ -216,6 +219,24 @@ def waiting_for_stdin(pids: list[int], stdin: Path) -> bool:
                 if polls_stdin:
                     return True
     return False
+
+
+#: The read system calls, by machine: what /proc/PID/task/TID/syscall names.
+READ_SYSCALLS = {"x86_64": {0, 17, 19, 295}, "aarch64": {63, 65, 67, 69}}
+
+
+def _reads_fd0(pid: int, tid: str) -> bool:
+    """Whether thread ``tid`` of ``pid`` is in a read system call on fd 0
+    (True where that cannot be told: another machine, /proc refusing)."""
+    reads = READ_SYSCALLS.get(os.uname().machine)
+    try:
+        with open(f"/proc/{pid}/task/{tid}/syscall") as fh:
+            words = fh.read().split()
+    except OSError:
+        return True
+    if reads is None or len(words) < 2 or not words[0].isdigit():
+        return True
+    return int(words[0]) in reads and int(words[1], 16) == 0
 
 
 def _epoll_reads_fd0(pid: int) -> bool:
