@@ -188,7 +188,8 @@ class ConsoleBackend(Backend):
     def terminate(self) -> None:
         grace = self.ctx.shutdown_grace
         if self.driver is not None:
-            self.driver.close(grace=grace)
+            # Stopped, the debugger sits at its prompt, where SIGINT does nothing.
+            self.driver.close(grace=grace, at_prompt=self._state == "stopped")
         if self.child_groups or self.child_pids:
             procutil.terminate_groups(set(self.child_groups), grace=grace, reap=self.child_pids)
         if self.pump is not None:

@@ -94,13 +94,16 @@ def _group_alive(pgid: int) -> bool:
 
 
 def terminate_groups(pgids: Iterable[int], grace: float = 1.0,
-                     reap: Iterable[int] = ()) -> None:
+                     reap: Iterable[int] = (), interrupt: bool = True) -> None:
     """End whole process groups: SIGINT, then SIGTERM, then SIGKILL, waiting
     up to ``grace`` seconds after each for the groups to go. ``reap`` lists
-    child pids of ours to collect so they do not linger as zombies."""
+    child pids of ours to collect so they do not linger as zombies. Without
+    ``interrupt``, begin at SIGTERM (for a debugger known to sit at its
+    prompt, which ignores SIGINT there)."""
     groups = {g for g in pgids if g > 1 and g != os.getpgrp()}
     children = list(reap)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
+    for sig in signals if interrupt else signals[1:]:
         groups = {g for g in groups if _group_alive(g)}
         if not groups:
             break

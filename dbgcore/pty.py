@@ -221,12 +221,14 @@ class PtyDriver:
         except BackendError:
             pass
 
-    def close(self, grace: float = 1.0) -> None:
+    def close(self, grace: float = 1.0, at_prompt: bool = False) -> None:
+        """End the debugger's process group; ``at_prompt``: it waits at its
+        prompt, where SIGINT does nothing, so SIGTERM comes first."""
         if self.child is None:
             return
         groups = [self.pgid] if self.pgid else []
         # pexpect reaps its own child in close(); we only make sure the group is gone.
-        procutil.terminate_groups(groups, grace=grace)
+        procutil.terminate_groups(groups, grace=grace, interrupt=not at_prompt)
         try:
             self.child.close(force=True)
         except (pexpect.ExceptionPexpect, OSError):
