@@ -10,7 +10,12 @@ connect, chosen per backend in backends.yaml (``options.transport``):
   connect to it. Its stdout keeps being drained afterwards (some adapters,
   like delve, print the debuggee's output there).
 - ``tcp-dial``: we listen on loopback and the adapter connects to us; its
-  argv gets the address through the ``{address}`` placeholder.
+  argv gets the address through the ``{address}`` placeholder. Any local
+  user can connect to a loopback port, so the listener takes only a
+  connection from the adapter's own process (or one it started), checked in
+  /proc (:mod:`dbgcore.peers`) before a byte is read, and stops listening
+  once it has it. It is the way that leaves no door open: ``tcp-listen``
+  leaves the adapter's port to whoever connects first.
 
 Only loopback addresses are ever listened on or connected to.
 """
@@ -28,7 +33,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Protocol
 
-from dbgcore import procutil
+from dbgcore import peers, procutil
 from dbgcore.errors import BackendError, DebuggerLost
 from dbgcore.model import signal_name
 
@@ -296,29 +301,42 @@ class LoopbackListener:
     def __init__(self) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(1)
+        # Room for the adapter's connection behind others' that get refused.
+        self.sock.listen(8)
         self.host, self.port = self.sock.getsockname()[:2]
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def accept(self, timeout: float, process: AdapterProcess | None = None) -> SocketTransport:
+    def accept(self, timeout: float, process: AdapterProcess | None = None,
+               on_refused: Callable[[str], None] | None = None) -> SocketTransport:
+        """The first connection from ``process`` (or a process it started);
+        any other is closed unread (``on_refused`` hears who it was) and the
+        wait goes on. Without ``process``, the first connection."""
         self.sock.settimeout(0.1)
         deadline = time.monotonic() + timeout
         try:
             while True:
                 try:
                     conn, _ = self.sock.accept()
-                    conn.settimeout(None)
-                    return SocketTransport(conn)
                 except TimeoutError:
-                    if process is not None and process.proc.poll() is not None:
-                        raise BackendError(process.exit_description() + " before connecting",
-                                           process.diagnostics()) from None
-                    if time.monotonic() > deadline:
-                        raise BackendError(f"the adapter did not connect within {timeout:g}s",
-                                           process.diagnostics() if process else "") from None
+                    conn = None
+                if conn is not None:
+                    why = peers.check_accepted(conn, [process.pid]) if process else None
+                    if why is None:
+                        conn.settimeout(None)
+                        return SocketTransport(conn)
+                    with contextlib.suppress(OSError):
+                        conn.close()
+                    if on_refused is not None:
+                        on_refused(f"refused a connection to {self.address} from {why}")
+                if process is not None and process.proc.poll() is not None:
+                    raise BackendError(process.exit_description() + " before connecting",
+                                       process.diagnostics())
+                if time.monotonic() > deadline:
+                    raise BackendError(f"the adapter did not connect within {timeout:g}s",
+                                       process.diagnostics() if process else "")
         finally:
             self.sock.close()
 

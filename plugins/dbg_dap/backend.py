@@ -150,7 +150,8 @@ class DapBackend(DapEvents, DapInspection):
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
                                           on_stdout_line=self._adapter_stdout,
                                           stdin=self._adapter_stdin())
-            transport = listener.accept(20, self.process)
+            # Only the adapter's own connection; others are noted and closed.
+            transport = listener.accept(20, self.process, on_refused=self.ctx.log.note)
         else:
             raise UsageError(f"backend {self.spec.name!r}: unknown transport {mode!r}",
                              "use stdio, tcp-listen or tcp-dial")

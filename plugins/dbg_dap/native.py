@@ -8,9 +8,10 @@ Facts each one rests on (measured; see the README's backend notes):
 - lldb-dap must be started by absolute path; ``stopOnEntry`` stops inside the
   loader, so dbg stops at ``main`` with a function breakpoint instead; it
   crashes on requests it does not implement and does not exit by itself.
-- delve (``dlv dap``) listens on TCP and prints the debuggee's stdout on its
-  own stdout; it ends with ``terminated`` only, and says the exit status in
-  console text. In debug mode it builds the package in its own working folder.
+- delve (``dlv dap --client-addr``) dials a loopback port of dbg's and
+  prints the debuggee's stdout on its own stdout; it ends with ``terminated``
+  only, and says the exit status in console text. In debug mode it builds
+  the package in its own working folder.
 """
 
 from __future__ import annotations
@@ -579,7 +580,10 @@ class DelveProfile(AdapterProfile):
         exe = self._exe()
         if exe is None:
             raise UsageError("dlv not found", self.spec.install)
-        return [exe, "dap", "--listen", "127.0.0.1:0", *self.spec.command[1:]]
+        # delve dials dbg's listener, which takes only this process's
+        # connection: `dlv dap --listen` would hold a port anyone can reach
+        # for the whole session (delve 1.20 has no Unix sockets, no token).
+        return [exe, "dap", "--client-addr", "{address}", *self.spec.command[1:]]
 
     def check(self) -> Readiness:
         exe = self._exe()

@@ -1,0 +1,184 @@
+"""Who is at the other end of a loopback TCP connection, from /proc.
+
+A loopback port is open to every local user: the kernel asks no one's
+permission before a connect() to 127.0.0.1. Where a debugger can only talk
+TCP, dbg (and its adapter guard) checks each connection before speaking: the
+other end's socket is found in /proc/net/tcp (or tcp6) by its address pair,
+its owner's uid is read there, and its inode must be held open by one of the
+processes dbg started (a process and everything it started). A socket of
+another user, or of a process of ours outside the session, is refused.
+
+Only the standard library, and Python 3.8 syntax: this file is also loaded by
+path into an adapter's own interpreter (see plugins/dbg_dap/adapterboot).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from collections.abc import Iterable
+from typing import NamedTuple
+
+#: /proc/net/tcp's state column.
+ESTABLISHED = "01"
+LISTEN = "0A"
+
+
+class TcpSocket(NamedTuple):
+    """One row of /proc/net/tcp or tcp6."""
+
+    local: tuple[str, int]
+    remote: tuple[str, int]
+    state: str
+    uid: int
+    inode: int
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, port = text.split(":")
+    # The kernel prints each 32-bit word of the address as a number in host
+    # byte order: packed back the same way, they are the address's bytes.
+    packed = b"".join(struct.pack("=I", int(host[i:i + 8], 16))
+                      for i in range(0, len(host), 8))
+    family = socket.AF_INET if len(packed) == 4 else socket.AF_INET6
+    return normal((socket.inet_ntop(family, packed), int(port, 16)))
+
+
+def normal(address: Iterable[object]) -> tuple[str, int]:
+    """(host, port) of a socket address, an IPv4-mapped IPv6 one as IPv4."""
+    host, port = list(address)[:2]
+    text = str(host)
+    if text.startswith("::ffff:") and "." in text:
+        text = text[len("::ffff:"):]
+    return text, int(str(port))
+
+
+def tcp_sockets() -> list[TcpSocket]:
+    """Every TCP socket of this network namespace, IPv4 and IPv6."""
+    rows: list[TcpSocket] = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as listing:
+                lines = listing.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 10:
+                continue
+            try:
+                rows.append(TcpSocket(_address(fields[1]), _address(fields[2]), fields[3],
+                                      int(fields[7]), int(fields[9])))
+            except (ValueError, struct.error, OSError):
+                continue
+    return rows
+
+
+def family_tree(roots: Iterable[int]) -> set[int]:
+    """The processes ``roots`` and every process they started, still alive."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                # The command name is in parentheses and may hold spaces.
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(name))
+    tree = {pid for pid in roots if pid > 0}
+    todo = list(tree)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in tree:
+                tree.add(child)
+                todo.append(child)
+    return tree
+
+
+def holders(inode: int, pids: Iterable[int]) -> list[int]:
+    """Which of ``pids`` hold the socket ``inode`` open."""
+    link = f"socket:[{inode}]"
+    found = []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
+                    found.append(pid)
+                    break
+            except OSError:
+                continue
+    return found
+
+
+def other_end(local: tuple[str, int], remote: tuple[str, int],
+              rows: list[TcpSocket] | None = None) -> TcpSocket | None:
+    """The socket at the other end of the connection from ``local`` to ``remote``."""
+    local, remote = normal(local), normal(remote)
+    for row in rows if rows is not None else tcp_sockets():
+        if row.local == remote and row.remote == local and row.inode:
+            return row
+    return None
+
+
+def refusal(local: tuple[str, int], remote: tuple[str, int], roots: Iterable[int]) -> str | None:
+    """None when the other end of this loopback connection is held by one of
+    ``roots`` or a process they started; else who it is, for a message."""
+    host = normal(remote)[0]
+    if not host.startswith("127.") and host != "::1":
+        return f"{host}, not loopback"
+    peer = other_end(local, remote)
+    if peer is None:
+        return f"port {remote[1]}, a socket not found in /proc/net/tcp"
+    if peer.uid != os.geteuid():
+        return f"port {remote[1]}, a process of uid {peer.uid}"
+    if not holders(peer.inode, family_tree(roots)):
+        return f"port {remote[1]}, a process of yours that this session did not start"
+    return None
+
+
+def check_accepted(sock: socket.socket, roots: Iterable[int]) -> str | None:
+    """:func:`refusal` for a connection a listener accepted."""
+    try:
+        return refusal(normal(sock.getsockname()), normal(sock.getpeername()), roots)
+    except OSError as exc:  # already closed by the other end
+        return f"a connection that closed at once ({exc.strerror or exc})"
+
+
+def connections_on(port: int, listeners: Iterable[int],
+                   ) -> list[tuple[TcpSocket, TcpSocket | None]]:
+    """The established connections that processes ``listeners`` (and what
+    they started) accepted on local ``port``, each with its other end."""
+    rows = tcp_sockets()
+    tree = family_tree(listeners)
+    found = []
+    for row in rows:
+        if row.local[1] == port and row.state == ESTABLISHED and row.inode \
+                and holders(row.inode, tree):
+            found.append((row, other_end(row.local, row.remote, rows)))
+    return found
+
+
+def listening_ports(roots: Iterable[int]) -> list[tuple[int, tuple[str, int]]]:
+    """(pid, address) of every TCP socket ``roots`` and what they started listen on."""
+    rows = {row.inode: row for row in tcp_sockets() if row.state == LISTEN and row.inode}
+    found = []
+    for pid in sorted(family_tree(roots)):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:[") and int(link[8:-1]) in rows:
+                found.append((pid, rows[int(link[8:-1])].local))
+    return found
