@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore import procutil
-from dbgcore.errors import DbgError, InternalError, NotStopped
+from dbgcore.errors import DbgError, InternalError, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.model import StopSnapshot
 from dbgcore.ops import builtin_table
@@ -36,6 +36,7 @@ from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
 from dbgcore.status import remove_status, write_status
 from dbgcore.store import Store
+from dbgcore.timeouts import timeout_problem
 
 log = logging.getLogger("dbg.daemon")
 
@@ -149,8 +150,15 @@ class Daemon:
                 return
             op = str(request.get("op", ""))
             args = request.get("args") or {}
-            timeout = float(request.get("timeout") or 30.0)
+            timeout = request.get("timeout") or 30.0
             self.last_activity = time.monotonic()
+            problem = timeout_problem(timeout)
+            if problem is not None:
+                # Only a client other than dbg's own sends one: they check first.
+                self._reply(conn, {"ok": False, "error": UsageError(problem).to_wire(),
+                                   "via": self.session.via()})
+                return
+            timeout = float(timeout)
             if op == "argv":
                 self._serve_argv(conn, args, timeout)
                 return

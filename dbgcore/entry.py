@@ -52,8 +52,10 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
                     timeout = float(value)
                 except ValueError:
                     return None
-                if not timeout > 0 or timeout == float("inf"):
-                    return None
+                from dbgcore.timeouts import timeout_problem
+
+                if timeout_problem(timeout) is not None:
+                    return None  # the click CLI says what is wrong with it
             else:
                 session = value
         else:

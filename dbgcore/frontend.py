@@ -109,9 +109,13 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
     ``send`` hands an op to the session (the daemon answering a fast-path
     client passes its own); by default it goes over the session's socket."""
     from dbgcore.ops import resolve
+    from dbgcore.timeouts import timeout_problem
 
     sent = op.name
     try:
+        problem = timeout_problem(timeout)
+        if problem is not None:
+            raise UsageError(problem)
         args = check_values(op, values, cwd)
         if op.send == "local":
             result = resolve(op.run)(args, session, timeout)

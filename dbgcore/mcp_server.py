@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from dbgcore import __version__
 from dbgcore.errors import DbgError, UsageError
 from dbgcore.frontend import Answer, call_op
+from dbgcore.timeouts import MAX_TIMEOUT, timeout_problem
 
 if TYPE_CHECKING:
     from dbgcore.ops import Arg, Op, OpTable
@@ -69,6 +70,7 @@ def input_schema(op: Op) -> dict[str, Any]:
                                  "description": "The session's name (the CLI's -s)."}
     if op.send != "local":
         properties["timeout"] = {"type": "number", "exclusiveMinimum": 0,
+                                 "maximum": MAX_TIMEOUT,
                                  "default": DEFAULT_TIMEOUT,
                                  "description": "Seconds to wait for the target to stop or "
                                                 "the debugger to answer."}
@@ -140,8 +142,9 @@ def call_tool(table: OpTable, name: str, arguments: dict[str, Any] | None,
         check_session_name(session)
         if timeout is None:
             timeout = DEFAULT_TIMEOUT
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise UsageError("timeout must be a number of seconds, more than 0")
+        problem = timeout_problem(timeout, "timeout")
+        if problem is not None:
+            raise UsageError(problem)
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
     return call_op(op, values, session, float(timeout), cwd)

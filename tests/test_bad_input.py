@@ -99,6 +99,23 @@ def test_usage_errors(module_dbg: Dbg, argv: list[str]) -> None:
     assert_clean_error(module_dbg(*argv), 2)
 
 
+BAD_TIMEOUTS = ["inf", "-inf", "nan", "1e309", "-1", "0", "1e10", "86401"]
+
+
+@pytest.mark.parametrize("fast_path", [True, False], ids=["fast path", "click CLI"])
+@pytest.mark.parametrize("timeout", BAD_TIMEOUTS)
+@pytest.mark.usefixtures("still_usable")
+def test_timeouts_that_are_not_a_wait(module_dbg: Dbg, timeout: str, fast_path: bool) -> None:
+    # Non-finite, not positive or over a day: one usage line, before anything
+    # is sent (a socket's timeout cannot hold inf, NaN or 1e10).
+    env = {} if fast_path else {"DBG_NO_FAST_PATH": "1"}
+    assert_clean_error(module_dbg("--timeout", timeout, "stack", env=env), 2, "--timeout",
+                       "at most 86400")
+    answer = module_dbg.json("--timeout", timeout, "print", "total", env=env)
+    assert (answer["_exit"], answer["error"]["kind"]) == (2, "usage"), answer
+    assert module_dbg.json("--timeout", "86400", "print", "total")["value"] == "0"
+
+
 # Bytes that are not UTF-8, as a shell passes them (Python sees surrogates).
 NOT_UTF8 = "\udcff\udcfe"
 

@@ -18,6 +18,7 @@ from dbgcore import __version__
 from dbgcore.cli.output import Ctx, fail, set_ctx
 from dbgcore.errors import DbgError, UsageError
 from dbgcore.paths import check_session_name
+from dbgcore.timeouts import timeout_problem
 
 
 class DbgGroup(click.Group):
@@ -68,8 +69,9 @@ def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None
     set_ctx(ctx.obj)
     try:
         check_session_name(session)
-        if timeout <= 0:
-            raise UsageError("--timeout must be more than 0 seconds")
+        problem = timeout_problem(timeout)
+        if problem is not None:
+            raise UsageError(problem)
     except DbgError as exc:
         fail(ctx.invoked_subcommand or "dbg", exc)
 
