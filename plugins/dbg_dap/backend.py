@@ -136,7 +136,8 @@ class DapBackend(DapEvents, DapInspection):
             # debuggee that never connects to it.
             transport = SocketTransport.connect(server[0], server[1], 5)
         elif mode == "stdio":
-            self.process = AdapterProcess(argv, cwd=cwd, name=name)
+            self.process = AdapterProcess(argv, env=self.profile.adapter_env(), cwd=cwd,
+                                          name=name)
             transport = PipeTransport(self.process)
         elif mode == "tcp-listen":
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,

@@ -13,12 +13,14 @@ import ast
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbgcore import peers
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
@@ -38,6 +40,8 @@ from dbgcore.api import (
 )
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))
+#: debugpy's adapter with a guard on each port it listens on (see its docstring).
+DEBUGPY_ADAPTER = str(Path(__file__).with_name("adapterboot") / "dbg_debugpy_adapter.py")
 
 
 class AdapterProfile:
@@ -166,6 +170,11 @@ class AdapterProfile:
 
     def argv(self) -> list[str]:
         return list(self.spec.command)
+
+    def adapter_env(self) -> dict[str, str] | None:
+        """The adapter's whole environment, for one that needs more than
+        dbg's own; None: dbg's."""
+        return None
 
     def check(self) -> Readiness:
         exe = shutil.which(self.spec.command[0]) if self.spec.command else None
@@ -468,6 +477,17 @@ class DebugpyProfile(AdapterProfile):
         self._handler_breaks: list[tuple[int, str, int]] = []
         #: A `-m MODULE` launch's entry stop (see _module_entry).
         self._entry: Location | None = None
+        #: The adapter's access token: what a pydevd (a debuggee's, a child
+        #: process's: `debugpy --connect HOST:PORT --adapter-access-token
+        #: TOKEN`) must present on the adapter's server port. dbg chooses it
+        #: (debugpy would draw its own) so that dbg can start such a process
+        #: itself. Not the guard: debugpy's launcher puts it on the debuggee's
+        #: command line, which any local user reads; the adapter's ports take
+        #: only connections from the session's own processes (see
+        #: adapterboot/dbg_debugpy_adapter.py).
+        self.adapter_access_token = secrets.token_hex(32)
+        #: `dbg attach --pid`: that process connects to the adapter too.
+        self._attach_pid: int | None = None
         #: Where the exception of this catch stop was raised, when that is
         #: in a library (the stop is where it reached the program's code).
         self._raised_note = ""
@@ -479,8 +499,20 @@ class DebugpyProfile(AdapterProfile):
 
     def argv(self) -> list[str]:
         # The adapter runs under the Python that has debugpy installed; the
-        # debuggee under `python` from the launch arguments.
-        return [self._python(), "-m", "debugpy.adapter"]
+        # debuggee under `python` from the launch arguments. Not `-m
+        # debugpy.adapter` itself: its ports would be open to every local user.
+        return [self._python(), DEBUGPY_ADAPTER]
+
+    def adapter_env(self) -> dict[str, str] | None:
+        # In the environment, not argv: any user reads a command line in /proc.
+        env = {**os.environ, "DBG_PEERS": peers.__file__,
+               "DBG_SESSION_PID": str(os.getpid()),
+               "DBG_ADAPTER_TOKEN": self.adapter_access_token}
+        if self._attach_pid is not None:
+            # debugpy injects pydevd into that process, which then connects
+            # to the adapter's server port from outside dbg's processes.
+            env["DBG_ATTACH_PID"] = str(self._attach_pid)
+        return env
 
     def _python(self) -> str:
         configured = self.spec.options.get("adapter_python")
@@ -568,6 +600,7 @@ class DebugpyProfile(AdapterProfile):
             return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},
                     **common}
         if request.pid is not None:
+            self._attach_pid = request.pid
             return {"processId": request.pid, **common}
         raise UsageError("debugpy attaches with --port or --pid")
 

@@ -1,0 +1,117 @@
+"""debugpy's adapter as dbg runs it: ``python dbg_debugpy_adapter.py`` in
+place of ``python -m debugpy.adapter``, with no door for other local users.
+
+debugpy's adapter listens on loopback TCP for the whole session: for DAP
+clients (a second client attaches a subprocess there), for pydevd in the
+debuggee and its subprocesses (the "server" port), and, until it connects,
+for its launcher. Any local user can connect to a loopback port. debugpy's
+own guard is a token pydevd must present, but the launcher hands it to the
+debuggee on its command line (``--adapter-access-token``), where every user
+reads it in /proc/PID/cmdline; the launcher's port and the clients' port
+take no token at all (a client's ``attach`` with ``listen`` even clears it).
+
+So every listener debugpy opens (``debugpy.common.sockets.serve``) gets a
+guard before its handler: a connection is taken only if its other end is
+held by the dbg session's daemon (``$DBG_SESSION_PID``) or a process it
+started (the adapter, launcher, debuggee and its children), or by the
+process ``dbg attach --pid`` names (``$DBG_ATTACH_PID``); any other is
+closed before a byte is read or written, and the wait goes on. The check is
+dbgcore/peers.py, loaded by path (``$DBG_PEERS``): this interpreter is the
+one with debugpy, not necessarily dbg's.
+
+dbg also chooses the adapter's access token (``$DBG_ADAPTER_TOKEN``) instead
+of debugpy's random one, so that dbg can start a process that connects to the
+server port itself (DebugpyProfile.adapter_access_token). Both variables are
+removed from the environment before anything is started.
+
+Python 3.8 syntax and the standard library only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import runpy
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any
+
+_PEERS_PATH = os.environ.pop("DBG_PEERS", "")
+_SESSION_PID = os.environ.pop("DBG_SESSION_PID", "")
+_TOKEN = os.environ.pop("DBG_ADAPTER_TOKEN", "")
+_ATTACH_PID = os.environ.pop("DBG_ATTACH_PID", "")
+
+
+def _load_peers() -> Any:
+    spec = importlib.util.spec_from_file_location("dbg_peers", _PEERS_PATH)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {_PEERS_PATH!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _say(line: str) -> None:
+    # The adapter points sys.stderr at /dev/null when it talks DAP on stdio;
+    # fd 2 is still dbg's pipe, kept in the adapter's diagnostics.
+    try:
+        os.write(2, ("dbg-adapter-guard: " + line + "\n").encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+def _guard(peers: Any, roots: list[int], name: str,
+           handler: Callable[[socket.socket], Any]) -> Callable[[socket.socket], Any]:
+    def accept(sock: socket.socket) -> Any:
+        why = peers.check_accepted(sock, roots)
+        if why is None:
+            return handler(sock)
+        _say(f"refused a {name} connection from {why}")
+        try:
+            sock.close()
+        except OSError:
+            pass
+        return None
+
+    return accept
+
+
+def main() -> None:
+    if not _PEERS_PATH or not _SESSION_PID.isdigit():
+        sys.exit("dbg_debugpy_adapter: run by dbg only ($DBG_PEERS, $DBG_SESSION_PID)")
+    peers = _load_peers()
+    # `dbg attach --pid`: debugpy injects pydevd into that process, which
+    # connects from there.
+    roots = [int(pid) for pid in (_SESSION_PID, _ATTACH_PID) if pid.isdigit()]
+
+    from debugpy import adapter
+    from debugpy.adapter import clients
+    from debugpy.common import sockets
+
+    serve = sockets.serve
+
+    def guarded_serve(name: str, handler: Callable[[socket.socket], Any],
+                      *args: Any, **kwargs: Any) -> Any:
+        return serve(name, _guard(peers, roots, name, handler), *args, **kwargs)
+
+    sockets.serve = guarded_serve
+
+    if _TOKEN:
+        serve_clients: Callable[..., Any] = clients.serve
+
+        def serve_clients_with_our_token(*args: Any, **kwargs: Any) -> Any:
+            # The adapter's main() draws its random token just before it
+            # opens the clients' listener: ours replaces it there, before any
+            # launcher or pydevd is told it.
+            setattr(adapter, "access_token", _TOKEN)  # noqa: B010 (typed None upstream)
+            return serve_clients(*args, **kwargs)
+
+        clients.serve = serve_clients_with_our_token
+
+    sys.argv = ["debugpy.adapter", *sys.argv[1:]]
+    runpy.run_module("debugpy.adapter", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
