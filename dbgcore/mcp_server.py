@@ -198,8 +198,8 @@ async def _serve() -> None:
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
 
+    from dbgcore.mcp_stdio import checked_stdio
     from dbgcore.ops import full_table
 
     table = full_table()
@@ -253,5 +253,5 @@ async def _serve() -> None:
                          on_list_resources=list_resources,
                          on_list_resource_templates=list_templates,
                          on_read_resource=read)
-    async with stdio_server() as (read_stream, write_stream):
+    async with checked_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
