@@ -15,7 +15,7 @@ from dbgcore.errors import DbgError, OpFailed, TargetExited, UsageError
 from dbgcore.lang import split_expressions
 from dbgcore.model import BreakLoc, Frame, Location, StopEvent, StopSnapshot, Variable
 from dbgcore.output import OutputBuffer
-from dbgcore.source import source_window
+from dbgcore.source import source_problem, source_window
 
 if TYPE_CHECKING:
     from dbgcore.backend import Backend, LaunchRequest
@@ -210,7 +210,8 @@ class InspectOps:
         resolved = _resolve_file(file, self.launch_request)
         lines = source_window(resolved, line, context, context)
         if not lines:
-            raise OpFailed(f"cannot read line {line} of {resolved}")
+            problem = source_problem(resolved)
+            raise OpFailed(problem or f"cannot read line {line} of {resolved}")
         here = current.line if current is not None and current.file == resolved else None
         return {"file": resolved,
                 "lines": [{"line": n, "text": t, "current": n == here} for n, t in lines]}

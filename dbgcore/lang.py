@@ -16,6 +16,8 @@ import os
 import re
 from pathlib import Path
 
+from dbgcore.source import SourceUnreadable, read_source, read_source_bytes
+
 _BRACE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".go", ".java", ".rs",
                    ".js", ".mjs", ".cjs", ".ts", ".kt", ".scala", ".cs", ".swift")
 _NOISE_RE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|`[^`]*`|\'(?:\\.|[^\'\\\n])*\'',
@@ -28,9 +30,10 @@ _SIGNATURE_END_RE = re.compile(r"\)\s*(?:const\b|noexcept\b|override\b|final\b|m
 
 
 def _read(path: str) -> str | None:
+    # Bounded: a FIFO or /dev/zero given as a source must not hang or fill memory.
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_source(path)
+    except SourceUnreadable:
         return None
 
 
@@ -225,9 +228,11 @@ def python_program_problem(program: Path) -> str:
     if program.suffix in (".pyc", ".pyz", ".zip"):
         return ""
     try:
-        source = program.read_bytes()
-    except OSError as exc:
-        return f"cannot read {program}: {exc.strerror}"
+        source = read_source_bytes(str(program))
+    except SourceUnreadable as exc:
+        if program.is_file():
+            return ""  # too large to check here: Python itself will say what is wrong
+        return str(exc)
     try:
         compile(source, str(program), "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -240,7 +245,12 @@ def python_program_problem(program: Path) -> str:
 def no_code_message(path: str, line: int) -> str:
     """Why a breakpoint cannot go at ``path:line``: past the end of the file,
     or no code there (or after it, in its function)."""
-    text = _read(path)
+    try:
+        text: str | None = read_source(path)
+    except SourceUnreadable as exc:
+        if os.path.exists(path):
+            return str(exc)  # a FIFO, a device, a file too large to be a source
+        text = None
     count = len(text.splitlines()) if text is not None else 0
     if text is not None and line > count:
         return f"line {line} is past the end of {path} ({count} lines)"

@@ -14,6 +14,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -28,6 +29,7 @@ from dbgcore.api import (
     ConsoleBackend,
     DbgError,
     DebuggerLost,
+    DebuggerTimeout,
     Frame,
     LaunchRequest,
     Location,
@@ -58,6 +60,8 @@ from dbgcore.api import (
 )
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
+#: How long an interrupted expression has to answer after SIGINT.
+INTERRUPT_GRACE = 3.0
 FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
 EXIT_RE = re.compile(r"\x1edbg:exit:(\{.*?\})\x1f")
 HELLO_RE = re.compile(r"\x1edbg:hello:(\{.*?\})\x1f")
@@ -288,12 +292,43 @@ class PdbBackend(ConsoleBackend):
             text = self.command(command, timeout)
         except PtyEOF as exc:
             raise self._debugger_lost(exc.output) from exc
+        except DebuggerTimeout:
+            if not command.startswith(("_dbg_eval ", "_dbg_set ")):
+                raise
+            text = self._interrupt_expression(timeout)
         answers = _frames(text, kind)
         if not answers:
             errors = ERROR_RE.findall(text)
             raise OpFailed(f"pdb did not answer {command.split()[0]}: "
                            f"{errors[-1] if errors else text.strip()[:200]}")
         return answers[-1]
+
+    def _interrupt_expression(self, timeout: float) -> str:
+        """An expression ran past --timeout: SIGINT to the program (the
+        launcher raises it inside the expression), and its answer read at
+        once, so that the next command does not wait for a runaway. An answer
+        that came just in time is kept."""
+        driver = self.drv()
+        driver.interrupt()
+        try:
+            match = driver.settle(self.end_patterns, INTERRUPT_GRACE)
+        except PtyTimeout as exc:
+            raise DebuggerTimeout(
+                f"the expression ran past --timeout ({timeout:g}s) and pdb could not "
+                f"interrupt it (Python checks for SIGINT between bytecodes, not inside "
+                f"one long C call)",
+                "the next command waits for it first; `dbg kill` ends the session") from exc
+        except PtyEOF as exc:
+            raise self._debugger_lost(exc.output) from exc
+        if match is not None:
+            self.on_owed_answer(match)
+        text = match.before if match is not None else ""
+        answers = _frames(text, "value")
+        if answers and "error" not in answers[-1]:
+            return text
+        raise DebuggerTimeout(f"the expression ran past --timeout ({timeout:g}s): "
+                              "dbg interrupted it", "the program is stopped where it was; "
+                              "a larger --timeout gives it longer")
 
     def command(self, line: str, timeout: float | None = None) -> str:
         self._at_stop = {}  # it may move the frame or change what is there
@@ -562,7 +597,7 @@ class PdbBackend(ConsoleBackend):
         """An object's attributes (its ``vars()``), one level."""
         if not variable.name.isidentifier() or not python_object_repr(variable.value):
             return None
-        probe = (f"[(k, repr(v)[:200], type(v).__name__) for k, v in "
+        probe = (f"[(k, repr(v)[:120], type(v).__name__) for k, v in "
                  f"vars({variable.name}).items() if not k.startswith('__')][:20]")
         try:
             rows = ast.literal_eval(self.evaluate(probe).value)
@@ -650,9 +685,12 @@ def _first_body_line(file: str, line: int) -> int | None:
     """If ``line`` is a function's ``def`` (or decorator) line, the line of its
     first statement; pdb would otherwise stop there only while the function
     is being defined, never when it is called."""
+    text = _bounded_source(file)
+    if text is None:
+        return None
     try:
-        tree = ast.parse(Path(file).read_text(encoding="utf-8"), file)
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(text, file)
+    except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -665,3 +703,27 @@ def _first_body_line(file: str, line: int) -> int | None:
                 body = node.body[1]  # a docstring is not a line pdb can stop on
             return body.lineno
     return None
+
+
+#: A source larger than this is not parsed (dbg's own limit for sources).
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+
+def _bounded_source(file: str) -> str | None:
+    """The text of ``file`` if it is a regular file of at most
+    MAX_SOURCE_BYTES: a FIFO or /dev/zero named as a source must neither
+    block nor fill the daemon's memory."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
+            return None
+        data = os.read(fd, MAX_SOURCE_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if len(data) > MAX_SOURCE_BYTES else data.decode("utf-8", errors="replace")

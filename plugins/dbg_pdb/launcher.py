@@ -52,11 +52,63 @@ _short.maxother = 300
 _short.maxlong = 200
 
 
+#: The most of one value's repr that `print` and `set` answer: a full repr of
+#: a 10 MB string or a million-element list is megabytes through the
+#: terminal and seconds of pexpect matching, and no one reads it there.
+VALUE_LIMIT = 4096
+
+_long = reprlib.Repr()
+_long.maxlevel = 6
+_long.maxlist = _long.maxtuple = _long.maxset = _long.maxfrozenset = 500
+_long.maxdeque = _long.maxarray = 500
+_long.maxdict = 250
+_long.maxstring = VALUE_LIMIT
+_long.maxother = VALUE_LIMIT
+_long.maxlong = VALUE_LIMIT
+
+
 def _safe_repr(value: object, short: bool) -> str:
     try:
-        return _short.repr(value) if short else repr(value)
+        if short:
+            return _short.repr(value)
+        return _bounded_repr(value)
     except Exception as exc:  # a broken __repr__ must not break the debugger
         return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
+
+
+def _bounded_repr(value: object) -> str:
+    """The repr of ``value``, cut to VALUE_LIMIT characters; a value shown in
+    part says how long it is in full (items of a container, characters of a
+    string), the way debugpy shows a bounded repr."""
+    text = _long.repr(value)
+    partial = len(text) > VALUE_LIMIT
+    if partial:
+        text = text[:VALUE_LIMIT] + "..."
+    size = _size_of(value)
+    if isinstance(value, (str, bytes, bytearray)):
+        # reprlib abbreviates a string in the middle: compare with the whole
+        # repr, cheap for a string this short.
+        partial = partial or len(value) > VALUE_LIMIT or text != repr(value)
+    elif isinstance(value, dict):
+        partial = partial or len(value) > _long.maxdict
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        partial = partial or len(value) > _long.maxlist
+    if partial and size is not None:
+        text += " (%s of %d %s; shown in part)" % (_type_name(value), size[0], size[1])
+    elif partial:
+        text += " (shown in part)"
+    return text
+
+
+def _size_of(value: object) -> tuple[int, str] | None:
+    if isinstance(value, str):
+        return len(value), "characters"
+    if isinstance(value, (bytes, bytearray)):
+        return len(value), "bytes"
+    try:
+        return len(value), "items"  # type: ignore[arg-type]
+    except Exception:
+        return None
 
 
 def _type_name(value: object) -> str:
@@ -95,6 +147,55 @@ def _condition_eval(source: Any, globals: Any = None, locals: Any = None) -> Any
 # bdb.effective evaluates conditions by the name `eval`: a module global of
 # that name comes first, and notes why a condition failed.
 bdb.eval = _condition_eval  # type: ignore[attr-defined]
+
+
+class _Interrupted(BaseException):
+    """An expression dbg evaluates ran past its --timeout: dbg sent SIGINT."""
+
+    def __str__(self) -> str:
+        return "interrupted: the expression ran past dbg's --timeout"
+
+
+def _raise_interrupted(signum: int, frame: Any) -> None:
+    raise _Interrupted()
+
+
+def _swallow_late(signum: int, frame: Any) -> None:
+    """A SIGINT dbg sent just as an evaluation ended: dropped, or pdb would
+    answer it at its prompt with a second prompt dbg did not ask for."""
+
+
+class _Interruptible:
+    """While an expression runs, SIGINT (dbg's interrupt at --timeout) raises
+    _Interrupted in it; after it, until the next command comes, a late SIGINT
+    is dropped. The program's own handler is back before any other command
+    runs (see precmd), so a `continue` sees it."""
+
+    saved: Any = None
+
+    def __enter__(self) -> None:
+        import signal
+
+        try:
+            previous = signal.signal(signal.SIGINT, _raise_interrupted)
+        except ValueError:  # not the main thread: no interrupting then
+            return
+        if _Interruptible.saved is None:
+            _Interruptible.saved = previous if previous is not None else signal.SIG_DFL
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if _Interruptible.saved is not None:
+            signal.signal(signal.SIGINT, _swallow_late)
+
+    @staticmethod
+    def restore() -> None:
+        import signal
+
+        if _Interruptible.saved is not None:
+            signal.signal(signal.SIGINT, _Interruptible.saved)
+            _Interruptible.saved = None
 
 
 class DbgPdb(pdb.Pdb):
@@ -315,6 +416,7 @@ class DbgPdb(pdb.Pdb):
         # one Python literal. pdb's precmd would cut the line at ';;' and run
         # the rest as a second command (and from 3.12 rewrite `$name`), so
         # they skip it; everything else (`dbg raw`) gets pdb's usual handling.
+        _Interruptible.restore()
         if line.startswith("_dbg_"):
             return line
         return pdb.Pdb.precmd(self, line)
@@ -356,31 +458,35 @@ class DbgPdb(pdb.Pdb):
 
     def do__dbg_eval(self, arg: str) -> None:
         try:
-            value = self._eval(self._arg(arg))
+            with _Interruptible():
+                value = self._eval(self._arg(arg))
+                text = _safe_repr(value, False)
         except BaseException as exc:
             self.emit("value", {"error": _error_line(exc)})
             return
-        self.emit("value", {"value": _safe_repr(value, False), "type": _type_name(value)})
+        self.emit("value", {"value": text, "type": _type_name(value)})
 
     def do__dbg_set(self, arg: str) -> None:
         lhs, rhs = self._arg(arg)
         try:
-            value = self._eval(rhs)
-            if isinstance(ast.parse(lhs, mode="eval").body, ast.Name):
-                # A plain name goes into the frame's own namespace; CPython
-                # copies it back into the running frame when pdb resumes.
-                self.curframe_locals[lhs] = value  # type: ignore[index]
-            else:
-                namespace = dict(self.curframe_locals)
-                namespace["__dbg_value__"] = value
-                assert self.curframe is not None
-                exec(compile("%s = __dbg_value__" % lhs, "<dbg set>", "exec"),
-                     self.curframe.f_globals, namespace)
-            result = self._eval(lhs)
+            with _Interruptible():
+                value = self._eval(rhs)
+                if isinstance(ast.parse(lhs, mode="eval").body, ast.Name):
+                    # A plain name goes into the frame's own namespace; CPython
+                    # copies it back into the running frame when pdb resumes.
+                    self.curframe_locals[lhs] = value  # type: ignore[index]
+                else:
+                    namespace = dict(self.curframe_locals)
+                    namespace["__dbg_value__"] = value
+                    assert self.curframe is not None
+                    exec(compile("%s = __dbg_value__" % lhs, "<dbg set>", "exec"),
+                         self.curframe.f_globals, namespace)
+                result = self._eval(lhs)
+                text = _safe_repr(result, False)
         except BaseException as exc:
             self.emit("value", {"error": _error_line(exc)})
             return
-        self.emit("value", {"value": _safe_repr(result, False), "type": _type_name(result)})
+        self.emit("value", {"value": text, "type": _type_name(result)})
 
     def do__dbg_compile(self, arg: str) -> None:
         """Whether a condition compiles, in the program's own Python."""
