@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from dbgcore.cli.output import emit
     from dbgcore.cli.render import render
     from dbgcore.console import ConsoleBackend
+    from dbgcore.corefile import CoreInfo, post_mortem_description, read_core
     from dbgcore.dap.channel import DapChannel, DapRequestError, Message
     from dbgcore.dap.session import DapSession
     from dbgcore.dap.transport import (
@@ -96,6 +97,7 @@ __all__ = [
     "BreakOptions",
     "Breakpoint",
     "ConsoleBackend",
+    "CoreInfo",
     "DapChannel",
     "DapRequestError",
     "DapSession",
@@ -145,6 +147,7 @@ __all__ = [
     "next_python_code_line",
     "no_code_message",
     "parse_listening",
+    "post_mortem_description",
     "private_dir",
     "probe_python",
     "procutil",
@@ -154,6 +157,7 @@ __all__ = [
     "python_object_repr",
     "python_parameters",
     "python_program_problem",
+    "read_core",
     "render",
     "resolve_source",
     "signal_name",
@@ -195,6 +199,9 @@ _HOME: dict[str, str] = {
     "Arg": "dbgcore.ops",
     "Op": "dbgcore.ops",
     "ConsoleBackend": "dbgcore.console",
+    "CoreInfo": "dbgcore.corefile",
+    "post_mortem_description": "dbgcore.corefile",
+    "read_core": "dbgcore.corefile",
     "Match": "dbgcore.pty",
     "PtyDriver": "dbgcore.pty",
     "PtyEOF": "dbgcore.pty",

@@ -78,6 +78,7 @@ FEATURES: dict[str, str] = {
     "return-value": "the return value after `dbg finish`",
     "pending": "breakpoints in code not loaded yet, bound when it loads",
     "stdin": "the program's standard input (`dbg start --stdin FILE`, `dbg input`)",
+    "core": "post-mortem of a core dump (`dbg start --core CORE PROGRAM`)",
 }
 
 
@@ -103,6 +104,15 @@ class LaunchRequest:
     #: frame that raised the assertion or error), even though the runner
     #: catches it; passing tests do not stop.
     test: bool = False
+    #: `dbg start --core CORE`: open this core dump of ``program`` instead of
+    #: running it (only a backend with :attr:`Backend.opens_cores` gets one).
+    #: The program is then a snapshot: the stop is reason "core" in the frame
+    #: where the process died, its ``signal`` the one that killed it and its
+    #: description :func:`dbgcore.corefile.post_mortem_description`'s; the
+    #: core refuses every op that would run or change the program. A launch,
+    #: not an attach: there is no live process to detach from, and the session
+    #: is dbg's own from start to end.
+    core: str | None = None
     #: `dbg start --run`: places the session's breakpoints. A backend that
     #: can take them before the program runs calls it then, and launches
     #: straight to the first stop instead of stopping at entry; one that
@@ -232,7 +242,8 @@ class Backend:
         :meth:`support` answers unless a backend asks the installed one)."""
         return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()},
                 **{name: cls.features.get(name, "none") for name in FEATURES},
-                "stdin": "native" if cls.reads_stdin else "none"}
+                "stdin": "native" if cls.reads_stdin else "none",
+                "core": "native" if cls.opens_cores else "none"}
 
     @classmethod
     def tool_for(cls, spec: BackendSpec) -> str:
@@ -353,6 +364,10 @@ class Backend:
     #: answer depends on its configuration (one class, many debuggers) may
     #: set it per instance, and say so in :meth:`support`.
     reads_stdin: bool = False
+
+    #: Whether the backend opens a core dump (:attr:`LaunchRequest.core`).
+    #: Like :attr:`reads_stdin`, a class may set it per instance.
+    opens_cores: bool = False
 
     def interrupt(self) -> None:
         """Ask the running program to stop, and return at once. Called from

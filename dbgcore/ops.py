@@ -174,6 +174,8 @@ BUILTIN: tuple[Op, ...] = (
             multiple=True, metavar="LOC"),
         Arg("run", "bool", "Continue to the first stop or the end after starting.",
             flags=("--run",)),
+        Arg("core", "str", "Open CORE, a core dump PROGRAM left when it crashed, post mortem: "
+            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE"),
         Arg("no_catch", "bool", "Do not stop on uncaught exceptions (by default the program "
             "stops where one would end it).", flags=("--no-catch",)),
         Arg("cwd", "str", "Working directory of the program.", flags=("--cwd",),
@@ -190,7 +192,14 @@ BUILTIN: tuple[Op, ...] = (
        group="sessions", details=(
            "Options go before PROGRAM; every word after it is the program's. A test "
            "runner started here (`-m pytest`, `-m unittest`) stops where a test fails, "
-           "as `dbg test` does.")),
+           "as `dbg test` does.\n\n"
+           "`--core CORE` opens a core dump instead of running PROGRAM (on the backends "
+           "`dbg caps` says can, row core): the stop (reason `core`) says how the process died and "
+           "where; stack, frame, up, down, locals, print, threads, disasm and memory read "
+           "look around; continue, step, next, finish, until, pause, restart, set, input "
+           "and breakpoints are refused (exit 1), since a core cannot run.\n\n"
+           "  dbg start --core core ./wc\n"
+           "  dbg start --backend lldb --core /var/crash/core.1234 build/server")),
     Op("test", "Run a test suite under the debugger; stop where a test fails.", (
         Arg("args", "str", "The runner's arguments: test files or packages, -k, -run... "
             "(after `--` when the first one starts with a dash).", multiple=True,

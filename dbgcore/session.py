@@ -28,6 +28,7 @@ from dbgcore.errors import (
     NotStopped,
     OpFailed,
     TargetExited,
+    UnsupportedOp,
     UsageError,
 )
 from dbgcore.inspect_ops import InspectOps, one_line, program_frames
@@ -120,6 +121,8 @@ class Session(InspectOps):
         }
         if self.last is not None and self.last.location is not None and state == "stopped":
             info["location"] = _loc_dict(self.last)
+        if self.launch_request is not None and self.launch_request.core:
+            info["core"] = self.launch_request.core  # post mortem
         if state == "exited" and self.last is not None:
             info["exit_code"] = self.last.exit_code
             if self.last.signal:
@@ -151,6 +154,11 @@ class Session(InspectOps):
             assert self.backend.lost is not None
             raise self.backend.lost
         handler = getattr(self, f"op_{op.replace('-', '_')}", None)
+        if op in POST_MORTEM_REFUSED and self.launch_request is not None \
+                and self.launch_request.core:
+            raise OpFailed(f"cannot {op}: the program is a core dump, a snapshot of its "
+                           "memory when it died", "a core file is a snapshot: `dbg start "
+                           "PROGRAM` runs it; stack, frame, locals, print look around")
         if spec.send != "start" and op not in ("restart", "status"):
             self._refresh()
             if spec.needs == "stopped" or (op not in AFTER_THE_END
@@ -240,8 +248,12 @@ class Session(InspectOps):
             stop_on_uncaught=not args.get("no_catch"),
             options=dict(args.get("options") or {}),
             test=bool(args.get("test")),
+            core=args.get("core") or None,
         )
         backend = self._new_backend(args["backend"], request.cwd)
+        if request.core and not backend.opens_cores:
+            raise UnsupportedOp("core files", backend.tool_name,
+                                backend.unsupported_hints.get("core") or _NO_CORE)
         self.stdin_file = args.get("stdin") or None
         if self.stdin_file and not backend.reads_stdin:
             raise backend.unsupported("stdin", backend.unsupported_hints.get("stdin")
@@ -355,7 +367,7 @@ class Session(InspectOps):
         if self.stdin is not None:
             self.stdin.remove()
             self.stdin = None
-        if not backend.reads_stdin:
+        if not backend.reads_stdin or request.core:
             return request
         if self.stdin_file:
             return replace(request, stdin=self.stdin_file)
@@ -695,6 +707,15 @@ class Session(InspectOps):
 #: then with `target_exited`, whatever the debugger would have said.
 AFTER_THE_END = frozenset({"status", "output", "breaks", "unbreak", "display", "undisplay",
                            "list", "tool", "restart", "input", "wait"})
+
+#: Ops a core dump refuses (`dbg start --core`): each would run or change a
+#: program that no longer exists.
+POST_MORTEM_REFUSED = frozenset({"continue", "step", "next", "finish", "until", "pause",
+                                 "restart", "set", "input", "break", "watch", "catch"})
+
+#: Why a backend cannot open a core file (its own hint first).
+_NO_CORE = ("a core file is the memory of a crashed compiled program (C, C++, Rust, Go); "
+            "`dbg caps` lists the backends that open one (row core)")
 
 #: Why a backend cannot give the program its standard input (its own hint first).
 _NO_STDIN = ("this debugger gives the program no stdin of dbg's; have the program read "

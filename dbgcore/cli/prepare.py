@@ -62,6 +62,7 @@ def start(values: Values) -> tuple[str, Values]:
         stdin = str(path.absolute())
     env = _parse_env(values.get("env") or [])
     named = bool(as_module) or classpath is not None
+    core, note = _core(values, target)
     chosen = _choose_backend(values.get("backend"), target, base, check=not named)
     python = values.get("python")
     if python is not None:
@@ -74,7 +75,38 @@ def start(values: Values) -> tuple[str, Values]:
         "run": bool(values.get("run")), "no_catch": bool(values.get("no_catch")),
         "stdin": stdin, "show": values.get("show") or [],
         "test": bool(values.get("test")) or _is_test_runner(program, bool(as_module)),
+        "core": core, **({"note": note} if note else {}),
     }
+
+
+#: What `start --core` cannot go with: a core is not run.
+_NOT_WITH_CORE = (("args", "PROGRAM's arguments"), ("run", "--run"), ("breaks", "--break"),
+                  ("stdin", "--stdin"), ("env", "--env"), ("python", "--python"),
+                  ("module", "-m"), ("classpath", "-cp"), ("test", "a test run"))
+
+
+def _core(values: Values, program: Path) -> tuple[str | None, str]:
+    """`--core CORE`: the core's absolute path (relative to the folder the
+    command was typed in, like --stdin), checked to be a core dump, with
+    nothing given that only a run would use; and a note when it is the core
+    of another program than ``program``."""
+    core = values.get("core")
+    if core is None:
+        return None, ""
+    given = [label for key, label in _NOT_WITH_CORE if values.get(key)]
+    if given:
+        raise UsageError(f"--core opens a core dump, which does not run: {', '.join(given)} "
+                         "cannot go with it", "a core file is a snapshot: `dbg start PROGRAM` "
+                         "runs it")
+    path = Path(core) if os.path.isabs(core) else Path.cwd() / core
+    if not path.exists():
+        raise UsageError(f"--core {core}: no such file")
+    if not path.is_file():
+        raise UsageError(f"--core {core}: not a core file (not a regular file)")
+    from dbgcore.corefile import program_mismatch, read_core
+
+    info = read_core(path, core)  # refuses anything but an ELF core, with why
+    return os.path.abspath(path), program_mismatch(info, program, core)
 
 
 #: Python modules that run tests, for `dbg start -m MODULE` and `dbg test`.

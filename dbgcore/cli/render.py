@@ -315,6 +315,8 @@ def _status(p: Payload) -> str:
         line += f" [{p['backend']}]"
     if p.get("location"):
         line += f" at {_where(p['location'])}"
+    if p.get("core"):
+        line += f"\npost mortem: the core dump {p['core']} (nothing runs)"
     if p.get("waiting_for_input"):
         line += " (waiting for input on stdin: `dbg input TEXT`)"
         if p.get("prompt"):

@@ -52,6 +52,8 @@ from dbgcore.api import (
     Transport,
     UsageError,
     parse_listening,
+    post_mortem_description,
+    read_core,
 )
 
 #: DAP's step requests, by the op that sends them.
@@ -68,6 +70,9 @@ class DapBackend(DapEvents, DapInspection):
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self.breaks = BreakpointTable(self)
+        self.opens_cores = self.profile.feature("core") != "none"
+        #: The core dump this session opened (`dbg start --core`), if any.
+        self.core: str | None = None
 
     @classmethod
     def tool_for(cls, spec: BackendSpec) -> str:
@@ -115,8 +120,8 @@ class DapBackend(DapEvents, DapInspection):
                                     ("break-hit", "supportsHitConditionalBreakpoints"),
                                     ("break-log", "supportsLogPoints")):
             support[feature] = "native" if announced.get(capability) else "none"
-        for feature in ("return-value", "pending"):
-            support[feature] = backend.profile.features.get(feature, "none")
+        for feature in ("return-value", "pending", "core"):
+            support[feature] = backend.profile.feature(feature)
         support["stdin"] = "native" if backend.profile.reads_stdin else "none"
         return support
 
@@ -177,12 +182,14 @@ class DapBackend(DapEvents, DapInspection):
 
     def _handshake(self, command: str, arguments: Message | Callable[[], Message],
                    cwd: str | None, timeout: float,
-                   server: tuple[str, int] | None = None) -> StopEvent:
+                   server: tuple[str, int] | None = None,
+                   configure_launch: bool | None = None) -> StopEvent:
         dap = self._connect(cwd, server)
         dap.initialize(self.profile.client_caps, timeout)
         if callable(arguments):
             arguments = arguments()
-        dap.start(command, arguments, partial(self._configure, command == "launch"), timeout)
+        launching = command == "launch" if configure_launch is None else configure_launch
+        dap.start(command, arguments, partial(self._configure, launching), timeout)
         # A launch stops at entry; an attached program may just keep running,
         # so attach only looks (and then pauses it).
         self._running_since = 0
@@ -225,6 +232,8 @@ class DapBackend(DapEvents, DapInspection):
         return self.cwd or os.getcwd()
 
     def launch(self, request: LaunchRequest) -> StopEvent:
+        if request.core:
+            return self._open_core(request, request.core)
         self.cwd = request.cwd
         self.program = None if request.module else os.path.abspath(request.program)
         self.catch_uncaught = request.stop_on_uncaught
@@ -257,6 +266,35 @@ class DapBackend(DapEvents, DapInspection):
                                    self.ctx.op_timeout)
         finally:
             self._before_run = None
+
+    def _open_core(self, request: LaunchRequest, core: str) -> StopEvent:
+        """`dbg start --core`: the adapter opens the core (by the request its
+        profile names) and reports a stop, which is the core's: where the
+        process died, and why (the core's own notes, and what the debugger adds)."""
+        self.cwd = request.cwd
+        self.program = os.path.abspath(request.program)
+        self.core = core
+        # The pid a core names (lldb-dap reports it) is a dead process's, and
+        # maybe another's by now: as with an attached one, never dbg's to end.
+        self.attached = True
+        command, arguments = self.profile.core_arguments(request)
+        timeout = self.ctx.op_timeout
+        event = self._handshake(command, arguments, request.cwd, timeout,
+                                configure_launch=False)
+        if event.state == "running" and self.dap is not None:
+            event = self._event(self.dap.wait_for_stop(0, timeout))
+        if event.state != "stopped":
+            raise OpFailed(f"{self.tool_name} opened {core} but reported no stop in it "
+                           f"(the program {event.state})",
+                           "check that the core is PROGRAM's: `file CORE` names it")
+        info = read_core(Path(core))
+        cause = self.profile.core_cause(self, self.stack_frames())
+        if not cause and info.signal is None:
+            cause = event.description  # the debugger's word, when the core has none
+        event.reason, event.signal = "core", info.signal
+        event.description = post_mortem_description(info, event.location, cause)
+        self.last_reason, self.last_description = event.reason, event.description
+        return event
 
     def attach(self, request: AttachRequest) -> StopEvent:
         self.attached = True
@@ -502,8 +540,22 @@ class DapBackend(DapEvents, DapInspection):
     op_vars = expert.op_vars
     op_disasm = expert.op_disasm
     op_memory_read = expert.op_memory_read
-    op_memory_write = expert.op_memory_write
-    op_break_instruction = expert.op_break_instruction
+
+    def op_memory_write(self, args: Message, timeout: float) -> Message:
+        self._not_in_core("memory write")
+        return expert.op_memory_write(self, args, timeout)
+
+    def op_break_instruction(self, args: Message, timeout: float) -> Message:
+        self._not_in_core("break")
+        return expert.op_break_instruction(self, args, timeout)
+
+    def _not_in_core(self, op: str) -> None:
+        # The core refuses what would change or run the program (the session
+        # refuses dbg's own ops; these are this backend's).
+        if self.core is not None:
+            raise OpFailed(f"cannot {op}: the program is a core dump, a snapshot of its "
+                           "memory when it died", "a core file is a snapshot: `dbg start "
+                           "PROGRAM` runs it")
     op_modules = expert.op_modules
     op_sources = expert.op_sources
     op_exception = expert.op_exception

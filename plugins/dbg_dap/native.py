@@ -91,6 +91,20 @@ def _go_string(value: str) -> str:
     return decoded if isinstance(decoded, str) else ""
 
 
+#: An interface value as delve shows it: `interface {}(TYPE) VALUE`.
+_GO_INTERFACE_RE = re.compile(r"^interface \{\}\((.+?)\) (.*)$", re.S)
+
+
+def _go_value(value: str) -> str:
+    """A panic's value as Go prints it: a string's text, else the value as
+    delve shows it ("" when delve could not read it)."""
+    match = _GO_INTERFACE_RE.match(value)
+    if match is None or match.group(2).startswith("(unreadable"):
+        return ""
+    text = match.group(2)
+    return _go_string(text) if text.startswith('"') else text
+
+
 def _quiet_evaluate(backend: Any, expression: str, frame: dict[str, Any]) -> str:
     """``expression`` in ``frame``, as delve shows it ("" if it cannot)."""
     try:
@@ -245,6 +259,10 @@ class NativeProfile(AdapterProfile):
         """Attach arguments for a gdb-protocol server (gdbserver, lldb-server)."""
         raise UsageError(f"{self.name} cannot attach to a debug server")
 
+    def core_arguments(self, request: LaunchRequest) -> tuple[str, dict[str, Any]]:
+        # gdb (18+) and lldb-dap both take a core by `attach`, with the program.
+        return "attach", {"program": request.program, "coreFile": request.core}
+
 
 class GdbProfile(NativeProfile):
     name = "gdb"
@@ -364,7 +382,17 @@ class GdbProfile(NativeProfile):
     def watch_hint(self) -> str:
         return "gdb could not set the watchpoint; try `dbg raw watch EXPR`"
 
-    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native",
+                                              "core": "native"}
+    #: The first gdb whose DAP `attach` takes `coreFile` (18.1's does; 14-17's
+    #: takes only `pid` and `target`, and a core loaded around it leaves their
+    #: DAP server's idea of the program behind, as reported for 16.3).
+    core_minimum: ClassVar[tuple[int, ...]] = (18,)
+
+    def feature(self, name: str) -> Support:
+        if name == "core" and _number(self.version()) < self.core_minimum:
+            return "none"
+        return super().feature(name)
 
     def source_files(self, backend: Any, name: str) -> list[str]:
         from dbg_dap.locations import gdb_sources
@@ -468,7 +496,8 @@ class LldbProfile(NativeProfile):
         return ("lldb-dap could not set a data breakpoint; "
                 "try `dbg raw watchpoint set variable NAME`")
 
-    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native",
+                                              "core": "native"}
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
         # lldb-dap then asks dbg to start the program (runInTerminal), so the
@@ -611,7 +640,7 @@ class DelveProfile(AdapterProfile):
                               "a Go binary)",
                               "give main.go, the package's folder, or a binary built by go build")
 
-    features: ClassVar[dict[str, Support]] = {"return-value": "fallback"}
+    features: ClassVar[dict[str, Support]] = {"return-value": "fallback", "core": "native"}
     # A `call` that stopped at a breakpoint ends when the program goes on,
     # and delve stops again where the call was made.
     call_ends_on_continue = True
@@ -739,6 +768,33 @@ class DelveProfile(AdapterProfile):
         else:
             args["mode"] = "exec"
         return args
+
+    def core_arguments(self, request: LaunchRequest) -> tuple[str, dict[str, Any]]:
+        # delve opens a core by `launch` in core mode, with the binary that
+        # made it: from a source (which it would build anew) it fails with
+        # "bad magic number".
+        if self._is_source(Path(request.program)):
+            raise UsageError(f"--core: {request.program} is Go source; a core opens with "
+                             "the binary that crashed",
+                             "give that binary: dbg start --core CORE ./PROGRAM")
+        return "launch", {"mode": "core", "program": request.program,
+                          "coreFilePath": request.core}
+
+    def core_cause(self, backend: Any, frames: list[dict[str, Any]]) -> str:
+        # A Go program that panics dies by the runtime's own SIGABRT (with
+        # GOTRACEBACK=crash): the panic is why. gopanic's `p.arg` holds the
+        # value as Go printed it (an error already turned into its text);
+        # a fatal error is throw's `s`.
+        for frame in frames:
+            name = str(frame.get("name", ""))
+            if name == "runtime.gopanic":
+                value = _go_value(_quiet_evaluate(backend, "p.arg", frame)) or \
+                    _go_value(_quiet_evaluate(backend, "e", frame))
+                return f"panic: {value}" if value else "panic"
+            if name in ("runtime.throw", "runtime.fatal"):
+                value = _go_string(_quiet_evaluate(backend, "s", frame))
+                return f"fatal error: {value}" if value else "fatal error"
+        return ""
 
     def at_declaration(self, location: Location | None) -> bool:
         if location is None or not location.file or not location.line:

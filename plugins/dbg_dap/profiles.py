@@ -261,6 +261,23 @@ class AdapterProfile:
     #: What `dbg caps` says beyond the adapter's own capabilities.
     features: ClassVar[dict[str, Support]] = {}
 
+    def feature(self, name: str) -> Support:
+        """One of :attr:`features` for the debugger installed (a profile
+        whose support depends on its version asks it)."""
+        return self.features.get(name, "none")
+
+    def core_arguments(self, request: LaunchRequest) -> tuple[str, dict[str, Any]]:
+        """The request ("launch" or "attach") and its arguments that open
+        ``request.core``, a core dump of ``request.program``; asked only of
+        a profile whose :meth:`feature` "core" is not "none"."""
+        raise UsageError(f"{self.name} cannot open a core file")
+
+    def core_cause(self, backend: Any, frames: list[dict[str, Any]]) -> str:
+        """What the debugger tells of a core's death beyond the signal its
+        notes record (a Go panic's message), from the stopped thread's
+        frames; "" when nothing."""
+        return ""
+
     def source_files(self, backend: Any, name: str) -> list[str]:
         """Absolute paths of the program's source files named ``name``, as
         the debugger knows them."""

@@ -1,0 +1,3 @@
+module example.com/gowc
+
+go 1.19
