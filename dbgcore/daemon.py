@@ -37,6 +37,7 @@ from dbgcore.session import Session
 from dbgcore.status import remove_status, write_status
 from dbgcore.store import Store
 from dbgcore.timeouts import timeout_problem
+from dbgcore.translog import BoundedLogHandler
 
 log = logging.getLogger("dbg.daemon")
 
@@ -382,7 +383,13 @@ class Daemon:
 
 
 def _setup_logging(run_dir: Path) -> None:
-    handler = logging.FileHandler(run_dir / "daemon.log", encoding="utf-8")
+    path = run_dir / "daemon.log"
+    try:
+        # The client opened daemon.log as our fd 2: it follows the rotations.
+        owns_stderr = os.path.samestat(os.fstat(2), os.stat(path))
+    except OSError:
+        owns_stderr = False
+    handler = BoundedLogHandler(path, owns_stderr=owns_stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
