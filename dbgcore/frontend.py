@@ -199,6 +199,13 @@ def _one(op: Op, arg: Arg, value: Any, cwd: str | None) -> Any:
         raise UsageError(f"{where} is not UTF-8 text (at character {exc.start + 1})",
                          "dbg takes UTF-8 text; write other bytes as escapes of the "
                          "program's language") from None
+    if arg.one_line and any(c in value for c in "\r\n\0"):
+        # The one newline rule (Arg.one_line): checked here, before anything
+        # is sent, so a stopping op never runs the program and then refuses.
+        name = arg.flags[0] if arg.flags else arg.label
+        raise UsageError(f"{op.name} {name} must be a single line (it has a "
+                         f"{'NUL' if chr(0) in value else 'newline'})",
+                         "join the lines with spaces, or send one line per command")
     if kind == "location":
         from dbgcore.location import location_arg
 

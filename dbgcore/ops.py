@@ -35,16 +35,21 @@ class Arg:
     ``json`` (a JSON text). ``flags`` are the option's spellings on the
     command line; an argument without flags is positional. ``multiple``: a
     list (a repeatable option, or every remaining positional word).
+    ``one_line`` (default: for ``text``): the value is read by the debugger
+    as one line (an expression, a condition, a command, a line of input), so
+    a CR, LF or NUL in it is a usage error at the front end, before anything
+    is sent: dbg's one newline rule (docs/semantics.md).
     """
 
     __slots__ = ("default", "flags", "help", "hidden", "kind", "maximum", "metavar",
-                 "minimum", "multiple", "name", "passthrough", "required")
+                 "minimum", "multiple", "name", "one_line", "passthrough", "required")
 
     def __init__(self, name: str, kind: str = "str", help: str = "", *,
                  flags: tuple[str, ...] = (), required: bool = False, default: Any = None,
                  multiple: bool = False, minimum: float | None = None,
                  maximum: float | None = None, metavar: str | None = None,
-                 passthrough: bool = False, hidden: bool = False) -> None:
+                 passthrough: bool = False, hidden: bool = False,
+                 one_line: bool | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         self.name = name
@@ -61,6 +66,7 @@ class Arg:
         self.passthrough = passthrough
         #: Not offered on the command line (front ends other than the CLI only).
         self.hidden = hidden
+        self.one_line = kind == "text" if one_line is None else one_line
 
     @property
     def positional(self) -> bool:
@@ -256,10 +262,10 @@ BUILTIN: tuple[Op, ...] = (
         Arg("instruction", "str", "Break at an instruction address instead.",
             flags=("--instruction",), metavar="ADDR"),
         Arg("condition", "str", "Stop only when COND is true.", flags=("--if",),
-            metavar="COND"),
+            metavar="COND", one_line=True),
         Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N"),
         Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
-            metavar="MSG"),
+            metavar="MSG", one_line=True),
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=f"{_PREP}:break_", render="_break", group="breakpoints"),
     Op("unbreak", "Remove a breakpoint by its id or location.", (
@@ -352,7 +358,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("number", "int", "The number `dbg display` gave it; none: all.", minimum=1),
     ), render="_display"),
     Op("set", "Assign VALUE (an expression) to LHS in the selected frame.", (
-        Arg("lhs", "str", "A variable or field.", required=True),
+        Arg("lhs", "str", "A variable or field.", required=True, one_line=True),
         Arg("value", "text", "The new value, an expression.", required=True),
     ), needs="stopped", render="_set"),
     Op("threads", "List threads.", needs="stopped", render="_threads"),

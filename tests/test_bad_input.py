@@ -156,6 +156,27 @@ def test_newline_never_reaches_pdb_as_a_second_command(module_dbg: Dbg) -> None:
         assert not (module_dbg.cwd / MARKER).exists(), argv
 
 
+# Every option a debugger reads as a line, one rule (Arg.one_line): the
+# stopping ops too, refused before the program moves (still_usable checks).
+ONE_LINE_ARGVS = [
+    ["print", "total\n+1"], ["display", "total\n+1"], ["watch", "total\n"],
+    ["set", "total", "1\n+1"], ["set", "total\n", "1"],
+    ["break", "cart.py:17", "--if", "1\n"], ["break", "cart.py:17", "--log", "a\nb"],
+    ["next", "--show", "total\n+1"], ["continue", "--show", "total\n+1"],
+    ["step", "--show", "total\r+1"], ["finish", "--show", "total\n"],
+    ["until", "cart.py:17", "--show", "x\ny"],
+    ["raw", "p 1\np 2"], ["input", "a\nb"], ["print", "total\r+1"],
+]
+
+
+@pytest.mark.parametrize("argv", ONE_LINE_ARGVS, ids=lambda a: " ".join(a).replace("\n", "\\n"))
+@pytest.mark.usefixtures("still_usable")
+def test_one_newline_rule(module_dbg: Dbg, argv: list[str]) -> None:
+    before = module_dbg.json("breaks")["breakpoints"]
+    assert_clean_error(module_dbg(*argv), 2, "must be a single line")
+    assert module_dbg.json("breaks")["breakpoints"] == before
+
+
 @pytest.mark.usefixtures("still_usable")
 def test_pdb_separator_in_user_text_is_data(module_dbg: Dbg, cart: Target) -> None:
     # pdb runs `a;;b` as two commands; dbg's ops must not let text the user

@@ -150,3 +150,16 @@ def test_a_call_in_flight_when_stdin_closes_is_answered(dbg: Dbg) -> None:
     ended = answer["result"]["structuredContent"]
     assert ended["ok"] and ended["state"] == "exited", ended
     assert took >= 1.5, took  # it did wait for the program
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("dbg_print", {"expression": "a\u0000b"}), ("dbg_print", {"expression": "a\nb"}),
+    ("dbg_next", {"show": ["x\ny"]}), ("dbg_break", {"location": "f", "condition": "1\r"}),
+    ("dbg_raw", {"text": "p 1\np 2"}),
+], ids=["NUL", "newline", "--show", "--if", "raw"])
+def test_one_newline_rule_over_mcp(module_dbg: Dbg, tool: str, arguments: dict[str, Any]) -> None:
+    call = {"jsonrpc": "2.0", "id": "c", "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}
+    (answer,), _ = _serve(module_dbg, [json.dumps(call)])
+    error = answer["result"]["structuredContent"]["error"]
+    assert (error["kind"], "must be a single line" in error["message"]) == ("usage", True), error
