@@ -68,6 +68,18 @@ class CoreInfo:
     #: The program's name as the kernel kept it (at most 15 bytes) and its command line.
     program: str = ""
     command: str = ""
+    #: The file's size, and the size its program headers say it has: a core
+    #: cut short (by a core size limit, or still being written) is smaller.
+    size: int = 0
+    expected_size: int = 0
+
+    def truncated(self) -> str:
+        """A note when the file is shorter than its segments say, else ""."""
+        if self.size >= self.expected_size:
+            return ""
+        return (f"{os.path.basename(self.path)} is cut short ({self.size} of "
+                f"{self.expected_size} bytes: a core size limit, or still being written): "
+                "memory past its end does not read")
 
     def death(self) -> str:
         """How the process died, in a few words: ``killed by SIGSEGV
@@ -136,7 +148,8 @@ def _read(stream: BinaryIO, name: str) -> CoreInfo:
     else:
         phoff, = struct.unpack_from(end + "I", head, 0x1C)
         phentsize, phnum = struct.unpack_from(end + "HH", head, 0x2A)
-    info = CoreInfo(path=name)
+    info = CoreInfo(path=name, size=os.fstat(stream.fileno()).st_size,
+                    expected_size=phoff + phnum * phentsize)
     for index in range(min(phnum, 4096)):
         stream.seek(phoff + index * phentsize)
         entry = stream.read(phentsize)
@@ -146,6 +159,7 @@ def _read(stream: BinaryIO, name: str) -> CoreInfo:
             p_type, _, offset, _, _, size = struct.unpack_from(end + "IIQQQQ", entry)
         else:
             p_type, offset, _, _, size = struct.unpack_from(end + "IIIII", entry)
+        info.expected_size = max(info.expected_size, offset + size)
         if p_type == _PT_NOTE and 0 < size <= _MAX_NOTES:
             stream.seek(offset)
             _notes(stream.read(size), end, wide, info)

@@ -325,6 +325,23 @@ def test_a_core_written_by_gcore_opens_too(module_dbg: Dbg, crashes: Callable[[s
         module_dbg("-s", "gcore", "kill")
 
 
+def test_a_core_cut_short_opens_with_a_note(module_dbg: Dbg, crashes: Callable[[str], Crash],
+                                            tmp_path: Path) -> None:
+    # A core size limit cuts a core at the limit; what it holds still reads.
+    require_backend("gdb")
+    crash = crashes("c")
+    whole = crash.core.read_bytes()
+    cut = tmp_path / "cut.core"
+    cut.write_bytes(whole[:len(whole) // 3])
+    stop = module_dbg.json("-s", "cut", "start", "--core", str(cut), str(crash.program))
+    try:
+        assert stop["reason"] == "core" and stop["signal"] == "SIGSEGV", stop
+        assert f"cut.core is cut short ({len(whole) // 3} of {len(whole)} bytes" \
+            in stop["note"], stop
+    finally:
+        module_dbg("-s", "cut", "kill")
+
+
 @pytest.mark.parametrize("backend", ["pdb", "debugpy", "jdb", "node", "perl"])
 def test_a_backend_without_cores_refuses_with_a_hint(
         module_dbg: Dbg, crashes: Callable[[str], Crash], backend: str) -> None:

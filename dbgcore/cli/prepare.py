@@ -106,7 +106,8 @@ def _core(values: Values, program: Path) -> tuple[str | None, str]:
     from dbgcore.corefile import program_mismatch, read_core
 
     info = read_core(path, core)  # refuses anything but an ELF core, with why
-    return os.path.abspath(path), program_mismatch(info, program, core)
+    notes = [program_mismatch(info, program, core), info.truncated()]
+    return os.path.abspath(path), "; ".join(note for note in notes if note)
 
 
 #: Python modules that run tests, for `dbg start -m MODULE` and `dbg test`.
