@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import socket
 import struct
+import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -127,15 +128,27 @@ def other_end(local: tuple[str, int], remote: tuple[str, int],
     return None
 
 
-def refusal(local: tuple[str, int], remote: tuple[str, int], roots: Iterable[int]) -> str | None:
+def refusal(local: tuple[str, int], remote: tuple[str, int], roots: Iterable[int],
+            patience: float = 1.0) -> str | None:
     """None when the other end of this loopback connection is held by one of
-    ``roots`` or a process they started; else who it is, for a message."""
+    ``roots`` or a process they started; else who it is, for a message.
+
+    /proc/net/tcp is not read in one atomic step: a socket being set up
+    while the kernel walks its tables can be missing from one reading (seen
+    with a JVM dialing jdb), so a peer not found is looked for again for up
+    to ``patience`` seconds."""
     host = normal(remote)[0]
     if not host.startswith("127.") and host != "::1":
         return f"{host}, not loopback"
-    peer = other_end(local, remote)
-    if peer is None:
-        return f"port {remote[1]}, a socket not found in /proc/net/tcp"
+    roots = list(roots)
+    deadline = time.monotonic() + patience
+    while True:
+        peer = other_end(local, remote)
+        if peer is not None:
+            break
+        if time.monotonic() > deadline:
+            return f"port {remote[1]}, a socket not found in /proc/net/tcp"
+        time.sleep(0.02)
     if peer.uid != os.geteuid():
         return f"port {remote[1]}, a process of uid {peer.uid}"
     if not holders(peer.inode, family_tree(roots)):

@@ -5,6 +5,8 @@ the program's JVM with ``-agentlib:jdwp=server=n,suspend=y`` connecting to
 it. So the program's stdout and stderr are the JVM's own, carried by an
 OutputPump, and never mix with jdb's answers on the terminal; and the exit
 code is the JVM's. ``dbg attach --port`` runs ``jdb -attach`` instead.
+jdb's port is open to any local user until the JVM connects: dbg then checks
+in /proc that what jdb accepted is that JVM (see _check_vm_connection).
 
 jdb's prompt is ``> `` with no current thread and ``THREAD[FRAME] `` with
 one (``main[1] ``, ``main[2] `` after ``up``): the frame number in it is how
@@ -45,6 +47,7 @@ from dbg_jdb.parse import (
     method_arguments,
 )
 from dbg_jdb.program import JavaProgram, prepare
+from dbgcore import peers
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
@@ -163,6 +166,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                                         cwd=request.cwd, env=env, start_new_session=True,
                                         preexec_fn=procutil.die_with_parent)
         self.track_child(self.jvm.pid)
+        self._check_vm_connection(driver.pid, int(port), timeout)
         # While the VM connects, jdb may print its prompt twice, late (seen
         # once under load): paced until the first stop.
         with driver.paced():
@@ -183,6 +187,34 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
             event.reason = "entry"
         return event
+
+    def _check_vm_connection(self, jdb: int, port: int, timeout: float) -> None:
+        """jdb -listen takes the first connection to its loopback port, from
+        anyone, and then stops listening (JDI offers no guard, and JDWP has
+        no Unix socket transport on Linux). So once jdb has a connection, its
+        other end must be the JVM dbg started: else the start fails (jdb has
+        done JDWP's handshake with it, no more) instead of debugging it."""
+        assert self.jvm is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            found = peers.connections_on(port, [jdb])
+            if found:
+                break
+            if self.jvm.poll() is not None or time.monotonic() > deadline:
+                return  # the launch's own wait says what went wrong
+            time.sleep(0.02)
+        for row, _ in found:
+            if peers.refusal(row.local, row.remote, [self.jvm.pid]) is None:
+                return
+        _, peer = found[0]
+        who = f"a process of uid {peer.uid}" if peer is not None else "a process now gone"
+        if peer is not None and peer.uid == os.geteuid():
+            who = "a process of yours that dbg did not start"
+        self.ctx.log.note(f"jdb's port {port} was taken by {who}, not the program's JVM")
+        raise OpFailed(f"{who} connected to jdb's port {port} before the program's JVM "
+                       "did: dbg stopped rather than debug it",
+                       "start again; if it happens again, look for who watches for new ports "
+                       "(`ss -tnp`)")
 
     def attach(self, request: AttachRequest) -> StopEvent:
         if request.port is None:

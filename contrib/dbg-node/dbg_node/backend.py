@@ -4,7 +4,9 @@
 inspector listening on a loopback port of the kernel's choosing, paused
 before the first line; the URL it prints on stderr is read through the
 output pump (which keeps the inspector's notices out of the program's
-output). Everything else is the inspector protocol: breakpoints by URL,
+output). That URL's random id is the only guard of a port every local user
+can reach: ``--inspect-publish-uid=stderr`` keeps node from serving it at
+``/json/list`` too. Everything else is the inspector protocol: breakpoints by URL,
 stepping, pauses, scopes and evaluation on a call frame.
 
 Where V8's meaning differs from dbg's, dbg's wins, as on every backend:
@@ -141,7 +143,12 @@ class NodeBackend(Backend):
         self.cwd = request.cwd or os.getcwd()
         self.root = str(program.parent)
         self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
+        # The inspector's port is open to every local user for the whole
+        # session; its only guard is the random id in its WebSocket URL, which
+        # node also serves to anyone at /json/list unless told to print it on
+        # stderr alone (our pump's file, in the private run folder).
         argv = [_node(self.spec) or "node", "--inspect-brk=127.0.0.1:0",
+                "--inspect-publish-uid=stderr",
                 *self.spec.options.get("node_args", []), str(program), *request.args]
         env = {**os.environ, **request.env}
         # The program's stdin: dbg's FIFO (it opens at once, dbg holds the
