@@ -63,6 +63,9 @@ class BpRecord:
     asked_line: int | None = None
     #: The function the user asked for, when dbg placed it as a line breakpoint.
     asked_function: str | None = None
+    #: Why a function breakpoint the adapter calls verified is not known to
+    #: bind (debugpy verifies any name: pydevd matches it at each call).
+    unmatched: str = ""
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -71,14 +74,14 @@ class BpRecord:
         return Breakpoint(
             id=self.id, file=file, line=bound,
             function=self.name if self.kind == "function" else self.asked_function,
-            verified=bool(self.dap.get("verified", False)),
+            verified=bool(self.dap.get("verified", False)) and not self.unmatched,
             condition=self.options.condition, hits=self.hits, requested=self.requested,
             requested_line=self.asked_line or (
                 self.line if self.line and bound and bound != self.line else None),
             temporary=self.options.temporary, hit_count=self.options.hit_count,
             log_message=self.options.log_message,
             kind="function" if self.asked_function else self.kind,
-            message=str(self.dap.get("message") or "") or (
+            message=str(self.dap.get("message") or "") or self.unmatched or (
                 (self.pending or UNBOUND) if not self.dap.get("verified") else ""),
         )
 
@@ -125,7 +128,16 @@ class BreakpointTable:
             line_of = self.backend.profile.function_line(self.backend, loc.module, loc.function)
             if line_of is None:
                 record.name = self.backend.profile.function_name(loc.module, loc.function)
+                record.unmatched = self.backend.profile.function_unmatched(
+                    self.backend, loc.module, loc.function)
                 bp = self._place(record)
+                if not record.dap.get("verified") and \
+                        self.backend.profile.function_search_is_final:
+                    self.remove(record.id)
+                    why = str(record.dap.get("message") or "not found")
+                    raise OpFailed(f"no function {loc.function}: {self.backend.tool_name}: {why}",
+                                   "all the program's code is loaded and has no such "
+                                   "function; nothing was set")
                 if not (self.backend.profile.function_stops_at_declaration and bp.verified
                         and bp.file and bp.line):
                     return bp
@@ -396,6 +408,7 @@ class BreakpointTable:
             hit = []
         for record in hit:
             record.hits += 1
+            record.unmatched = ""  # it did bind: a function of that name ran
         return hit
 
     def after_stop(self, hit: list[BpRecord]) -> None:

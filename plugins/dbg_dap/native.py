@@ -645,6 +645,8 @@ class DelveProfile(AdapterProfile):
     # and delve stops again where the call was made.
     call_ends_on_continue = True
     function_stops_at_declaration = True
+    # A Go binary has all its code; delve does not bind functions later.
+    function_search_is_final = True
     return_values_at_ret = True
 
     def source_files(self, backend: Any, name: str) -> list[str]:

@@ -412,6 +412,10 @@ class AdapterProfile:
     #: The adapter's function breakpoints stop at the declaration's line
     #: (delve): dbg moves them to the first statement.
     function_stops_at_declaration: ClassVar[bool] = False
+    #: An unverified function breakpoint means there is no such function: all
+    #: the code the program can run is loaded and was searched (a Go binary),
+    #: so dbg refuses it rather than list it pending forever.
+    function_search_is_final: ClassVar[bool] = False
 
     def function_line(self, backend: Any, module: str | None,
                       function: str) -> tuple[str, int] | None:
@@ -419,6 +423,12 @@ class AdapterProfile:
         the other debuggers' (or never): the file and line to break at
         instead (None: use the adapter's function breakpoint)."""
         return None
+
+    def function_unmatched(self, backend: Any, module: str | None, function: str) -> str:
+        """Why a function breakpoint the adapter will call verified may bind to
+        nothing ("": its verified can be trusted): for adapters that accept
+        any name and match it at each call (pydevd)."""
+        return ""
 
     def traceback(self, text: str) -> str:
         """An exception's stack as `dbg exception` shows it: in call order,
@@ -995,20 +1005,62 @@ class DebugpyProfile(AdapterProfile):
                     *mine[-LIBRARY_TRACEBACK_FRAMES:]]
         return mine
 
+    def _python_functions(self, backend: Any, module: str | None,
+                          function: str) -> list[tuple[str, int]] | None:
+        """Where ``function`` (in ``module``, a dotted name or its last
+        parts) starts in the program's sources; None: no folder to search."""
+        from dbg_dap.locations import program_root
+        from dbgcore.api import python_function, walk_sources
+
+        root = program_root(backend)
+        if not root:
+            return None
+        found = []
+        for path in walk_sources(root, (".py",)):
+            if module:
+                dotted = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+                dotted = dotted.removesuffix(".__init__")
+                if dotted != module and not dotted.endswith("." + module):
+                    continue
+            hit = python_function(path, function)
+            if hit is not None:
+                found.append((os.path.realpath(path), hit[0]))
+        return found
+
     def function_line(self, backend: Any, module: str | None,
                       function: str) -> tuple[str, int] | None:
         # pydevd stops at a function's `def` line, and never in a generator;
         # gdb and pdb stop at its first statement. So a function found in the
         # program's sources gets a line breakpoint there.
-        from dbg_dap.locations import program_root
-        from dbgcore.api import python_function, walk_sources
-
-        root = program_root(backend)
-        if module or not root:
+        found = self._python_functions(backend, module, function)
+        if found is None:
             return None
-        found = [(path, hit[0]) for path in walk_sources(root, (".py",))
-                 if (hit := python_function(path, function)) is not None]
-        return (os.path.realpath(found[0][0]), found[0][1]) if len(found) == 1 else None
+        if len(found) == 1:
+            return found[0]
+        if module or "." in function:
+            # pydevd matches a function breakpoint against a code object's bare
+            # name: sent as "mod.f" or "C.m" it would never stop.
+            where = f" in module {module}" if module else ""
+            if not found:
+                bare = function.rsplit(".", 1)[-1]
+                raise OpFailed(f"no function {function}{where} in the program's sources",
+                               f"nothing was set; `dbg break {bare}` stops in any function "
+                               f"named {bare} that runs")
+            raise OpFailed(f"{function}{where} is in {len(found)} files: "
+                           f"{', '.join(path for path, _ in found)}",
+                           "nothing was set; give FILE:LINE")
+        return None
+
+    def function_unmatched(self, backend: Any, module: str | None, function: str) -> str:
+        # pydevd verifies any name and stops in whatever function of that name
+        # runs: a name in none of the program's sources is pending until then
+        # (a library's function, or code the program loads later).
+        if module or "." in function:
+            return ""  # function_line placed it or refused it
+        if self._python_functions(backend, None, function) != []:
+            return ""
+        return (f"no function {function} in the program's sources; it binds when a "
+                f"function of that name runs (a library's, or code loaded later)")
 
     def generator_frame(self, frame: dict[str, Any]) -> bool:
         from dbgcore.api import python_is_generator
