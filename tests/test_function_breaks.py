@@ -112,3 +112,22 @@ def test_debugpy_names_with_a_module_or_a_class(module_dbg: Dbg, programs: Any,
     stop = module_dbg.json("-s", "debugpy", "continue")
     assert stop["location"]["function"] == "fee", stop
     module_dbg("-s", "debugpy", "kill")
+
+
+def test_jdb_a_class_not_loaded_yet(module_dbg: Dbg, programs: Any, backend_ready: Any) -> None:
+    # A class of the program's sources without the method: refused now (jdb
+    # would fail the deferred breakpoint at the class's load and stop there);
+    # a class found nowhere may still load: pending, with the reason.
+    backend_ready("jdb")
+    program = programs("jdb")
+    assert _start(module_dbg, "jdb", program).code == 0
+    refused = module_dbg("-s", "jdb", "break", "Late.nope")
+    assert refused.code == 1 and "no method nope in Late" in refused.err, refused
+    pending = module_dbg.json("-s", "jdb", "break", "NoSuch.fn")["breakpoint"]
+    assert pending["verified"] is False and "not loaded yet" in pending["message"], pending
+    late = module_dbg.json("-s", "jdb", "break", "Late.check")["breakpoint"]
+    stop = module_dbg.json("-s", "jdb", "continue")
+    assert stop["ok"] and stop["location"]["function"] == "Late.check", stop
+    assert [b["id"] for b in module_dbg.json("-s", "jdb", "breaks")["breakpoints"]] == \
+        [pending["id"], late["id"]]
+    module_dbg("-s", "jdb", "kill")

@@ -133,6 +133,14 @@ class JdbBreakpoints:
         if not bp.verified:
             owner = native.split(":")[0].rsplit(".", 1)[0] if kind == "function" else \
                 native.split(":")[0]
+            missing = self._method_missing(native) if kind == "function" else None
+            if missing is not None:
+                # The class's source is the program's and has no such method:
+                # jdb would fail the deferred breakpoint when the class loads
+                # and stop the program there. Refused now, like a loaded class's.
+                self.command(f"clear {native}")
+                raise OpFailed(f"no method {native.rsplit('.', 1)[1]} in {owner} ({missing})",
+                               "nothing was set; check the name")
             bp.message = f"class {owner} is not loaded yet; it binds when the class loads"
         if internal:
             bp.id = self._next_internal
@@ -171,6 +179,22 @@ class JdbBreakpoints:
                            f"{', '.join(roots) or 'the source roots'}",
                            "give a path (relative to here or to the program) or an absolute one")
         return found
+
+    def _method_missing(self, native: str) -> str | None:
+        """The program's source of the class of ``Class.method`` when it
+        declares no such method (None: no source of it here, or it does)."""
+        owner, _, method = native.rpartition(".")
+        relative = owner.split("$")[0].replace(".", "/") + ".java"
+        for root in self.program.source_roots if self.program else []:
+            source = Path(root) / relative
+            if source.is_file():
+                try:
+                    text = source.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    return None
+                # A call or a declaration: the name followed by "(".
+                return None if re.search(rf"\b{re.escape(method)}\s*\(", text) else str(source)
+        return None
 
     def _current_class(self) -> str:
         if self._location and self._location.function and "." in self._location.function:
