@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore import procutil
-from dbgcore.errors import DbgError, InternalError, NotStopped, UsageError
+from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.model import StopSnapshot
 from dbgcore.ops import builtin_table
@@ -79,6 +79,9 @@ class Daemon:
         self.stopping = threading.Event()
         self._shutdown_lock = threading.Lock()
         self._shut_down = False
+        #: A start failed and the daemon is ending: later ops get no_session,
+        #: not a debugger that is being closed under them.
+        self._failed_start = False
         self._shutdown_done = threading.Event()
         self._sock_inode = -1
         self.listener: socket.socket | None = None
@@ -153,6 +156,11 @@ class Daemon:
             args = request.get("args") or {}
             timeout = request.get("timeout") or 30.0
             self.last_activity = time.monotonic()
+            if self._failed_start and op not in ("kill", "ping"):
+                self._reply(conn, {"ok": False, "error": NoSession(
+                    f"no session named {self.name!r} (its start failed)",
+                    "start one with `dbg start PROGRAM`").to_wire(), "via": self.session.via()})
+                return
             problem = timeout_problem(timeout)
             if problem is not None:
                 # Only a client other than dbg's own sends one: they check first.
@@ -321,6 +329,7 @@ class Daemon:
             self.session.record_command(op, args, False, {"error": error})
             if op in ("start", "attach"):
                 # A session that failed to start must not linger.
+                self._failed_start = True
                 threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": False, "error": error, "via": self.session.via()}
         except Exception as exc:
@@ -334,6 +343,7 @@ class Daemon:
             with contextlib.suppress(Exception):
                 self.session.record_command(op, args, False, {"error": error})
             if op in ("start", "attach"):
+                self._failed_start = True
                 threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": False, "error": error, "via": self.session.via()}
         self.session.record_command(op, args, True, result)
@@ -396,6 +406,10 @@ def _setup_logging(run_dir: Path) -> None:
     root.setLevel(logging.INFO)
 
 
+def _ignore_signal(signum: int, frame: object) -> None:
+    """A SIGINT (a terminal's Ctrl-C) does not end the daemon."""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
@@ -413,7 +427,10 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Caught, not SIG_IGN: an ignored SIGINT is inherited across exec by every
+    # adapter and program the daemon starts (a debugpy program could then
+    # not be interrupted, nor see KeyboardInterrupt); a caught one is reset.
+    signal.signal(signal.SIGINT, _ignore_signal)
     try:
         daemon.serve()
     except Exception:

@@ -18,9 +18,10 @@ whatever the adapter reported meanwhile (see DapSession.running_code):
 from __future__ import annotations
 
 import os
+import weakref
 from typing import TYPE_CHECKING
 
-from dbgcore.api import DbgError, Message, OpFailed
+from dbgcore.api import DbgError, DebuggerTimeout, Message, OpFailed
 
 if TYPE_CHECKING:
     from dbg_dap.core import DapCore
@@ -32,12 +33,37 @@ MAX_CALL_STOPS = 20
 
 def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
     """Send ``command``, which may run the program's code, and leave the
-    program stopped where it was."""
+    program stopped where it was. Code that runs past --timeout is
+    interrupted where the adapter can (see :func:`_interrupt`), so that the
+    next command does not wait for a runaway."""
     dap = backend.dap_session()
     before = _place(backend)
+    interrupted = ""
+    timeout = dap.request_timeout()
+    _arm_interrupt(backend, arguments, timeout)
     try:
         with dap.running_code():
-            return dap.request(command, arguments)
+            if dap.channel.closed is not None:
+                return dap.request(command, arguments)  # says how the adapter ended
+            pending = dap.channel.send_request(command, arguments)
+            try:
+                return pending.wait(timeout, dap.channel.name)
+            except DebuggerTimeout:
+                interrupted = _interrupt(backend, pending.seq)
+                if not interrupted:
+                    raise
+            try:
+                return pending.wait(INTERRUPT_GRACE, dap.channel.name)  # just in time
+            except DebuggerTimeout as exc:
+                raise DebuggerTimeout(
+                    f"the expression ran past --timeout ({timeout:g}s), and dbg's interrupt "
+                    f"({interrupted}) has not stopped it yet", "the program may still be "
+                    "running it: `dbg pause`, or `dbg kill` to end the session") from exc
+            except DbgError as exc:
+                # Answered: outside running_code(), which takes a timeout
+                # for a request still unanswered.
+                failure: DbgError = exc
+        raise _interrupted_error(timeout, interrupted) from failure
     finally:
         run = dap.last_code_run
         if run.resumed or run.stops:
@@ -45,7 +71,68 @@ def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
             backend.forget_frames()
             if run.stops and not run.unanswered and dap.state == "stopped" and \
                     _place(backend) != before:
-                _call_stopped(backend, before)
+                try:
+                    _call_stopped(backend, before)
+                except OpFailed as exc:
+                    if not interrupted:
+                        raise
+                    raise _interrupted_error(timeout, interrupted, exc.message) from exc
+
+
+#: Adapters built on pydevd, which interrupts an evaluation itself after
+#: PYDEVD_INTERRUPT_THREAD_TIMEOUT seconds (KeyboardInterrupt in the thread
+#: that evaluates: SIGINT for the main thread, an async exception for
+#: another), around the expression only, never inside its own code. The
+#: setting is read at each evaluation, so dbg sets it to the op's --timeout.
+PYDEVD_ADAPTERS = frozenset({"debugpy"})
+_PYDEVD_SETTING = ("setattr(__import__('sys').modules['_pydevd_bundle.pydevd_constants'], "
+                   "'PYDEVD_INTERRUPT_THREAD_TIMEOUT', {timeout!r}) or True")
+#: Per backend: the (program, timeout) pydevd's setting was made for.
+_armed: weakref.WeakKeyDictionary[DapCore, tuple[tuple[int, ...], float]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _arm_interrupt(backend: DapCore, arguments: Message, timeout: float) -> None:
+    if backend.profile.name not in PYDEVD_ADAPTERS or "frameId" not in arguments:
+        return
+    key = (tuple(backend._children), timeout)
+    if _armed.get(backend) == key:
+        return
+    try:
+        backend.dap_session().request("evaluate", {
+            "expression": _PYDEVD_SETTING.format(timeout=float(timeout)), "context": "watch",
+            "frameId": arguments["frameId"]}, min(timeout, 5.0))
+    except DbgError:
+        _armed.pop(backend, None)
+        return
+    _armed[backend] = key
+
+
+#: How long interrupted code has to answer.
+INTERRUPT_GRACE = 3.0
+
+
+def _interrupted_error(timeout: float, how: str, after: str = "") -> DebuggerTimeout:
+    return DebuggerTimeout(f"the expression ran past --timeout ({timeout:g}s): dbg "
+                           f"interrupted it ({how})" + (f"; {after}" if after else ""),
+                           "a larger --timeout gives it longer")
+
+
+def _interrupt(backend: DapCore, seq: int) -> str:
+    """Interrupt the code a request runs, as the adapter allows; how, or ""
+    when it cannot. A `cancel` of the request where the adapter takes one
+    (gdb interrupts the called function, and dbg drops the call); pydevd
+    interrupts it itself (see :data:`PYDEVD_ADAPTERS`)."""
+    dap = backend.dap_session()
+    if dap.supports("supportsCancelRequest"):
+        try:
+            dap.channel.send_request("cancel", {"requestId": seq})
+        except DbgError:
+            return ""
+        return "a DAP cancel"
+    if backend.profile.name in PYDEVD_ADAPTERS and backend in _armed:
+        return "KeyboardInterrupt, by debugpy at dbg's request"
+    return ""
 
 
 def _place(backend: DapCore) -> tuple[object, ...]:

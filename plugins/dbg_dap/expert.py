@@ -159,7 +159,7 @@ def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
     reference = int(target) if target.isdigit() else _resolve_path(b, target)
     start, count = int(args.get("start") or 0), int(args.get("count") or 0)
     rows = b.variables(reference, start, count)
-    if (start or count) and not b.dap_session().supports("supportsVariablePaging"):
+    if (start or count) and not b.pages_variables():
         # The adapter cannot page, so dbg cuts the page out of the children.
         rows = list(itertools.islice(_unfolded(b, rows, start), count or None))
     return {"reference": reference, "variables": _variable_rows(rows)}

@@ -84,14 +84,20 @@ class DapInspection(DapCore):
             return []
         return list(dap.request("scopes", {"frameId": frame_id}).get("scopes") or [])
 
+    def pages_variables(self) -> bool:
+        """Whether the adapter answers `variables` one page at a time: DAP's
+        start/count are honoured when the *client* announced
+        supportsVariablePaging (a client capability, not an adapter's)."""
+        return bool(self.profile.client_caps.get("supportsVariablePaging"))
+
     def variables(self, reference: int, start: int = 0, count: int = 0) -> list[Message]:
+        """The children of ``reference``: with ``count``, the page of
+        ``count`` from ``start`` on an adapter that pages (see
+        :meth:`pages_variables`), else all of them."""
         dap = self.stopped_session("vars")
         arguments: Message = {"variablesReference": reference}
-        if count:
-            if not dap.supports("supportsVariablePaging"):
-                arguments = {"variablesReference": reference}
-            else:
-                arguments.update(start=start, count=count)
+        if count and self.pages_variables():
+            arguments.update(start=start, count=count)
         return list(dap.request("variables", arguments).get("variables") or [])
 
     def locals(self) -> list[Variable]:
@@ -170,7 +176,10 @@ class DapInspection(DapCore):
 
     def _summary(self, reference: int, limit: int = 12) -> str:
         """A value's children on one line: {name = value, ...}."""
-        rows = [r for r in self.variables(reference) if self.profile.child_kind(r) == "item"]
+        # Only what is shown (and one more, to know there is more): a struct
+        # array of 100,000 elements is not fetched whole to show twelve.
+        rows = [r for r in self.variables(reference, 0, limit + 1)
+                if self.profile.child_kind(r) == "item"]
         parts = []
         for row in rows[:limit]:
             value = str(row.get("value", ""))

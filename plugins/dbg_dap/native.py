@@ -274,6 +274,11 @@ class GdbProfile(NativeProfile):
     own_streams = True
     # Its stdin, too, is a redirection on the command line.
     reads_stdin = True
+    # gdb honours `variables`' start/count only for a client that says it
+    # pages (its dap/evaluate.py); without it, one child of a 100,000-element
+    # array costs all 100,000.
+    client_caps: ClassVar[dict[str, Any]] = {**NativeProfile.client_caps,
+                                             "supportsVariablePaging": True}
 
     def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
         # gdb's DAP attach runs `target remote` on `target`.
