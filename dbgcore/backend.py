@@ -79,6 +79,7 @@ FEATURES: dict[str, str] = {
     "pending": "breakpoints in code not loaded yet, bound when it loads",
     "stdin": "the program's standard input (`dbg start --stdin FILE`, `dbg input`)",
     "core": "post-mortem of a core dump (`dbg start --core CORE PROGRAM`)",
+    "children": "child processes followed as sessions of their own (PARENT/NAME-PID)",
 }
 
 
@@ -128,6 +129,9 @@ class AttachRequest:
     port: int | None = None
     program: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: A child process's session (options["child"]): places the session's
+    #: breakpoints before the child runs on, like LaunchRequest.before_run.
+    before_run: Callable[[], None] | None = None
 
 
 @dataclass

@@ -18,6 +18,10 @@ from dbgcore.errors import UsageError
 
 # fullmatch, not match with $: "$" also matches before a trailing newline.
 _SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: A child process's session: its parent's name, "/", its own (NAME-PID).
+_CHILD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9][A-Za-z0-9_.-]{0,63})+")
+#: A child session's folder is a sibling of its parent's, "/" written as this.
+CHILD_SEP_IN_DIR = "+"
 _MAX_SOCKET_PATH = 100
 
 
@@ -43,7 +47,7 @@ def private_dir(path: Path) -> Path:
 
 
 def check_session_name(name: str) -> str:
-    if not _SESSION_RE.fullmatch(name):
+    if not _SESSION_RE.fullmatch(name) and not _CHILD_RE.fullmatch(name):
         raise UsageError(
             f"bad session name {name!r}",
             "use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
@@ -56,7 +60,7 @@ def sessions_dir() -> Path:
 
 
 def session_dir(name: str) -> Path:
-    return sessions_dir() / check_session_name(name)
+    return sessions_dir() / check_session_name(name).replace("/", CHILD_SEP_IN_DIR)
 
 
 def store_path() -> Path:

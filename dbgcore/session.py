@@ -298,15 +298,35 @@ class Session(InspectOps):
                                 program=args.get("program"))
         backend = self._new_backend(args["backend"], args.get("cwd"))
         self.attach_request = request
+        early: list[Breakpoint] | None = None
+        if args.get("child"):
+            request, early = self._child_request(request, args)
         event = backend.attach(request)
         self._version = backend.version()
         self.session_id = self.store.open_session(
             self.name, self.spec.name if self.spec else "", backend.tool_name, self._version,
             request.program or "", [], os.getcwd(),
         )
-        breakpoints = self._apply_breaks(args.get("breaks", []))
+        breakpoints = self._apply_breaks(args.get("breaks", [])) if early is None else early
         return {**self._snapshot(event).to_dict(),
                 "breakpoints": [b.to_dict() for b in breakpoints]}
+
+    # -- child processes --------------------------------------------------------
+
+    def _child_request(self, request: AttachRequest,
+                       args: dict[str, Any]) -> tuple[AttachRequest, list[Breakpoint]]:
+        """A child process's session (its parent's backend started it with
+        ``child``, what the debugger says of the child): the parent's
+        breakpoints are placed before the child runs on, as `start --run` does."""
+        early: list[Breakpoint] = []
+
+        def place_breaks() -> None:
+            early.extend(self._apply_breaks(args.get("breaks", [])))
+
+        request = replace(request, pid=args.get("pid"), options={"child": args["child"]},
+                          before_run=place_breaks)
+        self.attach_request = request
+        return request, early
 
     def _apply_breaks(self, specs: list[Any]) -> list[Breakpoint]:
         assert self.backend is not None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore import procutil
-from dbgcore.paths import session_dir, sessions_dir
+from dbgcore.paths import CHILD_SEP_IN_DIR, session_dir, sessions_dir
 
 STATUS_NAME = "status.json"
 
@@ -92,4 +92,4 @@ def clean_stale(name: str, status: dict[str, Any] | None) -> list[int]:
 
 def list_session_names() -> list[str]:
     root = sessions_dir()
-    return sorted(p.name for p in root.iterdir() if p.is_dir())
+    return sorted(p.name.replace(CHILD_SEP_IN_DIR, "/") for p in root.iterdir() if p.is_dir())

@@ -297,6 +297,8 @@ class DapBackend(DapEvents, DapInspection):
         return event
 
     def attach(self, request: AttachRequest) -> StopEvent:
+        if request.options.get("child"):
+            return self._attach_child(request, dict(request.options["child"]))
         self.attached = True
         self.program = os.path.abspath(request.program) if request.program else None
         try:
@@ -325,6 +327,20 @@ class DapBackend(DapEvents, DapInspection):
             event.reason, event.description = "attach", ""
         return event
 
+    def _attach_child(self, request: AttachRequest, configuration: Message) -> StopEvent:
+        """A child process of a program a parent session debugs: attach to
+        it through the parent's adapter, with the configuration the adapter
+        gave (startDebugging), the parent's breakpoints placed before the
+        child runs on. The child is the parent's: it ends with the session."""
+        self.attached = False
+        self.program = os.path.abspath(request.program) if request.program else None
+        self._before_run = request.before_run
+        connect = configuration.get("connect") or {}
+        server = (str(connect.get("host") or "127.0.0.1"), int(connect["port"]))
+        # The child waits for this client: it is not stopped, it runs on.
+        return self._handshake("attach", configuration, None, self.ctx.op_timeout, server,
+                               configure_launch=True)
+
     def state(self) -> StopState:
         if self.dap is None:
             return "exited"
@@ -349,6 +365,7 @@ class DapBackend(DapEvents, DapInspection):
 
     def terminate(self) -> None:
         grace = self.ctx.shutdown_grace
+        self.end_child_sessions()
         if self.channel is not None and self.channel.closed is None and self.dap is not None:
             try:
                 # Like gdb quitting while attached: a process dbg did not

@@ -75,6 +75,8 @@ class DapCore(Backend):
         self.breaks: BreakpointTable
         self.exception_filters: list[str] = []
         self._children: list[int] = []
+        #: The sessions of the program's child processes (PARENT/NAME-PID).
+        self.child_sessions: list[str] = []
         #: Attached to a process dbg did not start: `dbg kill` detaches from it.
         self.attached = False
         #: While the target runs unwatched (an op timed out): the stop counter

@@ -19,6 +19,7 @@ from dbg_dap.core import (
     frame_location,
 )
 from dbgcore.api import (
+    BreakLoc,
     DbgError,
     Message,
     StopEvent,
@@ -90,10 +91,55 @@ class DapEvents(DapCore):
         return list(self._children)
 
     def _start_debugging(self, request: Message) -> Message:
-        # Acknowledged; adapters that need the child followed (js-debug) get
-        # a profile that does so.
-        self.ctx.log.note(f"startDebugging acknowledged: {request.get('arguments')}")
+        # Answered at once: the adapter waits for the answer, and the child
+        # for a client to attach to it, which its own session does.
+        arguments = request.get("arguments") or {}
+        configuration = dict(arguments.get("configuration") or {})
+        self.ctx.log.note(f"startDebugging: {configuration}")
+        if arguments.get("request", "attach") != "attach" or \
+                not isinstance(configuration.get("subProcessId"), int):
+            raise DbgError("dbg follows child processes by attaching to them, "
+                           "given their subProcessId")
+        threading.Thread(target=self._follow_child, args=(configuration,), daemon=True,
+                         name="child-session").start()
         return {}
+
+    def _follow_child(self, configuration: Message) -> None:
+        """Start the child's session (PARENT/NAME-PID), a daemon of its own
+        started by this one (so the adapter's guard takes its connection),
+        attached with this session's breakpoints."""
+        from dbgcore import client
+
+        pid = int(configuration["subProcessId"])
+        program = _child_program(pid)
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.splitext(os.path.basename(program))[0])
+        name = f"{self.ctx.name}/{stem or 'child'}-{pid}"
+        breaks = [BreakLoc(file=b.file, line=b.asked_line or b.line).to_wire()
+                  if b.kind == "source" else BreakLoc(function=b.name).to_wire()
+                  for b in self.breaks.records.values() if not b.internal
+                  and b.kind in ("source", "function")]
+        try:
+            status = client.spawn_daemon(name, None)
+            self.child_sessions.append(name)
+            self.ctx.track_process(int(status["pid"]), "child session")
+            answer = client.call(name, "attach", {
+                "backend": self.spec.name, "child": configuration, "pid": pid,
+                "program": program, "breaks": breaks}, self.ctx.op_timeout)
+        except DbgError as exc:
+            self.ctx.log.note(f"child {pid}: no session: {exc.message}")
+            return
+        if not answer.get("ok"):
+            self.ctx.log.note(f"child {pid}: attach failed: {answer.get('error')}")
+
+    def end_child_sessions(self) -> None:
+        """`dbg kill` of this session ends its children's sessions first."""
+        from dbgcore import client
+
+        for name in self.child_sessions:
+            try:
+                client.call(name, "kill", {}, self.ctx.shutdown_grace + 5)
+            except DbgError:
+                pass
 
     def _event(self, state: str) -> StopEvent:
         assert self.dap is not None
@@ -230,3 +276,17 @@ class DapEvents(DapCore):
         if signal is not None:
             return StopEvent(state="exited", reason="exited", signal=signal)
         return StopEvent(state="exited", reason="exited", exit_code=code)
+
+
+def _child_program(pid: int) -> str:
+    """The script a Python child runs, from its command line (the
+    interpreter's name when it runs none: a multiprocessing spawn's `-c`)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = [w.decode("utf-8", "replace") for w in f.read().split(b"\0") if w]
+    except OSError:
+        return "python"
+    if "-c" in words:
+        return words[0]
+    scripts = [w for w in words[1:] if w.endswith(".py") and not w.startswith("-")]
+    return scripts[-1] if scripts else (words[0] if words else "python")

@@ -474,7 +474,7 @@ class AdapterProfile:
 class DebugpyProfile(AdapterProfile):
     name = "debugpy"
     walk_suffixes = (".py",)
-    features: ClassVar[dict[str, Support]] = {"return-value": "native"}
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "children": "native"}
     breaks_before_run = True
     # debugpy's launcher gives the debuggee its own stdin (/dev/null, the
     # adapter's); our sitecustomize reopens fd 0 on $DBG_STDIN in the debuggee.
@@ -593,7 +593,12 @@ class DebugpyProfile(AdapterProfile):
             "console": "internalConsole",
             "stopOnEntry": self._entry is None,
             "justMyCode": False,
-            "subProcess": False,
+            # Children (multiprocessing, subprocess of Python, os.fork) are
+            # followed: each one's pydevd connects to the adapter, which asks
+            # dbg to attach to it (startDebugging), and the child waits until
+            # a client does. Off, a forked child would still carry pydevd's
+            # breakpoints with no thread left to answer them, and hang there.
+            "subProcess": True,
             "redirectOutput": True,
             "showReturnValue": True,
             # dbg's own code in the debuggee (sitecustomize, the test hook) is

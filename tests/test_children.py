@@ -1,0 +1,123 @@
+"""Child processes (issue 21): on debugpy each child is a session of its own
+(PARENT/NAME-PID) with the parent's breakpoints; kill of the parent ends them
+and leaves no process; other backends run children undebugged, no hang."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbgcore.testing import Dbg, require_backend
+
+
+def _sessions(dbg: Dbg) -> dict[str, dict[str, Any]]:
+    listing = dbg.json("sessions")
+    return {s["name"]: s for s in listing["sessions"]}
+
+
+def _children(dbg: Dbg, parent: str = "default", state: str | None = None,
+              count: int = 1, wait: float = 30) -> list[str]:
+    """The names of the parent's child sessions (at least ``count`` in ``state``)."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = [name for name, s in _sessions(dbg).items() if name.startswith(parent + "/")
+                 and (state is None or s.get("state") == state)]
+        if len(found) >= count or time.monotonic() > deadline:
+            return sorted(found)
+        time.sleep(0.2)
+
+
+def _python_processes_of(folder: Path) -> list[int]:
+    """Live processes whose command line names a file under ``folder``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().decode("utf-8", "replace")
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(folder) in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _gone(folder: Path, wait: float = 10) -> list[int]:
+    deadline = time.monotonic() + wait
+    while (left := _python_processes_of(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_debugpy_pool_child_is_a_session(dbg: Dbg, target: Any, method: str) -> None:
+    require_backend("debugpy")
+    pool = target("children/pool.py")
+    started = dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break",
+                       pool.loc("square"), "--run", pool.path, method, timeout=90)
+    assert started["ok"], started
+    children = _children(dbg, state="stopped", count=1)
+    assert children, _sessions(dbg)
+    child = children[0]
+    assert child.startswith("default/") and child.rsplit("-", 1)[1].isdigit(), child
+    listing = _sessions(dbg)[child]
+    assert listing["backend"] == "debugpy"
+    where = dbg.json("-s", child, "wait")
+    assert where["location"]["line"] == pool.lines["square"], where
+    local = dbg.json("-s", child, "locals")
+    assert any(v["name"] == "n" for v in local["variables"]), local
+    assert dbg.json("-s", child, "breaks")["breakpoints"], "the parent's breakpoint"
+    # Run every child to its end: the pool finishes, the parent prints and ends.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if _sessions(dbg)["default"]["state"] == "exited":
+            break
+        for name in _children(dbg, state="stopped", count=0, wait=0):
+            dbg("--timeout", "2", "-s", name, "continue")
+        time.sleep(0.1)
+    assert _sessions(dbg)["default"]["state"] == "exited", _sessions(dbg)
+    assert "squares [0, 1, 4, 9]" in dbg.output("stdout")
+    killed = dbg("kill")
+    assert killed.code == 0, killed
+    assert not _children(dbg, count=0, wait=0), _sessions(dbg)
+    assert not _gone(pool.path.parent), "processes left after kill"
+
+
+def test_debugpy_kill_of_parent_ends_stopped_children(dbg: Dbg, target: Any) -> None:
+    require_backend("debugpy")
+    pool = target("children/pool.py")
+    dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break", pool.loc("square"),
+             "--run", pool.path, "fork", timeout=90)
+    assert _children(dbg, state="stopped", count=1)
+    killed = dbg("kill")
+    assert killed.code == 0, killed
+    assert not _sessions(dbg), "every session ended"
+    assert not _gone(pool.path.parent), "processes left after kill"
+
+
+def test_debugpy_subprocess_run_child(dbg: Dbg, target: Any) -> None:
+    require_backend("debugpy")
+    runner = target("children/runner.py")
+    child_py = target("children/child.py")
+    started = dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break",
+                       child_py.loc("triple"), "--run", runner.path, timeout=90)
+    assert started["ok"], started
+    children = _children(dbg, state="stopped", count=1)
+    assert children and children[0].startswith("default/child-"), _sessions(dbg)
+    assert dbg.json("-s", children[0], "wait")["location"]["line"] == child_py.lines["triple"]
+    local = dbg.json("-s", children[0], "locals")
+    assert {v["name"]: v["value"] for v in local["variables"]}.get("n") == "7", local
+    ended = dbg.json("-s", children[0], "continue")
+    assert ended["state"] == "exited", ended
+    parent = dbg.json("wait", timeout=60)
+    assert parent["state"] == "exited", parent
+    assert "child exited 0" in dbg.output("stdout")
+    dbg("kill")
+    assert not _gone(runner.path.parent)
