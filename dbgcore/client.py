@@ -226,8 +226,13 @@ ENDED_STATES = ("exited", "debugger_lost")
 def replace_ended(name: str) -> str:
     """End the live session ``name`` if its program has ended (or its
     debugger died), and say what was replaced; "" when there was none."""
-    if live_status(name) is None:
-        return ""
+    try:
+        if live_status(name) is None:
+            return ""
+    except NoSession as gone:
+        # Its daemon died (killed): what it left is cleaned up now, and the
+        # name is free; the start goes on, and says so.
+        return f"replaced session {name!r}: {gone.message}"
     try:
         info = (call(name, "ping", timeout=5.0).get("result") or {}).get("session") or {}
     except DbgError:

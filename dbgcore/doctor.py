@@ -15,6 +15,7 @@ import sqlite3
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,7 @@ def home_checks(fix: bool) -> list[Values]:
     if checks[0]["status"] == "fail":
         return checks  # what is inside cannot be trusted or read
     checks.append(store_check(home / "store.sqlite3", fix))
+    checks.extend(set_aside_checks(home / "store.sqlite3", fix))
     checks.extend(session_checks(home, fix))
     return checks
 
@@ -150,19 +152,21 @@ def _home_check(home: Path, fix: bool) -> Values:
 
 
 def store_check(path: Path, fix: bool) -> Values:
-    if not path.exists():
+    if not os.path.lexists(path):
         return _check("store", "ok", f"no session store yet ({path})")
-    size = path.stat().st_size
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2)
+    if not path.is_file():
+        verdict = ["a directory is in its place" if path.is_dir() else "not a regular file"]
+    else:
         try:
-            verdict = [row[0] for row in db.execute("PRAGMA integrity_check")]
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        verdict = [str(exc)]
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2)
+            try:
+                verdict = [str(row[0]) for row in db.execute("PRAGMA integrity_check")]
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            verdict = [str(exc)]
     if verdict == ["ok"]:
-        return _check("store", "ok", f"{path}: intact, {size / 1e6:.1f} MB")
+        return _check("store", "ok", f"{path}: intact, {path.stat().st_size / 1e6:.1f} MB")
     why = "; ".join(verdict)[:200]
     if "locked" in why:
         return _check("store", "warn", f"{path}: locked by another process ({why})",
@@ -171,22 +175,62 @@ def store_check(path: Path, fix: bool) -> Values:
         from dbgcore.store import keep_aside
 
         aside = keep_aside(path, "damaged")
-        return _check("store", "ok", f"{path} was damaged ({why}); moved to {aside} (fixed)")
+        return _check("store", "ok", f"{path} was damaged ({why}); moved to {aside}, a fresh "
+                                     "one is made on the next start (fixed)")
     return _check("store", "fail", f"{path}: damaged ({why})",
                   f"dbg doctor --fix (moves it aside as {path.name}.damaged-TIME, with its "
                   "-wal and -shm; a fresh one is made)")
 
 
+def set_aside_checks(path: Path, fix: bool) -> list[Values]:
+    """Stores found damaged by an op and set aside: told until the user
+    acknowledges them (``--fix``) or deletes the copies."""
+    from dbgcore.store import clear_set_aside, stores_set_aside
+
+    out = []
+    for entry in stores_set_aside(path):
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(entry.get("at") or 0)))
+        what = (f"a damaged store ({entry.get('detail')}) was found by {entry.get('by')} at "
+                f"{when} and set aside as {entry.get('aside')}; what it recorded is not in "
+                "`dbg hits`")
+        if fix:
+            out.append(_check("store set aside", "ok", what + "; acknowledged (fixed): the "
+                              "copy stays for you to look at or delete"))
+        else:
+            out.append(_check("store set aside", "fail", what,
+                              "dbg doctor --fix (acknowledges it; the copy stays), or delete "
+                              "the copy"))
+    if fix:
+        clear_set_aside(path)
+    return out
+
+
 def session_checks(home: Path, fix: bool) -> list[Values]:
-    from dbgcore.status import clean_stale, daemon_alive, read_status
+    from dbgcore.paths import CHILD_SEP_IN_DIR
+    from dbgcore.status import clean_stale, daemon_alive, leftover_files, read_status
 
     root = home / "sessions"
-    names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    # A child session's folder is named PARENT+CHILD for PARENT/CHILD.
+    names = sorted(p.name.replace(CHILD_SEP_IN_DIR, "/") for p in root.iterdir()
+                   if p.is_dir()) if root.is_dir() else []
     live, out = [], []
     for name in names:
         status = read_status(name)
         if status is None:
-            continue  # an ended session: only its records remain
+            # An ended session: only its records remain, and perhaps the
+            # runtime files of a daemon that was killed before it could tidy up.
+            left_files = leftover_files(name, None)
+            if not left_files:
+                continue
+            what = (f"session {name}: runtime files of dead daemons are left: "
+                    + ", ".join(p.name for p in left_files[:5])
+                    + (f" and {len(left_files) - 5} more" if len(left_files) > 5 else ""))
+            if fix:
+                clean_stale(name, None)
+                out.append(_check(f"session {name}", "ok", what + "; removed (fixed)"))
+            else:
+                out.append(_check(f"session {name}", "warn", what, "dbg doctor --fix"))
+            continue
         if daemon_alive(status):
             live.append(name)
             continue

@@ -12,6 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +90,52 @@ def clean_stale(name: str, status: dict[str, Any] | None) -> list[int]:
     for leftover in ("daemon.sock", STATUS_NAME):
         with contextlib.suppress(OSError):
             (folder / leftover).unlink()
+    for path in leftover_files(name, status):
+        with contextlib.suppress(OSError):
+            path.unlink()
     return leftovers
+
+
+#: The FIFOs a daemon makes for a program's stdio: ``PREFIX-PID-N-STREAM.fifo``,
+#: PID the daemon's (see dbgcore.streams).
+_DAEMON_FIFO = re.compile(r".+-(\d+)-\d+-(?:stdout|stderr|stdin)\.fifo")
+#: A file a daemon writes and renames at once: older than this, its writer died.
+_HALF_WRITTEN_AGE = 60.0
+
+
+def leftover_files(name: str, status: dict[str, Any] | None) -> list[Path]:
+    """Runtime files in the session folder that no live daemon holds: FIFOs
+    of daemons that are gone (their pid not running, or the dead daemon of
+    ``status``), sockets and a half-written status file when no daemon of
+    this name is alive. Logs and what the user may want are not among them."""
+    folder = session_dir(name)
+    if status is None:
+        status = read_status(name)
+    live = status is not None and daemon_alive(status)
+    dead_pid = None if live or status is None else status.get("pid")
+    found = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISFIFO(info.st_mode):
+            match = _DAEMON_FIFO.fullmatch(entry.name)
+            if match is None:
+                continue  # not one of ours
+            pid = int(match.group(1))
+            if pid == dead_pid or not procutil.alive(pid):
+                found.append(Path(entry.path))
+        elif live:
+            continue
+        elif stat.S_ISSOCK(info.st_mode) or (
+                entry.name == "status.tmp" and time.time() - info.st_mtime > _HALF_WRITTEN_AGE):
+            found.append(Path(entry.path))
+    return sorted(found)
 
 
 def list_session_names() -> list[str]:

@@ -348,18 +348,21 @@ def hits(values: Values, session: str, timeout: float) -> tuple[Values, Via | No
 
     location = values.get("location")
     wanted = BreakLoc.parse(location) if location else None
-    store = Store()
+    store = Store(by="dbg hits")
     try:
         session_id = None if values.get("all") else store.latest_session_id(session)
-        if session_id is None and not values.get("all"):
-            return {"hits": [], "filter": location}, None
-        rows = store.hits(session_id, name=session, limit=100_000)
+        rows = [] if session_id is None and not values.get("all") else \
+            store.hits(session_id, name=session, limit=100_000)
+        notes = store.take_notes()  # damage found on the way: said, never passed over
     finally:
         store.close()
     if wanted is not None:
         rows = [r for r in rows if _matches(r, wanted)]
-    return {"hits": rows[: values.get("limit") or 200], "filter": location,
-            "total": len(rows)}, None
+    answer: Values = {"hits": rows[: values.get("limit") or 200], "filter": location,
+                      "total": len(rows)}
+    if notes:
+        answer["note"] = "; ".join(notes)
+    return answer, None
 
 
 def _matches(row: Values, loc: Any) -> bool:

@@ -23,6 +23,9 @@ def render(op: str, payload: Payload) -> str:
     if isinstance(renderer, str):
         renderer = globals()[renderer] if ":" not in renderer else resolve(renderer)
     text: str = renderer(payload)
+    note = payload.get("note")
+    if note and f"note: {note}" not in text:  # a renderer that does not show it
+        text = f"{text}\nnote: {note}" if text else f"note: {note}"
     return text
 
 
@@ -424,7 +427,8 @@ def _tool(p: Payload) -> str:
 
 
 def _kill(p: Payload) -> str:
-    return f"session {p['killed']} ended"
+    program = p.get("program")
+    return f"session {p['killed']} ended" + (f"; its program: {program}" if program else "")
 
 
 def _catch(p: Payload) -> str:

@@ -1,0 +1,258 @@
+"""A damaged session store is always told: whichever op finds it first says
+so, keeps the damaged copy aside, and `dbg doctor` fails until `doctor --fix`
+acknowledges it. And what a daemon killed with SIGKILL leaves in its session
+folder (FIFOs, its socket, its status file) goes at the next start of that
+name, or at `dbg doctor --fix`."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import stat
+import tarfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from dbgcore import procutil
+from dbgcore.store import Store
+from dbgcore.testing import dbg_in
+
+if TYPE_CHECKING:
+    from conftest import Dbg
+
+pytestmark = pytest.mark.usefixtures("pdb_ready")
+
+#: Enough stops that 200 KB in the middle of the store is inside its tables.
+STOPS = 5000
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DBG_HOME with a session recorded by a real pdb session, and
+    thousands of stops more (written the way a daemon writes them); the
+    store checkpointed into one file."""
+    base = tmp_path_factory.mktemp("recorded")
+    with dbg_in(base) as dbg:
+        program = count_program(dbg)
+        assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
+        assert dbg.json("next")["ok"]
+        assert dbg.json("kill")["ok"]
+        store = Store(dbg.home / "store.sqlite3")
+        sid = store.latest_session_id("default")
+        assert sid is not None
+        for i in range(STOPS):
+            store.record_stop(sid, {"state": "stopped", "reason": "breakpoint",
+                                    "location": {"file": str(program), "line": 3,
+                                                 "function": "<module>"},
+                                    "locals": [{"name": "i", "value": str(i)}]},
+                              [{"file": str(program), "line": 3, "function": "<module>"}])
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.close()
+        return dbg.home
+
+
+def count_program(dbg: Dbg) -> Path:
+    program = dbg.cwd / "count.py"
+    program.write_text("total = 0\nfor i in range(3):\n    total += i\nprint(total)\n")
+    return program
+
+
+def damage(store: Path, how: str) -> None:
+    for extra in ("-wal", "-shm"):
+        Path(f"{store}{extra}").unlink(missing_ok=True)
+    size = store.stat().st_size
+    rng = random.Random(20)
+    if how == "truncated":
+        with store.open("r+b") as fh:
+            fh.truncate(size // 3)
+    elif how == "random header":
+        with store.open("r+b") as fh:
+            fh.write(rng.randbytes(4096))
+    elif how == "directory":
+        store.unlink()
+        store.mkdir()
+    elif how == "random middle":
+        assert size > 600_000, size
+        with store.open("r+b") as fh:
+            fh.seek(size // 2 - 100_000)
+            fh.write(rng.randbytes(200_000))
+    else:
+        raise AssertionError(how)
+
+
+def copy_home(source: Path, dbg: Dbg) -> None:
+    shutil.copytree(source, dbg.home, dirs_exist_ok=True)
+    (dbg.home / ".store-checked").unlink(missing_ok=True)
+
+
+def kept_aside(home: Path) -> list[Path]:
+    return [p for p in home.glob("store.sqlite3.damaged-*")
+            if not p.name.endswith(("-wal", "-shm"))]
+
+
+def checks(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["check"]: c for c in answer["checks"]}
+
+
+DAMAGE = ["truncated", "random header", "directory", "random middle"]
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+@pytest.mark.parametrize("first", ["hits", "start", "report"])
+def test_the_first_op_to_find_damage_says_so_and_doctor_fails_until_fix(
+        dbg: Dbg, recorded: Path, tmp_path: Path, how: str, first: str) -> None:
+    copy_home(recorded, dbg)
+    store = dbg.home / "store.sqlite3"
+    damage(store, how)
+    program = count_program(dbg)
+    if first == "hits":
+        answer = dbg.json("hits")
+        text = dbg("hits")  # the text form of the next one: nothing left to tell
+        assert text.code == 0 and "note:" not in text.out, text
+    elif first == "start":
+        answer = dbg.json("start", "--backend", "pdb", str(program))
+    else:
+        out = tmp_path / "reports"
+        out.mkdir()
+        answer = dbg.json("report", "--output", str(out))
+    assert answer["ok"] and answer["_exit"] == 0, answer
+    note = answer.get("note") or ""
+    assert "session store was damaged" in note and "dbg doctor" in note, answer
+    kept = kept_aside(dbg.home)
+    assert len(kept) == 1 and str(kept[0]) in note, (kept, note)
+    if how == "directory":
+        assert kept[0].is_dir()
+    else:
+        assert kept[0].stat().st_size > 0  # the damaged copy, as it was
+    if first == "report":
+        with tarfile.open(answer["path"]) as tar:
+            readme = next(m for m in tar.getmembers() if m.name.endswith("README.txt"))
+            assert "damaged" in tar.extractfile(readme).read().decode()  # type: ignore[union-attr]
+
+    doctor = dbg("doctor")
+    assert doctor.code == 1, doctor
+    line = next(ln for ln in doctor.out.splitlines() if "store set aside" in ln)
+    assert line.startswith("FAIL") and str(kept[0]) in line and "doctor --fix" in line, line
+    assert "ok   store:" in doctor.out  # the fresh store in its place is sound
+    fixed = dbg("doctor", "--fix")
+    assert fixed.code == 0 and "acknowledged" in fixed.out, fixed
+    assert dbg("doctor").code == 0
+    assert kept_aside(dbg.home) == kept  # acknowledged, not deleted
+
+    # The fresh store records again.
+    if first != "start":
+        assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
+    assert dbg.json("next")["ok"]
+    assert len(dbg.json("hits")["hits"]) == 2
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_doctor_finding_damage_first_fails_and_fix_moves_it_aside(
+        dbg: Dbg, recorded: Path, how: str) -> None:
+    copy_home(recorded, dbg)
+    damage(dbg.home / "store.sqlite3", how)
+    answer = dbg.json("doctor")
+    assert answer["_exit"] == 1 and answer["failed"] == ["store"], answer
+    assert kept_aside(dbg.home) == []  # doctor without --fix changes nothing
+    fixed = dbg.json("doctor", "--fix")
+    assert fixed["_exit"] == 0, fixed
+    kept = kept_aside(dbg.home)
+    assert len(kept) == 1 and str(kept[0]) in checks(fixed)["store"]["detail"]
+    assert dbg.json("doctor")["_exit"] == 0
+    assert dbg.json("hits")["hits"] == [] and "note" not in dbg.json("hits")
+
+
+def test_damage_made_under_a_live_session_is_found_and_it_records_on(
+        dbg: Dbg, recorded: Path) -> None:
+    copy_home(recorded, dbg)
+    program = count_program(dbg)
+    assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
+    before = dbg.json("hits")
+    assert before["total"] == 1 and "note" not in before, before
+    store = dbg.home / "store.sqlite3"
+    db = sqlite3.connect(store)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    with store.open("r+b") as fh:  # the daemon holds it open meanwhile
+        fh.seek(store.stat().st_size // 2 - 100_000)
+        fh.write(random.Random(3).randbytes(200_000))
+    found = dbg.json("hits")
+    assert "session store was damaged" in found.get("note", ""), found
+    # The daemon follows the store to its fresh file, and its stops are there.
+    assert dbg.json("next")["ok"]
+    after = dbg.json("hits")
+    assert after["total"] == 1 and after["hits"][0]["line"] == 2, after
+    assert dbg("doctor").code == 1
+
+
+def test_quick_check_runs_only_when_the_store_changed(recorded: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(recorded, home)
+    path = home / "store.sqlite3"
+    marker = home / ".store-checked"
+    marker.unlink(missing_ok=True)
+    started = time.perf_counter()
+    Store(path).close()
+    checked = time.perf_counter() - started
+    assert marker.exists()
+    started = time.perf_counter()
+    Store(path).close()
+    unchanged = time.perf_counter() - started
+    # Measured: ~25 ms checked, ~1 ms unchanged, for 5,000 stops (1.4 MB).
+    assert unchanged < checked, (unchanged, checked)
+
+
+def daemon_killed(dbg: Dbg, program: Path) -> tuple[dict[str, Any], list[Path]]:
+    """Start a session, kill its daemon with SIGKILL; its status and the
+    runtime files it left."""
+    assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
+    folder = dbg.home / "sessions" / "default"
+    status = json.loads((folder / "status.json").read_text())
+    os.kill(status["pid"], signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while procutil.alive(status["pid"], status.get("start_time")) and \
+            time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = [p for p in folder.iterdir()
+            if stat.S_ISFIFO(p.lstat().st_mode) or stat.S_ISSOCK(p.lstat().st_mode)]
+    assert any(p.name.endswith("-stdin.fifo") for p in left), left
+    assert any(p.name.endswith("-stdout.fifo") for p in left), left
+    return status, left
+
+
+def test_a_killed_daemons_files_go_at_the_next_start(dbg: Dbg) -> None:
+    program = count_program(dbg)
+    status, left = daemon_killed(dbg, program)
+    again = dbg.json("start", "--backend", "pdb", str(program))
+    assert again["ok"] and f"pid {status['pid']}" in again.get("note", ""), again
+    assert not any(p.exists() for p in left if p.name != "daemon.sock"), left
+    new_status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
+    fifos = [p.name for p in (dbg.home / "sessions" / "default").glob("*.fifo")]
+    assert fifos and all(f"-{new_status['pid']}-" in name for name in fifos), fifos
+    assert dbg.json("print", "1 + 1")["value"] == "2"
+
+
+def test_doctor_fix_removes_a_killed_daemons_files(dbg: Dbg) -> None:
+    program = count_program(dbg)
+    status, left = daemon_killed(dbg, program)
+    answer = dbg.json("doctor")
+    assert answer["_exit"] == 1 and answer["failed"] == ["session default"], answer
+    assert dbg.json("doctor", "--fix")["_exit"] == 0
+    assert not any(os.path.lexists(p) for p in left), left
+    assert not (dbg.home / "sessions" / "default" / "status.json").exists()
+    # Files left when the status file went first (a doctor of an older dbg, a
+    # user tidying by hand) are found by name: FIFOs whose daemon is not running.
+    stray = dbg.home / "sessions" / "default" / f"program-{status['pid']}-7-stdin.fifo"
+    os.mkfifo(stray, 0o600)
+    warned = dbg.json("doctor")
+    assert checks(warned)["session default"]["status"] == "warn", warned
+    assert stray.name in checks(warned)["session default"]["detail"]
+    assert dbg.json("doctor", "--fix")["_exit"] == 0 and not os.path.lexists(stray)
+    assert dbg.json("doctor")["_exit"] == 0
