@@ -67,6 +67,9 @@ def test_a_function_nothing_defines(module_dbg: Dbg, programs: Any, backend_read
     if backend in REFUSED:
         assert at_start.code == 1, at_start
         assert at_start.err.startswith(f"error: --break {NAME}: ") and NAME in at_start.err
+        # At once after the failed start: no session (not its closing debugger).
+        after = module_dbg.json("-s", backend, "breaks")
+        assert after["error"]["kind"] == "no_session", after
         started = _start(module_dbg, backend, program)
         assert started.code == 0, started
         refused = module_dbg("-s", backend, "break", NAME)
