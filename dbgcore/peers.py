@@ -8,6 +8,10 @@ its owner's uid is read there, and its inode must be held open by one of the
 processes dbg started (a process and everything it started). A socket of
 another user, or of a process of ours outside the session, is refused.
 
+For tools that only talk TCP and would listen themselves (JDWP), both ends
+can dial dbg instead: :func:`accept_only` takes one checked connection and
+closes its port, and :func:`relay` joins two such connections.
+
 Only the standard library, and Python 3.8 syntax: this file is also loaded by
 path into an adapter's own interpreter (see plugins/dbg_dap/adapterboot).
 """
@@ -17,8 +21,9 @@ from __future__ import annotations
 import os
 import socket
 import struct
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 #: /proc/net/tcp's state column.
@@ -195,3 +200,79 @@ def listening_ports(roots: Iterable[int]) -> list[tuple[int, tuple[str, int]]]:
             if link.startswith("socket:[") and int(link[8:-1]) in rows:
                 found.append((pid, rows[int(link[8:-1])].local))
     return found
+
+
+# -- a reverse connection dbg opens and checks, for tools that only dial or listen --
+
+
+def loopback_listener() -> socket.socket:
+    """A TCP socket listening on a free loopback port, for a process dbg
+    starts to dial (its port: ``getsockname()[1]``)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", 0))
+        # Room for the awaited connection behind others' that get refused.
+        sock.listen(8)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def accept_only(listener: socket.socket, roots: Iterable[int], timeout: float,
+                alive: Callable[[], bool],
+                on_refused: Callable[[str], None] | None = None) -> socket.socket | None:
+    """The first connection to ``listener`` whose other end is held by one
+    of ``roots`` or a process they started; any other is closed unread
+    (``on_refused`` hears who it was). None once ``alive()`` says the
+    awaited process is gone or ``timeout`` passes. ``listener`` is closed
+    either way: no one else can connect afterwards."""
+    roots = list(roots)
+    deadline = time.monotonic() + timeout
+    listener.settimeout(0.05)
+    try:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:  # noqa: UP041 (TimeoutError only from 3.10)
+                conn = None
+            if conn is not None:
+                why = check_accepted(conn, roots)
+                if why is None:
+                    conn.settimeout(None)
+                    return conn
+                try:
+                    conn.close()
+                except OSError:
+                    pass
+                if on_refused is not None:
+                    on_refused(f"refused a connection from {why}")
+            if not alive() or time.monotonic() > deadline:
+                return None
+    finally:
+        listener.close()
+
+
+def relay(one: socket.socket, other: socket.socket, name: str) -> list[threading.Thread]:
+    """Copy bytes both ways between two connections, each in a thread, until
+    either side closes (then the other is told, and both are closed)."""
+    def copy(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (sink, source):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    threads = [threading.Thread(target=copy, args=pair, name=f"{name}-relay", daemon=True)
+               for pair in ((one, other), (other, one))]
+    for thread in threads:
+        thread.start()
+    return threads

@@ -1,12 +1,12 @@
 """The jdb backend: Java's own debugger, driven through a PTY.
 
-dbg starts ``jdb -listen 0`` (JDI listens on loopback and says where), then
-the program's JVM with ``-agentlib:jdwp=server=n,suspend=y`` connecting to
-it. So the program's stdout and stderr are the JVM's own, carried by an
-OutputPump, and never mix with jdb's answers on the terminal; and the exit
-code is the JVM's. ``dbg attach --port`` runs ``jdb -attach`` instead.
-jdb's port is open to any local user until the JVM connects: dbg then checks
-in /proc that what jdb accepted is that JVM (see _check_vm_connection).
+dbg starts the program's JVM with ``-agentlib:jdwp=server=n,suspend=y``
+connecting to dbg, then ``jdb -attach`` connecting to dbg too. So the
+program's stdout and stderr are the JVM's own, carried by an OutputPump, and
+never mix with jdb's answers on the terminal; and the exit code is the JVM's.
+``dbg attach --port`` runs ``jdb -attach`` to the user's JVM instead.
+Neither end of JDWP listens where others could connect: both dial dbg,
+which checks who dialed (in /proc) and relays between them (see launch).
 
 jdb's prompt is ``> `` with no current thread and ``THREAD[FRAME] `` with
 one (``main[1] ``, ``main[2] `` after ``up``): the frame number in it is how
@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -31,7 +32,6 @@ from dbg_jdb.parse import (
     DEFERRED_SET_RE,
     EVENT_RE,
     EXIT_RE,
-    LISTEN_RE,
     PROMPT_RE,
     RESUMING,
     RUNNING_PROMPT_RE,
@@ -89,6 +89,8 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         self.jvm: subprocess.Popen[bytes] | None = None
+        #: The JVM's and jdb's connections to dbg, which relays between them.
+        self._jdwp: tuple[socket.socket, socket.socket] | None = None
         self.program: JavaProgram | None = None
         self._exit_code: int | None = None
         self._breaks: dict[int, JdbBreak] = {}
@@ -143,18 +145,17 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         timeout = self.ctx.op_timeout
         self.program = prepare(request.program, request.options.get("classpath"),
                                self.ctx.run_dir / "classes", timeout)
-        driver = self._spawn_jdb(["-listen", "0"], request.cwd)
-        try:
-            listening = driver.expect([LISTEN_RE], timeout)
-        except PtyEOF as exc:
-            raise OpFailed(f"jdb could not listen: {exc.output.strip()}") from exc
-        if listening.index != 1:
-            raise OpFailed("jdb did not say where it listens")
-        host, port = listening.groups[0], listening.groups[1]
+        # JDWP's two ends both reach dbg, which relays between them: the JVM
+        # dials a port of dbg's, then jdb does (`jdb -attach`). Each port
+        # takes only its own process's connection (checked in /proc) and is
+        # closed once it has it, so no port is ever open to anyone else.
+        # (`jdb -listen` would take the first connection to its port, from
+        # anyone: JDI offers no guard, and JDWP no Unix sockets on Linux.)
+        vm_door = peers.loopback_listener()
         pump = self.output_pump("jvm")
         java = shutil.which("java") or "java"
         argv = [java, f"-agentlib:jdwp=transport=dt_socket,server=n,suspend=y,"
-                      f"address={host}:{port}",
+                      f"address=127.0.0.1:{vm_door.getsockname()[1]}",
                 "-cp", os.pathsep.join(self.program.classpath), self.program.main_class,
                 *request.args]
         env = {**os.environ, **request.env}
@@ -166,7 +167,26 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                                         cwd=request.cwd, env=env, start_new_session=True,
                                         preexec_fn=procutil.die_with_parent)
         self.track_child(self.jvm.pid)
-        self._check_vm_connection(driver.pid, int(port), timeout)
+        jvm = self.jvm
+        vm = peers.accept_only(vm_door, [jvm.pid], timeout, lambda: jvm.poll() is None,
+                               self.ctx.log.note)
+        if vm is None:
+            code = jvm.poll()
+            raise OpFailed("the program's JVM did not connect to dbg "
+                           f"({'in time' if code is None else f'exit code {code}'})",
+                           "`dbg output` shows what java said")
+        jdb_door = peers.loopback_listener()
+        driver = self._spawn_jdb(["-attach", f"127.0.0.1:{jdb_door.getsockname()[1]}"],
+                                 request.cwd)
+        child = driver.child
+        conn = peers.accept_only(jdb_door, [driver.pid], timeout,
+                                 lambda: child is not None and bool(child.isalive()),
+                                 self.ctx.log.note)
+        if conn is None:
+            vm.close()
+            raise OpFailed("jdb did not connect to dbg", "see the session's debugger.log")
+        self._jdwp = (vm, conn)
+        peers.relay(vm, conn, "jdwp")
         # While the VM connects, jdb may print its prompt twice, late (seen
         # once under load): paced until the first stop.
         with driver.paced():
@@ -187,34 +207,6 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
             event.reason = "entry"
         return event
-
-    def _check_vm_connection(self, jdb: int, port: int, timeout: float) -> None:
-        """jdb -listen takes the first connection to its loopback port, from
-        anyone, and then stops listening (JDI offers no guard, and JDWP has
-        no Unix socket transport on Linux). So once jdb has a connection, its
-        other end must be the JVM dbg started: else the start fails (jdb has
-        done JDWP's handshake with it, no more) instead of debugging it."""
-        assert self.jvm is not None
-        deadline = time.monotonic() + timeout
-        while True:
-            found = peers.connections_on(port, [jdb])
-            if found:
-                break
-            if self.jvm.poll() is not None or time.monotonic() > deadline:
-                return  # the launch's own wait says what went wrong
-            time.sleep(0.02)
-        for row, _ in found:
-            if peers.refusal(row.local, row.remote, [self.jvm.pid]) is None:
-                return
-        _, peer = found[0]
-        who = f"a process of uid {peer.uid}" if peer is not None else "a process now gone"
-        if peer is not None and peer.uid == os.geteuid():
-            who = "a process of yours that dbg did not start"
-        self.ctx.log.note(f"jdb's port {port} was taken by {who}, not the program's JVM")
-        raise OpFailed(f"{who} connected to jdb's port {port} before the program's JVM "
-                       "did: dbg stopped rather than debug it",
-                       "start again; if it happens again, look for who watches for new ports "
-                       "(`ss -tnp`)")
 
     def attach(self, request: AttachRequest) -> StopEvent:
         if request.port is None:

@@ -25,7 +25,6 @@ RUNNING_PROMPT_RE = re.compile(r"(?:\A|\n)(> )$")
 #: jdb's answer to `suspend` (a pause).
 SUSPENDED_RE = re.compile(r"All threads suspended\.")
 STOPPED_PROMPT_RE = re.compile(rf"(?:\A|\n){_STRAY}({_THREAD_PROMPT})$")
-LISTEN_RE = re.compile(r"Listening at address: (\S+?):(\d+)")
 EVENT_RE = re.compile(
     r"(?P<kind>Breakpoint hit|Step completed|Method entered"
     r"|Method exited(?:: return value = (?P<ret>.*?),)?"
