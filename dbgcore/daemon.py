@@ -180,8 +180,10 @@ class Daemon:
         rest in turn on the worker thread."""
         if op == "kill":
             via = self.session.via()
+            program = self._program_after_kill()
             self.shutdown()
-            return {"ok": True, "result": {"killed": self.name}, "via": via}
+            return {"ok": True, "result": {"killed": self.name, "program": program},
+                    "via": via}
         if op == "ping":
             return {"ok": True, "result": {"pid": os.getpid(),
                                            "session": self.session.describe()},
@@ -200,6 +202,19 @@ class Daemon:
         response = self._follow(future, None) if waits else future.result()
         self.last_activity = time.monotonic()
         return response
+
+    def _program_after_kill(self) -> str:
+        """What `kill` does to the program: a process dbg attached to (not a
+        child process of a program dbg started) is detached from and left
+        running with its children; anything dbg started ends, children too."""
+        attached = self.session.attach_request
+        if attached is None or attached.options.get("child") or self.session.backend is None:
+            return "ended"
+        try:
+            gone = self.session.backend.state() == "exited"
+        except Exception:  # a debugger in trouble: what it attached to is not ours
+            gone = False
+        return "ended" if gone else "detached, still running"
 
     def _waits_for_program(self, op: str) -> bool:
         """Ops that may block until the program stops: those that stop it
@@ -372,9 +387,14 @@ class Daemon:
     def _end(self) -> None:
         remove_status(self.name, os.getpid())
         self.stopping.set()
-        # Closed before the debugger is ended (which takes a while): a client
-        # that connects meanwhile is refused (no session) instead of waiting
-        # in the backlog for an accept that never comes and then reading EOF.
+        try:
+            self.session.shutdown()
+        except Exception:
+            log.exception("error while ending the debugger")
+        groups = {g for c in self.children
+                  if procutil.alive(c["pid"], c.get("start_time"))
+                  and (g := procutil.pgid_of(c["pid"])) is not None}
+        procutil.terminate_groups(groups, grace=0.5)
         if self.listener is not None:
             with contextlib.suppress(OSError):
                 self.listener.close()

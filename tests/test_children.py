@@ -121,3 +121,37 @@ def test_debugpy_subprocess_run_child(dbg: Dbg, target: Any) -> None:
     assert "child exited 0" in dbg.output("stdout")
     dbg("kill")
     assert not _gone(runner.path.parent)
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb", "debugpy"])
+def test_kill_of_an_attached_program_detaches_and_says_so(dbg: Dbg, tmp_path: Path,
+                                                          backend: str) -> None:
+    require_backend(backend)
+    import subprocess
+    import sys
+
+    program = tmp_path / "nap.py"
+    program.write_text("import time\nwhile True:\n    time.sleep(0.05)\n", encoding="utf-8")
+    argv = ["sleep", "300"] if backend != "debugpy" else [sys.executable, str(program)]
+    napper = subprocess.Popen(argv)
+    try:
+        attached = dbg.json("attach", "--backend", backend, "--pid", str(napper.pid),
+                            timeout=90)
+        assert attached["ok"], attached
+        killed = dbg.json("kill")
+        assert killed["program"] == "detached, still running", killed
+        time.sleep(0.3)
+        assert napper.poll() is None, "the attached program was ended"
+    finally:
+        napper.kill()
+        napper.wait()
+
+
+def test_kill_of_a_launched_program_says_it_ended(dbg: Dbg, target: Any) -> None:
+    require_backend("debugpy")
+    runner = target("children/runner.py")
+    started = dbg("start", "--backend", "debugpy", runner.path, timeout=90)
+    assert started.code == 0, started
+    killed = dbg("kill")
+    assert killed.out.strip().endswith("its program: ended"), killed
+    assert not _gone(runner.path.parent)

@@ -120,7 +120,7 @@ class DapBackend(DapEvents, DapInspection):
                                     ("break-hit", "supportsHitConditionalBreakpoints"),
                                     ("break-log", "supportsLogPoints")):
             support[feature] = "native" if announced.get(capability) else "none"
-        for feature in ("return-value", "pending", "core"):
+        for feature in ("return-value", "pending", "core", "children"):
             support[feature] = backend.profile.feature(feature)
         support["stdin"] = "native" if backend.profile.reads_stdin else "none"
         return support
