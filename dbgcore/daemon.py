@@ -387,14 +387,9 @@ class Daemon:
     def _end(self) -> None:
         remove_status(self.name, os.getpid())
         self.stopping.set()
-        try:
-            self.session.shutdown()
-        except Exception:
-            log.exception("error while ending the debugger")
-        groups = {g for c in self.children
-                  if procutil.alive(c["pid"], c.get("start_time"))
-                  and (g := procutil.pgid_of(c["pid"])) is not None}
-        procutil.terminate_groups(groups, grace=0.5)
+        # Closed before the debugger is ended (which takes a while): a client
+        # that connects meanwhile is refused (no session) instead of waiting
+        # in the backlog for an accept that never comes and then reading EOF.
         if self.listener is not None:
             with contextlib.suppress(OSError):
                 self.listener.close()
@@ -403,6 +398,14 @@ class Daemon:
             # the path already (after a failed start, this one ends late).
             if os.stat(self.sock_path).st_ino == self._sock_inode:
                 os.unlink(self.sock_path)
+        try:
+            self.session.shutdown()
+        except Exception:
+            log.exception("error while ending the debugger")
+        groups = {g for c in self.children
+                  if procutil.alive(c["pid"], c.get("start_time"))
+                  and (g := procutil.pgid_of(c["pid"])) is not None}
+        procutil.terminate_groups(groups, grace=0.5)
         self.jobs.put(None)
         log.info("daemon %s ended", self.name)
 
