@@ -1,11 +1,16 @@
 """`dbg report [SESSION]`: one .tar.gz with what a bug report needs.
 
-It holds the session's logs (daemon and debugger), its recorded commands and
-stops from the store, `dbg doctor --json`, versions, the OS, and the
-environment. Secrets are taken out of every file before it is written: the
-values of variables whose names say they are secret (TOKEN, KEY, SECRET,
-PASSWORD, AUTH, COOKIE, CREDENTIAL), values that look like keys, and any
-NAME=VALUE or "NAME": "VALUE" pair in the logs with such a name.
+It holds the session's logs (daemon and debugger, the tail of each, and of
+the file each rotated into), its recorded commands and stops from the store,
+`dbg doctor --json`, versions, the OS, and the environment. Secrets are taken
+out of every file before it is written. They are gathered first, from every
+place a secret reaches dbg: the values of the session's `--env` variables and
+of dbg's own environment whose names say they are secret (TOKEN, KEY, SECRET,
+PASSWORD, AUTH, COOKIE, CREDENTIAL, ...), values that look like keys, and the
+password of every URL found in any of the files (``scheme://user:PASSWORD@``).
+Each value is then replaced wherever it occurs, in every file (also escaped as
+JSON or a Python repr would escape it), and any NAME=VALUE or "NAME": "VALUE"
+pair with a secret-sounding NAME is hidden too.
 """
 
 from __future__ import annotations
@@ -38,6 +43,12 @@ _KEY_SHAPES = re.compile(
     r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}"
     r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})")
 _LONG_KEYLIKE = re.compile(r"^[A-Za-z0-9+/_=-]{32,}$")
+# scheme://user:PASSWORD@host: the password, up to the @ of the host.
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@")
+#: Shorter values are not hidden alone: they would take out half the words.
+_MIN_SECRET = 3
+#: How much of each log (and of the file it rotated into) a report takes: the end.
+LOG_TAIL_BYTES = 2_000_000
 
 
 def looks_like_key(value: str) -> bool:
@@ -51,15 +62,63 @@ def looks_like_key(value: str) -> bool:
 def secret_values(env: dict[str, str]) -> list[str]:
     """The values of ``env`` to take out everywhere, longest first."""
     found = {v for k, v in env.items()
-             if len(v) >= 4 and (_SECRET_NAME.search(k) or looks_like_key(v))}
+             if len(v) >= _MIN_SECRET and (_SECRET_NAME.search(k) or looks_like_key(v))}
     return sorted(found, key=len, reverse=True)
 
 
+def url_passwords(text: str) -> set[str]:
+    return {m.group(1) for m in _URL_PASSWORD.finditer(text) if len(m.group(1)) >= _MIN_SECRET}
+
+
+def given_env(commands: list[Values]) -> dict[str, str]:
+    """The ``--env`` variables of the session's recorded starts (and restarts)."""
+    env: dict[str, str] = {}
+    for command in commands:
+        given = (command.get("args") or {}).get("env") if isinstance(command, dict) else None
+        if isinstance(given, dict):
+            env.update({str(k): str(v) for k, v in given.items()})
+    return env
+
+
+def with_escapes(values: set[str]) -> list[str]:
+    """Each value, and the forms it takes once escaped as JSON or a Python
+    repr would (a log holds messages in both); longest first, so a value
+    that holds another is taken out whole."""
+    forms = set(values)
+    for value in values:
+        forms.add(json.dumps(value)[1:-1])
+        forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
+        forms.add(repr(value)[1:-1])
+    return sorted((f for f in forms if len(f) >= _MIN_SECRET), key=len, reverse=True)
+
+
 def redact(text: str, secrets: list[str]) -> str:
-    for value in secrets:
-        text = text.replace(value, REDACTED)
+    text = replace_all(text, secrets)
     text = _SECRET_PAIR.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _URL_PASSWORD.sub(lambda m: m.group(0).replace(m.group(1), REDACTED), text)
     return _KEY_SHAPES.sub(REDACTED, text)
+
+
+def replace_all(text: str, secrets: list[str]) -> str:
+    for value in secrets:
+        if value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+def log_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
+    """The last ``limit`` bytes of a log, from the first whole line in them."""
+    with path.open("rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - limit))
+        data = fh.read(limit)
+    if size <= limit:
+        return data.decode("utf-8", errors="replace")
+    # A line cut in two may hold half a secret: start at the next whole one.
+    cut = data.find(b"\n")
+    data = data[cut + 1:] if 0 <= cut < len(data) - 1 else data
+    return (f"[dbg report: the first {size - len(data)} bytes of this log are left out]\n"
+            + data.decode("utf-8", errors="replace"))
 
 
 def redact_data(data: Any, secrets: list[str]) -> Any:
@@ -68,8 +127,9 @@ def redact_data(data: Any, secrets: list[str]) -> Any:
     if isinstance(data, str):
         return redact(data, secrets)
     if isinstance(data, dict):
-        return {k: REDACTED if isinstance(k, str) and _SECRET_NAME.search(k)
-                and isinstance(v, str) else redact_data(v, secrets) for k, v in data.items()}
+        return {redact_data(k, secrets): REDACTED if isinstance(k, str)
+                and _SECRET_NAME.search(k) and isinstance(v, str)
+                else redact_data(v, secrets) for k, v in data.items()}
     if isinstance(data, list | tuple):
         return [redact_data(v, secrets) for v in data]
     return data
@@ -84,24 +144,26 @@ def redacted_env(env: dict[str, str], secrets: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _recorded(name: str) -> tuple[Values | None, list[Values], list[Values]]:
-    """The latest recorded session of this name: its row, commands and stops."""
+def _recorded(name: str) -> tuple[Values | None, list[Values], list[Values], list[str]]:
+    """The latest recorded session of this name: its row, commands and
+    stops; and what was found wrong with the store on the way."""
     from dbgcore.paths import store_path
     from dbgcore.store import Store
 
-    if not store_path().exists():
-        return None, [], []
+    if not store_path().exists() and not os.path.lexists(store_path()):
+        return None, [], [], []
     try:
-        store = Store(readonly=True)
+        store = Store(readonly=True, by="dbg report")
     except (sqlite3.Error, OSError) as exc:
-        return {"error": f"store unreadable: {exc}"}, [], []
+        return {"error": f"store unreadable: {exc}"}, [], [], []
     try:
         sid = store.latest_session_id(name)
         if sid is None:
-            return None, [], []
-        return store.session_row(sid), store.commands(sid), store.hits(sid, limit=10_000)
+            return None, [], [], store.take_notes()
+        found = store.session_row(sid), store.commands(sid), store.hits(sid, limit=10_000)
+        return (*found, store.take_notes())
     except sqlite3.Error as exc:
-        return {"error": f"store unreadable: {exc}"}, [], []
+        return {"error": f"store unreadable: {exc}"}, [], [], store.take_notes()
     finally:
         store.close()
 
@@ -112,20 +174,37 @@ def report(values: Values, session: str, timeout: float) -> tuple[Values, None]:
 
     name = check_session_name(values.get("name") or session)
     folder = dbg_home() / "sessions" / name
-    row, commands, stops = _recorded(name)
+    row, commands, stops, notes = _recorded(name)
     if row is None and not folder.is_dir():
-        raise UsageError(f"nothing recorded for a session named {name!r}",
+        raise UsageError(f"nothing recorded for a session named {name!r}"
+                         + (f" ({'; '.join(notes)})" if notes else ""),
                          "see `dbg sessions`, or `dbg hits --all`")
     env = dict(os.environ)
-    secrets = secret_values(env)
     checks = doctor({}, session, timeout)[0]
     checks.pop("_exit", None)
+    logs: dict[str, str] = {}
+    if folder.is_dir():
+        for log in sorted([*folder.glob("*.log"), *folder.glob("*.log.1")]):
+            if log.is_file():
+                logs[f"logs/{log.name}"] = log_tail(log)
+    # Every secret, gathered once from wherever it reached dbg, then taken
+    # out of every file wherever it is echoed.
+    given = given_env(commands)
+    found = set(secret_values(env)) | set(secret_values(given))
+    for text in (json.dumps([row, commands, stops], default=str), *env.values(),
+                 *given.values(), *logs.values()):
+        found |= url_passwords(text)
+    secrets = with_escapes(found)
+
     def as_json(data: Any) -> str:
         return json.dumps(redact_data(data, secrets), indent=2, default=str)
 
+    readme = (f"dbg report of session {name!r}, made {time.strftime('%Y-%m-%d %H:%M:%S')}."
+              "\nSecrets are redacted; read the files before you share them.\n")
+    if notes:
+        readme += "".join(f"Note: {n}\n" for n in notes)
     files: dict[str, str] = {
-        "README.txt": (f"dbg report of session {name!r}, made {time.strftime('%Y-%m-%d %H:%M:%S')}."
-                       "\nSecrets are redacted; read the files before you share them.\n"),
+        "README.txt": readme,
         "versions.json": as_json({
             "dbg": __version__, "python": platform.python_version(),
             "os": platform.platform(), "machine": platform.machine(),
@@ -136,10 +215,8 @@ def report(values: Values, session: str, timeout: float) -> tuple[Values, None]:
         "session.json": as_json(row),
         "commands.json": as_json(commands),
         "stops.json": as_json(stops),
+        **logs,
     }
-    if folder.is_dir():
-        for log in sorted(folder.glob("*.log")):
-            files[f"logs/{log.name}"] = log.read_text(encoding="utf-8", errors="replace")
     out_dir = Path(values["output"]).expanduser() if values.get("output") else \
         private_dir(dbg_home() / "reports")
     if not out_dir.is_dir():
@@ -149,9 +226,14 @@ def report(values: Values, session: str, timeout: float) -> tuple[Values, None]:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
         for member, text in files.items():
-            # JSON files are redacted value by value (above), the rest as text.
-            data = (text if member.endswith(".json") else redact(text, secrets)).encode()
+            # JSON files are redacted value by value (above), the rest as
+            # text; a secret in neither (a number in JSON) is taken out last.
+            text = text if member.endswith(".json") else redact(text, secrets)
+            data = replace_all(text, secrets).encode()
             info = tarfile.TarInfo(f"{root}/{member}")
             info.size, info.mtime, info.mode = len(data), int(time.time()), 0o600
             tar.addfile(info, io.BytesIO(data))
-    return {"path": str(path), "session": name, "files": sorted(files)}, None
+    answer: Values = {"path": str(path), "session": name, "files": sorted(files)}
+    if notes:
+        answer["note"] = "; ".join(notes)
+    return answer, None
