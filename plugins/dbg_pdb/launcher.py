@@ -530,8 +530,7 @@ class DbgPdb(pdb.Pdb):
             spec = importlib.util.find_spec(module)
             if spec is None or not spec.origin or not spec.origin.endswith(".py"):
                 raise LookupError("module %s has no Python source" % module)
-            with open(spec.origin, encoding="utf-8") as fh:
-                tree = ast.parse(fh.read(), spec.origin)
+            tree = ast.parse(_read_source(spec.origin), spec.origin)
             parts = function.split(".")
             nodes = tree.body
             found = None
@@ -748,12 +747,33 @@ def _how_it_left(frame: FrameType) -> str:
     return "yielded"
 
 
+#: A source file larger than this is not parsed (dbg's bound for sources).
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+
+def _read_source(path: str) -> str:
+    """The text of the regular file ``path`` of at most MAX_SOURCE_BYTES;
+    OSError for anything else (a FIFO must not block, /dev/zero not fill
+    memory)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
+            raise OSError("%s is not a regular file of at most %d bytes"
+                          % (path, MAX_SOURCE_BYTES))
+        data = os.read(fd, MAX_SOURCE_BYTES + 1)
+    finally:
+        os.close(fd)
+    return data.decode("utf-8")
+
+
 def _first_decorator_line(filename: str, def_line: int) -> int:
     """The line of the first decorator of the function defined at ``def_line``
     (``def_line`` itself when it has none, or the file cannot be parsed)."""
     try:
-        with open(filename, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), filename)
+        tree = ast.parse(_read_source(filename), filename)
     except (OSError, SyntaxError, ValueError):
         return def_line
     for node in ast.walk(tree):
