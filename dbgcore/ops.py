@@ -403,14 +403,16 @@ BUILTIN: tuple[Op, ...] = (
         Arg("markdown", "bool", "Print the matrix as a Markdown table.", flags=("--markdown",)),
     ), needs="none", send="local", run=f"{_PREP}:caps", render="_caps", group="meta"),
     Op("doctor", "Check this machine and dbg's own files, one line per check with its fix.", (
-        Arg("fix", "bool", "Do the safe fixes: end what dead daemons left running, move a "
-            "damaged store aside, close DBG_HOME to others.", flags=("--fix",)),
+        Arg("fix", "bool", "Do the safe fixes: end what dead daemons left running and "
+            "remove their runtime files, move a damaged store aside, acknowledge the stores "
+            "set aside (the copies stay), close DBG_HOME to others.", flags=("--fix",)),
     ), needs="none", send="local", run="dbgcore.doctor:doctor", render="_doctor",
        group="meta", details=(
            "Exit 0 when every check a user needs passes, 1 when one fails; `warn` lines "
            "(a backend not installed, attach by pid limited by the kernel) do not fail it.")),
     Op("report", "Bundle what a bug report needs (logs, recorded commands and stops, doctor, "
-       "versions, environment with secrets redacted) into one .tar.gz; print its path.", (
+       "versions, environment; each log's last 2 MB) into one .tar.gz, every secret given to "
+       "dbg redacted in every file; print its path.", (
         Arg("name", "str", "The session (default: the current one).", metavar="SESSION"),
         Arg("output", "str", "The folder to write into (default: DBG_HOME/reports).",
             flags=("--output", "-o"), metavar="DIR"),
