@@ -45,10 +45,17 @@ _KEY_SHAPES = re.compile(
 _LONG_KEYLIKE = re.compile(r"^[A-Za-z0-9+/_=-]{32,}$")
 # scheme://user:PASSWORD@host: the password, up to the @ of the host.
 _URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@")
-#: Shorter values are not hidden alone: they would take out half the words.
-_MIN_SECRET = 3
 #: How much of each log (and of the file it rotated into) a report takes: the end.
 LOG_TAIL_BYTES = 2_000_000
+#: Shorter values are not hidden alone: they would take out half the words.
+_MIN_SECRET = 4
+#: Settings, not secrets (DISABLE_AUTH=true): replaced everywhere, they would
+#: take out JSON's own words too.
+_NOT_SECRET = frozenset({"true", "false", "null", "none"})
+
+
+def _may_hide(value: str) -> bool:
+    return len(value) >= _MIN_SECRET and value.lower() not in _NOT_SECRET
 
 
 def looks_like_key(value: str) -> bool:
@@ -62,12 +69,12 @@ def looks_like_key(value: str) -> bool:
 def secret_values(env: dict[str, str]) -> list[str]:
     """The values of ``env`` to take out everywhere, longest first."""
     found = {v for k, v in env.items()
-             if len(v) >= _MIN_SECRET and (_SECRET_NAME.search(k) or looks_like_key(v))}
+             if _may_hide(v) and (_SECRET_NAME.search(k) or looks_like_key(v))}
     return sorted(found, key=len, reverse=True)
 
 
 def url_passwords(text: str) -> set[str]:
-    return {m.group(1) for m in _URL_PASSWORD.finditer(text) if len(m.group(1)) >= _MIN_SECRET}
+    return {m.group(1) for m in _URL_PASSWORD.finditer(text) if _may_hide(m.group(1))}
 
 
 def given_env(commands: list[Values]) -> dict[str, str]:
@@ -89,7 +96,7 @@ def with_escapes(values: set[str]) -> list[str]:
         forms.add(json.dumps(value)[1:-1])
         forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
         forms.add(repr(value)[1:-1])
-    return sorted((f for f in forms if len(f) >= _MIN_SECRET), key=len, reverse=True)
+    return sorted((f for f in forms if _may_hide(f)), key=len, reverse=True)
 
 
 def redact(text: str, secrets: list[str]) -> str:
