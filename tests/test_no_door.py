@@ -216,6 +216,10 @@ def test_no_port_of_a_session_lets_anyone_else_in(dbg: Dbg, backend: str,
             assert not UUID_RE.search(reply) and "ws://" not in reply, (key, got)
             assert "webSocketDebuggerUrl" not in reply and '"type": "response"' not in reply
 
+    if backend == "debugpy":
+        log = (dbg.home / "sessions" / "default" / "debugger.log").read_text()
+        assert "a process of uid 65534" in log and "did not start" in log
+
     step = dbg.json("next")
     assert step["state"] == "stopped" and step["location"]["line"] == lines["after"], step
     value = dbg.json("print", variable)

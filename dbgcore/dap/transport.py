@@ -68,13 +68,16 @@ class AdapterProcess:
                  cwd: str | None = None, name: str = "adapter", stdio: bool = True,
                  on_stdout_line: Callable[[bytes], None] | None = None,
                  stdin: str | None = None,
-                 announces: re.Pattern[bytes] | None = None) -> None:
+                 announces: re.Pattern[bytes] | None = None,
+                 on_stderr_line: Callable[[str], None] | None = None) -> None:
         """``stdin``: without ``stdio``, a file the adapter reads as its
         standard input instead of a pipe of ours (for an adapter whose
         program inherits it). ``announces``: a line the adapter prints
         before anything else (where it listens), never passed on as the
-        program's, even when it comes before anyone waits for it."""
+        program's, even when it comes before anyone waits for it.
+        ``on_stderr_line``: hears each line the adapter writes on stderr."""
         self.name = name
+        self._on_stderr_line = on_stderr_line
         self.argv = argv
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
         self._stdout_waiters: list[Callable[[bytes], bool]] = []
@@ -116,7 +119,10 @@ class AdapterProcess:
 
     def _drain_stderr(self, stream: IO[bytes]) -> None:
         for line in iter(stream.readline, b""):
-            self._stderr.append(line.decode("utf-8", "replace").rstrip())
+            text = line.decode("utf-8", "replace").rstrip()
+            self._stderr.append(text)
+            if self._on_stderr_line is not None:
+                self._on_stderr_line(text)
 
     def _drain_stdout(self, stream: IO[bytes]) -> None:
         # What comes, as it comes, not line by line: a program whose output

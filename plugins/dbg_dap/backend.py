@@ -142,7 +142,7 @@ class DapBackend(DapEvents, DapInspection):
             transport = SocketTransport.connect(server[0], server[1], 5)
         elif mode == "stdio":
             self.process = AdapterProcess(argv, env=self.profile.adapter_env(), cwd=cwd,
-                                          name=name)
+                                          name=name, on_stderr_line=self._adapter_stderr)
             transport = PipeTransport(self.process)
         elif mode == "tcp-listen":
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
@@ -175,6 +175,11 @@ class DapBackend(DapEvents, DapInspection):
         self.dap.on_breakpoint(self.breaks.on_event)
         self.channel.start()
         return self.dap
+
+    def _adapter_stderr(self, line: str) -> None:
+        # What an adapter's guard refused (debugpy's: adapterboot), for the log.
+        if line.startswith("dbg-adapter-guard: "):
+            self.ctx.log.note(line[len("dbg-adapter-guard: "):])
 
     def _adapter_stdin(self) -> str | None:
         """The program's stdin, for an adapter whose program inherits its own."""
