@@ -25,12 +25,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from dbgcore import procutil
+from dbgcore import client, procutil
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.model import StopSnapshot
 from dbgcore.ops import builtin_table
-from dbgcore.paths import private_dir, session_dir, socket_path
+from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_path
 from dbgcore.plugins import get_host
 from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
@@ -52,6 +52,9 @@ SHUTDOWN_WAIT = 30.0
 #: How often a client waiting for the program looks whether it waits for input.
 INPUT_CHECK = 0.2
 
+#: How long a daemon waits for a child session's daemon to answer.
+CHILD_PING_TIMEOUT = 2.0
+
 #: Ops answered beside an op that waits for the program (another client's
 #: `continue`): they must not wait for it to stop, and touch nothing that op uses.
 BESIDE = frozenset({"status", "output", "tool", "pause", "wait", "input"})
@@ -68,6 +71,7 @@ class Daemon:
         self.host = get_host()
         self.table = builtin_table()
         self.children: list[dict[str, Any]] = []
+        self._status_lock = threading.Lock()
         self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
@@ -100,10 +104,16 @@ class Daemon:
             **{k: v for k, v in self.session.describe().items() if k in ("backend", "program")},
         }
 
+    def _write_status(self) -> None:
+        # One writer at a time: a child process's session is tracked from
+        # another thread than the op's, and both write the same file.
+        with self._status_lock:
+            write_status(self.name, self.status_data())
+
     def track_process(self, pid: int, role: str) -> None:
         self.children.append({"pid": pid, "start_time": procutil.start_time(pid),
                               "pgid": procutil.pgid_of(pid), "role": role})
-        write_status(self.name, self.status_data())
+        self._write_status()
 
     # -- serving ---------------------------------------------------------------
 
@@ -121,7 +131,7 @@ class Daemon:
         listener.listen(16)
         listener.settimeout(0.5)
         self.listener = listener
-        write_status(self.name, self.status_data())
+        self._write_status()
         worker = threading.Thread(target=self._work, name="dbg-worker", daemon=True)
         worker.start()
         log.info("daemon %s listening on %s (pid %d)", self.name, self.sock_path, os.getpid())
@@ -208,7 +218,8 @@ class Daemon:
         child process of a program dbg started) is detached from and left
         running with its children; anything dbg started ends, children too."""
         attached = self.session.attach_request
-        if attached is None or attached.options.get("child") or self.session.backend is None:
+        if attached is None or self.session.backend is None or (
+                attached.options.get("child") and not attached.options.get("attached")):
             return "ended"
         try:
             gone = self.session.backend.state() == "exited"
@@ -230,6 +241,8 @@ class Daemon:
         goes on waiting for the stop, which `dbg input` or `dbg wait` then
         collects)."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        # A child stopped already is not news; one that stops now is.
+        children_before = set(self._stopped_children())
         while True:
             wait = INPUT_CHECK if deadline is None else max(
                 0.0, min(INPUT_CHECK, deadline - time.monotonic()))
@@ -247,6 +260,39 @@ class Daemon:
                 return self._answer({**StopSnapshot(state="running").to_dict(),
                                      "waiting_for_input": True,
                                      "prompt": self.session.prompt()})
+            stopped = [name for name in self._stopped_children() if name not in children_before]
+            if stopped:
+                return self._answer({**StopSnapshot(state="running").to_dict(),
+                                     "children_stopped": [self._child_stop(n) for n in stopped]})
+
+    # -- child processes' sessions -------------------------------------------------
+
+    def _child_sessions(self) -> list[str]:
+        return [str(c["role"])[len(CHILD_SESSION_ROLE):] for c in self.children
+                if str(c.get("role", "")).startswith(CHILD_SESSION_ROLE)]
+
+    def _stopped_children(self) -> list[str]:
+        """The child sessions stopped now (a program waiting for its pool's
+        children may be waiting for one stopped at a breakpoint)."""
+        stopped = []
+        for name in self._child_sessions():
+            try:
+                answer = client.call(name, "ping", {}, CHILD_PING_TIMEOUT)
+            except DbgError:
+                continue
+            if ((answer.get("result") or {}).get("session") or {}).get("state") == "stopped":
+                stopped.append(name)
+        return stopped
+
+    def _child_stop(self, name: str) -> dict[str, Any]:
+        """Where child session ``name`` stopped (its `wait` collects the stop)."""
+        try:
+            answer = client.call(name, "wait", {}, CHILD_PING_TIMEOUT)
+        except DbgError:
+            return {"session": name}
+        stop = answer.get("result") or {}
+        return {"session": name, "reason": stop.get("reason"), "location": stop.get("location"),
+                "hit_breakpoints": stop.get("hit_breakpoints") or []}
 
     def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "result": result, "via": self.session.via()}
@@ -363,7 +409,7 @@ class Daemon:
             return {"ok": False, "error": error, "via": self.session.via()}
         self.session.record_command(op, args, True, result)
         if op in ("start", "attach", "restart"):
-            write_status(self.name, self.status_data())
+            self._write_status()
         return {"ok": True, "result": result, "via": self.session.via()}
 
     # -- ending ----------------------------------------------------------------

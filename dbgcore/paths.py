@@ -22,6 +22,9 @@ _SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _CHILD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9][A-Za-z0-9_.-]{0,63})+")
 #: A child session's folder is a sibling of its parent's, "/" written as this.
 CHILD_SEP_IN_DIR = "+"
+#: How a session's daemon knows the sessions of its program's children: the
+#: role of their daemons' pids (SessionContext.track_process), then the name.
+CHILD_SESSION_ROLE = "child session "
 _MAX_SOCKET_PATH = 100
 
 

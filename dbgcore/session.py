@@ -323,7 +323,9 @@ class Session(InspectOps):
         def place_breaks() -> None:
             early.extend(self._apply_breaks(args.get("breaks", [])))
 
-        request = replace(request, pid=args.get("pid"), options={"child": args["child"]},
+        # A child of a program dbg attached to is not dbg's to end either.
+        options = {"child": args["child"], "attached": bool(args.get("attached"))}
+        request = replace(request, pid=args.get("pid"), options=options,
                           before_run=place_breaks)
         self.attach_request = request
         return request, early

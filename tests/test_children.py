@@ -63,8 +63,12 @@ def test_debugpy_pool_child_is_a_session(dbg: Dbg, target: Any, method: str) -> 
     started = dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break",
                        pool.loc("square"), "--run", pool.path, method, timeout=90)
     assert started["ok"], started
+    # The parent waits for its pool; its answer names the child that stopped.
+    assert started["state"] == "running" and started["children_stopped"], started
+    told = started["children_stopped"][0]
+    assert told["location"]["line"] == pool.lines["square"], told
     children = _children(dbg, state="stopped", count=1)
-    assert children, _sessions(dbg)
+    assert told["session"] in children, _sessions(dbg)
     child = children[0]
     assert child.startswith("default/") and child.rsplit("-", 1)[1].isdigit(), child
     listing = _sessions(dbg)[child]

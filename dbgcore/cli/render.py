@@ -75,6 +75,12 @@ def snapshot(p: Payload) -> str:
     elif state == "running":
         out.append("running: the target has not stopped yet "
                    "(`dbg wait` waits for the next stop, `dbg pause` interrupts it)")
+        for child in p.get("children_stopped") or []:
+            # The program may be waiting for this child (a pool's map).
+            where = f" at {_where(child['location'])}" if child.get("location") else ""
+            out.append(f"child session {child['session']} stopped: "
+                       f"{child.get('reason') or 'stopped'}{where} "
+                       f"(`dbg -s {child['session']} ...` drives it)")
     else:
         reason = p.get("reason") or "stopped"
         hits = p.get("hit_breakpoints") or []

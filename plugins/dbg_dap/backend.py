@@ -336,8 +336,10 @@ class DapBackend(DapEvents, DapInspection):
         """A child process of a program a parent session debugs: attach to
         it through the parent's adapter, with the configuration the adapter
         gave (startDebugging), the parent's breakpoints placed before the
-        child runs on. The child is the parent's: it ends with the session."""
-        self.attached = False
+        child runs on. A child of a program dbg started ends with its session;
+        one of an attached program is detached from."""
+        self.attached = bool(request.options.get("attached"))
+        self.is_child = True
         self.program = os.path.abspath(request.program) if request.program else None
         self._before_run = request.before_run
         connect = configuration.get("connect") or {}

@@ -77,6 +77,8 @@ class DapCore(Backend):
         self._children: list[int] = []
         #: The sessions of the program's child processes (PARENT/NAME-PID).
         self.child_sessions: list[str] = []
+        #: This session is a child process's (see DapBackend._attach_child).
+        self.is_child = False
         #: Attached to a process dbg did not start: `dbg kill` detaches from it.
         self.attached = False
         #: While the target runs unwatched (an op timed out): the stop counter

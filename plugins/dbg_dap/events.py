@@ -48,8 +48,10 @@ class DapEvents(DapCore):
 
     def _process_event(self, event: Message) -> None:
         pid = (event.get("body") or {}).get("systemProcessId")
-        # An attached process is not ours to clean up (nor its process group).
-        if isinstance(pid, int) and pid > 0 and not self.attached:
+        # An attached process is not ours to clean up (nor its process group),
+        # nor is a child process's group, its parent's: its session ends it
+        # by the adapter (disconnect).
+        if isinstance(pid, int) and pid > 0 and not self.attached and not self.is_child:
             self._children.append(pid)
             self.ctx.track_process(pid, "debuggee")
 
@@ -109,6 +111,7 @@ class DapEvents(DapCore):
         started by this one (so the adapter's guard takes its connection),
         attached with this session's breakpoints."""
         from dbgcore import client
+        from dbgcore.paths import CHILD_SESSION_ROLE
 
         pid = int(configuration["subProcessId"])
         program = _child_program(pid)
@@ -121,10 +124,11 @@ class DapEvents(DapCore):
         try:
             status = client.spawn_daemon(name, None)
             self.child_sessions.append(name)
-            self.ctx.track_process(int(status["pid"]), "child session")
+            self.ctx.track_process(int(status["pid"]), CHILD_SESSION_ROLE + name)
             answer = client.call(name, "attach", {
                 "backend": self.spec.name, "child": configuration, "pid": pid,
-                "program": program, "breaks": breaks}, self.ctx.op_timeout)
+                "program": program, "breaks": breaks, "attached": self.attached},
+                self.ctx.op_timeout)
         except DbgError as exc:
             self.ctx.log.note(f"child {pid}: no session: {exc.message}")
             return

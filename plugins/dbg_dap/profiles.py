@@ -626,7 +626,7 @@ class DebugpyProfile(AdapterProfile):
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         # redirectOutput: pydevd copies what the program writes to sys.stdout
         # and sys.stderr into output events (it still writes it where it went).
-        common = {"justMyCode": False, "subProcess": False, "redirectOutput": True,
+        common = {"justMyCode": False, "subProcess": True, "redirectOutput": True,
                   "showReturnValue": True}
         if request.port is not None:
             return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},
