@@ -190,7 +190,9 @@ def set_aside_checks(path: Path, fix: bool) -> list[Values]:
     out = []
     for entry in stores_set_aside(path):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(entry.get("at") or 0)))
-        what = (f"a damaged store ({entry.get('detail')}) was found by {entry.get('by')} at "
+        kind = "a store locked past the timeout" if entry.get("why") == "locked" \
+            else "a damaged store"
+        what = (f"{kind} ({entry.get('detail')}) was found by {entry.get('by')} at "
                 f"{when} and set aside as {entry.get('aside')}; what it recorded is not in "
                 "`dbg hits`")
         if fix:

@@ -223,8 +223,9 @@ def quick_check(db: sqlite3.Connection, path: Path) -> None:
 
 
 def damage_note(detail: str, aside: Path) -> str:
-    return (f"the session store was damaged ({detail}); it is kept at {aside}, and a fresh "
-            "one records from now on (`dbg doctor` reports it until `dbg doctor --fix`)")
+    return (f"the session store was damaged and could not be used ({detail}); it is kept at "
+            f"{aside}, and a fresh one records from now on (`dbg doctor` reports it until "
+            "`dbg doctor --fix`)")
 
 
 _INSERT_SESSION = (
@@ -275,6 +276,15 @@ class Store:
                 with contextlib.suppress(Exception):
                     self.db.close()
                 if not isinstance(exc, StoreDamaged) and not is_damage(exc):
+                    if "locked" in str(exc) and found is not None and not self.readonly:
+                        # Held locked past the timeout (a stuck process):
+                        # kept for it, and a fresh one records.
+                        aside = set_aside(self.path, "locked", str(exc), self.by, found)
+                        self.notes.append(
+                            f"the session store was locked by another process ({exc}); it "
+                            f"is kept at {aside}, and a fresh one records from now on (`dbg "
+                            "doctor` reports it until `dbg doctor --fix`)")
+                        continue
                     self._unusable(exc)
                     return
                 self._damaged(str(exc), found)
