@@ -90,7 +90,9 @@ def keep_aside(path: Path, why: str) -> Path:
     while os.path.lexists(aside):  # two in one second: never over an earlier copy
         number += 1
         aside = path.with_name(f"{path.name}.{why}-{stamp}.{number}")
-    for suffix in ("", "-wal", "-shm"):
+    # The main file last: a process that opens the store meanwhile finds the
+    # damaged file without its WAL, never a fresh file beside the old WAL.
+    for suffix in ("-wal", "-shm", ""):
         with contextlib.suppress(FileNotFoundError):
             os.replace(f"{path}{suffix}", f"{aside}{suffix}")
     return aside

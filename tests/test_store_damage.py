@@ -256,3 +256,23 @@ def test_doctor_fix_removes_a_killed_daemons_files(dbg: Dbg) -> None:
     assert stray.name in checks(warned)["session default"]["detail"]
     assert dbg.json("doctor", "--fix")["_exit"] == 0 and not os.path.lexists(stray)
     assert dbg.json("doctor")["_exit"] == 0
+
+
+def test_clients_finding_the_same_damage_at_once_set_it_aside_once(
+        dbg: Dbg, recorded: Path) -> None:
+    import subprocess
+
+    from dbgcore.testing import DBG
+
+    copy_home(recorded, dbg)
+    damage(dbg.home / "store.sqlite3", "truncated")
+    racing = [subprocess.Popen([*DBG, "--json", "hits"], cwd=dbg.cwd, env=dbg.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for _ in range(6)]
+    answers = [json.loads(p.communicate(timeout=60)[0]) for p in racing]
+    assert all(a["ok"] for a in answers), answers
+    told = [a for a in answers if "damaged" in a.get("note", "")]
+    assert told, answers  # at least the one that moved it says so
+    assert len(kept_aside(dbg.home)) == 1  # never the fresh store moved aside after it
+    log = (dbg.home / "store-set-aside.jsonl").read_text().splitlines()
+    assert len(log) == 1, log
