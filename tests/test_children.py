@@ -5,6 +5,7 @@ and leaves no process; other backends run children undebugged, no hang."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ def _gone(folder: Path, wait: float = 10) -> list[int]:
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_debugpy_pool_child_is_a_session(dbg: Dbg, target: Any, method: str) -> None:
     require_backend("debugpy")
+    assert dbg.json("caps", "--backend", "debugpy")["backends"][0]["ops"]["children"] == "native"
     pool = target("children/pool.py")
     started = dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break",
                        pool.loc("square"), "--run", pool.path, method, timeout=90)
@@ -159,3 +161,50 @@ def test_kill_of_a_launched_program_says_it_ended(dbg: Dbg, target: Any) -> None
     killed = dbg("kill")
     assert killed.out.strip().endswith("its program: ended"), killed
     assert not _gone(runner.path.parent)
+
+
+# Each backend that does not follow children: the program runs its child
+# undebugged and stops at a breakpoint after it (no hang), as (backend,
+# target, program arguments).
+UNFOLLOWED = [
+    ("gdb", "children/forker.c", []),
+    ("lldb", "children/forker.c", []),
+    ("dlv", "children/gospawn/main.go", []),
+    ("node", "children/spawn.js", []),
+    ("perl", "children/fork.pl", []),
+    ("jdb", "children/Spawn.java", []),
+    ("pdb", "children/pool.py", ["fork"]),
+    ("pdb", "children/pool.py", ["spawn"]),
+    ("pdb", "children/runner.py", []),
+]
+
+
+@pytest.mark.parametrize(("backend", "name", "args"), UNFOLLOWED,
+                         ids=[f"{b}-{Path(n).stem}{'-' + a[0] if a else ''}"
+                              for b, n, a in UNFOLLOWED])
+def test_children_run_undebugged_without_hanging(dbg: Dbg, target: Any, backend: str,
+                                                 name: str, args: list[str]) -> None:
+    require_backend(backend)
+    import builds
+
+    source = target(name)
+    if name.endswith("runner.py"):
+        target("children/child.py")
+    program: Path = source.path
+    if source.path.suffix == ".c":
+        program = builds.build_c(source.path)
+    elif source.path.suffix == ".go":
+        shutil.copy(builds.TARGETS / "children" / "gospawn" / "go.mod", source.path.parent)
+        program = builds.build_go(source.path.parent)
+    caps = dbg.json("caps", "--backend", backend)
+    assert caps["backends"][0]["ops"]["children"] == "none", caps
+    mark = "after" if "after" in source.lines else "done"
+    began = time.monotonic()
+    stop = dbg.json("--timeout", "30", "start", "--backend", backend, "--break",
+                    f"{source.path}:{source.lines[mark]}", "--run", str(program), *args,
+                    timeout=90)
+    assert stop.get("state") == "stopped" and stop["location"]["line"] == source.lines[mark], \
+        stop
+    assert time.monotonic() - began < 25, "the child held the program up"
+    assert dbg("kill").code == 0
+    assert not _gone(source.path.parent)

@@ -831,7 +831,10 @@ def _statement(is_module: bool, target: str,
         with io.open_code(filename) as fh:
             source = fh.read()
         code = compile(source, filename, "exec")
-        namespace = {"__name__": "__main__", "__file__": filename, "__builtins__": __builtins__}
+        # __spec__ None as `python SCRIPT` has it: multiprocessing's spawn
+        # reads it to start its children.
+        namespace = {"__name__": "__main__", "__file__": filename, "__spec__": None,
+                     "__package__": None, "__builtins__": __builtins__}
     __main__.__dict__.clear()
     __main__.__dict__.update(namespace)
     debugger._wait_for_mainpyfile = True

@@ -11,6 +11,6 @@ int main(void) {
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    printf("parent done %d\n", WEXITSTATUS(status)); /* @done */
+    printf("parent done %d\n", WEXITSTATUS(status)); // @done
     return 0;
 }

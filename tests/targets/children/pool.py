@@ -12,4 +12,4 @@ def square(n):
 if __name__ == "__main__":
     multiprocessing.set_start_method(sys.argv[1] if len(sys.argv) > 1 else "fork")
     with multiprocessing.Pool(2) as pool:
-        print("squares", pool.map(square, range(4)))
+        print("squares", pool.map(square, range(4)))  # @after

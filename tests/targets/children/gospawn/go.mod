@@ -1,0 +1,3 @@
+module gospawn
+
+go 1.19
