@@ -3,8 +3,10 @@
 Each check says ``ok``, ``warn`` (worth knowing, not in the way) or ``fail``
 (something a user needs is broken), what it found, and the fix. ``--fix``
 does the fixes that cannot lose anything a user wants: it ends what dead
-daemons left running, removes their runtime files, moves a damaged store
-aside (a fresh one is made on the next start) and closes DBG_HOME to others.
+daemons left running, removes their runtime files (FIFOs, sockets), moves a
+damaged store aside (a fresh one is made on the next start), acknowledges the
+stores an op found damaged and set aside (they fail the check until then; the
+copies stay) and closes DBG_HOME to others.
 """
 
 from __future__ import annotations
