@@ -444,6 +444,11 @@ class Daemon:
             # the path already (after a failed start, this one ends late).
             if os.stat(self.sock_path).st_ino == self._sock_inode:
                 os.unlink(self.sock_path)
+        # Looked up before anything ends: once their parents are gone they
+        # are no one's (a process of the program that left its group).
+        strays = procutil.tree_of(c["pid"] for c in self.children
+                                  if not str(c.get("role", "")).startswith(CHILD_SESSION_ROLE)
+                                  and procutil.alive(c["pid"], c.get("start_time")))
         try:
             self.session.shutdown()
         except Exception:
@@ -452,6 +457,8 @@ class Daemon:
                   if procutil.alive(c["pid"], c.get("start_time"))
                   and (g := procutil.pgid_of(c["pid"])) is not None}
         procutil.terminate_groups(groups, grace=0.5)
+        if procutil.end_strays(strays):
+            log.info("ended processes of the program outside its process group")
         self.jobs.put(None)
         log.info("daemon %s ended", self.name)
 

@@ -151,3 +151,28 @@ def descendants(pid: int) -> list[int]:
                     found.append(child)
                     todo.append(child)
     return found
+
+
+def tree_of(pids: Iterable[int]) -> list[tuple[int, int | None]]:
+    """Every living process below ``pids``, with its start time (to know it
+    again later: a pid may be reused once it ends)."""
+    found: dict[int, int | None] = {}
+    for pid in pids:
+        for below in descendants(pid):
+            found.setdefault(below, start_time(below))
+    return list(found.items())
+
+
+def end_strays(processes: Iterable[tuple[int, int | None]], grace: float = 0.5) -> list[int]:
+    """End the process groups of those of ``processes`` (from :func:`tree_of`)
+    still alive: a program's child that left its group (setsid: a daemon it
+    started) outlives the end of that group. Returns the pids it ended."""
+    left = [pid for pid, started in processes if alive(pid, started)]
+    groups = {g for pid in left if (g := pgid_of(pid)) is not None}
+    terminate_groups(groups, grace=grace)
+    for pid in left:
+        # One that shares the caller's group is not ended with a group.
+        if alive(pid) and pgid_of(pid) == os.getpgrp():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    return left

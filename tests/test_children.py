@@ -208,3 +208,16 @@ def test_children_run_undebugged_without_hanging(dbg: Dbg, target: Any, backend:
     assert time.monotonic() - began < 25, "the child held the program up"
     assert dbg("kill").code == 0
     assert not _gone(source.path.parent)
+
+
+@pytest.mark.parametrize("backend", ["debugpy", "pdb"])
+def test_kill_ends_a_child_that_left_the_process_group(dbg: Dbg, target: Any,
+                                                       backend: str) -> None:
+    require_backend(backend)
+    escaper = target("children/escaper.py")
+    stop = dbg.json("start", "--backend", backend, "--break", escaper.loc("started"), "--run",
+                    escaper.path, timeout=90)
+    assert stop["state"] == "stopped", stop
+    assert len(_python_processes_of(escaper.path.parent)) >= 2, "program and its child"
+    assert dbg("kill").code == 0
+    assert not _gone(escaper.path.parent, wait=5), "a process left after kill"
