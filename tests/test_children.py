@@ -4,14 +4,17 @@ and leaves no process; other backends run children undebugged, no hang."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dbgcore import procutil
 from dbgcore.testing import Dbg, require_backend
 
 
@@ -137,10 +140,19 @@ def test_kill_of_an_attached_program_detaches_and_says_so(dbg: Dbg, tmp_path: Pa
     import sys
 
     program = tmp_path / "nap.py"
-    program.write_text("import time\nwhile True:\n    time.sleep(0.05)\n", encoding="utf-8")
-    argv = ["sleep", "300"] if backend != "debugpy" else [sys.executable, str(program)]
+    # It has a child of its own, which stays too.
+    program.write_text("import subprocess, sys, time\n"
+                       "subprocess.Popen(['sleep', '300'])\n"
+                       "while True:\n    time.sleep(0.05)\n", encoding="utf-8")
+    argv = ["sh", "-c", "sleep 300 & wait"] if backend != "debugpy" \
+        else [sys.executable, str(program)]
     napper = subprocess.Popen(argv)
     try:
+        deadline = time.monotonic() + 10
+        while not procutil.descendants(napper.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        children = procutil.descendants(napper.pid)
+        assert children
         attached = dbg.json("attach", "--backend", backend, "--pid", str(napper.pid),
                             timeout=90)
         assert attached["ok"], attached
@@ -148,7 +160,11 @@ def test_kill_of_an_attached_program_detaches_and_says_so(dbg: Dbg, tmp_path: Pa
         assert killed["program"] == "detached, still running", killed
         time.sleep(0.3)
         assert napper.poll() is None, "the attached program was ended"
+        assert all(procutil.alive(pid) for pid in children), "its child was ended"
     finally:
+        for pid in procutil.descendants(napper.pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         napper.kill()
         napper.wait()
 
