@@ -237,3 +237,19 @@ def test_kill_ends_a_child_that_left_the_process_group(dbg: Dbg, target: Any,
     assert len(_python_processes_of(escaper.path.parent)) >= 2, "program and its child"
     assert dbg("kill").code == 0
     assert not _gone(escaper.path.parent, wait=5), "a process left after kill"
+
+
+def test_debugpy_os_fork_child(dbg: Dbg, target: Any) -> None:
+    require_backend("debugpy")
+    forks = target("children/forks.py")
+    started = dbg.json("start", "--backend", "debugpy", "--break", forks.loc("work"), "--run",
+                       forks.path, timeout=90)
+    told = started["children_stopped"][0]
+    assert told["location"]["line"] == forks.lines["work"], started
+    local = dbg.json("-s", told["session"], "locals")
+    assert {v["name"]: v["value"] for v in local["variables"]}.get("n") == "41", local
+    assert dbg.json("-s", told["session"], "continue")["state"] == "exited"
+    assert dbg.json("wait", timeout=60)["state"] == "exited"
+    assert "child got 42\nparent done 0" in dbg.output("stdout")
+    dbg("kill")
+    assert not _gone(forks.path.parent)
