@@ -25,6 +25,9 @@ from dbgcore.api import (
     Variable,
 )
 
+#: The most of a value `dbg print` answers (as pdb's bounded repr).
+MAX_VALUE_CHARS = 4096
+
 
 class DapInspection(DapCore):
     def stack(self, levels: int | None) -> list[Frame]:
@@ -172,6 +175,11 @@ class DapInspection(DapCore):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.
             result = self._summary(reference)
+        if context is None and len(result) > MAX_VALUE_CHARS:
+            # `print`'s answer: an adapter's own bound may be far larger
+            # (debugpy shows 64 KB of a string).
+            result = (f"{result[:MAX_VALUE_CHARS]}... (cut at {MAX_VALUE_CHARS} of the "
+                      f"{len(result)} characters {self.tool_name} answered)")
         return Value(result, body.get("type"))
 
     def _summary(self, reference: int, limit: int = 12) -> str:

@@ -169,6 +169,10 @@ def test_a_runaway_debugpy_expression_is_interrupted(
     source.write_text(PYTHON_PROGRAM)
     assert dbg("start", "--backend", "debugpy", "--break", here(source), "--run",
                str(source)).code == 0
+    # debugpy answers 64 KB of a 10 MB string; dbg's answer is 4 KB of it.
+    text = dbg.json("print", "text")
+    assert len(text["value"]) <= ANSWER_BYTES, len(text["value"])
+    assert text["value"].endswith("characters debugpy answered)"), text["value"][-80:]
     for runaway in ("spin()", "__import__('time').sleep(600)"):
         began = time.monotonic()
         answer = dbg.json("--timeout", "2", "print", runaway, timeout=30)
