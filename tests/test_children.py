@@ -253,3 +253,28 @@ def test_debugpy_os_fork_child(dbg: Dbg, target: Any) -> None:
     assert "child got 42\nparent done 0" in dbg.output("stdout")
     dbg("kill")
     assert not _gone(forks.path.parent)
+
+
+@pytest.mark.parametrize("name", ["children/pool.py", "children/forks.py"])
+def test_debugpy_children_not_followed_run_undebugged(dbg: Dbg, target: Any,
+                                                      name: str) -> None:
+    require_backend("debugpy")
+    config = dbg.home / "config" / "dbg"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "backends.yaml").write_text(
+        "backends:\n  debugpy:\n    options:\n      follow_children: false\n", encoding="utf-8")
+    assert dbg.json("caps", "--backend", "debugpy")["backends"][0]["ops"]["children"] == "none"
+    program = target(name)
+    inside = "square" if "square" in program.lines else "work"
+    began = time.monotonic()
+    # A breakpoint only the (forked) children reach: they must not hang on it.
+    ended = dbg.json("start", "--backend", "debugpy", "--break", program.loc(inside), "--run",
+                     program.path, timeout=90)
+    assert (ended["state"], ended.get("exit_code")) == ("exited", 0), ended
+    assert time.monotonic() - began < 15
+    assert not _children(dbg, count=0, wait=0), "no child sessions"
+    out = dbg.output("stdout")
+    assert "squares [0, 1, 4, 9]" in out or "child got 42" in out, out
+    assert "PYDEV DEBUGGER WARNING" not in dbg.output("stderr")
+    dbg("kill")
+    assert not _gone(program.path.parent)

@@ -519,6 +519,19 @@ class DebugpyProfile(AdapterProfile):
         #: in a library (the stop is where it reached the program's code).
         self._raised_note = ""
 
+    @property
+    def follow_children(self) -> bool:
+        """Each child process a session of its own (backends.yaml option
+        follow_children, default true); false: children run undebugged, at
+        their normal speed (a session per child costs a daemon and a
+        connection to the adapter, ~1 s)."""
+        return bool(self.spec.options.get("follow_children", True))
+
+    def feature(self, name: str) -> Support:
+        if name == "children" and not self.follow_children:
+            return "none"
+        return super().feature(name)
+
     def hides_fields(self, value: str) -> bool:
         from dbgcore.api import python_object_repr
 
@@ -588,6 +601,8 @@ class DebugpyProfile(AdapterProfile):
             env["DBG_TEST_RUN"] = "1"
         if request.stdin:
             env["DBG_STDIN"] = request.stdin
+        if not self.follow_children:
+            env["DBG_CHILDREN_UNDEBUGGED"] = "1"
         self._entry = self._module_entry(request)
         args: dict[str, Any] = {
             "console": "internalConsole",
@@ -596,9 +611,9 @@ class DebugpyProfile(AdapterProfile):
             # Children (multiprocessing, subprocess of Python, os.fork) are
             # followed: each one's pydevd connects to the adapter, which asks
             # dbg to attach to it (startDebugging), and the child waits until
-            # a client does. Off, a forked child would still carry pydevd's
-            # breakpoints with no thread left to answer them, and hang there.
-            "subProcess": True,
+            # a client does. Off (option follow_children: false), our
+            # sitecustomize stops pydevd's tracing in a forked child.
+            "subProcess": self.follow_children,
             "redirectOutput": True,
             "showReturnValue": True,
             # dbg's own code in the debuggee (sitecustomize, the test hook) is
@@ -626,7 +641,7 @@ class DebugpyProfile(AdapterProfile):
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         # redirectOutput: pydevd copies what the program writes to sys.stdout
         # and sys.stderr into output events (it still writes it where it went).
-        common = {"justMyCode": False, "subProcess": True, "redirectOutput": True,
+        common = {"justMyCode": False, "subProcess": self.follow_children, "redirectOutput": True,
                   "showReturnValue": True}
         if request.port is not None:
             return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},

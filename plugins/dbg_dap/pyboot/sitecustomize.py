@@ -15,12 +15,14 @@ sitecustomize this one shadows, so the user's own still runs.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
 import socket
 import sys
+import threading
 from types import ModuleType
 from typing import Any
 
@@ -128,6 +130,43 @@ def _stdin_from_dbg() -> None:
 
 
 _stdin_from_dbg()
+
+
+def _children_undebugged() -> None:
+    # A backend option turns following children off (subProcess false): a
+    # forked child still carries pydevd's tracing and breakpoints, with no
+    # thread left to answer them, and would hang at the first one it hits.
+    # It stops tracing instead and runs undebugged. (Children of a new
+    # interpreter, spawn or subprocess, never had pydevd.)
+    if os.environ.get("DBG_CHILDREN_UNDEBUGGED") != "1" or not hasattr(os, "register_at_fork"):
+        return
+    # Taken now, before pydevd loads: it replaces sys.settrace with one that
+    # prints a warning.
+    settrace, thread_settrace = sys.settrace, threading.settrace
+
+    def untrace() -> None:
+        os.environ.pop("DBG_CHILDREN_UNDEBUGGED", None)
+        thread_settrace(None)
+        settrace(None)
+        frame: Any = sys._getframe()
+        while frame is not None:
+            frame.f_trace = None
+            frame = frame.f_back
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            # Python 3.12+: pydevd traces with sys.monitoring, as the debugger.
+            tool = monitoring.DEBUGGER_ID
+            with contextlib.suppress(ValueError):
+                monitoring.set_events(tool, 0)
+                for name in dir(monitoring.events):
+                    event = getattr(monitoring.events, name)
+                    if name.isupper() and isinstance(event, int) and event:
+                        monitoring.register_callback(tool, event, None)
+
+    os.register_at_fork(after_in_child=untrace)
+
+
+_children_undebugged()
 
 
 def _chain() -> None:
