@@ -134,3 +134,17 @@ def test_jdb_a_class_not_loaded_yet(module_dbg: Dbg, programs: Any, backend_read
     assert [b["id"] for b in module_dbg.json("-s", "jdb", "breaks")["breakpoints"]] == \
         [pending["id"], late["id"]]
     module_dbg("-s", "jdb", "kill")
+
+
+@pytest.mark.parametrize("backend", ["pdb", "debugpy"])
+def test_python_a_function_of_a_module_not_imported_yet(module_dbg: Dbg, programs: Any,
+                                                        backend_ready: Any, backend: str) -> None:
+    # At the entry stop util/fmt.py is not imported: both Python backends find
+    # `money` in the program's sources (pdb alone would refuse the name).
+    backend_ready(backend)
+    assert _start(module_dbg, backend, programs(backend)).code == 0
+    placed = module_dbg.json("-s", backend, "break", "money")
+    assert placed["ok"] and placed["breakpoint"]["file"].endswith("util/fmt.py"), placed
+    stop = module_dbg.json("-s", backend, "continue")
+    assert stop["location"]["function"] == "money", stop
+    module_dbg("-s", backend, "kill")

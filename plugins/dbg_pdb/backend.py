@@ -107,6 +107,9 @@ class PdbBackend(ConsoleBackend):
         self._python = ""
         self._cwd = os.getcwd()
         self._last_location: Location | None = None
+        #: The function asked for, by pdb's breakpoint number, for a function
+        #: breakpoint dbg placed on a line (found in the program's sources).
+        self._asked_functions: dict[int, str] = {}
         self._requested: dict[int, tuple[str, int | None, BreakOptions]] = {}
         self._until_bp: int | None = None
         self._last_breaks: list[Breakpoint] = []
@@ -459,6 +462,8 @@ class PdbBackend(ConsoleBackend):
         if options.hit_count and options.hit_count > 1:
             self._native(f"ignore {bp_id} {options.hit_count - 1}")
         self._requested[bp_id] = (loc.key(), requested_line, options)
+        if loc.function and not loc.module and not target.startswith(loc.function):
+            self._asked_functions[bp_id] = loc.function
         return next(b for b in self.list_breakpoints() if b.id == bp_id)
 
     def _break_target(self, loc: BreakLoc, strict: bool = False) -> tuple[str, int | None]:
@@ -473,6 +478,16 @@ class PdbBackend(ConsoleBackend):
             body = _first_body_line(file, line)
             return f"{file}:{body or line}", line
         if loc.function:
+            # As debugpy does: a function found once in the program's sources
+            # is placed there, imported yet or not (pdb resolves a name only
+            # in the current frame's scope, so `money` of a module imported
+            # later would be refused); else pdb resolves the name.
+            from dbgcore.api import python_function, walk_sources
+
+            in_sources = [(path, hit[0]) for path in walk_sources(self._root, (".py",))
+                          if (hit := python_function(path, loc.function)) is not None]
+            if len(in_sources) == 1:
+                return f"{os.path.realpath(in_sources[0][0])}:{in_sources[0][1]}", None
             return loc.function, None
         assert loc.line is not None
         if loc.file is None:
@@ -526,9 +541,12 @@ class PdbBackend(ConsoleBackend):
                 # pdb files a function breakpoint under its `def` line and
                 # stops at the first line of the body: show where it stops.
                 line = _first_body_line(item["file"], line) or line
+            asked = self._asked_functions.get(item["id"])
             out.append(Breakpoint(
-                id=item["id"], file=item["file"], line=line,
-                function=item.get("function"), verified=True, condition=item.get("condition"),
+                id=item["id"], file=item["file"], line=line, kind="function" if asked else (
+                    "function" if item.get("function") else "source"),
+                function=item.get("function") or asked, verified=True,
+                condition=item.get("condition"),
                 hits=item.get("hits", 0), requested=requested, requested_line=requested_line,
                 temporary=item.get("temporary", False), hit_count=options.hit_count,
             ))
