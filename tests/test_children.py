@@ -65,7 +65,7 @@ def test_debugpy_pool_child_is_a_session(dbg: Dbg, target: Any, method: str) -> 
     require_backend("debugpy")
     assert dbg.json("caps", "--backend", "debugpy")["backends"][0]["ops"]["children"] == "native"
     pool = target("children/pool.py")
-    started = dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break",
+    started = dbg.json("start", "--backend", "debugpy", "--break",
                        pool.loc("square"), "--run", pool.path, method, timeout=90)
     assert started["ok"], started
     # The parent waits for its pool; its answer names the child that stopped.
@@ -102,7 +102,7 @@ def test_debugpy_pool_child_is_a_session(dbg: Dbg, target: Any, method: str) -> 
 def test_debugpy_kill_of_parent_ends_stopped_children(dbg: Dbg, target: Any) -> None:
     require_backend("debugpy")
     pool = target("children/pool.py")
-    dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break", pool.loc("square"),
+    dbg.json("start", "--backend", "debugpy", "--break", pool.loc("square"),
              "--run", pool.path, "fork", timeout=90)
     assert _children(dbg, state="stopped", count=1)
     killed = dbg("kill")
@@ -115,7 +115,7 @@ def test_debugpy_subprocess_run_child(dbg: Dbg, target: Any) -> None:
     require_backend("debugpy")
     runner = target("children/runner.py")
     child_py = target("children/child.py")
-    started = dbg.json("--timeout", "3", "start", "--backend", "debugpy", "--break",
+    started = dbg.json("start", "--backend", "debugpy", "--break",
                        child_py.loc("triple"), "--run", runner.path, timeout=90)
     assert started["ok"], started
     children = _children(dbg, state="stopped", count=1)
