@@ -278,3 +278,31 @@ def test_debugpy_children_not_followed_run_undebugged(dbg: Dbg, target: Any,
     assert "PYDEV DEBUGGER WARNING" not in dbg.output("stderr")
     dbg("kill")
     assert not _gone(program.path.parent)
+
+
+def test_pause_stops_a_start_run_that_has_not_stopped_yet(dbg: Dbg, target: Any) -> None:
+    # The program of issue 21 answered "running" to start --run and ignored
+    # pause: the adapter had not stopped it once, and dbg only paused a
+    # program it had seen resume.
+    require_backend("debugpy")
+    import subprocess
+
+    from dbgcore.testing import DBG
+
+    spin = target("spin.py")
+    starting = subprocess.Popen([*DBG, "--json", "start", "--backend", "debugpy", "--run",
+                                 str(spin.path)], cwd=dbg.cwd, env=dbg.env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while _sessions(dbg).get("default", {}).get("state") != "running":
+            assert time.monotonic() < deadline, "the program never ran"
+            time.sleep(0.1)
+        paused = dbg.json("--timeout", "10", "pause")
+        assert (paused["state"], paused["reason"]) == ("stopped", "pause"), paused
+        out, _ = starting.communicate(timeout=30)
+    finally:
+        if starting.poll() is None:
+            starting.kill()
+            starting.wait()
+    assert '"reason": "pause"' in out, out

@@ -491,7 +491,9 @@ class DapBackend(DapEvents, DapInspection):
         # program waits for its stop; that op reads the stop. The channel
         # matches answers by sequence number, so nobody needs this one's.
         dap, channel = self.dap, self.channel
-        if dap is None or channel is None or dap.state != "running":
+        # "starting" too: a `start --run` that has not stopped yet (a
+        # program waiting for its pool's children) is running.
+        if dap is None or channel is None or dap.state in ("stopped", "exited"):
             return
         thread = self.thread_id if self.thread_id is not None else (self._first_thread() or 0)
         self.pause_asked = True
