@@ -6,9 +6,9 @@ been searched and nothing can load later that the debugger would bind: pdb
 (pdb resolves the name when it is set and never binds later), dlv (a Go
 binary holds all its code), jdb (the main class is loaded), node (dbg
 searches all the program's JavaScript), perl (a subroutine must be compiled
-first). Pending, with the reason, where code the debugger will bind can still
-load: gdb and lldb (shared libraries), debugpy (pydevd stops in any function
-of that name that runs: a library's).
+first), debugpy (as pdb: a name in none of the program's sources nor in
+scope where it is stopped). Pending, with the reason, where code the
+debugger will bind can still load: gdb and lldb (shared libraries).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from conftest import Dbg
 
 CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
-REFUSED = ["pdb", "dlv", "jdb", "node", "perl"]
-PENDING = ["debugpy", "gdb", "lldb"]
+REFUSED = ["pdb", "debugpy", "dlv", "jdb", "node", "perl"]
+PENDING = ["gdb", "lldb"]
 NAME = "no_such_fn"
 
 
@@ -109,7 +109,7 @@ def test_debugpy_names_with_a_module_or_a_class(module_dbg: Dbg, programs: Any,
     assert placed["file"].endswith("util/fmt.py") and placed["verified"], placed
     fee = module_dbg.json("-s", "debugpy", "break", "ledger!fee")["breakpoint"]
     assert fee["verified"] is True, fee
-    for name in ("json!dumps", "Nope.method", "fmt!no_such_fn"):
+    for name in ("json!dumps", "Nope.method", "fmt!no_such_fn", "dumps"):
         refused = module_dbg("-s", "debugpy", "break", name)
         assert refused.code == 1 and "in the program's sources" in refused.err, refused
     stop = module_dbg.json("-s", "debugpy", "continue")
@@ -147,4 +147,22 @@ def test_python_a_function_of_a_module_not_imported_yet(module_dbg: Dbg, program
     assert placed["ok"] and placed["breakpoint"]["file"].endswith("util/fmt.py"), placed
     stop = module_dbg.json("-s", backend, "continue")
     assert stop["location"]["function"] == "money", stop
+    module_dbg("-s", backend, "kill")
+
+
+@pytest.mark.parametrize("backend", ["pdb", "debugpy"])
+def test_python_a_library_function_in_scope(module_dbg: Dbg, backend_ready: Any,
+                                            backend: str) -> None:
+    # Not in the program's sources: bound where the stop has it in scope (pdb
+    # resolves it there; pydevd then matches its name), refused before.
+    backend_ready(backend)
+    program = module_dbg.cwd / f"lib_{backend}.py"
+    program.write_text("from json import dumps\nprint(dumps([1]))\n")
+    assert _start(module_dbg, backend, program).code == 0
+    assert module_dbg("-s", backend, "break", "dumps").code == 1  # not imported yet
+    module_dbg.json("-s", backend, "next")
+    placed = module_dbg.json("-s", backend, "break", "dumps")
+    assert placed["ok"], placed
+    stop = module_dbg.json("-s", backend, "continue")
+    assert stop["location"]["function"] == "dumps", stop
     module_dbg("-s", backend, "kill")

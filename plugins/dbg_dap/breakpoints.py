@@ -63,9 +63,6 @@ class BpRecord:
     asked_line: int | None = None
     #: The function the user asked for, when dbg placed it as a line breakpoint.
     asked_function: str | None = None
-    #: Why a function breakpoint the adapter calls verified is not known to
-    #: bind (debugpy verifies any name: pydevd matches it at each call).
-    unmatched: str = ""
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -74,14 +71,14 @@ class BpRecord:
         return Breakpoint(
             id=self.id, file=file, line=bound,
             function=self.name if self.kind == "function" else self.asked_function,
-            verified=bool(self.dap.get("verified", False)) and not self.unmatched,
+            verified=bool(self.dap.get("verified", False)),
             condition=self.options.condition, hits=self.hits, requested=self.requested,
             requested_line=self.asked_line or (
                 self.line if self.line and bound and bound != self.line else None),
             temporary=self.options.temporary, hit_count=self.options.hit_count,
             log_message=self.options.log_message,
             kind="function" if self.asked_function else self.kind,
-            message=str(self.dap.get("message") or "") or self.unmatched or (
+            message=str(self.dap.get("message") or "") or (
                 (self.pending or UNBOUND) if not self.dap.get("verified") else ""),
         )
 
@@ -128,8 +125,8 @@ class BreakpointTable:
             line_of = self.backend.profile.function_line(self.backend, loc.module, loc.function)
             if line_of is None:
                 record.name = self.backend.profile.function_name(loc.module, loc.function)
-                record.unmatched = self.backend.profile.function_unmatched(
-                    self.backend, loc.module, loc.function)
+                # Refused here when the adapter would take a name that binds nothing.
+                self.backend.profile.check_function(self.backend, loc.module, loc.function)
                 bp = self._place(record)
                 if not record.dap.get("verified") and \
                         self.backend.profile.function_search_is_final:
@@ -408,7 +405,6 @@ class BreakpointTable:
             hit = []
         for record in hit:
             record.hits += 1
-            record.unmatched = ""  # it did bind: a function of that name ran
         return hit
 
     def after_stop(self, hit: list[BpRecord]) -> None:

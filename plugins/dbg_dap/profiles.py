@@ -424,11 +424,10 @@ class AdapterProfile:
         instead (None: use the adapter's function breakpoint)."""
         return None
 
-    def function_unmatched(self, backend: Any, module: str | None, function: str) -> str:
-        """Why a function breakpoint the adapter will call verified may bind to
-        nothing ("": its verified can be trusted): for adapters that accept
-        any name and match it at each call (pydevd)."""
-        return ""
+    def check_function(self, backend: Any, module: str | None, function: str) -> None:
+        """Raise OpFailed for a function breakpoint the adapter would accept
+        (verified) although it can bind nothing: for adapters that take any
+        name and match it at each call (pydevd)."""
 
     def traceback(self, text: str) -> str:
         """An exception's stack as `dbg exception` shows it: in call order,
@@ -1071,16 +1070,28 @@ class DebugpyProfile(AdapterProfile):
                            "nothing was set; give FILE:LINE")
         return None
 
-    def function_unmatched(self, backend: Any, module: str | None, function: str) -> str:
+    def check_function(self, backend: Any, module: str | None, function: str) -> None:
         # pydevd verifies any name and stops in whatever function of that name
-        # runs: a name in none of the program's sources is pending until then
-        # (a library's function, or code the program loads later).
-        if module or "." in function:
-            return ""  # function_line placed it or refused it
-        if self._python_functions(backend, None, function) != []:
-            return ""
-        return (f"no function {function} in the program's sources; it binds when a "
-                f"function of that name runs (a library's, or code loaded later)")
+        # runs. As on pdb, a bare name binds when it is in the program's
+        # sources (function_line placed it) or names a function in scope where
+        # the program is stopped (a library's); anything else is refused.
+        if module or "." in function or self._python_functions(backend, None, function) != []:
+            return  # function_line placed it, refused it, or found it twice
+        in_scope = ""
+        if function.isidentifier():
+            try:
+                frames = backend.stack_frames()
+                if frames:
+                    frame = frames[min(backend.frame_index, len(frames) - 1)]
+                    in_scope = backend.evaluate_in(frame, f"type({function}).__name__")
+            except DbgError:
+                in_scope = ""  # running, or not defined there
+        if in_scope.strip("'\"") in ("function", "method"):
+            return
+        raise OpFailed(f"no function {function} in the program's sources, nor in scope "
+                       "where the program is stopped",
+                       "nothing was set; a library's function: stop where it is in scope, "
+                       "or give MODULE!FUNCTION of the program, or FILE:LINE")
 
     def generator_frame(self, frame: dict[str, Any]) -> bool:
         from dbgcore.api import python_is_generator
