@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbgcore import procutil
+    from dbgcore import peers, procutil
     from dbgcore.backend import (
         AttachRequest,
         Backend,
@@ -147,6 +147,7 @@ __all__ = [
     "next_python_code_line",
     "no_code_message",
     "parse_listening",
+    "peers",
     "post_mortem_description",
     "private_dir",
     "probe_python",
@@ -245,8 +246,8 @@ _HOME: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "procutil":
-        return importlib.import_module("dbgcore.procutil")
+    if name in ("procutil", "peers"):
+        return importlib.import_module(f"dbgcore.{name}")
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"dbgcore.api has no {name!r}: see docs/plugins.md")

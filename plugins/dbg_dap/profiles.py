@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore import peers
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
@@ -37,6 +36,7 @@ from dbgcore.api import (
     Support,
     UsageError,
     Variable,
+    peers,
 )
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))

@@ -47,7 +47,6 @@ from dbg_jdb.parse import (
     method_arguments,
 )
 from dbg_jdb.program import JavaProgram, prepare
-from dbgcore import peers
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
@@ -73,6 +72,7 @@ from dbgcore.api import (
     Value,
     Variable,
     ended,
+    peers,
     procutil,
 )
 
