@@ -116,7 +116,9 @@ class DapEvents(DapCore):
         pid = int(configuration["subProcessId"])
         program = _child_program(pid)
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.splitext(os.path.basename(program))[0])
-        name = f"{self.ctx.name}/{stem or 'child'}-{pid}"
+        # A name part is at most 64 characters, and starts with a letter or digit.
+        stem = stem.lstrip("_.-")[:40] or "child"
+        name = f"{self.ctx.name}/{stem}-{pid}"
         breaks = [BreakLoc(file=b.file, line=b.asked_line or b.line).to_wire()
                   if b.kind == "source" else BreakLoc(function=b.name).to_wire()
                   for b in self.breaks.records.values() if not b.internal
@@ -131,9 +133,37 @@ class DapEvents(DapCore):
                 self.ctx.op_timeout)
         except DbgError as exc:
             self.ctx.log.note(f"child {pid}: no session: {exc.message}")
+            self._release_child(configuration)
             return
         if not answer.get("ok"):
             self.ctx.log.note(f"child {pid}: attach failed: {answer.get('error')}")
+            self._release_child(configuration)
+
+    def _release_child(self, configuration: Message) -> None:
+        """A child whose session could not be made still waits for a client:
+        attach to it and leave at once, so it runs on undebugged instead of
+        holding the program up."""
+        from dbgcore.api import DapChannel, SocketTransport
+
+        connect = configuration.get("connect") or {}
+        try:
+            transport = SocketTransport.connect(str(connect.get("host") or "127.0.0.1"),
+                                                int(connect["port"]), 5)
+            channel = DapChannel(transport, self.ctx.log, "child")
+            initialized = threading.Event()
+            channel.on_event("initialized", lambda _event: initialized.set())
+            channel.start()
+            channel.request("initialize", {"clientID": "dbg", "adapterID": self.profile.name,
+                                           "pathFormat": "path", **self.profile.client_caps}, 10)
+            attached = channel.send_request("attach", configuration)
+            if not initialized.wait(10):
+                attached.wait(0, "the adapter")  # its failure, if it failed
+            channel.request("configurationDone", None, 10)
+            attached.wait(10, "the adapter")
+            channel.request("disconnect", {"terminateDebuggee": False}, 10)
+            channel.close()
+        except (DbgError, KeyError, ValueError) as exc:
+            self.ctx.log.note(f"child {configuration.get('subProcessId')}: not released: {exc}")
 
     def end_child_sessions(self) -> None:
         """`dbg kill` of this session ends its children's sessions first."""
