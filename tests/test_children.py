@@ -132,12 +132,14 @@ def test_debugpy_subprocess_run_child(dbg: Dbg, target: Any) -> None:
     assert not _gone(runner.path.parent)
 
 
-@pytest.mark.parametrize("backend", ["gdb", "lldb", "debugpy"])
+@pytest.mark.parametrize("backend", ["gdb", "lldb", "debugpy", "dlv"])
 def test_kill_of_an_attached_program_detaches_and_says_so(dbg: Dbg, tmp_path: Path,
-                                                          backend: str) -> None:
+                                                          target: Any, backend: str) -> None:
     require_backend(backend)
     import subprocess
     import sys
+
+    import builds
 
     program = tmp_path / "nap.py"
     # It has a child of its own, which stays too.
@@ -146,6 +148,10 @@ def test_kill_of_an_attached_program_detaches_and_says_so(dbg: Dbg, tmp_path: Pa
                        "while True:\n    time.sleep(0.05)\n", encoding="utf-8")
     argv = ["sh", "-c", "sleep 300 & wait"] if backend != "debugpy" \
         else [sys.executable, str(program)]
+    if backend == "dlv":
+        gosleep = target("children/gosleep/main.go").path.parent
+        shutil.copy(builds.TARGETS / "children" / "gosleep" / "go.mod", gosleep)
+        argv = [str(builds.build_go(gosleep))]
     napper = subprocess.Popen(argv)
     try:
         deadline = time.monotonic() + 10

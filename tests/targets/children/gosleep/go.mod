@@ -1,0 +1,3 @@
+module gosleep
+
+go 1.19
