@@ -54,6 +54,10 @@ INPUT_CHECK = 0.2
 
 #: How long a daemon waits for a child session's daemon to answer.
 CHILD_PING_TIMEOUT = 2.0
+#: How long a child process's session stays after the child ended (a program
+#: that runs a Python child in a loop would otherwise gather daemons); its
+#: stops stay in the store (`dbg hits`).
+CHILD_LINGER = 60.0
 
 #: Ops answered beside an op that waits for the program (another client's
 #: `continue`): they must not wait for it to stop, and touch nothing that op uses.
@@ -72,6 +76,8 @@ class Daemon:
         self.table = builtin_table()
         self.children: list[dict[str, Any]] = []
         self._status_lock = threading.Lock()
+        #: When this child process's session saw its child end.
+        self._child_ended_at: float | None = None
         self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
@@ -141,6 +147,9 @@ class Daemon:
             except TimeoutError:
                 if not self.busy and time.monotonic() - self.last_activity > self.idle_timeout:
                     log.info("idle for %.0fs: ending session", self.idle_timeout)
+                    self.shutdown()
+                elif not self.busy and self._child_ended_long_ago():
+                    log.info("the child process ended %.0fs ago: ending session", CHILD_LINGER)
                     self.shutdown()
                 continue
             except OSError:
@@ -266,6 +275,24 @@ class Daemon:
                                      "children_stopped": [self._child_stop(n) for n in stopped]})
 
     # -- child processes' sessions -------------------------------------------------
+
+    def _child_ended_long_ago(self) -> bool:
+        """This is a child process's session, and the child ended more than
+        CHILD_LINGER seconds ago (and nothing was asked of it since)."""
+        attached = self.session.attach_request
+        backend = self.session.backend
+        if attached is None or not attached.options.get("child") or backend is None:
+            return False
+        try:
+            ended = backend.state() == "exited"
+        except Exception:
+            ended = False
+        if not ended:
+            self._child_ended_at = None
+            return False
+        if self._child_ended_at is None:
+            self._child_ended_at = time.monotonic()
+        return time.monotonic() - max(self._child_ended_at, self.last_activity) > CHILD_LINGER
 
     def _child_sessions(self) -> list[str]:
         return [str(c["role"])[len(CHILD_SESSION_ROLE):] for c in self.children
