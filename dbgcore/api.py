@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         SessionContext,
         Support,
     )
+    from dbgcore.children import child_session_name, end_child_session, start_child_session
     from dbgcore.cli.output import emit
     from dbgcore.cli.render import render
     from dbgcore.console import ConsoleBackend
@@ -139,8 +140,10 @@ __all__ = [
     "Value",
     "Variable",
     "binary_kind",
+    "child_session_name",
     "dbg_home",
     "emit",
+    "end_child_session",
     "ended",
     "function_span",
     "hookimpl",
@@ -162,6 +165,7 @@ __all__ = [
     "render",
     "resolve_source",
     "signal_name",
+    "start_child_session",
     "walk_sources",
 ]
 
@@ -203,6 +207,9 @@ _HOME: dict[str, str] = {
     "CoreInfo": "dbgcore.corefile",
     "post_mortem_description": "dbgcore.corefile",
     "read_core": "dbgcore.corefile",
+    "child_session_name": "dbgcore.children",
+    "start_child_session": "dbgcore.children",
+    "end_child_session": "dbgcore.children",
     "Match": "dbgcore.pty",
     "PtyDriver": "dbgcore.pty",
     "PtyEOF": "dbgcore.pty",

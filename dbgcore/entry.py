@@ -67,8 +67,9 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
 def _socket_path(session: str) -> str | None:
     """Where the session's daemon listens (as dbgcore.paths puts it), for a
     well-formed name and a path short enough to be used as it is."""
-    if not 0 < len(session) <= 64 or not set(session) <= _NAME_CHARS or session[0] in "._-":
-        return None
+    for part in session.split("/"):  # a child process's session: PARENT/NAME-PID
+        if not 0 < len(part) <= 64 or not set(part) <= _NAME_CHARS or part[0] in "._-":
+            return None
     home = os.environ.get("DBG_HOME")
     if home:
         home = os.path.abspath(os.path.expanduser(home))
@@ -76,7 +77,7 @@ def _socket_path(session: str) -> str | None:
         state = os.environ.get("XDG_STATE_HOME") or os.path.join(
             os.path.expanduser("~"), ".local", "state")
         home = os.path.join(state, "dbg")
-    path = os.path.join(home, "sessions", session, "daemon.sock")
+    path = os.path.join(home, "sessions", session.replace("/", "+"), "daemon.sock")
     return path if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
 
 

@@ -110,24 +110,18 @@ class DapEvents(DapCore):
         """Start the child's session (PARENT/NAME-PID), a daemon of its own
         started by this one (so the adapter's guard takes its connection),
         attached with this session's breakpoints."""
-        from dbgcore import client
-        from dbgcore.paths import CHILD_SESSION_ROLE
+        from dbgcore.api import child_session_name, start_child_session
 
         pid = int(configuration["subProcessId"])
         program = _child_program(pid)
-        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.splitext(os.path.basename(program))[0])
-        # A name part is at most 64 characters, and starts with a letter or digit.
-        stem = stem.lstrip("_.-")[:40] or "child"
-        name = f"{self.ctx.name}/{stem}-{pid}"
+        name = child_session_name(self.ctx.name, program, pid)
         breaks = [BreakLoc(file=b.file, line=b.asked_line or b.line).to_wire()
                   if b.kind == "source" else BreakLoc(function=b.name).to_wire()
                   for b in self.breaks.records.values() if not b.internal
                   and b.kind in ("source", "function")]
         try:
-            status = client.spawn_daemon(name, None)
             self.child_sessions.append(name)
-            self.ctx.track_process(int(status["pid"]), CHILD_SESSION_ROLE + name)
-            answer = client.call(name, "attach", {
+            answer = start_child_session(self.ctx, name, {
                 "backend": self.spec.name, "child": configuration, "pid": pid,
                 "program": program, "breaks": breaks, "attached": self.attached},
                 self.ctx.op_timeout)
@@ -167,13 +161,10 @@ class DapEvents(DapCore):
 
     def end_child_sessions(self) -> None:
         """`dbg kill` of this session ends its children's sessions first."""
-        from dbgcore import client
+        from dbgcore.api import end_child_session
 
         for name in self.child_sessions:
-            try:
-                client.call(name, "kill", {}, self.ctx.shutdown_grace + 5)
-            except DbgError:
-                pass
+            end_child_session(name, self.ctx.shutdown_grace + 5)
 
     def _event(self, state: str) -> StopEvent:
         assert self.dap is not None

@@ -81,14 +81,16 @@ def test_private_dir_tightens_an_existing_open_dir(tmp_path: Path) -> None:
     assert mode(loose) == 0o700
 
 
-@pytest.mark.parametrize("name", ["default", "a", "A.b-c_9", "1st", "x" * 64])
+@pytest.mark.parametrize("name", ["default", "a", "A.b-c_9", "1st", "x" * 64,
+                                  # a child process's session: PARENT/NAME-PID
+                                  "a/b", "default/pool-4242", "p/c-1/g-2"])
 def test_good_session_names(name: str) -> None:
     assert paths.check_session_name(name) == name
 
 
 @pytest.mark.parametrize("name", [
-    "", ".", "..", "../etc", "a/b", "-rf", ".hidden", "_x", "a b", "x" * 65, "tab\t",
-    "new\nline", "trailing\n", "é", "nul\0",
+    "", ".", "..", "../etc", "a/..", "a/", "/b", "a//b", "a/.b", "-rf", ".hidden", "_x",
+    "a b", "x" * 65, "a/" + "x" * 65, "tab\t", "new\nline", "trailing\n", "é", "nul\0",
 ])
 def test_bad_session_names(name: str) -> None:
     with pytest.raises(UsageError) as info:
@@ -103,10 +105,13 @@ def test_a_valid_name_is_one_plain_path_component(name: str) -> None:
         paths.check_session_name(name)
     except UsageError:
         return
-    assert Path(name).name == name
+    # A child's session (PARENT/CHILD) has a folder beside its parent's.
+    folder = name.replace("/", paths.CHILD_SEP_IN_DIR)
+    assert Path(folder).name == folder
     assert name.isascii() and name.isprintable() and " " not in name
-    assert name not in (".", "..")
-    assert len(name) <= 64
+    for part in name.split("/"):
+        assert part not in (".", "..")
+        assert 0 < len(part) <= 64
 
 
 def test_short_socket_path_is_in_the_session_dir(home: Path) -> None:
