@@ -139,7 +139,7 @@ def test_bytes_that_are_not_utf8(module_dbg: Dbg, argv: list[str]) -> None:
     assert "UTF-8" in result.err or "bad session name" in result.err, result.err
 
 
-@pytest.mark.parametrize("name", ["bad name", "../up", "", "x" * 65, "a/b", ".hidden"])
+@pytest.mark.parametrize("name", ["bad name", "../up", "", "x" * 65, "a//b", "/a", "a/", ".hidden"])
 @pytest.mark.usefixtures("still_usable")
 def test_invalid_session_name(module_dbg: Dbg, name: str) -> None:
     assert_clean_error(module_dbg("--session", name, "status"), 2, "bad session name")
