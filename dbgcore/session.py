@@ -321,7 +321,7 @@ class Session(InspectOps):
         early: list[Breakpoint] = []
 
         def place_breaks() -> None:
-            early.extend(self._apply_breaks(args.get("breaks", [])))
+            early.extend(self._apply_child_breaks(args.get("breaks", [])))
 
         # A child of a program dbg attached to is not dbg's to end either.
         options = {"child": args["child"], "attached": bool(args.get("attached"))}
@@ -329,6 +329,21 @@ class Session(InspectOps):
                           before_run=place_breaks)
         self.attach_request = request
         return request, early
+
+    def _apply_child_breaks(self, specs: list[Any]) -> list[Breakpoint]:
+        """The parent's breakpoints, each ``{"loc", "condition", "hit_count",
+        "log_message"}``, placed as the parent has them."""
+        assert self.backend is not None
+        placed = []
+        for spec in specs:
+            if not isinstance(spec, dict):
+                raise UsageError(f"bad child breakpoint {spec!r}")
+            loc = BreakLoc.from_wire(spec.get("loc"))
+            options = BreakOptions(condition=spec.get("condition") or None,
+                                   hit_count=spec.get("hit_count") or None,
+                                   log_message=spec.get("log_message") or None)
+            placed.append(self.breaks.add(self.backend, loc, options))
+        return placed
 
     def _apply_breaks(self, specs: list[Any]) -> list[Breakpoint]:
         assert self.backend is not None

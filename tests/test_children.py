@@ -132,6 +132,22 @@ def test_debugpy_subprocess_run_child(dbg: Dbg, target: Any) -> None:
     assert not _gone(runner.path.parent)
 
 
+def test_debugpy_child_keeps_the_parents_condition(dbg: Dbg, target: Any) -> None:
+    # A conditional breakpoint of the parent's is conditional in the child
+    # too: n is 7 there, so the child runs through and the program ends.
+    require_backend("debugpy")
+    runner = target("children/runner.py")
+    child_py = target("children/child.py")
+    assert dbg.json("start", "--backend", "debugpy", runner.path, timeout=90)["ok"]
+    placed = dbg.json("break", child_py.loc("triple"), "--if", "n != 7")
+    assert placed["ok"], placed
+    ended = dbg.json("continue", timeout=60)
+    assert ended["state"] == "exited", (ended, _sessions(dbg))
+    assert "child exited 0" in dbg.output("stdout")
+    dbg("kill")
+    assert not _gone(runner.path.parent)
+
+
 @pytest.mark.parametrize("backend", ["gdb", "lldb", "debugpy", "dlv"])
 def test_kill_of_an_attached_program_detaches_and_says_so(dbg: Dbg, tmp_path: Path,
                                                           target: Any, backend: str) -> None:

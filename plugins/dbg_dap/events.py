@@ -115,8 +115,12 @@ class DapEvents(DapCore):
         pid = int(configuration["subProcessId"])
         program = _child_program(pid)
         name = child_session_name(self.ctx.name, program, pid)
-        breaks = [BreakLoc(file=b.file, line=b.asked_line or b.line).to_wire()
-                  if b.kind == "source" else BreakLoc(function=b.name).to_wire()
+        # Each with its condition, hit count and log message: a conditional
+        # breakpoint of the parent's must not stop a child unconditionally.
+        breaks = [{"loc": (BreakLoc(file=b.file, line=b.asked_line or b.line)
+                           if b.kind == "source" else BreakLoc(function=b.name)).to_wire(),
+                   "condition": b.options.condition, "hit_count": b.options.hit_count,
+                   "log_message": b.options.log_message}
                   for b in self.breaks.records.values() if not b.internal
                   and b.kind in ("source", "function")]
         try:
