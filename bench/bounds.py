@@ -21,34 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-PYTHON = '''\
-def spin():
-    while True:
-        pass
-
-
-def main():
-    items = list(range(1000000))
-    text = "a" * 10000000
-    x = 1  # @here
-    print(x)
-
-
-main()
-'''
-
-C = '''\
-#include <stdio.h>
-struct item { int id; double price; };
-static struct item items[100000];
-static volatile int stop_spinning = 0;
-int spin(void) { while (!stop_spinning) { } return 1; }
-int main(void) {
-    for (int i = 0; i < 100000; i++) { items[i].id = i; items[i].price = i * 0.5; }
-    printf("%d\\n", items[5].id); /* @here */
-    return spin == 0;
-}
-'''
+#: The programs of tests/faults/test_bounds.py: huge values, and a function that never returns.
+HUGE = Path(__file__).resolve().parents[1] / "tests" / "targets" / "bounds"
 
 
 def dbg(*args: str, env: dict[str, str], cwd: Path) -> tuple[float, str]:
@@ -65,13 +39,13 @@ def one_run(backend: str) -> dict[str, tuple[float, int]]:
     env = {**os.environ, "DBG_HOME": str(work / "home"), "DBG_SESSION": "b"}
     if backend == "gdb":
         source = work / "arr.c"
-        source.write_text(C)
+        source.write_text((HUGE / "huge.c").read_text())
         subprocess.run(["gcc", "-g", "-O0", str(source), "-o", str(work / "arr")], check=True)
         program = work / "arr"
         prints = ["items"]
     else:
         source = work / "big.py"
-        source.write_text(PYTHON)
+        source.write_text((HUGE / "huge.py").read_text())
         program = source
         prints = ["items", "text"]
     line = next(n for n, t in enumerate(source.read_text().splitlines(), 1) if "@here" in t)

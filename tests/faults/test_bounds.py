@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,38 +23,8 @@ from dbgcore.translog import DEBUGGER_LOG_BYTES, TransLog
 if TYPE_CHECKING:
     from conftest import Dbg
 
-PYTHON_PROGRAM = '''\
-import sys
-
-
-def spin():
-    while True:
-        pass
-
-
-def main():
-    items = list(range(1000000))
-    text = "a" * 10000000
-    x = 1  # @here
-    print(x)
-
-
-if __name__ == "__main__":
-    main()
-'''
-
-C_PROGRAM = '''\
-#include <stdio.h>
-struct item { int id; double price; };
-static struct item items[100000];
-static volatile int stop_spinning = 0;
-int spin(void) { while (!stop_spinning) { } return 1; }
-int main(void) {
-    for (int i = 0; i < 100000; i++) { items[i].id = i; items[i].price = i * 0.5; }
-    printf("%d\\n", items[5].id); /* @here */
-    return spin == 0;
-}
-'''
+#: Huge values, and a function that never returns, in Python and C.
+HUGE = Path(__file__).resolve().parents[1] / "targets" / "bounds"
 
 #: The most a bounded answer may be (pdb's repr is cut at 4 KB).
 ANSWER_BYTES = 8192
@@ -84,7 +55,7 @@ def pdb_session(module_dbg: Dbg) -> Iterator[Path]:
 
     require_backend("pdb")
     source = module_dbg.cwd / "big.py"
-    source.write_text(PYTHON_PROGRAM)
+    shutil.copy(HUGE / "huge.py", source)
     started = module_dbg("start", "--backend", "pdb", "--break", here(source), "--run",
                          str(source))
     assert started.code == 0, started
@@ -166,7 +137,7 @@ def test_a_runaway_debugpy_expression_is_interrupted(
         dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     backend_ready("debugpy")
     source = tmp_path / "big.py"
-    source.write_text(PYTHON_PROGRAM)
+    shutil.copy(HUGE / "huge.py", source)
     assert dbg("start", "--backend", "debugpy", "--break", here(source), "--run",
                str(source)).code == 0
     # debugpy answers 64 KB of a 10 MB string; dbg's answer is 4 KB of it.
@@ -190,7 +161,7 @@ def gdb_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     require_backend("gdb")
     source = tmp_path_factory.mktemp("c") / "arr.c"
-    source.write_text(C_PROGRAM)
+    shutil.copy(HUGE / "huge.c", source)
     build_c(source)
     return source
 
