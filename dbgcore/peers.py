@@ -104,23 +104,26 @@ def family_tree(roots: Iterable[int]) -> set[int]:
     return tree
 
 
-def holders(inode: int, pids: Iterable[int]) -> list[int]:
-    """Which of ``pids`` hold the socket ``inode`` open."""
-    link = f"socket:[{inode}]"
-    found = []
-    for pid in pids:
+def socket_inodes(pid: int) -> set[int]:
+    """The inodes of the sockets ``pid`` holds open (none when it is gone)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return set()
+    inodes = set()
+    for fd in fds:
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:
             continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
-                    found.append(pid)
-                    break
-            except OSError:
-                continue
-    return found
+        if link.startswith("socket:["):
+            inodes.add(int(link[8:-1]))
+    return inodes
+
+
+def holders(inode: int, pids: Iterable[int]) -> list[int]:
+    """Which of ``pids`` hold the socket ``inode`` open."""
+    return [pid for pid in pids if inode in socket_inodes(pid)]
 
 
 def other_end(local: tuple[str, int], remote: tuple[str, int],
@@ -188,17 +191,7 @@ def listening_ports(roots: Iterable[int]) -> list[tuple[int, tuple[str, int]]]:
     rows = {row.inode: row for row in tcp_sockets() if row.state == LISTEN and row.inode}
     found = []
     for pid in sorted(family_tree(roots)):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if link.startswith("socket:[") and int(link[8:-1]) in rows:
-                found.append((pid, rows[int(link[8:-1])].local))
+        found += [(pid, rows[inode].local) for inode in sorted(socket_inodes(pid) & rows.keys())]
     return found
 
 
