@@ -106,7 +106,13 @@ class Dbg:
                 return "".join(text)
 
     def kill_all(self) -> None:
-        for session in self.sessions:
+        """Kill every session this runner's DBG_HOME holds: the ones its calls
+        named and any other a test started there (through `dbg mcp`, say);
+        a parent's kill ends its child sessions."""
+        folder = self.home / "sessions"
+        found = {entry.name for entry in folder.iterdir()
+                 if entry.is_dir() and "+" not in entry.name} if folder.is_dir() else set()
+        for session in sorted(self.sessions | found):
             self("-s", session, "kill", timeout=30)
 
 
