@@ -66,7 +66,7 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
             continue
         v.fields = []
         for f in found[:MAX_FIELDS]:
-            one = Variable(f.name, f.value, f.type)
+            one = Variable(f.name, f.value, f.type, cut=f.cut)
             _cut(one, VALUE_CHARS // 2)
             if size + _cost(one) > BUDGET and v.fields:
                 break
@@ -77,7 +77,7 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
 
 def _cut(v: Variable, limit: int = VALUE_CHARS) -> None:
     if len(v.value) > limit:
-        v.cut = len(v.value)
+        v.cut = max(v.cut or 0, len(v.value))  # the debugger may have cut it first
         v.value = v.value[: limit - 3] + "..."
 
 

@@ -615,13 +615,17 @@ class PdbBackend(ConsoleBackend):
         """An object's attributes (its ``vars()``), one level."""
         if not variable.name.isidentifier() or not python_object_repr(variable.value):
             return None
-        probe = (f"[(k, repr(v)[:120], type(v).__name__) for k, v in "
-                 f"vars({variable.name}).items() if not k.startswith('__')][:20]")
+        # Each repr cut at 120 characters (twenty fit one bounded answer),
+        # with its full length, so a field cut here says how long it was.
+        probe = (f"[(k, r[:120], type(v).__name__, len(r)) for k, v in "
+                 f"vars({variable.name}).items() if not k.startswith('__') "
+                 f"for r in (repr(v),)][:20]")
         try:
             rows = ast.literal_eval(self.evaluate(probe).value)
         except (DbgError, ValueError, SyntaxError):
             return None
-        return [Variable(str(k), str(v), str(t)) for k, v, t in rows]
+        return [Variable(str(k), str(v), str(t), cut=n if n > len(str(v)) else None)
+                for k, v, t, n in rows]
 
     def evaluate(self, expression: str) -> Value:
         answer = self._query(f"_dbg_eval {expression!r}", "value")
