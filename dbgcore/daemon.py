@@ -28,6 +28,7 @@ from typing import Any
 from dbgcore import client, procutil
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
+from dbgcore.location import BreakLoc
 from dbgcore.model import StopSnapshot
 from dbgcore.ops import builtin_table
 from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_path
@@ -437,7 +438,41 @@ class Daemon:
         self.session.record_command(op, args, True, result)
         if op in ("start", "attach", "restart"):
             self._write_status()
+        if op in ("break", "unbreak") and not args.get("instruction"):
+            told = self._tell_children(op, args, result, timeout)
+            if told:
+                result = {**result, "children": told}
         return {"ok": True, "result": result, "via": self.session.via()}
+
+    def _tell_children(self, op: str, args: dict[str, Any], result: dict[str, Any],
+                       timeout: float) -> list[dict[str, Any]]:
+        """A breakpoint set or removed in the parent is set or removed in its
+        live child sessions too (a new child gets the parent's breakpoints
+        when it starts); what each child answered. An unbreak by id goes to
+        the children by location, since their ids are their own."""
+        children = self._child_sessions()
+        if not children:
+            return []
+        if op == "break":
+            calls = [args]
+        else:
+            calls = [{"location": BreakLoc(file=b.get("file"), line=b.get("requested_line")
+                                           or b.get("line")).to_wire()
+                      if b.get("kind") == "source" and b.get("file")
+                      else BreakLoc(function=b.get("function")).to_wire()}
+                     for b in result.get("removed") or [] if b.get("file") or b.get("function")]
+        told = []
+        for name in children:
+            for call in calls:
+                try:
+                    answer = client.call(name, op, call, min(timeout, CHILD_PING_TIMEOUT * 4))
+                except DbgError as exc:
+                    told.append({"session": name, "ok": False, "error": exc.message})
+                    continue
+                error = answer.get("error") or {}
+                told.append({"session": name, "ok": bool(answer.get("ok")),
+                             **({"error": error.get("message", "")} if error else {})})
+        return told
 
     # -- ending ----------------------------------------------------------------
 

@@ -132,6 +132,34 @@ def test_debugpy_subprocess_run_child(dbg: Dbg, target: Any) -> None:
     assert not _gone(runner.path.parent)
 
 
+def test_debugpy_break_in_the_parent_reaches_live_children(dbg: Dbg, target: Any) -> None:
+    # The parent stops once its pool's workers run; a breakpoint set then
+    # reaches the workers' sessions, and the map stops in one of them.
+    require_backend("debugpy")
+    pool = target("children/pool.py")
+    stop = dbg.json("start", "--backend", "debugpy", "--break", pool.loc("ready"), "--run",
+                    pool.path, "fork", timeout=90)
+    assert stop["state"] == "stopped", stop
+    workers = _children(dbg, state="running", count=2)
+    assert len(workers) == 2, _sessions(dbg)
+    placed = dbg.json("break", pool.loc("square"))
+    assert sorted(t["session"] for t in placed["children"] if t["ok"]) == workers, placed
+    for worker in workers:
+        lines = {b["line"] for b in dbg.json("-s", worker, "breaks")["breakpoints"]}
+        assert pool.lines["square"] in lines, (worker, lines)
+    removed = dbg.json("unbreak", str(placed["breakpoint"]["id"]))
+    assert len([t for t in removed["children"] if t["ok"]]) == 2, removed
+    for worker in workers:
+        lines = {b["line"] for b in dbg.json("-s", worker, "breaks")["breakpoints"]}
+        assert pool.lines["square"] not in lines, (worker, lines)
+    again = dbg("break", pool.loc("square"))
+    assert all(f"also in child session {worker}" in again.out for worker in workers), again
+    went = dbg.json("continue", timeout=60)
+    assert went["children_stopped"][0]["location"]["line"] == pool.lines["square"], went
+    dbg("kill")
+    assert not _gone(pool.path.parent)
+
+
 def test_debugpy_child_keeps_the_parents_condition(dbg: Dbg, target: Any) -> None:
     # A conditional breakpoint of the parent's is conditional in the child
     # too: n is 7 there, so the child runs through and the program ends.
@@ -321,7 +349,8 @@ def test_pause_stops_a_start_run_that_has_not_stopped_yet(dbg: Dbg, target: Any)
             assert time.monotonic() < deadline, "the program never ran"
             time.sleep(0.1)
         paused = dbg.json("--timeout", "10", "pause")
-        assert (paused["state"], paused["reason"]) == ("stopped", "pause"), paused
+        assert (paused.get("state"), paused.get("reason")) == ("stopped", "pause"), \
+            paused.get("error")
         out, _ = starting.communicate(timeout=30)
     finally:
         if starting.poll() is None:

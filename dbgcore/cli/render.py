@@ -163,7 +163,17 @@ def _breakpoint(bp: dict[str, Any]) -> str:
 
 
 def _break(p: Payload) -> str:
-    return _breakpoint(p["breakpoint"])
+    return _breakpoint(p["breakpoint"]) + _children_told(p)
+
+
+def _children_told(p: Payload) -> str:
+    """What the parent's child sessions did with a break or unbreak."""
+    told = p.get("children") or []
+    done = sorted({t["session"] for t in told if t.get("ok")})
+    lines = [f"\nalso in child session {name}" for name in done]
+    lines += [f"\nnot in child session {t['session']}: {t.get('error', '')}"
+              for t in told if not t.get("ok")]
+    return "".join(lines)
 
 
 def _breaks(p: Payload) -> str:
@@ -172,7 +182,8 @@ def _breaks(p: Payload) -> str:
 
 
 def _unbreak(p: Payload) -> str:
-    return "\n".join("removed " + _breakpoint(b) for b in p.get("removed", []))
+    return "\n".join("removed " + _breakpoint(b) for b in p.get("removed", [])) \
+        + _children_told(p)
 
 
 #: A frame's arguments together are cut at this length in `dbg stack`.

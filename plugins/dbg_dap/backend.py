@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
@@ -55,6 +56,10 @@ from dbgcore.api import (
     post_mortem_description,
     read_core,
 )
+
+#: How long `dbg pause` waits for a program just launched to reach its
+#: adapter (its threads) before it gives up.
+INTERRUPT_WAIT = 5.0
 
 #: DAP's step requests, by the op that sends them.
 _STEP_OPS = {"next": "next", "stepIn": "step", "stepOut": "finish"}
@@ -495,7 +500,18 @@ class DapBackend(DapEvents, DapInspection):
         # program waiting for its pool's children) is running.
         if dap is None or channel is None or dap.state in ("stopped", "exited"):
             return
-        thread = self.thread_id if self.thread_id is not None else (self._first_thread() or 0)
+        thread = self.thread_id
+        # Right after a launch the program may not have reached the adapter
+        # yet (debugpy: "Server is not available" until its pydevd connects):
+        # ask for its threads again for a little while.
+        deadline = time.monotonic() + INTERRUPT_WAIT
+        while thread is None:
+            try:
+                thread = self._first_thread() or 0
+            except DbgError:
+                if time.monotonic() > deadline or dap.state in ("stopped", "exited"):
+                    raise
+                time.sleep(0.05)
         self.pause_asked = True
         channel.send_request("pause", {"threadId": thread})
 

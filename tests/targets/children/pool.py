@@ -12,4 +12,5 @@ def square(n):
 if __name__ == "__main__":
     multiprocessing.set_start_method(sys.argv[1] if len(sys.argv) > 1 else "fork")
     with multiprocessing.Pool(2) as pool:
+        workers = 2  # @ready
         print("squares", pool.map(square, range(4)))  # @after
