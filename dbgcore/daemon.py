@@ -152,6 +152,10 @@ class Daemon:
                 elif not self.busy and self._child_ended_long_ago():
                     log.info("the child process ended %.0fs ago: ending session", CHILD_LINGER)
                     self.shutdown()
+                elif not self._reachable():
+                    log.info("%s is gone: no client can reach this session; ending it",
+                             self.sock_path)
+                    self.shutdown()
                 continue
             except OSError:
                 break
@@ -162,6 +166,15 @@ class Daemon:
         # Let answers already being written (e.g. a failed start) reach their clients.
         for thread in list(self.conn_threads):
             thread.join(timeout=2.0)
+
+    def _reachable(self) -> bool:
+        """Whether our socket is still where clients look for it: a session
+        folder someone deleted (a test's temporary DBG_HOME, `rm -r`) leaves
+        a daemon nobody can reach or kill, so it ends itself."""
+        try:
+            return os.stat(self.sock_path).st_ino == self._sock_inode
+        except OSError:
+            return False
 
     def _serve_conn(self, conn: socket.socket) -> None:
         with conn:

@@ -179,6 +179,19 @@ def test_idle_session_ends_by_itself(dbg: Dbg, target: Any) -> None:
     assert bad.code == 2 and "Traceback" not in bad.err
 
 
+def test_a_deleted_session_folder_ends_its_daemon(dbg: Dbg, target: Any) -> None:
+    # Nobody can reach or kill a daemon whose socket is gone (a temporary
+    # DBG_HOME removed, a session folder deleted by hand): it ends itself.
+    import shutil
+
+    cart = target("cart.py")
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
+    status = read_status(dbg)
+    pdb = next((c["pid"], c["start_time"]) for c in status["children"])
+    shutil.rmtree(session_dir(dbg))
+    assert wait_until(lambda: gone(status["pid"], status["start_time"]) and gone(*pdb), 10)
+
+
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
