@@ -87,6 +87,10 @@ def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
 PYDEVD_ADAPTERS = frozenset({"debugpy"})
 _PYDEVD_SETTING = ("setattr(__import__('sys').modules['_pydevd_bundle.pydevd_constants'], "
                    "'PYDEVD_INTERRUPT_THREAD_TIMEOUT', {timeout!r}) or True")
+#: pydevd interrupts this much after dbg's own timeout: were both timers
+#: the same, pydevd's KeyboardInterrupt could come first under load and read
+#: as the expression's own failure instead of dbg's timeout.
+PYDEVD_LATER = 0.5
 #: Per backend: the (program, timeout) pydevd's setting was made for.
 _armed: weakref.WeakKeyDictionary[DapCore, tuple[tuple[int, ...], float]] = \
     weakref.WeakKeyDictionary()
@@ -100,7 +104,8 @@ def _arm_interrupt(backend: DapCore, arguments: Message, timeout: float) -> None
         return
     try:
         backend.dap_session().request("evaluate", {
-            "expression": _PYDEVD_SETTING.format(timeout=float(timeout)), "context": "watch",
+            "expression": _PYDEVD_SETTING.format(timeout=float(timeout) + PYDEVD_LATER),
+            "context": "watch",
             "frameId": arguments["frameId"]}, min(timeout, 5.0))
     except DbgError:
         _armed.pop(backend, None)
