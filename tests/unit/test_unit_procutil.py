@@ -99,8 +99,10 @@ def test_dead_and_zombie_processes_are_not_alive(procs: list[subprocess.Popen[st
 STUBBORN = textwrap.dedent("""
     import os, signal, subprocess, sys, time
     ignore = [getattr(signal, name) for name in sys.argv[1:]]
-    for sig in ignore:
-        signal.signal(sig, signal.SIG_IGN)
+    # The rest at their defaults, whatever the tests' own shell ignored (a
+    # shell's background job starts with SIGINT ignored).
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN if sig in ignore else signal.SIG_DFL)
     # A grandchild in the same process group, ignoring the same signals
     # (SIG_IGN survives exec), which must go down with the group.
     child = subprocess.Popen(["sleep", "60"])
