@@ -40,7 +40,7 @@ import pytest
 
 from dbgcore import procutil
 
-__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require_backend"]
+__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require", "require_backend"]
 
 #: How the kit runs dbg: the installed package, with this interpreter.
 DBG = [sys.executable, "-m", "dbgcore"]
@@ -125,6 +125,16 @@ def marked_lines(path: Path) -> dict[str, int]:
     return marks
 
 
+def require(ready: bool, why: str) -> None:
+    """Skip a test whose tool is missing (``why``), unless
+    DBG_REQUIRE_ALL_BACKENDS=1 (as in CI), where it is a failure."""
+    if ready:
+        return
+    if os.environ.get("DBG_REQUIRE_ALL_BACKENDS") == "1":
+        pytest.fail(f"required here but missing: {why}")
+    pytest.skip(why)
+
+
 def require_backend(name: str) -> None:
     """Skip when a backend's debugger is missing, unless DBG_REQUIRE_ALL_BACKENDS=1
     (as in CI), where a missing debugger is a failure."""
@@ -137,9 +147,7 @@ def require_backend(name: str) -> None:
     if readiness is not None and readiness.ready:
         return
     why = readiness.detail if readiness else f"no backend {name!r} is registered"
-    if os.environ.get("DBG_REQUIRE_ALL_BACKENDS") == "1":
-        pytest.fail(f"backend {name} is required here but not ready: {why}")
-    pytest.skip(f"backend {name} not ready: {why}")
+    require(False, f"backend {name} not ready: {why}")
 
 
 @contextmanager

@@ -34,7 +34,7 @@ import pytest
 from builds import TARGETS, build_c, build_go
 
 from dbgcore import procutil
-from dbgcore.testing import Dbg, marked_lines, require_backend
+from dbgcore.testing import Dbg, marked_lines, require, require_backend
 
 BACKENDS = ["gdb", "lldb", "dlv"]
 #: The program each backend opens a core of.
@@ -84,8 +84,8 @@ def _gdb() -> str:
     """The gdb dbg's tests run (the venv's, else the one on PATH)."""
     beside = Path(sys.executable).with_name("gdb")
     found = str(beside) if beside.exists() else shutil.which("gdb")
-    if not found:
-        pytest.skip("no gdb to write a core with gcore")
+    require(bool(found), "no gdb to write a core with gcore")
+    assert found
     return found
 
 

@@ -30,7 +30,7 @@ from builds import build_c, build_go
 
 from dbgcore import peers
 from dbgcore.dap.transport import AdapterProcess, LoopbackListener
-from dbgcore.testing import Dbg, marked_lines
+from dbgcore.testing import Dbg, marked_lines, require
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 #: An interpreter uid 65534 can run (dbg's own may sit in a folder of root's).
@@ -88,9 +88,9 @@ print(json.dumps(found))
 
 
 def _need_other_user() -> None:
-    if os.geteuid() != 0 or shutil.which("setpriv") is None or not os.access(
-            NOBODY_PYTHON, os.X_OK):
-        pytest.skip("needs root, setpriv and /usr/bin/python3 to act as another user")
+    require(os.geteuid() == 0 and shutil.which("setpriv") is not None
+            and os.access(NOBODY_PYTHON, os.X_OK),
+            "needs root, setpriv and /usr/bin/python3 to act as another user")
 
 
 def intrude(ports: list[int], other_user: bool) -> dict[str, dict[str, str]]:
