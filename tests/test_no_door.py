@@ -251,7 +251,6 @@ def test_the_dial_back_listener_takes_only_its_adapters_connection() -> None:
         for intruder in intruders:
             intruder.kill()
             intruder.wait()
-    print(refused, answers)
     assert all(got["reply"] == "" for found in answers for got in found.values()), answers
     assert any("uid 65534" in why for why in refused), refused
     assert any("did not start" in why for why in refused), refused

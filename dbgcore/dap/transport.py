@@ -302,49 +302,35 @@ class SocketTransport:
 
 
 class LoopbackListener:
-    """A one-shot loopback listener for adapters that dial us."""
+    """A one-shot loopback listener for an adapter that dials us: it takes
+    only the adapter's own connection (:func:`dbgcore.peers.accept_only`)."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        # Room for the adapter's connection behind others' that get refused.
-        self.sock.listen(8)
+        self.sock = peers.loopback_listener()
         self.host, self.port = self.sock.getsockname()[:2]
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def accept(self, timeout: float, process: AdapterProcess | None = None,
+    def accept(self, timeout: float, process: AdapterProcess,
                on_refused: Callable[[str], None] | None = None) -> SocketTransport:
         """The first connection from ``process`` (or a process it started);
         any other is closed unread (``on_refused`` hears who it was) and the
-        wait goes on. Without ``process``, the first connection."""
-        self.sock.settimeout(0.1)
-        deadline = time.monotonic() + timeout
-        try:
-            while True:
-                try:
-                    conn, _ = self.sock.accept()
-                except TimeoutError:
-                    conn = None
-                if conn is not None:
-                    why = peers.check_accepted(conn, [process.pid]) if process else None
-                    if why is None:
-                        conn.settimeout(None)
-                        return SocketTransport(conn)
-                    with contextlib.suppress(OSError):
-                        conn.close()
-                    if on_refused is not None:
-                        on_refused(f"refused a connection to {self.address} from {why}")
-                if process is not None and process.proc.poll() is not None:
-                    raise BackendError(process.exit_description() + " before connecting",
-                                       process.diagnostics())
-                if time.monotonic() > deadline:
-                    raise BackendError(f"the adapter did not connect within {timeout:g}s",
-                                       process.diagnostics() if process else "")
-        finally:
-            self.sock.close()
+        wait goes on."""
+        def refused(why: str) -> None:
+            if on_refused is not None:
+                on_refused(f"{why} (to {self.address})")
+
+        conn = peers.accept_only(self.sock, [process.pid], timeout,
+                                 lambda: process.proc.poll() is None, refused)
+        if conn is not None:
+            return SocketTransport(conn)
+        if process.proc.poll() is not None:
+            raise BackendError(process.exit_description() + " before connecting",
+                               process.diagnostics())
+        raise BackendError(f"the adapter did not connect within {timeout:g}s",
+                           process.diagnostics())
 
 
 def parse_listening(match: re.Match[bytes]) -> tuple[str, int]:
