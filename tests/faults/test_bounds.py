@@ -116,17 +116,22 @@ def test_pdb_prints_a_huge_value_in_a_few_kb(module_dbg: Dbg, pdb_session: Path)
     assert log.stat().st_size < 2 * DEBUGGER_LOG_BYTES
 
 
-def test_a_runaway_pdb_expression_is_interrupted(module_dbg: Dbg, pdb_session: Path) -> None:
+def interrupts_runaways(dbg: Dbg, timeout: str) -> None:
+    """A function that never returns and a ten-minute sleep, each printed
+    with --timeout ``timeout``: interrupted, and the next command answered
+    in its own short timeout (nothing waits for the runaway any more)."""
     for runaway in ("spin()", "__import__('time').sleep(600)"):
         began = time.monotonic()
-        answer = module_dbg.json("--timeout", "1", "print", runaway, timeout=30)
+        answer = dbg.json("--timeout", timeout, "print", runaway, timeout=30)
         assert (answer["_exit"], answer["error"]["kind"]) == (1, "timeout"), answer
         assert "interrupted" in answer["error"]["message"], answer
         assert time.monotonic() - began < 10
-        # The next command is answered in its own short timeout: nothing
-        # waits for the runaway any more.
-        after = module_dbg.json("--timeout", "2", "print", "len(items)")
+        after = dbg.json("--timeout", "2", "print", "len(items)")
         assert after.get("value") == "1000000", after
+
+
+def test_a_runaway_pdb_expression_is_interrupted(module_dbg: Dbg, pdb_session: Path) -> None:
+    interrupts_runaways(module_dbg, "1")
     # The program is stopped where it was, and goes on normally.
     stepped = module_dbg.json("next")
     assert stepped["ok"] and stepped["location"]["line"] == pdb_session.read_text() \
@@ -144,14 +149,7 @@ def test_a_runaway_debugpy_expression_is_interrupted(
     text = dbg.json("print", "text")
     assert len(text["value"]) <= ANSWER_BYTES, len(text["value"])
     assert text["value"].endswith("characters debugpy answered)"), text["value"][-80:]
-    for runaway in ("spin()", "__import__('time').sleep(600)"):
-        began = time.monotonic()
-        answer = dbg.json("--timeout", "2", "print", runaway, timeout=30)
-        assert (answer["_exit"], answer["error"]["kind"]) == (1, "timeout"), answer
-        assert "interrupted" in answer["error"]["message"], answer
-        assert time.monotonic() - began < 10
-        after = dbg.json("--timeout", "2", "print", "len(items)")
-        assert after.get("value") == "1000000", after
+    interrupts_runaways(dbg, "2")
     assert dbg.json("stack")["frames"][0]["function"].startswith("main")
 
 
