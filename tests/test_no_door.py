@@ -129,10 +129,17 @@ JS = "let total = 40;\ntotal = total + 2; // @here\nconsole.log(total); // @afte
 PERL = "my $total = 40;\n$total = $total + 2; # @here\nprint \"$total\\n\"; # @after\n"
 
 
-def _py(folder: Path) -> tuple[Path, Path]:
-    source = folder / "door.py"
-    source.write_text(PY)
-    return source, source
+def _script(name: str, text: str) -> Callable[[Path], tuple[Path, Path]]:
+    """A program its debugger runs from source: written as ``name``."""
+    def make(folder: Path) -> tuple[Path, Path]:
+        source = folder / name
+        source.write_text(text)
+        return source, source
+    return make
+
+
+_py, _java = _script("door.py", PY), _script("Door.java", JAVA)
+_js, _perl = _script("door.js", JS), _script("door.pl", PERL)
 
 
 def _c(folder: Path) -> tuple[Path, Path]:
@@ -147,24 +154,6 @@ def _go(folder: Path) -> tuple[Path, Path]:
     (package / "go.mod").write_text("module door\n\ngo 1.18\n")
     (package / "main.go").write_text(GO)
     return package / "main.go", build_go(package)
-
-
-def _java(folder: Path) -> tuple[Path, Path]:
-    source = folder / "Door.java"
-    source.write_text(JAVA)
-    return source, source
-
-
-def _js(folder: Path) -> tuple[Path, Path]:
-    source = folder / "door.js"
-    source.write_text(JS)
-    return source, source
-
-
-def _perl(folder: Path) -> tuple[Path, Path]:
-    source = folder / "door.pl"
-    source.write_text(PERL)
-    return source, source
 
 
 #: backend: (program maker, the variable's name as print takes it)
