@@ -59,19 +59,11 @@ def doctor(values: Values, session: str, timeout: float) -> tuple[Values, None]:
 
 def backend_checks() -> list[Values]:
     from dbgcore.cli.prepare import backends
-    from dbgcore.config import load_config
 
-    # A port a backend's tool opens with no guard of its own (backends.yaml's
-    # options.exposure): worth knowing, nothing to fix.
-    exposed = {name: str(spec.options.get("exposure") or "")
-               for name, spec in load_config().backends.items()}
     out = []
     for row in backends({}, "", 0)[0]["backends"]:
         if row["ready"]:
             out.append(_check(f"backend {row['name']}", "ok", row.get("detail") or "ready"))
-            if exposed.get(row["name"]):
-                out.append(_check(f"ports {row['name']}", "warn", exposed[row["name"]],
-                                  "see README.md, Who can reach a session"))
         else:
             out.append(_check(f"backend {row['name']}", "warn",
                               f"not ready: {row.get('detail') or 'not found'}",
