@@ -79,32 +79,25 @@ def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
                     raise _interrupted_error(timeout, interrupted, exc.message) from exc
 
 
-#: Adapters built on pydevd, which interrupts an evaluation itself after
-#: PYDEVD_INTERRUPT_THREAD_TIMEOUT seconds (KeyboardInterrupt in the thread
-#: that evaluates: SIGINT for the main thread, an async exception for
-#: another), around the expression only, never inside its own code. The
-#: setting is read at each evaluation, so dbg sets it to the op's --timeout.
-PYDEVD_ADAPTERS = frozenset({"debugpy"})
-_PYDEVD_SETTING = ("setattr(__import__('sys').modules['_pydevd_bundle.pydevd_constants'], "
-                   "'PYDEVD_INTERRUPT_THREAD_TIMEOUT', {timeout!r}) or True")
-#: pydevd interrupts this much after dbg's own timeout: were both timers
-#: the same, pydevd's KeyboardInterrupt could come first under load and read
-#: as the expression's own failure instead of dbg's timeout.
-PYDEVD_LATER = 0.5
-#: Per backend: the (program, timeout) pydevd's setting was made for.
+#: An adapter that interrupts an evaluation itself does it this much after
+#: dbg's own timeout: were both timers the same, its interrupt could come
+#: first under load and read as the expression's own failure, not a timeout.
+SELF_INTERRUPT_LATER = 0.5
+#: Per backend: the (program, timeout) the profile's setting was made for.
 _armed: weakref.WeakKeyDictionary[DapCore, tuple[tuple[int, ...], float]] = \
     weakref.WeakKeyDictionary()
 
 
 def _arm_interrupt(backend: DapCore, arguments: Message, timeout: float) -> None:
-    if backend.profile.name not in PYDEVD_ADAPTERS or "frameId" not in arguments:
+    setting = backend.profile.evaluation_timeout_setting
+    if setting is None or "frameId" not in arguments:
         return
     key = (tuple(backend._children), timeout)
     if _armed.get(backend) == key:
         return
     try:
         backend.dap_session().request("evaluate", {
-            "expression": _PYDEVD_SETTING.format(timeout=float(timeout) + PYDEVD_LATER),
+            "expression": setting.format(timeout=float(timeout) + SELF_INTERRUPT_LATER),
             "context": "watch",
             "frameId": arguments["frameId"]}, min(timeout, 5.0))
     except DbgError:
@@ -126,8 +119,8 @@ def _interrupted_error(timeout: float, how: str, after: str = "") -> DebuggerTim
 def _interrupt(backend: DapCore, seq: int) -> str:
     """Interrupt the code a request runs, as the adapter allows; how, or ""
     when it cannot. A `cancel` of the request where the adapter takes one
-    (gdb interrupts the called function, and dbg drops the call); pydevd
-    interrupts it itself (see :data:`PYDEVD_ADAPTERS`)."""
+    (gdb interrupts the called function, and dbg drops the call); else the
+    adapter interrupts it itself (its profile's ``evaluation_timeout_setting``)."""
     dap = backend.dap_session()
     if dap.supports("supportsCancelRequest"):
         try:
@@ -135,8 +128,8 @@ def _interrupt(backend: DapCore, seq: int) -> str:
         except DbgError:
             return ""
         return "a DAP cancel"
-    if backend.profile.name in PYDEVD_ADAPTERS and backend in _armed:
-        return "KeyboardInterrupt, by debugpy at dbg's request"
+    if backend.profile.evaluation_timeout_setting is not None and backend in _armed:
+        return f"by {backend.tool_name} itself, at dbg's request"
     return ""
 
 

@@ -260,6 +260,10 @@ class AdapterProfile:
     pending_unknown_files: ClassVar[bool] = False
     #: What `dbg caps` says beyond the adapter's own capabilities.
     features: ClassVar[dict[str, Support]] = {}
+    #: An expression (``{timeout}`` in it) that makes the adapter interrupt
+    #: an evaluation itself after that many seconds, for one whose requests
+    #: cannot be cancelled; None: none.
+    evaluation_timeout_setting: ClassVar[str | None] = None
 
     def feature(self, name: str) -> Support:
         """One of :attr:`features` for the debugger installed (a profile
@@ -472,6 +476,13 @@ class AdapterProfile:
 
 class DebugpyProfile(AdapterProfile):
     name = "debugpy"
+    # pydevd interrupts an evaluation itself after PYDEVD_INTERRUPT_THREAD_TIMEOUT
+    # seconds (KeyboardInterrupt in the thread that evaluates: SIGINT for the
+    # main thread, an async exception for another), around the expression
+    # only, never inside its own code; it reads the setting at each evaluation.
+    evaluation_timeout_setting = (
+        "setattr(__import__('sys').modules['_pydevd_bundle.pydevd_constants'], "
+        "'PYDEVD_INTERRUPT_THREAD_TIMEOUT', {timeout!r}) or True")
     walk_suffixes = (".py",)
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "children": "native"}
     breaks_before_run = True
