@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         SessionContext,
         Support,
     )
-    from dbgcore.children import child_session_name, end_child_session, start_child_session
+    from dbgcore.children import child_session_name, start_child_session
     from dbgcore.cli.output import emit
     from dbgcore.cli.render import render
     from dbgcore.console import ConsoleBackend
@@ -143,7 +143,6 @@ __all__ = [
     "child_session_name",
     "dbg_home",
     "emit",
-    "end_child_session",
     "ended",
     "function_span",
     "hookimpl",
@@ -209,7 +208,6 @@ _HOME: dict[str, str] = {
     "read_core": "dbgcore.corefile",
     "child_session_name": "dbgcore.children",
     "start_child_session": "dbgcore.children",
-    "end_child_session": "dbgcore.children",
     "Match": "dbgcore.pty",
     "PtyDriver": "dbgcore.pty",
     "PtyEOF": "dbgcore.pty",

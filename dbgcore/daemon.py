@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore import client, procutil
+from dbgcore.children import end_child_session
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.location import BreakLoc
@@ -49,6 +50,8 @@ _Job = tuple[str, dict[str, Any], float, "Future[dict[str, Any]]"]
 
 #: How long a second caller of shutdown() waits for the first to finish.
 SHUTDOWN_WAIT = 30.0
+#: How long a child session has to end its process at the parent's kill.
+CHILD_END_WAIT = 10.0
 
 #: How often a client waiting for the program looks whether it waits for input.
 INPUT_CHECK = 0.2
@@ -524,6 +527,10 @@ class Daemon:
         strays = procutil.tree_of(c["pid"] for c in self.children
                                   if not str(c.get("role", "")).startswith(CHILD_SESSION_ROLE)
                                   and procutil.alive(c["pid"], c.get("start_time")))
+        # Child sessions first, each ending its own process (through the
+        # adapter), while the parent's debugger still holds them.
+        for name in self._child_sessions():
+            end_child_session(name, CHILD_END_WAIT)
         try:
             self.session.shutdown()
         except Exception:

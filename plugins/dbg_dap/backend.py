@@ -377,7 +377,6 @@ class DapBackend(DapEvents, DapInspection):
 
     def terminate(self) -> None:
         grace = self.ctx.shutdown_grace
-        self.end_child_sessions()
         if self.channel is not None and self.channel.closed is None and self.dap is not None:
             try:
                 # Like gdb quitting while attached: a process dbg did not

@@ -75,8 +75,6 @@ class DapCore(Backend):
         self.breaks: BreakpointTable
         self.exception_filters: list[str] = []
         self._children: list[int] = []
-        #: The sessions of the program's child processes (PARENT/NAME-PID).
-        self.child_sessions: list[str] = []
         #: This session is a child process's (see DapBackend._attach_child).
         self.is_child = False
         #: Attached to a process dbg did not start: `dbg kill` detaches from it.

@@ -124,7 +124,6 @@ class DapEvents(DapCore):
                   for b in self.breaks.records.values() if not b.internal
                   and b.kind in ("source", "function")]
         try:
-            self.child_sessions.append(name)
             answer = start_child_session(self.ctx, name, {
                 "backend": self.spec.name, "child": configuration, "pid": pid,
                 "program": program, "breaks": breaks, "attached": self.attached},
@@ -162,13 +161,6 @@ class DapEvents(DapCore):
             channel.close()
         except (DbgError, KeyError, ValueError) as exc:
             self.ctx.log.note(f"child {configuration.get('subProcessId')}: not released: {exc}")
-
-    def end_child_sessions(self) -> None:
-        """`dbg kill` of this session ends its children's sessions first."""
-        from dbgcore.api import end_child_session
-
-        for name in self.child_sessions:
-            end_child_session(name, self.ctx.shutdown_grace + 5)
 
     def _event(self, state: str) -> StopEvent:
         assert self.dap is not None
