@@ -344,9 +344,12 @@ def test_pause_stops_a_start_run_that_has_not_stopped_yet(dbg: Dbg, target: Any)
                                  str(spin.path)], cwd=dbg.cwd, env=dbg.env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while _sessions(dbg).get("default", {}).get("state") != "running":
-            assert time.monotonic() < deadline, "the program never ran"
+        deadline = time.monotonic() + 60
+        while (seen := _sessions(dbg).get("default", {})).get("state") != "running":
+            if starting.poll() is not None or time.monotonic() > deadline:
+                out, err = starting.communicate(timeout=30)
+                pytest.fail(f"the program never ran: last listed {seen}; "
+                            f"start said {out or err}")
             time.sleep(0.1)
         paused = dbg.json("--timeout", "10", "pause")
         assert (paused.get("state"), paused.get("reason")) == ("stopped", "pause"), \
