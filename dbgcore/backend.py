@@ -171,9 +171,6 @@ class SessionContext:
     #: core can clean up after a daemon that died without doing so itself.
     track_process: Callable[[int, str], None] = lambda pid, role: None
     shutdown_grace: float = 1.0
-    #: The running op's ``--timeout``, kept current by the core: the bound for
-    #: debugger requests made by ops that take no timeout argument (stack, print...).
-    op_timeout: float = 30.0
 
 
 class Backend:
@@ -282,10 +279,10 @@ class Backend:
             self._checked_version = self.check(self.spec).version
         return self._checked_version
 
-    def launch(self, request: LaunchRequest) -> StopEvent:
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         raise NotImplementedError
 
-    def attach(self, request: AttachRequest) -> StopEvent:
+    def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
         raise self.unsupported("attach")
 
     def state(self) -> StopState:
@@ -302,19 +299,20 @@ class Backend:
 
     # -- breakpoints ---------------------------------------------------------
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
         raise self.unsupported("break")
 
-    def remove_breakpoint(self, bp_id: int | str) -> None:
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         raise self.unsupported("unbreak")
 
-    def list_breakpoints(self) -> list[Breakpoint]:
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         raise self.unsupported("breaks")
 
-    def watch(self, expression: str) -> Breakpoint:
+    def watch(self, expression: str, timeout: float) -> Breakpoint:
         raise self.unsupported("watch")
 
-    def catch(self, filters: list[str]) -> list[str]:
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
         raise self.unsupported("catch")
 
     # -- execution (each returns what stopped it, or state "running") --------
@@ -345,22 +343,22 @@ class Backend:
 
     # -- inspection ----------------------------------------------------------
 
-    def stack(self, levels: int | None) -> list[Frame]:
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         """Frames of the current thread, innermost first; the debugger's and
         the runtime's own frames marked ``internal`` (the core hides the
         outermost run of them), libraries' and test runners' ``library``
         (`dbg stack` hides them unless `--all`). Cheap: every stop asks."""
         raise self.unsupported("stack")
 
-    def frame_args(self, frames: list[Frame]) -> None:
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
         """Set each frame's ``args`` to its arguments where the debugger can
         tell (the default leaves them None). The core asks only for the
         frames it shows, since some debuggers answer a request per frame."""
 
-    def select_frame(self, index: int) -> Frame:
+    def select_frame(self, index: int, timeout: float) -> Frame:
         raise self.unsupported("frame")
 
-    def locals(self) -> list[Variable]:
+    def locals(self, timeout: float) -> list[Variable]:
         raise self.unsupported("locals")
 
     #: Whether the backend gives the program :attr:`LaunchRequest.stdin` as
@@ -383,23 +381,23 @@ class Backend:
         raise self.unsupported("pause", "this backend cannot be interrupted while another "
                                         "command waits for the program")
 
-    def fields(self, variable: Variable) -> list[Variable] | None:
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         """The fields of a struct or object among the last ``locals()`` whose
         value does not show them (``{...}``, ``<Cart object at 0x...>``), one
         level, for a stop snapshot; None for a value that shows its contents,
         or when the backend cannot tell. Asked only for what the snapshot shows."""
         return None
 
-    def evaluate(self, expression: str) -> Value:
+    def evaluate(self, expression: str, timeout: float) -> Value:
         raise self.unsupported("print")
 
-    def set_variable(self, lhs: str, value: str) -> Value:
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         raise self.unsupported("set")
 
-    def threads(self) -> list[Thread]:
+    def threads(self, timeout: float) -> list[Thread]:
         raise self.unsupported("threads")
 
-    def select_thread(self, thread_id: int | str) -> Thread:
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
         raise self.unsupported("thread")
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:

@@ -55,13 +55,14 @@ class BreakTable:
 
     # -- adding and removing -------------------------------------------------------
 
-    def add(self, backend: Backend, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        bp = backend.set_breakpoint(loc, options)
+    def add(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
+            timeout: float) -> Breakpoint:
+        bp = backend.set_breakpoint(loc, options, timeout)
         entry = Entry(next(self._ids), "break", loc=loc, options=options, backend_id=bp.id)
         return self._keep(entry, bp)
 
-    def watch(self, backend: Backend, expression: str) -> Breakpoint:
-        bp = backend.watch(expression)
+    def watch(self, backend: Backend, expression: str, timeout: float) -> Breakpoint:
+        bp = backend.watch(expression, timeout)
         entry = Entry(next(self._ids), "watch", expression=expression, backend_id=bp.id)
         return self._keep(entry, bp)
 
@@ -74,13 +75,13 @@ class BreakTable:
         entry.last = shown
         return shown
 
-    def remove(self, backend: Backend, ids: list[int]) -> list[Breakpoint]:
+    def remove(self, backend: Backend, ids: list[int], timeout: float) -> list[Breakpoint]:
         removed = []
         for entry_id in ids:
             entry = self.entries[entry_id]
             if entry.backend_id is not None and backend.state() not in ("exited",
                                                                          "debugger_lost"):
-                backend.remove_breakpoint(entry.backend_id)
+                backend.remove_breakpoint(entry.backend_id, timeout)
             del self.entries[entry_id]
             if entry.last is not None:
                 removed.append(entry.last)
@@ -88,7 +89,7 @@ class BreakTable:
 
     # -- reading -----------------------------------------------------------------------
 
-    def listing(self, backend: Backend) -> list[Breakpoint]:
+    def listing(self, backend: Backend, timeout: float) -> list[Breakpoint]:
         """Every entry as the backend sees it now, by the user's ids. Entries
         the backend dropped (a temporary breakpoint that fired) are dropped
         here too; breakpoints a backend-specific op made are taken in."""
@@ -97,7 +98,7 @@ class BreakTable:
             return current
         seen: set[int] = set()
         out = []
-        for bp in backend.list_breakpoints():
+        for bp in backend.list_breakpoints(timeout):
             entry = self._by_backend_id(bp.id)
             if entry is None:
                 entry = Entry(next(self._ids), "adopted", backend_id=bp.id)
@@ -124,22 +125,23 @@ class BreakTable:
                 return entry
         return None
 
-    def user_ids(self, backend: Backend, backend_ids: list[int | str]) -> list[int | str]:
+    def user_ids(self, backend: Backend, backend_ids: list[int | str],
+                 timeout: float) -> list[int | str]:
         """A stop's hit breakpoints, by the user's ids."""
         out: list[int | str] = []
         for backend_id in backend_ids:
             entry = self._by_backend_id(backend_id)
             if entry is None:
-                self.listing(backend)  # takes in breakpoints made behind our back
+                self.listing(backend, timeout)  # takes in breakpoints made behind our back
                 entry = self._by_backend_id(backend_id)
             out.append(entry.id if entry is not None else backend_id)
         return out
 
-    def matching(self, backend: Backend, wanted: BreakLoc) -> list[int]:
+    def matching(self, backend: Backend, wanted: BreakLoc, timeout: float) -> list[int]:
         """Ids of the entries at ``wanted``: as the user typed it then, or
         where the breakpoint bound (a file given by name or path suffix)."""
         found = []
-        for bp in self.listing(backend):
+        for bp in self.listing(backend, timeout):
             entry = self.entries[int(bp.id)]
             if entry.loc is not None and entry.loc == wanted:
                 found.append(entry.id)
@@ -155,7 +157,8 @@ class BreakTable:
 
     # -- a new debugger ----------------------------------------------------------------
 
-    def replay(self, backend: Backend) -> tuple[list[Breakpoint], list[dict[str, Any]]]:
+    def replay(self, backend: Backend,
+               timeout: float) -> tuple[list[Breakpoint], list[dict[str, Any]]]:
         """Set every entry again on a new backend (after `dbg restart`), under
         the same ids; what cannot be set again is kept, unset, with why."""
         placed, failed = [], []
@@ -166,10 +169,10 @@ class BreakTable:
             try:
                 if entry.kind == "watch":
                     assert entry.expression is not None
-                    bp = backend.watch(entry.expression)
+                    bp = backend.watch(entry.expression, timeout)
                 else:
                     assert entry.loc is not None and entry.options is not None
-                    bp = backend.set_breakpoint(entry.loc, entry.options)
+                    bp = backend.set_breakpoint(entry.loc, entry.options, timeout)
             except DbgError as exc:
                 entry.backend_id, entry.error = None, f"not set again: {exc.message}"
                 failed.append({"id": entry.id, "location": entry.requested(),

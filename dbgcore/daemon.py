@@ -38,7 +38,7 @@ from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
 from dbgcore.status import remove_status, write_status
 from dbgcore.store import Store
-from dbgcore.timeouts import timeout_problem
+from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 from dbgcore.translog import BoundedLogHandler
 
 log = logging.getLogger("dbg.daemon")
@@ -190,7 +190,7 @@ class Daemon:
                 return
             op = str(request.get("op", ""))
             args = request.get("args") or {}
-            timeout = request.get("timeout") or 30.0
+            timeout = request.get("timeout") or DEFAULT_TIMEOUT
             self.last_activity = time.monotonic()
             if self._failed_start and op not in ("kill", "ping"):
                 self._reply(conn, {"ok": False, "error": NoSession(

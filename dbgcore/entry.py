@@ -8,8 +8,9 @@ shape ``dbg [-s NAME] [--json] [--timeout T] OP [WORD...]`` for a live session
 is handed as it is to the session's daemon, which already holds the op table:
 it reads the words (:meth:`dbgcore.ops.OpTable.read_words`), runs the op and
 sends back the exit code and the text to print. This module imports nothing
-beyond what Python has loaded at start (``os``, ``sys``) and the built-in
-``_socket``: the client costs little more than ``python -c pass``.
+beyond what Python has loaded at start (``os``, ``sys``), the built-in
+``_socket`` and the import-free :mod:`dbgcore.timeouts`: the client costs
+little more than ``python -c pass``.
 
 When the daemon says the words are not for the fast path (options,
 ``--help``, ops that are not sent as they are), when there is no daemon to
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +41,7 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
     """The global options before the op: (session, --json, --timeout, index of
     the op); None for anything the click CLI must read."""
     session = os.environ.get("DBG_SESSION") or "default"
-    as_json, timeout = False, 30.0
+    as_json, timeout = False, DEFAULT_TIMEOUT
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         arg = argv[i]
@@ -52,8 +55,6 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
                     timeout = float(value)
                 except ValueError:
                     return None
-                from dbgcore.timeouts import timeout_problem
-
                 if timeout_problem(timeout) is not None:
                     return None  # the click CLI says what is wrong with it
             else:
@@ -162,7 +163,7 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None) -> int:
     from dbgcore.errors import BackendError
     from dbgcore.frontend import Answer
 
-    set_ctx(Ctx(session=session, json=as_json, timeout=30.0))
+    set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
     if isinstance(exc, TimeoutError):
         error = late_answer(session, op)
     elif exc is not None:

@@ -38,7 +38,7 @@ class InspectOps:
     output: OutputBuffer
     launch_request: LaunchRequest | None
 
-    def _snapshot(self, event: StopEvent) -> StopSnapshot:
+    def _snapshot(self, event: StopEvent, timeout: float) -> StopSnapshot:
         raise NotImplementedError
 
     def op_stack(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -46,7 +46,7 @@ class InspectOps:
         internal frames (other than frame 0 and the selected one) are left
         out and counted, by the runs they form."""
         assert self.backend is not None
-        frames = self.backend.stack(None)
+        frames = self.backend.stack(None, timeout)
         hidden: list[dict[str, Any]] = []
         if args.get("all"):
             shown = frames
@@ -57,16 +57,16 @@ class InspectOps:
             shown = shown[:int(levels)]
             # Runs past the last frame shown were cut by --levels, not hidden.
             hidden = [run for run in hidden if shown and run["first"] < shown[-1].index]
-        self._fill_args(shown)
+        self._fill_args(shown, timeout)
         return {"frames": [f.to_dict() for f in shown], "hidden": hidden,
                 "hidden_frames": sum(run["count"] for run in hidden)}
 
-    def _fill_args(self, frames: list[Frame]) -> None:
+    def _fill_args(self, frames: list[Frame], timeout: float) -> None:
         """Each frame's arguments, values cut short; a debugger that fails to
         say leaves them unknown rather than failing the op."""
         assert self.backend is not None
         try:
-            self.backend.frame_args(frames)
+            self.backend.frame_args(frames, timeout)
         except DbgError:
             return
         for frame in frames:
@@ -75,13 +75,14 @@ class InspectOps:
 
     def op_frame(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return self._frame_payload(self.backend.select_frame(int(args["index"])))
+        return self._frame_payload(self.backend.select_frame(int(args["index"]), timeout),
+                                   timeout)
 
-    def _move_frame(self, delta: int) -> dict[str, Any]:
+    def _move_frame(self, delta: int, timeout: float) -> dict[str, Any]:
         """`up` and `down` move among the frames `dbg stack` shows (numbered
         as in `dbg stack --all`); `dbg frame N` selects a hidden one."""
         assert self.backend is not None
-        everything = self.backend.stack(None)
+        everything = self.backend.stack(None, timeout)
         # The selected frame may be one `program_frames` leaves out (`frame N`).
         current = next((f.index for f in everything if f.current), 0)
         frames = program_frames(everything)
@@ -96,16 +97,16 @@ class InspectOps:
             if len(shown) < len(frames):
                 hint += "; `dbg stack --all` lists the hidden frames, `dbg frame N` selects one"
             raise OpFailed(f"already at the outermost frame shown ({current})", hint)
-        return self._frame_payload(self.backend.select_frame(indexes[target]))
+        return self._frame_payload(self.backend.select_frame(indexes[target], timeout), timeout)
 
     def op_up(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        return self._move_frame(int(args.get("count", 1)))
+        return self._move_frame(int(args.get("count", 1)), timeout)
 
     def op_down(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        return self._move_frame(-int(args.get("count", 1)))
+        return self._move_frame(-int(args.get("count", 1)), timeout)
 
-    def _frame_payload(self, frame: Frame) -> dict[str, Any]:
-        self._fill_args([frame])
+    def _frame_payload(self, frame: Frame, timeout: float) -> dict[str, Any]:
+        self._fill_args([frame], timeout)
         payload: dict[str, Any] = {"frame": frame.to_dict()}
         if frame.file and frame.line:
             payload["source"] = [
@@ -116,7 +117,7 @@ class InspectOps:
 
     def op_locals(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        variables, cut = cap_variables(self.backend.locals(), None, LOCALS_VALUE_CHARS)
+        variables, cut = cap_variables(self.backend.locals(timeout), None, LOCALS_VALUE_CHARS)
         return {"variables": [v.to_dict() for v in variables], "truncated": cut}
 
     def op_print(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -126,17 +127,17 @@ class InspectOps:
         text = one_line(args["expression"])
         expressions = split_expressions(text)
         if len(expressions) <= 1:
-            value = self.backend.evaluate(text)
+            value = self.backend.evaluate(text, timeout)
             return {"expression": text, **value.to_dict()}
-        return {"values": self.evaluate_each(expressions)}
+        return {"values": self.evaluate_each(expressions, timeout)}
 
-    def evaluate_each(self, expressions: list[str]) -> list[dict[str, Any]]:
+    def evaluate_each(self, expressions: list[str], timeout: float) -> list[dict[str, Any]]:
         """Each expression's value, or the reason it has none."""
         assert self.backend is not None
         out: list[dict[str, Any]] = []
         for expression in expressions:
             try:
-                value = self.backend.evaluate(expression)
+                value = self.backend.evaluate(expression, timeout)
             except DbgError as exc:
                 out.append({"expression": expression, "error": exc.message})
                 if exc.kind not in ("failed", "usage"):
@@ -170,17 +171,18 @@ class InspectOps:
     def op_set(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
         lhs, value = one_line(args["lhs"]), one_line(args["value"])
-        result = self.backend.set_variable(lhs, value)
+        result = self.backend.set_variable(lhs, value, timeout)
         return {"lhs": lhs, **result.to_dict()}
 
     def op_threads(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return {"threads": [t.to_dict() for t in self.backend.threads()]}
+        return {"threads": [t.to_dict() for t in self.backend.threads(timeout)]}
 
     def op_thread(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
         ident = args["id"]
-        return {"thread": self.backend.select_thread(int(ident) if str(ident).isdigit() else ident)
+        return {"thread": self.backend.select_thread(int(ident) if str(ident).isdigit() else ident,
+                                                      timeout)
                 .to_dict()}
 
     def op_list(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -190,7 +192,8 @@ class InspectOps:
         if self.backend is not None and self.backend.state() == "stopped":
             # The selected frame (after `dbg up` / `dbg frame N`), not just the stop.
             try:
-                selected = next((f for f in self.backend.stack(None) if f.current), None)
+                selected = next((f for f in self.backend.stack(None, timeout) if f.current),
+                                None)
             except DbgError:
                 selected = None
             if selected is not None and selected.file and selected.line:
@@ -230,7 +233,7 @@ class InspectOps:
         output, event = self.backend.raw(text, timeout)
         payload: dict[str, Any] = {"output": output}
         if event is not None:
-            payload["stop"] = self._snapshot(event).to_dict()
+            payload["stop"] = self._snapshot(event, timeout).to_dict()
         return payload
 
 

@@ -23,13 +23,11 @@ from typing import TYPE_CHECKING, Any
 from dbgcore import __version__
 from dbgcore.errors import DbgError, UsageError
 from dbgcore.frontend import Answer, call_op
-from dbgcore.timeouts import MAX_TIMEOUT, timeout_problem
+from dbgcore.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, timeout_problem
 
 if TYPE_CHECKING:
     from dbgcore.ops import Arg, Op, OpTable
 
-#: Seconds a tool call waits for a stop when the agent gives no timeout.
-DEFAULT_TIMEOUT = 30.0
 INSTRUCTIONS = (
     "dbg drives real debuggers (pdb, debugpy, gdb, lldb, delve, jdb) through one vocabulary. "
     "Start with dbg_start (program, breaks, run=true), read the stop snapshot, then "

@@ -74,7 +74,6 @@ class Session(InspectOps):
         self.session_id: int | None = None
         self.last: StopSnapshot | None = None
         self._version = ""
-        self.op_timeout = 30.0
         #: Every op this session answers (dbg's and the plugins'), by name.
         self.ops = OpTable()
         host.add_ops(self.ops)
@@ -141,12 +140,9 @@ class Session(InspectOps):
     # -- dispatch -------------------------------------------------------------
 
     def handle(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        self.op_timeout = timeout
         spec = self.ops.find(op)
         if spec is None or spec.name != op:
             raise UsageError(f"unknown op {op!r}", "see `dbg --help`")
-        if self.backend is not None:
-            self.backend.ctx.op_timeout = timeout
         if spec.send != "start" and self.backend is None:
             raise UsageError("the session has no program yet", "use dbg start PROGRAM")
         if self.backend is not None and spec.send != "start" and op != "restart" \
@@ -160,7 +156,7 @@ class Session(InspectOps):
                            "memory when it died", "a core file is a snapshot: `dbg start "
                            "PROGRAM` runs it; stack, frame, locals, print look around")
         if spec.send != "start" and op not in ("restart", "status"):
-            self._refresh()
+            self._refresh(timeout)
             if spec.needs == "stopped" or (op not in AFTER_THE_END
                                            and self._state() == "exited"):
                 self._check_state(op)
@@ -199,7 +195,7 @@ class Session(InspectOps):
                 hint += ", which sets the session's breakpoints again; then this one"
             raise TargetExited(f"{op} needs a live target, and the program {how}", hint)
 
-    def _refresh(self) -> None:
+    def _refresh(self, timeout: float) -> None:
         """A target left running by a timed-out op may have stopped since.
         Asked whenever the last answer said "running": a backend whose events
         arrive on their own (DAP) may already be stopped, with the stop unseen."""
@@ -208,7 +204,7 @@ class Session(InspectOps):
                 or (self.last is not None and self.last.state == "running")):
             event = self.backend.poll(0)
             if event is not None:
-                self._snapshot(event)
+                self._snapshot(event, timeout)
 
     # -- starting --------------------------------------------------------------
 
@@ -231,7 +227,7 @@ class Session(InspectOps):
                                  spec.install)
         ctx = SessionContext(
             name=self.name, run_dir=self.run_dir, output=self.output, log=self.log,
-            track_process=self.track_process, op_timeout=self.op_timeout,
+            track_process=self.track_process,
         )
         self.spec = spec
         backend = cls(spec, ctx)
@@ -264,11 +260,12 @@ class Session(InspectOps):
 
         def place_breaks() -> None:
             nonlocal early
-            early = self._apply_breaks(args.get("breaks", []))
+            early = self._apply_breaks(args.get("breaks", []), timeout)
 
         run = bool(args.get("run"))
         self._new_run()
-        event = backend.launch(replace(request, before_run=place_breaks) if run else request)
+        event = backend.launch(replace(request, before_run=place_breaks) if run else request,
+                               timeout)
         self._version = backend.version()
         self.session_id = self.store.open_session(
             self.name, self.spec.name if self.spec else "", backend.tool_name, self._version,
@@ -278,16 +275,16 @@ class Session(InspectOps):
             # Placed before the program ran: this is already the first stop.
             # Where each one bound is told as it is now (a debugger may bind
             # a breakpoint only once the program is loaded), counted as placed.
-            snapshot = self._snapshot(event)
-            now = {b.id: b for b in self.breaks.listing(backend)} if early else {}
+            snapshot = self._snapshot(event, timeout)
+            now = {b.id: b for b in self.breaks.listing(backend, timeout)} if early else {}
             breakpoints = [replace(now[b.id], hits=b.hits) if b.id in now else b for b in early]
         else:
-            breakpoints = self._apply_breaks(args.get("breaks", []))
-            snapshot = self._snapshot(event)
+            breakpoints = self._apply_breaks(args.get("breaks", []), timeout)
+            snapshot = self._snapshot(event, timeout)
             if run and snapshot.state == "stopped":
                 # The entry stop is not one the user saw: nothing changed since it.
                 self._frame_values.clear()
-                snapshot = self._snapshot(backend.cont(timeout))
+                snapshot = self._snapshot(backend.cont(timeout), timeout)
         payload = {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
         if args.get("note"):
             payload["note"] = args["note"]  # the front end's word on how it chose
@@ -300,28 +297,29 @@ class Session(InspectOps):
         self.attach_request = request
         early: list[Breakpoint] | None = None
         if args.get("child"):
-            request, early = self._child_request(request, args)
-        event = backend.attach(request)
+            request, early = self._child_request(request, args, timeout)
+        event = backend.attach(request, timeout)
         self._version = backend.version()
         self.session_id = self.store.open_session(
             self.name, self.spec.name if self.spec else "", backend.tool_name, self._version,
             request.program or "", [], os.getcwd(),
         )
-        breakpoints = self._apply_breaks(args.get("breaks", [])) if early is None else early
-        return {**self._snapshot(event).to_dict(),
+        breakpoints = (self._apply_breaks(args.get("breaks", []), timeout) if early is None
+                       else early)
+        return {**self._snapshot(event, timeout).to_dict(),
                 "breakpoints": [b.to_dict() for b in breakpoints]}
 
     # -- child processes --------------------------------------------------------
 
-    def _child_request(self, request: AttachRequest,
-                       args: dict[str, Any]) -> tuple[AttachRequest, list[Breakpoint]]:
+    def _child_request(self, request: AttachRequest, args: dict[str, Any],
+                       timeout: float) -> tuple[AttachRequest, list[Breakpoint]]:
         """A child process's session (its parent's backend started it with
         ``child``, what the debugger says of the child): the parent's
         breakpoints are placed before the child runs on, as `start --run` does."""
         early: list[Breakpoint] = []
 
         def place_breaks() -> None:
-            early.extend(self._apply_child_breaks(args.get("breaks", [])))
+            early.extend(self._apply_child_breaks(args.get("breaks", []), timeout))
 
         # A child of a program dbg attached to is not dbg's to end either.
         options = {"child": args["child"], "attached": bool(args.get("attached"))}
@@ -330,7 +328,7 @@ class Session(InspectOps):
         self.attach_request = request
         return request, early
 
-    def _apply_child_breaks(self, specs: list[Any]) -> list[Breakpoint]:
+    def _apply_child_breaks(self, specs: list[Any], timeout: float) -> list[Breakpoint]:
         """The parent's breakpoints, each ``{"loc", "condition", "hit_count",
         "log_message"}``, placed as the parent has them."""
         assert self.backend is not None
@@ -342,16 +340,16 @@ class Session(InspectOps):
             options = BreakOptions(condition=spec.get("condition") or None,
                                    hit_count=spec.get("hit_count") or None,
                                    log_message=spec.get("log_message") or None)
-            placed.append(self.breaks.add(self.backend, loc, options))
+            placed.append(self.breaks.add(self.backend, loc, options, timeout))
         return placed
 
-    def _apply_breaks(self, specs: list[Any]) -> list[Breakpoint]:
+    def _apply_breaks(self, specs: list[Any], timeout: float) -> list[Breakpoint]:
         assert self.backend is not None
         placed = []
         for spec in specs:
             loc = BreakLoc.from_wire(spec)
             try:
-                placed.append(self.breaks.add(self.backend, loc, BreakOptions()))
+                placed.append(self.breaks.add(self.backend, loc, BreakOptions(), timeout))
             except DbgError as exc:
                 raise type(exc)(f"--break {loc}: {exc.message}", exc.hint) from exc
         return placed
@@ -363,7 +361,7 @@ class Session(InspectOps):
         old = self.backend
         assert old is not None
         try:
-            self.breaks.listing(old)  # forgets temporary breakpoints that fired
+            self.breaks.listing(old, timeout)  # forgets temporary breakpoints that fired
         except DbgError:
             pass
         old.terminate()
@@ -377,9 +375,9 @@ class Session(InspectOps):
 
         def replay() -> None:
             nonlocal replayed
-            replayed = self.breaks.replay(backend)
+            replayed = self.breaks.replay(backend, timeout)
 
-        event = backend.launch(replace(request, before_run=replay) if run else request)
+        event = backend.launch(replace(request, before_run=replay) if run else request, timeout)
         early = replayed is not None
         if replayed is None:
             replay()
@@ -387,14 +385,14 @@ class Session(InspectOps):
         placed, failed = replayed
         if self.catch_filters:
             try:
-                backend.catch(self.catch_filters)
+                backend.catch(self.catch_filters, timeout)
             except DbgError as exc:
                 failed.append({"location": "catch " + " ".join(self.catch_filters),
                                "error": exc.message})
-        snapshot = self._snapshot(event)
+        snapshot = self._snapshot(event, timeout)
         if run and not early and snapshot.state == "stopped":
             self._frame_values.clear()
-            snapshot = self._snapshot(backend.cont(timeout))
+            snapshot = self._snapshot(backend.cont(timeout), timeout)
         return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
                 "failed_breakpoints": failed}
 
@@ -422,16 +420,16 @@ class Session(InspectOps):
 
     # -- snapshots --------------------------------------------------------------
 
-    def _snapshot(self, event: StopEvent) -> StopSnapshot:
+    def _snapshot(self, event: StopEvent, timeout: float) -> StopSnapshot:
         snapshot = StopSnapshot.from_event(event)
         stack: list[Frame] = []
         if event.hit_breakpoints and self.backend is not None:
             snapshot.hit_breakpoints = self.breaks.user_ids(self.backend,
-                                                            event.hit_breakpoints)
+                                                            event.hit_breakpoints, timeout)
         if event.state == "stopped" and self.backend is not None:
-            self._fill(snapshot)
+            self._fill(snapshot, timeout)
             try:
-                stack = program_frames(self.backend.stack(None))
+                stack = program_frames(self.backend.stack(None, timeout))
             except DbgError:
                 stack = []
         if event.state == "stopped" and snapshot.reason in ("exception", "signal"):
@@ -474,7 +472,7 @@ class Session(InspectOps):
         self._saw_exception = False
         self._run_cursor = self.output.cursor
 
-    def _fill(self, snapshot: StopSnapshot) -> None:
+    def _fill(self, snapshot: StopSnapshot, timeout: float) -> None:
         """Source, locals (arranged for reading), watch changes and the
         expressions asked for, at a stop."""
         assert self.backend is not None
@@ -486,31 +484,31 @@ class Session(InspectOps):
                                for n, text in source_window(loc.file, loc.line, 2, 2)]
             line_text = next((s.text for s in snapshot.source if s.current), "")
         try:
-            variables = backend.locals()
-            depth = len(backend.stack(None))
+            variables = backend.locals(timeout)
+            depth = len(backend.stack(None, timeout))
         except DbgError:
             variables, depth = [], 0
         key = (loc.file if loc else None, loc.function if loc else None, depth)
         previous = self._frame_values.pop(key, None)
         snapshot.locals, snapshot.locals_more = arrange(
-            variables, line_text, previous, backend.fields)
+            variables, line_text, previous, lambda v: backend.fields(v, timeout))
         snapshot.locals_truncated = snapshot.locals_more > 0 or any(
             v.cut is not None for v in snapshot.locals)
         self._frame_values[key] = {v.name: v.value for v in variables}
         while len(self._frame_values) > 64:
             self._frame_values.pop(next(iter(self._frame_values)))
-        snapshot.watch = self._watch_changes(snapshot.reason == "watchpoint")
+        snapshot.watch = self._watch_changes(snapshot.reason == "watchpoint", timeout)
         # `--show 'a; b'` is two expressions, as `dbg print 'a; b'` is.
         shown_here = [e for text in self._show if text.strip()
                       for e in split_expressions(one_line(text))]
         wanted = [e for _, e in self.displays] + shown_here
         if wanted:
-            shown = self.evaluate_each(wanted)
+            shown = self.evaluate_each(wanted, timeout)
             for row, (number, _) in zip(shown, self.displays, strict=False):
                 row["display"] = number
             snapshot.shown = shown
 
-    def _watch_changes(self, at_watch: bool) -> list[dict[str, Any]]:
+    def _watch_changes(self, at_watch: bool, timeout: float) -> list[dict[str, Any]]:
         """Each watch's value now; at a watchpoint stop, those that changed."""
         assert self.backend is not None
         changes = []
@@ -518,7 +516,7 @@ class Session(InspectOps):
             if entry.kind != "watch" or not entry.expression:
                 continue
             try:
-                now: str | None = self.backend.evaluate(entry.expression).value
+                now: str | None = self.backend.evaluate(entry.expression, timeout).value
             except DbgError:
                 now = None  # out of scope here: keep the last value seen
             if now is None:
@@ -546,7 +544,7 @@ class Session(InspectOps):
                                hit_count=hit,
                                log_message=_optional_line(args.get("log"), "--log"),
                                temporary=bool(args.get("temp")))
-        return {"breakpoint": self.breaks.add(self.backend, loc, options).to_dict()}
+        return {"breakpoint": self.breaks.add(self.backend, loc, options, timeout).to_dict()}
 
     def op_unbreak(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
@@ -554,28 +552,28 @@ class Session(InspectOps):
             wanted = args["id"]
             if isinstance(wanted, bool) or not isinstance(wanted, int):
                 raise UsageError("unbreak takes a breakpoint id or a location")
-            self.breaks.listing(self.backend)
+            self.breaks.listing(self.backend, timeout)
             self.breaks.require([wanted])
             ids = [wanted]
         else:
             loc = BreakLoc.from_wire(args.get("location"))
-            ids = self.breaks.matching(self.backend, loc)
+            ids = self.breaks.matching(self.backend, loc, timeout)
             if not ids:
                 raise OpFailed(f"no breakpoint matches {loc}", "list them with `dbg breaks`")
-        return {"removed": [b.to_dict() for b in self.breaks.remove(self.backend, ids)]}
+        return {"removed": [b.to_dict() for b in self.breaks.remove(self.backend, ids, timeout)]}
 
     def op_breaks(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return {"breakpoints": [b.to_dict() for b in self.breaks.listing(self.backend)]}
+        return {"breakpoints": [b.to_dict() for b in self.breaks.listing(self.backend, timeout)]}
 
     def op_watch(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
         expression = one_line(args["expression"])
-        bp = self.breaks.watch(self.backend, expression)
+        bp = self.breaks.watch(self.backend, expression, timeout)
         entry = self.breaks.entries.get(int(bp.id)) if isinstance(bp.id, int) else None
         if entry is not None:
             try:
-                entry.value = self.backend.evaluate(expression).value
+                entry.value = self.backend.evaluate(expression, timeout).value
             except DbgError:
                 entry.value = None
         return {"breakpoint": bp.to_dict()}
@@ -585,48 +583,48 @@ class Session(InspectOps):
         filters = list(args.get("filters", []))
         if args.get("all_code"):
             filters.append("all-code")  # a filter of the backend's, kept for restart too
-        self.catch_filters = self.backend.catch(filters)
+        self.catch_filters = self.backend.catch(filters, timeout)
         return {"filters": self.catch_filters}
 
     # -- execution ----------------------------------------------------------------
 
-    def _run(self, event: StopEvent) -> dict[str, Any]:
-        return self._snapshot(event).to_dict()
+    def _run(self, event: StopEvent, timeout: float) -> dict[str, Any]:
+        return self._snapshot(event, timeout).to_dict()
 
     def op_continue(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return self._run(self.backend.cont(timeout))
+        return self._run(self.backend.cont(timeout), timeout)
 
     def op_step(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return self._run(self.backend.step(timeout))
+        return self._run(self.backend.step(timeout), timeout)
 
     def op_next(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        return self._run(self.backend.next(timeout))
+        return self._run(self.backend.next(timeout), timeout)
 
     def op_finish(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
-        frames = program_frames(self.backend.stack(None))
+        frames = program_frames(self.backend.stack(None, timeout))
         selected = next((f for f in frames if f.current), frames[0] if frames else None)
         if selected is not None and selected.index >= len(frames) - 1:
             raise OpFailed(f"finish: frame #{selected.index} ({selected.function or '?'}) is the "
                            "outermost frame; it has no caller to return to",
                            "`dbg continue` runs to the end; `dbg next` steps on")
-        return self._run(self.backend.finish(timeout))
+        return self._run(self.backend.finish(timeout), timeout)
 
     def op_until(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
         loc = BreakLoc.from_wire(args["location"]) if args.get("location") else None
         if loc is not None and loc.line is not None:
-            self._refuse_behind(loc)
-        return self._run(self.backend.until(loc, timeout))
+            self._refuse_behind(loc, timeout)
+        return self._run(self.backend.until(loc, timeout), timeout)
 
-    def _refuse_behind(self, loc: BreakLoc) -> None:
+    def _refuse_behind(self, loc: BreakLoc, timeout: float) -> None:
         """`until` runs forward: a line at or behind the current one, in the
         same function, is refused before anything runs."""
         assert self.backend is not None and loc.line is not None
-        frames = self.backend.stack(None)
+        frames = self.backend.stack(None, timeout)
         here = next((f for f in frames if f.current), frames[0] if frames else None)
         if here is None or not here.file or not here.line or loc.line > here.line:
             return
@@ -648,7 +646,7 @@ class Session(InspectOps):
             return {**self.last.to_dict(), "note": "the target was already stopped"}
         if state == "exited":
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
-        return self._run(self.backend.pause(timeout))
+        return self._run(self.backend.pause(timeout), timeout)
 
     def op_wait(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.backend is not None
@@ -659,12 +657,12 @@ class Session(InspectOps):
         event = self.backend.poll(timeout)
         if event is None:
             return StopSnapshot(state="running").to_dict()
-        return self._run(event)
+        return self._run(event, timeout)
 
     def op_status(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         problem = ""
         try:
-            self._refresh()
+            self._refresh(timeout)
         except DbgError as exc:
             # Status must still answer when the debugger is gone; say why instead.
             problem = exc.message
@@ -683,7 +681,8 @@ class Session(InspectOps):
         if self.backend.state() == "running" or (self.last is not None
                                                  and self.last.state == "running"):
             event = self.backend.poll(timeout)
-            stop = StopSnapshot(state="running") if event is None else self._snapshot(event)
+            stop = (StopSnapshot(state="running") if event is None
+                    else self._snapshot(event, timeout))
             return {**stop.to_dict(), "input": payload}
         return payload
 

@@ -1,4 +1,4 @@
-"""The one check of a ``--timeout`` (CLI, fast path, MCP, the daemon's
+"""The one default and the one check of a ``--timeout`` (CLI, fast path, MCP, the daemon's
 requests): a number of seconds, more than 0 and at most a day.
 
 Kept free of imports, because :mod:`dbgcore.entry` (the fast path, which
@@ -11,6 +11,10 @@ from __future__ import annotations
 #: platform's time_t (1e10 s already does not), and no stop is awaited for
 #: longer than a day by anyone who meant it.
 MAX_TIMEOUT = 86400.0
+
+#: Seconds an op waits (for a stop, for the debugger's answer) when the caller
+#: gives no timeout: the CLI's `--timeout` default, the MCP tools', the daemon's.
+DEFAULT_TIMEOUT = 30.0
 
 
 def timeout_problem(value: object, name: str = "--timeout") -> str | None:

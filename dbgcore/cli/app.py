@@ -18,7 +18,7 @@ from dbgcore import __version__
 from dbgcore.cli.output import Ctx, fail, set_ctx
 from dbgcore.errors import DbgError, UsageError
 from dbgcore.paths import check_session_name
-from dbgcore.timeouts import timeout_problem
+from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 
 
 class DbgGroup(click.Group):
@@ -55,7 +55,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("-s", "--session", default="default", envvar="DBG_SESSION", show_default=True,
               help="Session name (env DBG_SESSION).")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
-@click.option("--timeout", type=float, default=30.0, show_default=True,
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
               help="Seconds to wait for the target to stop or the debugger to answer.")
 @click.version_option(__version__, prog_name="dbg")
 @click.pass_context

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from dbgcore.errors import DbgError
 from dbgcore.frontend import Answer, from_response
+from dbgcore.timeouts import DEFAULT_TIMEOUT
 
 
 class Ctx:
@@ -84,7 +85,7 @@ def fail(op: str, error: DbgError, via: dict[str, str] | None = None,
         try:
             get_ctx()
         except RuntimeError:
-            set_ctx(Ctx(session=session or "default", json=as_json, timeout=30.0))
+            set_ctx(Ctx(session=session or "default", json=as_json, timeout=DEFAULT_TIMEOUT))
     print_answer(Answer(op, session or _session(), via, error=error))
 
 

@@ -57,7 +57,7 @@ class ToyBackend(ConsoleBackend):
 def toy(tmp_path: Path) -> Any:
     log = tmp_path / "debugger.log"
     ctx = SessionContext(name="t", run_dir=tmp_path, output=OutputBuffer(), log=TransLog(log),
-                         shutdown_grace=0.5, op_timeout=5)
+                         shutdown_grace=0.5)
     backend = ToyBackend(BackendSpec(name="toy", plugin="toy"), ctx)
     backend.launch(None)
     yield backend
