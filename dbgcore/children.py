@@ -12,12 +12,11 @@ import os
 import re
 from typing import Any
 
-from dbgcore import client
+from dbgcore import client, spawn
 from dbgcore.backend import SessionContext
-from dbgcore.errors import DbgError
 from dbgcore.paths import CHILD_SESSION_ROLE
 
-__all__ = ["child_session_name", "end_child_session", "start_child_session"]
+__all__ = ["child_session_name", "start_child_session"]
 
 
 def child_session_name(parent: str, program: str, pid: int) -> str:
@@ -34,14 +33,6 @@ def start_child_session(ctx: SessionContext, name: str, attach: dict[str, Any],
     and send it ``attach`` (the `attach` op's arguments, with ``child``: what
     the debugger says of the child); returns the daemon's answer. Raises
     DbgError when the daemon cannot be started or reached."""
-    status = client.spawn_daemon(name, None)
+    status = spawn.spawn_daemon(name, None)
     ctx.track_process(int(status["pid"]), CHILD_SESSION_ROLE + name)
     return client.call(name, "attach", attach, timeout)
-
-
-def end_child_session(name: str, timeout: float) -> None:
-    """`dbg kill` of a child's session (one that ended already is no error)."""
-    try:
-        client.call(name, "kill", {}, timeout)
-    except DbgError:
-        pass

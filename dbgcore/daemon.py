@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from dbgcore import client, procutil
-from dbgcore.children import end_child_session
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.location import BreakLoc
@@ -530,7 +529,9 @@ class Daemon:
         # Child sessions first, each ending its own process (through the
         # adapter), while the parent's debugger still holds them.
         for name in self._child_sessions():
-            end_child_session(name, CHILD_END_WAIT)
+            # `dbg kill` of the child (one that ended already is no error).
+            with contextlib.suppress(DbgError):
+                client.call(name, "kill", {}, CHILD_END_WAIT)
         try:
             self.session.shutdown()
         except Exception:

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
     #: Sends one op to the session and returns the daemon's response.
     Send = Callable[[str, dict[str, Any], float], dict[str, Any]]
+    #: Starts a session's daemon and hands it its first op, returning the
+    #: daemon's response: (session, op, args, timeout, idle timeout).
+    Start = Callable[[str, str, dict[str, Any], float, "float | None"], dict[str, Any]]
 
 DBG_VIA = {"tool": "dbg", "version": __version__}
 
@@ -104,10 +107,13 @@ def from_response(op: str, session: str, response: dict[str, Any]) -> Answer:
 
 
 def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
-            cwd: str | None = None, send: Send | None = None) -> Answer:
+            cwd: str | None = None, send: Send | None = None,
+            start: Start | None = None) -> Answer:
     """Check ``values``, run ``op`` and answer; never raises a DbgError.
     ``send`` hands an op to the session (the daemon answering a fast-path
-    client passes its own); by default it goes over the session's socket."""
+    client passes its own); by default it goes over the session's socket.
+    ``start`` starts a session for the ops that do (:func:`dbgcore.spawn.start`,
+    passed by the front ends that start sessions: the CLI, MCP)."""
     from dbgcore.ops import resolve
     from dbgcore.timeouts import timeout_problem
 
@@ -133,7 +139,10 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
         from dbgcore import client
 
         if op.send == "start":
-            response = client.start(session, sent, args, timeout, values.get("idle_timeout"))
+            if start is None:
+                raise InternalError(f"{op.name} starts a session, which this front end "
+                                    "does not do")
+            response = start(session, sent, args, timeout, values.get("idle_timeout"))
         else:
             response = (send or partial(client.call, session))(sent, args, timeout)
     except DbgError as exc:

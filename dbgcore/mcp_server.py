@@ -145,7 +145,9 @@ def call_tool(table: OpTable, name: str, arguments: dict[str, Any] | None,
             raise UsageError(problem)
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
-    return call_op(op, values, session, float(timeout), cwd)
+    from dbgcore import spawn
+
+    return call_op(op, values, session, float(timeout), cwd, start=spawn.start)
 
 
 def read_resource(uri: str) -> str:

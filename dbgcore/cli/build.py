@@ -64,8 +64,11 @@ def _values(op: Op, params: dict[str, Any]) -> dict[str, Any]:
 
 def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click.Command:
     def callback(**params: Any) -> None:
+        from dbgcore import spawn
+
         ctx = get_ctx()
-        print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout))
+        print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout,
+                             start=spawn.start))
 
     passthrough = any(a.passthrough for a in op.args)
     settings: dict[str, Any] = {}

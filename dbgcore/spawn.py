@@ -1,0 +1,179 @@
+"""Starting a session's daemon: spawned by the front end that starts a session
+(`dbg start`, `attach`, `test`; an MCP call) and by a parent session's daemon
+for a child process's session.
+
+Apart from :mod:`dbgcore.client`, which only talks to daemons that run: the
+daemon itself uses the client (a parent asks its children's daemons), so the
+one module that imports the daemon (the forked child runs it) must sit above both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from dbgcore import client, procutil
+from dbgcore.errors import BackendError, DbgError, NoSession, SessionExists
+from dbgcore.paths import private_dir, session_dir
+from dbgcore.status import daemon_alive, read_status
+
+#: How long a new daemon has to start listening.
+DAEMON_START_TIMEOUT = 15.0
+
+
+def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
+    """Start a detached daemon for ``name`` and wait until it listens."""
+    import subprocess
+
+    if client.live_status(name) is not None:
+        raise SessionExists(f"session {name!r} already exists, and its program has not ended",
+                            f"end it with `dbg -s {name} kill`, or pick another --session name")
+    run_dir = private_dir(session_dir(name))
+    log_path = run_dir / "daemon.log"
+    argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        # A new process session and no inherited stdio: a harness that runs
+        # `dbg start` and waits for its pipes to close must not wait for us.
+        if _can_fork():
+            pid = _fork_daemon(argv, fd)
+        else:
+            pid = subprocess.Popen(
+                [sys.executable, "-m", "dbgcore.daemon", *argv], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=fd, start_new_session=True, close_fds=True,
+            ).pid
+    finally:
+        os.close(fd)
+    deadline = time.monotonic() + DAEMON_START_TIMEOUT
+    while time.monotonic() < deadline:
+        status = read_status(name)
+        if status is not None and status.get("pid") == pid and daemon_alive(status):
+            return status
+        code = _exit_code(pid)
+        if code is not None:
+            raise DbgError(f"the session daemon exited at start (code {code})",
+                           f"see {log_path}")
+        time.sleep(0.005)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    raise BackendError("the session daemon did not start in time", f"see {log_path}")
+
+
+def _can_fork() -> bool:
+    """Fork the daemon off a single-threaded client (the CLI): it has the
+    modules, the configuration and the plugins the daemon needs already
+    loaded, where a new interpreter would load them all again. A process
+    with other threads (the MCP server) starts a new interpreter instead:
+    forking it could copy a lock another thread holds."""
+    import threading
+
+    return hasattr(os, "fork") and threading.active_count() == 1 \
+        and not os.environ.get("DBG_DAEMON_NO_FORK")
+
+
+def _fork_daemon(argv: list[str], log_fd: int) -> int:
+    """Run ``dbgcore.daemon.main(argv)`` in a grandchild in a new process
+    session, stdio detached (stderr to ``log_fd``), no other inherited file
+    descriptors; returns its pid. The middle child exits at once, so the
+    daemon belongs to no client, and a long-lived caller collects no zombie."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            os.close(read_end)
+            os.setsid()
+            daemon_pid = os.fork()
+            if daemon_pid:
+                os.write(write_end, str(daemon_pid).encode())
+                os._exit(0)
+            with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
+                comm.write("dbg-daemon")  # what ps and top show, not the client's name
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for target, source in ((0, devnull), (1, devnull), (2, log_fd)):
+                os.dup2(source, target)
+            for entry in os.listdir("/proc/self/fd"):
+                if int(entry) > 2:
+                    with contextlib.suppress(OSError):
+                        os.close(int(entry))
+            from dbgcore.daemon import main
+
+            code = main(argv)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                import traceback
+
+                traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(middle, 0)
+    if not data:
+        raise DbgError("could not start the session daemon (fork failed)")
+    return int(data)
+
+
+def _exit_code(pid: int) -> int | None:
+    """The exit code of a daemon that ended (reaped if it is our child); None
+    while it runs."""
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        # Not our child (forked off): no code to read, only whether it runs.
+        return None if procutil.alive(pid) else -1
+    return os.waitstatus_to_exitcode(status) if done else None
+
+
+def start(name: str, op: str, args: dict[str, Any], timeout: float,
+          idle_timeout: float | None) -> dict[str, Any]:
+    """Start a daemon and hand it its first op (start or attach). A session
+    of that name whose program has ended is replaced, and the answer says so."""
+    replaced = replace_ended(name)
+    status = spawn_daemon(name, idle_timeout)
+    response = client.exchange(name, str(status["socket"]), op, args, timeout)
+    if replaced and response.get("ok"):
+        result = response.setdefault("result", {})
+        result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
+    return response
+
+
+#: Session states whose program is over: a new start takes the name.
+ENDED_STATES = ("exited", "debugger_lost")
+
+
+def replace_ended(name: str) -> str:
+    """End the live session ``name`` if its program has ended (or its
+    debugger died), and say what was replaced; "" when there was none."""
+    try:
+        if client.live_status(name) is None:
+            return ""
+    except NoSession as gone:
+        # Its daemon died (killed): what it left is cleaned up now, and the
+        # name is free; the start goes on, and says so.
+        return f"replaced session {name!r}: {gone.message}"
+    try:
+        info = (client.call(name, "ping", timeout=5.0).get("result") or {}).get("session") or {}
+    except DbgError:
+        return ""  # gone meanwhile: spawn_daemon sees to the rest
+    state = info.get("state")
+    if state not in ENDED_STATES:
+        return ""
+    how = ("had exited" + (f" with code {info['exit_code']}" if info.get("exit_code")
+                           is not None else "")) if state == "exited" else "had lost its debugger"
+    if info.get("signal"):
+        how = f"was killed by {info['signal']}"
+    with contextlib.suppress(DbgError):
+        client.call(name, "kill", timeout=10.0)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and read_status(name) is not None:
+        time.sleep(0.01)
+    return f"replaced session {name!r}, whose program {how}"
