@@ -163,8 +163,7 @@ class DapChannel:
             pending.fail(exc)
         return pending
 
-    def request(self, command: str, arguments: Message | None = None,
-                timeout: float = 30.0) -> Message:
+    def request(self, command: str, arguments: Message | None, timeout: float) -> Message:
         return self.send_request(command, arguments).wait(timeout, self.name)
 
     # -- receiving -------------------------------------------------------------

@@ -68,13 +68,10 @@ class CodeRun:
 
 class DapSession:
     def __init__(self, channel: DapChannel, output: OutputBuffer, adapter_id: str = "dbg",
-                 request_timeout: Callable[[], float] = lambda: 30.0,
                  categories: dict[str, str] | None = None) -> None:
         self.channel = channel
         #: The adapter's output categories as dbg files them.
         self.categories = {**OUTPUT_CATEGORIES, **(categories or {})}
-        #: The timeout of a request sent without one (the current op's --timeout).
-        self.request_timeout = request_timeout
         self.output = output
         self.adapter_id = adapter_id
         self.caps: Message = {}
@@ -292,14 +289,14 @@ class DapSession:
                     return "running"
                 self._cond.wait(remaining)
 
-    def request(self, command: str, arguments: Message | None = None,
-                timeout: float | None = None) -> Message:
+    def request(self, command: str, arguments: Message | None, timeout: float) -> Message:
+        """``command``'s answer within ``timeout`` seconds (the calling op's:
+        each caller says how long it may wait, as two ops may run at once)."""
         if self.channel.closed is not None and self.state == "exited":
             if self.lost:
                 raise self._death()
             raise BackendError(f"{self.channel.name} has ended", "start again with `dbg restart`")
-        return self.channel.request(command, arguments,
-                                    self.request_timeout() if timeout is None else timeout)
+        return self.channel.request(command, arguments, timeout)
 
     def _death(self) -> BackendError:
         """How the adapter died (exit status, last stderr lines), as a fresh error."""

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 _NAME_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
-def set_value(backend: DapInspection, lhs: str, value: str) -> Value:
+def set_value(backend: DapInspection, lhs: str, value: str, timeout: float) -> Value:
     dap = backend.stopped_session("set")
     problem = backend.profile.assignment_problem(lhs, value)
     if problem:
@@ -40,40 +40,40 @@ def set_value(backend: DapInspection, lhs: str, value: str) -> Value:
     try:
         if dap.supports("supportsSetExpression"):
             arguments: Message = {"expression": lhs, "value": value}
-            frame_id = backend.current_frame_id()
+            frame_id = backend.current_frame_id(timeout)
             if frame_id is not None:
                 arguments["frameId"] = frame_id
-            body = run_code(backend, "setExpression", arguments)
+            body = run_code(backend, "setExpression", arguments, timeout)
             shown = str(body.get("value", ""))
-            return Value(shown, body.get("type")) if shown else backend.evaluate(lhs)
+            return Value(shown, body.get("type")) if shown else backend.evaluate(lhs, timeout)
         expression = backend.profile.assignment_expression(lhs, value)
         if expression is not None:
-            backend.evaluate(expression)
+            backend.evaluate(expression, timeout)
             backend.forget_frames()
-            return backend.evaluate(lhs)
+            return backend.evaluate(lhs, timeout)
         if not dap.supports("supportsSetVariable"):
             raise backend.unsupported("set", f"{backend.tool_name} cannot assign variables")
-        reference, name = _locate(backend, lhs)
+        reference, name = _locate(backend, lhs, timeout)
         run_code(backend, "setVariable", {"variablesReference": reference, "name": name,
-                                          "value": value})
+                                          "value": value}, timeout)
         backend.forget_frames()
-        return backend.evaluate(lhs)
+        return backend.evaluate(lhs, timeout)
     except DapRequestError as exc:
         message = exc.message.removeprefix(f"{exc.command} failed: ")
-        raise OpFailed(f"cannot set {lhs}: {_why(backend, lhs, value, message)}",
+        raise OpFailed(f"cannot set {lhs}: {_why(backend, lhs, value, message, timeout)}",
                        "nothing was changed") from exc
     finally:
         backend.forget_frames()
 
 
-def _why(backend: DapInspection, lhs: str, value: str, message: str) -> str:
+def _why(backend: DapInspection, lhs: str, value: str, message: str, timeout: float) -> str:
     """Why an assignment failed, in one line: the debugger's reason, or, when
     it gives none worth reading, what evaluating either side says."""
     reason = backend.profile.error_line(message)
     if backend.profile.vague_assignment_error(reason):
         for side in (lhs, value):
             try:
-                backend.evaluate(side)
+                backend.evaluate(side, timeout)
             except DapRequestError as exc:
                 return backend.profile.error_line(
                     exc.message.removeprefix(f"{exc.command} failed: "))
@@ -102,15 +102,15 @@ def split_lhs(lhs: str) -> tuple[str, str] | None:
     return None
 
 
-def _locate(backend: DapInspection, lhs: str) -> tuple[int, str]:
+def _locate(backend: DapInspection, lhs: str, timeout: float) -> tuple[int, str]:
     """The variablesReference and name setVariable takes for ``lhs``: a
     plain name in one of the frame's scopes, or a child of its parent's
     value (a field, an element, a pointer's target)."""
     text = lhs.strip()
     if _NAME_RE.fullmatch(text):
-        for scope in backend.scopes():
+        for scope in backend.scopes(timeout):
             reference = int(scope["variablesReference"])
-            if any(v.get("name") == text for v in backend.variables(reference)):
+            if any(v.get("name") == text for v in backend.variables(reference, timeout)):
                 return reference, text
         raise OpFailed(f"cannot set {lhs}: no variable {text} in the selected frame",
                        "`dbg locals` lists them")
@@ -120,21 +120,21 @@ def _locate(backend: DapInspection, lhs: str) -> tuple[int, str]:
                        "pointer's target", "give something `dbg print` shows, e.g. r.cap")
     parent, accessor = split
     arguments: Message = {"expression": parent, "context": backend.profile.print_context}
-    frame_id = backend.current_frame_id()
+    frame_id = backend.current_frame_id(timeout)
     if frame_id is not None:
         arguments["frameId"] = frame_id
     try:
-        body = run_code(backend, "evaluate", arguments)
+        body = run_code(backend, "evaluate", arguments, timeout)
     except DapRequestError as exc:
         message = exc.message.removeprefix(f"{exc.command} failed: ")
         raise OpFailed(f"cannot set {lhs}: {backend.profile.error_line(message)}",
                        "nothing was changed") from exc
     reference = int(body.get("variablesReference") or 0)
-    wanted = _child_names(backend, accessor)
+    wanted = _child_names(backend, accessor, timeout)
     for _ in range(3):  # through pointers to the value they point at
         if not reference:
             break
-        children = backend.variables(reference)
+        children = backend.variables(reference, timeout)
         for child in children:
             if str(child.get("name", "")) in wanted or (accessor == "*" and len(children) == 1):
                 return reference, str(child.get("name", ""))
@@ -147,7 +147,7 @@ def _locate(backend: DapInspection, lhs: str) -> tuple[int, str]:
                    f"`dbg print {parent}` shows what it has")
 
 
-def _child_names(backend: DapInspection, accessor: str) -> set[str]:
+def _child_names(backend: DapInspection, accessor: str, timeout: float) -> set[str]:
     """The names an adapter may list the child ``accessor`` under: "cap",
     "[2]"; an index that is an expression is evaluated first."""
     if not accessor.startswith("["):
@@ -156,7 +156,7 @@ def _child_names(backend: DapInspection, accessor: str) -> set[str]:
     names = {f"[{index}]", index}
     if not re.fullmatch(r"-?\d+", index):
         try:
-            number = backend.evaluate(index).value.strip()
+            number = backend.evaluate(index, timeout).value.strip()
         except DbgError:
             return names
         names |= {f"[{number}]", number}

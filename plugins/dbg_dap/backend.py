@@ -61,6 +61,17 @@ from dbgcore.api import (
 #: adapter (its threads) before it gives up.
 INTERRUPT_WAIT = 5.0
 
+#: How long `dbg caps` gives an adapter to start and announce its capabilities.
+CAPS_TIMEOUT = 20.0
+
+#: A stop `poll` finds is read (its thread, its frames) with requests given
+#: at least this long: poll's own timeout is how long to wait for the stop,
+#: which may be no time at all.
+STOP_READ_TIMEOUT = 10.0
+
+#: How long an attach that leaves the program running waits for its pause.
+ATTACH_PAUSE_TIMEOUT = 10.0
+
 #: DAP's step requests, by the op that sends them.
 _STEP_OPS = {"next": "next", "stepIn": "step", "stepOut": "finish"}
 
@@ -112,11 +123,11 @@ class DapBackend(DapEvents, DapInspection):
 
         with tempfile.TemporaryDirectory(prefix="dbg-caps-") as run_dir:
             ctx = SessionContext(name="caps", run_dir=Path(run_dir), output=OutputBuffer(),
-                                 log=TransLog(None), shutdown_grace=0.5, op_timeout=20)
+                                 log=TransLog(None), shutdown_grace=0.5)
             backend = cls(spec, ctx)
             try:
                 dap = backend._connect(None)
-                announced = dap.initialize(backend.profile.client_caps, 20)
+                announced = dap.initialize(backend.profile.client_caps, CAPS_TIMEOUT)
             finally:
                 backend.terminate()
         support = op_support(cls.capabilities(), cls.extension_ops(), announced,
@@ -170,7 +181,6 @@ class DapBackend(DapEvents, DapInspection):
             self.ctx.track_process(self.process.pid, name)
         self.channel = DapChannel(transport, self.ctx.log, name, self.process)
         self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name,
-                              request_timeout=lambda: self.ctx.op_timeout,
                               categories=self.profile.output_categories)
         self.channel.on_event("process", self._process_event)
         self.channel.on_event("thread", self._thread_event)
@@ -199,12 +209,12 @@ class DapBackend(DapEvents, DapInspection):
         if callable(arguments):
             arguments = arguments()
         launching = command == "launch" if configure_launch is None else configure_launch
-        dap.start(command, arguments, partial(self._configure, launching), timeout)
+        dap.start(command, arguments, partial(self._configure, launching, timeout), timeout)
         # A launch stops at entry; an attached program may just keep running,
         # so attach only looks (and then pauses it).
         self._running_since = 0
         state = dap.wait_for_stop(0, timeout if command == "launch" else 0)
-        event = self._event(state)
+        event = self._event(state, timeout)
         if command == "launch" and event.reason == "breakpoint" and not event.hit_breakpoints \
                 and self._before_run is None:
             # The adapter's own breakpoint for stopping at entry (gdb's
@@ -212,7 +222,7 @@ class DapBackend(DapEvents, DapInspection):
             event.reason = "entry"
         return event
 
-    def _configure(self, launching: bool) -> None:
+    def _configure(self, launching: bool, timeout: float) -> None:
         assert self.dap is not None
         entry = self.profile.entry_function
         line = self.profile.entry_line() if launching else None
@@ -223,27 +233,28 @@ class DapBackend(DapEvents, DapInspection):
             # Stop at entry by a breakpoint on the entry function (or line):
             # the adapter's own stopOnEntry stops somewhere useless (the loader).
             loc = BreakLoc(file=line.file, line=line.line) if line else BreakLoc(function=entry)
-            self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True),
+            self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True), timeout,
                                                  internal=True).id)
         if launching and self.test_run:
-            self._place_failure_breaks()
+            self._place_failure_breaks(timeout)
         for command, arguments in self.profile.configuration_requests():
-            self.dap.request(command, arguments)
+            self.dap.request(command, arguments, timeout)
         # Sent even with no filters: some adapters wait for it before running.
-        self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters})
+        self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters},
+                         timeout)
 
-    def _place_failure_breaks(self) -> None:
+    def _place_failure_breaks(self, timeout: float) -> None:
         """dbg's own breakpoints where a test fails (a test run)."""
         for function in self.profile.test_failure_functions:
             self._failure_bps.add(int(self.breaks.add(
-                BreakLoc(function=function), BreakOptions(), internal=True).id))
+                BreakLoc(function=function), BreakOptions(), timeout, internal=True).id))
 
     def ctx_cwd(self) -> str:
         return self.cwd or os.getcwd()
 
-    def launch(self, request: LaunchRequest) -> StopEvent:
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         if request.core:
-            return self._open_core(request, request.core)
+            return self._open_core(request, request.core, timeout)
         self.cwd = request.cwd
         self.program = None if request.module else os.path.abspath(request.program)
         self.catch_uncaught = request.stop_on_uncaught
@@ -273,11 +284,11 @@ class DapBackend(DapEvents, DapInspection):
         threading.Thread(target=make_arguments, name="launch-arguments", daemon=True).start()
         try:
             return self._handshake("launch", made.result, self.profile.adapter_cwd(request),
-                                   self.ctx.op_timeout)
+                                   timeout)
         finally:
             self._before_run = None
 
-    def _open_core(self, request: LaunchRequest, core: str) -> StopEvent:
+    def _open_core(self, request: LaunchRequest, core: str, timeout: float) -> StopEvent:
         """`dbg start --core`: the adapter opens the core (by the request its
         profile names) and reports a stop, which is the core's: where the
         process died, and why (the core's own notes, and what the debugger adds)."""
@@ -288,17 +299,16 @@ class DapBackend(DapEvents, DapInspection):
         # maybe another's by now: as with an attached one, never dbg's to end.
         self.attached = True
         command, arguments = self.profile.core_arguments(request)
-        timeout = self.ctx.op_timeout
         event = self._handshake(command, arguments, request.cwd, timeout,
                                 configure_launch=False)
         if event.state == "running" and self.dap is not None:
-            event = self._event(self.dap.wait_for_stop(0, timeout))
+            event = self._event(self.dap.wait_for_stop(0, timeout), timeout)
         if event.state != "stopped":
             raise OpFailed(f"{self.tool_name} opened {core} but reported no stop in it "
                            f"(the program {event.state})",
                            "check that the core is PROGRAM's: `file CORE` names it")
         info = read_core(Path(core))
-        cause = self.profile.core_cause(self, self.stack_frames())
+        cause = self.profile.core_cause(self, self.stack_frames(timeout), timeout)
         if not cause and info.signal is None:
             cause = event.description  # the debugger's word, when the core has none
         event.reason, event.signal = "core", info.signal
@@ -306,14 +316,14 @@ class DapBackend(DapEvents, DapInspection):
         self.last_reason, self.last_description = event.reason, event.description
         return event
 
-    def attach(self, request: AttachRequest) -> StopEvent:
+    def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
         if request.options.get("child"):
-            return self._attach_child(request, dict(request.options["child"]))
+            return self._attach_child(request, dict(request.options["child"]), timeout)
         self.attached = True
         self.program = os.path.abspath(request.program) if request.program else None
         try:
             event = self._handshake("attach", self.profile.attach_arguments(request), None,
-                                    self.ctx.op_timeout, self.profile.attach_server(request))
+                                    timeout, self.profile.attach_server(request))
         except DbgError as exc:
             # Debuggers explain in several lines ("warning: ...\nptrace: ...").
             exc.message = " ".join(exc.message.split())
@@ -327,17 +337,18 @@ class DapBackend(DapEvents, DapInspection):
             # would leave an interrupt for the next continue.
             state = self.dap.wait_for_stop(0, ATTACH_STOP_WAIT)
             if state != "running":
-                event = self._event(state)
+                event = self._event(state, timeout)
         if event.state == "running":
             # An attached program keeps running; stop it so it can be inspected.
-            event = self.pause(10)
+            event = self.pause(ATTACH_PAUSE_TIMEOUT)
         if event.state == "stopped":
             # However the debugger got it stopped (gdb says attach, lldb a
             # SIGSTOP, a pause says pause), it is the stop of the attach.
             event.reason, event.description = "attach", ""
         return event
 
-    def _attach_child(self, request: AttachRequest, configuration: Message) -> StopEvent:
+    def _attach_child(self, request: AttachRequest, configuration: Message,
+                      timeout: float) -> StopEvent:
         """A child process of a program a parent session debugs: attach to
         it through the parent's adapter, with the configuration the adapter
         gave (startDebugging), the parent's breakpoints placed before the
@@ -350,7 +361,7 @@ class DapBackend(DapEvents, DapInspection):
         connect = configuration.get("connect") or {}
         server = (str(connect.get("host") or "127.0.0.1"), int(connect["port"]))
         # The child waits for this client: it is not stopped, it runs on.
-        return self._handshake("attach", configuration, None, self.ctx.op_timeout, server,
+        return self._handshake("attach", configuration, None, timeout, server,
                                configure_launch=True)
 
     def state(self) -> StopState:
@@ -373,7 +384,8 @@ class DapBackend(DapEvents, DapInspection):
         if self.dap is None or self._running_since is None:
             return None
         state = self.dap.wait_for_stop(self._running_since, timeout)
-        return None if state == "running" else self._event(state)
+        return None if state == "running" else self._event(
+            state, max(timeout, STOP_READ_TIMEOUT))
 
     def terminate(self) -> None:
         grace = self.ctx.shutdown_grace
@@ -403,7 +415,7 @@ class DapBackend(DapEvents, DapInspection):
         dap = self.stopped_session(command)
         step = _STEP_OPS.get(command)
         if step:
-            self.profile.before_step(self, step)
+            self.profile.before_step(self, step, timeout)
         arguments: Message = {"threadId": self.thread_id or 0, **(extra or {})}
         seq = dap.mark_running()
         self._running_since = seq
@@ -413,7 +425,7 @@ class DapBackend(DapEvents, DapInspection):
         except OpFailed:
             dap.resume_refused(seq)
             raise
-        event = self._event(dap.wait_for_stop(seq, timeout))
+        event = self._event(dap.wait_for_stop(seq, timeout), timeout)
         if step:
             event = self.profile.after_step(self, step, event, timeout)
         return event
@@ -431,13 +443,13 @@ class DapBackend(DapEvents, DapInspection):
                 # Fail marks the test's parents failed too, by calling Fail:
                 # those are no stops while it returns.
                 for bp_id in self._failure_bps:
-                    self.breaks.discard_internal(bp_id)
+                    self.breaks.discard_internal(bp_id, timeout)
                 self._failure_bps.clear()
             try:
                 event = self.resume("stepOut", timeout)
             finally:
                 if not self._failure_bps and self.state() == "stopped":
-                    self._place_failure_breaks()
+                    self._place_failure_breaks(timeout)
             if event.state != "stopped" or event.reason != "step":
                 return event
         return None
@@ -457,7 +469,7 @@ class DapBackend(DapEvents, DapInspection):
 
     def finish(self, timeout: float) -> StopEvent:
         # stepOut leaves the top frame: once per frame up to the selected one.
-        frames = self.stack_frames()
+        frames = self.stack_frames(timeout)
         index = min(self.frame_index, len(frames) - 1) if frames else 0
         if frames and self.profile.generator_frame(frames[index]):
             from dbg_dap.finish import finish_generator
@@ -472,23 +484,24 @@ class DapBackend(DapEvents, DapInspection):
             event = self.resume("stepOut", timeout)
             if event.state != "stopped" or event.reason != "step":
                 return event  # something else stopped it first: no return value
-        event.return_value = self.profile.return_value(self)
+        event.return_value = self.profile.return_value(self, timeout)
         return event
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         if loc is None:
             return self.next(timeout)
         if loc.file is None and loc.function is None:
-            current = self.stack_frames()
+            current = self.stack_frames(timeout)
             if not current:
                 raise OpFailed("no current file for a bare line", "give FILE:LINE")
             file = frame_location(current[0]).file
             loc = BreakLoc(file=file, line=loc.line)
-        bp = self.breaks.add(loc, BreakOptions(temporary=True), internal=True, strict=True)
+        bp = self.breaks.add(loc, BreakOptions(temporary=True), timeout, internal=True,
+                             strict=True)
         try:
             return self.cont(timeout)
         finally:
-            self.breaks.discard_internal(int(bp.id))
+            self.breaks.discard_internal(int(bp.id), timeout)
 
     def interrupt(self) -> None:
         # Sent from a second client's thread while the op that resumed the
@@ -506,7 +519,7 @@ class DapBackend(DapEvents, DapInspection):
         deadline = time.monotonic() + INTERRUPT_WAIT
         while thread is None:
             try:
-                thread = self._first_thread() or 0
+                thread = self._first_thread(INTERRUPT_WAIT) or 0
             except DbgError:
                 if time.monotonic() > deadline or dap.state in ("stopped", "exited"):
                     raise
@@ -517,30 +530,31 @@ class DapBackend(DapEvents, DapInspection):
     def pause(self, timeout: float) -> StopEvent:
         dap = self.dap_session()
         if dap.state == "stopped":
-            return self._event("stopped")
+            return self._event("stopped", timeout)
         seq = dap.stop.seq
-        thread = self.thread_id if self.thread_id is not None else (self._first_thread() or 0)
+        thread = self.thread_id if self.thread_id is not None else (
+            self._first_thread(timeout) or 0)
         self.pause_asked = True
         dap.request("pause", {"threadId": thread}, timeout)
-        return self._event(dap.wait_for_stop(seq, timeout))
+        return self._event(dap.wait_for_stop(seq, timeout), timeout)
 
     # -- breakpoints ---------------------------------------------------------------------
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        return self.breaks.add(loc, options)
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> Breakpoint:
+        return self.breaks.add(loc, options, timeout)
 
-    def remove_breakpoint(self, bp_id: int | str) -> None:
-        self.breaks.remove(int(bp_id))
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        self.breaks.remove(int(bp_id), timeout)
 
-    def list_breakpoints(self) -> list[Breakpoint]:
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         return self.breaks.listing()
 
-    def watch(self, expression: str) -> Breakpoint:
-        return self.breaks.add_watch(expression)
+    def watch(self, expression: str, timeout: float) -> Breakpoint:
+        return self.breaks.add_watch(expression, timeout)
 
-    def catch(self, filters: list[str]) -> list[str]:
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
         dap = self.dap_session()
-        done = self.profile.catch(self, filters)
+        done = self.profile.catch(self, filters, timeout)
         if done is not None:
             return done
         known = {f["filter"]: f for f in dap.caps.get("exceptionBreakpointFilters") or []}
@@ -551,27 +565,27 @@ class DapBackend(DapEvents, DapInspection):
         if unknown:
             raise UsageError(f"unknown exception filter {', '.join(unknown)} for {self.tool_name}",
                              f"choose from: {', '.join(known)}")
-        dap.request("setExceptionBreakpoints", {"filters": filters})
+        dap.request("setExceptionBreakpoints", {"filters": filters}, timeout)
         self.exception_filters = list(filters)
         return self.exception_filters
 
     # -- the native console ------------------------------------------------------------
 
-    def console(self, command: str) -> str:
+    def console(self, command: str, timeout: float) -> str:
         """Run a native console command (the adapter's repl context). Also
         after the program ended, for adapters that keep answering then."""
         dap = self.dap_session()
         if dap.state == "stopped":
-            answer = self.evaluate(self.profile.raw_expression(command),
-                                   self.profile.raw_context).value
+            answer = self.evaluate_with(self.profile.raw_expression(command),
+                                        self.profile.raw_context, timeout).value
         else:
             answer = str(dap.request("evaluate", {
                 "expression": self.profile.raw_expression(command),
-                "context": self.profile.raw_context}).get("result", ""))
+                "context": self.profile.raw_context}, timeout).get("result", ""))
         return self.profile.raw_answer(answer)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
-        return self.console(text), None
+        return self.console(text, timeout), None
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------
     # Declared in dbg_dap.ops (through dbg_add_ops) and answered, like any

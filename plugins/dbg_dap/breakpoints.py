@@ -106,14 +106,15 @@ class BreakpointTable:
         if options.log_message:
             dap.require("supportsLogPoints", "logpoints", tool)
 
-    def add(self, loc: BreakLoc, options: BreakOptions, internal: bool = False,
+    def add(self, loc: BreakLoc, options: BreakOptions, timeout: float, internal: bool = False,
             strict: bool = False) -> Breakpoint:
         """Place a breakpoint. ``strict`` (for `until`): a line without code
         is an error instead of moving to the next line that has some."""
         function = loc.function is not None
         self._gate(options, function)
         if options.condition:
-            broken = self.backend.profile.condition_error(self.backend, options.condition)
+            broken = self.backend.profile.condition_error(self.backend, options.condition,
+                                                          timeout)
             if broken:
                 raise OpFailed(f"the condition does not compile: {broken}",
                                "write it in the program's language; nothing was set")
@@ -122,15 +123,17 @@ class BreakpointTable:
                           internal=internal)
         if function:
             assert loc.function is not None
-            line_of = self.backend.profile.function_line(self.backend, loc.module, loc.function)
+            line_of = self.backend.profile.function_line(self.backend, loc.module, loc.function,
+                                                         timeout)
             if line_of is None:
                 record.name = self.backend.profile.function_name(loc.module, loc.function)
                 # Refused here when the adapter would take a name that binds nothing.
-                self.backend.profile.check_function(self.backend, loc.module, loc.function)
-                bp = self._place(record)
+                self.backend.profile.check_function(self.backend, loc.module, loc.function,
+                                                    timeout)
+                bp = self._place(record, timeout)
                 if not record.dap.get("verified") and \
                         self.backend.profile.function_search_is_final:
-                    self.remove(record.id)
+                    self.remove(record.id, timeout)
                     why = str(record.dap.get("message") or "not found")
                     raise OpFailed(f"no function {loc.function}: {self.backend.tool_name}: {why}",
                                    "all the program's code is loaded and has no such "
@@ -140,48 +143,48 @@ class BreakpointTable:
                     return bp
                 # Stop at its first statement, like the other debuggers: a line
                 # breakpoint below the declaration, under the same id.
-                self.remove(record.id)
+                self.remove(record.id, timeout)
                 record = BpRecord(record.id, "source", options, str(loc), internal=internal)
                 line_of = (bp.file, bp.line + 1)
             record.kind, (record.file, record.line) = "source", line_of
             record.asked_function = loc.function
         else:
-            record.file, record.line, record.pending = self._file_line(loc, strict)
+            record.file, record.line, record.pending = self._file_line(loc, strict, timeout)
             if loc.line is not None and record.line != loc.line:
                 record.asked_line = loc.line
-        bp = self._place(record)
+        bp = self._place(record, timeout)
         refused = self._refusal(record)
         if refused is None and not record.pending:
             if strict and (not record.dap.get("verified") or bp.line != record.line):
                 refused = OpFailed(f"no code at {record.file}:{record.line}",
                                    "give a line that holds a statement")
             elif _NO_STATEMENT_RE.search(str(record.dap.get("message") or "")):
-                return self._move_down(record, bp, function is not None)
+                return self._move_down(record, bp, timeout, function is not None)
         if refused is not None:
-            self.remove(record.id)
+            self.remove(record.id, timeout)
             raise refused
         return bp
 
-    def add_lines(self, file: str, lines: list[int]) -> list[int]:
+    def add_lines(self, file: str, lines: list[int], timeout: float) -> list[int]:
         """dbg's own temporary breakpoints on many lines of one file, sent
         in one request; their ids."""
         return self._add_internal([
             BpRecord(next(self._internal_ids), "source", BreakOptions(temporary=True),
                      f"{file}:{line}", file=file, line=line, internal=True)
-            for line in lines])
+            for line in lines], timeout)
 
-    def add_instructions(self, addresses: list[str]) -> list[int]:
+    def add_instructions(self, addresses: list[str], timeout: float) -> list[int]:
         """dbg's own breakpoints on instructions, sent in one request; their ids."""
         return self._add_internal([
             BpRecord(next(self._internal_ids), "instruction", BreakOptions(),
-                     address, name=address, internal=True) for address in addresses])
+                     address, name=address, internal=True) for address in addresses], timeout)
 
-    def _add_internal(self, records: list[BpRecord]) -> list[int]:
+    def _add_internal(self, records: list[BpRecord], timeout: float) -> list[int]:
         """Records of one kind (and file) sent in one request; none kept if it fails."""
         for record in records:
             self.records[record.id] = record
         try:
-            self._sync(records[0])
+            self._sync(records[0], timeout)
         except Exception:
             for record in records:
                 self.records.pop(record.id, None)
@@ -198,7 +201,7 @@ class BreakpointTable:
                             "write it in the program's language; nothing was set")
         return None
 
-    def _move_down(self, record: BpRecord, bp: Breakpoint,
+    def _move_down(self, record: BpRecord, bp: Breakpoint, timeout: float,
                    from_function: bool = False) -> Breakpoint:
         """For adapters that refuse a line without a statement (delve): the
         next line of the same function that takes the breakpoint, as gdb does."""
@@ -208,28 +211,29 @@ class BreakpointTable:
         requested = record.line
         for line in range(requested + 1, last + 1):
             record.line = line
-            self._sync(record)
+            self._sync(record, timeout)
             if record.dap.get("verified"):
                 # Sent again with every change to the file: it stays moved.
                 record.dap.setdefault("line", line)
                 record.asked_line = None if from_function else requested
                 return record.to_breakpoint()
         record.line = requested
-        self._sync(record)
+        self._sync(record, timeout)
         return bp
 
-    def _file_line(self, loc: BreakLoc, strict: bool) -> tuple[str, int, str]:
+    def _file_line(self, loc: BreakLoc, strict: bool, timeout: float) -> tuple[str, int, str]:
         """The file to send (a real path, or the name as typed when pending),
         the line, and why it is pending ("": it is not)."""
         assert loc.line is not None
         if loc.file is None:
-            frames = self.backend.stack_frames() if self.backend.state() == "stopped" else []
+            frames = self.backend.stack_frames(timeout) if self.backend.state() == "stopped" \
+                else []
             current = (frames[0].get("source") or {}).get("path") if frames else None
             if not current:
                 raise UsageError("a bare line number needs a current file", "give FILE:LINE")
             path, pending = str(current), ""
         else:
-            path, pending = resolve(self.backend, loc.file)
+            path, pending = resolve(self.backend, loc.file, timeout)
         if pending:
             return path, loc.line, pending
         line = self.backend.profile.code_line(path, loc.line)
@@ -237,45 +241,47 @@ class BreakpointTable:
             raise OpFailed(no_code_message(path, loc.line), "give a line that holds a statement")
         return path, line, ""
 
-    def add_watch(self, expression: str) -> Breakpoint:
+    def add_watch(self, expression: str, timeout: float) -> Breakpoint:
         dap = self.backend.stopped_session("watch")
         tool = self.backend.tool_name
         if not dap.supports("supportsDataBreakpoints") and self.backend.profile.console_watch:
-            return self._add_console_watch(expression)
+            return self._add_console_watch(expression, timeout)
         dap.require("supportsDataBreakpoints", "watchpoints", tool,
                     self.backend.profile.watch_hint())
-        info = dap.request("dataBreakpointInfo", self._data_info_arguments(expression))
+        info = dap.request("dataBreakpointInfo", self._data_info_arguments(expression, timeout),
+                           timeout)
         if not info.get("dataId"):
             raise OpFailed(f"cannot watch {expression}: "
                            f"{info.get('description') or 'the adapter gave no data id'}")
         record = BpRecord(next(self._ids), "watch", BreakOptions(), expression,
                           name=expression, data_id=str(info["dataId"]))
-        return self._place(record)
+        return self._place(record, timeout)
 
-    def _data_info_arguments(self, expression: str) -> Message:
+    def _data_info_arguments(self, expression: str, timeout: float) -> Message:
         """dataBreakpointInfo's arguments: a variable by its scope when the
         expression names one (what the spec means), else the expression as
         the adapter wants it (lldb-dap evaluates it to an address)."""
         backend = self.backend
         if expression.isidentifier():
-            for scope in backend.scopes():
+            for scope in backend.scopes(timeout):
                 if scope.get("expensive"):
                     continue
                 reference = int(scope["variablesReference"])
-                if any(v.get("name") == expression for v in backend.variables(reference)):
+                if any(v.get("name") == expression
+                       for v in backend.variables(reference, timeout)):
                     return {"variablesReference": reference, "name": expression}
         arguments: Message = {"name": backend.profile.data_watch_expression(expression)}
-        frame_id = backend.current_frame_id()
+        frame_id = backend.current_frame_id(timeout)
         if frame_id is not None:
             arguments["frameId"] = frame_id
         return arguments
 
-    def _add_console_watch(self, expression: str) -> Breakpoint:
+    def _add_console_watch(self, expression: str, timeout: float) -> Breakpoint:
         """A watchpoint made with the debugger's own command (gdb: `watch`),
         for adapters without data breakpoints that still report its hits
         as stops with its number in hitBreakpointIds."""
         profile = self.backend.profile
-        answer = self.backend.console(profile.console_watch.format(expr=expression))
+        answer = self.backend.console(profile.console_watch.format(expr=expression), timeout)
         number = profile.console_watch_number(answer)
         if number is None:
             raise OpFailed(f"cannot watch {expression}: {answer.strip() or 'no answer'}")
@@ -284,19 +290,20 @@ class BreakpointTable:
         self.records[record.id] = record
         return record.to_breakpoint()
 
-    def add_instruction(self, address: str, options: BreakOptions) -> Breakpoint:
+    def add_instruction(self, address: str, options: BreakOptions,
+                        timeout: float) -> Breakpoint:
         from dbg_dap.expert import require_op
 
         require_op(self.backend, "break-instruction")
         self._gate(options, False)
         record = BpRecord(next(self._ids), "instruction", options, address, name=address)
-        return self._place(record)
+        return self._place(record, timeout)
 
-    def _place(self, record: BpRecord) -> Breakpoint:
+    def _place(self, record: BpRecord, timeout: float) -> Breakpoint:
         """Add ``record`` and send its list; a refused list leaves no trace."""
         self.records[record.id] = record
         try:
-            self._sync(record)
+            self._sync(record, timeout)
         except Exception:
             self.records.pop(record.id, None)
             raise
@@ -314,7 +321,7 @@ class BreakpointTable:
             out["logMessage"] = record.options.log_message
         return out
 
-    def _sync(self, changed: BpRecord) -> None:
+    def _sync(self, changed: BpRecord, timeout: float) -> None:
         dap = self.backend.dap_session()
         same = [r for r in self.records.values() if r.kind == changed.kind and not r.console
                 and (changed.kind != "source" or r.file == changed.file)]
@@ -323,55 +330,57 @@ class BreakpointTable:
                 "source": {"path": changed.file},
                 "breakpoints": [{"line": r.line, **self._options(r)} for r in same],
                 "lines": [r.line for r in same],
-            })
+            }, timeout)
         elif changed.kind == "function":
             body = dap.request("setFunctionBreakpoints", {
-                "breakpoints": [{"name": r.name, **self._options(r)} for r in same]})
+                "breakpoints": [{"name": r.name, **self._options(r)} for r in same]}, timeout)
         elif changed.kind == "watch":
             body = dap.request("setDataBreakpoints", {
-                "breakpoints": [{"dataId": r.data_id, "accessType": "write"} for r in same]})
+                "breakpoints": [{"dataId": r.data_id, "accessType": "write"} for r in same]},
+                timeout)
         else:
             body = dap.request("setInstructionBreakpoints", {
                 "breakpoints": [{"instructionReference": r.name, **self._options(r)}
-                                for r in same]})
+                                for r in same]}, timeout)
         answers = body.get("breakpoints") or []
         for record, answer in zip(same, answers, strict=False):
             record.dap = dict(answer)
 
     # -- removing ---------------------------------------------------------------
 
-    def remove(self, bp_id: int) -> None:
+    def remove(self, bp_id: int, timeout: float) -> None:
         record = self.records.pop(bp_id, None)
         if record is None:
             raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
-        self._resync_after_removal(record)
+        self._resync_after_removal(record, timeout)
 
-    def _resync_after_removal(self, record: BpRecord) -> None:
+    def _resync_after_removal(self, record: BpRecord, timeout: float) -> None:
         if record.console:
             profile = self.backend.profile
             if self.backend.state() != "exited":
-                self.backend.console(profile.console_delete.format(id=record.dap.get("id")))
+                self.backend.console(profile.console_delete.format(id=record.dap.get("id")),
+                                     timeout)
             return
         others = [r for r in self.records.values() if r.kind == record.kind and not r.console
                   and (record.kind != "source" or r.file == record.file)]
         if others:
-            self._sync(others[0])
+            self._sync(others[0], timeout)
             return
         dap = self.backend.dap_session()
         if record.kind == "source":
             dap.request("setBreakpoints", {"source": {"path": record.file},
-                                           "breakpoints": [], "lines": []})
+                                           "breakpoints": [], "lines": []}, timeout)
         elif record.kind == "function":
-            dap.request("setFunctionBreakpoints", {"breakpoints": []})
+            dap.request("setFunctionBreakpoints", {"breakpoints": []}, timeout)
         elif record.kind == "watch":
-            dap.request("setDataBreakpoints", {"breakpoints": []})
+            dap.request("setDataBreakpoints", {"breakpoints": []}, timeout)
         else:
-            dap.request("setInstructionBreakpoints", {"breakpoints": []})
+            dap.request("setInstructionBreakpoints", {"breakpoints": []}, timeout)
 
-    def discard_internal(self, bp_id: int) -> None:
+    def discard_internal(self, bp_id: int, timeout: float) -> None:
         record = self.records.get(bp_id)
         if record is not None and record.internal and self.backend.state() != "exited":
-            self.remove(record.id)
+            self.remove(record.id, timeout)
         else:
             self.records.pop(bp_id, None)
 
@@ -407,10 +416,10 @@ class BreakpointTable:
             record.hits += 1
         return hit
 
-    def after_stop(self, hit: list[BpRecord]) -> None:
+    def after_stop(self, hit: list[BpRecord], timeout: float) -> None:
         for record in hit:
             if record.options.temporary and not record.internal and record.id in self.records:
-                self.remove(record.id)
+                self.remove(record.id, timeout)
 
     def listing(self) -> list[Breakpoint]:
         return [r.to_breakpoint() for r in self.records.values() if not r.internal]

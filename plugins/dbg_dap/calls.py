@@ -31,20 +31,19 @@ if TYPE_CHECKING:
 MAX_CALL_STOPS = 20
 
 
-def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
+def run_code(backend: DapCore, command: str, arguments: Message, timeout: float) -> Message:
     """Send ``command``, which may run the program's code, and leave the
     program stopped where it was. Code that runs past --timeout is
     interrupted where the adapter can (see :func:`_interrupt`), so that the
     next command does not wait for a runaway."""
     dap = backend.dap_session()
-    before = _place(backend)
+    before = _place(backend, timeout)
     interrupted = ""
-    timeout = dap.request_timeout()
     _arm_interrupt(backend, arguments, timeout)
     try:
         with dap.running_code():
             if dap.channel.closed is not None:
-                return dap.request(command, arguments)  # says how the adapter ended
+                return dap.request(command, arguments, timeout)  # says how the adapter ended
             pending = dap.channel.send_request(command, arguments)
             try:
                 return pending.wait(timeout, dap.channel.name)
@@ -70,9 +69,9 @@ def run_code(backend: DapCore, command: str, arguments: Message) -> Message:
             # gdb numbers frames and variables anew after the program ran.
             backend.forget_frames()
             if run.stops and not run.unanswered and dap.state == "stopped" and \
-                    _place(backend) != before:
+                    _place(backend, timeout) != before:
                 try:
-                    _call_stopped(backend, before)
+                    _call_stopped(backend, before, timeout)
                 except OpFailed as exc:
                     if not interrupted:
                         raise
@@ -133,21 +132,21 @@ def _interrupt(backend: DapCore, seq: int) -> str:
     return ""
 
 
-def _place(backend: DapCore) -> tuple[object, ...]:
+def _place(backend: DapCore, timeout: float) -> tuple[object, ...]:
     """Where the selected thread is: its top frame and the stack's depth."""
-    frames = backend.stack_frames()
+    frames = backend.stack_frames(timeout)
     top = frames[0] if frames else {}
     return (backend.thread_id, top.get("name"), top.get("line"),
             top.get("instructionPointerReference"), len(frames))
 
 
-def _call_stopped(backend: DapCore, before: tuple[object, ...]) -> None:
+def _call_stopped(backend: DapCore, before: tuple[object, ...], timeout: float) -> None:
     """A stop inside the called code left the program elsewhere: bring it
     back if the debugger can, and fail the request saying where the call
     stopped (its own message would say the program is still there)."""
     dap = backend.dap_session()
     stop = dap.last_code_run.stops[-1]
-    where = _stop_place(backend, stop.thread_id)
+    where = _stop_place(backend, stop.thread_id, timeout)
     profile = backend.profile
     at_breakpoint = stop.reason in ("breakpoint", "function breakpoint")
     if at_breakpoint:
@@ -157,18 +156,18 @@ def _call_stopped(backend: DapCore, before: tuple[object, ...]) -> None:
     else:
         # A signal (gdb leaves the program in the called code) or the like.
         why = (stop.description if stop.description not in ("", stop.reason) else
-               profile.signal_description(backend)) or stop.reason or "a stop"
+               profile.signal_description(backend, timeout)) or stop.reason or "a stop"
         hint = "what the call changed before it stopped stays changed"
     back = False
     try:
-        if profile.abandon_call(backend):
+        if profile.abandon_call(backend, timeout):
             back = True
         elif profile.call_ends_on_continue:
-            back = _finish_call(backend, before)
+            back = _finish_call(backend, before, timeout)
     except DbgError:
         back = False
     backend.forget_frames()
-    if back and _place(backend) == before:
+    if back and _place(backend, timeout) == before:
         raise OpFailed(f"the called code stopped at {where} ({why}): dbg dropped the call, "
                        "and the program is where it was", hint)
     if dap.state == "stopped" and not back:
@@ -177,31 +176,31 @@ def _call_stopped(backend: DapCore, before: tuple[object, ...]) -> None:
                    "there now", "`dbg stack` shows it; `dbg continue` finishes the call")
 
 
-def _finish_call(backend: DapCore, before: tuple[object, ...]) -> bool:
+def _finish_call(backend: DapCore, before: tuple[object, ...], timeout: float) -> bool:
     """Run the program until the call has ended and it is back where it was
     (delve stops there when the call returns)."""
     dap = backend.dap_session()
     for _ in range(MAX_CALL_STOPS):
         seq = dap.mark_running()
         try:
-            dap.request("continue", {"threadId": backend.thread_id or 0})
+            dap.request("continue", {"threadId": backend.thread_id or 0}, timeout)
         except DbgError:
             dap.resume_refused(seq)
             raise
-        if dap.wait_for_stop(seq, backend.ctx.op_timeout) != "stopped":
+        if dap.wait_for_stop(seq, timeout) != "stopped":
             return False
         backend.forget_frames()
-        if _place(backend) == before:
+        if _place(backend, timeout) == before:
             return True
     return False
 
 
-def _stop_place(backend: DapCore, thread_id: int | None) -> str:
+def _stop_place(backend: DapCore, thread_id: int | None, timeout: float) -> str:
     """FILE:LINE in FUNCTION of the top frame of the thread that stopped."""
     try:
         frames = backend.dap_session().request("stackTrace", {
             "threadId": thread_id if thread_id is not None else backend.thread_id or 0,
-            "startFrame": 0, "levels": 1}).get("stackFrames") or []
+            "startFrame": 0, "levels": 1}, timeout).get("stackFrames") or []
     except DbgError:
         frames = []
     if not frames:

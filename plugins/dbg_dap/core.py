@@ -114,11 +114,11 @@ class DapCore(Backend):
         self.last_reason = ""
         self.last_description = ""
 
-    def _first_thread(self) -> int | None:
-        threads = self.dap_session().request("threads").get("threads") or []
+    def _first_thread(self, timeout: float) -> int | None:
+        threads = self.dap_session().request("threads", None, timeout).get("threads") or []
         return int(threads[0]["id"]) if threads else None
 
-    def stack_frames(self, levels: int | None = None) -> list[Message]:
+    def stack_frames(self, timeout: float, levels: int | None = None) -> list[Message]:
         if self.dap is not None and self.dap.resumes != self._frames_resumes:
             # The program ran since (a call `dbg raw` made, say): gdb has
             # numbered its frames anew.
@@ -132,7 +132,7 @@ class DapCore(Backend):
         if levels:
             arguments["levels"] = levels
         try:
-            answer = self.dap_session().request("stackTrace", arguments)
+            answer = self.dap_session().request("stackTrace", arguments, timeout)
             frames = list(answer.get("stackFrames") or [])
         except DapRequestError as exc:
             if not self.profile.no_stack_yet(exc.message):
@@ -162,8 +162,8 @@ class DapCore(Backend):
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
         return dap
 
-    def current_frame_id(self) -> int | None:
-        frames = self.stack_frames()
+    def current_frame_id(self, timeout: float) -> int | None:
+        frames = self.stack_frames(timeout)
         if not frames:
             return None
         return int(frames[min(self.frame_index, len(frames) - 1)]["id"])

@@ -36,6 +36,10 @@ STOP_OUTPUT_CHARS = 16384
 #: print it within a millisecond or two).
 CONDITION_ERROR_WAIT = 0.1
 
+#: How long a child process's session gets to start and attach (its start
+#: is asked for by the adapter, outside any op of this session's).
+CHILD_START_TIMEOUT = 30.0
+
 #: How a debugger that stops a process with a signal describes a pause.
 _PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
 
@@ -127,7 +131,7 @@ class DapEvents(DapCore):
             answer = start_child_session(self.ctx, name, {
                 "backend": self.spec.name, "child": configuration, "pid": pid,
                 "program": program, "breaks": breaks, "attached": self.attached},
-                self.ctx.op_timeout)
+                CHILD_START_TIMEOUT)
         except DbgError as exc:
             self.ctx.log.note(f"child {pid}: no session: {exc.message}")
             self._release_child(configuration)
@@ -162,7 +166,7 @@ class DapEvents(DapCore):
         except (DbgError, KeyError, ValueError) as exc:
             self.ctx.log.note(f"child {configuration.get('subProcessId')}: not released: {exc}")
 
-    def _event(self, state: str) -> StopEvent:
+    def _event(self, state: str, timeout: float) -> StopEvent:
         assert self.dap is not None
         self._frames = None
         self.frame_index = 0
@@ -172,10 +176,11 @@ class DapEvents(DapCore):
         if self.pump is not None:
             self.pump.drain()  # what the program wrote before it stopped
         if state == "exited":
-            return self._ended()
+            return self._ended(timeout)
         stop = self.dap.stop
-        self.thread_id = stop.thread_id if stop.thread_id is not None else self._first_thread()
-        frames = self.stack_frames()
+        self.thread_id = stop.thread_id if stop.thread_id is not None else \
+            self._first_thread(timeout)
+        frames = self.stack_frames(timeout)
         top = frames[0] if frames else None
         if stop.reason == "exception" and frames:
             # Where the program raised it, not inside the runtime's own
@@ -204,9 +209,9 @@ class DapEvents(DapCore):
             reason = "watchpoint"
         failure: tuple[int, str] | None = None
         if any(b.id in self._failure_bps for b in hit):
-            failure = self.profile.test_failure(self, frames)
+            failure = self.profile.test_failure(self, frames, timeout)
             if failure is None:
-                return self._skip()  # not a test's own failure (a parent test's, say)
+                return self._skip(timeout)  # not a test's own failure (a parent test's, say)
             # Shown where the test failed, not inside the testing library.
             self.frame_index, top = failure[0], frames[failure[0]]
             location, reason = frame_location(top), "exception"
@@ -216,7 +221,7 @@ class DapEvents(DapCore):
         if self._entry_bp is not None:
             # It stood for the first stop, whatever that stop was.
             entry, self._entry_bp = self._entry_bp, None
-            self.breaks.discard_internal(entry)
+            self.breaks.discard_internal(entry, timeout)
         user_hits = [b for b in hit if not b.internal]
         broken = self._condition_error(user_hits) if failure is None else None
         # DAP puts an exception's name in `text` and its message in `description`.
@@ -227,16 +232,16 @@ class DapEvents(DapCore):
         restated = reason in QUIET_REASONS or stop.description.lower() in (
             stop.reason.lower(), f"paused on {stop.reason}".lower())
         detail = "" if restated else stop.description
-        if self.profile.skip_stop(self, reason, stop.text, stop.description):
-            return self._skip()
+        if self.profile.skip_stop(self, reason, stop.text, stop.description, timeout):
+            return self._skip(timeout)
         description = failure[1] if failure else self.profile.stop_description(text, detail)
         if broken is not None:
             # The debugger stopped because it could not evaluate the
             # condition, not because it held.
             reason, description = "condition_error", broken
         if not description and reason in ("signal", "exception"):
-            description = self.profile.signal_description(self)
-        self.breaks.after_stop(user_hits)
+            description = self.profile.signal_description(self, timeout)
+        self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
         return StopEvent(state="stopped", reason=reason, location=location,
@@ -265,15 +270,16 @@ class DapEvents(DapCore):
                 return message
             time.sleep(0.01)
 
-    def _skip(self) -> StopEvent:
+    def _skip(self, timeout: float) -> StopEvent:
         """Resume from a stop the profile says is not one (SystemExit...)."""
         dap = self.dap_session()
         seq = dap.mark_running()
         self._running_since = seq
-        dap.request(self.profile.resume_after_skip(), {"threadId": self.thread_id or 0})
-        return self._event(dap.wait_for_stop(seq, self.ctx.op_timeout))
+        dap.request(self.profile.resume_after_skip(), {"threadId": self.thread_id or 0},
+                    timeout)
+        return self._event(dap.wait_for_stop(seq, timeout), timeout)
 
-    def _ended(self) -> StopEvent:
+    def _ended(self, timeout: float) -> StopEvent:
         """The program's end: its exit code, or the signal that killed it,
         from our own child when dbg started it, else from the adapter."""
         assert self.dap is not None
@@ -293,7 +299,7 @@ class DapEvents(DapCore):
             except subprocess.TimeoutExpired:
                 continue
             return ended(status)
-        signal = self.profile.exit_signal(self, code)
+        signal = self.profile.exit_signal(self, code, timeout)
         if signal is not None:
             return StopEvent(state="exited", reason="exited", signal=signal)
         return StopEvent(state="exited", reason="exited", exit_code=code)

@@ -83,10 +83,10 @@ _PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
 
 def op_scopes(b: DapBackend, args: Payload, timeout: float) -> Payload:
     if args.get("frame") is not None:
-        b.select_frame(int(args["frame"]))
+        b.select_frame(int(args["frame"]), timeout)
     return {"scopes": [{"name": s.get("name"), "reference": s.get("variablesReference"),
                         "expensive": bool(s.get("expensive")),
-                        "hint": s.get("presentationHint")} for s in b.scopes()]}
+                        "hint": s.get("presentationHint")} for s in b.scopes(timeout)]}
 
 
 def _variable_rows(rows: list[Payload]) -> list[Payload]:
@@ -94,18 +94,18 @@ def _variable_rows(rows: list[Payload]) -> list[Payload]:
              "reference": v.get("variablesReference", 0)} for v in rows]
 
 
-def _resolve_path(b: DapBackend, path: str) -> int:
+def _resolve_path(b: DapBackend, path: str, timeout: float) -> int:
     """A value path like ``cart.items[2]`` -> its variablesReference at this stop."""
     parts = [m.group(1) or m.group(2).strip("'\"") for m in _PATH_RE.finditer(path)]
     if not parts or "".join(_PATH_RE.sub("", path).split()):
         raise UsageError(f"bad value path {path!r}", "use NAME, NAME.FIELD or NAME[INDEX]")
     candidates: list[Payload] = []
-    for scope in b.scopes():
+    for scope in b.scopes(timeout):
         if not scope.get("expensive"):
-            candidates += b.variables(int(scope["variablesReference"]))
+            candidates += b.variables(int(scope["variablesReference"]), timeout)
     walked: list[str] = []
     for index, part in enumerate(parts):
-        match = next((v for v in _unfolded(b, candidates) if _names(v, part)), None)
+        match = next((v for v in _unfolded(b, candidates, timeout) if _names(v, part)), None)
         if match is None:
             where = ".".join(walked) or "the selected frame"
             raise OpFailed(f"no {part!r} in {where}", "see `dbg locals` or `dbg vars`")
@@ -117,7 +117,7 @@ def _resolve_path(b: DapBackend, path: str) -> int:
             return reference
         if not reference:
             raise OpFailed(f"{'.'.join(walked)} has no children")
-        candidates = b.variables(reference)
+        candidates = b.variables(reference, timeout)
     raise OpFailed(f"cannot resolve {path}")
 
 
@@ -129,7 +129,8 @@ def _names(row: Payload, part: str) -> bool:
     return name.isdigit() and part.isdigit() and int(name) == int(part)
 
 
-def _unfolded(b: DapBackend, rows: list[Payload], skip: int = 0) -> Iterator[Payload]:
+def _unfolded(b: DapBackend, rows: list[Payload], timeout: float,
+              skip: int = 0) -> Iterator[Payload]:
     """A value's own children in order, after the first ``skip`` of them: the
     adapter's synthetic groups left out, and the folds it puts long
     containers in opened as they are reached (debugpy lists 100 items, then
@@ -146,7 +147,7 @@ def _unfolded(b: DapBackend, rows: list[Payload], skip: int = 0) -> Iterator[Pay
             if size is not None and size <= skip:
                 skip -= size
             else:
-                pending.extend(reversed(b.variables(int(row["variablesReference"]))))
+                pending.extend(reversed(b.variables(int(row["variablesReference"]), timeout)))
             continue
         if skip:
             skip -= 1
@@ -156,17 +157,17 @@ def _unfolded(b: DapBackend, rows: list[Payload], skip: int = 0) -> Iterator[Pay
 
 def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
     target = str(args["ref"])
-    reference = int(target) if target.isdigit() else _resolve_path(b, target)
+    reference = int(target) if target.isdigit() else _resolve_path(b, target, timeout)
     start, count = int(args.get("start") or 0), int(args.get("count") or 0)
-    rows = b.variables(reference, start, count)
+    rows = b.variables(reference, timeout, start, count)
     if (start or count) and not b.pages_variables():
         # The adapter cannot page, so dbg cuts the page out of the children.
-        rows = list(itertools.islice(_unfolded(b, rows, start), count or None))
+        rows = list(itertools.islice(_unfolded(b, rows, timeout, start), count or None))
     return {"reference": reference, "variables": _variable_rows(rows)}
 
 
-def _current_ip(b: DapBackend) -> str:
-    frames = b.stack_frames()
+def _current_ip(b: DapBackend, timeout: float) -> str:
+    frames = b.stack_frames(timeout)
     index = min(b.frame_index, len(frames) - 1) if frames else -1
     ip = frames[index].get("instructionPointerReference") if index >= 0 else None
     if not ip:
@@ -180,12 +181,12 @@ def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
     require_op(b, "disasm")
     count = int(args.get("count") or 10)
     if args.get("address"):
-        address = _address(b, str(args["address"]))
+        address = _address(b, str(args["address"]), timeout)
         before = int(args.get("before") or 0)
     else:
-        address = _current_ip(b)
+        address = _current_ip(b, timeout)
         before = int(args.get("before", count // 3))
-        start = b.profile.disasm_start(b, address) if before else None
+        start = b.profile.disasm_start(b, address, timeout) if before else None
         if start is not None:
             address, before = start, 0
     body = dap.request("disassemble", {"memoryReference": address, "instructionOffset": -before,
@@ -201,14 +202,14 @@ _ADDRESS_RE = re.compile(r"(?:0x[0-9a-fA-F]+|\d+)")
 _HEX_RE = re.compile(r"0x[0-9a-fA-F]+")
 
 
-def _address(b: DapBackend, text: str) -> str:
+def _address(b: DapBackend, text: str, timeout: float) -> str:
     """An address as given (0x..., decimal), or the address of a value: `&x`,
     a pointer expression, or a variable name (its storage is read)."""
     if _ADDRESS_RE.fullmatch(text.strip()):
         return text.strip()
     expression = text if text.lstrip().startswith("&") else f"&({text})"
     try:
-        value = b.evaluate(expression).value
+        value = b.evaluate(expression, timeout).value
     except OpFailed as exc:
         raise OpFailed(f"cannot take the address of {text}: {exc.message}",
                        "give an address (0x...) or an lvalue such as a variable") from exc
@@ -225,7 +226,7 @@ def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
     count = int(args["count"])
     if count < 1 or count > 1 << 20:
         raise UsageError("COUNT must be between 1 and 1048576 bytes")
-    address = _address(b, str(args["address"]))
+    address = _address(b, str(args["address"]), timeout)
     body = dap.request("readMemory", {"memoryReference": address, "count": count}, timeout)
     data = base64.b64decode(body.get("data") or "")
     return {"address": body.get("address"), "hex": data.hex(),
@@ -239,14 +240,16 @@ def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
         data = binascii.unhexlify(str(args["hex"]).replace(" ", ""))
     except (binascii.Error, ValueError) as exc:
         raise UsageError(f"bad hex bytes: {exc}", "e.g. dbg memory write 0x1000 deadbeef") from exc
-    body = dap.request("writeMemory", {"memoryReference": _address(b, str(args["address"])),
+    body = dap.request("writeMemory", {"memoryReference": _address(b, str(args["address"]),
+                                                                   timeout),
                                        "data": base64.b64encode(data).decode()}, timeout)
     return {"address": args["address"], "written": body.get("bytesWritten", len(data))}
 
 
 def op_break_instruction(b: DapBackend, args: Payload, timeout: float) -> Payload:
     options = BreakOptions(condition=args.get("condition"), hit_count=args.get("hit"))
-    return {"breakpoint": b.breaks.add_instruction(str(args["address"]), options).to_dict()}
+    return {"breakpoint": b.breaks.add_instruction(str(args["address"]), options,
+                                                   timeout).to_dict()}
 
 
 def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
@@ -275,11 +278,11 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
         # the debugger's: the stop says which test and why; the stack ends at
         # the test's failing line.
         return {"exception": "FAIL", "description": b.last_description,
-                "stack": _call_order(b, b.frame_index)}
+                "stack": _call_order(b, timeout, b.frame_index)}
     if not dap.supports("supportsExceptionInfoRequest"):
         # The stop says what; the stack says where, outermost first.
         return {"exception": b.last_reason, "description": b.last_description,
-                "stack": _call_order(b)}
+                "stack": _call_order(b, timeout)}
     body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
     details = body.get("details") or {}
     name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))
@@ -288,17 +291,17 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     payload = {"exception": name, "description": body.get("description"),
                "break_mode": body.get("breakMode"),
                "type": b.profile.split_exception_note(full_type)[0] if full_type else name,
-               "stack": b.profile.traceback(text) or _call_order(b),
+               "stack": b.profile.traceback(text) or _call_order(b, timeout),
                "chain": b.profile.exception_chain(text)}
     if note:
         payload["note"] = note
     return payload
 
 
-def _call_order(b: DapBackend, innermost: int = 0) -> str:
+def _call_order(b: DapBackend, timeout: float, innermost: int = 0) -> str:
     """The stack as a traceback: outermost first, the runner's frames left
     out (and the frames above ``innermost``)."""
-    frames = b.stack(None)[innermost:]
+    frames = b.stack(None, timeout)[innermost:]
     while len(frames) > 1 and frames[-1].internal:
         frames.pop()
     return "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, in {f.function or "?"}'

@@ -44,7 +44,7 @@ _FORGET = "__import__('sys').__dict__.pop('_dbg_left', None)"
 
 
 def finish_generator(backend: DapBackend, index: int, timeout: float) -> StopEvent:
-    frames = backend.stack_frames()
+    frames = backend.stack_frames(timeout)
     callee = frames[index]
     caller = frames[index + 1] if index + 1 < len(frames) else None
     caller_file = str(((caller or {}).get("source") or {}).get("path") or "")
@@ -54,19 +54,19 @@ def finish_generator(backend: DapBackend, index: int, timeout: float) -> StopEve
     dap = backend.dap_session()
     probe = {"expression": f"exec({_PROBE.format(name=name, file=file)!r}, {{}})",
              "context": "repl", "frameId": int(callee["id"])}
-    dap.request("evaluate", probe)
-    ids = backend.breaks.add_lines(caller_file, lines) if lines else []
+    dap.request("evaluate", probe, timeout)
+    ids = backend.breaks.add_lines(caller_file, lines, timeout) if lines else []
     try:
         event = backend.cont(timeout)
     finally:
         for bp_id in ids:
-            backend.breaks.discard_internal(bp_id)
+            backend.breaks.discard_internal(bp_id, timeout)
     if event.state != "stopped":
         return event
     if event.reason == "until":
         event.reason = "step"  # our breakpoints stand for the step out
     if event.location is not None and event.location.function == (caller or {}).get("name"):
-        event.return_value = _read(backend)
+        event.return_value = _read(backend, timeout)
     return event
 
 
@@ -83,14 +83,14 @@ def _caller_lines(file: str, line: int) -> list[int]:
     return sorted(n for n in code if n >= line and function_span(file, n) is None)[:200]
 
 
-def _read(backend: DapBackend) -> ReturnValue | None:
+def _read(backend: DapBackend, timeout: float) -> ReturnValue | None:
     dap = backend.dap_session()
-    frame_id = backend.current_frame_id()
+    frame_id = backend.current_frame_id(timeout)
     arguments = {"expression": _READ, "context": "repl",
                  **({"frameId": frame_id} if frame_id is not None else {})}
     try:
-        answer = str(dap.request("evaluate", arguments).get("result", ""))
-        dap.request("evaluate", {**arguments, "expression": _FORGET})
+        answer = str(dap.request("evaluate", arguments, timeout).get("result", ""))
+        dap.request("evaluate", {**arguments, "expression": _FORGET}, timeout)
         found = ast.literal_eval(answer)
     except (DbgError, ValueError, SyntaxError):
         return None
@@ -112,24 +112,24 @@ def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEv
         event = backend.resume("stepOut", timeout)
         if event.state != "stopped" or event.reason != "step":
             return event
-    frames = backend.stack_frames()
+    frames = backend.stack_frames(timeout)
     ip = str(frames[0].get("instructionPointerReference") or "") if frames else ""
-    returns = _return_addresses(backend, ip) if ip else []
+    returns = _return_addresses(backend, ip, timeout) if ip else []
     if not returns:
         return backend.resume("stepOut", timeout)
     depth = len(frames)
-    ids = backend.breaks.add_instructions(returns)
+    ids = backend.breaks.add_instructions(returns, timeout)
     try:
         while True:
             event = backend.cont(timeout)
             if event.state != "stopped" or event.reason != "until":
                 return event  # stopped by something else first (or ended)
-            if len(backend.stack_frames()) <= depth:
+            if len(backend.stack_frames(timeout)) <= depth:
                 break  # a deeper call of the same function returns: go on
     finally:
         for bp_id in ids:
-            backend.breaks.discard_internal(bp_id)
-    results = [v for v in backend.locals() if v.name.startswith("~r")]
+            backend.breaks.discard_internal(bp_id, timeout)
+    results = [v for v in backend.locals(timeout) if v.name.startswith("~r")]
     event = backend.resume("stepOut", timeout)
     if event.state == "stopped" and results:
         value = results[0].value if len(results) == 1 else \
@@ -139,12 +139,12 @@ def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEv
     return event
 
 
-def _return_addresses(backend: DapBackend, ip: str) -> list[str]:
+def _return_addresses(backend: DapBackend, ip: str, timeout: float) -> list[str]:
     """The RET instructions of the function holding ``ip``: the run of code
     around it between two stretches of padding."""
     body = backend.dap_session().request("disassemble", {
         "memoryReference": ip, "instructionOffset": -_WINDOW,
-        "instructionCount": 2 * _WINDOW, "resolveSymbols": False})
+        "instructionCount": 2 * _WINDOW, "resolveSymbols": False}, timeout)
     rows = list(body.get("instructions") or [])
     here = next((i for i, row in enumerate(rows)
                  if int(str(row.get("address")), 16) == int(ip, 16)), None)

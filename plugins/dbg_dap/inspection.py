@@ -30,62 +30,63 @@ MAX_VALUE_CHARS = 4096
 
 
 class DapInspection(DapCore):
-    def stack(self, levels: int | None) -> list[Frame]:
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         self.stopped_session("stack")
-        frames = self.stack_frames()
+        frames = self.stack_frames(timeout)
         internal = self.profile.internal_frames(frames)
-        libraries = self.profile.library_frames(self, frames)
+        libraries = self.profile.library_frames(self, frames, timeout)
         shown = frames[:levels] if levels else frames
         return [Frame(i, self.profile.frame_name(f), frame_location(f).file, f.get("line"),
                       i == self.frame_index, internal=internal[i],
                       library=libraries[i] is not None, library_name=libraries[i] or None)
                 for i, f in enumerate(shown)]
 
-    def frame_args(self, frames: list[Frame]) -> None:
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
         self.stopped_session("stack")
-        known = self.stack_frames()
+        known = self.stack_frames(timeout)
         wanted = [f for f in frames if f.args is None and f.index < len(known)]
         if wanted:
-            found = self.profile.frames_args(self, [known[f.index] for f in wanted])
+            found = self.profile.frames_args(self, [known[f.index] for f in wanted], timeout)
             for frame, args in zip(wanted, found, strict=True):
                 frame.args = args
 
-    def evaluate_in(self, frame: Message, expression: str, context: str = "watch") -> str:
+    def evaluate_in(self, frame: Message, expression: str, timeout: float,
+                    context: str = "watch") -> str:
         """``expression``'s value in ``frame`` (any frame of the stack, not
         only the selected one), as the adapter renders it."""
         dap = self.stopped_session("print")
         body = dap.request("evaluate", {"expression": expression, "context": context,
-                                        "frameId": int(frame["id"])})
+                                        "frameId": int(frame["id"])}, timeout)
         return str(body.get("result", ""))
 
-    def scope_arguments(self, frame: Message) -> list[Variable] | None:
+    def scope_arguments(self, frame: Message, timeout: float) -> list[Variable] | None:
         """The variables of the frame's arguments scope, for adapters that
         show one (gdb's "Arguments"); None when there is none."""
-        for scope in self.scopes(int(frame["id"])):
+        for scope in self.scopes(timeout, int(frame["id"])):
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
             if hint in ("arguments", "parameters") or name in ("arguments", "parameters"):
                 return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}",
                                  v.get("type"))
-                        for v in self.variables(int(scope["variablesReference"]))
+                        for v in self.variables(int(scope["variablesReference"]), timeout)
                         if not noise_variable(v)]
         return None
 
-    def select_frame(self, index: int) -> Frame:
+    def select_frame(self, index: int, timeout: float) -> Frame:
         self.stopped_session("frame")
-        frames = self.stack_frames()
+        frames = self.stack_frames(timeout)
         if index >= len(frames):
             raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
                            "see `dbg stack`")
         self.frame_index = index
-        return self.stack(None)[index]
+        return self.stack(None, timeout)[index]
 
-    def scopes(self, frame_id: int | None = None) -> list[Message]:
+    def scopes(self, timeout: float, frame_id: int | None = None) -> list[Message]:
         dap = self.stopped_session("scopes")
-        frame_id = self.current_frame_id() if frame_id is None else frame_id
+        frame_id = self.current_frame_id(timeout) if frame_id is None else frame_id
         if frame_id is None:
             return []
-        return list(dap.request("scopes", {"frameId": frame_id}).get("scopes") or [])
+        return list(dap.request("scopes", {"frameId": frame_id}, timeout).get("scopes") or [])
 
     def pages_variables(self) -> bool:
         """Whether the adapter answers `variables` one page at a time: DAP's
@@ -93,7 +94,8 @@ class DapInspection(DapCore):
         supportsVariablePaging (a client capability, not an adapter's)."""
         return bool(self.profile.client_caps.get("supportsVariablePaging"))
 
-    def variables(self, reference: int, start: int = 0, count: int = 0) -> list[Message]:
+    def variables(self, reference: int, timeout: float, start: int = 0,
+                  count: int = 0) -> list[Message]:
         """The children of ``reference``: with ``count``, the page of
         ``count`` from ``start`` on an adapter that pages (see
         :meth:`pages_variables`), else all of them."""
@@ -101,18 +103,18 @@ class DapInspection(DapCore):
         arguments: Message = {"variablesReference": reference}
         if count and self.pages_variables():
             arguments.update(start=start, count=count)
-        return list(dap.request("variables", arguments).get("variables") or [])
+        return list(dap.request("variables", arguments, timeout).get("variables") or [])
 
-    def locals(self) -> list[Variable]:
+    def locals(self, timeout: float) -> list[Variable]:
         out: list[Variable] = []
         self._refs = {}
-        for scope in self.scopes():
+        for scope in self.scopes(timeout):
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
             if scope.get("expensive") or not (hint in LOCAL_SCOPE_HINTS or any(
                     word in name for word in LOCAL_SCOPE_HINTS)):
                 continue
-            for var in self.variables(int(scope["variablesReference"])):
+            for var in self.variables(int(scope["variablesReference"]), timeout):
                 if noise_variable(var) or str(var.get("name", "")).startswith(RETURN_PREFIX):
                     continue
                 value = str(var.get("value", ""))
@@ -125,7 +127,7 @@ class DapInspection(DapCore):
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
-    def fields(self, variable: Variable) -> list[Variable] | None:
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         ref, size = self._refs.get(variable.name, (0, 0))
         if not ref or not self.profile.hides_fields(variable.value):
             return None
@@ -133,48 +135,53 @@ class DapInspection(DapCore):
             # A million-element array is not expanded: asking an adapter
             # without paging (gdb) for its children takes all of them.
             return None
-        rows = [v for v in self.variables(ref) if not noise_variable(v)
+        rows = [v for v in self.variables(ref, timeout) if not noise_variable(v)
                 and str(v.get("name", "")) not in DEBUGPY_GROUPS]
         return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}", v.get("type"))
                 for v in rows]
 
-    def return_rows(self) -> list[Message]:
+    def return_rows(self, timeout: float) -> list[Message]:
         """debugpy's "(return) NAME" rows among the top frame's locals (a
         finish's return value; `dbg locals` leaves them out)."""
         rows = []
-        for scope in self.scopes():
+        for scope in self.scopes(timeout):
             if scope.get("expensive"):
                 continue
-            rows += [v for v in self.variables(int(scope["variablesReference"]))
+            rows += [v for v in self.variables(int(scope["variablesReference"]), timeout)
                      if str(v.get("name", "")).startswith(RETURN_PREFIX)]
         return rows
 
-    def shown_value(self, var: Message) -> str:
+    def shown_value(self, var: Message, timeout: float) -> str:
         """A variable's value as `dbg print` shows it (a struct: its fields)."""
         value = str(var.get("value", ""))
         reference = int(var.get("variablesReference") or 0)
         if reference and (not value.strip() or _BARE_AGGREGATE.fullmatch(value)):
-            return self._summary(reference)
+            return self._summary(reference, timeout)
         return value
 
-    def evaluate(self, expression: str, context: str | None = None) -> Value:
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        return self.evaluate_with(expression, None, timeout)
+
+    def evaluate_with(self, expression: str, context: str | None, timeout: float) -> Value:
+        """``expression``'s value in the selected frame, in the evaluate
+        ``context`` (None: `dbg print`'s, its answer bounded)."""
         dap = self.stopped_session("print")
         arguments: Message = {"expression": expression,
                               "context": context or self.profile.print_context}
-        frame_id = self.current_frame_id()
+        frame_id = self.current_frame_id(timeout)
         if frame_id is not None:
             arguments["frameId"] = frame_id
         if arguments["context"] == self.profile.raw_context:
             # The native console: its commands may resume the program for real.
-            body = dap.request("evaluate", arguments)
+            body = dap.request("evaluate", arguments, timeout)
         else:
-            body = run_code(self, "evaluate", arguments)
+            body = run_code(self, "evaluate", arguments, timeout)
         result = str(body.get("result", ""))
         reference = int(body.get("variablesReference") or 0)
         if reference and (not result.strip() or _BARE_AGGREGATE.fullmatch(result)):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.
-            result = self._summary(reference)
+            result = self._summary(reference, timeout)
         if context is None and len(result) > MAX_VALUE_CHARS:
             # `print`'s answer: an adapter's own bound may be far larger
             # (debugpy shows 64 KB of a string).
@@ -182,11 +189,11 @@ class DapInspection(DapCore):
                       f"{len(result)} characters {self.tool_name} answered)")
         return Value(result, body.get("type"))
 
-    def _summary(self, reference: int, limit: int = 12) -> str:
+    def _summary(self, reference: int, timeout: float, limit: int = 12) -> str:
         """A value's children on one line: {name = value, ...}."""
         # Only what is shown (and one more, to know there is more): a struct
         # array of 100,000 elements is not fetched whole to show twelve.
-        rows = [r for r in self.variables(reference, 0, limit + 1)
+        rows = [r for r in self.variables(reference, timeout, 0, limit + 1)
                 if self.profile.child_kind(r) == "item"]
         parts = []
         for row in rows[:limit]:
@@ -197,17 +204,17 @@ class DapInspection(DapCore):
         more = ", ..." if len(rows) > limit else ""
         return "{" + ", ".join(parts) + more + "}"
 
-    def set_variable(self, lhs: str, value: str) -> Value:
-        return set_value(self, lhs, value)
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        return set_value(self, lhs, value, timeout)
 
-    def threads(self) -> list[Thread]:
+    def threads(self, timeout: float) -> list[Thread]:
         dap = self.stopped_session("threads")
-        threads = dap.request("threads").get("threads") or []
+        threads = dap.request("threads", None, timeout).get("threads") or []
         return [Thread(t["id"], str(t.get("name", "")), t["id"] == self.thread_id)
                 for t in threads]
 
-    def select_thread(self, thread_id: int | str) -> Thread:
-        for thread in self.threads():
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
+        for thread in self.threads(timeout):
             if str(thread.id) == str(thread_id):
                 self.thread_id = int(thread.id)
                 self._frames = None

@@ -32,7 +32,7 @@ def program_root(backend: DapBackend) -> str | None:
     return program if os.path.isdir(program) else os.path.dirname(program)
 
 
-def resolve(backend: DapBackend, requested: str) -> tuple[str, str]:
+def resolve(backend: DapBackend, requested: str, timeout: float) -> tuple[str, str]:
     """The path to send for ``requested``, and why it is pending ("" when it
     resolved to a file)."""
     root = program_root(backend)
@@ -42,7 +42,7 @@ def resolve(backend: DapBackend, requested: str) -> tuple[str, str]:
 
     def debugger_files() -> list[str]:
         try:
-            return profile.source_files(backend, name)
+            return profile.source_files(backend, name, timeout)
         except DbgError:
             return []  # not stopped, or the debugger cannot list them: look elsewhere
 
@@ -62,8 +62,8 @@ def resolve(backend: DapBackend, requested: str) -> tuple[str, str]:
     # The program's own search path (a Python program's sys.path: its
     # virtualenv, PYTHONPATH, the -m package's folder) before what is
     # loaded, which says nothing before the program runs.
-    tiers += [lambda: under_root(known()), lambda: profile.search_path_files(backend, requested),
-              known]
+    tiers += [lambda: under_root(known()),
+              lambda: profile.search_path_files(backend, requested, timeout), known]
     found = resolve_source(requested, roots, tiers)
     if found is not None:
         return found, ""
@@ -79,8 +79,8 @@ def resolve(backend: DapBackend, requested: str) -> tuple[str, str]:
 # -- what each debugger lists ---------------------------------------------------------------
 
 
-def gdb_sources(backend: DapBackend, name: str) -> list[str]:
-    answer = backend.console(f"info sources -basename -- ^{re.escape(name)}$")
+def gdb_sources(backend: DapBackend, name: str, timeout: float) -> list[str]:
+    answer = backend.console(f"info sources -basename -- ^{re.escape(name)}$", timeout)
     found = []
     for line in answer.splitlines():
         for path in line.split(","):
@@ -90,25 +90,25 @@ def gdb_sources(backend: DapBackend, name: str) -> list[str]:
     return found
 
 
-def lldb_sources(backend: DapBackend, name: str) -> list[str]:
+def lldb_sources(backend: DapBackend, name: str, timeout: float) -> list[str]:
     script = ("script print('\\n'.join(sorted({str(f) for m in lldb.target.module_iter() "
               "for cu in m.compile_unit_iter() for f in [cu.GetFileSpec()] "
               f"if f.GetFilename() == {name!r}}})))")
-    answer = backend.console(script)
+    answer = backend.console(script, timeout)
     return [line.strip() for line in answer.splitlines() if os.path.isabs(line.strip())]
 
 
-def delve_sources(backend: DapBackend, name: str) -> list[str]:
-    answer = backend.console(f"dlv sources {re.escape(name)}$")
+def delve_sources(backend: DapBackend, name: str, timeout: float) -> list[str]:
+    answer = backend.console(f"dlv sources {re.escape(name)}$", timeout)
     return [line.strip() for line in answer.splitlines()
             if os.path.isabs(line.strip()) and os.path.basename(line.strip()) == name]
 
 
-def python_modules(backend: DapBackend, name: str) -> list[str]:
+def python_modules(backend: DapBackend, name: str, timeout: float) -> list[str]:
     """Files of the modules the Python program has loaded, named ``name``."""
     expression = ("[f for m in list(__import__('sys').modules.values()) "
                   f"for f in [getattr(m, '__file__', None)] if f and f.endswith({'/' + name!r})]")
-    answer = backend.evaluate(expression, "repl").value
+    answer = backend.evaluate_with(expression, "repl", timeout).value
     try:
         files = ast.literal_eval(answer)
     except (ValueError, SyntaxError):

@@ -105,12 +105,13 @@ def _go_value(value: str) -> str:
     return _go_string(text) if text.startswith('"') else text
 
 
-def _quiet_evaluate(backend: Any, expression: str, frame: dict[str, Any]) -> str:
+def _quiet_evaluate(backend: Any, expression: str, frame: dict[str, Any],
+                    timeout: float) -> str:
     """``expression`` in ``frame``, as delve shows it ("" if it cannot)."""
     try:
         return str(backend.dap_session().request("evaluate", {
             "expression": expression, "context": "watch", "frameId": frame["id"]},
-        ).get("result", ""))
+            timeout).get("result", ""))
     except DbgError:
         return ""
 
@@ -235,7 +236,8 @@ class NativeProfile(AdapterProfile):
         return [not os.path.isabs(str((f.get("source") or {}).get("path") or ""))
                 for f in frames]
 
-    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]],
+                       timeout: float) -> list[str | None]:
         from dbg_dap.locations import program_root
 
         root = program_root(backend)
@@ -339,9 +341,9 @@ class GdbProfile(NativeProfile):
 
     entry_arguments: ClassVar[dict[str, Any]] = {"stopAtBeginningOfMainSubprogram": True}
 
-    def abandon_call(self, backend: Any) -> bool:
+    def abandon_call(self, backend: Any, timeout: float) -> bool:
         # Our command (gdbboot/dbg_gdb.py): `return` from the call's dummy frame.
-        return "abandoned" in backend.console("dbg-abandon-call")
+        return "abandoned" in backend.console("dbg-abandon-call", timeout)
 
     def hit_condition(self, count: int) -> str:
         # gdb reads hitCondition as an ignore count: stop from the Nth hit on.
@@ -367,18 +369,18 @@ class GdbProfile(NativeProfile):
         match = re.search(r"[Ww]atchpoint (\d+): ", answer)
         return int(match.group(1)) if match else None
 
-    def disasm_start(self, backend: Any, ip: str) -> str | None:
+    def disasm_start(self, backend: Any, ip: str, timeout: float) -> str | None:
         # gdb 14-18 mishandle a negative instructionOffset (they return the
         # tail of a shorter listing); start at the current line's first
         # instruction instead, which `info line` knows.
-        answer = backend.console(f"info line *{ip}")
+        answer = backend.console(f"info line *{ip}", timeout)
         match = re.search(r"starts at address (0x[0-9a-fA-F]+)", answer)
         return match.group(1) if match else ip
 
-    def signal_description(self, backend: Any) -> str:
+    def signal_description(self, backend: Any, timeout: float) -> str:
         # gdb's DAP says only "signal"; `info program` names it.
         try:
-            answer = backend.console("info program")
+            answer = backend.console("info program", timeout)
         except DbgError:
             return ""
         match = re.search(r"signal (SIG\w+), ([^.\n]+)", answer)
@@ -399,24 +401,24 @@ class GdbProfile(NativeProfile):
             return "none"
         return super().feature(name)
 
-    def source_files(self, backend: Any, name: str) -> list[str]:
+    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
         from dbg_dap.locations import gdb_sources
 
-        return gdb_sources(backend, name)
+        return gdb_sources(backend, name, timeout)
 
-    def return_value(self, backend: Any) -> ReturnValue | None:
+    def return_value(self, backend: Any, timeout: float) -> ReturnValue | None:
         # After `finish`, gdb's DAP adds a scope "Return" holding "(return)".
-        for scope in backend.scopes():
+        for scope in backend.scopes(timeout):
             if str(scope.get("name")) == "Return":
-                for var in backend.variables(int(scope["variablesReference"])):
-                    return ReturnValue(backend.shown_value(var), var.get("type"))
+                for var in backend.variables(int(scope["variablesReference"]), timeout):
+                    return ReturnValue(backend.shown_value(var, timeout), var.get("type"))
         return None
 
-    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+    def exit_signal(self, backend: Any, code: int | None, timeout: float) -> str | None:
         # gdb's DAP reports a death by signal as exit code 0; gdb itself keeps
         # the signal in $_exitsignal (void after a normal exit).
         try:
-            answer = backend.console("print $_exitsignal")
+            answer = backend.console("print $_exitsignal", timeout)
         except DbgError:
             return None
         match = re.search(r"= (\d+)", answer)
@@ -510,33 +512,33 @@ class LldbProfile(NativeProfile):
         # signal, which lldb 19 reports alike ("exited with status = 9").
         return {**super().launch_arguments(request), "runInTerminal": True}
 
-    def source_files(self, backend: Any, name: str) -> list[str]:
+    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
         from dbg_dap.locations import lldb_sources
 
-        return lldb_sources(backend, name)
+        return lldb_sources(backend, name, timeout)
 
-    def return_value(self, backend: Any) -> ReturnValue | None:
+    def return_value(self, backend: Any, timeout: float) -> ReturnValue | None:
         # lldb-dap 19 shows no return value; lldb's `thread info` does.
         try:
-            answer = backend.console("thread info")
+            answer = backend.console("thread info", timeout)
         except DbgError:
             return None
         match = re.search(r"^Return value: \((.*?)\) \$\d+ = (.*)$", answer, re.M)
         return ReturnValue(match.group(2).strip(), match.group(1)) if match else None
 
-    def frames_args(self, backend: Any,
-                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
+    def frames_args(self, backend: Any, frames: list[dict[str, Any]],
+                    timeout: float) -> list[list[Variable] | None]:
         # lldb-dap shows arguments and locals in one scope, and its console
         # runs in the frame lldb selected last, not the request's. lldb's
         # Python asks each frame for its arguments alone, all in one request.
-        indexes = [i for i, frame in enumerate(backend.stack_frames()) if frame in frames]
+        indexes = [i for i, frame in enumerate(backend.stack_frames(timeout)) if frame in frames]
         if not indexes or backend.thread_id is None:
             return [None] * len(frames)
         script = (f"`script _dbg_t = lldb.process.GetThreadByID({int(backend.thread_id)}); "
                   "_dbg = [print('@@dbg-frame %d\\n%s' % (i, _dbg_t.GetFrameAtIndex(i)"
                   f".GetVariables(True, False, False, True))) for i in {tuple(indexes)!r}]")
         try:
-            answer = self.raw_answer(backend.evaluate_in(frames[0], script, "repl"))
+            answer = self.raw_answer(backend.evaluate_in(frames[0], script, timeout, "repl"))
         except DbgError:
             return [None] * len(frames)
         found = dict(re.findall(r"^@@dbg-frame (\d+)\n(.*?)(?=^@@dbg-frame |\Z)", answer,
@@ -574,12 +576,12 @@ class LldbProfile(NativeProfile):
         found = _LLDB_ERROR_RE.findall(text)
         return found[0] if found else text
 
-    def condition_error(self, backend: Any, condition: str) -> str:
+    def condition_error(self, backend: Any, condition: str, timeout: float) -> str:
         # lldb-dap takes any condition and reports it broken only at a hit;
         # lldb's parser says so now, in the selected frame. Only its syntax
         # errors count: a name not in scope here may be in scope there.
         try:
-            backend.evaluate(condition, "watch")
+            backend.evaluate_with(condition, "watch", timeout)
         except DbgError as exc:
             errors = [line for line in exc.message.splitlines() if "error:" in line]
             syntax = [e for e in errors if re.search(r"\bexpected\b|extraneous|unterminated", e)]
@@ -654,34 +656,36 @@ class DelveProfile(AdapterProfile):
     function_search_is_final = True
     return_values_at_ret = True
 
-    def source_files(self, backend: Any, name: str) -> list[str]:
+    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
         from dbg_dap.locations import delve_sources
 
-        return delve_sources(backend, name)
+        return delve_sources(backend, name, timeout)
 
     #: Go's source tree (GOROOT/src/), once a stack showed it.
     _goroot: str | None = None
 
-    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]],
+                       timeout: float) -> list[str | None]:
         # Go's own packages (below GOROOT, which a runtime frame's file
         # shows) and modules from the module cache.
         if self._goroot is None:
             self._goroot = go_goroot(frames)
         return [go_library(f, self._goroot) for f in frames]
 
-    def frames_args(self, backend: Any,
-                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
-        return [self._frame_args(backend, f) for f in frames]
+    def frames_args(self, backend: Any, frames: list[dict[str, Any]],
+                    timeout: float) -> list[list[Variable] | None]:
+        return [self._frame_args(backend, f, timeout) for f in frames]
 
-    def _frame_args(self, backend: Any, frame: dict[str, Any]) -> list[Variable] | None:
+    def _frame_args(self, backend: Any, frame: dict[str, Any],
+                    timeout: float) -> list[Variable] | None:
         # delve lists a frame's arguments among its locals (first, then the
         # results ~r0..., then the locals): the `func` line says which.
         names = go_parameters((frame.get("source") or {}).get("path"), frame.get("line"))
         if not names:
             return None if names is None else []
         rows: dict[str, Variable] = {}
-        for scope in backend.scopes(int(frame["id"]))[:1]:
-            for var in backend.variables(int(scope["variablesReference"])):
+        for scope in backend.scopes(timeout, int(frame["id"]))[:1]:
+            for var in backend.variables(int(scope["variablesReference"]), timeout):
                 name = str(var.get("name"))
                 if name in names and name not in rows:
                     value = str(var.get("value", ""))
@@ -697,7 +701,8 @@ class DelveProfile(AdapterProfile):
     # t.Fatalf log the message, then call it).
     test_failure_functions: ClassVar[tuple[str, ...]] = ("testing.(*common).Fail",)
 
-    def test_failure(self, backend: Any, frames: list[dict[str, Any]]) -> tuple[int, str] | None:
+    def test_failure(self, backend: Any, frames: list[dict[str, Any]],
+                     timeout: float) -> tuple[int, str] | None:
         # Fail also runs for the parent of a failed subtest (from Fail itself)
         # and from testing's own code (a panicking test, which delve stops at
         # anyway): only a call from the test's code through the API counts.
@@ -707,19 +712,20 @@ class DelveProfile(AdapterProfile):
             index += 1
         if index >= len(names) or self.internal_frame(frames[index]):
             return None
-        test = _go_string(_quiet_evaluate(backend, "c.name", frames[0]))
-        message = self._failure_message(backend, frames)
+        test = _go_string(_quiet_evaluate(backend, "c.name", frames[0], timeout))
+        message = self._failure_message(backend, frames, timeout)
         description = f"{test or 'a test'} failed"
         return index, f"{description}: {message}" if message else description
 
-    def _failure_message(self, backend: Any, frames: list[dict[str, Any]]) -> str:
+    def _failure_message(self, backend: Any, frames: list[dict[str, Any]],
+                         timeout: float) -> str:
         """What the failing call logged: testing keeps it in the test's
         output, or (go test -v) has printed it already, as
         "    FILE:LINE: MESSAGE" for the line of the call (or of the test's
         call to a t.Helper() function)."""
         places = {f"{os.path.basename(str((f.get('source') or {}).get('path') or ''))}:"
                   f"{f.get('line')}" for f in frames}
-        kept = _go_string(_quiet_evaluate(backend, "string(c.output)", frames[0]))
+        kept = _go_string(_quiet_evaluate(backend, "string(c.output)", frames[0], timeout))
         found = _logged(kept, places) or _logged(kept, None)
         deadline = time.monotonic() + 0.5
         while not found:
@@ -741,11 +747,12 @@ class DelveProfile(AdapterProfile):
         return "\n".join(f'  File "{file}", line {line}, in {function}'
                          for function, file, line in reversed(frames))
 
-    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+    def exit_signal(self, backend: Any, code: int | None, timeout: float) -> str | None:
         # delve says "exited with status -9" for a death by SIGKILL.
         return signal_name(-code) if code is not None and code < 0 else None
 
-    def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
+    def skip_stop(self, backend: Any, reason: str, text: str, description: str,
+                  timeout: float) -> bool:
         # delve always stops on an unrecovered panic; `--no-catch` lets it end
         # the program, as it would without a debugger.
         return reason == "exception" and description == "panic" and not backend.catch_uncaught
@@ -787,7 +794,7 @@ class DelveProfile(AdapterProfile):
         return "launch", {"mode": "core", "program": request.program,
                           "coreFilePath": request.core}
 
-    def core_cause(self, backend: Any, frames: list[dict[str, Any]]) -> str:
+    def core_cause(self, backend: Any, frames: list[dict[str, Any]], timeout: float) -> str:
         # A Go program that panics dies by the runtime's own SIGABRT (with
         # GOTRACEBACK=crash): the panic is why. gopanic's `p.arg` holds the
         # value as Go printed it (an error already turned into its text);
@@ -795,11 +802,11 @@ class DelveProfile(AdapterProfile):
         for frame in frames:
             name = str(frame.get("name", ""))
             if name == "runtime.gopanic":
-                value = _go_value(_quiet_evaluate(backend, "p.arg", frame)) or \
-                    _go_value(_quiet_evaluate(backend, "e", frame))
+                value = _go_value(_quiet_evaluate(backend, "p.arg", frame, timeout)) or \
+                    _go_value(_quiet_evaluate(backend, "e", frame, timeout))
                 return f"panic: {value}" if value else "panic"
             if name in ("runtime.throw", "runtime.fatal"):
-                value = _go_string(_quiet_evaluate(backend, "s", frame))
+                value = _go_string(_quiet_evaluate(backend, "s", frame, timeout))
                 return f"fatal error: {value}" if value else "fatal error"
         return ""
 

@@ -112,7 +112,7 @@ class AdapterProfile:
     #: Hints for expert ops the adapter cannot do (op name -> hint).
     hints: ClassVar[dict[str, str]] = {}
 
-    def disasm_start(self, backend: Any, ip: str) -> str | None:
+    def disasm_start(self, backend: Any, ip: str, timeout: float) -> str | None:
         """For adapters that cannot disassemble backwards from an address:
         an earlier instruction boundary to start from (None: go backwards)."""
         return None
@@ -146,7 +146,7 @@ class AdapterProfile:
         `description` (its message)."""
         return f"{text}: {description}" if text and description else text or description
 
-    def signal_description(self, backend: Any) -> str:
+    def signal_description(self, backend: Any, timeout: float) -> str:
         """For a signal or exception stop the adapter did not describe: what
         it was, asked of the debugger (empty: unknown)."""
         return ""
@@ -276,30 +276,30 @@ class AdapterProfile:
         a profile whose :meth:`feature` "core" is not "none"."""
         raise UsageError(f"{self.name} cannot open a core file")
 
-    def core_cause(self, backend: Any, frames: list[dict[str, Any]]) -> str:
+    def core_cause(self, backend: Any, frames: list[dict[str, Any]], timeout: float) -> str:
         """What the debugger tells of a core's death beyond the signal its
         notes record (a Go panic's message), from the stopped thread's
         frames; "" when nothing."""
         return ""
 
-    def source_files(self, backend: Any, name: str) -> list[str]:
+    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
         """Absolute paths of the program's source files named ``name``, as
         the debugger knows them."""
         return []
 
-    def search_path_files(self, backend: Any, requested: str) -> list[str]:
+    def search_path_files(self, backend: Any, requested: str, timeout: float) -> list[str]:
         """Where the program's own module search path (Python's sys.path)
         has the file ``requested`` (``pkg/mod.py``): the first match, as an
         import would find it, or none. Asked before the program runs too."""
         return []
 
-    def catch(self, backend: Any, filters: list[str]) -> list[str] | None:
+    def catch(self, backend: Any, filters: list[str], timeout: float) -> list[str] | None:
         """`dbg catch FILTERS` done by the profile (exception classes by
         name, say), returning the filters set; None: the adapter's own
         exception filters, as it announced them."""
         return None
 
-    def before_step(self, backend: Any, op: str) -> None:
+    def before_step(self, backend: Any, op: str, timeout: float) -> None:
         """Refuse a step (next, step, finish) from this stop, with an
         OpFailed that says why (a post-mortem stop has no frame to step)."""
 
@@ -314,13 +314,13 @@ class AdapterProfile:
         the function). The default leaves it to the debugger."""
         return line
 
-    def condition_error(self, backend: Any, condition: str) -> str:
+    def condition_error(self, backend: Any, condition: str, timeout: float) -> str:
         """Why ``condition`` cannot compile in the target's language, for
         adapters that would accept it and then stop always or never ("" if
         it compiles, or if that cannot be known before it is evaluated)."""
         return ""
 
-    def return_value(self, backend: Any) -> ReturnValue | None:
+    def return_value(self, backend: Any, timeout: float) -> ReturnValue | None:
         """After a step out: what the function returned, if the debugger says."""
         return None
 
@@ -371,7 +371,8 @@ class AdapterProfile:
         (a profile may judge a frame by the ones around it)."""
         return [self.internal_frame(f) for f in frames]
 
-    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]],
+                       timeout: float) -> list[str | None]:
         """For each frame of a stack, innermost first: the library or test
         runner whose code it is (its package: "_pytest", "testing"; "" when
         it has no name), or None for the program's own code. Every stop
@@ -383,13 +384,13 @@ class AdapterProfile:
         name = frame.get("name")
         return str(name) if name is not None else None
 
-    def frames_args(self, backend: Any,
-                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
+    def frames_args(self, backend: Any, frames: list[dict[str, Any]],
+                    timeout: float) -> list[list[Variable] | None]:
         """Each frame's arguments, in order (None: the adapter cannot tell);
         by default its arguments scope, for adapters that show one (gdb)."""
-        return [backend.scope_arguments(f) for f in frames]
+        return [backend.scope_arguments(f, timeout) for f in frames]
 
-    def abandon_call(self, backend: Any) -> bool:
+    def abandon_call(self, backend: Any, timeout: float) -> bool:
         """After a function an expression called stopped inside (a
         breakpoint there): drop the call, so the program is back where it
         was; False if the debugger cannot (see dbg_dap.calls)."""
@@ -403,7 +404,8 @@ class AdapterProfile:
     #: Fail); :meth:`test_failure` then says where the test's code is.
     test_failure_functions: ClassVar[tuple[str, ...]] = ()
 
-    def test_failure(self, backend: Any, frames: list[dict[str, Any]]) -> tuple[int, str] | None:
+    def test_failure(self, backend: Any, frames: list[dict[str, Any]],
+                     timeout: float) -> tuple[int, str] | None:
         """At a stop in one of :attr:`test_failure_functions`: the index of
         the test's own frame that failed and a description naming the test
         and its message; None when this call is not a test's failure (dbg
@@ -421,14 +423,15 @@ class AdapterProfile:
     #: so dbg refuses it rather than list it pending forever.
     function_search_is_final: ClassVar[bool] = False
 
-    def function_line(self, backend: Any, module: str | None,
-                      function: str) -> tuple[str, int] | None:
+    def function_line(self, backend: Any, module: str | None, function: str,
+                      timeout: float) -> tuple[str, int] | None:
         """For adapters whose function breakpoints stop somewhere else than
         the other debuggers' (or never): the file and line to break at
         instead (None: use the adapter's function breakpoint)."""
         return None
 
-    def check_function(self, backend: Any, module: str | None, function: str) -> None:
+    def check_function(self, backend: Any, module: str | None, function: str,
+                       timeout: float) -> None:
         """Raise OpFailed for a function breakpoint the adapter would accept
         (verified) although it can bind nothing: for adapters that take any
         name and match it at each call (pydevd)."""
@@ -449,7 +452,7 @@ class AdapterProfile:
         (debugpy does not step out of a generator: it runs on)."""
         return False
 
-    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+    def exit_signal(self, backend: Any, code: int | None, timeout: float) -> str | None:
         """The signal that killed the program, when the adapter reports the
         end with an exit code only (None: it exited with ``code``)."""
         return None
@@ -459,7 +462,8 @@ class AdapterProfile:
         end the program, unless `dbg start --no-catch`."""
         return []
 
-    def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
+    def skip_stop(self, backend: Any, reason: str, text: str, description: str,
+                  timeout: float) -> bool:
         """A stop dbg resumes from at once (debugpy: SystemExit, which ends a
         program the way exit() does)."""
         return False
@@ -703,10 +707,10 @@ class DebugpyProfile(AdapterProfile):
         if problem:
             raise NotAProgram(problem, "give a Python script, or -m MODULE")
 
-    def source_files(self, backend: Any, name: str) -> list[str]:
+    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
         from dbg_dap.locations import python_modules
 
-        return python_modules(backend, name)
+        return python_modules(backend, name, timeout)
 
     def entry_line(self) -> Location | None:
         return self._entry
@@ -741,7 +745,7 @@ class DebugpyProfile(AdapterProfile):
                                            else None)
         return self._setup
 
-    def search_path_files(self, backend: Any, requested: str) -> list[str]:
+    def search_path_files(self, backend: Any, requested: str, timeout: float) -> list[str]:
         return self.python_setup().first_on_path(requested)
 
     def _library_file(self, path: str) -> bool:
@@ -752,7 +756,7 @@ class DebugpyProfile(AdapterProfile):
 
     # -- exceptions: dbg catch, steps they pass through --------------------------------
 
-    def catch(self, backend: Any, filters: list[str]) -> list[str] | None:
+    def catch(self, backend: Any, filters: list[str], timeout: float) -> list[str] | None:
         # debugpy's filters stop on every exception (`raised`) in every
         # frame it passes through, the standard library's included. Classes
         # by name go to pydevd as exceptionOptions (it matches subclasses
@@ -772,7 +776,8 @@ class DebugpyProfile(AdapterProfile):
             raise UsageError(f"{bad[0]!r} is neither an exception class nor a filter",
                              "give class names (ValueError, mypkg.errors.ParseError) or "
                              "raised, uncaught, userUnhandled, all-code")
-        classes = ["BaseException"] if "raised" in chosen else self._classes(backend, names)
+        classes = ["BaseException"] if "raised" in chosen else self._classes(backend, names,
+                                                                                  timeout)
         python = {"names": ["Python Exceptions"]}
         options: list[dict[str, Any]] = [
             {"path": [python, {"names": classes}], "breakMode": "always"}]
@@ -780,21 +785,23 @@ class DebugpyProfile(AdapterProfile):
             if word in chosen:
                 options.append({"path": [python], "breakMode": mode})
         dap = backend.dap_session()
-        dap.request("setExceptionBreakpoints", {"filters": [], "exceptionOptions": options})
+        dap.request("setExceptionBreakpoints", {"filters": [], "exceptionOptions": options},
+                    timeout)
         all_code = ALL_CODE in chosen
         if not all_code:
             # pydevd leaves a library's exceptions out of these breakpoints
             # only when justMyCode is on, which would also keep steps out of
             # libraries: set it on the breakpoints themselves.
             try:
-                dap.request("evaluate", {"context": "repl", "expression": _USER_CODE_ONLY})
+                dap.request("evaluate", {"context": "repl", "expression": _USER_CODE_ONLY},
+                            timeout)
             except DbgError:
                 backend.ctx.log.note("could not keep exception stops to the program's code")
         self._raised_catch = all_code
         backend.exception_filters = [f for f in chosen if f in _CATCH_WORDS and f != ALL_CODE]
         return chosen
 
-    def _classes(self, backend: Any, names: list[str]) -> list[str]:
+    def _classes(self, backend: Any, names: list[str], timeout: float) -> list[str]:
         """The names pydevd is given: a qualified one as it is; a bare one is
         a builtin, or every class of that name the program has loaded."""
         bare = [n for n in names if "." not in n]
@@ -803,7 +810,7 @@ class DebugpyProfile(AdapterProfile):
             expression = _BARE_CLASSES_EXPRESSION.replace("NAMES", repr(bare))
             try:
                 body = backend.dap_session().request(
-                    "evaluate", {"context": "repl", "expression": expression})
+                    "evaluate", {"context": "repl", "expression": expression}, timeout)
                 found = _json_answer(body)
             except (DbgError, ValueError, TypeError):
                 found = {}
@@ -825,7 +832,7 @@ class DebugpyProfile(AdapterProfile):
         return {"next": "next", "step": "stepIn", "finish": "stepIn"}.get(self._step_op,
                                                                           "continue")
 
-    def before_step(self, backend: Any, op: str) -> None:
+    def before_step(self, backend: Any, op: str, timeout: float) -> None:
         if self._stepping:
             return
         if backend.last_reason == "exception" and backend.dap is not None and \
@@ -835,12 +842,12 @@ class DebugpyProfile(AdapterProfile):
                            "`dbg continue` goes on, to the next failing test or the end; "
                            "`dbg print`, `dbg frame` and `dbg exception` look around")
         self._step_op = op
-        self._handling_before_step = self._handling(backend)
+        self._handling_before_step = self._handling(backend, timeout)
         self._step_note = ""
         if op == "finish":
             setup = self.python_setup()
             if not setup.error and setup.version >= (3, 12):
-                self._handler_breaks = _place_handler_breaks(backend)
+                self._handler_breaks = _place_handler_breaks(backend, timeout)
 
     def after_step(self, backend: Any, op: str, event: StopEvent, timeout: float) -> StopEvent:
         # A step into or out of a function an exception leaves stops in its
@@ -854,14 +861,14 @@ class DebugpyProfile(AdapterProfile):
         if handlers:
             where = (event.location.file, event.location.line) if event.location else None
             for bp_id, _, _ in handlers:
-                backend.breaks.discard_internal(bp_id)
+                backend.breaks.discard_internal(bp_id, timeout)
             if event.reason == "until" and where in {(f, n) for _, f, n in handlers}:
                 event.reason, self._unwound = "step", True
         if event.state != "stopped":
             return event  # still running (its --timeout passed) or ended
         for _ in range(_MAX_UNWIND_STEPS):
             if event.state != "stopped" or event.reason != "step" or \
-                    not self._unwinding(backend):
+                    not self._unwinding(backend, timeout):
                 break
             self._unwound = True
             self._stepping = True
@@ -873,7 +880,7 @@ class DebugpyProfile(AdapterProfile):
             return event
         # pydevd stops at that line saying nothing of the exception: what
         # the thread handles now, if it did not before, came through this step.
-        now = self._handling(backend)
+        now = self._handling(backend, timeout)
         note, self._step_note = self._step_note, ""
         if now and now != self._handling_before_step:
             try:
@@ -885,12 +892,12 @@ class DebugpyProfile(AdapterProfile):
             event.description = note  # handled and gone (a with's __exit__)
         return event
 
-    def _unwinding(self, backend: Any) -> bool:
+    def _unwinding(self, backend: Any, timeout: float) -> bool:
         """At a step's stop in a caller: whether the function it called is
         leaving by an exception rather than returning (pydevd stops on its
         return event either way; the callee is still on the thread's stack,
         stopped at the instruction that raised)."""
-        frames = backend.stack_frames()
+        frames = backend.stack_frames(timeout)
         if not frames:
             return False
         stop = frames[0]
@@ -898,21 +905,21 @@ class DebugpyProfile(AdapterProfile):
         try:
             body = backend.dap_session().request("evaluate", {
                 "expression": _UNWINDING_EXPRESSION.replace("STOP", repr(where)),
-                "context": "watch", "frameId": int(stop["id"])})
+                "context": "watch", "frameId": int(stop["id"])}, timeout)
             return _json_answer(body) is True
         except (DbgError, ValueError, TypeError):
             return False
 
-    def _handling(self, backend: Any) -> str:
+    def _handling(self, backend: Any, timeout: float) -> str:
         """The exception the stopped thread is handling (JSON: its id, its
         line, where it was raised), or ""."""
-        frames = backend.stack_frames()
+        frames = backend.stack_frames(timeout)
         if not frames:
             return ""
         try:
             body = backend.dap_session().request("evaluate", {
                 "expression": _HANDLING_EXPRESSION, "context": "watch",
-                "frameId": int(frames[0]["id"])})
+                "frameId": int(frames[0]["id"])}, timeout)
             answer = ast.literal_eval(str(body.get("result", "")))
         except (DbgError, ValueError, SyntaxError):
             return ""
@@ -925,7 +932,7 @@ class DebugpyProfile(AdapterProfile):
 
         return next_python_code_line(path, line) if path.endswith(".py") else line
 
-    def condition_error(self, backend: Any, condition: str) -> str:
+    def condition_error(self, backend: Any, condition: str, timeout: float) -> str:
         # pydevd would take it, then never stop.
         try:
             compile(condition, "<condition>", "eval")
@@ -933,11 +940,11 @@ class DebugpyProfile(AdapterProfile):
             return f"{type(exc).__name__}: {exc.msg}"
         return ""
 
-    def return_value(self, backend: Any) -> ReturnValue | None:
+    def return_value(self, backend: Any, timeout: float) -> ReturnValue | None:
         if self._unwound:
             return None  # an exception took the function out: it returned nothing
         # showReturnValue puts "(return) NAME" among the caller's locals.
-        for var in backend.return_rows():
+        for var in backend.return_rows(timeout):
             return ReturnValue(str(var.get("value", "")), var.get("type"))
         return None
 
@@ -945,7 +952,8 @@ class DebugpyProfile(AdapterProfile):
         path = str((frame.get("source") or {}).get("path") or "")
         return path.endswith(os.sep + "runpy.py") or f"{os.sep}debugpy{os.sep}" in path
 
-    def library_frames(self, backend: Any, frames: list[dict[str, Any]]) -> list[str | None]:
+    def library_frames(self, backend: Any, frames: list[dict[str, Any]],
+                       timeout: float) -> list[str | None]:
         if self._libraries is None and frames:
             # The debuggee's interpreter names its standard library (asked
             # once a session: one evaluate).
@@ -953,7 +961,7 @@ class DebugpyProfile(AdapterProfile):
             from dbgcore.api import STDLIB_EXPRESSION, DbgError, PythonLibraries
 
             try:
-                answer = backend.evaluate_in(frames[0], STDLIB_EXPRESSION)
+                answer = backend.evaluate_in(frames[0], STDLIB_EXPRESSION, timeout)
             except DbgError:
                 answer = "[]"
             self._libraries = PythonLibraries(PythonLibraries.stdlib_from(answer),
@@ -968,11 +976,12 @@ class DebugpyProfile(AdapterProfile):
         name = super().frame_name(frame)
         return name.removesuffix(" (Current frame)") if name else name
 
-    def frames_args(self, backend: Any,
-                    frames: list[dict[str, Any]]) -> list[list[Variable] | None]:
-        return [self._frame_args(backend, f) for f in frames]
+    def frames_args(self, backend: Any, frames: list[dict[str, Any]],
+                    timeout: float) -> list[list[Variable] | None]:
+        return [self._frame_args(backend, f, timeout) for f in frames]
 
-    def _frame_args(self, backend: Any, frame: dict[str, Any]) -> list[Variable] | None:
+    def _frame_args(self, backend: Any, frame: dict[str, Any],
+                    timeout: float) -> list[Variable] | None:
         # pydevd shows no arguments scope: the names come from the function's
         # `def` line, the values from one evaluate in the frame, cut short
         # there so a million-element list costs nothing.
@@ -986,7 +995,7 @@ class DebugpyProfile(AdapterProfile):
                  "__import__('json').dumps([[n, r.repr(L[n]), type(L[n]).__name__] "
                  f"for n in {names!r} if n in L]))[-1])(locals(), __import__('reprlib').Repr())")
         try:
-            rows = json.loads(ast.literal_eval(backend.evaluate_in(frame, probe)))
+            rows = json.loads(ast.literal_eval(backend.evaluate_in(frame, probe, timeout)))
         except (DbgError, ValueError, SyntaxError, TypeError):
             return None
         return [Variable(str(n), str(v), str(t)) for n, v, t in rows]
@@ -1057,8 +1066,8 @@ class DebugpyProfile(AdapterProfile):
                 found.append((os.path.realpath(path), hit[0]))
         return found
 
-    def function_line(self, backend: Any, module: str | None,
-                      function: str) -> tuple[str, int] | None:
+    def function_line(self, backend: Any, module: str | None, function: str,
+                      timeout: float) -> tuple[str, int] | None:
         # pydevd stops at a function's `def` line, and never in a generator;
         # gdb and pdb stop at its first statement. So a function found in the
         # program's sources gets a line breakpoint there.
@@ -1081,7 +1090,8 @@ class DebugpyProfile(AdapterProfile):
                            "nothing was set; give FILE:LINE")
         return None
 
-    def check_function(self, backend: Any, module: str | None, function: str) -> None:
+    def check_function(self, backend: Any, module: str | None, function: str,
+                       timeout: float) -> None:
         # pydevd verifies any name and stops in whatever function of that name
         # runs. As on pdb, a bare name binds when it is in the program's
         # sources (function_line placed it) or names a function in scope where
@@ -1091,10 +1101,10 @@ class DebugpyProfile(AdapterProfile):
         in_scope = ""
         if function.isidentifier():
             try:
-                frames = backend.stack_frames()
+                frames = backend.stack_frames(timeout)
                 if frames:
                     frame = frames[min(backend.frame_index, len(frames) - 1)]
-                    in_scope = backend.evaluate_in(frame, f"type({function}).__name__")
+                    in_scope = backend.evaluate_in(frame, f"type({function}).__name__", timeout)
             except DbgError:
                 in_scope = ""  # running, or not defined there
         if in_scope.strip("'\"") in ("function", "method"):
@@ -1140,7 +1150,8 @@ class DebugpyProfile(AdapterProfile):
                 return match.group(2).strip()
         return None
 
-    def skip_stop(self, backend: Any, reason: str, text: str, description: str) -> bool:
+    def skip_stop(self, backend: Any, reason: str, text: str, description: str,
+                  timeout: float) -> bool:
         # Ending with exit() is not a failure (pdb does not stop there either).
         if reason != "exception":
             return False
@@ -1148,19 +1159,19 @@ class DebugpyProfile(AdapterProfile):
         if name == "SystemExit":
             return True
         return self._raised_catch is not None and not note and "userUnhandled" not in \
-            backend.exception_filters and self._caught_before(backend)
+            backend.exception_filters and self._caught_before(backend, timeout)
 
-    def _caught_before(self, backend: Any) -> bool:
+    def _caught_before(self, backend: Any, timeout: float) -> bool:
         """At an exception stop of `dbg catch raised` (or a class): whether
         the exception stopped already, in a frame it came out of. pydevd
         stops in every frame it passes through; dbg, in the first one."""
-        frames = backend.stack_frames()
+        frames = backend.stack_frames(timeout)
         if not frames:
             return False
         try:
             body = backend.dap_session().request("evaluate", {
                 "expression": _TRACEBACK_FILES_EXPRESSION, "context": "watch",
-                "frameId": int(frames[0]["id"])})
+                "frameId": int(frames[0]["id"])}, timeout)
             files = [f for f in _json_answer(body) if isinstance(f, list) and len(f) == 4]
         except (DbgError, ValueError, TypeError):
             return False
@@ -1190,7 +1201,7 @@ class DebugpyProfile(AdapterProfile):
         # Our sitecustomize marks a normal end here (see exit_signal).
         return {EXIT_MARK_VAR: str(Path(backend.ctx.run_dir) / "ended")}
 
-    def exit_signal(self, backend: Any, code: int | None) -> str | None:
+    def exit_signal(self, backend: Any, code: int | None, timeout: float) -> str | None:
         # debugpy's launcher reports a death by signal N as the exit code
         # 256 - N. A program that ended normally ran its atexit hooks, which
         # leave a mark (ended-PID): without it, such a code is a signal.
@@ -1261,7 +1272,7 @@ LIBRARY_TRACEBACK_FRAMES = 3
 #: Where the debuggee's sitecustomize marks that it ended normally.
 EXIT_MARK_VAR = "DBG_EXIT_MARK"
 
-def _place_handler_breaks(backend: Any) -> list[tuple[int, str, int]]:
+def _place_handler_breaks(backend: Any, timeout: float) -> list[tuple[int, str, int]]:
     """pydevd on Python 3.12 and newer (sys.monitoring) does not stop a step
     out of a frame an exception leaves: it runs on. So a finish places
     internal breakpoints where the callers handle exceptions (the first line
@@ -1269,12 +1280,12 @@ def _place_handler_breaks(backend: Any) -> list[tuple[int, str, int]]:
     from dbgcore.api import BreakLoc, BreakOptions
 
     placed = []
-    for frame in backend.stack_frames()[1:]:
+    for frame in backend.stack_frames(timeout)[1:]:
         path = str((frame.get("source") or {}).get("path") or "")
         for line in _handler_lines(path, int(frame.get("line") or 0)):
             try:
                 bp = backend.breaks.add(BreakLoc(file=path, line=line),
-                                        BreakOptions(temporary=True), internal=True)
+                                        BreakOptions(temporary=True), timeout, internal=True)
             except DbgError:
                 continue
             placed.append((int(bp.id), os.path.realpath(path), line))

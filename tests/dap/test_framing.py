@@ -346,7 +346,7 @@ def test_eof_fails_every_pending_and_later_request_at_once(
     assert closed.get(timeout=5)["body"]["message"] == "peer closed the connection"
     later_started = time.monotonic()
     with pytest.raises(BackendError, match="peer closed the connection"):
-        channel.request("threads", timeout=30)
+        channel.request("threads", None, timeout=30)
     assert time.monotonic() - later_started < 5
     assert channel.closed is not None
 
@@ -363,7 +363,7 @@ def test_framing_error_fails_pending_requests_naming_the_limit() -> None:
         with pytest.raises(BackendError, match="2147483648-byte message; the limit is 1024 bytes"):
             pending.wait(10)
         with pytest.raises(BackendError, match="broke the protocol"):
-            channel.request("threads", timeout=10)
+            channel.request("threads", None, timeout=10)
     finally:
         channel.close()
         peer.close()
