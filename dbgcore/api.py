@@ -84,9 +84,11 @@ if TYPE_CHECKING:
     from dbgcore.select import binary_kind
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
+    from dbgcore.timeouts import DEFAULT_TIMEOUT
     from dbgcore.translog import TransLog
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "LISTENING_RE",
     "STDLIB_EXPRESSION",
     "AdapterProcess",
@@ -201,6 +203,7 @@ _HOME: dict[str, str] = {
     "UsageError": "dbgcore.errors",
     "hookimpl": "dbgcore.hookspecs",
     "Arg": "dbgcore.ops",
+    "DEFAULT_TIMEOUT": "dbgcore.timeouts",
     "Op": "dbgcore.ops",
     "ConsoleBackend": "dbgcore.console",
     "CoreInfo": "dbgcore.corefile",

@@ -8,7 +8,8 @@ for a stop in the background (``poll``), interrupting with SIGINT, and ending
 everything it started. A plugin for another console debugger subclasses it,
 starts its debugger with :meth:`start_console`, and implements
 :meth:`wait_stop` (read until the debugger says the program stopped or
-ended) plus the ops it supports, translating them into the debugger's own
+ended) plus the ops it supports (each op's timeout passed down to every
+command it sends), translating them into the debugger's own
 commands and parsing the answers; nothing debugger-specific lives here.
 """
 
@@ -23,6 +24,7 @@ from dbgcore.errors import DebuggerLost, DebuggerTimeout, NotStopped, TargetExit
 from dbgcore.model import StopEvent, StopState, ended, signal_name
 from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
 from dbgcore.streams import OutputPump
+from dbgcore.timeouts import DEFAULT_TIMEOUT
 
 
 class ConsoleBackend(Backend):
@@ -91,35 +93,39 @@ class ConsoleBackend(Backend):
     def state(self) -> StopState:
         return self._state
 
-    def wait_stop(self, timeout: float) -> StopEvent:
-        """Read until the debugger reports a stop or the program's end; a
-        StopEvent with state "running" if neither came in time."""
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        """Read until the debugger reports a stop or the program's end, for up
+        to ``wait`` seconds; a StopEvent with state "running" if neither came
+        in time. ``timeout`` bounds each command the backend sends the
+        debugger about the stop it read (the stack, the breakpoints)."""
         raise NotImplementedError
 
     def poll(self, timeout: float) -> StopEvent | None:
         if self._state != "running":
             return None
-        event = self.wait_stop(timeout)
+        # poll(0) (a look whether the program stopped meanwhile) waits for
+        # nothing, but a stop it finds may still need the debugger's answers.
+        event = self.wait_stop(timeout, timeout if timeout > 0 else DEFAULT_TIMEOUT)
         return None if event.state == "running" else event
 
-    def require_stopped(self, what: str) -> None:
+    def require_stopped(self, what: str, timeout: float) -> None:
         """Refuse an op while the program runs or after it ended; first read
-        any answer an earlier, timed-out command still owes."""
+        any answer an earlier, timed-out command still owes (waiting up to
+        ``timeout`` for it)."""
         if self._state == "running":
             raise NotStopped(f"{self.tool_name} cannot take {what!r} while the program runs",
                              "`dbg pause` interrupts it; `dbg wait` waits for the next stop")
         if self._state == "exited":
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
-        self.settle()
+        self.settle(timeout)
 
     # -- one command at a time ----------------------------------------------------------
 
-    def exchange(self, line: str, timeout: float | None = None) -> Match:
+    def exchange(self, line: str, timeout: float) -> Match:
         """Send one command line; the answer up to the prompt. A timeout
         leaves the answer owed, and the next command reads it first."""
-        timeout = self.ctx.op_timeout if timeout is None else timeout
         driver = self.drv()
-        self.settle()
+        self.settle(timeout)
         try:
             return driver.exchange(line, timeout)
         except PtyTimeout as exc:
@@ -128,16 +134,17 @@ class ConsoleBackend(Backend):
                 "it may still be working: the next command waits for it first; "
                 "a larger --timeout gives it longer") from exc
 
-    def command(self, line: str, timeout: float | None = None) -> str:
+    def command(self, line: str, timeout: float) -> str:
         return self.exchange(line, timeout).before
 
-    def settle(self) -> None:
-        """Read the answer a timed-out command still owes, so that the next
-        answer read is the next command's own."""
+    def settle(self, timeout: float) -> None:
+        """Read the answer a timed-out command still owes (waiting up to
+        ``timeout`` for it), so that the next answer read is the next
+        command's own."""
         if self.driver is None:
             return
         try:
-            match = self.driver.settle(self.end_patterns, self.ctx.op_timeout)
+            match = self.driver.settle(self.end_patterns, timeout)
         except PtyTimeout as exc:
             raise DebuggerTimeout(f"{self.tool_name} is still busy with an earlier command",
                                   "wait and try again, or end the session with `dbg kill`") \
@@ -175,7 +182,7 @@ class ConsoleBackend(Backend):
         if self._state != "running":
             raise NotStopped("the program is not running", "")
         self.drv().interrupt()
-        return self.wait_stop(timeout)
+        return self.wait_stop(timeout, timeout)
 
     def interrupt(self) -> None:
         """SIGINT to the debugger (safe from any thread); the op waiting for

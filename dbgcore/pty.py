@@ -137,7 +137,7 @@ class PtyDriver:
         self.log.sent(text)
         self.child.sendline(text)
 
-    def expect(self, patterns: Sequence[re.Pattern[str]], timeout: float | None,
+    def expect(self, patterns: Sequence[re.Pattern[str]], timeout: float,
                prompt: re.Pattern[str] | None = None) -> Match:
         """Read until the prompt (index 0) or one of ``patterns`` (index 1...).
         ``prompt`` replaces the usual prompt pattern for this read, for
@@ -165,7 +165,7 @@ class PtyDriver:
         named = {k: v or "" for k, v in matched.groupdict().items()} if matched is not None else {}
         return Match(index, before, groups, named)
 
-    def exchange(self, text: str, timeout: float | None) -> Match:
+    def exchange(self, text: str, timeout: float) -> Match:
         """Send one line and read the answer up to the next prompt.
 
         If no prompt comes in time, the debugger still owes it (a slow
@@ -180,7 +180,7 @@ class PtyDriver:
             self.owes_prompt = True
             raise
 
-    def command(self, text: str, timeout: float | None) -> str:
+    def command(self, text: str, timeout: float) -> str:
         """:meth:`exchange`, returning only the answer's text."""
         return self.exchange(text, timeout).before
 

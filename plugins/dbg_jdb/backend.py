@@ -141,8 +141,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         sourcepath = ["-sourcepath", os.pathsep.join(roots)] if roots else []
         return self.start_console([exe, *argv, *sourcepath], PROMPT_RE, cwd=cwd)
 
-    def launch(self, request: LaunchRequest) -> StopEvent:
-        timeout = self.ctx.op_timeout
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         self.program = prepare(request.program, request.options.get("classpath"),
                                self.ctx.run_dir / "classes", timeout)
         # JDWP's two ends both reach dbg, which relays between them: the JVM
@@ -193,22 +192,22 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             self._read_prompt(timeout)
             self._swallow_stray_prompt()
             # Stop at entry: a breakpoint on main, ours, gone once it is hit.
-            entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"),
+            entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"), timeout,
                               internal=True, temporary=True)
             event = self._resume("cont", timeout)
-        self._discard(entry)
+        self._discard(entry, timeout)
         if event.state == "stopped":
             # jdb itself catches uncaught Throwables from the start: the
             # default dbg wants, which `--no-catch` undoes.
             if request.stop_on_uncaught:
                 self._catches = [self.UNCAUGHT]
             else:
-                self.command(f"ignore {self.UNCAUGHT}", silent=True)
+                self.command(f"ignore {self.UNCAUGHT}", timeout, silent=True)
         if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
             event.reason = "entry"
         return event
 
-    def attach(self, request: AttachRequest) -> StopEvent:
+    def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
         if request.port is None:
             raise UsageError("jdb attaches by --port (a JVM started with "
                              "-agentlib:jdwp=transport=dt_socket,server=y,address=PORT)")
@@ -217,7 +216,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         self.program = JavaProgram([], "", [os.getcwd()])
         driver = self._spawn_jdb(["-attach", f"{host}:{request.port}"], None)
         try:
-            match = driver.expect([], self.ctx.op_timeout)
+            match = driver.expect([], timeout)
         except PtyEOF as exc:
             raise OpFailed(f"jdb could not attach to {host}:{request.port}: "
                            f"{' '.join(exc.output.split())}",
@@ -275,7 +274,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         self._note_prompt(match)
         return match.before
 
-    def command(self, line: str, timeout: float | None = None, silent: bool = False) -> str:
+    def command(self, line: str, timeout: float, silent: bool = False) -> str:
         """One command that does not move the program; its answer. jdb now
         and then prints a prompt twice; an empty answer to a command that
         always says something (not ``silent``) is that stray prompt, and
@@ -337,21 +336,23 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         if (driver.child is None or not driver.child.isalive()) and self._jdb_died(""):
             assert self.lost is not None
             raise self.lost
-        self.settle()
+        self.settle(timeout)
         driver.send_line(command)
         self._state = "running"
-        return self._wait_event(timeout, resumed=True)
+        return self._wait_event(timeout, timeout, resumed=True)
 
-    def _wait_event(self, timeout: float, resumed: bool = False) -> StopEvent:
+    def _wait_event(self, wait: float, timeout: float, resumed: bool = False) -> StopEvent:
+        """Read up to jdb's next event (a stop, the program's end) for up to
+        ``wait``; ``timeout`` bounds the commands sent about the stop."""
         driver = self._drv()
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + wait
         try:
             match = None
             if resumed:
                 # jdb answers a resuming command with "> " at once (the VM
                 # runs), unless the event is already here: read past it, or
                 # it would pass for the answer to the next command.
-                match = driver.expect([EVENT_RE, EXIT_RE, SUSPENDED_RE], timeout,
+                match = driver.expect([EVENT_RE, EXIT_RE, SUSPENDED_RE], wait,
                                       prompt=RUNNING_PROMPT_RE)
                 if match.index == 0:
                     match = None
@@ -371,20 +372,20 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             return self._ended(match.before)
         if match.index == 3:
             # A second client's `dbg pause` (interrupt) typed `suspend`.
-            self._note_prompt(driver.expect([], timeout))
+            self._note_prompt(driver.expect([], wait))
             self._state = "stopped"
-            return self._suspended()
+            return self._suspended(timeout)
         if match.index == 0:
             # A prompt with no event: the command did not run (jdb said why).
             self._note_prompt(match)
             self._state = "stopped"
             answer = " ".join(match.before.split()).lstrip("> ").strip()
             raise OpFailed(f"jdb: {answer or 'the command did nothing'}")
-        self._read_prompt(timeout)
+        self._read_prompt(wait)
         self._state = "stopped"
-        return self._stop_event(match.named)
+        return self._stop_event(match.named, timeout)
 
-    def _stop_event(self, event: dict[str, str]) -> StopEvent:
+    def _stop_event(self, event: dict[str, str], timeout: float) -> StopEvent:
         kind = event["kind"]
         where = event["where"]  # "Main.square()"
         line = int(re.sub(r"[,.]", "", event["line"]))
@@ -413,7 +414,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             reason = "until" if any(bp.extra.get("until") for bp in hit) else "breakpoint"
         for bp in hit:
             if bp.temporary and not bp.internal:
-                self._discard(bp.id)
+                self._discard(bp.id, timeout)
         self._last_reason = reason
         if reason == "exception":
             self._last_exception = event["exc"]
@@ -439,19 +440,19 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             self.pump.drain()
         return ended(self._exit_code)
 
-    def wait_stop(self, timeout: float) -> StopEvent:
-        return self._wait_event(timeout)
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        return self._wait_event(wait, timeout)
 
     def cont(self, timeout: float) -> StopEvent:
-        self.require_stopped("continue")
+        self.require_stopped("continue", timeout)
         return self._resume("cont", timeout)
 
     def step(self, timeout: float) -> StopEvent:
-        self.require_stopped("step")
+        self.require_stopped("step", timeout)
         return self._resume(self._line_step("step"), timeout)
 
     def next(self, timeout: float) -> StopEvent:
-        self.require_stopped("next")
+        self.require_stopped("next", timeout)
         return self._resume(self._line_step("next"), timeout)
 
     def _line_step(self, command: str) -> str:
@@ -465,17 +466,17 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         # jdb's `step up` says nothing of the value; a method-exit trace
         # does ("Method exited: return value = ..."): stop at the selected
         # method's exit first, then step out to the caller.
-        self.require_stopped("finish")
+        self.require_stopped("finish", timeout)
         for _ in range(self._frame - 1):  # the frames above the selected one
             event = self._resume("step up", timeout)
             if event.state != "stopped" or event.reason != "step":
                 return event
-        self.command("trace method exit", silent=True)
+        self.command("trace method exit", timeout, silent=True)
         try:
             event = self._resume("cont", timeout)
         finally:
             if self._state == "stopped":
-                self.command("untrace", silent=True)
+                self.command("untrace", timeout, silent=True)
         if event.state != "stopped" or event.reason != "return":
             return event  # stopped by something else first
         after = self._resume("step up", timeout)
@@ -483,18 +484,18 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         return after
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
-        self.require_stopped("until")
+        self.require_stopped("until", timeout)
         if loc is None:
             return self.next(timeout)
         if loc.file is None and loc.function is None and self._location is not None:
             loc = BreakLoc(file=self._location.file, line=loc.line)
-        bp = self._add(loc, internal=True, temporary=True, strict=True)
+        bp = self._add(loc, timeout, internal=True, temporary=True, strict=True)
         self._breaks[bp].extra["until"] = True
         try:
             return self._resume("cont", timeout)
         finally:
             if self._state != "exited":
-                self._discard(bp)
+                self._discard(bp, timeout)
 
     def pause(self, timeout: float) -> StopEvent:
         if self._state == "stopped":
@@ -505,7 +506,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         match = driver.expect([], timeout)
         self._note_prompt(match)
         self._state = "stopped"
-        return self._suspended()
+        return self._suspended(timeout)
 
     def interrupt(self) -> None:
         # From a second client's thread while an op waits in _wait_event,
@@ -513,16 +514,16 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         if self._state == "running" and self.driver is not None:
             self.driver.send_line("suspend")
 
-    def _suspended(self) -> StopEvent:
+    def _suspended(self, timeout: float) -> StopEvent:
         """The stop of a VM that `suspend` stopped."""
         # A suspended VM has no current thread: choose the one dbg stopped last
         # in, else main.
         wanted = self._thread or "main"
-        for thread in self.threads():
+        for thread in self.threads(timeout):
             if thread.name == wanted:
-                self.select_thread(thread.id)
+                self.select_thread(thread.id, timeout)
                 break
-        frames = self.stack(1)
+        frames = self.stack(1, timeout)
         top = frames[0] if frames else None
         self._location = Location(top.file, top.line, top.function) if top else None
         return StopEvent(state="stopped", reason="pause", location=self._location,
@@ -541,20 +542,20 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                 return str(candidate)
         return None
 
-    def stack(self, levels: int | None) -> list[Frame]:
-        self.require_stopped("stack")
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        self.require_stopped("stack", timeout)
         frames = []
         selected = self._frame
         if selected > 1:
             # jdb lists the stack from the selected frame on: list it from the
             # top, then select the frame again.
-            self.command(f"down {selected - 1}", silent=True)
+            self.command(f"down {selected - 1}", timeout, silent=True)
             try:
-                listing = self.command("where")
+                listing = self.command("where", timeout)
             finally:
-                self.command(f"up {selected - 1}", silent=True)
+                self.command(f"up {selected - 1}", timeout, silent=True)
         else:
-            listing = self.command("where")
+            listing = self.command("where", timeout)
         for number, function, file_name, line in WHERE_RE.findall(listing):
             index = int(number) - 1
             owner = function.rsplit(".", 1)[0]
@@ -566,40 +567,41 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                                 library_name=package or None))
         return frames[:levels] if levels else frames
 
-    def frame_args(self, frames: list[Frame]) -> None:
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
         # jdb's `locals` lists the selected frame's arguments apart from its
         # locals: two commands a frame (select it, `locals`), and one to
         # select the user's frame again.
-        self.require_stopped("stack")
+        self.require_stopped("stack", timeout)
         selected = at = self._frame - 1
         try:
             for frame in sorted((f for f in frames if f.args is None), key=lambda f: f.index):
                 if frame.index != at:
                     move = frame.index - at
-                    self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", silent=True)
+                    self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", timeout,
+                                 silent=True)
                     at = frame.index
-                rows = method_arguments(self.command("locals"))
+                rows = method_arguments(self.command("locals", timeout))
                 frame.args = None if rows is None else [Variable(n, v, None) for n, v in rows]
         finally:
             if at != selected:
                 move = selected - at
-                self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", silent=True)
+                self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", timeout, silent=True)
 
-    def select_frame(self, index: int) -> Frame:
-        frames = self.stack(None)
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        frames = self.stack(None, timeout)
         if index < 0 or index >= len(frames):
             raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
                            "see `dbg stack`")
         move = index - (self._frame - 1)
         if move:
-            self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", silent=True)
+            self.command(f"{'up' if move > 0 else 'down'} {abs(move)}", timeout, silent=True)
         chosen = frames[index]
         chosen.current = True
         return chosen
 
-    def locals(self) -> list[Variable]:
-        self.require_stopped("locals")
-        answer = self.command("locals")
+    def locals(self, timeout: float) -> list[Variable]:
+        self.require_stopped("locals", timeout)
+        answer = self.command("locals", timeout)
         if "information not available" in answer:
             raise OpFailed("jdb has no local variable information here",
                            "compile with javac -g (dbg does so for a .java file)")
@@ -610,42 +612,42 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
                 out.append(Variable(name.strip(), value.strip(), None))
         return out
 
-    def evaluate(self, expression: str) -> Value:
-        self.require_stopped("print")
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        self.require_stopped("print", timeout)
         if any(c in expression for c in "\r\n"):
             raise UsageError("an expression must be one line")
-        answer = self.command(f"print {expression}")
+        answer = self.command(f"print {expression}", timeout)
         prefix = f"{expression} = "
         text = answer.strip()
         if text.startswith(prefix):
             return Value(text[len(prefix):], None)
         raise OpFailed(f"cannot evaluate {expression}: {jdb_error(text)[5:]}")
 
-    def set_variable(self, lhs: str, value: str) -> Value:
-        self.require_stopped("set")
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        self.require_stopped("set", timeout)
         if not _JAVA_LVALUE_RE.fullmatch(lhs.strip()):
             # jdb "sets" `r.cap + 1 = 2` by printing r.cap + 1, and changes nothing.
             raise OpFailed(f"cannot set {lhs}: it is not a variable, a field or an array "
                            "element", "give something `dbg print` shows, e.g. r.cap or a[2]")
-        answer = self.command(f"set {lhs} = {value}").strip()
+        answer = self.command(f"set {lhs} = {value}", timeout).strip()
         if not answer.startswith(f"{lhs} = "):
             raise OpFailed(f"cannot set {lhs}: {_set_error(answer)}", "nothing was changed")
-        return self.evaluate(lhs)
+        return self.evaluate(lhs, timeout)
 
-    def threads(self) -> list[Thread]:
-        self.require_stopped("threads")
+    def threads(self, timeout: float) -> list[Thread]:
+        self.require_stopped("threads", timeout)
         out = []
-        for _, ident, rest in THREAD_RE.findall(self.command("threads")):
+        for _, ident, rest in THREAD_RE.findall(self.command("threads", timeout)):
             name = THREAD_STATUS_RE.sub("", rest.strip()).strip()
             out.append(Thread(ident, name, name == self._thread))
         return out
 
-    def select_thread(self, thread_id: int | str) -> Thread:
-        listed = {str(t.id): t for t in self.threads()}
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
+        listed = {str(t.id): t for t in self.threads(timeout)}
         thread = listed.get(str(thread_id))
         if thread is None:
             raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
-        answer = self.command(f"thread {thread.id}", silent=True)
+        answer = self.command(f"thread {thread.id}", timeout, silent=True)
         if answer.strip():
             raise OpFailed(jdb_error(answer))
         self._thread = thread.name
@@ -655,11 +657,11 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
     def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         """The exception the program stopped at: its class (jdb cannot show
         its message) and the stack, outermost first."""
-        self.require_stopped("exception")
+        self.require_stopped("exception", timeout)
         if self._last_reason != "exception":
             raise OpFailed("the program did not stop at an exception",
                            "`dbg stack` shows where it is")
-        frames = self.stack(None)
+        frames = self.stack(None, timeout)
         return {"exception": self._last_exception, "description": "",
                 "stack": "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, '
                                    f"in {f.function or '?'}" for f in reversed(frames))}
@@ -667,7 +669,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         words = " ".join(text.split())
         if words in RESUMING or words.split(" ")[0] in ("cont", "run", "step", "next"):
-            self.require_stopped(words)
+            self.require_stopped(words, timeout)
             return "", self._resume(words, timeout)
         if words.split(" ")[0] in ("quit", "exit"):
             raise UsageError("end the session with `dbg kill`")

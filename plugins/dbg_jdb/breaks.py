@@ -92,15 +92,14 @@ class JdbBreakpoints:
     spec: BackendSpec
 
     if TYPE_CHECKING:  # provided by JdbBackend and ConsoleBackend
-        def command(self, line: str, timeout: float | None = None,
-                    silent: bool = False) -> str: ...
+        def command(self, line: str, timeout: float, silent: bool = False) -> str: ...
 
-        def require_stopped(self, what: str) -> None: ...
+        def require_stopped(self, what: str, timeout: float) -> None: ...
 
         def unsupported(self, op: str, hint: str | None = None) -> Any: ...
 
-    def _add(self, loc: BreakLoc, internal: bool = False, temporary: bool = False,
-             strict: bool = False) -> int:
+    def _add(self, loc: BreakLoc, timeout: float, internal: bool = False,
+             temporary: bool = False, strict: bool = False) -> int:
         """A breakpoint; its id. ``strict`` (for `until`): a line without code
         is an error instead of moving to the next line that has some."""
         if loc.function is not None:
@@ -118,10 +117,10 @@ class JdbBreakpoints:
                 raise UsageError("a bare line number needs a current file", "give File.java:LINE")
             file = self._resolve(path)
             native, kind, line = self._class_line(file, loc.line), "source", loc.line
-        answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}")
+        answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}", timeout)
         if kind == "source" and _NO_CODE_RE.search(answer):
             assert file is not None and line is not None
-            native, line, answer = self._next_line_with_code(file, line, strict)
+            native, line, answer = self._next_line_with_code(file, line, strict, timeout)
         bp = JdbBreak(self._next_id, native, kind, str(loc), file, line,
                       temporary=temporary, internal=internal,
                       asked_line=loc.line if line != loc.line else None)
@@ -138,7 +137,7 @@ class JdbBreakpoints:
                 # The class's source is the program's and has no such method:
                 # jdb would fail the deferred breakpoint when the class loads
                 # and stop the program there. Refused now, like a loaded class's.
-                self.command(f"clear {native}")
+                self.command(f"clear {native}", timeout)
                 raise OpFailed(f"no method {native.rsplit('.', 1)[1]} in {owner} ({missing})",
                                "nothing was set; check the name")
             bp.message = f"class {owner} is not loaded yet; it binds when the class loads"
@@ -157,14 +156,15 @@ class JdbBreakpoints:
         self._class_files[owner.split("$", 1)[0]] = file
         return f"{owner}:{line}"
 
-    def _next_line_with_code(self, file: str, line: int, strict: bool) -> tuple[str, int, str]:
+    def _next_line_with_code(self, file: str, line: int, strict: bool,
+                             timeout: float) -> tuple[str, int, str]:
         """jdb refuses a line without code in a loaded class: the next line
         of the same method that takes the breakpoint, as gdb does."""
         span = function_span(file, line)
         if not strict and span is not None:
             for candidate in range(line + 1, min(span[1], line + _MOVE_LIMIT) + 1):
                 native = self._class_line(file, candidate)
-                answer = self.command(f"stop at {native}")
+                answer = self.command(f"stop at {native}", timeout)
                 if not _NO_CODE_RE.search(answer):
                     return native, candidate, answer
         raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
@@ -201,14 +201,15 @@ class JdbBreakpoints:
             return self._location.function.rsplit(".", 1)[0]
         return ""
 
-    def _discard(self, bp_id: int) -> None:
+    def _discard(self, bp_id: int, timeout: float) -> None:
         bp = self._breaks.pop(bp_id, None)
         if bp is None or self._state == "exited":
             return
         verb = "unwatch" if bp.kind == "watch" else "clear"
-        self.command(f"{verb} {bp.native}")
+        self.command(f"{verb} {bp.native}", timeout)
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
         if options.condition:
             raise self.unsupported("break", "jdb has no conditional breakpoints; break "
                                    "without --if and check with `dbg print`")
@@ -216,19 +217,19 @@ class JdbBreakpoints:
             raise self.unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
         if options.log_message:
             raise self.unsupported("break", "jdb has no logpoints")
-        return self._breaks[self._add(loc, temporary=options.temporary)].to_breakpoint()
+        return self._breaks[self._add(loc, timeout, temporary=options.temporary)].to_breakpoint()
 
-    def remove_breakpoint(self, bp_id: int | str) -> None:
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         number = int(bp_id)
         if number not in self._breaks or self._breaks[number].internal:
             raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
-        self._discard(number)
+        self._discard(number, timeout)
 
-    def list_breakpoints(self) -> list[Breakpoint]:
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         return [bp.to_breakpoint() for bp in self._breaks.values() if not bp.internal]
 
-    def watch(self, expression: str) -> Breakpoint:
-        self.require_stopped("watch")
+    def watch(self, expression: str, timeout: float) -> Breakpoint:
+        self.require_stopped("watch", timeout)
         name = expression.strip()
         if not re.fullmatch(r"[\w$.]+", name):
             raise UsageError(f"jdb watches fields, not expressions: {expression!r}",
@@ -238,12 +239,12 @@ class JdbBreakpoints:
             if not owner:
                 raise UsageError(f"say which class {name} is in", "e.g. Main.count")
             name = f"{owner}.{name}"
-        probe = self.command(f"print {name}")
+        probe = self.command(f"print {name}", timeout)
         if not probe.strip().startswith(f"{name} = "):
             # jdb itself fails with an internal error on a field that is not there.
             raise OpFailed(f"no field {name}: {jdb_error(probe)[5:]}",
                            "jdb watches fields (static or of this object), not local variables")
-        answer = self.command(f"watch {name}")
+        answer = self.command(f"watch {name}", timeout)
         if not (answer.startswith("Set watch") or answer.startswith("Deferring watch")):
             raise OpFailed(jdb_error(answer))
         bp = JdbBreak(self._next_id, name, "watch", expression,
@@ -252,28 +253,28 @@ class JdbBreakpoints:
         self._breaks[bp.id] = bp
         return bp.to_breakpoint()
 
-    def catch(self, filters: list[str]) -> list[str]:
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
         for name in filters:
             if not re.fullmatch(r"[\w$.]+", name):
                 raise UsageError(f"bad exception class {name!r}", "e.g. java.io.IOException")
         for name in self._catches:
-            self.command(f"ignore {name}")
+            self.command(f"ignore {name}", timeout)
         self._catches = []
-        for name in map(self._exception_class, filters):
-            answer = self.command(f"catch {name}")
+        for name in (self._exception_class(f, timeout) for f in filters):
+            answer = self.command(f"catch {name}", timeout)
             if "Set" not in answer and "Deferring" not in answer:
                 raise OpFailed(jdb_error(answer))
             self._catches.append(name)
         return list(self._catches)
 
-    def _exception_class(self, name: str) -> str:
+    def _exception_class(self, name: str, timeout: float) -> str:
         """The class jdb must be given for a name as a person types it: jdb
         defers a bare `IllegalStateException` for good (no class has that
         name), so a name without a package is looked for among the loaded
         classes (one of the program's, or java.lang's) first."""
         if "." in name:
             return name
-        found = sorted({c for c in self.command("classes").split()
+        found = sorted({c for c in self.command("classes", timeout).split()
                         if c.rsplit(".", 1)[-1] == name})
         if len(found) == 1:
             return found[0]

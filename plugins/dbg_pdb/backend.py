@@ -62,6 +62,9 @@ from dbgcore.api import (
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 #: How long an interrupted expression has to answer after SIGINT.
 INTERRUPT_GRACE = 3.0
+#: How long pdb has to start the program and stop at its first line, whatever
+#: the op's --timeout: an interpreter's start under load is slow.
+START_WAIT = 30.0
 FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
 EXIT_RE = re.compile(r"\x1edbg:exit:(\{.*?\})\x1f")
 HELLO_RE = re.compile(r"\x1edbg:hello:(\{.*?\})\x1f")
@@ -157,7 +160,7 @@ class PdbBackend(ConsoleBackend):
 
     # -- lifecycle -------------------------------------------------------------
 
-    def launch(self, request: LaunchRequest) -> StopEvent:
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         self._cwd = request.cwd or os.getcwd()
         program = Path(request.program)
         self._root = self._cwd if request.module else str(
@@ -172,12 +175,12 @@ class PdbBackend(ConsoleBackend):
         env = {**request.env, **self._launcher_env(request)}
         driver = self.start_console(argv, prompt, env=env, cwd=self._cwd)
         try:
-            hello = driver.expect([HELLO_RE], timeout=30)
+            hello = driver.expect([HELLO_RE], timeout=START_WAIT)
         except PtyEOF as exc:
             raise OpFailed(f"pdb could not start {request.program}: {exc.output.strip()}") from exc
         if hello.index == 1:
             self._python = json.loads(hello.groups[0]).get("python", "")
-        return self._wait_stop(30, allow_running=False)
+        return self._wait_stop(START_WAIT, timeout, allow_running=False)
 
     def _interpreter(self, request: LaunchRequest) -> list[str]:
         """The program's Python: `--python PATH`, else the configured command
@@ -219,14 +222,15 @@ class PdbBackend(ConsoleBackend):
 
     # -- reading pdb's answers ---------------------------------------------------
 
-    def wait_stop(self, timeout: float) -> StopEvent:
-        return self._wait_stop(timeout)
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        return self._wait_stop(wait, timeout)
 
-    def _wait_stop(self, timeout: float, allow_running: bool = True) -> StopEvent:
-        """Read until pdb stops (its prompt) or the program ends."""
+    def _wait_stop(self, wait: float, timeout: float, allow_running: bool = True) -> StopEvent:
+        """Read until pdb stops (its prompt) or the program ends, for up to
+        ``wait``; ``timeout`` bounds what is asked of pdb about the stop."""
         driver = self.drv()
         try:
-            match = driver.expect([EXIT_RE], timeout)
+            match = driver.expect([EXIT_RE], wait)
         except PtyTimeout:
             if not allow_running:
                 raise
@@ -236,9 +240,9 @@ class PdbBackend(ConsoleBackend):
             return self._ended(None, exc.output)
         if match.index == 1:
             return self._ended(json.loads(match.groups[0]).get("code"), match.before)
-        return self._stopped(match.before)
+        return self._stopped(match.before, timeout)
 
-    def _stopped(self, text: str) -> StopEvent:
+    def _stopped(self, text: str, timeout: float) -> StopEvent:
         self._state = "stopped"
         if self.pump is not None:
             self.pump.drain()
@@ -262,9 +266,9 @@ class PdbBackend(ConsoleBackend):
         if bp is not None and bp == self._until_bp:
             # `until`'s own temporary breakpoint is not one the user set.
             bp, reason = None, "until"
-        self._forget_until_bp()
+        self._forget_until_bp(timeout)
         if self._requested:
-            self.list_breakpoints()  # keeps hit counts current for after the exit
+            self.list_breakpoints(timeout)  # keeps hit counts current for after the exit
         returned = report.get("return_value")
         return StopEvent(state="stopped", reason=reason, location=location,
                          description=report.get("description", ""),
@@ -283,10 +287,9 @@ class PdbBackend(ConsoleBackend):
         program cannot end by itself, so pdb (its process) was killed."""
         return self.debugger_lost(FRAME_RE.sub("", output), grace=2.0)
 
-    def _query(self, command: str, kind: str, timeout: float | None = None) -> dict[str, Any]:
-        timeout = self.ctx.op_timeout if timeout is None else timeout
+    def _query(self, command: str, kind: str, timeout: float) -> dict[str, Any]:
         # Name the op the user asked for, not the launcher's command.
-        self.require_stopped(command.split()[0].removeprefix("_dbg_"))
+        self.require_stopped(command.split()[0].removeprefix("_dbg_"), timeout)
         if command == f"_dbg_{kind}":
             cached = self._at_stop.get(kind)
             if cached is not None:
@@ -333,7 +336,7 @@ class PdbBackend(ConsoleBackend):
                               "dbg interrupted it", "the program is stopped where it was; "
                               "a larger --timeout gives it longer")
 
-    def command(self, line: str, timeout: float | None = None) -> str:
+    def command(self, line: str, timeout: float) -> str:
         self._at_stop = {}  # it may move the frame or change what is there
         return super().command(self._short(line), timeout)
 
@@ -348,10 +351,9 @@ class PdbBackend(ConsoleBackend):
             fh.write(line)
         return f"_dbg_long {path!r}"
 
-    def _native(self, command: str, timeout: float | None = None) -> str:
+    def _native(self, command: str, timeout: float) -> str:
         """Run a pdb command that answers in prose; its *** lines are errors."""
-        timeout = self.ctx.op_timeout if timeout is None else timeout
-        self.require_stopped(command.split()[0])
+        self.require_stopped(command.split()[0], timeout)
         # Sent as one literal: pdb would cut the bare line at ';;' (which a
         # condition may hold) and run the rest as a second command.
         try:
@@ -375,7 +377,7 @@ class PdbBackend(ConsoleBackend):
     # -- execution ---------------------------------------------------------------
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
-        self.require_stopped(command)
+        self.require_stopped(command, timeout)
         driver = self.drv()
         if driver.child is None or not driver.child.isalive():
             raise self._debugger_lost("")
@@ -383,7 +385,7 @@ class PdbBackend(ConsoleBackend):
         # Running from here on: a second client's `dbg pause` interrupts it.
         self._state = "running"
         driver.send_line(command)
-        return self._wait_stop(timeout)
+        return self._wait_stop(timeout, timeout)
 
     def cont(self, timeout: float) -> StopEvent:
         return self._resume("continue", timeout)
@@ -414,19 +416,19 @@ class PdbBackend(ConsoleBackend):
         if loc is None:
             self._not_post_mortem("until")
             return self._resume("until", timeout)
-        bp = self._place(loc, BreakOptions(temporary=True), strict=True)
+        bp = self._place(loc, BreakOptions(temporary=True), timeout, strict=True)
         self._until_bp = int(bp.id)
         return self._resume("continue", timeout)
 
-    def _forget_until_bp(self) -> None:
+    def _forget_until_bp(self, timeout: float) -> None:
         # A stop elsewhere must not leave `until`'s temporary breakpoint behind.
         if self._until_bp is None or self.driver is None:
             return
         bp_id, self._until_bp = self._until_bp, None
         self._requested.pop(bp_id, None)
-        live = {b["id"] for b in self._query("_dbg_breaks", "breaks")["breakpoints"]}
+        live = {b["id"] for b in self._query("_dbg_breaks", "breaks", timeout)["breakpoints"]}
         if bp_id in live:
-            self._native(f"clear {bp_id}")
+            self._native(f"clear {bp_id}", timeout)
 
     def pause(self, timeout: float) -> StopEvent:
         if self._state != "running":
@@ -435,10 +437,12 @@ class PdbBackend(ConsoleBackend):
 
     # -- breakpoints -----------------------------------------------------------------
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        return self._place(loc, options)
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        return self._place(loc, options, timeout)
 
-    def _place(self, loc: BreakLoc, options: BreakOptions, strict: bool = False) -> Breakpoint:
+    def _place(self, loc: BreakLoc, options: BreakOptions, timeout: float,
+               strict: bool = False) -> Breakpoint:
         """A breakpoint; ``strict`` (for `until`): a line without code is an
         error instead of moving to the next line that has some."""
         if options.log_message:
@@ -446,32 +450,34 @@ class PdbBackend(ConsoleBackend):
                                 "pdb has no logpoints; a breakpoint with --if, or a "
                                 "print in the program, can stand in for one")
         if options.condition:
-            compiled = self._query(f"_dbg_compile {options.condition!r}", "compiled")
+            compiled = self._query(f"_dbg_compile {options.condition!r}", "compiled", timeout)
             if compiled.get("error"):
                 raise OpFailed(f"the condition does not compile: {compiled['error']}",
                                "write it in Python; nothing was set")
-        target, requested_line = self._break_target(loc, strict)
+        target, requested_line = self._break_target(loc, timeout, strict)
         command = ("tbreak " if options.temporary else "break ") + target
         if options.condition:
             command += ", " + options.condition
-        text = self._native(command)
+        text = self._native(command, timeout)
         placed = BREAK_SET_RE.search(text)
         if placed is None:
             raise OpFailed(f"pdb did not set a breakpoint at {loc.key()}: {text.strip()[:200]}")
         bp_id = int(placed.group(1))
         if options.hit_count and options.hit_count > 1:
-            self._native(f"ignore {bp_id} {options.hit_count - 1}")
+            self._native(f"ignore {bp_id} {options.hit_count - 1}", timeout)
         self._requested[bp_id] = (loc.key(), requested_line, options)
         if loc.function and not loc.module and not target.startswith(loc.function):
             self._asked_functions[bp_id] = loc.function
-        return next(b for b in self.list_breakpoints() if b.id == bp_id)
+        return next(b for b in self.list_breakpoints(timeout) if b.id == bp_id)
 
-    def _break_target(self, loc: BreakLoc, strict: bool = False) -> tuple[str, int | None]:
+    def _break_target(self, loc: BreakLoc, timeout: float,
+                      strict: bool = False) -> tuple[str, int | None]:
         """pdb's text for a location, and the line the user asked for when we
         moved it (a `def` line, which pdb would only stop at while defining,
         or a line without code)."""
         if loc.module and loc.function:
-            found = self._query(f"_dbg_findfunc {(loc.module, loc.function)!r}", "found")
+            found = self._query(f"_dbg_findfunc {(loc.module, loc.function)!r}", "found",
+                                timeout)
             if "error" in found:
                 raise OpFailed(f"cannot find {loc.key()}: {found['error']}")
             file, line = found["file"], int(found["line"])
@@ -496,7 +502,7 @@ class PdbBackend(ConsoleBackend):
                                  "give FILE:LINE instead")
             file = self._last_location.file
         else:
-            file = self._resolve(loc.file)
+            file = self._resolve(loc.file, timeout)
         body = _first_body_line(file, loc.line)
         moved = body if body is not None else next_python_code_line(file, loc.line)
         if moved is None or (strict and moved != loc.line):
@@ -505,14 +511,14 @@ class PdbBackend(ConsoleBackend):
             return f"{file}:{moved}", loc.line
         return f"{file}:{loc.line}", None
 
-    def _resolve(self, file: str) -> str:
+    def _resolve(self, file: str, timeout: float) -> str:
         """The source file a typed name means (see dbgcore.sources)."""
 
         def loaded() -> list[str]:
             if self._state != "stopped":
                 return []
             return list(self._query(f"_dbg_modules {os.path.basename(file)!r}",
-                                    "modules")["files"])
+                                    "modules", timeout)["files"])
 
         found = resolve_source(file, [self._root], [
             lambda: walk_sources(self._root, (".py",)),
@@ -523,15 +529,15 @@ class PdbBackend(ConsoleBackend):
                            "give a path (relative to here or to the program) or an absolute one")
         return found
 
-    def remove_breakpoint(self, bp_id: int | str) -> None:
-        self._native(f"clear {int(bp_id)}")
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        self._native(f"clear {int(bp_id)}", timeout)
         self._requested.pop(int(bp_id), None)
 
-    def list_breakpoints(self) -> list[Breakpoint]:
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         if self._state == "exited":
             return self._last_breaks  # pdb is gone; its last word on them stands
         out = []
-        for item in self._query("_dbg_breaks", "breaks")["breakpoints"]:
+        for item in self._query("_dbg_breaks", "breaks", timeout)["breakpoints"]:
             if item["id"] == self._until_bp:
                 continue
             requested, requested_line, options = self._requested.get(
@@ -555,9 +561,9 @@ class PdbBackend(ConsoleBackend):
 
     # -- inspection --------------------------------------------------------------------
 
-    def _frame_list(self) -> list[Frame]:
-        frames = self._query("_dbg_state", "state")["frames"]
-        libraries = self._python_libraries()
+    def _frame_list(self, timeout: float) -> list[Frame]:
+        frames = self._query("_dbg_state", "state", timeout)["frames"]
+        libraries = self._python_libraries(timeout)
         out = []
         for f in frames:
             owner = libraries.library_of(f["file"])
@@ -565,53 +571,53 @@ class PdbBackend(ConsoleBackend):
                              library=owner is not None, library_name=owner))
         return out
 
-    def _python_libraries(self) -> PythonLibraries:
+    def _python_libraries(self, timeout: float) -> PythonLibraries:
         """Which files are the standard library's, as the program's own
         Python says (asked once a session)."""
         if self._libraries is None:
             try:
-                answer = self.evaluate(STDLIB_EXPRESSION).value
+                answer = self.evaluate(STDLIB_EXPRESSION, timeout).value
             except DbgError:
                 answer = "[]"
             self._libraries = PythonLibraries(PythonLibraries.stdlib_from(answer), self._root)
         return self._libraries
 
-    def stack(self, levels: int | None) -> list[Frame]:
-        frames = self._frame_list()
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        frames = self._frame_list(timeout)
         return frames[:levels] if levels else frames
 
-    def frame_args(self, frames: list[Frame]) -> None:
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
         wanted = [f.index for f in frames if f.args is None]
         if not wanted:
             return
         # Reading arguments moves nothing: the stop report pdb sent stays good.
         kept = self._at_stop
-        answer = self._query(f"_dbg_args {wanted!r}", "args")["args"]
+        answer = self._query(f"_dbg_args {wanted!r}", "args", timeout)["args"]
         self._at_stop = kept
         for frame in frames:
             rows = answer.get(str(frame.index))
             if rows is not None:
                 frame.args = [Variable(r["name"], r["value"], r.get("type")) for r in rows]
 
-    def select_frame(self, index: int) -> Frame:
-        frames = self._frame_list()
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        frames = self._frame_list(timeout)
         if index >= len(frames):
             raise OpFailed(f"no frame {index}: the stack has {len(frames)} frames",
                            "see `dbg stack`")
         current = next((f.index for f in frames if f.current), 0)
         if index > current:
-            self._native(f"up {index - current}")
+            self._native(f"up {index - current}", timeout)
         elif index < current:
-            self._native(f"down {current - index}")
+            self._native(f"down {current - index}", timeout)
         chosen = frames[index]
         chosen.current = True
         return chosen
 
-    def locals(self) -> list[Variable]:
-        data = self._query("_dbg_locals", "locals")
+    def locals(self, timeout: float) -> list[Variable]:
+        data = self._query("_dbg_locals", "locals", timeout)
         return [Variable(v["name"], v["value"], v.get("type")) for v in data["variables"]]
 
-    def fields(self, variable: Variable) -> list[Variable] | None:
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         """An object's attributes (its ``vars()``), one level."""
         if not variable.name.isidentifier() or not python_object_repr(variable.value):
             return None
@@ -621,20 +627,20 @@ class PdbBackend(ConsoleBackend):
                  f"vars({variable.name}).items() if not k.startswith('__') "
                  f"for r in (repr(v),)][:20]")
         try:
-            rows = ast.literal_eval(self.evaluate(probe).value)
+            rows = ast.literal_eval(self.evaluate(probe, timeout).value)
         except (DbgError, ValueError, SyntaxError):
             return None
         return [Variable(str(k), str(v), str(t), cut=n if n > len(str(v)) else None)
                 for k, v, t, n in rows]
 
-    def evaluate(self, expression: str) -> Value:
-        answer = self._query(f"_dbg_eval {expression!r}", "value")
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        answer = self._query(f"_dbg_eval {expression!r}", "value", timeout)
         if "error" in answer:
             raise OpFailed(answer["error"])
         return Value(answer["value"], answer.get("type"))
 
-    def set_variable(self, lhs: str, value: str) -> Value:
-        answer = self._query(f"_dbg_set {(lhs, value)!r}", "value")
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        answer = self._query(f"_dbg_set {(lhs, value)!r}", "value", timeout)
         if "error" in answer:
             raise OpFailed(f"cannot set {lhs}: {answer['error']}", "nothing was changed")
         return Value(answer["value"], answer.get("type"))
@@ -643,7 +649,7 @@ class PdbBackend(ConsoleBackend):
         """The exception the program stopped at (post mortem, a failed test,
         a catch): its type, message, and its traceback as Python prints it,
         outermost first, causes before it (``chain``: what they were)."""
-        answer = self._query("_dbg_exception", "exception")
+        answer = self._query("_dbg_exception", "exception", timeout)
         if not answer.get("exception"):
             raise OpFailed("the program did not stop at an exception",
                            "an uncaught exception or a failing test stops it, and so does "
@@ -651,7 +657,7 @@ class PdbBackend(ConsoleBackend):
         return {"exception": answer["exception"], "description": answer["description"],
                 "stack": answer["stack"], "chain": answer.get("chain") or []}
 
-    def catch(self, filters: list[str]) -> list[str]:
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
         """`raised` (every exception), exception classes by name, `uncaught`
         (stop post mortem where one ends the program), `all-code`: all
         done by the launcher (pdb has no exception breakpoints)."""
@@ -671,7 +677,7 @@ class PdbBackend(ConsoleBackend):
             raise UsageError("all-code goes with raised or an exception class",
                              "e.g. dbg catch raised --all-code")
         settings = (names, "raised" in chosen, "uncaught" in chosen, ALL_CODE in chosen)
-        unknown = self._query(f"_dbg_catch {settings!r}", "catch").get("unknown")
+        unknown = self._query(f"_dbg_catch {settings!r}", "catch", timeout).get("unknown")
         if unknown:
             raise UsageError(f"no exception class {unknown[0]} is loaded in the program yet",
                              f"give its module too (mypkg.errors.{unknown[0]}, or "
@@ -684,7 +690,7 @@ class PdbBackend(ConsoleBackend):
         if word in INTERACTIVE:
             raise UsageError(f"pdb's {word!r} waits for more input lines, which dbg raw "
                              "cannot send", "use the single-line commands instead")
-        self.require_stopped(word)
+        self.require_stopped(word, timeout)
         driver = self.drv()
         self._at_stop = {}
         driver.send_line(self._short(text))
@@ -699,7 +705,7 @@ class PdbBackend(ConsoleBackend):
         if match.index == 1:
             return output, self._ended(json.loads(match.groups[0]).get("code"), match.before)
         if _frames(match.before, "stop"):
-            return output, self._stopped(match.before)
+            return output, self._stopped(match.before, timeout)
         return output, None
 
 

@@ -23,6 +23,8 @@ TOY = str(Path(__file__).with_name("toy_console.py"))
 PROMPT = re.compile(r"(?:\A|\n)(> |main\[\d+\] )$")
 STOPPED = re.compile(r"(?:\A|\n)(main\[\d+\] )$")
 STOP_RE = re.compile(r"Stopped at line (\d+)")
+#: Each command's timeout, as an op would pass it.
+TIMEOUT = 5.0
 
 
 class ToyBackend(ConsoleBackend):
@@ -31,15 +33,15 @@ class ToyBackend(ConsoleBackend):
     id = "toy"
     tool = "toy"
 
-    def launch(self, request: Any) -> StopEvent:
+    def launch(self, request: Any, timeout: float) -> StopEvent:
         self.start_console([sys.executable, TOY], PROMPT)
         self.drv().expect([], 10)
         self._state = "stopped"
         return StopEvent(state="stopped", reason="entry")
 
-    def wait_stop(self, timeout: float) -> StopEvent:
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
         try:
-            match = self.drv().expect([STOP_RE], timeout, prompt=STOPPED)
+            match = self.drv().expect([STOP_RE], wait, prompt=STOPPED)
         except PtyTimeout:
             return StopEvent(state="running")
         self.drv().expect([], timeout)
@@ -47,10 +49,10 @@ class ToyBackend(ConsoleBackend):
         return StopEvent(state="stopped", reason="step", description=match.groups[0])
 
     def cont(self, timeout: float) -> StopEvent:
-        self.require_stopped("continue")
+        self.require_stopped("continue", timeout)
         self.drv().send_line("run")
         self._state = "running"
-        return self.wait_stop(timeout)
+        return self.wait_stop(timeout, timeout)
 
 
 @pytest.fixture
@@ -59,37 +61,37 @@ def toy(tmp_path: Path) -> Any:
     ctx = SessionContext(name="t", run_dir=tmp_path, output=OutputBuffer(), log=TransLog(log),
                          shutdown_grace=0.5)
     backend = ToyBackend(BackendSpec(name="toy", plugin="toy"), ctx)
-    backend.launch(None)
+    backend.launch(None, TIMEOUT)
     yield backend
     backend.terminate()
 
 
 def test_one_command_at_a_time_and_ansi_stripped(toy: ToyBackend) -> None:
-    assert toy.command("echo hello there").strip() == "hello there"
-    assert toy.command("color").strip() == "red text"
-    answer = toy.command("chatter 200")
+    assert toy.command("echo hello there", TIMEOUT).strip() == "hello there"
+    assert toy.command("color", TIMEOUT).strip() == "red text"
+    answer = toy.command("chatter 200", TIMEOUT)
     assert answer.count("program line") == 200 and answer.rstrip().endswith("chatter done")
-    assert toy.command("echo after").strip() == "after"
+    assert toy.command("echo after", TIMEOUT).strip() == "after"
 
 
 def test_a_timed_out_answer_is_read_before_the_next_one(toy: ToyBackend) -> None:
     with pytest.raises(DebuggerTimeout, match=r"toy did not answer within 0\.3s"):
         toy.command("slow 0.8", timeout=0.3)
     # The late "slept 0.8" belongs to the timed-out command, not to this one.
-    assert toy.command("echo next").strip() == "next"
-    assert toy.command("echo and then").strip() == "and then"
+    assert toy.command("echo next", TIMEOUT).strip() == "next"
+    assert toy.command("echo and then", TIMEOUT).strip() == "and then"
 
 
 def test_a_prompt_that_changes_with_the_state(toy: ToyBackend) -> None:
     event = toy.cont(5)
     assert (event.state, event.description) == ("stopped", "7")
-    assert toy.command("echo stopped now").strip() == "stopped now"
+    assert toy.command("echo stopped now", TIMEOUT).strip() == "stopped now"
 
 
 def test_running_state_refuses_ops_and_poll_finds_the_stop(toy: ToyBackend) -> None:
     assert toy.cont(0.05).state == "running"
     with pytest.raises(NotStopped, match="toy cannot take 'locals' while the program runs"):
-        toy.require_stopped("locals")
+        toy.require_stopped("locals", TIMEOUT)
     event = toy.poll(5)
     assert event is not None and event.state == "stopped"
     assert toy.poll(0) is None  # stopped: nothing to wait for
@@ -103,13 +105,13 @@ def test_the_console_ending_is_a_typed_error_and_terminate_cleans_up(toy: ToyBac
     assert "bye" in info.value.output
     toy.on_console_end(info.value.output)
     with pytest.raises(TargetExited):
-        toy.require_stopped("print")
+        toy.require_stopped("print", TIMEOUT)
     pid = driver.pid
     toy.terminate()
     assert not Path(f"/proc/{pid}").exists()
 
 
 def test_the_transcript_log_has_both_directions(toy: ToyBackend, tmp_path: Path) -> None:
-    toy.command("echo logged")
+    toy.command("echo logged", TIMEOUT)
     text = (tmp_path / "debugger.log").read_text()
     assert "--> echo logged" in text and "<-- logged" in text

@@ -48,6 +48,9 @@ from dbgcore.api import (
 )
 
 PROMPT = re.compile(r"  DB<+\d+>+ ")
+#: How long perl has to compile the program and stop at its first line,
+#: whatever the op's --timeout.
+START_WAIT = 30.0
 WHERE_RE = re.compile(r"^(?P<function>[\w:]+)\((?P<file>.+):(?P<line>\d+)\):", re.M)
 RETURN_RE = re.compile(r"^(?P<context>\w+) context return from \S+:(?P<value>.*?)(?=^[\w:]+\()",
                        re.M | re.S)
@@ -124,7 +127,7 @@ class PerlBackend(ConsoleBackend):
 
     # -- lifecycle -----------------------------------------------------------------------
 
-    def launch(self, request: LaunchRequest) -> StopEvent:
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         if request.module:
             raise UsageError("perl runs a script, not -m MODULE")
         self._cwd = request.cwd or os.getcwd()
@@ -148,12 +151,14 @@ class PerlBackend(ConsoleBackend):
                 *self.spec.command, "-d", self._program, *request.args]
         self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
         self._reason = "entry"
-        return self.wait_stop(30)
+        return self.wait_stop(START_WAIT, timeout)
 
-    def wait_stop(self, timeout: float) -> StopEvent:
-        """Read up to perl5db's prompt (a stop) or the end of perl."""
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        """Read up to perl5db's prompt (a stop) or the end of perl, for up to
+        ``wait``. (A stop's report comes whole before the prompt: nothing more
+        is asked of perl5db, so ``timeout`` is not needed here.)"""
         try:
-            match = self.drv().expect([], timeout)
+            match = self.drv().expect([], wait)
         except PtyTimeout:
             self._state = "running"
             return StopEvent(state="running")
@@ -184,18 +189,18 @@ class PerlBackend(ConsoleBackend):
         return os.path.normpath(os.path.join(self._cwd, name))
 
     def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
-        self.require_stopped(op)
+        self.require_stopped(op, timeout)
         self._reason = reason
         # Running from here on: a second client's `dbg pause` interrupts it.
         self._state = "running"
         self.drv().send_line(command)
-        return self.wait_stop(timeout)
+        return self.wait_stop(timeout, timeout)
 
-    def _query(self, command: str, op: str) -> str:
-        """A command for ``op`` that does not move the program; an expression's
-        error is an OpFailed."""
-        self.require_stopped(op)
-        answer = self.command(command)
+    def _query(self, command: str, op: str, timeout: float) -> str:
+        """A command for ``op`` that does not move the program, bounded by the
+        op's ``timeout``; an expression's error is an OpFailed."""
+        self.require_stopped(op, timeout)
+        answer = self.command(command, timeout)
         error = EVAL_ERROR_RE.search(answer)
         if error:
             raise OpFailed(f"perl: {error['message'].strip()}")
@@ -203,7 +208,8 @@ class PerlBackend(ConsoleBackend):
 
     # -- breakpoints -----------------------------------------------------------------------
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
         for asked, what in ((options.hit_count, "hit counts (--hit)"),
                             (options.log_message, "logpoints (--log)"),
                             (options.temporary, "temporary breakpoints (--temp)")):
@@ -211,19 +217,19 @@ class PerlBackend(ConsoleBackend):
                 raise self.unsupported(what, "perl's debugger has conditions (--if) only")
         condition = f" {options.condition}" if options.condition else ""
         if loc.function:
-            answer = self._query(f"b {loc.function}{condition}", "break")
+            answer = self._query(f"b {loc.function}{condition}", "break", timeout)
             if answer:  # "Subroutine main::nope not found."
                 raise OpFailed(f"perl: {answer.splitlines()[0]}",
                                "a subroutine must be compiled before it can have a breakpoint")
         else:
-            file = self._file_for(loc.file) if loc.file else \
+            file = self._file_for(loc.file, timeout) if loc.file else \
                 self._where.file if self._where else None
             if not file or loc.line is None:
                 raise UsageError("give a location as FILE:LINE or SUBROUTINE")
             # perl's answer is empty, or "Line 3 of 'F' not breakable."
-            if self._query(f"b {file}:{loc.line}{condition}", "break"):
+            if self._query(f"b {file}:{loc.line}{condition}", "break", timeout):
                 raise OpFailed(no_code_message(file, loc.line), "pick a line with a statement")
-        placed = [spot for spot in self._perl_breaks() if spot not in
+        placed = [spot for spot in self._perl_breaks(timeout) if spot not in
                   {(b.file, b.line) for b in self._breaks.values()}]
         if not placed:  # perl keeps one per line: the one there took the new condition
             raise OpFailed(f"there is a breakpoint at {loc.key()} already",
@@ -234,11 +240,11 @@ class PerlBackend(ConsoleBackend):
         self._breaks[number] = bp
         return bp
 
-    def _file_for(self, requested: str) -> str:
+    def _file_for(self, requested: str, timeout: float) -> str:
         """The loaded file a user's name for it means (``ledger.pl``,
         ``lib/Money.pm``, an absolute path), as perl knows it."""
         loaded = {os.path.realpath(self._path(name)): self._path(name) for name in
-                  self._query(r"p join qq{\n}, grep { s/^_<// } keys %main::", "break")
+                  self._query(r"p join qq{\n}, grep { s/^_<// } keys %main::", "break", timeout)
                   .splitlines()
                   if not name.startswith("(")}
         root = os.path.dirname(self._program)
@@ -252,9 +258,9 @@ class PerlBackend(ConsoleBackend):
                            "break where it is used, step in, and set the breakpoint then")
         return loaded[found]
 
-    def _perl_breaks(self) -> list[tuple[str, int]]:
+    def _perl_breaks(self, timeout: float) -> list[tuple[str, int]]:
         spots, file = [], ""
-        for text in self._query("L b", "break").splitlines():
+        for text in self._query("L b", "break", timeout).splitlines():
             header, line = BREAKS_FILE_RE.match(text), BREAKS_LINE_RE.match(text)
             if header:
                 file = self._path(header[1])
@@ -262,17 +268,17 @@ class PerlBackend(ConsoleBackend):
                 spots.append((file, int(line[1])))
         return spots
 
-    def remove_breakpoint(self, bp_id: int | str) -> None:
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         bp = self._breaks.get(int(bp_id)) if str(bp_id).isdigit() else None
         if bp is None:
             raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
         # B takes a line of the file being viewed: view the breakpoint's, then the stop's again.
         back = self._where.file if self._where else bp.file
         for command in (f"f {bp.file}", f"B {bp.line}", f"f {back}"):
-            self._query(command, "unbreak")
+            self._query(command, "unbreak", timeout)
         del self._breaks[int(bp_id)]
 
-    def list_breakpoints(self) -> list[Breakpoint]:
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         return list(self._breaks.values())
 
     # -- running: each answers with what stopped the program, or state "running" ----------
@@ -301,9 +307,9 @@ class PerlBackend(ConsoleBackend):
 
     # -- inspection --------------------------------------------------------------------------
 
-    def stack(self, levels: int | None) -> list[Frame]:
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         assert self._where is not None
-        callers = [c for c in CALLER_RE.finditer(self._query("T", "stack"))
+        callers = [c for c in CALLER_RE.finditer(self._query("T", "stack", timeout))
                    if not c["function"].startswith("DB::")]
         frames = [Frame(0, self._where.function, self._where.file, self._where.line, True)]
         for index, caller in enumerate(callers, 1):
@@ -321,8 +327,8 @@ class PerlBackend(ConsoleBackend):
                 frame.library, frame.library_name = True, library.group(1).replace("/", "::")
         return frames[:levels] if levels else frames
 
-    def select_frame(self, index: int) -> Frame:
-        frames = self.stack(None)
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        frames = self.stack(None, timeout)
         if not 0 <= index < len(frames):
             raise OpFailed(f"no frame {index}; the stack has {len(frames)}", "see `dbg stack`")
         if index:
@@ -330,8 +336,8 @@ class PerlBackend(ConsoleBackend):
                                    f"only; `dbg raw y {index}` lists that frame's lexicals")
         return frames[0]
 
-    def locals(self) -> list[Variable]:
-        listing = self._query("y", "locals")
+    def locals(self, timeout: float) -> list[Variable]:
+        listing = self._query("y", "locals", timeout)
         if "PadWalker" in listing and not LEXICAL_RE.search(listing):
             raise OpFailed("perl's debugger lists lexicals with the PadWalker module, "
                            "which is not installed",
@@ -340,19 +346,21 @@ class PerlBackend(ConsoleBackend):
         values: list[str] = []
         for start in range(0, len(names), 50):  # a command is one terminal line: keep it short
             chunk = ", ".join(map(dumped, names[start:start + 50]))
-            values += self._query("p " + DUMP.format(values=chunk), "locals").split("\x1f")
+            values += self._query("p " + DUMP.format(values=chunk), "locals",
+                                  timeout).split("\x1f")
         return [Variable(name, value) for name, value in zip(names, values, strict=False)]
 
-    def evaluate(self, expression: str) -> Value:
-        return Value(self._query("p " + DUMP.format(values=dumped(expression)), "print"))
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        return Value(self._query("p " + DUMP.format(values=dumped(expression)), "print",
+                                 timeout))
 
-    def set_variable(self, lhs: str, value: str) -> Value:
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         try:
-            self._query(f"p do {{ {lhs} = ({value}); 1 }}", "set")
+            self._query(f"p do {{ {lhs} = ({value}); 1 }}", "set", timeout)
         except OpFailed as exc:
             raise OpFailed(f"cannot set {lhs}: {exc.message.removeprefix('perl: ')}",
                            "nothing was changed") from exc
-        return self.evaluate(lhs)
+        return self.evaluate(lhs, timeout)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         event = self._run(text, "raw", "step", timeout)

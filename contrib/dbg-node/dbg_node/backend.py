@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from dbgcore.api import (
+    DEFAULT_TIMEOUT,
     AttachRequest,
     Backend,
     BackendSpec,
@@ -72,6 +73,9 @@ NOTICES = re.compile(
 WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
 #: Scopes whose variables are the frame's own ("locals").
 OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
+#: The least time node has to start (or its inspector to take an attach)
+#: and stop the program, whatever --timeout: node's start under load is slow.
+START_FLOOR = 10.0
 #: How many V8 steps one line step may take (one line can hold a whole loop).
 STEP_LIMIT = 10000
 CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
@@ -136,7 +140,7 @@ class NodeBackend(Backend):
 
     # -- lifecycle ----------------------------------------------------------------------
 
-    def launch(self, request: LaunchRequest) -> StopEvent:
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         if request.module:
             raise UsageError("node runs a file or a folder with a package.json, not -m MODULE")
         program = entry_point(Path(request.program))
@@ -161,7 +165,7 @@ class NodeBackend(Backend):
                 start_new_session=True, preexec_fn=procutil.die_with_parent)
         self.ctx.track_process(self.proc.pid, "node")
         self.ctx.log.note(f"started {' '.join(argv)} (pid {self.proc.pid})")
-        deadline = time.monotonic() + max(self.ctx.op_timeout, 10)
+        deadline = time.monotonic() + max(timeout, START_FLOOR)
         while not self._url_seen.wait(0.05):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.pump.drain()
@@ -169,35 +173,35 @@ class NodeBackend(Backend):
                 raise OpFailed(f"node did not start {program}: "
                                f"{_said(said) or f'exit code {self.proc.poll()}'}")
         assert self._url is not None
-        self._connect(self._url, request.stop_on_uncaught)
-        self.call("Runtime.runIfWaitingForDebugger")
-        event = self._wait_stop(max(self.ctx.op_timeout, 10), "entry")
+        self._connect(self._url, request.stop_on_uncaught, timeout)
+        self.call("Runtime.runIfWaitingForDebugger", None, timeout)
+        event = self._wait_stop(max(timeout, START_FLOOR), timeout, "entry")
         if event.state == "running":
             raise OpFailed("node did not stop at the program's first line")
         return event
 
-    def attach(self, request: AttachRequest) -> StopEvent:
+    def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
         if request.port is None:
             raise UsageError(
                 "node attaches to an inspector port, not a pid",
                 "start the program with `node --inspect=127.0.0.1:PORT` (or send it SIGUSR1, "
                 "which opens 127.0.0.1:9229) and run `dbg attach --backend node --port PORT`")
         host = request.host or "127.0.0.1"
-        url = inspector_url(host, request.port, self.ctx.op_timeout)
+        url = inspector_url(host, request.port, timeout)
         self._attached = True
-        self._connect(url, True)
-        self.call("Runtime.runIfWaitingForDebugger")
-        self.call("Debugger.pause")
-        return self._wait_stop(max(self.ctx.op_timeout, 10), "attach")
+        self._connect(url, True, timeout)
+        self.call("Runtime.runIfWaitingForDebugger", None, timeout)
+        self.call("Debugger.pause", None, timeout)
+        return self._wait_stop(max(timeout, START_FLOOR), timeout, "attach")
 
-    def _connect(self, url: str, stop_on_uncaught: bool) -> None:
-        self.inspector = Inspector(url, self.ctx.log, max(self.ctx.op_timeout, 10))
-        self.call("Runtime.enable")
-        self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000})
+    def _connect(self, url: str, stop_on_uncaught: bool, timeout: float) -> None:
+        self.inspector = Inspector(url, self.ctx.log, max(timeout, START_FLOOR))
+        self.call("Runtime.enable", None, timeout)
+        self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}, timeout)
         # Stepping never goes into Node's own JavaScript (console.log...).
-        self.call("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]})
+        self.call("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]}, timeout)
         self.call("Debugger.setPauseOnExceptions",
-                  {"state": "uncaught" if stop_on_uncaught else "none"})
+                  {"state": "uncaught" if stop_on_uncaught else "none"}, timeout)
 
     def _notices(self, category: str, text: str) -> str:
         """The program's stderr without the inspector's own notices; the
@@ -217,7 +221,10 @@ class NodeBackend(Backend):
     def poll(self, timeout: float) -> StopEvent | None:
         if self._state != "running":
             return None
-        event = self._wait_stop(timeout, "breakpoint")
+        # poll(0) (a look whether the program paused meanwhile) waits for
+        # nothing, but a pause it finds may still need the inspector's answers.
+        event = self._wait_stop(timeout, timeout if timeout > 0 else DEFAULT_TIMEOUT,
+                                "breakpoint")
         return None if event.state == "running" else event
 
     def terminate(self) -> None:
@@ -226,7 +233,7 @@ class NodeBackend(Backend):
             if self._attached and not inspector.closed.is_set():
                 for method in ("Debugger.disable", "Runtime.runIfWaitingForDebugger"):
                     try:
-                        inspector.call(method, timeout=2)
+                        inspector.call(method, None, 2)
                     except Exception:  # the program may be gone; it must not stop the end
                         pass
             try:
@@ -242,18 +249,18 @@ class NodeBackend(Backend):
 
     # -- talking to the inspector --------------------------------------------------
 
-    def call(self, method: str, params: dict[str, Any] | None = None,
-             timeout: float | None = None) -> dict[str, Any]:
+    def call(self, method: str, params: dict[str, Any] | None,
+             timeout: float) -> dict[str, Any]:
         if self.inspector is None:
             raise TargetExited("the program has ended")
-        return self.inspector.call(method, params, self.ctx.op_timeout if timeout is None
-                                   else timeout)
+        return self.inspector.call(method, params, timeout)
 
-    def _wait_stop(self, timeout: float, reason: str) -> StopEvent:
-        """Wait for the program to pause or end; ``reason`` is what a pause
+    def _wait_stop(self, wait: float, timeout: float, reason: str) -> StopEvent:
+        """Wait up to ``wait`` for the program to pause or end; ``timeout``
+        bounds each request made about the pause; ``reason`` is what a pause
         that says no more than "other" means for the op that moved it."""
         assert self.inspector is not None
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + wait
         self._state = "running"
         while True:
             message = self.inspector.next_event(deadline - time.monotonic())
@@ -262,10 +269,10 @@ class NodeBackend(Backend):
             method = message.get("method")
             params = message.get("params") or {}
             if method == "Debugger.paused":
-                if self._unwanted_throw(params):
-                    self.call("Debugger.resume")
+                if self._unwanted_throw(params, timeout):
+                    self.call("Debugger.resume", None, timeout)
                     continue
-                return self._paused(params, reason)
+                return self._paused(params, reason, timeout)
             if method == "Debugger.breakpointResolved":
                 self.breaks.resolved(params)
             elif method == CLOSED or (
@@ -273,7 +280,7 @@ class NodeBackend(Backend):
                     and params.get("executionContextId") in (None, self.inspector.main_context)):
                 return self._ended()
 
-    def _paused(self, params: dict[str, Any], reason: str) -> StopEvent:
+    def _paused(self, params: dict[str, Any], reason: str, timeout: float) -> StopEvent:
         self._state = "stopped"
         interrupted, self._interrupted = self._interrupted, False
         self._frames = list(params.get("callFrames") or [])
@@ -282,7 +289,7 @@ class NodeBackend(Backend):
         if self.pump is not None:
             self.pump.drain()
         why = params.get("reason", "other")
-        hit = self.breaks.hit(list(params.get("hitBreakpoints") or []))
+        hit = self.breaks.hit(list(params.get("hitBreakpoints") or []), timeout)
         description = ""
         if why in ("exception", "promiseRejection"):
             reason = "exception"
@@ -356,14 +363,14 @@ class NodeBackend(Backend):
 
     # -- execution ----------------------------------------------------------------------------
 
-    def _resume(self, method: str, params: dict[str, Any] | None = None) -> None:
+    def _resume(self, method: str, timeout: float, params: dict[str, Any] | None = None) -> None:
         self._state = "running"
         self._locals = {}
-        self.call(method, params)
+        self.call(method, params, timeout)
 
     def cont(self, timeout: float) -> StopEvent:
-        self._resume("Debugger.resume")
-        return self._wait_stop(timeout, "breakpoint")
+        self._resume("Debugger.resume", timeout)
+        return self._wait_stop(timeout, timeout, "breakpoint")
 
     def next(self, timeout: float) -> StopEvent:
         return self._line_step("Debugger.stepOver", timeout)
@@ -377,8 +384,8 @@ class NodeBackend(Backend):
         deadline = time.monotonic() + timeout
         start_key, start_line = self._depth_key(), self._frames[0]["location"]["lineNumber"]
         for _ in range(STEP_LIMIT):
-            self._resume(method)
-            event = self._wait_stop(deadline - time.monotonic(), "step")
+            self._resume(method, timeout)
+            event = self._wait_stop(deadline - time.monotonic(), timeout, "step")
             if event.state != "stopped" or event.reason != "step":
                 return event
             if self._depth_key() != start_key \
@@ -392,13 +399,13 @@ class NodeBackend(Backend):
         deadline = time.monotonic() + timeout
         index = self._selected
         target = self._depth_key(index)
-        returns = [p for p in self._positions(index) if p.get("type") == "return"]
-        event = self._run_to(returns, target, deadline, "return")
+        returns = [p for p in self._positions(index, timeout) if p.get("type") == "return"]
+        event = self._run_to(returns, target, deadline, "return", timeout)
         if event.state != "stopped" or event.reason != "return":
             return event
         returned = self._frames[0].get("returnValue")
-        self._resume("Debugger.stepOut")
-        event = self._wait_stop(deadline - time.monotonic(), "return")
+        self._resume("Debugger.stepOut", timeout)
+        event = self._wait_stop(deadline - time.monotonic(), timeout, "return")
         if event.state == "stopped" and event.reason == "return" and returned is not None:
             value, kind = values.show(returned)
             event.return_value = ReturnValue(value, kind)
@@ -407,26 +414,26 @@ class NodeBackend(Backend):
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         deadline = time.monotonic() + timeout
         if loc is not None:
-            script_id, line, column = self.breaks.script_position(loc)
-            self._resume("Debugger.continueToLocation", {
+            script_id, line, column = self.breaks.script_position(loc, timeout)
+            self._resume("Debugger.continueToLocation", timeout, {
                 "location": {"scriptId": script_id, "lineNumber": line - 1,
                              **({"columnNumber": column} if column is not None else {})},
                 "targetCallFrames": "any"})
-            return self._wait_stop(timeout, "until")
+            return self._wait_stop(timeout, timeout, "until")
         # The next line past this one in this call, or the caller when it returns.
         target = self._depth_key(self._selected)
         here = self._frames[self._selected]["location"]["lineNumber"]
-        later = [p for p in self._positions(self._selected)
+        later = [p for p in self._positions(self._selected, timeout)
                  if p["lineNumber"] > here or p.get("type") == "return"]
-        event = self._run_to(later, target, deadline, "until")
+        event = self._run_to(later, target, deadline, "until", timeout)
         if event.state == "stopped" and event.reason == "until" \
                 and self._frames[0]["location"]["lineNumber"] <= here:
             # It reached a return of the function on this line: go on to the caller.
-            self._resume("Debugger.stepOut")
-            return self._wait_stop(deadline - time.monotonic(), "until")
+            self._resume("Debugger.stepOut", timeout)
+            return self._wait_stop(deadline - time.monotonic(), timeout, "until")
         return event
 
-    def _positions(self, index: int) -> list[dict[str, Any]]:
+    def _positions(self, index: int, timeout: float) -> list[dict[str, Any]]:
         """Every place the frame's function can pause (V8's break locations)."""
         scope = next((s for s in self._frames[index].get("scopeChain", [])
                       if s.get("type") == "local" and s.get("startLocation")), None)
@@ -434,29 +441,29 @@ class NodeBackend(Backend):
             return []
         found = self.call("Debugger.getPossibleBreakpoints", {
             "start": scope["startLocation"], "end": scope["endLocation"],
-            "restrictToFunction": True})
+            "restrictToFunction": True}, timeout)
         return list(found.get("locations") or [])
 
     def _run_to(self, positions: list[dict[str, Any]], target: tuple[int, str, int, int],
-                deadline: float, reason: str) -> StopEvent:
+                deadline: float, reason: str, timeout: float) -> StopEvent:
         """Continue until one of ``positions`` pauses in the call ``target``
         (a deeper, recursive call of the same function passes); a stop of any
         other kind ends the run there."""
         if not positions:
-            self._resume("Debugger.stepOut")
-            return self._wait_stop(deadline - time.monotonic(), reason)
+            self._resume("Debugger.stepOut", timeout)
+            return self._wait_stop(deadline - time.monotonic(), timeout, reason)
         placed = []
         try:
             for position in positions:
                 try:
                     placed.append(self.call("Debugger.setBreakpoint", {"location": {
                         k: position[k] for k in ("scriptId", "lineNumber", "columnNumber")
-                        if k in position}})["breakpointId"])
+                        if k in position}}, timeout)["breakpointId"])
                 except OpFailed:
                     continue  # a user's breakpoint is there already; it stops there too
             while True:
-                self._resume("Debugger.resume")
-                event = self._wait_stop(deadline - time.monotonic(), reason)
+                self._resume("Debugger.resume", timeout)
+                event = self._wait_stop(deadline - time.monotonic(), timeout, reason)
                 if event.state != "stopped":
                     return event
                 if event.reason == reason and self._at_position(positions) \
@@ -469,7 +476,7 @@ class NodeBackend(Backend):
         finally:
             for bp in placed:
                 try:
-                    self.call("Debugger.removeBreakpoint", {"breakpointId": bp})
+                    self.call("Debugger.removeBreakpoint", {"breakpointId": bp}, timeout)
                 except (OpFailed, TargetExited):
                     break
 
@@ -481,19 +488,20 @@ class NodeBackend(Backend):
     def pause(self, timeout: float) -> StopEvent:
         if self._state != "running":
             return StopEvent(state=self._state, location=self._where(0) if self._frames else None)
-        self.call("Debugger.pause")
-        return self._wait_stop(timeout, "pause")
+        self.call("Debugger.pause", None, timeout)
+        return self._wait_stop(timeout, timeout, "pause")
 
     def interrupt(self) -> None:
         # A second client's `dbg pause` while an op waits in _wait_stop: that
         # op reads the pause, which V8 reports as reason "other".
         if self._state == "running" and self.inspector is not None:
             self._interrupted = True
-            self.call("Debugger.pause")
+            # Called with no op's timeout; V8 answers a pause request at once.
+            self.call("Debugger.pause", None, DEFAULT_TIMEOUT)
 
     # -- breakpoints ---------------------------------------------------------------------------
 
-    def catch(self, filters: list[str]) -> list[str]:
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
         unknown = [f for f in filters if f not in CATCH_FILTERS and not _CLASS_RE.fullmatch(f)]
         if unknown:
             raise UsageError(f"node has no exception filter {', '.join(unknown)}",
@@ -503,7 +511,7 @@ class NodeBackend(Backend):
         states = {CATCH_FILTERS[f] for f in filters if f in CATCH_FILTERS}
         # V8 pauses on every throw or only uncaught ones; dbg picks the classes.
         state = "all" if "all" in states or names else "uncaught" if states else "none"
-        self.call("Debugger.setPauseOnExceptions", {"state": state})
+        self.call("Debugger.setPauseOnExceptions", {"state": state}, timeout)
         self._catch_classes = names if "all" not in states else []
         # As on every backend, the filters named replace the session's, uncaught included.
         self._catch_uncaught = "uncaught" in states
@@ -511,7 +519,7 @@ class NodeBackend(Backend):
             return []
         return [*names, *(s for s in ("uncaught", "all") if s in states)]
 
-    def _unwanted_throw(self, params: dict[str, Any]) -> bool:
+    def _unwanted_throw(self, params: dict[str, Any], timeout: float) -> bool:
         """A pause at a throw of no class `dbg catch` named (V8 pauses at
         every throw when some are wanted): resumed at once."""
         if not self._catch_classes or params.get("reason") not in ("exception",
@@ -531,18 +539,19 @@ class NodeBackend(Backend):
         try:
             answer = self.call("Runtime.callFunctionOn", {
                 "objectId": data["objectId"], "functionDeclaration": walk,
-                "arguments": [{"value": self._catch_classes}], "returnByValue": True})
+                "arguments": [{"value": self._catch_classes}], "returnByValue": True}, timeout)
         except DbgError:
             return False  # cannot tell: stop rather than miss it
         return not (answer.get("result") or {}).get("value")
 
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
-        return self.breaks.add(loc, options)
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        return self.breaks.add(loc, options, timeout)
 
-    def remove_breakpoint(self, bp_id: int | str) -> None:
-        self.breaks.remove(bp_id)
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        self.breaks.remove(bp_id, timeout)
 
-    def list_breakpoints(self) -> list[Breakpoint]:
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         return self.breaks.listing()
 
     def loaded_files(self) -> list[str]:
@@ -555,7 +564,7 @@ class NodeBackend(Backend):
 
     # -- inspection -------------------------------------------------------------------------------
 
-    def stack(self, levels: int | None) -> list[Frame]:
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         frames = []
         for index in range(len(self._frames[:levels] if levels else self._frames)):
             where = self._where(index)
@@ -567,7 +576,7 @@ class NodeBackend(Backend):
                                 library=owner is not None, library_name=owner))
         return frames
 
-    def frame_args(self, frames: list[Frame]) -> None:
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
         # V8 lists a function's arguments among its locals: the names come
         # from the source at the function's start, the values from its local
         # scope (one request a frame).
@@ -583,7 +592,8 @@ class NodeBackend(Backend):
                          None)
             if scope is None:
                 continue
-            found = {p["name"]: p["value"] for p in self._properties(scope["object"]["objectId"])
+            found = {p["name"]: p["value"]
+                     for p in self._properties(scope["object"]["objectId"], timeout)
                      if "value" in p}
             frame.args = [Variable(n, *values.show(found[n])) for n in names if n in found]
 
@@ -599,21 +609,21 @@ class NodeBackend(Backend):
         row, column = int(start.get("lineNumber", 0)), int(start.get("columnNumber", 0))
         return parameter_names("\n".join(lines[row:row + 20])[column:])
 
-    def select_frame(self, index: int) -> Frame:
+    def select_frame(self, index: int, timeout: float) -> Frame:
         if not 0 <= index < len(self._frames):
             raise OpFailed(f"no frame {index}; the stack has {len(self._frames)} frames "
                            f"(0 to {len(self._frames) - 1})", "`dbg stack` lists them")
         self._selected = index
         self._locals = {}
-        return self.stack(None)[index]
+        return self.stack(None, timeout)[index]
 
-    def locals(self) -> list[Variable]:
+    def locals(self, timeout: float) -> list[Variable]:
         frame = self._frame()
         found: dict[str, dict[str, Any]] = {}
         for scope in frame.get("scopeChain", []):
             if scope.get("type") not in OWN_SCOPES:
                 break
-            for prop in self._properties(scope["object"]["objectId"]):
+            for prop in self._properties(scope["object"]["objectId"], timeout):
                 if "value" in prop:
                     found.setdefault(prop["name"], prop["value"])
         if set(found) >= WRAPPER:
@@ -622,26 +632,26 @@ class NodeBackend(Backend):
         self._locals = found
         return [Variable(name, *values.show(obj)) for name, obj in found.items()]
 
-    def fields(self, variable: Variable) -> list[Variable] | None:
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         obj = self._locals.get(variable.name)
         if obj is None or not values.expandable(obj):
             return None
         return [Variable(p["name"], *values.show(p["value"]))
-                for p in self._properties(obj["objectId"])
+                for p in self._properties(obj["objectId"], timeout)
                 if "value" in p and p.get("enumerable", True)]
 
-    def _properties(self, object_id: str) -> list[dict[str, Any]]:
+    def _properties(self, object_id: str, timeout: float) -> list[dict[str, Any]]:
         found = self.call("Runtime.getProperties", {
-            "objectId": object_id, "ownProperties": True, "generatePreview": True})
+            "objectId": object_id, "ownProperties": True, "generatePreview": True}, timeout)
         return list(found.get("result") or [])
 
-    def evaluate(self, expression: str) -> Value:
-        return Value(*values.show(self._evaluate(expression)))
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        return Value(*values.show(self._evaluate(expression, timeout)))
 
-    def _evaluate(self, expression: str) -> dict[str, Any]:
+    def _evaluate(self, expression: str, timeout: float) -> dict[str, Any]:
         answer = self.call("Debugger.evaluateOnCallFrame", {
             "callFrameId": self._frame()["callFrameId"], "expression": expression,
-            "generatePreview": True, "objectGroup": "dbg"})
+            "generatePreview": True, "objectGroup": "dbg"}, timeout)
         if "exceptionDetails" in answer:
             details = answer["exceptionDetails"]
             thrown = (details.get("exception") or {}).get("description") or details.get("text")
@@ -649,36 +659,37 @@ class NodeBackend(Backend):
         result: dict[str, Any] = answer["result"]
         return result
 
-    def set_variable(self, lhs: str, value: str) -> Value:
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         """A variable is written in the scope that holds it (a `let` of the
         frame, a closure's); anything else (``obj.field``) by assignment.
         ``value`` is evaluated once either way."""
         try:
-            return self._assign(lhs, value)
+            return self._assign(lhs, value, timeout)
         except OpFailed as exc:
             raise OpFailed(f"cannot set {lhs}: {exc.message}", "nothing was changed") from exc
 
-    def _assign(self, lhs: str, value: str) -> Value:
+    def _assign(self, lhs: str, value: str, timeout: float) -> Value:
         frame = self._frame()
         self._locals = {}
         if re.fullmatch(r"[A-Za-z_$][\w$]*", lhs):
             for number, scope in enumerate(frame.get("scopeChain", [])):
                 if scope.get("type") == "global":
                     break
-                names = {p["name"] for p in self._properties(scope["object"]["objectId"])}
+                names = {p["name"] for p in self._properties(scope["object"]["objectId"],
+                                                             timeout)}
                 if lhs in names:
                     self.call("Debugger.setVariableValue", {
                         "scopeNumber": number, "variableName": lhs,
-                        "newValue": values.call_argument(self._evaluate(value)),
-                        "callFrameId": frame["callFrameId"]})
-                    return self.evaluate(lhs)
-        self._evaluate(f"{lhs} = ({value})")
-        return self.evaluate(lhs)
+                        "newValue": values.call_argument(self._evaluate(value, timeout)),
+                        "callFrameId": frame["callFrameId"]}, timeout)
+                    return self.evaluate(lhs, timeout)
+        self._evaluate(f"{lhs} = ({value})", timeout)
+        return self.evaluate(lhs, timeout)
 
-    def threads(self) -> list[Thread]:
+    def threads(self, timeout: float) -> list[Thread]:
         return [Thread(1, "main", current=True)]
 
-    def select_thread(self, thread_id: int | str) -> Thread:
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
         if str(thread_id) not in ("1", "main"):
             raise OpFailed(f"no thread {thread_id}; node runs the program on one: 1 (main)")
         return Thread(1, "main", current=True)
@@ -700,11 +711,11 @@ class NodeBackend(Backend):
         moves = method in ("Debugger.resume", "Debugger.stepOver", "Debugger.stepInto",
                            "Debugger.stepOut", "Debugger.continueToLocation")
         if moves:
-            self._resume(method, params)
-            return "", self._wait_stop(timeout, "step")
-        answer = self.call(method, params)
+            self._resume(method, timeout, params)
+            return "", self._wait_stop(timeout, timeout, "step")
+        answer = self.call(method, params, timeout)
         if method == "Debugger.pause":
-            return "", self._wait_stop(timeout, "pause")
+            return "", self._wait_stop(timeout, timeout, "pause")
         return json.dumps(answer, indent=1), None
 
 

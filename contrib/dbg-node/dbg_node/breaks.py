@@ -43,17 +43,17 @@ class Breakpoints:
         self.v8: dict[int, str] = {}
         self.next_id = 1
 
-    def hit(self, v8_ids: list[str]) -> list[int]:
+    def hit(self, v8_ids: list[str], timeout: float) -> list[int]:
         """dbg's ids of the breakpoints V8 says it stopped at, counted; the
         temporary ones among them are gone after this stop."""
         hit = [bp for bp, v8 in self.v8.items() if v8 in v8_ids]
         for bp in hit:
             self.table[bp].hits += 1
             if self.table[bp].temporary:
-                self.drop(bp)
+                self.drop(bp, timeout)
         return hit
 
-    def add(self, loc: BreakLoc, options: BreakOptions) -> Breakpoint:
+    def add(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> Breakpoint:
         if options.hit_count is not None:
             raise self.node.unsupported("break", "V8 has no hit counts; use --if with a condition")
         if options.log_message is not None:
@@ -66,7 +66,7 @@ class Breakpoints:
         if options.condition:
             params["condition"] = options.condition
         try:
-            answer = self.node.call("Debugger.setBreakpointByUrl", params)
+            answer = self.node.call("Debugger.setBreakpointByUrl", params, timeout)
         except OpFailed as exc:
             if "already exists" in exc.message:
                 same = next((b for b in self.table.values()
@@ -85,7 +85,7 @@ class Breakpoints:
         for where in answer.get("locations") or []:
             self._bind(bp, where)
         if not bp.verified and self.script_of(file) is not None:
-            self.drop(bp_id)
+            self.drop(bp_id, timeout)
             raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
         return bp
 
@@ -108,18 +108,18 @@ class Breakpoints:
         pattern = re.compile(url_regex(file))
         return next((sid for sid, url in list(scripts.items()) if pattern.search(url)), None)
 
-    def remove(self, bp_id: int | str) -> None:
+    def remove(self, bp_id: int | str, timeout: float) -> None:
         key = int(bp_id) if str(bp_id).isdigit() else -1
         if key not in self.table:
             raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
-        self.drop(key)
+        self.drop(key, timeout)
 
-    def drop(self, bp_id: int) -> None:
+    def drop(self, bp_id: int, timeout: float) -> None:
         v8 = self.v8.pop(bp_id, None)
         self.table.pop(bp_id, None)
         inspector = self.node.inspector
         if v8 is not None and inspector is not None and not inspector.closed.is_set():
-            self.node.call("Debugger.removeBreakpoint", {"breakpointId": v8})
+            self.node.call("Debugger.removeBreakpoint", {"breakpointId": v8}, timeout)
 
     def listing(self) -> list[Breakpoint]:
         return list(self.table.values())
@@ -162,7 +162,7 @@ class Breakpoints:
         path, start = places[0]
         return path, start.line, start.column, name
 
-    def script_position(self, loc: BreakLoc) -> tuple[str, int, int | None]:
+    def script_position(self, loc: BreakLoc, timeout: float) -> tuple[str, int, int | None]:
         file, line, column, _ = self.source_position(loc)
         script = self.script_of(file)
         if script is None:
@@ -170,7 +170,7 @@ class Breakpoints:
                            "set a breakpoint there (`dbg break`) and continue")
         near = self.node.call("Debugger.getPossibleBreakpoints", {
             "start": {"scriptId": script, "lineNumber": line - 1, "columnNumber": 0},
-            "end": {"scriptId": script, "lineNumber": line, "columnNumber": 0}})
+            "end": {"scriptId": script, "lineNumber": line, "columnNumber": 0}}, timeout)
         if not near.get("locations") and column is None:
             raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
         return script, line, column

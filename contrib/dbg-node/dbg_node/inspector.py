@@ -51,8 +51,8 @@ class Inspector:
 
     # -- requests --------------------------------------------------------------------
 
-    def call(self, method: str, params: dict[str, Any] | None = None,
-             timeout: float = 30.0) -> dict[str, Any]:
+    def call(self, method: str, params: dict[str, Any] | None,
+             timeout: float) -> dict[str, Any]:
         """Send a request and return its result; an error answer is an OpFailed
         with the inspector's message."""
         box: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=1)
