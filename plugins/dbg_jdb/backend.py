@@ -26,10 +26,8 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbg_jdb.breaks import JdbBreak, JdbBreakpoints
+from dbg_jdb.breaks import JdbBreakpoints
 from dbg_jdb.parse import (
-    DEFERRED_FAIL_RE,
-    DEFERRED_SET_RE,
     EVENT_RE,
     EXIT_RE,
     PROMPT_RE,
@@ -51,6 +49,8 @@ from dbgcore.api import (
     AttachRequest,
     BackendSpec,
     BreakLoc,
+    BreakOptions,
+    Breakpoint,
     ConsoleBackend,
     Frame,
     LaunchRequest,
@@ -77,7 +77,7 @@ from dbgcore.api import (
 )
 
 
-class JdbBackend(JdbBreakpoints, ConsoleBackend):
+class JdbBackend(ConsoleBackend):
     id = "jdb"
     tool = "jdb"
     reads_stdin = True
@@ -93,16 +93,10 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         self._jdwp: tuple[socket.socket, socket.socket] | None = None
         self.program: JavaProgram | None = None
         self._exit_code: int | None = None
-        self._breaks: dict[int, JdbBreak] = {}
-        self._next_id = 1
-        #: dbg's own breakpoints (entry, until) get ids users never see.
-        self._next_internal = -1
-        self._catches: list[str] = []
+        self.breaks = JdbBreakpoints(self)
         self._thread = ""
         self._frame = 1
         self._location: Location | None = None
-        #: Class -> its source file, where that is not CLASS.java.
-        self._class_files: dict[str, str] = {}
         self._version = ""
         self.attached = False
         self._last_reason = ""
@@ -192,15 +186,15 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             self._read_prompt(timeout)
             self._swallow_stray_prompt()
             # Stop at entry: a breakpoint on main, ours, gone once it is hit.
-            entry = self._add(BreakLoc(function=f"{self.program.main_class}.main"), timeout,
-                              internal=True, temporary=True)
+            entry = self.breaks.add(BreakLoc(function=f"{self.program.main_class}.main"),
+                                    timeout, internal=True, temporary=True)
             event = self._resume("cont", timeout)
-        self._discard(entry, timeout)
+        self.breaks.discard(entry, timeout)
         if event.state == "stopped":
             # jdb itself catches uncaught Throwables from the start: the
             # default dbg wants, which `--no-catch` undoes.
             if request.stop_on_uncaught:
-                self._catches = [self.UNCAUGHT]
+                self.breaks.catches = [self.UNCAUGHT]
             else:
                 self.command(f"ignore {self.UNCAUGHT}", timeout, silent=True)
         if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
@@ -250,14 +244,11 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
 
     def _scan(self, text: str) -> None:
         """Notes jdb makes in passing: deferred breakpoints set or refused."""
-        for native in DEFERRED_SET_RE.findall(text):
-            for bp in self._breaks.values():
-                if bp.native == native:
-                    bp.verified, bp.message = True, ""
-        for native, why in DEFERRED_FAIL_RE.findall(text):
-            for bp in self._breaks.values():
-                if bp.native == native:
-                    bp.verified, bp.message = False, why.strip()
+        self.breaks.note_deferred(text)
+
+    def current_location(self) -> Location | None:
+        """Where the program last stopped (in the selected thread)."""
+        return self._location
 
     def _swallow_stray_prompt(self) -> None:
         """Right after the VM connects jdb sometimes prints its prompt twice;
@@ -390,16 +381,16 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         where = event["where"]  # "Main.square()"
         line = int(re.sub(r"[,.]", "", event["line"]))
         function = where[:-2] if where.endswith("()") else where
-        location = Location(self._file_of(function.rsplit(".", 1)[0]), line, function)
+        location = Location(self.breaks.file_of(function.rsplit(".", 1)[0]), line, function)
         self._location = location
         description, reason, hit = "", "step", []
         if kind == "Breakpoint hit":
             reason = "breakpoint"
-            hit = [bp for bp in self._breaks.values() if bp.kind != "watch"
-                   and self._matches(bp, function, location)]
+            hit = [bp for bp in self.breaks.table.values() if bp.kind != "watch"
+                   and self.breaks.matches(bp, function, location)]
         elif kind.startswith("Field"):
             reason = "watchpoint"
-            hit = [bp for bp in self._breaks.values() if bp.kind == "watch"
+            hit = [bp for bp in self.breaks.table.values() if bp.kind == "watch"
                    and bp.native == event["field"]]
             description = f"{event['field']}: {event['old']} -> {event['new']}"
         elif kind.startswith("Method exited"):
@@ -414,7 +405,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             reason = "until" if any(bp.extra.get("until") for bp in hit) else "breakpoint"
         for bp in hit:
             if bp.temporary and not bp.internal:
-                self._discard(bp.id, timeout)
+                self.breaks.discard(bp.id, timeout)
         self._last_reason = reason
         if reason == "exception":
             self._last_exception = event["exc"]
@@ -489,13 +480,13 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
             return self.next(timeout)
         if loc.file is None and loc.function is None and self._location is not None:
             loc = BreakLoc(file=self._location.file, line=loc.line)
-        bp = self._add(loc, timeout, internal=True, temporary=True, strict=True)
-        self._breaks[bp].extra["until"] = True
+        bp = self.breaks.add(loc, timeout, internal=True, temporary=True, strict=True)
+        self.breaks.table[bp].extra["until"] = True
         try:
             return self._resume("cont", timeout)
         finally:
             if self._state != "exited":
-                self._discard(bp, timeout)
+                self.breaks.discard(bp, timeout)
 
     def pause(self, timeout: float) -> StopEvent:
         if self._state == "stopped":
@@ -529,18 +520,25 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         return StopEvent(state="stopped", reason="pause", location=self._location,
                          thread=self._thread or None)
 
-    # -- inspection -------------------------------------------------------------------------
+    # -- breakpoints (kept by JdbBreakpoints) --------------------------------------------
 
-    def _file_of(self, class_name: str) -> str | None:
-        outer = class_name.split("$", 1)[0]
-        if outer in self._class_files:
-            return self._class_files[outer]
-        relative = Path(*outer.split(".")).with_suffix(".java")
-        for root in self.program.source_roots if self.program else []:
-            candidate = Path(root) / relative
-            if candidate.exists():
-                return str(candidate)
-        return None
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        return self.breaks.set_breakpoint(loc, options, timeout)
+
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        self.breaks.remove_breakpoint(bp_id, timeout)
+
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
+        return self.breaks.list_breakpoints()
+
+    def watch(self, expression: str, timeout: float) -> Breakpoint:
+        return self.breaks.watch(expression, timeout)
+
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
+        return self.breaks.catch(filters, timeout)
+
+    # -- inspection -------------------------------------------------------------------------
 
     def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         self.require_stopped("stack", timeout)
@@ -559,7 +557,7 @@ class JdbBackend(JdbBreakpoints, ConsoleBackend):
         for number, function, file_name, line in WHERE_RE.findall(listing):
             index = int(number) - 1
             owner = function.rsplit(".", 1)[0]
-            file = self._file_of(owner) if file_name.endswith(".java") else None
+            file = self.breaks.file_of(owner) if file_name.endswith(".java") else None
             package = java_library(function)
             frames.append(Frame(index, function, file,
                                 int(re.sub(r"[,.]", "", line)) if line else None,

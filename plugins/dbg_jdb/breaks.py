@@ -1,9 +1,10 @@
-"""jdb's breakpoints, watchpoints and catches, as a part of the jdb backend.
+"""jdb's breakpoints, watchpoints and catches: a part the jdb backend holds.
 
 jdb names a breakpoint by where it is (``Main:8``, ``Main.square``): dbg
 keeps its own record of each, with the id the session maps to the user's.
 A class not loaded yet gets a *deferred* breakpoint, which jdb sets (or
-refuses) when the class loads.
+refuses) when the class loads. What this part asks of the backend is the
+:class:`JdbConsole` protocol, nothing else.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from dbg_jdb.parse import jdb_error
+from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
 from dbgcore.api import (
     BreakLoc,
@@ -22,15 +23,13 @@ from dbgcore.api import (
     Location,
     OpFailed,
     StopState,
+    UnsupportedOp,
     UsageError,
     function_span,
     no_code_message,
     resolve_source,
     walk_sources,
 )
-
-if TYPE_CHECKING:
-    from dbgcore.api import BackendSpec
 
 #: java.lang's throwables, which `dbg catch` takes by their short names.
 JAVA_LANG_THROWABLES = frozenset({
@@ -78,46 +77,62 @@ class JdbBreak:
                           kind=self.kind, message=self.message)
 
 
-class JdbBreakpoints:
-    """The breakpoint ops of :class:`dbg_jdb.backend.JdbBackend`."""
+class JdbConsole(Protocol):
+    """What the breakpoints ask of the jdb backend."""
 
+    #: The program being debugged (its main class and source roots), once known.
     program: JavaProgram | None
-    _breaks: dict[int, JdbBreak]
-    _next_id: int
-    _next_internal: int
-    _catches: list[str]
-    _location: Location | None
-    _class_files: dict[str, str]
-    _state: StopState
-    spec: BackendSpec
 
-    if TYPE_CHECKING:  # provided by JdbBackend and ConsoleBackend
-        def command(self, line: str, timeout: float, silent: bool = False) -> str: ...
+    def command(self, line: str, timeout: float, silent: bool = False) -> str: ...
 
-        def require_stopped(self, what: str, timeout: float) -> None: ...
+    def require_stopped(self, what: str, timeout: float) -> None: ...
 
-        def unsupported(self, op: str, hint: str | None = None) -> Any: ...
+    def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp: ...
 
-    def _add(self, loc: BreakLoc, timeout: float, internal: bool = False,
-             temporary: bool = False, strict: bool = False) -> int:
+    def state(self) -> StopState: ...
+
+    def current_location(self) -> Location | None: ...
+
+
+class JdbBreakpoints:
+    """The breakpoint ops of :class:`dbg_jdb.backend.JdbBackend`, and dbg's
+    record of what it set in jdb."""
+
+    def __init__(self, console: JdbConsole) -> None:
+        self.console = console
+        #: Every breakpoint and watchpoint, by dbg's id.
+        self.table: dict[int, JdbBreak] = {}
+        self._next_id = 1
+        #: dbg's own breakpoints (entry, until) get ids users never see.
+        self._next_internal = -1
+        #: The exception classes jdb stops at (`catch`).
+        self.catches: list[str] = []
+        #: Class -> its source file, where that is not CLASS.java.
+        self._class_files: dict[str, str] = {}
+
+    def add(self, loc: BreakLoc, timeout: float, internal: bool = False,
+            temporary: bool = False, strict: bool = False) -> int:
         """A breakpoint; its id. ``strict`` (for `until`): a line without code
         is an error instead of moving to the next line that has some."""
         if loc.function is not None:
             name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
             if "." not in name:
-                if not self.program or not self.program.main_class:
+                program = self.console.program
+                if not program or not program.main_class:
                     raise UsageError(f"say which class {name} is in", "e.g. Main.compute")
-                name = f"{self._current_class() or self.program.main_class}.{name}"
+                name = f"{self._current_class() or program.main_class}.{name}"
             native, kind, file, line = name, "function", None, None
         else:
             if loc.line is None:
                 raise UsageError("a breakpoint needs a line or a method")
-            path = loc.file or (self._location.file if self._location else None)
+            here = self.console.current_location()
+            path = loc.file or (here.file if here else None)
             if not path:
                 raise UsageError("a bare line number needs a current file", "give File.java:LINE")
             file = self._resolve(path)
             native, kind, line = self._class_line(file, loc.line), "source", loc.line
-        answer = self.command(f"stop {'in' if kind == 'function' else 'at'} {native}", timeout)
+        answer = self.console.command(f"stop {'in' if kind == 'function' else 'at'} {native}",
+                                      timeout)
         if kind == "source" and _NO_CODE_RE.search(answer):
             assert file is not None and line is not None
             native, line, answer = self._next_line_with_code(file, line, strict, timeout)
@@ -137,7 +152,7 @@ class JdbBreakpoints:
                 # The class's source is the program's and has no such method:
                 # jdb would fail the deferred breakpoint when the class loads
                 # and stop the program there. Refused now, like a loaded class's.
-                self.command(f"clear {native}", timeout)
+                self.console.command(f"clear {native}", timeout)
                 raise OpFailed(f"no method {native.rsplit('.', 1)[1]} in {owner} ({missing})",
                                "nothing was set; check the name")
             bp.message = f"class {owner} is not loaded yet; it binds when the class loads"
@@ -146,7 +161,7 @@ class JdbBreakpoints:
             self._next_internal -= 1
         else:
             self._next_id += 1
-        self._breaks[bp.id] = bp
+        self.table[bp.id] = bp
         return bp.id
 
     def _class_line(self, file: str, line: int) -> str:
@@ -164,14 +179,14 @@ class JdbBreakpoints:
         if not strict and span is not None:
             for candidate in range(line + 1, min(span[1], line + _MOVE_LIMIT) + 1):
                 native = self._class_line(file, candidate)
-                answer = self.command(f"stop at {native}", timeout)
+                answer = self.console.command(f"stop at {native}", timeout)
                 if not _NO_CODE_RE.search(answer):
                     return native, candidate, answer
         raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
 
     def _resolve(self, path: str) -> str:
         """The source file a typed name means (see dbgcore.sources)."""
-        roots = self.program.source_roots if self.program else []
+        roots = self._source_roots()
         found = resolve_source(path, roots, [
             lambda: (f for root in roots for f in walk_sources(root, (".java",)))])
         if found is None:
@@ -185,7 +200,7 @@ class JdbBreakpoints:
         declares no such method (None: no source of it here, or it does)."""
         owner, _, method = native.rpartition(".")
         relative = owner.split("$")[0].replace(".", "/") + ".java"
-        for root in self.program.source_roots if self.program else []:
+        for root in self._source_roots():
             source = Path(root) / relative
             if source.is_file():
                 try:
@@ -196,40 +211,70 @@ class JdbBreakpoints:
                 return None if re.search(rf"\b{re.escape(method)}\s*\(", text) else str(source)
         return None
 
+    def _source_roots(self) -> list[str]:
+        program = self.console.program
+        return program.source_roots if program else []
+
     def _current_class(self) -> str:
-        if self._location and self._location.function and "." in self._location.function:
-            return self._location.function.rsplit(".", 1)[0]
+        here = self.console.current_location()
+        if here and here.function and "." in here.function:
+            return here.function.rsplit(".", 1)[0]
         return ""
 
-    def _discard(self, bp_id: int, timeout: float) -> None:
-        bp = self._breaks.pop(bp_id, None)
-        if bp is None or self._state == "exited":
+    def file_of(self, class_name: str) -> str | None:
+        """The source file of a class jdb names (``Main$Inner`` is in Main's)."""
+        outer = class_name.split("$", 1)[0]
+        if outer in self._class_files:
+            return self._class_files[outer]
+        relative = Path(*outer.split(".")).with_suffix(".java")
+        for root in self._source_roots():
+            candidate = Path(root) / relative
+            if candidate.exists():
+                return str(candidate)
+        return None
+
+    def note_deferred(self, text: str) -> None:
+        """What jdb says in passing of deferred breakpoints: set, or refused
+        (and why), when their class loaded."""
+        for native in DEFERRED_SET_RE.findall(text):
+            for bp in self.table.values():
+                if bp.native == native:
+                    bp.verified, bp.message = True, ""
+        for native, why in DEFERRED_FAIL_RE.findall(text):
+            for bp in self.table.values():
+                if bp.native == native:
+                    bp.verified, bp.message = False, why.strip()
+
+    def discard(self, bp_id: int, timeout: float) -> None:
+        bp = self.table.pop(bp_id, None)
+        if bp is None or self.console.state() == "exited":
             return
         verb = "unwatch" if bp.kind == "watch" else "clear"
-        self.command(f"{verb} {bp.native}", timeout)
+        self.console.command(f"{verb} {bp.native}", timeout)
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
+        unsupported = self.console.unsupported
         if options.condition:
-            raise self.unsupported("break", "jdb has no conditional breakpoints; break "
-                                   "without --if and check with `dbg print`")
+            raise unsupported("break", "jdb has no conditional breakpoints; break "
+                              "without --if and check with `dbg print`")
         if options.hit_count:
-            raise self.unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
+            raise unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
         if options.log_message:
-            raise self.unsupported("break", "jdb has no logpoints")
-        return self._breaks[self._add(loc, timeout, temporary=options.temporary)].to_breakpoint()
+            raise unsupported("break", "jdb has no logpoints")
+        return self.table[self.add(loc, timeout, temporary=options.temporary)].to_breakpoint()
 
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         number = int(bp_id)
-        if number not in self._breaks or self._breaks[number].internal:
+        if number not in self.table or self.table[number].internal:
             raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
-        self._discard(number, timeout)
+        self.discard(number, timeout)
 
-    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
-        return [bp.to_breakpoint() for bp in self._breaks.values() if not bp.internal]
+    def list_breakpoints(self) -> list[Breakpoint]:
+        return [bp.to_breakpoint() for bp in self.table.values() if not bp.internal]
 
     def watch(self, expression: str, timeout: float) -> Breakpoint:
-        self.require_stopped("watch", timeout)
+        self.console.require_stopped("watch", timeout)
         name = expression.strip()
         if not re.fullmatch(r"[\w$.]+", name):
             raise UsageError(f"jdb watches fields, not expressions: {expression!r}",
@@ -239,33 +284,33 @@ class JdbBreakpoints:
             if not owner:
                 raise UsageError(f"say which class {name} is in", "e.g. Main.count")
             name = f"{owner}.{name}"
-        probe = self.command(f"print {name}", timeout)
+        probe = self.console.command(f"print {name}", timeout)
         if not probe.strip().startswith(f"{name} = "):
             # jdb itself fails with an internal error on a field that is not there.
             raise OpFailed(f"no field {name}: {jdb_error(probe)[5:]}",
                            "jdb watches fields (static or of this object), not local variables")
-        answer = self.command(f"watch {name}", timeout)
+        answer = self.console.command(f"watch {name}", timeout)
         if not (answer.startswith("Set watch") or answer.startswith("Deferring watch")):
             raise OpFailed(jdb_error(answer))
         bp = JdbBreak(self._next_id, name, "watch", expression,
                       verified=answer.startswith("Set watch"))
         self._next_id += 1
-        self._breaks[bp.id] = bp
+        self.table[bp.id] = bp
         return bp.to_breakpoint()
 
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         for name in filters:
             if not re.fullmatch(r"[\w$.]+", name):
                 raise UsageError(f"bad exception class {name!r}", "e.g. java.io.IOException")
-        for name in self._catches:
-            self.command(f"ignore {name}", timeout)
-        self._catches = []
+        for name in self.catches:
+            self.console.command(f"ignore {name}", timeout)
+        self.catches = []
         for name in (self._exception_class(f, timeout) for f in filters):
-            answer = self.command(f"catch {name}", timeout)
+            answer = self.console.command(f"catch {name}", timeout)
             if "Set" not in answer and "Deferring" not in answer:
                 raise OpFailed(jdb_error(answer))
-            self._catches.append(name)
-        return list(self._catches)
+            self.catches.append(name)
+        return list(self.catches)
 
     def _exception_class(self, name: str, timeout: float) -> str:
         """The class jdb must be given for a name as a person types it: jdb
@@ -274,7 +319,7 @@ class JdbBreakpoints:
         classes (one of the program's, or java.lang's) first."""
         if "." in name:
             return name
-        found = sorted({c for c in self.command("classes", timeout).split()
+        found = sorted({c for c in self.console.command("classes", timeout).split()
                         if c.rsplit(".", 1)[-1] == name})
         if len(found) == 1:
             return found[0]
@@ -282,7 +327,8 @@ class JdbBreakpoints:
         # default package (whose full name has no dot).
         return f"java.lang.{name}" if name in JAVA_LANG_THROWABLES else name
 
-    def _matches(self, bp: JdbBreak, function: str, location: Location) -> bool:
+    def matches(self, bp: JdbBreak, function: str, location: Location) -> bool:
+        """Whether a stop in ``function`` at ``location`` is at ``bp``."""
         if bp.kind == "function":
             return function == bp.native or function.endswith("." + bp.native)
         if bp.line != location.line:
