@@ -58,7 +58,7 @@ from dbgcore.api import (
     signal_name,
 )
 
-from dbg_node import values
+import dbg_node.values as values
 from dbg_node.breaks import Breakpoints, entry_point
 from dbg_node.functions import parameter_names
 from dbg_node.inspector import CLOSED, Inspector, inspector_url

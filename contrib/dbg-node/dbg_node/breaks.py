@@ -3,7 +3,8 @@
 A ``FILE:LINE`` becomes a URL pattern (V8 names a script by its path or its
 ``file://`` URL), so a breakpoint in a file not loaded yet binds when it
 loads; V8 says where in ``Debugger.breakpointResolved``. A function is found
-in the sources (:mod:`dbg_node.functions`).
+in the sources (:mod:`dbg_node.functions`). What this part asks of the
+backend is the :class:`NodeConsole` protocol, nothing else.
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import quote as url_quote
 
 from dbgcore.api import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    Location,
     NotAProgram,
     OpFailed,
+    UnsupportedOp,
     UsageError,
     no_code_message,
     resolve_source,
@@ -28,15 +31,34 @@ from dbgcore.api import (
 )
 
 from dbg_node.functions import find_body
-
-if TYPE_CHECKING:
-    from dbg_node.backend import NodeBackend
+from dbg_node.inspector import Inspector
 
 SOURCES = (".js", ".mjs", ".cjs")
 
 
+class NodeConsole(Protocol):
+    """What the breakpoints ask of the node backend."""
+
+    #: The connection to the inspector, while there is one.
+    inspector: Inspector | None
+    #: The folder the program runs in, and the program's own folder.
+    cwd: str
+    root: str
+
+    def call(self, method: str, params: dict[str, Any] | None,
+             timeout: float) -> dict[str, Any]: ...
+
+    def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp: ...
+
+    def file_of(self, script_id: str) -> str | None: ...
+
+    def loaded_files(self) -> list[str]: ...
+
+    def selected_location(self) -> Location | None: ...
+
+
 class Breakpoints:
-    def __init__(self, node: NodeBackend) -> None:
+    def __init__(self, node: NodeConsole) -> None:
         self.node = node
         self.table: dict[int, Breakpoint] = {}
         #: dbg's id -> V8's breakpoint id.
