@@ -26,7 +26,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 from urllib.parse import unquote
 
 from dbgcore.api import (
@@ -62,6 +62,7 @@ import dbg_node.values as values
 from dbg_node.breaks import Breakpoints, entry_point
 from dbg_node.functions import parameter_names
 from dbg_node.inspector import CLOSED, Inspector, inspector_url
+from dbg_node.messages import JsonObject
 
 LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
 #: What the inspector itself writes on the program's stderr.
@@ -102,9 +103,9 @@ class NodeBackend(Backend):
         self._state: StopState = "running"
         self._url: str | None = None
         self._url_seen = threading.Event()
-        self._frames: list[dict[str, Any]] = []
+        self._frames: list[JsonObject] = []
         self._selected = 0
-        self._locals: dict[str, dict[str, Any]] = {}
+        self._locals: dict[str, JsonObject] = {}
         self.breaks = Breakpoints(self)
         self.root = os.getcwd()
         self.cwd = os.getcwd()
@@ -249,8 +250,8 @@ class NodeBackend(Backend):
 
     # -- talking to the inspector --------------------------------------------------
 
-    def call(self, method: str, params: dict[str, Any] | None,
-             timeout: float) -> dict[str, Any]:
+    def call(self, method: str, params: JsonObject | None,
+             timeout: float) -> JsonObject:
         if self.inspector is None:
             raise TargetExited("the program has ended")
         return self.inspector.call(method, params, timeout)
@@ -280,7 +281,7 @@ class NodeBackend(Backend):
                     and params.get("executionContextId") in (None, self.inspector.main_context)):
                 return self._ended()
 
-    def _paused(self, params: dict[str, Any], reason: str, timeout: float) -> StopEvent:
+    def _paused(self, params: JsonObject, reason: str, timeout: float) -> StopEvent:
         self._state = "stopped"
         interrupted, self._interrupted = self._interrupted, False
         self._frames = list(params.get("callFrames") or [])
@@ -349,7 +350,7 @@ class NodeBackend(Backend):
         loc = frame["location"]
         return Location(self.file_of(loc["scriptId"]), loc["lineNumber"] + 1, _name(frame))
 
-    def _frame(self) -> dict[str, Any]:
+    def _frame(self) -> JsonObject:
         if not self._frames:
             raise OpFailed("the program is not stopped in JavaScript")
         return self._frames[self._selected]
@@ -363,7 +364,7 @@ class NodeBackend(Backend):
 
     # -- execution ----------------------------------------------------------------------------
 
-    def _resume(self, method: str, timeout: float, params: dict[str, Any] | None = None) -> None:
+    def _resume(self, method: str, timeout: float, params: JsonObject | None = None) -> None:
         self._state = "running"
         self._locals = {}
         self.call(method, params, timeout)
@@ -433,7 +434,7 @@ class NodeBackend(Backend):
             return self._wait_stop(deadline - time.monotonic(), timeout, "until")
         return event
 
-    def _positions(self, index: int, timeout: float) -> list[dict[str, Any]]:
+    def _positions(self, index: int, timeout: float) -> list[JsonObject]:
         """Every place the frame's function can pause (V8's break locations)."""
         scope = next((s for s in self._frames[index].get("scopeChain", [])
                       if s.get("type") == "local" and s.get("startLocation")), None)
@@ -444,7 +445,7 @@ class NodeBackend(Backend):
             "restrictToFunction": True}, timeout)
         return list(found.get("locations") or [])
 
-    def _run_to(self, positions: list[dict[str, Any]], target: tuple[int, str, int, int],
+    def _run_to(self, positions: list[JsonObject], target: tuple[int, str, int, int],
                 deadline: float, reason: str, timeout: float) -> StopEvent:
         """Continue until one of ``positions`` pauses in the call ``target``
         (a deeper, recursive call of the same function passes); a stop of any
@@ -480,7 +481,7 @@ class NodeBackend(Backend):
                 except (OpFailed, TargetExited):
                     break
 
-    def _at_position(self, positions: list[dict[str, Any]]) -> bool:
+    def _at_position(self, positions: list[JsonObject]) -> bool:
         here = self._frames[0]["location"]
         return any(p["scriptId"] == here["scriptId"] and p["lineNumber"] == here["lineNumber"]
                    and p.get("columnNumber") == here.get("columnNumber") for p in positions)
@@ -519,7 +520,7 @@ class NodeBackend(Backend):
             return []
         return [*names, *(s for s in ("uncaught", "all") if s in states)]
 
-    def _unwanted_throw(self, params: dict[str, Any], timeout: float) -> bool:
+    def _unwanted_throw(self, params: JsonObject, timeout: float) -> bool:
         """A pause at a throw of no class `dbg catch` named (V8 pauses at
         every throw when some are wanted): resumed at once."""
         if not self._catch_classes or params.get("reason") not in ("exception",
@@ -597,7 +598,7 @@ class NodeBackend(Backend):
                      if "value" in p}
             frame.args = [Variable(n, *values.show(found[n])) for n in names if n in found]
 
-    def _parameters(self, call: dict[str, Any]) -> list[str] | None:
+    def _parameters(self, call: JsonObject) -> list[str] | None:
         start = call.get("functionLocation") or {}
         file = self.file_of(str(start.get("scriptId", "")))
         if not file or not os.path.isabs(file):
@@ -619,7 +620,7 @@ class NodeBackend(Backend):
 
     def locals(self, timeout: float) -> list[Variable]:
         frame = self._frame()
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, JsonObject] = {}
         for scope in frame.get("scopeChain", []):
             if scope.get("type") not in OWN_SCOPES:
                 break
@@ -640,7 +641,7 @@ class NodeBackend(Backend):
                 for p in self._properties(obj["objectId"], timeout)
                 if "value" in p and p.get("enumerable", True)]
 
-    def _properties(self, object_id: str, timeout: float) -> list[dict[str, Any]]:
+    def _properties(self, object_id: str, timeout: float) -> list[JsonObject]:
         found = self.call("Runtime.getProperties", {
             "objectId": object_id, "ownProperties": True, "generatePreview": True}, timeout)
         return list(found.get("result") or [])
@@ -648,7 +649,7 @@ class NodeBackend(Backend):
     def evaluate(self, expression: str, timeout: float) -> Value:
         return Value(*values.show(self._evaluate(expression, timeout)))
 
-    def _evaluate(self, expression: str, timeout: float) -> dict[str, Any]:
+    def _evaluate(self, expression: str, timeout: float) -> JsonObject:
         answer = self.call("Debugger.evaluateOnCallFrame", {
             "callFrameId": self._frame()["callFrameId"], "expression": expression,
             "generatePreview": True, "objectGroup": "dbg"}, timeout)
@@ -656,7 +657,7 @@ class NodeBackend(Backend):
             details = answer["exceptionDetails"]
             thrown = (details.get("exception") or {}).get("description") or details.get("text")
             raise OpFailed(str(thrown).split("\n")[0])
-        result: dict[str, Any] = answer["result"]
+        result: JsonObject = answer["result"]
         return result
 
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
@@ -738,7 +739,7 @@ def _library(file: str) -> str | None:
     return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
 
 
-def _name(frame: dict[str, Any]) -> str:
+def _name(frame: JsonObject) -> str:
     name = str(frame.get("functionName") or "")
     if name:
         return name
@@ -748,7 +749,7 @@ def _name(frame: dict[str, Any]) -> str:
     return "(anonymous)"
 
 
-def _said(page: dict[str, Any]) -> str:
+def _said(page: JsonObject) -> str:
     """The last line of a page of ``OutputBuffer.read``."""
     said = "".join(chunk["text"] for chunk in page["chunks"]).strip()
     return said.splitlines()[-1] if said else ""

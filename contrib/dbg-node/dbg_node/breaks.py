@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import quote as url_quote
 
 from dbgcore.api import (
@@ -32,6 +32,7 @@ from dbgcore.api import (
 
 from dbg_node.functions import find_body
 from dbg_node.inspector import Inspector
+from dbg_node.messages import JsonObject
 
 SOURCES = (".js", ".mjs", ".cjs")
 
@@ -45,8 +46,8 @@ class NodeConsole(Protocol):
     cwd: str
     root: str
 
-    def call(self, method: str, params: dict[str, Any] | None,
-             timeout: float) -> dict[str, Any]: ...
+    def call(self, method: str, params: JsonObject | None,
+             timeout: float) -> JsonObject: ...
 
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp: ...
 
@@ -82,7 +83,7 @@ class Breakpoints:
             raise self.node.unsupported("break", "node has no logpoints here; `dbg display EXPR` "
                                    "shows a value at every stop")
         file, line, column, requested = self.source_position(loc)
-        params: dict[str, Any] = {"lineNumber": line - 1, "urlRegex": url_regex(file)}
+        params: JsonObject = {"lineNumber": line - 1, "urlRegex": url_regex(file)}
         if column is not None:
             params["columnNumber"] = column
         if options.condition:
@@ -111,7 +112,7 @@ class Breakpoints:
             raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
         return bp
 
-    def _bind(self, bp: Breakpoint, where: dict[str, Any]) -> None:
+    def _bind(self, bp: Breakpoint, where: JsonObject) -> None:
         line = where["lineNumber"] + 1
         if line != bp.line and bp.requested_line is None:
             bp.requested_line = bp.line
@@ -119,7 +120,7 @@ class Breakpoints:
         bp.file = self.node.file_of(where["scriptId"]) or bp.file
         bp.verified = True
 
-    def resolved(self, params: dict[str, Any]) -> None:
+    def resolved(self, params: JsonObject) -> None:
         for bp_id, v8 in self.v8.items():
             if v8 == params.get("breakpointId"):
                 self._bind(self.table[bp_id], params["location"])

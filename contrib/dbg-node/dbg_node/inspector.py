@@ -13,11 +13,12 @@ import json
 import queue
 import threading
 import urllib.request
-from typing import Any
 
 from dbgcore.api import DebuggerTimeout, OpFailed, TargetExited, TransLog
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.sync.client import ClientConnection, connect
+
+from dbg_node.messages import JsonObject
 
 #: Events handed to the backend; the rest are logged and dropped.
 WANTED = frozenset({"Debugger.paused", "Debugger.resumed", "Runtime.executionContextDestroyed",
@@ -37,7 +38,7 @@ class Inspector:
                                                 ping_interval=None)
         except (OSError, WebSocketException, TimeoutError) as exc:
             raise OpFailed(f"cannot reach Node.js's inspector at {url}: {exc}") from exc
-        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.events: queue.Queue[JsonObject] = queue.Queue()
         #: scriptId -> URL of every script V8 has parsed.
         self.scripts: dict[str, str] = {}
         #: The default execution context: when it goes, the program has ended.
@@ -45,17 +46,17 @@ class Inspector:
         self.closed = threading.Event()
         self._ids = 0
         self._lock = threading.Lock()
-        self._waiting: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self._waiting: dict[int, queue.Queue[JsonObject]] = {}
         self._reader = threading.Thread(target=self._read, name="node-inspector", daemon=True)
         self._reader.start()
 
     # -- requests --------------------------------------------------------------------
 
-    def call(self, method: str, params: dict[str, Any] | None,
-             timeout: float) -> dict[str, Any]:
+    def call(self, method: str, params: JsonObject | None,
+             timeout: float) -> JsonObject:
         """Send a request and return its result; an error answer is an OpFailed
         with the inspector's message."""
-        box: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=1)
+        box: queue.Queue[JsonObject] = queue.Queue(maxsize=1)
         with self._lock:
             self._ids += 1
             ident = self._ids
@@ -81,10 +82,10 @@ class Inspector:
         if "error" in answer:
             error = answer["error"]
             raise OpFailed(str(error.get("message") or error), _hint(error))
-        result: dict[str, Any] = answer.get("result") or {}
+        result: JsonObject = answer.get("result") or {}
         return result
 
-    def next_event(self, timeout: float) -> dict[str, Any] | None:
+    def next_event(self, timeout: float) -> JsonObject | None:
         try:
             return self.events.get(timeout=max(timeout, 0))
         except queue.Empty:
@@ -110,7 +111,7 @@ class Inspector:
                     box.put(end)
             self.events.put(end)
 
-    def _take(self, message: dict[str, Any]) -> None:
+    def _take(self, message: JsonObject) -> None:
         method = message.get("method")
         params = message.get("params") or {}
         if method == "Debugger.scriptParsed":
@@ -131,7 +132,7 @@ class Inspector:
             self.events.put(message)
 
 
-def _hint(error: dict[str, Any]) -> str:
+def _hint(error: JsonObject) -> str:
     data = error.get("data")
     return str(data) if data else ""
 

@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from dbg_node.messages import JsonObject
 
 _FUNCTION_NAME = re.compile(
     r"^(?:async\s+)?(?:function\s*\*?\s*([\w$]*)|class\s+([\w$]+)|\*?\s*([\w$]+)\s*\()")
@@ -15,7 +16,7 @@ def quote(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
 
 
-def show(obj: dict[str, Any]) -> tuple[str, str]:
+def show(obj: JsonObject) -> tuple[str, str]:
     """(value, type) of a RemoteObject."""
     kind = obj.get("type", "undefined")
     subtype = obj.get("subtype")
@@ -47,7 +48,7 @@ def show(obj: dict[str, Any]) -> tuple[str, str]:
     return description, class_name
 
 
-def _function(obj: dict[str, Any]) -> str:
+def _function(obj: JsonObject) -> str:
     match = _FUNCTION_NAME.match(str(obj.get("description", "")))
     if match and match.group(2):
         return f"[class {match.group(2)}]"
@@ -55,7 +56,7 @@ def _function(obj: dict[str, Any]) -> str:
     return f"[Function: {name}]" if name else "[Function (anonymous)]"
 
 
-def _preview_value(prop: dict[str, Any]) -> str:
+def _preview_value(prop: JsonObject) -> str:
     kind = prop.get("type")
     value = str(prop.get("value", ""))
     if kind == "string":
@@ -67,21 +68,21 @@ def _preview_value(prop: dict[str, Any]) -> str:
     return value
 
 
-def _object(preview: dict[str, Any]) -> str:
+def _object(preview: JsonObject) -> str:
     parts = [f"{p['name']}: {_preview_value(p)}" for p in preview.get("properties", [])]
     if preview.get("overflow"):
         parts.append("…")
     return "{" + ", ".join(parts) + "}" if parts else "{}"
 
 
-def _array(preview: dict[str, Any]) -> str:
+def _array(preview: JsonObject) -> str:
     parts = [_preview_value(p) for p in preview.get("properties", []) if p["name"].isdigit()]
     if preview.get("overflow"):
         parts.append("…")
     return "[" + ", ".join(parts) + "]"
 
 
-def _entries(description: str, preview: dict[str, Any]) -> str:
+def _entries(description: str, preview: JsonObject) -> str:
     parts = []
     for entry in preview.get("entries", []):
         value = _object_preview(entry.get("value") or {})
@@ -92,7 +93,7 @@ def _entries(description: str, preview: dict[str, Any]) -> str:
     return f"{description} {{{', '.join(parts)}}}"
 
 
-def _object_preview(preview: dict[str, Any]) -> str:
+def _object_preview(preview: JsonObject) -> str:
     kind = preview.get("type")
     if kind in ("string", "number", "boolean", "bigint", "symbol", "undefined") \
             or preview.get("subtype") == "null":
@@ -102,7 +103,7 @@ def _object_preview(preview: dict[str, Any]) -> str:
     return str(preview.get("description", "Object"))
 
 
-def expandable(obj: dict[str, Any]) -> bool:
+def expandable(obj: JsonObject) -> bool:
     """An object whose fields a stop snapshot shows one level down."""
     if obj.get("type") != "object" or not obj.get("objectId"):
         return False
@@ -111,7 +112,7 @@ def expandable(obj: dict[str, Any]) -> bool:
     return obj.get("subtype") is None
 
 
-def call_argument(obj: dict[str, Any]) -> dict[str, Any]:
+def call_argument(obj: JsonObject) -> JsonObject:
     """A RemoteObject as the argument of another request."""
     if "objectId" in obj:
         return {"objectId": obj["objectId"]}
