@@ -16,7 +16,6 @@ import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import pexpect
 
@@ -82,7 +81,7 @@ class PtyDriver:
         self.env = {**os.environ, **(env or {}), **CLEAN_TERMINAL}
         self.cwd = cwd
         self.name = name
-        self.child: Any = None
+        self.child: pexpect.spawn | None = None
         self.pgid: int | None = None
         self.owes_prompt = False
 
@@ -111,11 +110,18 @@ class PtyDriver:
         """Pause before each line sent, meanwhile: for a debugger that may
         still print a late prompt of its own while it starts (jdb while its
         VM connects), so that no answer is read as the next command's."""
-        self.child.delaybeforesend = seconds
+        child = self._spawned()
+        child.delaybeforesend = seconds
         try:
             yield
         finally:
-            self.child.delaybeforesend = None
+            child.delaybeforesend = None
+
+    def _spawned(self) -> pexpect.spawn:
+        """The debugger's process (PtyEOF before :meth:`spawn`)."""
+        if self.child is None:
+            raise PtyEOF(f"{self.name} is not running")
+        return self.child
 
     def alive(self) -> bool:
         return self.child is not None and bool(self.child.isalive())
@@ -135,7 +141,7 @@ class PtyDriver:
         if not self.alive():
             raise PtyEOF(f"{self.name} is not running")
         self.log.sent(text)
-        self.child.sendline(text)
+        self._spawned().sendline(text)
 
     def expect(self, patterns: Sequence[re.Pattern[str]], timeout: float,
                prompt: re.Pattern[str] | None = None) -> Match:
@@ -210,7 +216,7 @@ class PtyDriver:
     def interrupt(self) -> None:
         if self.alive():
             self.log.note("SIGINT")
-            os.kill(self.child.pid, signal.SIGINT)
+            os.kill(self.pid, signal.SIGINT)
 
     def wait_exit(self, timeout: float) -> None:
         """After the debugger announced its end: read to EOF and reap it."""

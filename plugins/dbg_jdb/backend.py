@@ -76,6 +76,9 @@ from dbgcore.api import (
     procutil,
 )
 
+#: An op's arguments and answer: JSON, any of it.
+JsonObject = dict[str, Any]
+
 
 class JdbBackend(ConsoleBackend):
     id = "jdb"
@@ -402,7 +405,7 @@ class JdbBackend(ConsoleBackend):
             bp.hits += 1
         user = [bp for bp in hit if not bp.internal]
         if hit and not user:
-            reason = "until" if any(bp.extra.get("until") for bp in hit) else "breakpoint"
+            reason = "until" if any(bp.until for bp in hit) else "breakpoint"
         for bp in hit:
             if bp.temporary and not bp.internal:
                 self.breaks.discard(bp.id, timeout)
@@ -481,7 +484,7 @@ class JdbBackend(ConsoleBackend):
         if loc.file is None and loc.function is None and self._location is not None:
             loc = BreakLoc(file=self._location.file, line=loc.line)
         bp = self.breaks.add(loc, timeout, internal=True, temporary=True, strict=True)
-        self.breaks.table[bp].extra["until"] = True
+        self.breaks.table[bp].until = True
         try:
             return self._resume("cont", timeout)
         finally:
@@ -652,7 +655,7 @@ class JdbBackend(ConsoleBackend):
         thread.current = True
         return thread
 
-    def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """The exception the program stopped at: its class (jdb cannot show
         its message) and the stack, outermost first."""
         self.require_stopped("exception", timeout)

@@ -10,9 +10,9 @@ refuses) when the class loads. What this part asks of the backend is the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
@@ -65,7 +65,8 @@ class JdbBreak:
     internal: bool = False
     hits: int = 0
     message: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: dbg's own breakpoint of an `until`: a stop there is the until's.
+    until: bool = False
     #: The line the user asked for, when it had no code and dbg moved it.
     asked_line: int | None = None
 

@@ -59,6 +59,11 @@ from dbgcore.api import (
     walk_sources,
 )
 
+#: A value decoded from JSON (the launcher answers in JSON; an op's arguments
+#: and answer are JSON too): truly any of them.
+Json = Any
+JsonObject = dict[str, Json]
+
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 #: How long an interrupted expression has to answer after SIGINT.
 INTERRUPT_GRACE = 3.0
@@ -84,7 +89,7 @@ EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 LONG_LINE = 2000
 
 
-def _frames(text: str, kind: str) -> list[dict[str, Any]]:
+def _frames(text: str, kind: str) -> list[JsonObject]:
     return [json.loads(body) for k, body in FRAME_RE.findall(text) if k == kind]
 
 
@@ -122,7 +127,7 @@ class PdbBackend(ConsoleBackend):
         self._post_mortem = False
         #: The last stop report's stack, locals and breakpoints, by the kind
         #: of answer they stand for; any other command to pdb forgets them.
-        self._at_stop: dict[str, dict[str, Any]] = {}
+        self._at_stop: dict[str, JsonObject] = {}
         #: The launch being run, and what its interpreter says of itself.
         self._request: LaunchRequest | None = None
         self._setup: PythonSetup | None = None
@@ -287,7 +292,7 @@ class PdbBackend(ConsoleBackend):
         program cannot end by itself, so pdb (its process) was killed."""
         return self.debugger_lost(FRAME_RE.sub("", output), grace=2.0)
 
-    def _query(self, command: str, kind: str, timeout: float) -> dict[str, Any]:
+    def _query(self, command: str, kind: str, timeout: float) -> JsonObject:
         # Name the op the user asked for, not the launcher's command.
         self.require_stopped(command.split()[0].removeprefix("_dbg_"), timeout)
         if command == f"_dbg_{kind}":
@@ -645,7 +650,7 @@ class PdbBackend(ConsoleBackend):
             raise OpFailed(f"cannot set {lhs}: {answer['error']}", "nothing was changed")
         return Value(answer["value"], answer.get("type"))
 
-    def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """The exception the program stopped at (post mortem, a failed test,
         a catch): its type, message, and its traceback as Python prints it,
         outermost first, causes before it (``chain``: what they were)."""
