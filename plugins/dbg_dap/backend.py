@@ -20,10 +20,12 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from dbg_dap import expert
+import dbg_dap.expert as expert
+from dbg_dap.assign import set_value
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
 from dbg_dap.events import DapEvents
+from dbg_dap.finish import finish_by_returns, finish_generator
 from dbg_dap.inspection import DapInspection
 from dbg_dap.profiles import profile_for
 from dbgcore.api import (
@@ -52,6 +54,7 @@ from dbgcore.api import (
     Support,
     Transport,
     UsageError,
+    Value,
     parse_listening,
     post_mortem_description,
     read_core,
@@ -85,7 +88,8 @@ class DapBackend(DapEvents, DapInspection):
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
-        self.breaks = BreakpointTable(self)
+        self.host = self
+        self.breaks = BreakpointTable(self, self.profile)
         self.opens_cores = self.profile.feature("core") != "none"
         #: The core dump this session opened (`dbg start --core`), if any.
         self.core: str | None = None
@@ -118,7 +122,6 @@ class DapBackend(DapEvents, DapInspection):
         the rest in the profile's features."""
         import tempfile
 
-        from dbg_dap.expert import op_support
         from dbgcore.api import OutputBuffer, TransLog
 
         with tempfile.TemporaryDirectory(prefix="dbg-caps-") as run_dir:
@@ -130,7 +133,7 @@ class DapBackend(DapEvents, DapInspection):
                 announced = dap.initialize(backend.profile.client_caps, CAPS_TIMEOUT)
             finally:
                 backend.terminate()
-        support = op_support(cls.capabilities(), cls.extension_ops(), announced,
+        support = expert.op_support(cls.capabilities(), cls.extension_ops(), announced,
                              backend.profile)
         for feature, capability in (("break-if", "supportsConditionalBreakpoints"),
                                     ("break-hit", "supportsHitConditionalBreakpoints"),
@@ -472,13 +475,9 @@ class DapBackend(DapEvents, DapInspection):
         frames = self.stack_frames(timeout)
         index = min(self.frame_index, len(frames) - 1) if frames else 0
         if frames and self.profile.generator_frame(frames[index]):
-            from dbg_dap.finish import finish_generator
-
-            return finish_generator(self, index, timeout)
+            return finish_generator(self, self.resume, index, timeout)
         if self.profile.return_values_at_ret:
-            from dbg_dap.finish import finish_by_returns
-
-            return finish_by_returns(self, index, timeout)
+            return finish_by_returns(self, self.resume, index, timeout)
         event = StopEvent(state="running")
         for _ in range(index + 1):
             event = self.resume("stepOut", timeout)
@@ -502,6 +501,9 @@ class DapBackend(DapEvents, DapInspection):
             return self.cont(timeout)
         finally:
             self.breaks.discard_internal(int(bp.id), timeout)
+
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        return set_value(self, lhs, value, timeout)
 
     def interrupt(self) -> None:
         # Sent from a second client's thread while the op that resumed the

@@ -16,9 +16,11 @@ import itertools
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from dbg_dap.host import AdapterHost
 from dbg_dap.locations import resolve
+from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import (
     BreakLoc,
     BreakOptions,
@@ -37,9 +39,6 @@ _NO_STATEMENT_RE = re.compile(r"could not find statement")
 UNBOUND = "no code for it is loaded yet; it binds when code for it loads"
 #: How far a breakpoint on a line without code may move down, within its function.
 _MOVE_LIMIT = 20
-
-if TYPE_CHECKING:
-    from dbg_dap.backend import DapBackend
 
 
 @dataclass
@@ -84,8 +83,9 @@ class BpRecord:
 
 
 class BreakpointTable:
-    def __init__(self, backend: DapBackend) -> None:
+    def __init__(self, backend: AdapterHost, profile: AdapterProfile) -> None:
         self.backend = backend
+        self.profile = profile
         self.records: dict[int, BpRecord] = {}
         self._ids = itertools.count(1)
         # dbg's own breakpoints (entry, until) get ids users never see.
@@ -113,7 +113,7 @@ class BreakpointTable:
         function = loc.function is not None
         self._gate(options, function)
         if options.condition:
-            broken = self.backend.profile.condition_error(self.backend, options.condition,
+            broken = self.profile.condition_error(self.backend, options.condition,
                                                           timeout)
             if broken:
                 raise OpFailed(f"the condition does not compile: {broken}",
@@ -123,22 +123,22 @@ class BreakpointTable:
                           internal=internal)
         if function:
             assert loc.function is not None
-            line_of = self.backend.profile.function_line(self.backend, loc.module, loc.function,
+            line_of = self.profile.function_line(self.backend, loc.module, loc.function,
                                                          timeout)
             if line_of is None:
-                record.name = self.backend.profile.function_name(loc.module, loc.function)
+                record.name = self.profile.function_name(loc.module, loc.function)
                 # Refused here when the adapter would take a name that binds nothing.
-                self.backend.profile.check_function(self.backend, loc.module, loc.function,
+                self.profile.check_function(self.backend, loc.module, loc.function,
                                                     timeout)
                 bp = self._place(record, timeout)
                 if not record.dap.get("verified") and \
-                        self.backend.profile.function_search_is_final:
+                        self.profile.function_search_is_final:
                     self.remove(record.id, timeout)
                     why = str(record.dap.get("message") or "not found")
                     raise OpFailed(f"no function {loc.function}: {self.backend.tool_name}: {why}",
                                    "all the program's code is loaded and has no such "
                                    "function; nothing was set")
-                if not (self.backend.profile.function_stops_at_declaration and bp.verified
+                if not (self.profile.function_stops_at_declaration and bp.verified
                         and bp.file and bp.line):
                     return bp
                 # Stop at its first statement, like the other debuggers: a line
@@ -233,10 +233,10 @@ class BreakpointTable:
                 raise UsageError("a bare line number needs a current file", "give FILE:LINE")
             path, pending = str(current), ""
         else:
-            path, pending = resolve(self.backend, loc.file, timeout)
+            path, pending = resolve(self.backend, self.profile, loc.file, timeout)
         if pending:
             return path, loc.line, pending
-        line = self.backend.profile.code_line(path, loc.line)
+        line = self.profile.code_line(path, loc.line)
         if line is None or (strict and line != loc.line):
             raise OpFailed(no_code_message(path, loc.line), "give a line that holds a statement")
         return path, line, ""
@@ -244,10 +244,10 @@ class BreakpointTable:
     def add_watch(self, expression: str, timeout: float) -> Breakpoint:
         dap = self.backend.stopped_session("watch")
         tool = self.backend.tool_name
-        if not dap.supports("supportsDataBreakpoints") and self.backend.profile.console_watch:
+        if not dap.supports("supportsDataBreakpoints") and self.profile.console_watch:
             return self._add_console_watch(expression, timeout)
         dap.require("supportsDataBreakpoints", "watchpoints", tool,
-                    self.backend.profile.watch_hint())
+                    self.profile.watch_hint())
         info = dap.request("dataBreakpointInfo", self._data_info_arguments(expression, timeout),
                            timeout)
         if not info.get("dataId"):
@@ -270,7 +270,7 @@ class BreakpointTable:
                 if any(v.get("name") == expression
                        for v in backend.variables(reference, timeout)):
                     return {"variablesReference": reference, "name": expression}
-        arguments: Message = {"name": backend.profile.data_watch_expression(expression)}
+        arguments: Message = {"name": self.profile.data_watch_expression(expression)}
         frame_id = backend.current_frame_id(timeout)
         if frame_id is not None:
             arguments["frameId"] = frame_id
@@ -280,7 +280,7 @@ class BreakpointTable:
         """A watchpoint made with the debugger's own command (gdb: `watch`),
         for adapters without data breakpoints that still report its hits
         as stops with its number in hitBreakpointIds."""
-        profile = self.backend.profile
+        profile = self.profile
         answer = self.backend.console(profile.console_watch.format(expr=expression), timeout)
         number = profile.console_watch_number(answer)
         if number is None:
@@ -292,9 +292,6 @@ class BreakpointTable:
 
     def add_instruction(self, address: str, options: BreakOptions,
                         timeout: float) -> Breakpoint:
-        from dbg_dap.expert import require_op
-
-        require_op(self.backend, "break-instruction")
         self._gate(options, False)
         record = BpRecord(next(self._ids), "instruction", options, address, name=address)
         return self._place(record, timeout)
@@ -316,7 +313,7 @@ class BreakpointTable:
         if record.options.condition:
             out["condition"] = record.options.condition
         if record.options.hit_count:
-            out["hitCondition"] = self.backend.profile.hit_condition(record.options.hit_count)
+            out["hitCondition"] = self.profile.hit_condition(record.options.hit_count)
         if record.options.log_message:
             out["logMessage"] = record.options.log_message
         return out
@@ -356,7 +353,7 @@ class BreakpointTable:
 
     def _resync_after_removal(self, record: BpRecord, timeout: float) -> None:
         if record.console:
-            profile = self.backend.profile
+            profile = self.profile
             if self.backend.state() != "exited":
                 self.backend.console(profile.console_delete.format(id=record.dap.get("id")),
                                      timeout)

@@ -156,11 +156,11 @@ def _call_stopped(backend: DapCore, before: tuple[object, ...], timeout: float) 
     else:
         # A signal (gdb leaves the program in the called code) or the like.
         why = (stop.description if stop.description not in ("", stop.reason) else
-               profile.signal_description(backend, timeout)) or stop.reason or "a stop"
+               profile.signal_description(backend.host, timeout)) or stop.reason or "a stop"
         hint = "what the call changed before it stopped stays changed"
     back = False
     try:
-        if profile.abandon_call(backend, timeout):
+        if profile.abandon_call(backend.host, timeout):
             back = True
         elif profile.call_ends_on_continue:
             back = _finish_call(backend, before, timeout)

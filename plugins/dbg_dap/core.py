@@ -12,11 +12,15 @@ import threading
 from collections.abc import Callable
 
 from dbg_dap.breakpoints import BreakpointTable
-from dbg_dap.profiles import AdapterProfile, profile_for
+from dbg_dap.host import AdapterHost
+from dbg_dap.profile_base import AdapterProfile
+from dbg_dap.profiles import profile_for
 from dbgcore.api import (
     AdapterProcess,
     Backend,
     BackendSpec,
+    BreakLoc,
+    BreakOptions,
     DapChannel,
     DapRequestError,
     DapSession,
@@ -71,6 +75,9 @@ class DapCore(Backend):
         #: Each of the last locals() that has children: its variablesReference
         #: and how many children the adapter counted.
         self._refs: dict[str, tuple[int, int]] = {}
+        #: The backend as its profile sees it (the whole DapBackend: set
+        #: there, where it is one), for the parts below it to hand the profile.
+        self.host: AdapterHost
         #: Made by DapBackend, which the table drives.
         self.breaks: BreakpointTable
         self.exception_filters: list[str] = []
@@ -161,6 +168,12 @@ class DapCore(Backend):
         if dap.state == "exited":
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
         return dap
+
+    def place_internal_break(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> int:
+        return int(self.breaks.add(loc, options, timeout, internal=True).id)
+
+    def discard_internal_break(self, bp_id: int, timeout: float) -> None:
+        self.breaks.discard_internal(bp_id, timeout)
 
     def current_frame_id(self, timeout: float) -> int | None:
         frames = self.stack_frames(timeout)

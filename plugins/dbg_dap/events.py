@@ -209,7 +209,7 @@ class DapEvents(DapCore):
             reason = "watchpoint"
         failure: tuple[int, str] | None = None
         if any(b.id in self._failure_bps for b in hit):
-            failure = self.profile.test_failure(self, frames, timeout)
+            failure = self.profile.test_failure(self.host, frames, timeout)
             if failure is None:
                 return self._skip(timeout)  # not a test's own failure (a parent test's, say)
             # Shown where the test failed, not inside the testing library.
@@ -232,7 +232,7 @@ class DapEvents(DapCore):
         restated = reason in QUIET_REASONS or stop.description.lower() in (
             stop.reason.lower(), f"paused on {stop.reason}".lower())
         detail = "" if restated else stop.description
-        if self.profile.skip_stop(self, reason, stop.text, stop.description, timeout):
+        if self.profile.skip_stop(self.host, reason, stop.text, stop.description, timeout):
             return self._skip(timeout)
         description = failure[1] if failure else self.profile.stop_description(text, detail)
         if broken is not None:
@@ -240,7 +240,7 @@ class DapEvents(DapCore):
             # condition, not because it held.
             reason, description = "condition_error", broken
         if not description and reason in ("signal", "exception"):
-            description = self.profile.signal_description(self, timeout)
+            description = self.profile.signal_description(self.host, timeout)
         self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
@@ -299,7 +299,7 @@ class DapEvents(DapCore):
             except subprocess.TimeoutExpired:
                 continue
             return ended(status)
-        signal = self.profile.exit_signal(self, code, timeout)
+        signal = self.profile.exit_signal(self.host, code, timeout)
         if signal is not None:
             return StopEvent(state="exited", reason="exited", signal=signal)
         return StopEvent(state="exited", reason="exited", exit_code=code)

@@ -12,16 +12,13 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
-from dbgcore.api import BreakOptions, OpFailed, UsageError
+from dbg_dap.inspection import DapInspection
+from dbg_dap.profile_base import AdapterProfile
+from dbgcore.api import BreakOptions, Message, OpFailed, Support, UsageError
 
-if TYPE_CHECKING:
-    from dbg_dap.backend import DapBackend
-    from dbg_dap.profiles import AdapterProfile
-    from dbgcore.api import Support
-
-Payload = dict[str, Any]
+#: An op's arguments or answer: a JSON object.
+Payload = Message
 
 #: Requests that need a capability (the spec's pairing), for `dbg dap`.
 REQUEST_CAPABILITY = {
@@ -72,7 +69,7 @@ OP_CAPABILITY = {
 }
 
 
-def require_op(b: DapBackend, op: str) -> None:
+def require_op(b: DapInspection, op: str) -> None:
     """Refuse ``op`` on our side unless the adapter announced what it needs."""
     capability, title = OP_CAPABILITY[op]
     b.dap_session().require(capability, title, b.tool_name, b.profile.hints.get(op, ""))
@@ -81,7 +78,7 @@ def require_op(b: DapBackend, op: str) -> None:
 _PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
 
 
-def op_scopes(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_scopes(b: DapInspection, args: Payload, timeout: float) -> Payload:
     if args.get("frame") is not None:
         b.select_frame(int(args["frame"]), timeout)
     return {"scopes": [{"name": s.get("name"), "reference": s.get("variablesReference"),
@@ -94,7 +91,7 @@ def _variable_rows(rows: list[Payload]) -> list[Payload]:
              "reference": v.get("variablesReference", 0)} for v in rows]
 
 
-def _resolve_path(b: DapBackend, path: str, timeout: float) -> int:
+def _resolve_path(b: DapInspection, path: str, timeout: float) -> int:
     """A value path like ``cart.items[2]`` -> its variablesReference at this stop."""
     parts = [m.group(1) or m.group(2).strip("'\"") for m in _PATH_RE.finditer(path)]
     if not parts or "".join(_PATH_RE.sub("", path).split()):
@@ -129,7 +126,7 @@ def _names(row: Payload, part: str) -> bool:
     return name.isdigit() and part.isdigit() and int(name) == int(part)
 
 
-def _unfolded(b: DapBackend, rows: list[Payload], timeout: float,
+def _unfolded(b: DapInspection, rows: list[Payload], timeout: float,
               skip: int = 0) -> Iterator[Payload]:
     """A value's own children in order, after the first ``skip`` of them: the
     adapter's synthetic groups left out, and the folds it puts long
@@ -155,7 +152,7 @@ def _unfolded(b: DapBackend, rows: list[Payload], timeout: float,
         yield row
 
 
-def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
     target = str(args["ref"])
     reference = int(target) if target.isdigit() else _resolve_path(b, target, timeout)
     start, count = int(args.get("start") or 0), int(args.get("count") or 0)
@@ -166,7 +163,7 @@ def op_vars(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return {"reference": reference, "variables": _variable_rows(rows)}
 
 
-def _current_ip(b: DapBackend, timeout: float) -> str:
+def _current_ip(b: DapInspection, timeout: float) -> str:
     frames = b.stack_frames(timeout)
     index = min(b.frame_index, len(frames) - 1) if frames else -1
     ip = frames[index].get("instructionPointerReference") if index >= 0 else None
@@ -176,7 +173,7 @@ def _current_ip(b: DapBackend, timeout: float) -> str:
     return str(ip)
 
 
-def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_disasm(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.stopped_session("disasm")
     require_op(b, "disasm")
     count = int(args.get("count") or 10)
@@ -186,7 +183,7 @@ def op_disasm(b: DapBackend, args: Payload, timeout: float) -> Payload:
     else:
         address = _current_ip(b, timeout)
         before = int(args.get("before", count // 3))
-        start = b.profile.disasm_start(b, address, timeout) if before else None
+        start = b.profile.disasm_start(b.host, address, timeout) if before else None
         if start is not None:
             address, before = start, 0
     body = dap.request("disassemble", {"memoryReference": address, "instructionOffset": -before,
@@ -202,7 +199,7 @@ _ADDRESS_RE = re.compile(r"(?:0x[0-9a-fA-F]+|\d+)")
 _HEX_RE = re.compile(r"0x[0-9a-fA-F]+")
 
 
-def _address(b: DapBackend, text: str, timeout: float) -> str:
+def _address(b: DapInspection, text: str, timeout: float) -> str:
     """An address as given (0x..., decimal), or the address of a value: `&x`,
     a pointer expression, or a variable name (its storage is read)."""
     if _ADDRESS_RE.fullmatch(text.strip()):
@@ -220,7 +217,7 @@ def _address(b: DapBackend, text: str, timeout: float) -> str:
     return found.group(0)
 
 
-def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_memory_read(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.stopped_session("memory read")
     require_op(b, "memory-read")
     count = int(args["count"])
@@ -233,7 +230,7 @@ def op_memory_read(b: DapBackend, args: Payload, timeout: float) -> Payload:
             "unreadable": body.get("unreadableBytes", 0)}
 
 
-def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_memory_write(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.stopped_session("memory write")
     require_op(b, "memory-write")
     try:
@@ -246,13 +243,14 @@ def op_memory_write(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return {"address": args["address"], "written": body.get("bytesWritten", len(data))}
 
 
-def op_break_instruction(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_break_instruction(b: DapInspection, args: Payload, timeout: float) -> Payload:
+    require_op(b, "break-instruction")
     options = BreakOptions(condition=args.get("condition"), hit_count=args.get("hit"))
     return {"breakpoint": b.breaks.add_instruction(str(args["address"]), options,
                                                    timeout).to_dict()}
 
 
-def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_modules(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.dap_session()
     require_op(b, "modules")
     body = dap.request("modules", {"startModule": 0, "moduleCount": 0}, timeout)
@@ -260,7 +258,7 @@ def op_modules(b: DapBackend, args: Payload, timeout: float) -> Payload:
                          "symbols": m.get("symbolStatus")} for m in body.get("modules") or []]}
 
 
-def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_sources(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.dap_session()
     require_op(b, "sources")
     body = dap.request("loadedSources", {}, timeout)
@@ -268,7 +266,7 @@ def op_sources(b: DapBackend, args: Payload, timeout: float) -> Payload:
                         for s in body.get("sources") or []]}
 
 
-def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.stopped_session("exception")
     if b.last_reason not in ("exception", "signal"):
         raise OpFailed("the program did not stop at an exception or a signal",
@@ -298,7 +296,7 @@ def op_exception(b: DapBackend, args: Payload, timeout: float) -> Payload:
     return payload
 
 
-def _call_order(b: DapBackend, timeout: float, innermost: int = 0) -> str:
+def _call_order(b: DapInspection, timeout: float, innermost: int = 0) -> str:
     """The stack as a traceback: outermost first, the runner's frames left
     out (and the frames above ``innermost``)."""
     frames = b.stack(None, timeout)[innermost:]
@@ -308,7 +306,7 @@ def _call_order(b: DapBackend, timeout: float, innermost: int = 0) -> str:
                      for f in reversed(frames))
 
 
-def op_dap(b: DapBackend, args: Payload, timeout: float) -> Payload:
+def op_dap(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.dap_session()
     command = str(args["command"])
     try:

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from dbg_dap.inspection import DapInspection
 from dbgcore.api import DbgError, ReturnValue, StopEvent, function_span, python_code_lines
 
-if TYPE_CHECKING:
-    from dbg_dap.backend import DapBackend
+#: The backend's resuming request and wait for its stop ("continue",
+#: "stepOut"...), given the op's timeout.
+Resume = Callable[[str, float], StopEvent]
 
 #: Set in the paused thread: on the frame's first return event (a yield is
 #: one too), keep what it gave, and say whether it yielded or returned.
@@ -43,7 +45,8 @@ _READ = "getattr(__import__('sys'), '_dbg_left', None)"
 _FORGET = "__import__('sys').__dict__.pop('_dbg_left', None)"
 
 
-def finish_generator(backend: DapBackend, index: int, timeout: float) -> StopEvent:
+def finish_generator(backend: DapInspection, resume: Resume, index: int,
+                     timeout: float) -> StopEvent:
     frames = backend.stack_frames(timeout)
     callee = frames[index]
     caller = frames[index + 1] if index + 1 < len(frames) else None
@@ -57,7 +60,7 @@ def finish_generator(backend: DapBackend, index: int, timeout: float) -> StopEve
     dap.request("evaluate", probe, timeout)
     ids = backend.breaks.add_lines(caller_file, lines, timeout) if lines else []
     try:
-        event = backend.cont(timeout)
+        event = resume("continue", timeout)
     finally:
         for bp_id in ids:
             backend.breaks.discard_internal(bp_id, timeout)
@@ -83,7 +86,7 @@ def _caller_lines(file: str, line: int) -> list[int]:
     return sorted(n for n in code if n >= line and function_span(file, n) is None)[:200]
 
 
-def _read(backend: DapBackend, timeout: float) -> ReturnValue | None:
+def _read(backend: DapInspection, timeout: float) -> ReturnValue | None:
     dap = backend.dap_session()
     frame_id = backend.current_frame_id(timeout)
     arguments = {"expression": _READ, "context": "repl",
@@ -106,22 +109,23 @@ _PADDING = "INT $0x3"
 _WINDOW = 1500
 
 
-def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEvent:
+def finish_by_returns(backend: DapInspection, resume: Resume, index: int,
+                      timeout: float) -> StopEvent:
     event = StopEvent(state="running")
     for _ in range(index):  # frames above the selected one: plain step outs
-        event = backend.resume("stepOut", timeout)
+        event = resume("stepOut", timeout)
         if event.state != "stopped" or event.reason != "step":
             return event
     frames = backend.stack_frames(timeout)
     ip = str(frames[0].get("instructionPointerReference") or "") if frames else ""
     returns = _return_addresses(backend, ip, timeout) if ip else []
     if not returns:
-        return backend.resume("stepOut", timeout)
+        return resume("stepOut", timeout)
     depth = len(frames)
     ids = backend.breaks.add_instructions(returns, timeout)
     try:
         while True:
-            event = backend.cont(timeout)
+            event = resume("continue", timeout)
             if event.state != "stopped" or event.reason != "until":
                 return event  # stopped by something else first (or ended)
             if len(backend.stack_frames(timeout)) <= depth:
@@ -130,7 +134,7 @@ def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEv
         for bp_id in ids:
             backend.breaks.discard_internal(bp_id, timeout)
     results = [v for v in backend.locals(timeout) if v.name.startswith("~r")]
-    event = backend.resume("stepOut", timeout)
+    event = resume("stepOut", timeout)
     if event.state == "stopped" and results:
         value = results[0].value if len(results) == 1 else \
             "(" + ", ".join(v.value for v in results) + ")"
@@ -139,7 +143,7 @@ def finish_by_returns(backend: DapBackend, index: int, timeout: float) -> StopEv
     return event
 
 
-def _return_addresses(backend: DapBackend, ip: str, timeout: float) -> list[str]:
+def _return_addresses(backend: DapInspection, ip: str, timeout: float) -> list[str]:
     """The RET instructions of the function holding ``ip``: the run of code
     around it between two stretches of padding."""
     body = backend.dap_session().request("disassemble", {

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
-from dbgcore.api import Variable, function_span
+from dbgcore.api import Message, Variable, function_span
 
 #: Folders of the system's own code: libc's sources and headers, installed
 #: libraries, a toolchain's headers.
@@ -20,7 +19,7 @@ SYSTEM_FOLDERS = ("/usr/", "/lib/", "/lib64/", "/opt/")
 _LLDB_VARIABLE_RE = re.compile(r"^\((.+?)\) ([A-Za-z_$][\w$]*) = ?(.*)$")
 
 
-def native_library(frame: dict[str, Any], program_root: str | None) -> str | None:
+def native_library(frame: Message, program_root: str | None) -> str | None:
     """The shared object a C/C++/Rust frame belongs to when it is not the
     program's own code ("" when the adapter does not name it), or None:
     frames without source of their own, or with system sources (libc built
@@ -58,7 +57,7 @@ def go_package(function: str) -> str:
     return function[:slash + 1] + function[slash + 1:].split(".", 1)[0]
 
 
-def go_goroot(frames: list[dict[str, Any]]) -> str | None:
+def go_goroot(frames: list[Message]) -> str | None:
     """Go's source tree, from a runtime frame's file (.../src/runtime/proc.go)."""
     for frame in frames:
         path = str((frame.get("source") or {}).get("path") or "")
@@ -67,7 +66,7 @@ def go_goroot(frames: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def go_library(frame: dict[str, Any], goroot: str | None) -> str | None:
+def go_library(frame: Message, goroot: str | None) -> str | None:
     """The package of a frame of Go's standard library (below ``goroot``) or
     of a module from the module cache; None for the program's own code."""
     path = str((frame.get("source") or {}).get("path") or "")

@@ -4,7 +4,6 @@ threads."""
 
 from __future__ import annotations
 
-from dbg_dap.assign import set_value
 from dbg_dap.calls import run_code
 from dbg_dap.core import (
     _BARE_AGGREGATE,
@@ -34,7 +33,7 @@ class DapInspection(DapCore):
         self.stopped_session("stack")
         frames = self.stack_frames(timeout)
         internal = self.profile.internal_frames(frames)
-        libraries = self.profile.library_frames(self, frames, timeout)
+        libraries = self.profile.library_frames(self.host, frames, timeout)
         shown = frames[:levels] if levels else frames
         return [Frame(i, self.profile.frame_name(f), frame_location(f).file, f.get("line"),
                       i == self.frame_index, internal=internal[i],
@@ -46,7 +45,7 @@ class DapInspection(DapCore):
         known = self.stack_frames(timeout)
         wanted = [f for f in frames if f.args is None and f.index < len(known)]
         if wanted:
-            found = self.profile.frames_args(self, [known[f.index] for f in wanted], timeout)
+            found = self.profile.frames_args(self.host, [known[f.index] for f in wanted], timeout)
             for frame, args in zip(wanted, found, strict=True):
                 frame.args = args
 
@@ -203,9 +202,6 @@ class DapInspection(DapCore):
             parts.append(f"{row.get('name')} = {value}")
         more = ", ..." if len(rows) > limit else ""
         return "{" + ", ".join(parts) + more + "}"
-
-    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
-        return set_value(self, lhs, value, timeout)
 
     def threads(self, timeout: float) -> list[Thread]:
         dap = self.stopped_session("threads")

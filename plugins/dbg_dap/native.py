@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from dbg_dap.frames import (
     go_goroot,
@@ -34,12 +34,14 @@ from dbg_dap.frames import (
     lldb_arguments,
     native_library,
 )
-from dbg_dap.profiles import AdapterProfile
+from dbg_dap.host import AdapterHost, JsonValue, program_root
+from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import (
     AttachRequest,
     DbgError,
     LaunchRequest,
     Location,
+    Message,
     NotAProgram,
     Readiness,
     ReturnValue,
@@ -105,7 +107,7 @@ def _go_value(value: str) -> str:
     return _go_string(text) if text.startswith('"') else text
 
 
-def _quiet_evaluate(backend: Any, expression: str, frame: dict[str, Any],
+def _quiet_evaluate(backend: AdapterHost, expression: str, frame: Message,
                     timeout: float) -> str:
     """``expression`` in ``frame``, as delve shows it ("" if it cannot)."""
     try:
@@ -226,7 +228,7 @@ class NativeProfile(AdapterProfile):
             raise NotAProgram(f"{program} is not executable",
                               "give a compiled binary (built with -g), or chmod +x it")
 
-    def internal_frames(self, frames: list[dict[str, Any]]) -> list[bool]:
+    def internal_frames(self, frames: list[Message]) -> list[bool]:
         # What calls main is the C runtime's start-up (__libc_start_main,
         # _start), with or without libc's debug info; a thread's first frames
         # (start_thread, clone3) have no source of the program's.
@@ -236,19 +238,17 @@ class NativeProfile(AdapterProfile):
         return [not os.path.isabs(str((f.get("source") or {}).get("path") or ""))
                 for f in frames]
 
-    def library_frames(self, backend: Any, frames: list[dict[str, Any]],
+    def library_frames(self, backend: AdapterHost, frames: list[Message],
                        timeout: float) -> list[str | None]:
-        from dbg_dap.locations import program_root
-
-        root = program_root(backend)
+        root = program_root(backend.program)
         return [native_library(f, root) for f in frames]
 
-    def env_argument(self, request: LaunchRequest) -> Any:
+    def env_argument(self, request: LaunchRequest) -> JsonValue:
         # gdb's `env` replaces the program's whole environment: add to ours.
         return {**os.environ, **request.env} if request.env else None
 
-    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
-        args: dict[str, Any] = {}
+    def attach_arguments(self, request: AttachRequest) -> Message:
+        args: Message = {}
         if request.program:
             args["program"] = request.program
         if request.port is not None:
@@ -257,11 +257,11 @@ class NativeProfile(AdapterProfile):
             raise UsageError(f"{self.name} attaches by --pid, or by --port to a debug server")
         return {**args, "pid": request.pid}
 
-    def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
+    def remote_arguments(self, host: str, port: int) -> Message:
         """Attach arguments for a gdb-protocol server (gdbserver, lldb-server)."""
         raise UsageError(f"{self.name} cannot attach to a debug server")
 
-    def core_arguments(self, request: LaunchRequest) -> tuple[str, dict[str, Any]]:
+    def core_arguments(self, request: LaunchRequest) -> tuple[str, Message]:
         # gdb (18+) and lldb-dap both take a core by `attach`, with the program.
         return "attach", {"program": request.program, "coreFile": request.core}
 
@@ -279,14 +279,14 @@ class GdbProfile(NativeProfile):
     # gdb honours `variables`' start/count only for a client that says it
     # pages (its dap/evaluate.py); without it, one child of a 100,000-element
     # array costs all 100,000.
-    client_caps: ClassVar[dict[str, Any]] = {**NativeProfile.client_caps,
+    client_caps: ClassVar[Message] = {**NativeProfile.client_caps,
                                              "supportsVariablePaging": True}
 
-    def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
+    def remote_arguments(self, host: str, port: int) -> Message:
         # gdb's DAP attach runs `target remote` on `target`.
         return {"target": f"{host}:{port}"}
 
-    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+    def launch_arguments(self, request: LaunchRequest) -> Message:
         args = super().launch_arguments(request)
         if self.streams:
             # A string (not a list) is the command line gdb hands its shell
@@ -339,9 +339,9 @@ class GdbProfile(NativeProfile):
         exe, detail = self._pick()
         return detail if exe else ""
 
-    entry_arguments: ClassVar[dict[str, Any]] = {"stopAtBeginningOfMainSubprogram": True}
+    entry_arguments: ClassVar[Message] = {"stopAtBeginningOfMainSubprogram": True}
 
-    def abandon_call(self, backend: Any, timeout: float) -> bool:
+    def abandon_call(self, backend: AdapterHost, timeout: float) -> bool:
         # Our command (gdbboot/dbg_gdb.py): `return` from the call's dummy frame.
         return "abandoned" in backend.console("dbg-abandon-call", timeout)
 
@@ -369,7 +369,7 @@ class GdbProfile(NativeProfile):
         match = re.search(r"[Ww]atchpoint (\d+): ", answer)
         return int(match.group(1)) if match else None
 
-    def disasm_start(self, backend: Any, ip: str, timeout: float) -> str | None:
+    def disasm_start(self, backend: AdapterHost, ip: str, timeout: float) -> str | None:
         # gdb 14-18 mishandle a negative instructionOffset (they return the
         # tail of a shorter listing); start at the current line's first
         # instruction instead, which `info line` knows.
@@ -377,7 +377,7 @@ class GdbProfile(NativeProfile):
         match = re.search(r"starts at address (0x[0-9a-fA-F]+)", answer)
         return match.group(1) if match else ip
 
-    def signal_description(self, backend: Any, timeout: float) -> str:
+    def signal_description(self, backend: AdapterHost, timeout: float) -> str:
         # gdb's DAP says only "signal"; `info program` names it.
         try:
             answer = backend.console("info program", timeout)
@@ -401,12 +401,17 @@ class GdbProfile(NativeProfile):
             return "none"
         return super().feature(name)
 
-    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
-        from dbg_dap.locations import gdb_sources
+    def source_files(self, backend: AdapterHost, name: str, timeout: float) -> list[str]:
+        answer = backend.console(f"info sources -basename -- ^{re.escape(name)}$", timeout)
+        found = []
+        for line in answer.splitlines():
+            for path in line.split(","):
+                path = path.strip()
+                if os.path.isabs(path) and os.path.basename(path) == name:
+                    found.append(path)
+        return found
 
-        return gdb_sources(backend, name, timeout)
-
-    def return_value(self, backend: Any, timeout: float) -> ReturnValue | None:
+    def return_value(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
         # After `finish`, gdb's DAP adds a scope "Return" holding "(return)".
         for scope in backend.scopes(timeout):
             if str(scope.get("name")) == "Return":
@@ -414,7 +419,7 @@ class GdbProfile(NativeProfile):
                     return ReturnValue(backend.shown_value(var, timeout), var.get("type"))
         return None
 
-    def exit_signal(self, backend: Any, code: int | None, timeout: float) -> str | None:
+    def exit_signal(self, backend: AdapterHost, code: int | None, timeout: float) -> str | None:
         # gdb's DAP reports a death by signal as exit code 0; gdb itself keeps
         # the signal in $_exitsignal (void after a normal exit).
         try:
@@ -467,9 +472,9 @@ class LldbProfile(NativeProfile):
         lldb = Path(os.path.realpath(exe)).with_name("lldb")
         return _version_of(str(lldb)) if lldb.exists() else ""
 
-    entry_arguments: ClassVar[dict[str, Any]] = {"stopOnEntry": False}
+    entry_arguments: ClassVar[Message] = {"stopOnEntry": False}
 
-    def env_argument(self, request: LaunchRequest) -> Any:
+    def env_argument(self, request: LaunchRequest) -> JsonValue:
         # lldb-dap 19 takes "NAME=VALUE" strings.
         if not request.env:
             return None
@@ -482,7 +487,7 @@ class LldbProfile(NativeProfile):
         "sources": "use `dbg raw image list`",
     }
 
-    def remote_arguments(self, host: str, port: int) -> dict[str, Any]:
+    def remote_arguments(self, host: str, port: int) -> Message:
         # lldb-dap connects to a gdb-remote server (lldb-server gdbserver, gdbserver).
         return {"gdb-remote-port": port, "gdb-remote-hostname": host, "stopOnEntry": True}
 
@@ -506,18 +511,20 @@ class LldbProfile(NativeProfile):
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native",
                                               "core": "native"}
 
-    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+    def launch_arguments(self, request: LaunchRequest) -> Message:
         # lldb-dap then asks dbg to start the program (runInTerminal), so the
         # program is dbg's child: its wait status tells an exit from a death by
         # signal, which lldb 19 reports alike ("exited with status = 9").
         return {**super().launch_arguments(request), "runInTerminal": True}
 
-    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
-        from dbg_dap.locations import lldb_sources
+    def source_files(self, backend: AdapterHost, name: str, timeout: float) -> list[str]:
+        script = ("script print('\\n'.join(sorted({str(f) for m in lldb.target.module_iter() "
+                  "for cu in m.compile_unit_iter() for f in [cu.GetFileSpec()] "
+                  f"if f.GetFilename() == {name!r}}})))")
+        answer = backend.console(script, timeout)
+        return [line.strip() for line in answer.splitlines() if os.path.isabs(line.strip())]
 
-        return lldb_sources(backend, name, timeout)
-
-    def return_value(self, backend: Any, timeout: float) -> ReturnValue | None:
+    def return_value(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
         # lldb-dap 19 shows no return value; lldb's `thread info` does.
         try:
             answer = backend.console("thread info", timeout)
@@ -526,7 +533,7 @@ class LldbProfile(NativeProfile):
         match = re.search(r"^Return value: \((.*?)\) \$\d+ = (.*)$", answer, re.M)
         return ReturnValue(match.group(2).strip(), match.group(1)) if match else None
 
-    def frames_args(self, backend: Any, frames: list[dict[str, Any]],
+    def frames_args(self, backend: AdapterHost, frames: list[Message],
                     timeout: float) -> list[list[Variable] | None]:
         # lldb-dap shows arguments and locals in one scope, and its console
         # runs in the frame lldb selected last, not the request's. lldb's
@@ -576,7 +583,7 @@ class LldbProfile(NativeProfile):
         found = _LLDB_ERROR_RE.findall(text)
         return found[0] if found else text
 
-    def condition_error(self, backend: Any, condition: str, timeout: float) -> str:
+    def condition_error(self, backend: AdapterHost, condition: str, timeout: float) -> str:
         # lldb-dap takes any condition and reports it broken only at a hit;
         # lldb's parser says so now, in the selected frame. Only its syntax
         # errors count: a name not in scope here may be in scope there.
@@ -656,15 +663,15 @@ class DelveProfile(AdapterProfile):
     function_search_is_final = True
     return_values_at_ret = True
 
-    def source_files(self, backend: Any, name: str, timeout: float) -> list[str]:
-        from dbg_dap.locations import delve_sources
-
-        return delve_sources(backend, name, timeout)
+    def source_files(self, backend: AdapterHost, name: str, timeout: float) -> list[str]:
+        answer = backend.console(f"dlv sources {re.escape(name)}$", timeout)
+        return [line.strip() for line in answer.splitlines()
+                if os.path.isabs(line.strip()) and os.path.basename(line.strip()) == name]
 
     #: Go's source tree (GOROOT/src/), once a stack showed it.
     _goroot: str | None = None
 
-    def library_frames(self, backend: Any, frames: list[dict[str, Any]],
+    def library_frames(self, backend: AdapterHost, frames: list[Message],
                        timeout: float) -> list[str | None]:
         # Go's own packages (below GOROOT, which a runtime frame's file
         # shows) and modules from the module cache.
@@ -672,11 +679,11 @@ class DelveProfile(AdapterProfile):
             self._goroot = go_goroot(frames)
         return [go_library(f, self._goroot) for f in frames]
 
-    def frames_args(self, backend: Any, frames: list[dict[str, Any]],
+    def frames_args(self, backend: AdapterHost, frames: list[Message],
                     timeout: float) -> list[list[Variable] | None]:
         return [self._frame_args(backend, f, timeout) for f in frames]
 
-    def _frame_args(self, backend: Any, frame: dict[str, Any],
+    def _frame_args(self, backend: AdapterHost, frame: Message,
                     timeout: float) -> list[Variable] | None:
         # delve lists a frame's arguments among its locals (first, then the
         # results ~r0..., then the locals): the `func` line says which.
@@ -692,7 +699,7 @@ class DelveProfile(AdapterProfile):
                     rows[name] = Variable(name, value or "{...}", var.get("type"))
         return [rows[n] for n in names if n in rows]
 
-    def internal_frame(self, frame: dict[str, Any]) -> bool:
+    def internal_frame(self, frame: Message) -> bool:
         # Below main.main (or a goroutine's function): runtime.main, goexit;
         # below a test function, the testing package's tRunner.
         return str(frame.get("name", "")).startswith(("runtime.", "testing."))
@@ -701,7 +708,7 @@ class DelveProfile(AdapterProfile):
     # t.Fatalf log the message, then call it).
     test_failure_functions: ClassVar[tuple[str, ...]] = ("testing.(*common).Fail",)
 
-    def test_failure(self, backend: Any, frames: list[dict[str, Any]],
+    def test_failure(self, backend: AdapterHost, frames: list[Message],
                      timeout: float) -> tuple[int, str] | None:
         # Fail also runs for the parent of a failed subtest (from Fail itself)
         # and from testing's own code (a panicking test, which delve stops at
@@ -717,7 +724,7 @@ class DelveProfile(AdapterProfile):
         description = f"{test or 'a test'} failed"
         return index, f"{description}: {message}" if message else description
 
-    def _failure_message(self, backend: Any, frames: list[dict[str, Any]],
+    def _failure_message(self, backend: AdapterHost, frames: list[Message],
                          timeout: float) -> str:
         """What the failing call logged: testing keeps it in the test's
         output, or (go test -v) has printed it already, as
@@ -747,11 +754,11 @@ class DelveProfile(AdapterProfile):
         return "\n".join(f'  File "{file}", line {line}, in {function}'
                          for function, file, line in reversed(frames))
 
-    def exit_signal(self, backend: Any, code: int | None, timeout: float) -> str | None:
+    def exit_signal(self, backend: AdapterHost, code: int | None, timeout: float) -> str | None:
         # delve says "exited with status -9" for a death by SIGKILL.
         return signal_name(-code) if code is not None and code < 0 else None
 
-    def skip_stop(self, backend: Any, reason: str, text: str, description: str,
+    def skip_stop(self, backend: AdapterHost, reason: str, text: str, description: str,
                   timeout: float) -> bool:
         # delve always stops on an unrecovered panic; `--no-catch` lets it end
         # the program, as it would without a debugger.
@@ -764,9 +771,9 @@ class DelveProfile(AdapterProfile):
             return str(program if program.is_dir() else program.parent)
         return request.cwd
 
-    entry_arguments: ClassVar[dict[str, Any]] = {"stopOnEntry": False}
+    entry_arguments: ClassVar[Message] = {"stopOnEntry": False}
 
-    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+    def launch_arguments(self, request: LaunchRequest) -> Message:
         args = super().launch_arguments(request)
         if request.test:
             # `go test`: delve builds the package's test binary and runs it in
@@ -783,7 +790,7 @@ class DelveProfile(AdapterProfile):
             args["mode"] = "exec"
         return args
 
-    def core_arguments(self, request: LaunchRequest) -> tuple[str, dict[str, Any]]:
+    def core_arguments(self, request: LaunchRequest) -> tuple[str, Message]:
         # delve opens a core by `launch` in core mode, with the binary that
         # made it: from a source (which it would build anew) it fails with
         # "bad magic number".
@@ -794,7 +801,7 @@ class DelveProfile(AdapterProfile):
         return "launch", {"mode": "core", "program": request.program,
                           "coreFilePath": request.core}
 
-    def core_cause(self, backend: Any, frames: list[dict[str, Any]], timeout: float) -> str:
+    def core_cause(self, backend: AdapterHost, frames: list[Message], timeout: float) -> str:
         # A Go program that panics dies by the runtime's own SIGABRT (with
         # GOTRACEBACK=crash): the panic is why. gopanic's `p.arg` holds the
         # value as Go printed it (an error already turned into its text);
@@ -832,7 +839,7 @@ class DelveProfile(AdapterProfile):
             return (request.host or "127.0.0.1", request.port)
         return None
 
-    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+    def attach_arguments(self, request: AttachRequest) -> Message:
         if request.port is not None:
             return {"mode": "remote", "stopOnEntry": True}
         if request.pid is None:
