@@ -35,8 +35,19 @@ import pdb
 import reprlib
 import sys
 import traceback
-from types import FrameType
-from typing import Any, TextIO
+from types import CodeType, FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
+    from collections.abc import Callable, Iterable
+
+    from _typeshed import ExcInfo, OptExcInfo, TraceFunction
+
+    #: What the launcher tells dbg, and what dbg's commands carry: JSON.
+    Json = Any
+    JsonObject = dict[str, Json]
+    #: A SIGINT handler, as signal.signal takes and gives it back.
+    SignalHandler = Callable[[int, FrameType | None], object] | int | None
 
 FRAME_START = "\x1edbg:"
 FRAME_END = "\x1f"
@@ -135,7 +146,8 @@ def _internal(frame: FrameType) -> bool:
 _condition_errors: list[str] = []
 
 
-def _condition_eval(source: Any, globals: Any = None, locals: Any = None) -> Any:
+def _condition_eval(source: str | CodeType, globals: dict[str, object] | None = None,
+                    locals: dict[str, object] | None = None) -> object:
     try:
         return eval(source, globals, locals)
     except Exception as exc:
@@ -156,11 +168,11 @@ class _Interrupted(BaseException):
         return "interrupted: the expression ran past dbg's --timeout"
 
 
-def _raise_interrupted(signum: int, frame: Any) -> None:
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise _Interrupted()
 
 
-def _swallow_late(signum: int, frame: Any) -> None:
+def _swallow_late(signum: int, frame: FrameType | None) -> None:
     """A SIGINT dbg sent just as an evaluation ended: dropped, or pdb would
     answer it at its prompt with a second prompt dbg did not ask for."""
 
@@ -171,7 +183,7 @@ class _Interruptible:
     is dropped. The program's own handler is back before any other command
     runs (see precmd), so a `continue` sees it."""
 
-    saved: Any = None
+    saved: SignalHandler = None
 
     def __enter__(self) -> None:
         import signal
@@ -211,7 +223,7 @@ class DbgPdb(pdb.Pdb):
         self.traceback_text = ""
         #: The frame `finish` runs out of, and what it gave back when it did.
         self.finish_frame: FrameType | None = None
-        self.returned: dict[str, Any] | None = None
+        self.returned: JsonObject | None = None
         #: What `dbg catch` stops on (None: nothing), and the description
         #: of the stop it made.
         self.catching: _Catch | None = None
@@ -225,11 +237,11 @@ class DbgPdb(pdb.Pdb):
         #: The frame whose last event was an exception, and that exception:
         #: while it is there, the frame is leaving by it unless a line of
         #: the frame runs next (its handler).
-        self.raising: tuple[FrameType, Any] | None = None
+        self.raising: tuple[FrameType, ExcInfo] | None = None
         #: The exception `dbg exception` tells of, as _exception_info gives it.
-        self.exception_info: dict[str, Any] | None = None
+        self.exception_info: JsonObject | None = None
 
-    def emit(self, kind: str, data: dict[str, Any]) -> None:
+    def emit(self, kind: str, data: JsonObject) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
         self.stdout.flush()
 
@@ -262,7 +274,7 @@ class DbgPdb(pdb.Pdb):
                     for name in _argument_names(frame.f_code) if name in names]
         self.emit("args", {"args": out})
 
-    def _state(self, stop: bool = False) -> dict[str, Any]:
+    def _state(self, stop: bool = False) -> JsonObject:
         frames = []
         user = self._user_frames()
         for position, (i, (frame, lineno)) in enumerate(reversed(user)):
@@ -273,7 +285,7 @@ class DbgPdb(pdb.Pdb):
                 "line": lineno,
                 "current": i == self.curindex,
             })
-        data: dict[str, Any] = {"frames": frames}
+        data: JsonObject = {"frames": frames}
         if stop:
             current = self.curframe
             broken = _condition_errors[:1]
@@ -327,7 +339,7 @@ class DbgPdb(pdb.Pdb):
         self._catch_sigint()
         return pdb.Pdb.do_step(self, arg)
 
-    def user_call(self, frame: FrameType, argument_list: Any) -> None:
+    def user_call(self, frame: FrameType, argument_list: None) -> None:
         """pdb stops a step into a call at the function's `def` line
         ("--Call--"); every other debugger stops at its first line. Not
         stopping here lets the step go on to that line's event."""
@@ -364,7 +376,7 @@ class DbgPdb(pdb.Pdb):
         self._set_stopinfo(frame.f_back, frame)  # type: ignore[attr-defined]
         return True
 
-    def dispatch_return(self, frame: FrameType, arg: Any) -> Any:
+    def dispatch_return(self, frame: FrameType, arg: object) -> TraceFunction:
         if frame is not self.finish_frame:
             result = bdb.Bdb.dispatch_return(self, frame, arg)
             if self.raising is not None and self.raising[0] is frame:
@@ -394,19 +406,20 @@ class DbgPdb(pdb.Pdb):
 
     # -- breakpoints by function name on decorated functions ------------------
 
-    def lineinfo(self, identifier: str) -> Any:
+    def lineinfo(self, identifier: str) -> tuple[None, None, None] | tuple[str, str, int]:
         # pdb files a breakpoint set by the name of a not-yet-defined function
         # under its `def` line, but bdb matches it against the code's
         # co_firstlineno, which is the first decorator's line: on a decorated
         # function it would never stop.
-        funcname, filename, lineno = pdb.Pdb.lineinfo(self, identifier)
+        found = pdb.Pdb.lineinfo(self, identifier)
+        funcname, filename, lineno = found
         if funcname and filename and lineno:
-            lineno = _first_decorator_line(filename, int(lineno))
-        return funcname, filename, lineno
+            return funcname, filename, _first_decorator_line(filename, int(lineno))
+        return found
 
     # -- structured answers ---------------------------------------------------
 
-    def _arg(self, arg: str) -> Any:
+    def _arg(self, arg: str) -> Json:
         # Arguments are Python literals on one line: a repr'd string cannot
         # carry a newline, so it cannot smuggle in a second command.
         return ast.literal_eval(arg.strip())
@@ -440,7 +453,7 @@ class DbgPdb(pdb.Pdb):
     def do__dbg_locals(self, arg: str) -> None:
         self.emit("locals", self._locals())
 
-    def _locals(self) -> dict[str, Any]:
+    def _locals(self) -> JsonObject:
         names = self.curframe_locals if self.curframe is not None else {}
         out = []
         for name, value in list(names.items()):
@@ -451,7 +464,7 @@ class DbgPdb(pdb.Pdb):
                         "type": _type_name(value)})
         return {"variables": out}
 
-    def _eval(self, expression: str) -> Any:
+    def _eval(self, expression: str) -> object:
         frame = self.curframe
         assert frame is not None
         return eval(expression, frame.f_globals, self.curframe_locals)
@@ -511,7 +524,7 @@ class DbgPdb(pdb.Pdb):
     def do__dbg_breaks(self, arg: str) -> None:
         self.emit("breaks", self._breaks())
 
-    def _breaks(self) -> dict[str, Any]:
+    def _breaks(self) -> JsonObject:
         out = []
         for bp in bdb.Breakpoint.bpbynumber:
             if bp is None:
@@ -589,8 +602,10 @@ class DbgPdb(pdb.Pdb):
                 frame.f_trace_lines = False
             frame = frame.f_back
 
-    def dispatch_call(self, frame: FrameType, arg: Any) -> Any:
-        traced: Any = bdb.Bdb.dispatch_call(self, frame, arg)
+    # typeshed says a TraceFunction; bdb answers None for a frame it does not trace.
+    def dispatch_call(self, frame: FrameType,  # type: ignore[override]
+                      arg: None) -> TraceFunction | None:
+        traced: TraceFunction | None = bdb.Bdb.dispatch_call(self, frame, arg)
         if traced is None and self.catching is not None and not self.quitting:
             # Nothing to stop at in it but an exception: its exception
             # events, without the cost of its line events.
@@ -598,21 +613,24 @@ class DbgPdb(pdb.Pdb):
             return self.trace_dispatch
         return traced
 
-    def interaction(self, frame: Any, traceback: Any) -> None:
+    def interaction(self, frame: FrameType | None,
+                    traceback: TracebackType | BaseException | None) -> None:
         # A step from this stop may come back to any frame of its stack:
         # they send line events again (dispatch_call may have muted them).
         caller = frame
         while caller is not None:
             caller.f_trace_lines = True
             caller = caller.f_back
-        pdb.Pdb.interaction(self, frame, traceback)
+        # A traceback, or from Python 3.13 on the exception itself (the stub
+        # mypy reads is 3.10's).
+        pdb.Pdb.interaction(self, frame, traceback)  # type: ignore[arg-type]
 
-    def dispatch_line(self, frame: FrameType) -> Any:
+    def dispatch_line(self, frame: FrameType) -> TraceFunction:
         if self.raising is not None and self.raising[0] is frame:
             self.raising = None  # the frame handled it
         return bdb.Bdb.dispatch_line(self, frame)
 
-    def dispatch_exception(self, frame: FrameType, arg: Any) -> Any:
+    def dispatch_exception(self, frame: FrameType, arg: ExcInfo) -> TraceFunction:
         self.raising = (frame, arg)
         if self.catching is not None and not self.quitting and self._caught(frame, arg):
             self.catch_note = _passing_note(arg, frame)
@@ -626,7 +644,7 @@ class DbgPdb(pdb.Pdb):
             return self.trace_dispatch
         return bdb.Bdb.dispatch_exception(self, frame, arg)
 
-    def _caught(self, frame: FrameType, arg: Any) -> bool:
+    def _caught(self, frame: FrameType, arg: ExcInfo) -> bool:
         """Whether a catch stops at this exception event: one of its classes,
         in the first frame of the program's own code it reaches (of any
         code's with --all-code), which is where it was raised unless it came
@@ -643,7 +661,7 @@ class DbgPdb(pdb.Pdb):
             inner = inner.tb_next
         return True
 
-    def user_exception(self, frame: FrameType, exc_info: Any) -> None:
+    def user_exception(self, frame: FrameType, exc_info: ExcInfo) -> None:
         """A step does not stop where an exception passes (pdb stops at
         each frame it leaves): it goes on to the line that handles it, and
         that stop names the exception."""
@@ -653,15 +671,16 @@ class DbgPdb(pdb.Pdb):
         if not self.passed_note:
             self.passed_note = _passing_note(exc_info)
 
-    def user_return(self, frame: FrameType, return_value: Any) -> None:
+    def user_return(self, frame: FrameType, return_value: object) -> None:
         if self.raising is not None and self.raising[0] is frame:
             return  # leaving by an exception, which the step follows
         pdb.Pdb.user_return(self, frame, return_value)
 
-    def test_failure(self, kind: Any, exc: BaseException, tb: Any) -> None:
+    def test_failure(self, kind: type[BaseException] | None, exc: BaseException | None,
+                     tb: TracebackType | None) -> None:
         """A test failed (the runner caught ``exc``): stop post mortem in the
         frame that raised it; the runner goes on when the user continues."""
-        if tb is None or self.quitting:
+        if exc is None or tb is None or self.quitting:
             return
         shown = _from_program(tb)
         # Not traced while stopped here: a step set before would stop in
@@ -682,15 +701,19 @@ class DbgPdb(pdb.Pdb):
         if sys.gettrace() is None and (self.breaks or self.catching is not None):
             self._trace_running_frames()  # for the breakpoints and catches there are now
 
-    def _describe(self, exc: BaseException, shown: Any) -> None:
+    def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
         self.exception_text = _exception_line(exc)
         self.exception_name = type(exc).__name__
         self.exception_message = str(exc)
         self.exception_info = _exception_info(exc, shown)
 
-    def setup(self, frame: Any, tb: Any) -> Any:
-        setup: Any = pdb.Pdb.setup  # its answer: whether to skip the interaction
-        stopped = setup(self, frame, tb)
+    # pdb's setup answers whether a .pdbrc command resumed the program (then
+    # interaction is skipped); typeshed says it answers nothing.
+    def setup(self, frame: FrameType | None,  # type: ignore[override]
+              tb: TracebackType | None) -> bool | None:
+        base: Callable[[pdb.Pdb, FrameType | None, TracebackType | None], bool | None] = \
+            pdb.Pdb.setup
+        stopped = base(self, frame, tb)
         if frame is None and tb is not None and self.test_stop:
             # Post mortem on a failed test: in the innermost frame of the
             # program's own code, not in a library it called (pytest.fail,
@@ -706,7 +729,7 @@ class DbgPdb(pdb.Pdb):
         return stopped
 
 
-def _argument_names(code: Any) -> list[str]:
+def _argument_names(code: CodeType) -> list[str]:
     """A function's parameters in the order its `def` line gives them:
     positional, *args, keyword-only, **kwargs (the code object keeps *args
     after the keyword-only ones). A comprehension's hidden `.0` is left out."""
@@ -810,7 +833,7 @@ def _program_streams(stdin: str, stdout_fifo: str, stderr_fifo: str) -> None:
 
 
 def _statement(is_module: bool, target: str,
-               debugger: DbgPdb) -> tuple[Any, dict[str, Any]]:
+               debugger: DbgPdb) -> tuple[CodeType, dict[str, object]]:
     """Set up __main__ like `python SCRIPT` / `python -m MODULE` would, and
     return the statement for bdb to run."""
     import runpy
@@ -856,12 +879,12 @@ class _Catch:
     one among them), or all of them (`raised`), in the program's own code
     (in any code with ``all_code``)."""
 
-    def __init__(self, names: Any, raised: bool, all_code: bool) -> None:
+    def __init__(self, names: Iterable[object], raised: bool, all_code: bool) -> None:
         self.names = frozenset(str(n) for n in names)
         self.raised = bool(raised)
         self.all_code = bool(all_code)
 
-    def matches(self, kind: Any) -> bool:
+    def matches(self, kind: object) -> bool:
         if not isinstance(kind, type):
             return False
         for cls in kind.__mro__:
@@ -923,7 +946,7 @@ def _exception_line(exc: BaseException) -> str:
     return "%s: %s" % (type(exc).__name__, message[0]) if message else type(exc).__name__
 
 
-def _raised_at(tb: Any) -> str:
+def _raised_at(tb: TracebackType | None) -> str:
     """Where the exception of traceback ``tb`` was raised: "FUNCTION at FILE:LINE"."""
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
@@ -933,7 +956,7 @@ def _raised_at(tb: Any) -> str:
     return "%s at %s:%d" % (code.co_name, code.co_filename, tb.tb_lineno)
 
 
-def _passing_note(exc_info: Any, here: FrameType | None = None) -> str:
+def _passing_note(exc_info: ExcInfo, here: FrameType | None = None) -> str:
     """One line for a stop an exception led to: what it is, and where it
     was raised unless that is ``here``."""
     kind, value, tb = exc_info
@@ -947,7 +970,7 @@ def _passing_note(exc_info: Any, here: FrameType | None = None) -> str:
     return "%s (raised in %s)" % (text, _raised_at(tb))
 
 
-def _from_program(tb: Any) -> Any:
+def _from_program(tb: TracebackType | None) -> TracebackType | None:
     """``tb`` from the first frame of the program's own code: without the
     runner's frames (pytest's, unittest's) above the test. If no frame is
     the program's, from the first one that is not the debugger's."""
@@ -967,8 +990,8 @@ _CAUSE = "The above exception was the direct cause of the following exception:"
 _CONTEXT = "During handling of the above exception, another exception occurred:"
 
 
-def _exception_info(exc: BaseException, shown: Any,
-                    here: FrameType | None = None) -> dict[str, Any]:
+def _exception_info(exc: BaseException, shown: TracebackType | None,
+                    here: FrameType | None = None) -> JsonObject:
     """What `dbg exception` says: the exception, and its traceback as Python
     prints it, causes first (without the final line, which is the
     exception, said first). ``shown`` is its traceback from the program's
@@ -1010,7 +1033,7 @@ def _internal_file(name: str) -> bool:
     return name == HERE or name == "<string>" or name == bdb.__file__
 
 
-def _program_entries(entries: list[Any]) -> list[Any]:
+def _program_entries(entries: list[traceback.FrameSummary]) -> list[traceback.FrameSummary]:
     """Stack entries without the runner's ones above the program's first."""
     for index, entry in enumerate(entries):
         if not _library_file(entry.filename):
@@ -1018,12 +1041,12 @@ def _program_entries(entries: list[Any]) -> list[Any]:
     return entries
 
 
-def _traceback_block(tb: Any) -> list[str]:
+def _traceback_block(tb: TracebackType | None) -> list[str]:
     entries = [e for e in traceback.extract_tb(tb) if not _internal_file(e.filename)]
     return _format_entries(entries)
 
 
-def _format_entries(entries: list[Any]) -> list[str]:
+def _format_entries(entries: list[traceback.FrameSummary]) -> list[str]:
     lines = ["Traceback (most recent call last):"]
     for text in traceback.format_list(entries):
         # Without the carets Python 3.11 puts under part of a line.
@@ -1031,7 +1054,7 @@ def _format_entries(entries: list[Any]) -> list[str]:
     return lines
 
 
-def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: Any) -> None:
+def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: TracebackType | None) -> None:
     """Stop where the uncaught exception was raised, with its story ready."""
     debugger._describe(exc, shown)
     debugger.catching = None
@@ -1057,9 +1080,10 @@ def _stop_at_failures(debugger: DbgPdb) -> None:
     exception from them). Both hand the exception to test_failure."""
     import types
 
-    sessions: list[Any] = []
+    # pytest's objects, of a pytest this module does not import: read by name.
+    sessions: list[object] = []
 
-    def pytest_configure(config: Any) -> None:
+    def pytest_configure(config: object) -> None:
         if sessions:
             return
         sessions.append(config)
@@ -1072,7 +1096,7 @@ def _stop_at_failures(debugger: DbgPdb) -> None:
         else:
             os.environ.pop("PYTEST_PLUGINS", None)
 
-    def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
+    def pytest_exception_interact(node: object, call: object, report: object) -> None:
         info = getattr(call, "excinfo", None)
         if info is not None and sessions and getattr(node, "config", None) is sessions[0]:
             debugger.test_failure(info.type, info.value, info.tb)
@@ -1091,15 +1115,18 @@ def _stop_at_failures(debugger: DbgPdb) -> None:
     result = unittest.result.TestResult
     add_error, add_failure, add_subtest = result.addError, result.addFailure, result.addSubTest
 
-    def addError(self: Any, test: Any, err: Any) -> None:
+    def addError(self: unittest.result.TestResult, test: unittest.TestCase,
+                 err: OptExcInfo) -> None:
         debugger.test_failure(*err)
         add_error(self, test, err)
 
-    def addFailure(self: Any, test: Any, err: Any) -> None:
+    def addFailure(self: unittest.result.TestResult, test: unittest.TestCase,
+                   err: OptExcInfo) -> None:
         debugger.test_failure(*err)
         add_failure(self, test, err)
 
-    def addSubTest(self: Any, test: Any, subtest: Any, err: Any) -> None:
+    def addSubTest(self: unittest.result.TestResult, test: unittest.TestCase,
+                   subtest: unittest.TestCase, err: OptExcInfo | None) -> None:
         if err is not None:
             debugger.test_failure(*err)
         add_subtest(self, test, subtest, err)
