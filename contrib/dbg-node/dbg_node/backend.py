@@ -77,6 +77,9 @@ OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
 #: The least time node has to start (or its inspector to take an attach)
 #: and stop the program, whatever --timeout: node's start under load is slow.
 START_FLOOR = 10.0
+#: How long each of the requests that let an attached program go on may
+#: take at the session's end (the program may be gone already).
+DETACH_TIMEOUT = 2.0
 #: How many V8 steps one line step may take (one line can hold a whole loop).
 STEP_LIMIT = 10000
 CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
@@ -234,7 +237,7 @@ class NodeBackend(Backend):
             if self._attached and not inspector.closed.is_set():
                 for method in ("Debugger.disable", "Runtime.runIfWaitingForDebugger"):
                     try:
-                        inspector.call(method, None, 2)
+                        inspector.call(method, None, DETACH_TIMEOUT)
                     except Exception:  # the program may be gone; it must not stop the end
                         pass
             try:
