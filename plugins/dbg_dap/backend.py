@@ -90,6 +90,8 @@ class DapBackend(DapEvents, DapInspection):
         super().__init__(spec, ctx)
         self.host = self
         self.breaks = BreakpointTable(self, self.profile)
+        #: While launching for `start --run`: places the session's breakpoints.
+        self._before_run: Callable[[], object] | None = None
         self.opens_cores = self.profile.feature("core") != "none"
         #: The core dump this session opened (`dbg start --core`), if any.
         self.core: str | None = None
@@ -185,14 +187,15 @@ class DapBackend(DapEvents, DapInspection):
         self.channel = DapChannel(transport, self.ctx.log, name, self.process)
         self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name,
                               categories=self.profile.output_categories)
-        self.channel.on_event("process", self._process_event)
-        self.channel.on_event("thread", self._thread_event)
-        self.channel.on_event("output", self._output_event)
-        self.channel.on_reverse_request("runInTerminal", self._run_in_terminal)
-        self.channel.on_reverse_request("startDebugging", self._start_debugging)
+        self.listen(self.channel)
         self.dap.on_breakpoint(self.breaks.on_event)
         self.channel.start()
         return self.dap
+
+    def _adapter_stdout(self, line: bytes) -> None:
+        # Adapters that print the debuggee's output on their own stdout.
+        if self.spec.options.get("stdout_is_program_output"):
+            self.ctx.output.append("stdout", line.decode("utf-8", "replace"))
 
     def _adapter_stderr(self, line: str) -> None:
         # What an adapter's guard refused (debugpy's: adapterboot), for the log.
@@ -215,9 +218,9 @@ class DapBackend(DapEvents, DapInspection):
         dap.start(command, arguments, partial(self._configure, launching, timeout), timeout)
         # A launch stops at entry; an attached program may just keep running,
         # so attach only looks (and then pauses it).
-        self._running_since = 0
+        self.running_since = 0
         state = dap.wait_for_stop(0, timeout if command == "launch" else 0)
-        event = self._event(state, timeout)
+        event = self.stop_event(state, timeout)
         if command == "launch" and event.reason == "breakpoint" and not event.hit_breakpoints \
                 and self._before_run is None:
             # The adapter's own breakpoint for stopping at entry (gdb's
@@ -236,7 +239,7 @@ class DapBackend(DapEvents, DapInspection):
             # Stop at entry by a breakpoint on the entry function (or line):
             # the adapter's own stopOnEntry stops somewhere useless (the loader).
             loc = BreakLoc(file=line.file, line=line.line) if line else BreakLoc(function=entry)
-            self._entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True), timeout,
+            self.entry_bp = int(self.breaks.add(loc, BreakOptions(temporary=True), timeout,
                                                  internal=True).id)
         if launching and self.test_run:
             self._place_failure_breaks(timeout)
@@ -249,7 +252,7 @@ class DapBackend(DapEvents, DapInspection):
     def _place_failure_breaks(self, timeout: float) -> None:
         """dbg's own breakpoints where a test fails (a test run)."""
         for function in self.profile.test_failure_functions:
-            self._failure_bps.add(int(self.breaks.add(
+            self.failure_bps.add(int(self.breaks.add(
                 BreakLoc(function=function), BreakOptions(), timeout, internal=True).id))
 
     def ctx_cwd(self) -> str:
@@ -305,7 +308,7 @@ class DapBackend(DapEvents, DapInspection):
         event = self._handshake(command, arguments, request.cwd, timeout,
                                 configure_launch=False)
         if event.state == "running" and self.dap is not None:
-            event = self._event(self.dap.wait_for_stop(0, timeout), timeout)
+            event = self.stop_event(self.dap.wait_for_stop(0, timeout), timeout)
         if event.state != "stopped":
             raise OpFailed(f"{self.tool_name} opened {core} but reported no stop in it "
                            f"(the program {event.state})",
@@ -340,7 +343,7 @@ class DapBackend(DapEvents, DapInspection):
             # would leave an interrupt for the next continue.
             state = self.dap.wait_for_stop(0, ATTACH_STOP_WAIT)
             if state != "running":
-                event = self._event(state, timeout)
+                event = self.stop_event(state, timeout)
         if event.state == "running":
             # An attached program keeps running; stop it so it can be inspected.
             event = self.pause(ATTACH_PAUSE_TIMEOUT)
@@ -384,10 +387,10 @@ class DapBackend(DapEvents, DapInspection):
     def poll(self, timeout: float) -> StopEvent | None:
         # Not `state() == "running"`: events arrive on their own, so the
         # stop may be here already, unreported.
-        if self.dap is None or self._running_since is None:
+        if self.dap is None or self.running_since is None:
             return None
-        state = self.dap.wait_for_stop(self._running_since, timeout)
-        return None if state == "running" else self._event(
+        state = self.dap.wait_for_stop(self.running_since, timeout)
+        return None if state == "running" else self.stop_event(
             state, max(timeout, STOP_READ_TIMEOUT))
 
     def terminate(self) -> None:
@@ -404,8 +407,8 @@ class DapBackend(DapEvents, DapInspection):
             self.channel.close()
         from dbgcore.api import procutil
 
-        groups = {g for pid in self._children if (g := procutil.pgid_of(pid)) is not None}
-        procutil.terminate_groups(groups, grace=grace, reap=self._children)
+        groups = {g for pid in self.debuggees if (g := procutil.pgid_of(pid)) is not None}
+        procutil.terminate_groups(groups, grace=grace, reap=self.debuggees)
         if self.process is not None:
             own = self.profile.shutdown_grace
             self.process.terminate(grace if own is None else own)
@@ -421,14 +424,14 @@ class DapBackend(DapEvents, DapInspection):
             self.profile.before_step(self, step, timeout)
         arguments: Message = {"threadId": self.thread_id or 0, **(extra or {})}
         seq = dap.mark_running()
-        self._running_since = seq
-        self._frames = None
+        self.running_since = seq
+        self.drop_frames()
         try:
             dap.request(command, arguments, timeout)
         except OpFailed:
             dap.resume_refused(seq)
             raise
-        event = self._event(dap.wait_for_stop(seq, timeout), timeout)
+        event = self.stop_event(dap.wait_for_stop(seq, timeout), timeout)
         if step:
             event = self.profile.after_step(self, step, event, timeout)
         return event
@@ -445,13 +448,13 @@ class DapBackend(DapEvents, DapInspection):
             if level == 0:
                 # Fail marks the test's parents failed too, by calling Fail:
                 # those are no stops while it returns.
-                for bp_id in self._failure_bps:
+                for bp_id in self.failure_bps:
                     self.breaks.discard_internal(bp_id, timeout)
-                self._failure_bps.clear()
+                self.failure_bps.clear()
             try:
                 event = self.resume("stepOut", timeout)
             finally:
-                if not self._failure_bps and self.state() == "stopped":
+                if not self.failure_bps and self.state() == "stopped":
                     self._place_failure_breaks(timeout)
             if event.state != "stopped" or event.reason != "step":
                 return event
@@ -521,7 +524,7 @@ class DapBackend(DapEvents, DapInspection):
         deadline = time.monotonic() + INTERRUPT_WAIT
         while thread is None:
             try:
-                thread = self._first_thread(INTERRUPT_WAIT) or 0
+                thread = self.first_thread(INTERRUPT_WAIT) or 0
             except DbgError:
                 if time.monotonic() > deadline or dap.state in ("stopped", "exited"):
                     raise
@@ -532,13 +535,13 @@ class DapBackend(DapEvents, DapInspection):
     def pause(self, timeout: float) -> StopEvent:
         dap = self.dap_session()
         if dap.state == "stopped":
-            return self._event("stopped", timeout)
+            return self.stop_event("stopped", timeout)
         seq = dap.stop.seq
         thread = self.thread_id if self.thread_id is not None else (
-            self._first_thread(timeout) or 0)
+            self.first_thread(timeout) or 0)
         self.pause_asked = True
         dap.request("pause", {"threadId": thread}, timeout)
-        return self._event(dap.wait_for_stop(seq, timeout), timeout)
+        return self.stop_event(dap.wait_for_stop(seq, timeout), timeout)
 
     # -- breakpoints ---------------------------------------------------------------------
 

@@ -91,7 +91,7 @@ def _arm_interrupt(backend: DapCore, arguments: Message, timeout: float) -> None
     setting = backend.profile.evaluation_timeout_setting
     if setting is None or "frameId" not in arguments:
         return
-    key = (tuple(backend._children), timeout)
+    key = (tuple(backend.debuggee_pids()), timeout)
     if _armed.get(backend) == key:
         return
     try:

@@ -6,11 +6,6 @@ breakpoints) build on it."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import threading
-from collections.abc import Callable
-
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.host import AdapterHost
 from dbg_dap.profile_base import AdapterProfile
@@ -42,17 +37,8 @@ MAX_FIELDS = 1000
 REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "breakpoint",
            "data breakpoint": "watchpoint", "goto": "step"}
 
-#: lldb-dap's value for a struct or class: its type and address only.
-_BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
-
 #: Stop reasons whose adapter description says nothing more than the reason.
 QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
-
-#: How lldb-dap describes a stop by a signal ("signal SIGSEGV: ...").
-_SIGNAL_RE = re.compile(r"signal SIG[A-Z0-9]+\b")
-
-#: debugpy names a return value "(return) FUNCTION" among the caller's locals.
-RETURN_PREFIX = "(return) "
 
 #: Scopes whose variables a stop snapshot shows (others: `dbg scopes`).
 LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
@@ -73,55 +59,50 @@ class DapCore(Backend):
         self.frame_index = 0
         self._frames: list[Message] | None = None
         #: Each of the last locals() that has children: its variablesReference
-        #: and how many children the adapter counted.
-        self._refs: dict[str, tuple[int, int]] = {}
+        #: and how many children the adapter counted (for fields()).
+        self.local_refs: dict[str, tuple[int, int]] = {}
         #: The backend as its profile sees it (the whole DapBackend: set
         #: there, where it is one), for the parts below it to hand the profile.
         self.host: AdapterHost
         #: Made by DapBackend, which the table drives.
         self.breaks: BreakpointTable
         self.exception_filters: list[str] = []
-        self._children: list[int] = []
+        #: The program's processes: those the adapter reported and those dbg
+        #: started for it (runInTerminal).
+        self.debuggees: list[int] = []
         #: This session is a child process's (see DapBackend._attach_child).
         self.is_child = False
         #: Attached to a process dbg did not start: `dbg kill` detaches from it.
         self.attached = False
         #: While the target runs unwatched (an op timed out): the stop counter
         #: it was resumed at, so `poll` sees a stop that has arrived since.
-        self._running_since: int | None = None
-        self._lock = threading.Lock()
+        self.running_since: int | None = None
         self.cwd: str | None = None
         self.profile.build_dir = str(ctx.run_dir)
         #: The internal breakpoint that stands for "stop at entry", if any.
-        self._entry_bp: int | None = None
-        #: While launching for `start --run`: places the session's breakpoints.
-        self._before_run: Callable[[], object] | None = None
-        #: The exit status an adapter gave only as text (delve).
-        self._text_exit_code: int | None = None
+        self.entry_bp: int | None = None
         #: The program, as `dbg start` / `dbg attach` named it (None: a module).
         self.program: str | None = None
         #: Stop where an exception would end the program (`--no-catch`: not).
         self.catch_uncaught = True
-        #: Programs dbg started for the adapter (runInTerminal): their wait
-        #: status is the truth about how they ended.
-        self._terminal: list[subprocess.Popen[bytes]] = []
         #: A test run (`dbg test`): stop where a test fails.
         self.test_run = False
         #: dbg's own breakpoints where a test fails (the profile's test_failure_functions).
-        self._failure_bps: set[int] = set()
+        self.failure_bps: set[int] = set()
         #: A pause was asked for: the next stop is its (lldb says SIGSTOP).
         self.pause_asked = False
         #: DapSession.resumes when the cached frames were asked for.
         self._frames_resumes = 0
-        #: What the debugger printed since the last stop (bounded).
-        self._stop_output = ""
         #: The last stop was a test's failure (see test_run).
         self.test_failed = False
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""
 
-    def _first_thread(self, timeout: float) -> int | None:
+    def debuggee_pids(self) -> list[int]:
+        return list(self.debuggees)
+
+    def first_thread(self, timeout: float) -> int | None:
         threads = self.dap_session().request("threads", None, timeout).get("threads") or []
         return int(threads[0]["id"]) if threads else None
 
@@ -153,7 +134,12 @@ class DapCore(Backend):
         """Ask the adapter for frames (and variables) again: the program ran,
         and an adapter may have renumbered them (gdb does after any run)."""
         self._frames = None
-        self._refs = {}
+        self.local_refs = {}
+
+    def drop_frames(self) -> None:
+        """Ask the adapter for the stack again (a resume, another thread),
+        keeping the locals' references until locals() is asked again."""
+        self._frames = None
 
     def dap_session(self) -> DapSession:
         if self.dap is None:
@@ -187,9 +173,3 @@ def frame_location(frame: Message) -> Location:
     file = source.get("path") or source.get("name")
     return Location(file, frame.get("line"), frame.get("name"))
 
-
-def noise_variable(var: Message) -> bool:
-    # debugpy groups "special variables" / "function variables" as synthetic entries.
-    name = str(var.get("name", ""))
-    return name in ("special variables", "function variables", "class variables") or (
-        name.startswith("__") and name.endswith("__") and name != "__return__")

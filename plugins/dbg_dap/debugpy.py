@@ -236,6 +236,16 @@ class DebugpyProfile(AdapterProfile):
     def watch_hint(self) -> str:
         return "debugpy has no data breakpoints; try `dbg break FILE:LINE --if EXPR`"
 
+    # showReturnValue puts "(return) NAME" among the caller's locals.
+    return_row_prefix = "(return) "
+
+    def noise_variable(self, var: Message) -> bool:
+        # pydevd groups "special variables" / "function variables" as
+        # synthetic rows, and lists dunder names among a scope's variables.
+        name = str(var.get("name", ""))
+        return name in ("special variables", "function variables", "class variables") or (
+            name.startswith("__") and name.endswith("__") and name != "__return__")
+
     def child_kind(self, row: Message) -> str:
         name, value = str(row.get("name", "")), str(row.get("value", ""))
         if name in DEBUGPY_GROUPS:

@@ -5,23 +5,24 @@ and reverse requests (output, processes, threads, runInTerminal)."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
 from dbg_dap.core import (
-    _SIGNAL_RE,
     QUIET_REASONS,
     REASONS,
     DapCore,
     frame_location,
 )
 from dbgcore.api import (
+    BackendSpec,
     BreakLoc,
+    DapChannel,
     DbgError,
     Message,
+    SessionContext,
     StopEvent,
     ended,
 )
@@ -40,15 +41,27 @@ CONDITION_ERROR_WAIT = 0.1
 #: is asked for by the adapter, outside any op of this session's).
 CHILD_START_TIMEOUT = 30.0
 
-#: How a debugger that stops a process with a signal describes a pause.
-_PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
 
 
 class DapEvents(DapCore):
-    def _adapter_stdout(self, line: bytes) -> None:
-        # Adapters that print the debuggee's output on their own stdout.
-        if self.spec.options.get("stdout_is_program_output"):
-            self.ctx.output.append("stdout", line.decode("utf-8", "replace"))
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        #: The exit status an adapter gave only as text (delve).
+        self._text_exit_code: int | None = None
+        #: Programs dbg started for the adapter (runInTerminal): their wait
+        #: status is the truth about how they ended.
+        self._terminal: list[subprocess.Popen[bytes]] = []
+        #: What the debugger printed since the last stop (bounded).
+        self._stop_output = ""
+
+    def listen(self, channel: DapChannel) -> None:
+        """Take the adapter's events and reverse requests that this part
+        answers (before the channel starts reading)."""
+        channel.on_event("process", self._process_event)
+        channel.on_event("thread", self._thread_event)
+        channel.on_event("output", self._output_event)
+        channel.on_reverse_request("runInTerminal", self._run_in_terminal)
+        channel.on_reverse_request("startDebugging", self._start_debugging)
 
     def _process_event(self, event: Message) -> None:
         pid = (event.get("body") or {}).get("systemProcessId")
@@ -56,7 +69,7 @@ class DapEvents(DapCore):
         # nor is a child process's group, its parent's: its session ends it
         # by the adapter (disconnect).
         if isinstance(pid, int) and pid > 0 and not self.attached and not self.is_child:
-            self._children.append(pid)
+            self.debuggees.append(pid)
             self.ctx.track_process(pid, "debuggee")
 
     def _output_event(self, event: Message) -> None:
@@ -85,16 +98,13 @@ class DapEvents(DapCore):
             threading.Thread(target=self._pump, args=(stream, category), daemon=True,
                              name=f"debuggee-{category}").start()
         self._terminal.append(proc)
-        self._children.append(proc.pid)
+        self.debuggees.append(proc.pid)
         self.ctx.track_process(proc.pid, "debuggee")
         return {"processId": proc.pid}
 
     def _pump(self, stream: Any, category: str) -> None:
         for chunk in iter(lambda: stream.read1(65536), b""):
             self.ctx.output.append(category, chunk.decode("utf-8", "replace"))
-
-    def debuggee_pids(self) -> list[int]:
-        return list(self._children)
 
     def _start_debugging(self, request: Message) -> Message:
         # Answered at once: the adapter waits for the answer, and the child
@@ -166,20 +176,23 @@ class DapEvents(DapCore):
         except (DbgError, KeyError, ValueError) as exc:
             self.ctx.log.note(f"child {configuration.get('subProcessId')}: not released: {exc}")
 
-    def _event(self, state: str, timeout: float) -> StopEvent:
+    def stop_event(self, state: str, timeout: float) -> StopEvent:
+        """What the adapter's ``state`` ("stopped", "exited", "running", as
+        DapSession.wait_for_stop says) means for dbg: the stop's reason,
+        place and description, or the program's end."""
         assert self.dap is not None
-        self._frames = None
+        self.drop_frames()
         self.frame_index = 0
         if state == "running":
             return StopEvent(state="running")
-        self._running_since = None
+        self.running_since = None
         if self.pump is not None:
             self.pump.drain()  # what the program wrote before it stopped
         if state == "exited":
             return self._ended(timeout)
         stop = self.dap.stop
         self.thread_id = stop.thread_id if stop.thread_id is not None else \
-            self._first_thread(timeout)
+            self.first_thread(timeout)
         frames = self.stack_frames(timeout)
         top = frames[0] if frames else None
         if stop.reason == "exception" and frames:
@@ -191,24 +204,16 @@ class DapEvents(DapCore):
         location = frame_location(top) if top else None
         if location is not None and top is not None:
             location.function = self.profile.frame_name(top)  # as stacks show it
-        reason = REASONS.get(stop.reason, stop.reason or "step")
-        if reason == "exception" and _SIGNAL_RE.match(stop.description):
-            reason = "signal"  # lldb-dap calls a signal an exception
         asked, self.pause_asked = self.pause_asked, False
-        if asked and reason == "signal" and _PAUSE_SIGNAL_RE.match(stop.description):
-            # lldb-dap reports the stop a pause asked for as the SIGSTOP it sent.
-            reason = "pause"
-        if reason == "breakpoint" and not stop.hit_breakpoint_ids and \
-                stop.description.startswith("watchpoint "):
-            # lldb-dap 19 reports a data breakpoint as reason "breakpoint",
-            # description "watchpoint N", with no ids.
-            reason = "watchpoint"
+        reason = self.profile.stop_reason(REASONS.get(stop.reason, stop.reason or "step"),
+                                          stop.description, bool(stop.hit_breakpoint_ids),
+                                          asked)
         hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location,
                                       watch=reason == "watchpoint")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
         failure: tuple[int, str] | None = None
-        if any(b.id in self._failure_bps for b in hit):
+        if any(b.id in self.failure_bps for b in hit):
             failure = self.profile.test_failure(self.host, frames, timeout)
             if failure is None:
                 return self._skip(timeout)  # not a test's own failure (a parent test's, say)
@@ -217,10 +222,10 @@ class DapEvents(DapCore):
             location, reason = frame_location(top), "exception"
         elif hit and all(b.internal for b in hit):
             # Our own temporary breakpoint, not one the user set.
-            reason = "entry" if any(b.id == self._entry_bp for b in hit) else "until"
-        if self._entry_bp is not None:
+            reason = "entry" if any(b.id == self.entry_bp for b in hit) else "until"
+        if self.entry_bp is not None:
             # It stood for the first stop, whatever that stop was.
-            entry, self._entry_bp = self._entry_bp, None
+            entry, self.entry_bp = self.entry_bp, None
             self.breaks.discard_internal(entry, timeout)
         user_hits = [b for b in hit if not b.internal]
         broken = self._condition_error(user_hits) if failure is None else None
@@ -274,10 +279,10 @@ class DapEvents(DapCore):
         """Resume from a stop the profile says is not one (SystemExit...)."""
         dap = self.dap_session()
         seq = dap.mark_running()
-        self._running_since = seq
+        self.running_since = seq
         dap.request(self.profile.resume_after_skip(), {"threadId": self.thread_id or 0},
                     timeout)
-        return self._event(dap.wait_for_stop(seq, timeout), timeout)
+        return self.stop_event(dap.wait_for_stop(seq, timeout), timeout)
 
     def _ended(self, timeout: float) -> StopEvent:
         """The program's end: its exit code, or the signal that killed it,

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 from dbg_dap.calls import run_code
 from dbg_dap.core import (
-    _BARE_AGGREGATE,
     LOCAL_SCOPE_HINTS,
     MAX_FIELDS,
-    RETURN_PREFIX,
     DapCore,
     frame_location,
-    noise_variable,
 )
-from dbg_dap.profiles import DEBUGPY_GROUPS
 from dbgcore.api import (
     Frame,
     Message,
@@ -68,7 +64,7 @@ class DapInspection(DapCore):
                 return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}",
                                  v.get("type"))
                         for v in self.variables(int(scope["variablesReference"]), timeout)
-                        if not noise_variable(v)]
+                        if not self.profile.noise_variable(v)]
         return None
 
     def select_frame(self, index: int, timeout: float) -> Frame:
@@ -106,7 +102,7 @@ class DapInspection(DapCore):
 
     def locals(self, timeout: float) -> list[Variable]:
         out: list[Variable] = []
-        self._refs = {}
+        self.local_refs = {}
         for scope in self.scopes(timeout):
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
@@ -114,28 +110,28 @@ class DapInspection(DapCore):
                     word in name for word in LOCAL_SCOPE_HINTS)):
                 continue
             for var in self.variables(int(scope["variablesReference"]), timeout):
-                if noise_variable(var) or str(var.get("name", "")).startswith(RETURN_PREFIX):
+                if self.profile.noise_variable(var) or self._return_row(var):
                     continue
                 value = str(var.get("value", ""))
                 if not value.strip() and var.get("variablesReference"):
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
                 if var.get("variablesReference"):
-                    self._refs[str(var.get("name"))] = (
+                    self.local_refs[str(var.get("name"))] = (
                         int(var["variablesReference"]),
                         int(var.get("indexedVariables") or 0) + int(var.get("namedVariables") or 0))
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
     def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
-        ref, size = self._refs.get(variable.name, (0, 0))
+        ref, size = self.local_refs.get(variable.name, (0, 0))
         if not ref or not self.profile.hides_fields(variable.value):
             return None
         if size > MAX_FIELDS:
             # A million-element array is not expanded: asking an adapter
             # without paging (gdb) for its children takes all of them.
             return None
-        rows = [v for v in self.variables(ref, timeout) if not noise_variable(v)
-                and str(v.get("name", "")) not in DEBUGPY_GROUPS]
+        rows = [v for v in self.variables(ref, timeout) if not self.profile.noise_variable(v)
+                and self.profile.child_kind(v) != "group"]
         return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}", v.get("type"))
                 for v in rows]
 
@@ -147,14 +143,18 @@ class DapInspection(DapCore):
             if scope.get("expensive"):
                 continue
             rows += [v for v in self.variables(int(scope["variablesReference"]), timeout)
-                     if str(v.get("name", "")).startswith(RETURN_PREFIX)]
+                     if self._return_row(v)]
         return rows
+
+    def _return_row(self, var: Message) -> bool:
+        prefix = self.profile.return_row_prefix
+        return bool(prefix) and str(var.get("name", "")).startswith(prefix)
 
     def shown_value(self, var: Message, timeout: float) -> str:
         """A variable's value as `dbg print` shows it (a struct: its fields)."""
         value = str(var.get("value", ""))
         reference = int(var.get("variablesReference") or 0)
-        if reference and (not value.strip() or _BARE_AGGREGATE.fullmatch(value)):
+        if reference and self.profile.bare_value(value):
             return self._summary(reference, timeout)
         return value
 
@@ -177,7 +177,7 @@ class DapInspection(DapCore):
             body = run_code(self, "evaluate", arguments, timeout)
         result = str(body.get("result", ""))
         reference = int(body.get("variablesReference") or 0)
-        if reference and (not result.strip() or _BARE_AGGREGATE.fullmatch(result)):
+        if reference and self.profile.bare_value(result):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.
             result = self._summary(reference, timeout)
@@ -213,7 +213,7 @@ class DapInspection(DapCore):
         for thread in self.threads(timeout):
             if str(thread.id) == str(thread_id):
                 self.thread_id = int(thread.id)
-                self._frames = None
+                self.drop_frames()
                 self.frame_index = 0
                 thread.current = True
                 return thread

@@ -59,6 +59,13 @@ _GDB_CONDITION_ERROR_RE = re.compile(
 _LLDB_CONDITION_ERROR_RE = re.compile(
     r"error evaluating condition of breakpoint (\d+)\.\d+: .*\n((?:.+\n?)*)")
 
+#: How lldb-dap describes a stop by a signal ("signal SIGSEGV: ...").
+_SIGNAL_RE = re.compile(r"signal SIG[A-Z0-9]+\b")
+#: How it describes the stop of a pause: the signal it stopped the process with.
+_PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
+#: lldb-dap's value for a struct or class: its type and address only.
+_BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
+
 #: One of lldb's expression errors, in its text made one line.
 _LLDB_ERROR_RE = re.compile(
     r"error: (?:<user expression \d+>:\d+:\d+: )?(.*?)(?= \d+ \| | error: |$)")
@@ -440,6 +447,23 @@ class LldbProfile(NativeProfile):
     shutdown_grace: ClassVar[float | None] = 0.3
     # dbg starts the program (runInTerminal), with its stdin.
     reads_stdin = True
+
+    def stop_reason(self, reason: str, description: str, with_ids: bool,
+                    pause_asked: bool) -> str:
+        if reason == "exception" and _SIGNAL_RE.match(description):
+            reason = "signal"  # lldb-dap calls a signal an exception
+        if pause_asked and reason == "signal" and _PAUSE_SIGNAL_RE.match(description):
+            # lldb-dap reports the stop a pause asked for as the SIGSTOP it sent.
+            reason = "pause"
+        if reason == "breakpoint" and not with_ids and description.startswith("watchpoint "):
+            # lldb-dap 19 reports a data breakpoint as reason "breakpoint",
+            # description "watchpoint N", with no ids.
+            reason = "watchpoint"
+        return reason
+
+    def bare_value(self, value: str) -> bool:
+        # lldb-dap shows a struct or class as its type and address only.
+        return super().bare_value(value) or bool(_BARE_AGGREGATE.fullmatch(value))
 
     def _exe(self) -> str | None:
         for name in self.spec.command or ["lldb-dap-19", "lldb-dap"]:

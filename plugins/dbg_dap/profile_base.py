@@ -44,6 +44,30 @@ class AdapterProfile:
         fields, so a snapshot lists them: dbg shows a value with children and no
         text of its own as ``{...}``."""
         return value == "{...}"
+
+    def bare_value(self, value: str) -> bool:
+        """Whether the value of something with children shows nothing of
+        them (a struct's, often): dbg shows its fields instead."""
+        return not value.strip()
+
+    def noise_variable(self, var: Message) -> bool:
+        """Whether a row of a scope is the adapter's own (a synthetic group),
+        not a variable of the program's."""
+        return False
+
+    #: Rows among the top frame's locals that hold what a function just
+    #: returned start with this ("": the adapter shows no such rows);
+    #: `dbg locals` leaves them out.
+    return_row_prefix: ClassVar[str] = ""
+
+    def stop_reason(self, reason: str, description: str, with_ids: bool,
+                    pause_asked: bool) -> str:
+        """A stop's reason in dbg's words, from the adapter's (already mapped
+        by dbg_dap.core.REASONS), for an adapter that words some stops its
+        own way: the stop's ``description``, whether it named the
+        breakpoints it hit (``with_ids``), and whether `dbg pause` asked for it."""
+        return reason
+
     #: Client capabilities we announce in initialize.
     client_caps: ClassVar[Message] = {
         "supportsVariableType": True,

@@ -4,12 +4,12 @@ adapters (see :mod:`dbg_dap.profile_base`), one module per adapter family:
 
 from __future__ import annotations
 
-from dbg_dap.debugpy import DEBUGPY_GROUPS, DebugpyProfile
+from dbg_dap.debugpy import DebugpyProfile
 from dbg_dap.native import DelveProfile, GdbProfile, LldbProfile
 from dbg_dap.profile_base import AdapterProfile, ptrace_diagnosis
 from dbgcore.api import BackendSpec, UsageError
 
-__all__ = ["DEBUGPY_GROUPS", "AdapterProfile", "DebugpyProfile", "DelveProfile", "GdbProfile",
+__all__ = ["AdapterProfile", "DebugpyProfile", "DelveProfile", "GdbProfile",
            "LldbProfile", "profile_for", "profiles", "ptrace_diagnosis"]
 
 
