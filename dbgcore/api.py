@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     )
     from dbgcore.children import child_session_name, start_child_session
     from dbgcore.cli.output import emit
-    from dbgcore.cli.render import render
     from dbgcore.console import ConsoleBackend
     from dbgcore.corefile import CoreInfo, post_mortem_description, read_core
     from dbgcore.dap.channel import DapChannel, DapRequestError, Message
@@ -75,7 +74,8 @@ if TYPE_CHECKING:
         ended,
         signal_name,
     )
-    from dbgcore.ops import Arg, Op
+    from dbgcore.ops import render
+    from dbgcore.opspec import Arg, Op
     from dbgcore.output import OutputBuffer
     from dbgcore.paths import dbg_home, private_dir
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
@@ -202,9 +202,9 @@ _HOME: dict[str, str] = {
     "UnsupportedOp": "dbgcore.errors",
     "UsageError": "dbgcore.errors",
     "hookimpl": "dbgcore.hookspecs",
-    "Arg": "dbgcore.ops",
+    "Arg": "dbgcore.opspec",
     "DEFAULT_TIMEOUT": "dbgcore.timeouts",
-    "Op": "dbgcore.ops",
+    "Op": "dbgcore.opspec",
     "ConsoleBackend": "dbgcore.console",
     "CoreInfo": "dbgcore.corefile",
     "post_mortem_description": "dbgcore.corefile",
@@ -249,7 +249,7 @@ _HOME: dict[str, str] = {
     "private_dir": "dbgcore.paths",
     "binary_kind": "dbgcore.select",
     "emit": "dbgcore.cli.output",
-    "render": "dbgcore.cli.render",
+    "render": "dbgcore.ops",
 }
 
 

@@ -12,60 +12,52 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from dbgcore.errors import DebuggerLost, UnsupportedOp
-from dbgcore.model import (
-    BreakLoc,
-    BreakOptions,
-    Breakpoint,
-    Frame,
-    StopEvent,
-    StopState,
-    Thread,
-    Value,
-    Variable,
-)
-from dbgcore.output import OutputBuffer
-from dbgcore.translog import TransLog
+
+if TYPE_CHECKING:
+    # Only named in signatures: the op table, which every front end imports,
+    # refers to this class's methods, so it stays light.
+    from pathlib import Path
+
+    from dbgcore.model import (
+        BreakLoc,
+        BreakOptions,
+        Breakpoint,
+        Frame,
+        StopEvent,
+        StopState,
+        Thread,
+        Value,
+        Variable,
+    )
+    from dbgcore.output import OutputBuffer
+    from dbgcore.translog import TransLog
 
 Support = Literal["native", "fallback", "none"]
 
 
 @dataclass(frozen=True)
-class OpInfo:
-    method: str
+class AnsweredOp:
+    """An op a backend answers by overriding a method of :class:`Backend`,
+    as the op table declares it (:attr:`dbgcore.opspec.Op.method`)."""
+
+    name: str
+    method: Callable[..., object]
+    #: The op in an UnsupportedOp ("step into").
     title: str
-    stops: bool = False
-    needs_stopped: bool = False
 
 
-#: Canonical op name -> how the core calls it. ``stops`` ops block until the
-#: target stops again and answer with a stop snapshot; ``needs_stopped`` ops are
-#: refused with ``not_stopped`` while the target runs.
-CANONICAL_OPS: dict[str, OpInfo] = {
-    "break": OpInfo("set_breakpoint", "breakpoints"),
-    "unbreak": OpInfo("remove_breakpoint", "removing breakpoints"),
-    "breaks": OpInfo("list_breakpoints", "listing breakpoints"),
-    "watch": OpInfo("watch", "watchpoints"),
-    "catch": OpInfo("catch", "exception catchpoints"),
-    "continue": OpInfo("cont", "continue", stops=True, needs_stopped=True),
-    "step": OpInfo("step", "step into", stops=True, needs_stopped=True),
-    "next": OpInfo("next", "step over", stops=True, needs_stopped=True),
-    "finish": OpInfo("finish", "step out", stops=True, needs_stopped=True),
-    "until": OpInfo("until", "run until", stops=True, needs_stopped=True),
-    "pause": OpInfo("pause", "pause", stops=True),
-    "stack": OpInfo("stack", "stack traces", needs_stopped=True),
-    "frame": OpInfo("select_frame", "frame selection", needs_stopped=True),
-    "locals": OpInfo("locals", "locals", needs_stopped=True),
-    "print": OpInfo("evaluate", "expression evaluation", needs_stopped=True),
-    "set": OpInfo("set_variable", "setting variables", needs_stopped=True),
-    "threads": OpInfo("threads", "thread listing", needs_stopped=True),
-    "thread": OpInfo("select_thread", "thread selection", needs_stopped=True),
-    "raw": OpInfo("raw", "raw commands"),
-    "attach": OpInfo("attach", "attaching"),
-}
+#: The ops the :class:`Backend` methods answer, in the order `dbg caps` lists
+#: them. Given by :mod:`dbgcore.ops`, which declares them (and refers to these
+#: methods, so this module cannot import it): :func:`answer_ops`.
+ANSWERED: list[AnsweredOp] = []
+
+
+def answer_ops(ops: list[AnsweredOp]) -> None:
+    """Called once, by the op table, with the ops the methods here answer."""
+    ANSWERED[:] = ops
 
 
 #: Parts of ops a backend may lack, shown by `dbg caps` as rows of their
@@ -214,13 +206,13 @@ class Backend:
 
     @classmethod
     def capabilities(cls) -> dict[str, Support]:
-        """Which canonical ops this backend supports: by default every op whose
-        method the subclass overrides."""
+        """Which of the ops the base class's methods answer (:data:`ANSWERED`)
+        this backend supports: by default every op whose method the
+        subclass overrides."""
         caps: dict[str, Support] = {}
-        for op, info in CANONICAL_OPS.items():
-            mine = getattr(cls, info.method)
-            base = getattr(Backend, info.method)
-            caps[op] = "native" if mine is not base else "none"
+        for op in ANSWERED:
+            mine = getattr(cls, op.method.__name__)
+            caps[op.name] = "native" if mine is not op.method else "none"
         return caps
 
     @classmethod
@@ -257,8 +249,7 @@ class Backend:
 
     @classmethod
     def unsupported_for(cls, spec: BackendSpec, op: str, hint: str | None = None) -> UnsupportedOp:
-        info = CANONICAL_OPS.get(op)
-        title = info.title if info else op
+        title = next((o.title for o in ANSWERED if o.name == op), op)
         return UnsupportedOp(title, cls.tool_for(spec), hint or cls.unsupported_hints.get(op, ""))
 
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:

@@ -47,17 +47,8 @@ def shipped_config_file() -> Path:
     return Path(__file__).resolve().parent.parent / "backends.yaml"
 
 
-def _plugin_files(given: list[Path] | None) -> list[Path]:
-    """``given``, or the backends.yaml files the loaded plugins ship."""
-    if given is not None:
-        return given
-    from dbgcore.plugins import get_host
-
-    return get_host().backend_files()
-
-
 def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> list[Path]:
-    files = [shipped_config_file(), *_plugin_files(plugin_files)]
+    files = [shipped_config_file(), *(plugin_files or [])]
     user = user_config_file()
     if user.is_file():
         files.append(user)
@@ -68,9 +59,10 @@ def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None
 
 
 def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> LoadedConfig:
-    """The merged backends; ``plugin_files`` (default: the loaded plugins')
-    are the backends.yaml files plugins ship."""
-    plugin_files = _plugin_files(plugin_files)
+    """The merged backends; ``plugin_files`` are the backends.yaml files the
+    loaded plugins ship (:meth:`dbgcore.registry.BackendRegistry.config`
+    gives them; none: dbg's own backends only)."""
+    plugin_files = list(plugin_files or [])
     from_plugins = set(plugin_files)
     files = config_files(cwd, plugin_files)
     merged: dict[str, dict[str, Any]] = {}

@@ -25,14 +25,14 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from dbgcore import client, procutil
+from dbgcore import client, handlers, procutil
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.location import BreakLoc
 from dbgcore.model import StopSnapshot
-from dbgcore.ops import builtin_table
+from dbgcore.ops import front
 from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_path
-from dbgcore.plugins import get_host
+from dbgcore.plugins import PluginHost
 from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
 from dbgcore.status import remove_status, write_status
@@ -74,14 +74,15 @@ class Daemon:
         self.idle_timeout = idle_timeout
         self.sock_path = socket_path(name)
         self.store = Store()
-        # The client's, when it forked this daemon off (loaded already).
-        self.host = get_host()
-        self.table = builtin_table()
+        # The one plugin host and op table of this daemon (a forked client
+        # has the plugins' modules imported already).
+        self.front = front(PluginHost)
+        self.table = self.front.table
         self.children: list[dict[str, Any]] = []
         self._status_lock = threading.Lock()
         #: When this child process's session saw its child end.
         self._child_ended_at: float | None = None
-        self.session = Session(name, self.run_dir, self.host, self.store, self.track_process)
+        self.session = Session(name, self.run_dir, self.front, self.store, self.track_process)
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
         #: The op that waits for the program (queued or running), and the
@@ -256,8 +257,8 @@ class Daemon:
         """Ops that may block until the program stops: those that stop it
         (`continue`, `start`...), `raw` (whose command may run it) and
         `input` (which waits for the next stop of a running program)."""
-        spec = self.session.ops.find(op)
-        return spec is not None and (spec.stops or op in ("raw", "input"))
+        spec = self.table.find(op)
+        return spec is not None and spec.waits
 
     def _follow(self, future: Future[dict[str, Any]], timeout: float | None) -> dict[str, Any]:
         """The answer of the op behind ``future`` (within ``timeout``, else
@@ -357,10 +358,10 @@ class Daemon:
                                      "breakpoints": len(session.breaks.entries),
                                      "output_cursor": session.output.cursor})
             if op == "output":
-                return self._answer(session.op_output(args, timeout))
+                return self._answer(handlers.output(session, args, timeout))
             if op == "tool":
-                return self._answer(session.op_tool(args, timeout))
-            sent = session.send_input(args) if op == "input" else None
+                return self._answer(handlers.tool(session, args, timeout))
+            sent = handlers.send_input(session, args) if op == "input" else None
             if op == "pause" and session.backend is not None \
                     and session.backend.state() == "running":
                 session.backend.interrupt()
@@ -387,7 +388,7 @@ class Daemon:
             self._send(conn, b"fallback\n")
             return
         op, values = found
-        answer = call_op(op, values, self.name, timeout, cwd=args.get("cwd"),
+        answer = call_op(op, values, self.name, timeout, self.front, cwd=args.get("cwd"),
                          send=self._dispatch)
         text, err = answer.output(bool(args.get("json")))
         encodings = args.get("encoding") or []

@@ -9,7 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dbgcore.ops import Arg, Op, OpTable, full_table
+from dbgcore.ops import full_table
+from dbgcore.opspec import Arg, Op, OpTable
+from dbgcore.plugins import PluginHost
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 GROUPS = {"sessions": "Sessions", "breakpoints": "Breakpoints", "execution": "Execution",
@@ -88,7 +90,7 @@ def rewrite(path: Path, table: OpTable) -> bool:
 def main() -> None:
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else \
         Path(__file__).resolve().parent.parent / "docs" / "cli.md"
-    changed = rewrite(path, full_table())
+    changed = rewrite(path, full_table(PluginHost()))
     print(f"{path}: {'updated' if changed else 'already current'}")
 
 

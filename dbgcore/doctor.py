@@ -19,9 +19,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
+
+if TYPE_CHECKING:
+    from dbgcore.registry import Front
 
 Values = dict[str, Any]
 
@@ -43,12 +46,12 @@ def _check(name: str, status: str, detail: str, fix: str = "") -> Values:
     return {"check": name, "status": status, "detail": detail, "fix": fix}
 
 
-def doctor(values: Values, session: str, timeout: float) -> tuple[Values, None]:
+def doctor(values: Values, session: str, timeout: float, front: Front) -> tuple[Values, None]:
     fix = bool(values.get("fix"))
     checks = [
         _check("python", "ok", f"Python {platform.python_version()} ({sys.executable})"),
         _check("dbg", "ok", f"dbg {__version__} ({Path(__file__).parent})"),
-        *backend_checks(),
+        *backend_checks(front),
         ptrace_check(),
         *home_checks(fix),
     ]
@@ -57,11 +60,11 @@ def doctor(values: Values, session: str, timeout: float) -> tuple[Values, None]:
             "_exit": 1 if failed else 0}, None
 
 
-def backend_checks() -> list[Values]:
+def backend_checks(front: Front) -> list[Values]:
     from dbgcore.cli.prepare import backends
 
     out = []
-    for row in backends({}, "", 0)[0]["backends"]:
+    for row in backends({}, "", 0, front)[0]["backends"]:
         if row["ready"]:
             out.append(_check(f"backend {row['name']}", "ok", row.get("detail") or "ready"))
         else:

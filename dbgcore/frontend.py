@@ -18,13 +18,11 @@ from dbgcore.errors import EXIT_OK, DbgError, InternalError, UsageError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from dbgcore.ops import Arg, Op
+    from dbgcore.opspec import Arg, Op, Renderer, Start
+    from dbgcore.registry import Front
 
     #: Sends one op to the session and returns the daemon's response.
     Send = Callable[[str, dict[str, Any], float], dict[str, Any]]
-    #: Starts a session's daemon and hands it its first op, returning the
-    #: daemon's response: (session, op, args, timeout, idle timeout).
-    Start = Callable[[str, str, dict[str, Any], float, "float | None"], dict[str, Any]]
 
 DBG_VIA = {"tool": "dbg", "version": __version__}
 
@@ -32,11 +30,11 @@ DBG_VIA = {"tool": "dbg", "version": __version__}
 class Answer:
     """An op's answer, as JSON (:meth:`to_json`) and as text (:meth:`text`)."""
 
-    __slots__ = ("code", "error", "op", "payload", "session", "via")
+    __slots__ = ("code", "error", "op", "payload", "render", "session", "via")
 
     def __init__(self, op: str, session: str, via: dict[str, str] | None,
                  payload: dict[str, Any] | None = None, error: DbgError | None = None,
-                 code: int = EXIT_OK) -> None:
+                 code: int = EXIT_OK, render: Renderer | None = None) -> None:
         #: The exit code of an answer that is not an error (a check that failed).
         self.code = code
         self.op = op
@@ -44,6 +42,8 @@ class Answer:
         self.via = via or DBG_VIA
         self.payload = payload or {}
         self.error = error
+        #: The op's text renderer (None: the generic one).
+        self.render = render
 
     @property
     def ok(self) -> bool:
@@ -73,9 +73,9 @@ class Answer:
         a debugger answered), or the one error line."""
         if self.error is not None:
             return error_line(self.error)
-        from dbgcore.cli.render import render
+        from dbgcore.cli.render import text as render_text
 
-        text = render(self.op, self.payload)
+        text = render_text(self.render, self.payload)
         if self.via.get("tool") != "dbg":
             head = f"[via {self.via['tool']} {self.via.get('version', '')}]".replace(" ]", "]")
             text = head + ("\n" + text if text else "")
@@ -99,14 +99,15 @@ def error_line(error: DbgError) -> str:
     return line
 
 
-def from_response(op: str, session: str, response: dict[str, Any]) -> Answer:
+def from_response(op: str, session: str, response: dict[str, Any],
+                  render: Renderer | None = None) -> Answer:
     via = response.get("via")
     if response.get("ok"):
-        return Answer(op, session, via, response.get("result") or {})
+        return Answer(op, session, via, response.get("result") or {}, render=render)
     return Answer(op, session, via, error=DbgError.from_wire(response.get("error") or {}))
 
 
-def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
+def call_op(op: Op, values: dict[str, Any], session: str, timeout: float, front: Front,
             cwd: str | None = None, send: Send | None = None,
             start: Start | None = None) -> Answer:
     """Check ``values``, run ``op`` and answer; never raises a DbgError.
@@ -114,7 +115,6 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
     client passes its own); by default it goes over the session's socket.
     ``start`` starts a session for the ops that do (:func:`dbgcore.spawn.start`,
     passed by the front ends that start sessions: the CLI, MCP)."""
-    from dbgcore.ops import resolve
     from dbgcore.timeouts import timeout_problem
 
     sent = op.name
@@ -124,14 +124,16 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
             raise UsageError(problem)
         args = check_values(op, values, cwd)
         if op.send == "local":
-            result = resolve(op.run)(args, session, timeout)
+            assert op.run is not None  # an Op that is local has one
+            result = op.run(args, session, timeout, front)
             if result is None:
                 return Answer(op.name, session, None)
             payload, via = result
             # A local op may answer and still exit non-zero (`doctor`).
-            return Answer(op.name, session, via, payload, code=int(payload.pop("_exit", EXIT_OK)))
+            return Answer(op.name, session, via, payload, code=int(payload.pop("_exit", EXIT_OK)),
+                          render=op.render)
         if op.prepare is not None:
-            sent, args = resolve(op.prepare)(args)
+            sent, args = op.prepare(args, front)
         else:
             args = {k: v for k, v in args.items() if v is not None}
         from functools import partial
@@ -147,7 +149,9 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float,
             response = (send or partial(client.call, session))(sent, args, timeout)
     except DbgError as exc:
         return Answer(sent, session, None, error=exc)
-    return from_response(sent, session, response)
+    # What is sent may be another op than the one called (`break --instruction`).
+    answered = op if sent == op.name else front.table.find(sent)
+    return from_response(sent, session, response, answered.render if answered else None)
 
 
 def check_values(op: Op, values: dict[str, Any], cwd: str | None = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import click
 
     from dbgcore.backend import Backend
-    from dbgcore.ops import Op
+    from dbgcore.opspec import Op
 
 hookspec = pluggy.HookspecMarker("dbg")
 hookimpl = pluggy.HookimplMarker("dbg")
@@ -67,11 +67,15 @@ def dbg_add_commands(cli: click.Group) -> None:
 def dbg_add_ops(add: Callable[[Op], None]) -> None:
     """Add ops to dbg's op table.
 
-    :param add: call it once per :class:`dbgcore.ops.Op`. The op gets a CLI
-        command, an MCP tool and a place in the docs like the built-in ones;
-        the session daemon sends it to the backend's method ``op_<name>``
-        (``-`` in the name becomes ``_``); a backend without one refuses it
-        as unsupported.
+    :param add: call it once per :class:`dbgcore.opspec.Op`. The op gets a
+        CLI command, an MCP tool and a place in the docs like the built-in
+        ones. The session daemon answers it by the op's ``handler``
+        (``(session, args, timeout) -> payload``) or, for an op your backend
+        answers, by the backend method the op names: ``method=MyBackend.op_heap``
+        (called ``(args, timeout) -> payload``); a backend whose class lacks
+        that method refuses it as unsupported, and `dbg caps` shows it
+        supported exactly where the class has it. (An op with neither goes to
+        the backend's method ``op_<name>``, ``-`` in the name becoming ``_``.)
 
     Every plugin's implementation is called; an op whose name is taken is
     refused, and that plugin reported broken by ``dbg plugins`` (the others'

@@ -26,7 +26,8 @@ from dbgcore.frontend import Answer, call_op
 from dbgcore.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, timeout_problem
 
 if TYPE_CHECKING:
-    from dbgcore.ops import Arg, Op, OpTable
+    from dbgcore.opspec import Arg, Op, OpTable
+    from dbgcore.registry import BackendRegistry, Front
 
 INSTRUCTIONS = (
     "dbg drives real debuggers (pdb, debugpy, gdb, lldb, delve, jdb) through one vocabulary. "
@@ -98,20 +99,16 @@ def description(op: Op, support: dict[str, dict[str, str]]) -> str:
     return text
 
 
-def backend_support() -> dict[str, dict[str, str]]:
+def backend_support(registry: BackendRegistry) -> dict[str, dict[str, str]]:
     """Each configured backend's op support as its code declares it (no
     debugger is started for this)."""
-    from dbgcore.config import load_config
-    from dbgcore.plugins import get_host
-
     out: dict[str, dict[str, str]] = {}
     try:
-        config = load_config()
+        config = registry.config()
     except DbgError:
         return out
-    classes = get_host().backend_classes()
     for spec in config.backends.values():
-        cls = classes.get(spec.plugin)
+        cls = registry.class_of(spec)
         if cls is not None:
             out[spec.name] = dict(cls.declared_support())
     return out
@@ -121,10 +118,10 @@ def agent_ops(table: OpTable) -> list[Op]:
     return [op for op in table if op.agent]
 
 
-def call_tool(table: OpTable, name: str, arguments: dict[str, Any] | None,
+def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
               cwd: str | None = None) -> Answer:
     """A tool call, answered like the CLI would (never raises a DbgError)."""
-    ops = {tool_name(op): op for op in agent_ops(table)}
+    ops = {tool_name(op): op for op in agent_ops(front.table)}
     op = ops.get(name)
     values = dict(arguments or {})
     session = values.pop("session", None) or "default"
@@ -145,9 +142,7 @@ def call_tool(table: OpTable, name: str, arguments: dict[str, Any] | None,
             raise UsageError(problem)
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
-    from dbgcore import spawn
-
-    return call_op(op, values, session, float(timeout), cwd, start=spawn.start)
+    return call_op(op, values, session, float(timeout), front, cwd, start=front.start)
 
 
 def read_resource(uri: str) -> str:
@@ -163,7 +158,7 @@ def read_resource(uri: str) -> str:
     if what == "hits":
         from dbgcore.cli.prepare import hits
 
-        payload, _ = hits({"location": None, "all": False, "limit": 1000}, name, 5.0)
+        payload, _ = hits({"location": None, "all": False, "limit": 1000}, name, 5.0, None)
         return json.dumps(payload, ensure_ascii=False, default=str)
     from dbgcore import client
 
@@ -187,32 +182,30 @@ def live_sessions() -> list[str]:
     return names
 
 
-def serve(values: dict[str, Any], session: str, timeout: float) -> None:
+def serve(values: dict[str, Any], session: str, timeout: float, front: Front) -> None:
     """Serve MCP on stdin/stdout until the client closes it."""
     import anyio
 
-    anyio.run(_serve)
+    anyio.run(_serve, front)
 
 
-async def _serve() -> None:
+async def _serve(front: Front) -> None:
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
     from dbgcore.mcp_stdio import checked_stdio
-    from dbgcore.ops import full_table
 
-    table = full_table()
-    support = backend_support()
+    support = backend_support(front.backends)
     tools = [types.Tool(name=tool_name(op), description=description(op, support),
-                        input_schema=input_schema(op)) for op in agent_ops(table)]
+                        input_schema=input_schema(op)) for op in agent_ops(front.table)]
     cwd = os.getcwd()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        answer = await anyio.to_thread.run_sync(call_tool, table, params.name,
+        answer = await anyio.to_thread.run_sync(call_tool, front, params.name,
                                                 params.arguments, cwd)
         return types.CallToolResult(content=[types.TextContent(text=answer.text())],
                                     structured_content=answer.to_json(),

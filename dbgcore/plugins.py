@@ -29,7 +29,7 @@ from dbgcore.backend import Backend
 if TYPE_CHECKING:
     import click
 
-    from dbgcore.ops import OpTable
+    from dbgcore.opspec import OpTable
 
 log = logging.getLogger(__name__)
 
@@ -190,13 +190,3 @@ def _describe(exc: BaseException) -> str:
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
     return f"{type(exc).__name__}: {exc}{where}"
-
-
-_HOST: PluginHost | None = None
-
-
-def get_host() -> PluginHost:
-    global _HOST
-    if _HOST is None:
-        _HOST = PluginHost()
-    return _HOST

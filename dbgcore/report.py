@@ -24,10 +24,13 @@ import sqlite3
 import tarfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
 from dbgcore.errors import UsageError
+
+if TYPE_CHECKING:
+    from dbgcore.registry import Front
 
 Values = dict[str, Any]
 
@@ -175,7 +178,7 @@ def _recorded(name: str) -> tuple[Values | None, list[Values], list[Values], lis
         store.close()
 
 
-def report(values: Values, session: str, timeout: float) -> tuple[Values, None]:
+def report(values: Values, session: str, timeout: float, front: Front) -> tuple[Values, None]:
     from dbgcore.doctor import doctor
     from dbgcore.paths import check_session_name, dbg_home, private_dir
 
@@ -187,7 +190,7 @@ def report(values: Values, session: str, timeout: float) -> tuple[Values, None]:
                          + (f" ({'; '.join(notes)})" if notes else ""),
                          "see `dbg sessions`, or `dbg hits --all`")
     env = dict(os.environ)
-    checks = doctor({}, session, timeout)[0]
+    checks = doctor({}, session, timeout, front)[0]
     checks.pop("_exit", None)
     logs: dict[str, str] = {}
     if folder.is_dir():

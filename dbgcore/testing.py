@@ -138,11 +138,12 @@ def require(ready: bool, why: str) -> None:
 def require_backend(name: str) -> None:
     """Skip when a backend's debugger is missing, unless DBG_REQUIRE_ALL_BACKENDS=1
     (as in CI), where a missing debugger is a failure."""
-    from dbgcore.config import load_config
     from dbgcore.plugins import PluginHost
+    from dbgcore.registry import BackendRegistry
 
-    spec = load_config().backends.get(name)
-    cls = PluginHost().backend_classes().get(spec.plugin) if spec else None
+    registry = BackendRegistry(PluginHost())
+    spec = registry.config().backends.get(name)
+    cls = registry.class_of(spec) if spec else None
     readiness = cls.check(spec) if cls and spec else None
     if readiness is not None and readiness.ready:
         return

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import builds
 import pytest
 
-from dbgcore.backend import CANONICAL_OPS
+from dbgcore.ops import BUILTIN
 
 if TYPE_CHECKING:
     from conftest import Dbg, Result, Target
@@ -103,11 +103,10 @@ class Conf:
 
 @pytest.fixture(scope="module")
 def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
-    from dbgcore.config import load_config
     from dbgcore.plugins import PluginHost
+    from dbgcore.registry import BackendRegistry
 
-    spec = load_config().backends[case.backend]
-    cls = PluginHost().backend_classes()[spec.plugin]
+    spec, cls = BackendRegistry(PluginHost()).loaded(case.backend)
     for extra in case.files:
         module_target(extra)
     target = module_target(case.program)
@@ -323,6 +322,10 @@ def op_attach(c: Conf) -> Result:
         sleeper.kill()
         sleeper.wait()
 
+
+#: The ops a backend answers by overriding a Backend method, as the op table
+#: declares them.
+CANONICAL_OPS = [op.name for op in BUILTIN if op.method is not None]
 
 DRIVERS: dict[str, Callable[[Conf], Result]] = {
     name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}

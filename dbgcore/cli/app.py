@@ -10,15 +10,37 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from dbgcore import __version__
 from dbgcore.cli.output import Ctx, fail, set_ctx
 from dbgcore.errors import DbgError, UsageError
+from dbgcore.ops import builtin_table, front
 from dbgcore.paths import check_session_name
 from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
+
+if TYPE_CHECKING:
+    from dbgcore.plugins import PluginHost
+
+
+def _host() -> PluginHost:
+    from dbgcore.plugins import PluginHost
+
+    return PluginHost()
+
+
+def _start(name: str, op: str, args: dict[str, Any], timeout: float,
+           idle_timeout: float | None) -> dict[str, Any]:
+    from dbgcore import spawn
+
+    return spawn.start(name, op, args, timeout, idle_timeout)
+
+
+#: This process's ops and backends: the plugins load only for a command that
+#: needs them (a plugin's, `dbg --help`, choosing a backend).
+FRONT = front(_host, _start)
 
 
 class DbgGroup(click.Group):
@@ -29,12 +51,10 @@ class DbgGroup(click.Group):
             return
         DbgGroup._plugins_loaded = True
         from dbgcore.cli.build import add_ops
-        from dbgcore.ops import builtin_table, full_table
-        from dbgcore.plugins import get_host
 
         builtin = builtin_table()
-        add_ops(self, [op for op in full_table() if builtin.find(op.name) is None])
-        get_host().add_commands_once(self)
+        add_ops(self, [op for op in FRONT.table if builtin.find(op.name) is None])
+        FRONT.host.add_commands_once(self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -65,7 +85,7 @@ def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None
     Start a session with `dbg start PROGRAM`, then break, step and inspect.
     Exit codes: 0 ok, 1 failed op, 2 usage error, 3 unsupported by the backend.
     """
-    ctx.obj = Ctx(session=session, json=as_json, timeout=timeout)
+    ctx.obj = Ctx(session=session, json=as_json, timeout=timeout, front=FRONT)
     set_ctx(ctx.obj)
     try:
         check_session_name(session)
@@ -78,7 +98,6 @@ def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None
 
 def _register() -> None:
     from dbgcore.cli.build import add_ops
-    from dbgcore.ops import builtin_table
 
     add_ops(cli, builtin_table())
 

@@ -64,11 +64,10 @@ def _values(op: Op, params: dict[str, Any]) -> dict[str, Any]:
 
 def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click.Command:
     def callback(**params: Any) -> None:
-        from dbgcore import spawn
-
         ctx = get_ctx()
-        print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout,
-                             start=spawn.start))
+        assert ctx.front is not None  # the group's callback sets it before any command
+        print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout, ctx.front,
+                             start=ctx.front.start))
 
     passthrough = any(a.passthrough for a in op.args)
     settings: dict[str, Any] = {}

@@ -10,22 +10,29 @@ line is ``[via <tool> <version>]`` when a debugger answered.
 from __future__ import annotations
 
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from dbgcore.errors import DbgError
 from dbgcore.frontend import Answer, from_response
 from dbgcore.timeouts import DEFAULT_TIMEOUT
 
+if TYPE_CHECKING:
+    from dbgcore.opspec import Renderer
+    from dbgcore.registry import Front
+
 
 class Ctx:
-    """The global options of this invocation."""
+    """The global options of this invocation, and the click CLI's
+    :class:`~dbgcore.registry.Front` (its op table and backends)."""
 
-    __slots__ = ("json", "session", "timeout")
+    __slots__ = ("front", "json", "session", "timeout")
 
-    def __init__(self, session: str, json: bool, timeout: float) -> None:
+    def __init__(self, session: str, json: bool, timeout: float,
+                 front: Front | None = None) -> None:
         self.session = session
         self.json = json
         self.timeout = timeout
+        self.front = front
 
 
 # Set once per process by whichever front end parsed the command line (the
@@ -67,9 +74,11 @@ def print_answer(answer: Answer) -> NoReturn:
     sys.exit(answer.exit_code)
 
 
-def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None) -> NoReturn:
-    """Print a successful answer and exit 0."""
-    print_answer(Answer(op, _session(), via, payload))
+def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None,
+         render: Renderer | None = None) -> NoReturn:
+    """Print a successful answer (its text by ``render``, default the
+    generic one) and exit 0."""
+    print_answer(Answer(op, _session(), via, payload, render=render))
 
 
 def emit_response(op: str, response: dict[str, Any]) -> NoReturn:

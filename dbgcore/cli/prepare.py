@@ -1,19 +1,22 @@
 """What some ops do in the front end before (or instead of) the daemon.
 
 ``prepare`` functions take an op's checked values (locations already parsed
-and anchored) and return what is sent: ``(op, args)``. ``run`` functions answer
-an op in the front end's own process: ``(payload, via)``. Both are named in
-the op table (:mod:`dbgcore.ops`) and shared by every front end.
+and anchored) and the process's :class:`~dbgcore.registry.Front`, and return
+what is sent: ``(op, args)``. ``run`` functions answer an op in the front
+end's own process: ``(payload, via)``. Both are named in the op table
+(:mod:`dbgcore.ops`) and shared by every front end.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dbgcore import client
 from dbgcore.errors import DbgError, UsageError
+
+if TYPE_CHECKING:
+    from dbgcore.registry import BackendRegistry, Front
 
 Values = dict[str, Any]
 Via = dict[str, str]
@@ -22,7 +25,7 @@ Via = dict[str, str]
 # -- prepare: values -> (op, wire args) ------------------------------------------------------
 
 
-def start(values: Values) -> tuple[str, Values]:
+def start(values: Values, front: Front) -> tuple[str, Values]:
     program: str = values["program"]
     cwd = values.get("cwd")
     as_module, classpath = values.get("module"), values.get("classpath")
@@ -63,11 +66,12 @@ def start(values: Values) -> tuple[str, Values]:
     env = _parse_env(values.get("env") or [])
     named = bool(as_module) or classpath is not None
     core, note = _core(values, target)
-    chosen = _choose_backend(values.get("backend"), target, base, check=not named)
+    chosen = _choose_backend(front.backends, values.get("backend"), target, base,
+                             check=not named)
     python = values.get("python")
     if python is not None:
         # Relative to the folder the command was typed in, like --stdin.
-        options["python"] = _python_path(python, Path.cwd(), chosen)
+        options["python"] = _python_path(python, Path.cwd(), chosen, front.backends)
     return "start", {
         "backend": chosen, "program": program if named else str(target.absolute()),
         "module": bool(as_module), "args": list(values.get("args") or []), "options": options,
@@ -122,7 +126,7 @@ def _is_test_runner(program: str, as_module: bool) -> bool:
     return name.split(".")[0] in PYTHON_RUNNERS or name in ("py.test", "pytest")
 
 
-def test(values: Values) -> tuple[str, Values]:
+def test(values: Values, front: Front) -> tuple[str, Values]:
     """`dbg test [ARGS...]`: a start of the test runner, straight to the first
     failure (or breakpoint)."""
     args = list(values.get("args") or [])
@@ -145,8 +149,8 @@ def test(values: Values) -> tuple[str, Values]:
         flags = args[1:] if args and not args[0].startswith("-") else args
         start_values.update(program=package, args=_go_test_flags(flags))
         if start_values.get("backend") is None:
-            start_values["backend"] = _backend_for(base / package, base)
-        return start(start_values)
+            start_values["backend"] = front.backends.select(base / package, base).name
+        return start(start_values, front)
     note = ""
     if runner is None:
         python = _python_path(values["python"], Path.cwd()) if values.get("python") else None
@@ -155,7 +159,7 @@ def test(values: Values) -> tuple[str, Values]:
             note = (f"ran unittest: {python or 'python3'} cannot import pytest "
                     "(--runner pytest, or --python an interpreter that has it)")
     start_values.update(program=runner, module=True, args=args)
-    op, sent = start(start_values)
+    op, sent = start(start_values, front)
     if note:
         sent["note"] = note
     return op, sent
@@ -184,23 +188,13 @@ def _go_test_flags(flags: list[str]) -> list[str]:
     return out
 
 
-def _backend_for(program: Path, base: Path) -> str:
-    from dbgcore.config import load_config
-    from dbgcore.plugins import get_host
-    from dbgcore.select import select_backend
-
-    spec = select_backend(program, load_config(base).backends, get_host().backend_classes())
-    return spec.name
-
-
-def _python_path(python: str, base: Path, backend: str | None = None) -> str:
+def _python_path(python: str, base: Path, backend: str | None = None,
+                 registry: BackendRegistry | None = None) -> str:
     """`--python PATH`: an interpreter that runs, by path or by name on PATH."""
     import shutil
 
-    if backend is not None:
-        from dbgcore.config import load_config
-
-        spec = load_config(base).backends.get(backend)
+    if backend is not None and registry is not None:
+        spec = registry.config(base).backends.get(backend)
         if spec is not None and ".py" not in spec.extensions:
             raise UsageError(f"--python is for Python programs, not for the {backend} backend")
     if os.sep in python:
@@ -232,17 +226,17 @@ def _has_module(python: str | None, module: str, base: Path) -> bool:
     return found.returncode == 0
 
 
-def attach(values: Values) -> tuple[str, Values]:
+def attach(values: Values, front: Front) -> tuple[str, Values]:
     pid, port, backend = values.get("pid"), values.get("port"), values["backend"]
     if (pid is None) == (port is None):
         raise UsageError("attach needs exactly one of --pid or --port")
-    _check_attach_supported(backend)
+    _check_attach_supported(front.backends, backend)
     return "attach", {"backend": backend, "pid": pid, "port": port,
                       "host": values.get("host") or "127.0.0.1", "program": values.get("program"),
                       "breaks": values.get("breaks") or [], "cwd": os.getcwd()}
 
 
-def break_(values: Values) -> tuple[str, Values]:
+def break_(values: Values, front: Front) -> tuple[str, Values]:
     location, instruction = values.get("location"), values.get("instruction")
     if (location is None) == (instruction is None):
         raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
@@ -256,7 +250,7 @@ def break_(values: Values) -> tuple[str, Values]:
                      "temp": bool(values.get("temp"))}
 
 
-def unbreak(values: Values) -> tuple[str, Values]:
+def unbreak(values: Values, front: Front) -> tuple[str, Values]:
     from dbgcore.location import location_arg
 
     text = str(values["target"]).strip()
@@ -265,23 +259,12 @@ def unbreak(values: Values) -> tuple[str, Values]:
     return "unbreak", {"location": location_arg(text)}
 
 
-def _choose_backend(name: str | None, program: Path, cwd: Path, check: bool = True) -> str:
+def _choose_backend(registry: BackendRegistry, name: str | None, program: Path, cwd: Path,
+                    check: bool = True) -> str:
     """The backend for ``program``; with ``check``, one that can run it (a C
     source file, say, is refused with how to compile it)."""
-    from dbgcore.config import load_config
-    from dbgcore.plugins import get_host
-    from dbgcore.select import select_backend
-
-    config = load_config(cwd)
-    classes = get_host().backend_classes()
-    if name is not None:
-        if name not in config.backends:
-            raise UsageError(f"unknown backend {name!r}",
-                             f"known backends: {', '.join(config.backends)}")
-        spec = config.backends[name]
-    else:
-        spec = select_backend(program, config.backends, classes)
-    cls = classes.get(spec.plugin)
+    spec = registry.spec(name, cwd) if name is not None else registry.select(program, cwd)
+    cls = registry.class_of(spec)
     if check and cls is not None:
         cls.check_program(spec, program)
     return spec.name
@@ -297,15 +280,12 @@ def _parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def _check_attach_supported(backend: str) -> None:
+def _check_attach_supported(registry: BackendRegistry, backend: str) -> None:
     """Refuse before starting a daemon when the backend cannot attach at all."""
-    from dbgcore.config import load_config
-    from dbgcore.plugins import get_host
-
-    spec = load_config().backends.get(backend)
+    spec = registry.config().backends.get(backend)
     if spec is None:
         raise UsageError(f"unknown backend {backend!r}")
-    cls = get_host().backend_classes().get(spec.plugin)
+    cls = registry.class_of(spec)
     if cls is not None and cls.capabilities().get("attach") == "none":
         raise cls.unsupported_for(spec, "attach")
 
@@ -313,7 +293,9 @@ def _check_attach_supported(backend: str) -> None:
 # -- run: answered here ----------------------------------------------------------------------
 
 
-def sessions(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+def sessions(values: Values, session: str, timeout: float,
+             front: Front) -> tuple[Values, Via | None]:
+    from dbgcore import client
     from dbgcore.status import list_session_names
 
     rows = []
@@ -334,7 +316,10 @@ def sessions(values: Values, session: str, timeout: float) -> tuple[Values, Via 
     return {"sessions": rows}, None
 
 
-def kill(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+def kill(values: Values, session: str, timeout: float,
+         front: Front) -> tuple[Values, Via | None]:
+    from dbgcore import client
+
     client.live_status(session)
     response = client.call(session, "kill", timeout=timeout)
     if not response.get("ok"):
@@ -342,7 +327,8 @@ def kill(values: Values, session: str, timeout: float) -> tuple[Values, Via | No
     return response.get("result") or {}, response.get("via")
 
 
-def hits(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+def hits(values: Values, session: str, timeout: float,
+         front: Front | None) -> tuple[Values, Via | None]:
     from dbgcore.location import BreakLoc
     from dbgcore.store import Store
 
@@ -379,15 +365,11 @@ def _matches(row: Values, loc: Any) -> bool:
     return file == loc.file or bool(suffix_matches(loc.file, [file]))
 
 
-def backends(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
-    from dbgcore.config import load_config
-    from dbgcore.plugins import get_host
-
-    config = load_config()
-    classes = get_host().backend_classes()
+def backends(values: Values, session: str, timeout: float,
+             front: Front) -> tuple[Values, Via | None]:
     rows = []
-    for spec in config.backends.values():
-        cls = classes.get(spec.plugin)
+    for spec in front.backends.config().backends.values():
+        cls = front.backends.class_of(spec)
         if cls is None:
             rows.append({"name": spec.name, "plugin": spec.plugin, "ready": False,
                          "detail": f"plugin {spec.plugin!r} is not loaded (see dbg plugins)",
@@ -405,39 +387,35 @@ def backends(values: Values, session: str, timeout: float) -> tuple[Values, Via 
     return {"backends": rows}, None
 
 
-def plugins(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
-    from dbgcore.ops import full_table
-    from dbgcore.plugins import get_host
-
+def plugins(values: Values, session: str, timeout: float,
+            front: Front) -> tuple[Values, Via | None]:
     # Plugins' hooks for commands and ops run only when a front end looks past
     # the built-in ones; run them here, so that one that fails is reported too.
-    full_table()
-    host = get_host()
+    assert front.table is not None
+    host = front.host
     host.add_commands_once()
     rows = [{"name": p.name, "source": p.source, "ok": p.ok, "error": p.error,
              "backends": list(p.backends)} for p in host.report()]
     return {"plugins": rows}, None
 
 
-def caps(values: Values, session: str, timeout: float) -> tuple[Values, Via | None]:
+def caps(values: Values, session: str, timeout: float,
+         front: Front) -> tuple[Values, Via | None]:
     """Asked of the code and of the installed debuggers themselves (each DAP
     adapter is started to read the capabilities it announces)."""
-    from dbgcore.backend import CANONICAL_OPS, FEATURES
-    from dbgcore.config import load_config
-    from dbgcore.plugins import get_host
+    from dbgcore.backend import ANSWERED, FEATURES
 
     names = list(values.get("backend") or [])
-    config = load_config()
+    config = front.backends.config()
     unknown = [n for n in names if n not in config.backends]
     if unknown:
         raise UsageError(f"unknown backend {', '.join(unknown)}",
                          f"known backends: {', '.join(config.backends)}")
-    classes = get_host().backend_classes()
     columns: list[Values] = []
     for spec in config.backends.values():
         if names and spec.name not in names:
             continue
-        cls = classes.get(spec.plugin)
+        cls = front.backends.class_of(spec)
         column: Values = {"name": spec.name, "tool": spec.name, "ready": False}
         if cls is None:
             column["detail"] = f"plugin {spec.plugin!r} is not loaded"
@@ -453,9 +431,10 @@ def caps(values: Values, session: str, timeout: float) -> tuple[Values, Via | No
                 column["detail"] = f"cannot ask {spec.name}: {exc}"
         if column["ready"] or names:
             columns.append(column)
+    answered = [op.name for op in ANSWERED]
     extra = sorted({op for c in columns for op in c.get("ops", {})
-                    if op not in CANONICAL_OPS and op not in FEATURES})
-    ops = [*CANONICAL_OPS, *FEATURES, *extra]
+                    if op not in answered and op not in FEATURES})
+    ops = [*answered, *FEATURES, *extra]
     for column in columns:
         if column["ready"]:
             column["ops"] = {op: column["ops"].get(op, "none") for op in ops}

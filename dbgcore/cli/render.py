@@ -1,8 +1,10 @@
-"""Concise text for each op's answer (the JSON payload, rendered for people)."""
+"""Concise text for each op's answer (the JSON payload, rendered for people):
+the op table (:mod:`dbgcore.ops`) names each op's renderer here."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from dbgcore.sources import suffix_matches
@@ -10,23 +12,18 @@ from dbgcore.sources import suffix_matches
 Payload = dict[str, Any]
 
 
-def render(op: str, payload: Payload) -> str:
-    """The text of ``op``'s answer, by the renderer its op table entry names."""
-    from dbgcore.ops import builtin_table, full_table, resolve
-
-    spec = builtin_table().find(op) or full_table().find(op)
-    renderer = spec.render if spec is not None else None
+def text(renderer: Callable[[Payload], str] | None, payload: Payload) -> str:
+    """The text of an answer by its op's renderer (None: a stop snapshot's,
+    or ``key: value`` lines), with the answer's note when it does not show it."""
     if renderer is None:
         if "state" in payload:
             return snapshot(payload)
         return "\n".join(f"{k}: {v}" for k, v in payload.items())
-    if isinstance(renderer, str):
-        renderer = globals()[renderer] if ":" not in renderer else resolve(renderer)
-    text: str = renderer(payload)
+    shown = renderer(payload)
     note = payload.get("note")
-    if note and f"note: {note}" not in text:  # a renderer that does not show it
-        text = f"{text}\nnote: {note}" if text else f"note: {note}"
-    return text
+    if note and f"note: {note}" not in shown:  # a renderer that does not show it
+        shown = f"{shown}\nnote: {note}" if shown else f"note: {note}"
+    return shown
 
 
 def _where(loc: dict[str, Any] | None) -> str:
@@ -162,7 +159,7 @@ def _breakpoint(bp: dict[str, Any]) -> str:
     return text
 
 
-def _break(p: Payload) -> str:
+def break_(p: Payload) -> str:
     return _breakpoint(p["breakpoint"]) + _children_told(p)
 
 
@@ -176,12 +173,12 @@ def _children_told(p: Payload) -> str:
     return "".join(lines)
 
 
-def _breaks(p: Payload) -> str:
+def breaks(p: Payload) -> str:
     bps = p.get("breakpoints") or []
     return "\n".join(_breakpoint(b) for b in bps) if bps else "no breakpoints"
 
 
-def _unbreak(p: Payload) -> str:
+def unbreak(p: Payload) -> str:
     return "\n".join("removed " + _breakpoint(b) for b in p.get("removed", [])) \
         + _children_told(p)
 
@@ -190,7 +187,7 @@ def _unbreak(p: Payload) -> str:
 ARGS_TEXT_CHARS = 160
 
 
-def _stack(p: Payload) -> str:
+def stack(p: Payload) -> str:
     runs = sorted(p.get("hidden") or [], key=lambda r: r["first"])
     lines = []
     for f in p.get("frames", []):
@@ -233,13 +230,13 @@ def _hidden(run: dict[str, Any]) -> str:
     return f"   ... {what} (dbg stack --all shows them)"
 
 
-def _frame(p: Payload) -> str:
+def frame(p: Payload) -> str:
     f = p["frame"]
     head = f"frame #{f['index']}: {_call(f)} at {f.get('file')}:{f.get('line')}{_frame_tag(f)}"
     return "\n".join([head, *_source(p.get("source") or [])])
 
 
-def _locals(p: Payload) -> str:
+def locals_(p: Payload) -> str:
     variables = p.get("variables") or []
     lines = [_var(v) for v in variables] or ["no locals"]
     if p.get("truncated"):
@@ -247,7 +244,7 @@ def _locals(p: Payload) -> str:
     return "\n".join(lines)
 
 
-def _print(p: Payload) -> str:
+def print_(p: Payload) -> str:
     if "values" in p:
         return "\n".join(_shown(v) for v in p["values"])
     kind = f" ({p['type']})" if p.get("type") else ""
@@ -262,14 +259,14 @@ def _shown(v: Payload) -> str:
     return f"{v['expression']} = {v['value']}{kind}"
 
 
-def _display(p: Payload) -> str:
+def display(p: Payload) -> str:
     rows = p.get("display") or []
     if not rows:
         return "no display expressions"
     return "\n".join(f"{d['number']}: {d['expression']}" for d in rows)
 
 
-def _input(p: Payload) -> str:
+def input_(p: Payload) -> str:
     sent = p.get("input", p)
     text = f"sent {sent.get('sent', 0)} bytes to the program's stdin"
     text += " and closed it" if sent.get("closed") else ""
@@ -281,25 +278,25 @@ def _input(p: Payload) -> str:
     return text
 
 
-def _set(p: Payload) -> str:
+def set_(p: Payload) -> str:
     return f"{p['lhs']} = {p['value']}" + (f" ({p['type']})" if p.get("type") else "")
 
 
-def _threads(p: Payload) -> str:
+def threads(p: Payload) -> str:
     return "\n".join(f"{'*' if t.get('current') else ' '} {t['id']} {t['name']}"
                      for t in p.get("threads", [])) or "no threads"
 
 
-def _thread(p: Payload) -> str:
+def thread(p: Payload) -> str:
     t = p["thread"]
     return f"thread {t['id']} {t['name']}"
 
 
-def _list(p: Payload) -> str:
+def list_(p: Payload) -> str:
     return "\n".join([p["file"], *_source(p.get("lines") or [])])
 
 
-def _output(p: Payload) -> str:
+def output(p: Payload) -> str:
     parts = []
     if p.get("dropped"):
         parts.append("(older output was dropped to bound memory)")
@@ -319,14 +316,14 @@ def _output(p: Payload) -> str:
     return "\n".join(parts)
 
 
-def _raw(p: Payload) -> str:
+def raw(p: Payload) -> str:
     text: str = p.get("output", "").rstrip("\n")
     if p.get("stop"):
         text += ("\n" if text else "") + snapshot(p["stop"])
     return text
 
 
-def _status(p: Payload) -> str:
+def status(p: Payload) -> str:
     state = ending(p) if p["state"] == "exited" else str(p["state"]).replace("_", " ")
     line = f"session {p['name']}: {state}"
     if p.get("program"):
@@ -348,7 +345,7 @@ def _status(p: Payload) -> str:
     return line
 
 
-def _sessions(p: Payload) -> str:
+def sessions(p: Payload) -> str:
     rows = p.get("sessions") or []
     if not rows:
         return "no sessions"
@@ -359,7 +356,7 @@ def _sessions(p: Payload) -> str:
     )
 
 
-def _hits(p: Payload) -> str:
+def hits(p: Payload) -> str:
     rows = p.get("hits") or []
     if not rows:
         return "no recorded stops" + (f" at {p['filter']}" if p.get("filter") else "")
@@ -375,7 +372,7 @@ def _hits(p: Payload) -> str:
     return "\n".join(out)
 
 
-def _doctor(p: Payload) -> str:
+def doctor(p: Payload) -> str:
     marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
     out = []
     for c in p.get("checks", []):
@@ -386,11 +383,11 @@ def _doctor(p: Payload) -> str:
     return "\n".join(out)
 
 
-def _report(p: Payload) -> str:
+def report(p: Payload) -> str:
     return str(p.get("path", ""))
 
 
-def _backends(p: Payload) -> str:
+def backends(p: Payload) -> str:
     out = []
     for b in p.get("backends", []):
         mark = "ready  " if b["ready"] else "missing"
@@ -404,7 +401,7 @@ def _backends(p: Payload) -> str:
 _CAP_MARKS = {"native": "yes", "fallback": "fallback", "none": "-"}
 
 
-def _caps(p: Payload) -> str:
+def caps(p: Payload) -> str:
     ready = [c for c in p.get("backends", []) if c.get("ready")]
     if p.get("markdown"):
         head = ["op", *(f"{c['name']} ({c['tool']} {c.get('version') or ''})".replace(" )", ")")
@@ -428,7 +425,7 @@ def _caps(p: Payload) -> str:
     return "\n".join(out)
 
 
-def _plugins(p: Payload) -> str:
+def plugins(p: Payload) -> str:
     out = []
     for item in p.get("plugins", []):
         if item["ok"]:
@@ -439,20 +436,20 @@ def _plugins(p: Payload) -> str:
     return "\n".join(out)
 
 
-def _tool(p: Payload) -> str:
+def tool(p: Payload) -> str:
     return f"{p.get('tool')} {p.get('version')} (backend {p.get('backend')})"
 
 
-def _kill(p: Payload) -> str:
+def kill(p: Payload) -> str:
     program = p.get("program")
     return f"session {p['killed']} ended" + (f"; its program: {program}" if program else "")
 
 
-def _catch(p: Payload) -> str:
+def catch(p: Payload) -> str:
     filters = p.get("filters") or []
     return "catching: " + ", ".join(filters) if filters else "catching no exceptions"
 
 
-def _exception(p: Payload) -> str:
+def exception(p: Payload) -> str:
     head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
     return "\n".join([head, *([p["stack"]] if p.get("stack") else [])])

@@ -60,6 +60,7 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, 
 def test_tools_are_the_op_table(dbg: Dbg) -> None:
     from dbgcore.mcp_server import input_schema
     from dbgcore.ops import full_table
+    from dbgcore.plugins import PluginHost
 
     async def scenario(session: ClientSession) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}
@@ -71,7 +72,7 @@ def test_tools_are_the_op_table(dbg: Dbg) -> None:
                      "dbg_memory_read"):
             assert name in tools, sorted(tools)
         assert "dbg_mcp" not in tools
-        table = full_table()
+        table = full_table(PluginHost())
         for op in table:
             if op.agent:
                 assert tools[f"dbg_{op.name.replace('-', '_')}"].input_schema == input_schema(op)

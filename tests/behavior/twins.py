@@ -143,11 +143,10 @@ def twin_program(backend: str, dbg: Dbg, backend_ready: Callable[[str], None],
 
 def caps_of(backend: str) -> dict[str, str]:
     """What `dbg caps` says of a backend (asked of the installed debugger)."""
-    from dbgcore.config import load_config
     from dbgcore.plugins import PluginHost
+    from dbgcore.registry import BackendRegistry
 
-    spec = load_config().backends[backend]
-    cls = PluginHost().backend_classes()[spec.plugin]
+    spec, cls = BackendRegistry(PluginHost()).loaded(backend)
     return dict(cls.support(spec))
 
 

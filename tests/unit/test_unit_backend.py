@@ -10,18 +10,17 @@ from typing import Any, ClassVar
 
 import pytest
 
-from dbgcore.backend import (
-    CANONICAL_OPS,
-    AttachRequest,
-    Backend,
-    BackendSpec,
-    SessionContext,
-)
+from dbgcore.backend import AttachRequest, Backend, BackendSpec, SessionContext
 from dbgcore.errors import EXIT_UNSUPPORTED, DbgError, UnsupportedOp
 from dbgcore.model import BreakLoc, BreakOptions, Breakpoint
+from dbgcore.ops import BUILTIN
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
 from dbgcore.translog import TransLog
+
+#: The ops a backend answers by overriding a Backend method, as the op table
+#: declares them.
+CANONICAL_OPS = {op.name: op for op in BUILTIN if op.method is not None}
 
 
 class Bare(Backend):
@@ -65,7 +64,7 @@ def make(cls: type[Backend], tmp_path: Path) -> Backend:
 
 
 def call_op(backend: Backend, op: str) -> Any:
-    method = getattr(backend, CANONICAL_OPS[op].method)
+    method = getattr(backend, CANONICAL_OPS[op].method.__name__)
     params = inspect.signature(method).parameters
     missing = [p for p in params if p not in ARGS]
     assert not missing, f"no test value for {op}'s parameters {missing}; add them to ARGS"

@@ -10,9 +10,9 @@ from pathlib import Path
 from dbg_dap.frames import go_package, go_parameters, lldb_arguments, native_library
 from dbg_jdb.parse import java_library, method_arguments
 
-from dbgcore.cli.render import render
 from dbgcore.inspect_ops import shown_frames
 from dbgcore.model import Frame
+from dbgcore.ops import render
 from dbgcore.pyframes import PythonLibraries, python_parameters
 
 

@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import builds
 
-from dbgcore.config import load_config
 from dbgcore.errors import NotAProgram
 from dbgcore.plugins import PluginHost
+from dbgcore.registry import BackendRegistry
 from dbgcore.select import binary_kind, candidates
 
 
@@ -33,7 +33,7 @@ def binaries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture
 def specs(tmp_path: Path) -> dict[str, Any]:
-    return load_config(tmp_path).backends
+    return BackendRegistry(PluginHost()).config(tmp_path).backends
 
 
 def names(found: list[Any]) -> list[str]:

@@ -15,7 +15,8 @@ from dbgcore.frontend import check_values
 from dbgcore.lang import python_object_repr, split_expressions
 from dbgcore.mcp_server import call_tool, input_schema
 from dbgcore.model import Variable
-from dbgcore.ops import Arg, Op, OpTable, builtin_table, full_table
+from dbgcore.ops import BUILTIN, Arg, Op, OpTable, builtin_table, front, full_table
+from dbgcore.plugins import PluginHost
 from dbgcore.snapshot import BUDGET, arrange
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,14 +25,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_docs_reference_is_current() -> None:
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     section = text.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert section.strip() == reference(full_table()).strip(), \
+    assert section.strip() == reference(full_table(PluginHost())).strip(), \
         "docs/cli.md is stale: run python -m dbgcore.docgen"
 
 
 def test_every_op_has_a_command_and_every_command_an_op() -> None:
     ctx = click.Context(cli)
     commands = set(cli.list_commands(ctx))
-    table = full_table()
+    table = full_table(PluginHost())
     for op in table:
         if op.path:
             assert op.path[0] in commands, op
@@ -42,7 +43,7 @@ def test_every_op_has_a_command_and_every_command_an_op() -> None:
 
 
 def test_a_name_is_taken_once() -> None:
-    table = OpTable()
+    table = OpTable(BUILTIN)
     with pytest.raises(ValueError, match="already defined"):
         table.add(Op("print", "again"))
     with pytest.raises(ValueError, match="reserved"):
@@ -76,17 +77,18 @@ def test_values_are_checked_against_the_arguments() -> None:
 
 
 def test_mcp_schema_and_a_bad_call() -> None:
-    table = full_table()
+    host = PluginHost()
+    table = full_table(host)
     up = table.find("up")
     assert up is not None
     schema = input_schema(up)
     assert schema["properties"]["count"] == {
         "type": "integer", "minimum": 1, "description": "How many levels.", "default": 1}
     assert schema["additionalProperties"] is False
-    answer = call_tool(table, "dbg_up", {"count": 0})
+    answer = call_tool(front(lambda: host), "dbg_up", {"count": 0})
     assert not answer.ok and answer.to_json()["error"]["kind"] == "usage"
-    assert call_tool(table, "dbg_nothing", {}).to_json()["error"]["kind"] == "usage"
-    assert call_tool(table, "dbg_up", {"session": "../x"}).error is not None
+    assert call_tool(front(lambda: host), "dbg_nothing", {}).to_json()["error"]["kind"] == "usage"
+    assert call_tool(front(lambda: host), "dbg_up", {"session": "../x"}).error is not None
 
 
 def test_expressions_split_at_semicolons_outside_quotes_and_brackets() -> None:

@@ -315,7 +315,7 @@ def test_plugin_module_is_imported_once_per_process(plugin_site: Any, tmp_path: 
 
 def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() -> None:
     from dbgcore.hookspecs import hookimpl
-    from dbgcore.ops import Arg, Op, OpTable
+    from dbgcore.ops import BUILTIN, Arg, Op, OpTable
 
     class HeapPlugin:
         @hookimpl
@@ -331,7 +331,7 @@ def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() ->
     host = PluginHost(load_entry_points=False)
     host.pm.register(HeapPlugin(), name="heap")
     host.pm.register(GreedyPlugin(), name="greedy")
-    table = OpTable()
+    table = OpTable(BUILTIN)
     host.add_ops(table)
     heap = table.find("heap")
     assert heap is not None and heap.needs == "stopped" and heap.arg("arena").kind == "int"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dbgcore.cli.render import render
+from dbgcore.ops import render
 
 ENVELOPE = ("ok", "op", "session", "via", "_exit")
 

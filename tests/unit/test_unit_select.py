@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from dbgcore.config import load_config
 from dbgcore.errors import BackendMissing, UsageError
 from dbgcore.plugins import PluginHost
+from dbgcore.registry import BackendRegistry
 from dbgcore.select import candidates, select_backend
 
 NOWHERE = "dbgtest-no-such-debugger-7f3a"
@@ -48,9 +48,9 @@ def user_config(shipped: list[str]) -> str:
 
 @pytest.fixture
 def specs(config_home: Path, tmp_path: Path) -> dict[str, Any]:
-    shipped = list(load_config(tmp_path).backends)
+    shipped = list(BackendRegistry(PluginHost()).config(tmp_path).backends)
     (config_home / "dbg" / "backends.yaml").write_text(user_config(shipped))
-    return load_config(tmp_path).backends
+    return BackendRegistry(PluginHost()).config(tmp_path).backends
 
 
 def touch(path: Path) -> Path:

@@ -1,0 +1,236 @@
+"""What an op is: :class:`Arg`, :class:`Op` and the :class:`OpTable` that
+holds them. The built-in ops themselves are declared in :mod:`dbgcore.ops`;
+plugins add theirs through the ``dbg_add_ops`` hook.
+
+Imports nothing of dbg's: the daemon, the plugin host and every front end
+read these types, and the table's callables (front-end preparation, daemon
+handler, renderer, backend method) sit above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+#: A JSON object: an op's values, its wire arguments, its answer.
+Payload = dict[str, Any]
+#: Who answered a local op (``{"tool", "version"}``), or None for dbg itself.
+Via = dict[str, str]
+#: The front end's preparation: ``(values, front) -> (op sent, wire args)``;
+#: ``front`` is the :class:`dbgcore.registry.Front` of the process.
+Prepare = Callable[..., tuple[str, Payload]]
+#: An op answered in the front end's process:
+#: ``(values, session, timeout, front) -> (payload, via)`` (None: nothing to print).
+Run = Callable[..., "tuple[Payload, Via | None] | None"]
+#: The daemon's side: ``(session, args, timeout) -> payload``, where
+#: ``session`` is the daemon's :class:`dbgcore.session.Session`.
+Handler = Callable[..., Payload]
+#: The text of an answer, for people.
+Renderer = Callable[[Payload], str]
+#: Starts a session's daemon and hands it its first op, returning the
+#: daemon's response: (session, op, args, timeout, idle timeout).
+Start = Callable[[str, str, Payload, float, "float | None"], Payload]
+
+#: Argument kinds, and what they are on the wire.
+KINDS = ("str", "text", "int", "float", "bool", "location", "json")
+
+
+class Arg:
+    """One typed argument of an op.
+
+    ``kind``: ``str``; ``text`` (free text, several shell words joined with
+    spaces: an expression, a raw command); ``int``; ``float``; ``bool`` (a
+    flag); ``location`` (``FILE:LINE``, ``LINE``, ``FUNCTION`` or
+    ``MODULE!FUNCTION``, parsed at the front end and sent as a typed value);
+    ``json`` (a JSON text). ``flags`` are the option's spellings on the
+    command line; an argument without flags is positional. ``multiple``: a
+    list (a repeatable option, or every remaining positional word).
+    ``one_line`` (default: for ``text``): the value is read by the debugger
+    as one line (an expression, a condition, a command, a line of input), so
+    a CR, LF or NUL in it is a usage error at the front end, before anything
+    is sent: dbg's one newline rule (docs/semantics.md).
+    """
+
+    __slots__ = ("default", "flags", "help", "hidden", "kind", "maximum", "metavar",
+                 "minimum", "multiple", "name", "one_line", "passthrough", "required")
+
+    def __init__(self, name: str, kind: str = "str", help: str = "", *,
+                 flags: tuple[str, ...] = (), required: bool = False, default: Any = None,
+                 multiple: bool = False, minimum: float | None = None,
+                 maximum: float | None = None, metavar: str | None = None,
+                 passthrough: bool = False, hidden: bool = False,
+                 one_line: bool | None = None) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown argument kind {kind!r}")
+        self.name = name
+        self.kind = kind
+        self.help = help
+        self.flags = flags
+        self.required = required
+        self.default = default
+        self.multiple = multiple
+        self.minimum = minimum
+        self.maximum = maximum
+        self.metavar = metavar
+        #: Positional words taken as they are, dashes included (a program's arguments).
+        self.passthrough = passthrough
+        #: Not offered on the command line (front ends other than the CLI only).
+        self.hidden = hidden
+        self.one_line = kind == "text" if one_line is None else one_line
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags
+
+    @property
+    def label(self) -> str:
+        return self.metavar or self.name.upper()
+
+    def __repr__(self) -> str:
+        return f"Arg({self.name!r}, {self.kind!r})"
+
+
+class Op:
+    """One op, declared once: everything dbg does with it is read from here.
+
+    ``needs``: ``none`` (no session at all: answered by the client),
+    ``session`` (a session with a program), ``stopped`` (refused with
+    ``not_stopped`` while the target runs, ``target_exited`` after it ended).
+    ``stops``: blocks until the target stops and answers with a stop
+    snapshot. ``send``: ``call`` (sent to the session's daemon), ``start``
+    (starts a daemon and sends it this op), ``local`` (answered in the
+    front end's process by ``run``).
+
+    The callables: ``prepare`` turns the front end's checked values into
+    what is sent (:data:`Prepare`); ``run`` answers a local op (:data:`Run`);
+    ``handler`` answers it in the session's daemon (:data:`Handler`);
+    ``render`` is its text (:data:`Renderer`; None: the generic one).
+    ``method``: the backend method that does the op; for a built-in op the
+    :class:`dbgcore.backend.Backend` method a backend overrides to support
+    it, for a plugin's op its backend class's method (``DapBackend.op_disasm``),
+    called ``(args, timeout) -> payload`` when the op has no ``handler`` (a
+    plugin's op with neither goes to its backend's ``op_<name>`` method).
+    What a backend supports is read from these (`dbg caps`). ``title``: the
+    op in an ``UnsupportedOp`` ("step into"; default the name).
+
+    ``lost_ok``: answered even when the debugger died. ``ended_ok``: still
+    means something once the program ended (it reads what the session
+    kept, starts it again, or answers with the end); other ops are refused
+    then with ``target_exited``. ``core_ok``: False for an op that would run
+    or change the program, which a core dump (`dbg start --core`) refuses.
+    ``checked``: the session first looks for a stop it has not seen and
+    checks ``needs`` (False: the op does its own looking). ``waits``: may
+    wait for the program (the daemon answers other clients meanwhile;
+    default: ``stops``). ``path``: the words of the command line
+    (``("memory", "read")``), default the name.
+    """
+
+    __slots__ = ("agent", "aliases", "args", "checked", "core_ok", "details", "ended_ok",
+                 "group", "handler", "lost_ok", "method", "name", "needs", "path", "prepare",
+                 "render", "run", "send", "stops", "summary", "title", "waits")
+
+    def __init__(self, name: str, summary: str, args: Iterable[Arg] = (), *,
+                 aliases: tuple[str, ...] = (), needs: str = "session", stops: bool = False,
+                 send: str = "call", run: Run | None = None, prepare: Prepare | None = None,
+                 handler: Handler | None = None, render: Renderer | None = None,
+                 method: Callable[..., object] | None = None, title: str = "",
+                 group: str = "inspection", lost_ok: bool = False, ended_ok: bool = False,
+                 core_ok: bool = True, checked: bool = True, waits: bool | None = None,
+                 path: tuple[str, ...] | None = None, agent: bool = True,
+                 details: str = "") -> None:
+        if needs not in ("none", "session", "stopped"):
+            raise ValueError(f"op {name}: unknown needs {needs!r}")
+        if send not in ("call", "start", "local"):
+            raise ValueError(f"op {name}: unknown send {send!r}")
+        if send == "local" and run is None:
+            raise ValueError(f"op {name}: a local op needs run")
+        for given in (run, prepare, handler, render, method):
+            if given is not None and not callable(given):
+                raise TypeError(f"op {name}: {given!r} is not callable")
+        self.name = name
+        self.summary = summary
+        self.args = tuple(args)
+        self.aliases = aliases
+        self.needs = needs
+        self.stops = stops
+        self.send = send
+        self.run = run
+        self.prepare = prepare
+        self.handler = handler
+        self.render = render
+        self.method = method
+        self.title = title or name
+        self.group = group
+        self.lost_ok = lost_ok
+        self.ended_ok = ended_ok
+        self.core_ok = core_ok
+        self.checked = checked
+        self.waits = stops if waits is None else waits
+        #: The words of its command line; () for an op no command sends by name.
+        self.path = (name,) if path is None else path
+        #: More help, after the summary (`dbg OP --help`).
+        self.details = details
+        #: Offered to agents as an MCP tool.
+        self.agent = agent
+
+    def arg(self, name: str) -> Arg:
+        return next(a for a in self.args if a.name == name)
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
+
+
+class OpTable:
+    """Ops by name and by alias: the built-in ones and those plugins add."""
+
+    def __init__(self, ops: Iterable[Op] = ()) -> None:
+        self.ops: dict[str, Op] = {}
+        self.names: dict[str, str] = {}
+        for op in ops:
+            self.add(op)
+
+    def add(self, op: Op) -> None:
+        if not isinstance(op, Op):
+            raise TypeError(f"{op!r} is not a dbgcore.ops.Op")
+        for word in (op.name, *op.aliases):
+            if word in self.names:
+                raise ValueError(f"op {word!r} is already defined")
+        for arg in op.args:
+            if arg.name in ("session", "timeout"):
+                raise ValueError(f"op {op.name}: argument name {arg.name!r} is reserved")
+        self.ops[op.name] = op
+        for word in (op.name, *op.aliases):
+            self.names[word] = op.name
+
+    def find(self, word: str) -> Op | None:
+        name = self.names.get(word)
+        return self.ops[name] if name is not None else None
+
+    def __iter__(self) -> Iterator[Op]:
+        return iter(self.ops.values())
+
+    def read_words(self, words: list[str]) -> tuple[Op, dict[str, Any]] | None:
+        """``OP [WORD...]`` as an op and its values, for an op sent as it is
+        to the daemon whose words are all positional arguments; None for
+        anything else (options, ``--help``, words that do not fit), which
+        the click CLI reads. The fast path's one parser."""
+        op = self.find(words[0]) if words else None
+        rest = words[1:]
+        if op is None or op.send != "call" or op.prepare is not None or len(op.path) != 1 \
+                or any(w.startswith("-") for w in rest):
+            return None
+        values: dict[str, Any] = {}
+        for arg in op.args:
+            if not arg.positional or arg.hidden:
+                continue
+            if arg.kind == "text" or arg.multiple:
+                if not rest and arg.required:
+                    return None
+                if rest:
+                    values[arg.name] = " ".join(rest) if arg.kind == "text" else list(rest)
+                rest = []
+            elif rest:
+                values[arg.name] = rest.pop(0)
+            elif arg.required:
+                return None
+        return None if rest else (op, values)
