@@ -93,6 +93,12 @@ class ConsoleBackend(Backend):
     def state(self) -> StopState:
         return self._state
 
+    def set_state(self, state: StopState) -> None:
+        """Record what the backend has learnt of the program: "running" once
+        a command let it run (so that a second client's `dbg pause`
+        interrupts it), "stopped" at a stop, "exited" at its end."""
+        self._state = state
+
     def wait_stop(self, wait: float, timeout: float) -> StopEvent:
         """Read until the debugger reports a stop or the program's end, for up
         to ``wait`` seconds; a StopEvent with state "running" if neither came

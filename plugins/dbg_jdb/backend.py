@@ -225,16 +225,16 @@ class JdbBackend(ConsoleBackend):
             try:
                 self._note_prompt(driver.expect([], 1.0, prompt=STOPPED_PROMPT_RE))
             except PtyTimeout:
-                self._state = "running"
+                self.set_state("running")
                 return StopEvent(state="running")
         self._swallow_stray_prompt()
-        self._state = "stopped"
+        self.set_state("stopped")
         return StopEvent(state="stopped", reason="attach", thread=self._thread or None)
 
     # -- talking to jdb ---------------------------------------------------------------
 
     def _drv(self) -> PtyDriver:
-        if self._state == "exited":
+        if self.state() == "exited":
             raise TargetExited("the program has exited", "run it again with `dbg restart`")
         return self.drv()
 
@@ -332,7 +332,7 @@ class JdbBackend(ConsoleBackend):
             raise self.lost
         self.settle(timeout)
         driver.send_line(command)
-        self._state = "running"
+        self.set_state("running")
         return self._wait_event(timeout, timeout, resumed=True)
 
     def _wait_event(self, wait: float, timeout: float, resumed: bool = False) -> StopEvent:
@@ -367,16 +367,16 @@ class JdbBackend(ConsoleBackend):
         if match.index == 3:
             # A second client's `dbg pause` (interrupt) typed `suspend`.
             self._note_prompt(driver.expect([], wait))
-            self._state = "stopped"
+            self.set_state("stopped")
             return self._suspended(timeout)
         if match.index == 0:
             # A prompt with no event: the command did not run (jdb said why).
             self._note_prompt(match)
-            self._state = "stopped"
+            self.set_state("stopped")
             answer = " ".join(match.before.split()).lstrip("> ").strip()
             raise OpFailed(f"jdb: {answer or 'the command did nothing'}")
         self._read_prompt(wait)
-        self._state = "stopped"
+        self.set_state("stopped")
         return self._stop_event(match.named, timeout)
 
     def _stop_event(self, event: dict[str, str], timeout: float) -> StopEvent:
@@ -420,7 +420,7 @@ class JdbBackend(ConsoleBackend):
 
     def _ended(self, text: str) -> StopEvent:
         self._scan(text)
-        self._state = "exited"
+        self.set_state("exited")
         if self.jvm is not None:
             try:
                 self._exit_code = self.jvm.wait(timeout=5)
@@ -469,7 +469,7 @@ class JdbBackend(ConsoleBackend):
         try:
             event = self._resume("cont", timeout)
         finally:
-            if self._state == "stopped":
+            if self.state() == "stopped":
                 self.command("untrace", timeout, silent=True)
         if event.state != "stopped" or event.reason != "return":
             return event  # stopped by something else first
@@ -488,24 +488,24 @@ class JdbBackend(ConsoleBackend):
         try:
             return self._resume("cont", timeout)
         finally:
-            if self._state != "exited":
+            if self.state() != "exited":
                 self.breaks.discard(bp, timeout)
 
     def pause(self, timeout: float) -> StopEvent:
-        if self._state == "stopped":
+        if self.state() == "stopped":
             return StopEvent(state="stopped", reason="pause", location=self._location,
                              thread=self._thread or None)
         driver = self._drv()
         driver.send_line("suspend")
         match = driver.expect([], timeout)
         self._note_prompt(match)
-        self._state = "stopped"
+        self.set_state("stopped")
         return self._suspended(timeout)
 
     def interrupt(self) -> None:
         # From a second client's thread while an op waits in _wait_event,
         # which reads jdb's answer to this (SUSPENDED_RE) as the stop.
-        if self._state == "running" and self.driver is not None:
+        if self.state() == "running" and self.driver is not None:
             self.driver.send_line("suspend")
 
     def _suspended(self, timeout: float) -> StopEvent:

@@ -239,7 +239,7 @@ class PdbBackend(ConsoleBackend):
         except PtyTimeout:
             if not allow_running:
                 raise
-            self._state = "running"
+            self.set_state("running")
             return StopEvent(state="running")
         except PtyEOF as exc:
             return self._ended(None, exc.output)
@@ -248,7 +248,7 @@ class PdbBackend(ConsoleBackend):
         return self._stopped(match.before, timeout)
 
     def _stopped(self, text: str, timeout: float) -> StopEvent:
-        self._state = "stopped"
+        self.set_state("stopped")
         if self.pump is not None:
             self.pump.drain()
         stops = _frames(text, "stop")
@@ -388,7 +388,7 @@ class PdbBackend(ConsoleBackend):
             raise self._debugger_lost("")
         self._at_stop = {}
         # Running from here on: a second client's `dbg pause` interrupts it.
-        self._state = "running"
+        self.set_state("running")
         driver.send_line(command)
         return self._wait_stop(timeout, timeout)
 
@@ -404,7 +404,7 @@ class PdbBackend(ConsoleBackend):
         return self._resume("next", timeout)
 
     def _not_post_mortem(self, op: str) -> None:
-        if self._post_mortem and self._state == "stopped":
+        if self._post_mortem and self.state() == "stopped":
             raise OpFailed(f"cannot {op} here: the program stopped post mortem, after the "
                            "exception ended these frames",
                            "`dbg continue` goes on, to the next failing test or the end; "
@@ -436,8 +436,8 @@ class PdbBackend(ConsoleBackend):
             self._native(f"clear {bp_id}", timeout)
 
     def pause(self, timeout: float) -> StopEvent:
-        if self._state != "running":
-            return StopEvent(state=self._state, location=self._last_location)
+        if self.state() != "running":
+            return StopEvent(state=self.state(), location=self._last_location)
         return self.interrupt_and_wait(timeout)
 
     # -- breakpoints -----------------------------------------------------------------
@@ -520,7 +520,7 @@ class PdbBackend(ConsoleBackend):
         """The source file a typed name means (see dbgcore.sources)."""
 
         def loaded() -> list[str]:
-            if self._state != "stopped":
+            if self.state() != "stopped":
                 return []
             return list(self._query(f"_dbg_modules {os.path.basename(file)!r}",
                                     "modules", timeout)["files"])
@@ -539,7 +539,7 @@ class PdbBackend(ConsoleBackend):
         self._requested.pop(int(bp_id), None)
 
     def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
-        if self._state == "exited":
+        if self.state() == "exited":
             return self._last_breaks  # pdb is gone; its last word on them stands
         out = []
         for item in self._query("_dbg_breaks", "breaks", timeout)["breakpoints"]:
@@ -702,7 +702,7 @@ class PdbBackend(ConsoleBackend):
         try:
             match = driver.expect([EXIT_RE], timeout)
         except PtyTimeout as exc:
-            self._state = "running"
+            self.set_state("running")
             return FRAME_RE.sub("", exc.output), StopEvent(state="running")
         except PtyEOF as exc:
             return FRAME_RE.sub("", exc.output), self._ended(None, exc.output)

@@ -36,7 +36,7 @@ class ToyBackend(ConsoleBackend):
     def launch(self, request: Any, timeout: float) -> StopEvent:
         self.start_console([sys.executable, TOY], PROMPT)
         self.drv().expect([], 10)
-        self._state = "stopped"
+        self.set_state("stopped")
         return StopEvent(state="stopped", reason="entry")
 
     def wait_stop(self, wait: float, timeout: float) -> StopEvent:
@@ -45,13 +45,13 @@ class ToyBackend(ConsoleBackend):
         except PtyTimeout:
             return StopEvent(state="running")
         self.drv().expect([], timeout)
-        self._state = "stopped"
+        self.set_state("stopped")
         return StopEvent(state="stopped", reason="step", description=match.groups[0])
 
     def cont(self, timeout: float) -> StopEvent:
         self.require_stopped("continue", timeout)
         self.drv().send_line("run")
-        self._state = "running"
+        self.set_state("running")
         return self.wait_stop(timeout, timeout)
 
 

@@ -160,11 +160,11 @@ class PerlBackend(ConsoleBackend):
         try:
             match = self.drv().expect([], wait)
         except PtyTimeout:
-            self._state = "running"
+            self.set_state("running")
             return StopEvent(state="running")
         except PtyEOF:
             return self.console_ended()  # perl is the program: its status is the program's
-        self._state = "stopped"
+        self.set_state("stopped")
         if self.pump is not None:
             self.pump.drain()
         self._answer = match.before
@@ -192,7 +192,7 @@ class PerlBackend(ConsoleBackend):
         self.require_stopped(op, timeout)
         self._reason = reason
         # Running from here on: a second client's `dbg pause` interrupts it.
-        self._state = "running"
+        self.set_state("running")
         self.drv().send_line(command)
         return self.wait_stop(timeout, timeout)
 
@@ -301,7 +301,7 @@ class PerlBackend(ConsoleBackend):
 
     def interrupt(self) -> None:
         # A second client's `dbg pause`: the op waiting for the program reads the stop.
-        if self._state == "running":
+        if self.state() == "running":
             self._reason = "pause"
         super().interrupt()
 
