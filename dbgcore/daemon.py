@@ -25,7 +25,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from dbgcore import client, handlers, procutil
+from dbgcore import client, procutil
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.location import BreakLoc
@@ -61,11 +61,6 @@ CHILD_PING_TIMEOUT = 2.0
 #: that runs a Python child in a loop would otherwise gather daemons); its
 #: stops stay in the store (`dbg hits`).
 CHILD_LINGER = 60.0
-
-#: Ops answered beside an op that waits for the program (another client's
-#: `continue`): they must not wait for it to stop, and touch nothing that op uses.
-BESIDE = frozenset({"status", "output", "tool", "pause", "wait", "input"})
-
 
 class Daemon:
     def __init__(self, name: str, idle_timeout: float) -> None:
@@ -344,27 +339,21 @@ class Daemon:
     def _beside(self, op: str, args: dict[str, Any], timeout: float, busy: str,
                 future: Future[dict[str, Any]]) -> dict[str, Any]:
         """An op that arrives while ``busy`` (another client's) waits for the
-        program: what can be answered without waiting for it is; `pause`
-        interrupts the program, and `pause`, `wait` and `input` answer with
-        the stop the busy op gets; anything else is refused at once."""
+        program, answered as its declaration's ``beside`` says: at once
+        (`status`, `output`), or with the stop the busy op gets (`pause`
+        interrupts the program first); an op without one is refused at once.
+        Such an op must not wait for the program, and touch nothing the busy
+        op uses."""
         session = self.session
+        spec = self.table.find(op)
         try:
-            if op not in BESIDE:
+            if spec is None or spec.beside is None:
                 raise NotStopped(
                     f"{op} needs the program stopped, and another call's `{busy}` is waiting "
                     "for it to stop", "`dbg pause` interrupts it; `dbg wait` waits for the stop")
-            if op == "status":
-                return self._answer({**session.describe(), "busy": busy,
-                                     "breakpoints": len(session.breaks.entries),
-                                     "output_cursor": session.output.cursor})
-            if op == "output":
-                return self._answer(handlers.output(session, args, timeout))
-            if op == "tool":
-                return self._answer(handlers.tool(session, args, timeout))
-            sent = handlers.send_input(session, args) if op == "input" else None
-            if op == "pause" and session.backend is not None \
-                    and session.backend.state() == "running":
-                session.backend.interrupt()
+            now, extra = spec.beside(session, args, timeout, busy)
+            if now is not None:
+                return self._answer(now)
         except DbgError as exc:
             return {"ok": False, "error": exc.to_wire(), "via": session.via()}
         response = self._follow(future, timeout)
@@ -373,8 +362,7 @@ class Daemon:
             if "state" not in result and session.last is not None:
                 # The busy op was no stopping op (`raw`): the stop it left.
                 result = session.last.to_dict()
-            if sent is not None:
-                result["input"] = sent
+            result.update(extra)
             response = {**response, "result": result}
         return response
 
@@ -427,12 +415,13 @@ class Daemon:
 
     def _run_op(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
         log.info("op %s %s", op, args)
+        spec = self.table.find(op)
         try:
             result = self.session.handle(op, args, timeout)
         except DbgError as exc:
             error = exc.to_wire()
             self.session.record_command(op, args, False, {"error": error})
-            if op in ("start", "attach"):
+            if spec is not None and spec.send == "start":
                 # A session that failed to start must not linger.
                 self._failed_start = True
                 threading.Thread(target=self.shutdown, daemon=True).start()
@@ -447,14 +436,14 @@ class Daemon:
             ).to_wire()
             with contextlib.suppress(Exception):
                 self.session.record_command(op, args, False, {"error": error})
-            if op in ("start", "attach"):
+            if spec is not None and spec.send == "start":
                 self._failed_start = True
                 threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": False, "error": error, "via": self.session.via()}
         self.session.record_command(op, args, True, result)
-        if op in ("start", "attach", "restart"):
+        if spec is not None and spec.new_debugger:
             self._write_status()
-        if op in ("break", "unbreak") and not args.get("instruction"):
+        if spec is not None and spec.children and not args.get("instruction"):
             told = self._tell_children(op, args, result, timeout)
             if told:
                 result = {**result, "children": told}

@@ -668,3 +668,43 @@ def _optional_line(text: Any, option: str) -> str | None:
     if not isinstance(text, str) or not text.strip() or any(c in text for c in "\r\n\0"):
         raise UsageError(f"{option} takes one non-empty line")
     return text
+
+
+# -- beside an op that waits for the program ------------------------------------------------
+# (Session.handle is not called: these must not wait for the program, and
+# touch nothing the waiting op uses.)
+
+
+def status_beside(session: Session, args: Payload, timeout: float,
+                  busy: str) -> tuple[Payload | None, Payload]:
+    return {**session.describe(), "busy": busy, "breakpoints": len(session.breaks.entries),
+            "output_cursor": session.output.cursor}, {}
+
+
+def output_beside(session: Session, args: Payload, timeout: float,
+                  busy: str) -> tuple[Payload | None, Payload]:
+    return output(session, args, timeout), {}
+
+
+def tool_beside(session: Session, args: Payload, timeout: float,
+                busy: str) -> tuple[Payload | None, Payload]:
+    return tool(session, args, timeout), {}
+
+
+def pause_beside(session: Session, args: Payload, timeout: float,
+                 busy: str) -> tuple[Payload | None, Payload]:
+    """Interrupts the program; the waiting op gets the stop, and so does this."""
+    if session.backend is not None and session.backend.state() == "running":
+        session.backend.interrupt()
+    return None, {}
+
+
+def wait_beside(session: Session, args: Payload, timeout: float,
+                busy: str) -> tuple[Payload | None, Payload]:
+    return None, {}
+
+
+def input_beside(session: Session, args: Payload, timeout: float,
+                 busy: str) -> tuple[Payload | None, Payload]:
+    """Sends the line, then answers with the stop the waiting op gets."""
+    return None, {"input": send_input(session, args)}

@@ -141,10 +141,10 @@ BUILTIN: tuple[Op, ...] = (
        group="sessions"),
     _stopping("restart", "Run the same program again; breakpoints are set again.",
               needs="session", handler=handlers.restart, lost_ok=True, ended_ok=True,
-              checked=False),
+              checked=False, new_debugger=True),
     Op("status", "Show the session's state and where it stopped.", group="sessions",
-       handler=handlers.status, render=renderers.status, lost_ok=True, ended_ok=True,
-       checked=False),
+       handler=handlers.status, beside=handlers.status_beside, render=renderers.status,
+       lost_ok=True, ended_ok=True, checked=False),
     Op("sessions", "List live sessions.", needs="none", send="local",
        run=prepare.sessions, render=renderers.sessions, group="sessions"),
     Op("kill", "End the session: debuggee, debugger and daemon.", send="local",
@@ -161,13 +161,14 @@ BUILTIN: tuple[Op, ...] = (
             metavar="MSG", one_line=True),
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=prepare.break_, handler=handlers.break_, method=Backend.set_breakpoint,
-       title="breakpoints", render=renderers.break_, group="breakpoints", core_ok=False),
+       title="breakpoints", render=renderers.break_, group="breakpoints", core_ok=False,
+       children=True),
     Op("unbreak", "Remove a breakpoint by its id or location.", (
         Arg("target", "str", "A breakpoint id (from `dbg breaks`) or a location.",
             required=True, metavar="ID|LOCATION"),
     ), prepare=prepare.unbreak, handler=handlers.unbreak, method=Backend.remove_breakpoint,
        title="removing breakpoints", render=renderers.unbreak, group="breakpoints",
-       ended_ok=True),
+       ended_ok=True, children=True),
     Op("breaks", "List breakpoints: where each bound, its condition and hit count.",
        handler=handlers.breaks, method=Backend.list_breakpoints, title="listing breakpoints",
        render=renderers.breaks, group="breakpoints", lost_ok=True, ended_ok=True),
@@ -215,16 +216,16 @@ BUILTIN: tuple[Op, ...] = (
               Arg("location", "location", "Where to stop: a line ahead."),
               handler=handlers.until, method=Backend.until, title="run until"),
     _stopping("pause", "Interrupt the running target.", needs="session", handler=handlers.pause,
-              method=Backend.pause, title="pause"),
+              beside=handlers.pause_beside, method=Backend.pause, title="pause"),
     _stopping("wait", "Wait for a running target to stop or exit.", needs="session",
-              handler=handlers.wait, ended_ok=True, core_ok=True),
+              handler=handlers.wait, beside=handlers.wait_beside, ended_ok=True, core_ok=True),
     Op("input", "Send TEXT and a newline to the program's standard input; on a running "
        "program, wait for its next stop.", (
         Arg("text", "text", "The line to send (a newline is added)."),
         Arg("eof", "bool", "Close the program's standard input (after the line, if any).",
             flags=("--eof",)),
-    ), handler=handlers.input_, render=renderers.input_, group="execution", ended_ok=True,
-       core_ok=False, waits=True, details=(
+    ), handler=handlers.input_, beside=handlers.input_beside, render=renderers.input_,
+       group="execution", ended_ok=True, core_ok=False, waits=True, details=(
         "A program started without --stdin reads what `dbg input` sends. A stopping "
         "command (`continue`, `step`...) whose program waits for input answers at once "
         "with `running: waiting for input`; `dbg input` then sends the line and waits for "
@@ -290,7 +291,8 @@ BUILTIN: tuple[Op, ...] = (
             flags=("--since",), default=0, minimum=0),
         Arg("stdout", "bool", "Only the program's stdout.", flags=("--stdout",)),
         Arg("stderr", "bool", "Only the program's stderr.", flags=("--stderr",)),
-    ), handler=handlers.output, render=renderers.output, lost_ok=True, ended_ok=True),
+    ), handler=handlers.output, beside=handlers.output_beside, render=renderers.output,
+       lost_ok=True, ended_ok=True),
     Op("raw", "Send TEXT to the native debugger and print its answer unparsed.", (
         Arg("text", "text", "A command in the debugger's own language.", required=True,
             passthrough=True),
@@ -298,7 +300,8 @@ BUILTIN: tuple[Op, ...] = (
        waits=True),
     # -- meta
     Op("tool", "Show the debugger (tool and version) behind the current session.",
-       handler=handlers.tool, render=renderers.tool, group="meta", lost_ok=True, ended_ok=True),
+       handler=handlers.tool, beside=handlers.tool_beside, render=renderers.tool, group="meta",
+       lost_ok=True, ended_ok=True),
     Op("hits", "List recorded stops (optionally only those at LOCATION); works after the "
        "session ended, and after a crash.", (
         Arg("location", "str", "Only stops at this location."),

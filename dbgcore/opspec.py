@@ -27,6 +27,10 @@ Run = Callable[..., "tuple[Payload, Via | None] | None"]
 Handler = Callable[..., Payload]
 #: The text of an answer, for people.
 Renderer = Callable[[Payload], str]
+#: The daemon's side of an op answered beside another client's op that waits
+#: for the program: ``(session, args, timeout, busy op) -> (answer, extra)``;
+#: answer None: answer with the stop the waiting op gets, ``extra`` added.
+Beside = Callable[..., "tuple[Payload | None, Payload]"]
 #: Starts a session's daemon and hands it its first op, returning the
 #: daemon's response: (session, op, args, timeout, idle timeout).
 Start = Callable[[str, str, Payload, float, "float | None"], Payload]
@@ -113,6 +117,12 @@ class Op:
     What a backend supports is read from these (`dbg caps`). ``title``: the
     op in an ``UnsupportedOp`` ("step into"; default the name).
 
+    ``beside``: how the daemon answers the op while another client's op
+    waits for the program (:data:`Beside`; None: refused then).
+    ``new_debugger``: starts the session's debugger anew (default: the ops
+    sent as ``start``; `restart`), after which the daemon records the
+    session's status. ``children``: passed on to the session's child
+    sessions too (their breakpoints follow the parent's).
     ``lost_ok``: answered even when the debugger died. ``ended_ok``: still
     means something once the program ended (it reads what the session
     kept, starts it again, or answers with the end); other ops are refused
@@ -125,17 +135,20 @@ class Op:
     (``("memory", "read")``), default the name.
     """
 
-    __slots__ = ("agent", "aliases", "args", "checked", "core_ok", "details", "ended_ok",
-                 "group", "handler", "lost_ok", "method", "name", "needs", "path", "prepare",
-                 "render", "run", "send", "stops", "summary", "title", "waits")
+    __slots__ = ("agent", "aliases", "args", "beside", "checked", "children", "core_ok",
+                 "details", "ended_ok", "group", "handler", "lost_ok", "method", "name", "needs",
+                 "new_debugger", "path", "prepare", "render", "run", "send", "stops", "summary",
+                 "title", "waits")
 
     def __init__(self, name: str, summary: str, args: Iterable[Arg] = (), *,
                  aliases: tuple[str, ...] = (), needs: str = "session", stops: bool = False,
                  send: str = "call", run: Run | None = None, prepare: Prepare | None = None,
-                 handler: Handler | None = None, render: Renderer | None = None,
+                 handler: Handler | None = None, beside: Beside | None = None,
+                 render: Renderer | None = None,
                  method: Callable[..., object] | None = None, title: str = "",
                  group: str = "inspection", lost_ok: bool = False, ended_ok: bool = False,
                  core_ok: bool = True, checked: bool = True, waits: bool | None = None,
+                 new_debugger: bool | None = None, children: bool = False,
                  path: tuple[str, ...] | None = None, agent: bool = True,
                  details: str = "") -> None:
         if needs not in ("none", "session", "stopped"):
@@ -144,7 +157,7 @@ class Op:
             raise ValueError(f"op {name}: unknown send {send!r}")
         if send == "local" and run is None:
             raise ValueError(f"op {name}: a local op needs run")
-        for given in (run, prepare, handler, render, method):
+        for given in (run, prepare, handler, beside, render, method):
             if given is not None and not callable(given):
                 raise TypeError(f"op {name}: {given!r} is not callable")
         self.name = name
@@ -157,6 +170,7 @@ class Op:
         self.run = run
         self.prepare = prepare
         self.handler = handler
+        self.beside = beside
         self.render = render
         self.method = method
         self.title = title or name
@@ -166,6 +180,8 @@ class Op:
         self.core_ok = core_ok
         self.checked = checked
         self.waits = stops if waits is None else waits
+        self.new_debugger = send == "start" if new_debugger is None else new_debugger
+        self.children = children
         #: The words of its command line; () for an op no command sends by name.
         self.path = (name,) if path is None else path
         #: More help, after the summary (`dbg OP --help`).

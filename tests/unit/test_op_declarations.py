@@ -1,0 +1,166 @@
+"""Each op is declared once, in the op table (dbgcore/ops.py), and only the
+backend registry (dbgcore/registry.py) maps a backend's name to its class:
+read from the source with ast, and checked by behaviour where it can be."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+from dbgcore.backend import Backend, BackendSpec
+from dbgcore.errors import BackendMissing, UnsupportedOp, UsageError
+from dbgcore.ops import BUILTIN, builtin_table
+from dbgcore.plugins import PluginHost
+from dbgcore.registry import BackendRegistry
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = sorted((ROOT / "dbgcore").rglob("*.py"))
+#: Where backend lookups must not be written out again: the core and the
+#: plugins (whose own debugger words, `next`, `step`, are op names too, so
+#: only the core is searched for op lists).
+SOURCES = sorted([*CORE, *(ROOT / "plugins").rglob("*.py")])
+OP_WORDS = {word for op in BUILTIN for word in (op.name, *op.aliases)}
+#: Lists of op names that are no second declaration, and why.
+NOT_DECLARATIONS = {
+    # The resources each session offers, named after the ops that show them.
+    ("dbgcore/mcp_server.py", frozenset({"hits", "output"})),
+    # The testing kit's example command line of each op, to try it on a backend.
+    ("dbgcore/testing.py", frozenset({
+        "break", "unbreak", "breaks", "watch", "catch", "continue", "step", "next", "finish",
+        "until", "pause", "stack", "frame", "locals", "print", "set", "threads", "thread",
+        "raw", "attach"})),
+}
+
+
+def _strings(nodes: list[ast.expr | None]) -> set[str]:
+    return {n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def op_collections(tree: ast.AST) -> list[tuple[int, frozenset[str]]]:
+    """What a second declaration of ops looks like: a dict keyed mostly by op
+    names (`CANONICAL_OPS = {"break": ...}`), a set of them (`AFTER_THE_END
+    = frozenset({"status", ...})`), a tuple or list of them an op is looked
+    up in (`op in ("raw", "input")`); two names or more. (A payload whose
+    keys happen to be argument names, `{"breaks": ..., "cwd": ...}`, is none.)"""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = _strings(node.keys)
+            words = keys & OP_WORDS
+            if 2 * len(words) < len(keys):
+                continue
+        elif isinstance(node, ast.Set):
+            words = _strings(list(node.elts)) & OP_WORDS
+        elif isinstance(node, ast.Compare) and any(
+                isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
+            words = {w for c in node.comparators if isinstance(c, (ast.Tuple, ast.List))
+                     for w in _strings(list(c.elts))} & OP_WORDS
+        else:
+            continue
+        if len(words) >= 2:
+            found.append((node.lineno, frozenset(words)))
+    return sorted(found, key=lambda item: item[0])
+
+
+def test_the_reader_finds_a_second_declaration() -> None:
+    tree = ast.parse('A = {"break": 1, "step": 2}\nB = frozenset({"status", "tool"})\n'
+                     'C = op in ("raw", "input")\nD = {"state": 1, "tool": 2, "x": 3}\n'
+                     'E = ("next", "step")\n')
+    assert [set(words) for _, words in op_collections(tree)] == [
+        {"break", "step"}, {"status", "tool"}, {"raw", "input"}]
+
+
+@pytest.mark.parametrize("path", [p for p in CORE if p != ROOT / "dbgcore" / "ops.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_op_is_declared_outside_the_table(path: Path) -> None:
+    where = path.relative_to(ROOT).as_posix()
+    found = [(line, sorted(words)) for line, words in
+             op_collections(ast.parse(path.read_text(encoding="utf-8")))
+             if (where, words) not in NOT_DECLARATIONS]
+    assert found == [], f"ops listed again outside dbgcore/ops.py: {found}"
+
+
+def test_every_backend_op_method_is_one_ops() -> None:
+    methods = [op.method for op in BUILTIN if op.method is not None]
+    assert len(methods) == len(set(methods))
+    for method in methods:
+        assert getattr(Backend, method.__name__) is method, method
+    # The title an UnsupportedOp gives is the op's declaration's.
+    refused = Backend.unsupported_for(BackendSpec(name="bare", plugin="bare"), "step")
+    assert isinstance(refused, UnsupportedOp) and refused.op == "step into"
+
+
+def test_every_op_sent_to_the_daemon_has_its_handler() -> None:
+    table = builtin_table()
+    for op in table:
+        if op.send == "local":
+            assert op.run is not None and op.handler is None, op
+        elif op.prepare is None or op.name == "start":
+            # (`test` is sent as `start`; `exception` is each backend's own.)
+            assert op.handler is not None or op.name == "exception", op
+        for function in (op.prepare, op.run, op.handler, op.beside, op.render):
+            assert function is None or callable(function), op
+        if op.handler is not None:
+            params = list(inspect.signature(op.handler).parameters)
+            assert params == ["session", "args", "timeout"], (op, params)
+
+
+def _lookups(tree: ast.AST) -> list[tuple[int, str]]:
+    """Calls that map a backend's name to its entry or class."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else \
+                func.id if isinstance(func, ast.Name) else ""
+            if name in ("backend_classes", "load_config", "get_host", "select_backend"):
+                out.append((node.lineno, name))
+    return out
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if p.name != "registry.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_registry_maps_a_backend_name_to_its_class(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if path.relative_to(ROOT).as_posix() == "dbgcore/plugins.py":
+        # The host gathers the classes the plugins register (and reports them).
+        allowed = {"backend_classes"}
+    else:
+        allowed = set()
+    found = [(line, name) for line, name in _lookups(tree) if name not in allowed]
+    assert found == [], f"a backend looked up outside dbgcore/registry.py: {found}"
+
+
+@pytest.fixture
+def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> BackendRegistry:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    (project / ".dbg").mkdir(parents=True)
+    (project / ".dbg" / "backends.yaml").write_text(
+        "backends:\n"
+        "  orphan:\n    plugin: nowhere\n    command: [\"true\"]\n"
+        "  absent:\n    plugin: pdb\n    command: [dbgtest-not-installed-7f2a]\n",
+        encoding="utf-8")
+    monkeypatch.chdir(project)
+    return BackendRegistry(PluginHost(load_entry_points=False))
+
+
+def test_the_registry_says_what_is_wrong_with_a_backend(registry: BackendRegistry) -> None:
+    with pytest.raises(UsageError, match=r"unknown backend 'nope'") as unknown:
+        registry.spec("nope")
+    assert "pdb" in unknown.value.hint and "orphan" in unknown.value.hint
+    with pytest.raises(BackendMissing, match=r"needs plugin 'nowhere', which is not loaded"):
+        registry.loaded("orphan")
+    spec, cls = registry.loaded("pdb")
+    assert (spec.name, cls) == ("pdb", registry.classes()["pdb"])
+    assert registry.class_of(registry.spec("orphan")) is None
+
+
+def test_a_backend_not_installed_is_not_ready(registry: BackendRegistry) -> None:
+    spec, _ = registry.loaded("absent")
+    assert spec.command == ["dbgtest-not-installed-7f2a"]
+    with pytest.raises(BackendMissing, match=r"backend 'absent' is not ready"):
+        registry.ready("absent")
