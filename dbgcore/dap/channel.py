@@ -19,16 +19,15 @@ import json
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from dbgcore.dap.framing import DEFAULT_MAX_BODY, FrameDecoder, FramingError, encode
+from dbgcore.dap.framing import Message as Message  # the plugin API names it here
 from dbgcore.dap.transport import AdapterProcess, Transport
 from dbgcore.errors import BackendError, DebuggerTimeout, OpFailed
 from dbgcore.translog import TransLog
 
 log = logging.getLogger(__name__)
 
-Message = dict[str, Any]
 EventHandler = Callable[[Message], None]
 ReverseHandler = Callable[[Message], Message]
 

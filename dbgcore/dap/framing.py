@@ -16,6 +16,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+#: A DAP message, or any JSON object: its values are any JSON.
+Message = dict[str, Any]
+
 HEADER_END = b"\r\n\r\n"
 LENGTH = b"content-length:"
 DEFAULT_MAX_BODY = 64 << 20
@@ -27,7 +30,7 @@ class FramingError(Exception):
     """The byte stream cannot be read as DAP messages any more."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Message) -> bytes:
     body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
@@ -39,10 +42,10 @@ class FrameDecoder:
     #: Garbage skipped so far, kept short, for the session log.
     skipped: list[bytes] = field(default_factory=list)
 
-    def feed(self, data: bytes) -> list[dict[str, Any]]:
+    def feed(self, data: bytes) -> list[Message]:
         """Add bytes; return every message now complete (maybe none)."""
         self.buffer += data
-        messages: list[dict[str, Any]] = []
+        messages: list[Message] = []
         while True:
             message = self._next()
             if message is None:
@@ -69,7 +72,7 @@ class FrameDecoder:
         self._skip(start)
         return True
 
-    def _next(self) -> dict[str, Any] | None:
+    def _next(self) -> Message | None:
         while self.buffer:
             head = bytes(self.buffer[: len(LENGTH)]).lower()
             if not LENGTH.startswith(head):
@@ -115,7 +118,7 @@ def _may_start_object(head: bytearray) -> bool:
     return not stripped or stripped.startswith(b"{")
 
 
-def _parse_object(body: bytes) -> dict[str, Any] | None:
+def _parse_object(body: bytes) -> Message | None:
     try:
         message = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):

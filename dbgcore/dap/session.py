@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from dbgcore.dap.channel import DapChannel, Message
 from dbgcore.errors import BackendError, DebuggerTimeout, UnsupportedOp
@@ -304,5 +303,5 @@ class DapSession:
         assert closed is not None
         return copy.copy(closed)
 
-    def describe_exit(self) -> dict[str, Any]:
+    def describe_exit(self) -> Message:
         return {"exit_code": self.exit_code, "terminated": self.terminated}

@@ -88,6 +88,8 @@ class DapBackend(DapEvents, DapInspection):
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
+        # Only the whole backend answers everything a profile may ask (its
+        # parts below it do not): mypy checks it against AdapterHost here.
         self.host = self
         self.breaks = BreakpointTable(self, self.profile)
         #: While launching for `start --run`: places the session's breakpoints.

@@ -16,7 +16,6 @@ import itertools
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from dbg_dap.host import AdapterHost
 from dbg_dap.locations import resolve
@@ -421,5 +420,5 @@ class BreakpointTable:
     def listing(self) -> list[Breakpoint]:
         return [r.to_breakpoint() for r in self.records.values() if not r.internal]
 
-    def payload(self) -> list[dict[str, Any]]:
+    def payload(self) -> list[Message]:
         return [b.to_dict() for b in self.listing()]

@@ -4,11 +4,12 @@ and reverse requests (output, processes, threads, runInTerminal)."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbg_dap.core import (
     QUIET_REASONS,
@@ -17,6 +18,7 @@ from dbg_dap.core import (
     frame_location,
 )
 from dbgcore.api import (
+    DEFAULT_TIMEOUT,
     BackendSpec,
     BreakLoc,
     DapChannel,
@@ -37,9 +39,13 @@ STOP_OUTPUT_CHARS = 16384
 #: print it within a millisecond or two).
 CONDITION_ERROR_WAIT = 0.1
 
-#: How long a child process's session gets to start and attach (its start
-#: is asked for by the adapter, outside any op of this session's).
-CHILD_START_TIMEOUT = 30.0
+#: How long a child process's session gets to start and attach: the
+#: default op timeout, as the adapter asks for it outside any op of ours.
+CHILD_START_TIMEOUT = DEFAULT_TIMEOUT
+
+#: How long each step of releasing a child with no session of its own
+#: (attach, configure, leave) may take: it happens outside any op.
+CHILD_RELEASE_TIMEOUT = 10.0
 
 
 
@@ -102,7 +108,8 @@ class DapEvents(DapCore):
         self.ctx.track_process(proc.pid, "debuggee")
         return {"processId": proc.pid}
 
-    def _pump(self, stream: Any, category: str) -> None:
+    def _pump(self, stream: io.BufferedReader, category: str) -> None:
+        # Popen's pipes (bufsize -1): read1 hands on what has arrived, at once.
         for chunk in iter(lambda: stream.read1(65536), b""):
             self.ctx.output.append(category, chunk.decode("utf-8", "replace"))
 
@@ -165,13 +172,14 @@ class DapEvents(DapCore):
             channel.on_event("initialized", lambda _event: initialized.set())
             channel.start()
             channel.request("initialize", {"clientID": "dbg", "adapterID": self.profile.name,
-                                           "pathFormat": "path", **self.profile.client_caps}, 10)
+                                           "pathFormat": "path", **self.profile.client_caps},
+                            CHILD_RELEASE_TIMEOUT)
             attached = channel.send_request("attach", configuration)
-            if not initialized.wait(10):
+            if not initialized.wait(CHILD_RELEASE_TIMEOUT):
                 attached.wait(0, "the adapter")  # its failure, if it failed
-            channel.request("configurationDone", None, 10)
-            attached.wait(10, "the adapter")
-            channel.request("disconnect", {"terminateDebuggee": False}, 10)
+            channel.request("configurationDone", None, CHILD_RELEASE_TIMEOUT)
+            attached.wait(CHILD_RELEASE_TIMEOUT, "the adapter")
+            channel.request("disconnect", {"terminateDebuggee": False}, CHILD_RELEASE_TIMEOUT)
             channel.close()
         except (DbgError, KeyError, ValueError) as exc:
             self.ctx.log.note(f"child {configuration.get('subProcessId')}: not released: {exc}")

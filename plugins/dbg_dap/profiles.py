@@ -1,11 +1,14 @@
 """Adapter profiles by name: the small, named differences between debug
 adapters (see :mod:`dbg_dap.profile_base`), one module per adapter family:
-:mod:`dbg_dap.debugpy`, :mod:`dbg_dap.native` (gdb, lldb-dap, delve)."""
+:mod:`dbg_dap.debugpy`, :mod:`dbg_dap.gdb`, :mod:`dbg_dap.lldb`, :mod:`dbg_dap.delve`
+(the native ones on :mod:`dbg_dap.native`)."""
 
 from __future__ import annotations
 
 from dbg_dap.debugpy import DebugpyProfile
-from dbg_dap.native import DelveProfile, GdbProfile, LldbProfile
+from dbg_dap.delve import DelveProfile
+from dbg_dap.gdb import GdbProfile
+from dbg_dap.lldb import LldbProfile
 from dbg_dap.profile_base import AdapterProfile, ptrace_diagnosis
 from dbgcore.api import BackendSpec, UsageError
 

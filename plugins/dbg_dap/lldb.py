@@ -1,0 +1,224 @@
+"""lldb-dap's profile (lldb-dap 19)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import ClassVar
+
+from dbg_dap.frames import (
+    lldb_arguments,
+)
+from dbg_dap.host import AdapterHost, JsonValue
+from dbg_dap.native import NativeProfile, version_of
+from dbgcore.api import (
+    DbgError,
+    LaunchRequest,
+    Message,
+    Readiness,
+    ReturnValue,
+    Support,
+    UsageError,
+    Variable,
+)
+
+#: lldb: the breakpoint's id.location and condition, then what its parser said.
+_LLDB_CONDITION_ERROR_RE = re.compile(
+    r"error evaluating condition of breakpoint (\d+)\.\d+: .*\n((?:.+\n?)*)")
+
+#: How lldb-dap describes a stop by a signal ("signal SIGSEGV: ...").
+_SIGNAL_RE = re.compile(r"signal SIG[A-Z0-9]+\b")
+#: How it describes the stop of a pause: the signal it stopped the process with.
+_PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
+#: lldb-dap's value for a struct or class: its type and address only.
+_BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
+
+#: One of lldb's expression errors, in its text made one line.
+_LLDB_ERROR_RE = re.compile(
+    r"error: (?:<user expression \d+>:\d+:\d+: )?(.*?)(?= \d+ \| | error: |$)")
+
+
+class LldbProfile(NativeProfile):
+    name = "lldb"
+    breaks_before_run = True
+    entry_function: ClassVar[str | None] = "main"
+    safe_unknown_requests = False
+    #: lldb-dap keeps running after `disconnect` and may abort when its stdin
+    #: closes: it gets only this long before it is killed.
+    shutdown_grace: ClassVar[float | None] = 0.3
+    # dbg starts the program (runInTerminal), with its stdin.
+    reads_stdin = True
+
+    def stop_reason(self, reason: str, description: str, with_ids: bool,
+                    pause_asked: bool) -> str:
+        if reason == "exception" and _SIGNAL_RE.match(description):
+            reason = "signal"  # lldb-dap calls a signal an exception
+        if pause_asked and reason == "signal" and _PAUSE_SIGNAL_RE.match(description):
+            # lldb-dap reports the stop a pause asked for as the SIGSTOP it sent.
+            reason = "pause"
+        if reason == "breakpoint" and not with_ids and description.startswith("watchpoint "):
+            # lldb-dap 19 reports a data breakpoint as reason "breakpoint",
+            # description "watchpoint N", with no ids.
+            reason = "watchpoint"
+        return reason
+
+    def bare_value(self, value: str) -> bool:
+        # lldb-dap shows a struct or class as its type and address only.
+        return super().bare_value(value) or bool(_BARE_AGGREGATE.fullmatch(value))
+
+    def _exe(self) -> str | None:
+        for name in self.spec.command or ["lldb-dap-19", "lldb-dap"]:
+            found = shutil.which(name) if not os.path.isabs(name) else (
+                name if os.access(name, os.X_OK) else None)
+            if found:
+                # Absolute: lldb-dap finds its runInTerminal helper from argv[0].
+                return os.path.abspath(found)
+        return None
+
+    def argv(self) -> list[str]:
+        exe = self._exe()
+        if exe is None:
+            raise UsageError("lldb-dap not found", self.spec.install)
+        return [exe]
+
+    def check(self) -> Readiness:
+        exe = self._exe()
+        if exe is None:
+            names = " or ".join(self.spec.command or ["lldb-dap"])
+            return Readiness(False, f"{names} not found")
+        number = self.version()
+        return Readiness(True, f"lldb-dap {number or '(version unknown)'} ({exe})", number)
+
+    def version(self) -> str:
+        exe = self._exe()
+        if exe is None:
+            return ""
+        # lldb-dap has no --version; the lldb installed beside it does.
+        lldb = Path(os.path.realpath(exe)).with_name("lldb")
+        return version_of(str(lldb)) if lldb.exists() else ""
+
+    entry_arguments: ClassVar[Message] = {"stopOnEntry": False}
+
+    def env_argument(self, request: LaunchRequest) -> JsonValue:
+        # lldb-dap 19 takes "NAME=VALUE" strings.
+        if not request.env:
+            return None
+        return [f"{k}={v}" for k, v in {**os.environ, **request.env}.items()]
+
+    hints: ClassVar[dict[str, str]] = {
+        "memory-read": "use `dbg raw memory read --count N ADDRESS`",
+        "memory-write": "use `dbg raw memory write ADDRESS BYTE...`",
+        "break-instruction": "use `dbg raw breakpoint set --address ADDRESS`",
+        "sources": "use `dbg raw image list`",
+    }
+
+    def remote_arguments(self, host: str, port: int) -> Message:
+        # lldb-dap connects to a gdb-remote server (lldb-server gdbserver, gdbserver).
+        return {"gdb-remote-port": port, "gdb-remote-hostname": host, "stopOnEntry": True}
+
+    def data_watch_expression(self, expression: str) -> str:
+        # lldb-dap evaluates `name` and watches the address it yields.
+        return f"&({expression})"
+
+    def raw_expression(self, text: str) -> str:
+        # In lldb-dap's console a leading backtick always means "LLDB command".
+        return text if text.startswith("`") else f"`{text}"
+
+    def raw_answer(self, text: str) -> str:
+        # lldb-dap echoes the command as "(lldb) COMMAND" first.
+        first, newline, rest = text.partition("\n")
+        return rest if newline and first.startswith("(lldb) ") else text
+
+    def watch_hint(self) -> str:
+        return ("lldb-dap could not set a data breakpoint; "
+                "try `dbg raw watchpoint set variable NAME`")
+
+    features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native",
+                                              "core": "native"}
+
+    def launch_arguments(self, request: LaunchRequest) -> Message:
+        # lldb-dap then asks dbg to start the program (runInTerminal), so the
+        # program is dbg's child: its wait status tells an exit from a death by
+        # signal, which lldb 19 reports alike ("exited with status = 9").
+        return {**super().launch_arguments(request), "runInTerminal": True}
+
+    def source_files(self, backend: AdapterHost, name: str, timeout: float) -> list[str]:
+        script = ("script print('\\n'.join(sorted({str(f) for m in lldb.target.module_iter() "
+                  "for cu in m.compile_unit_iter() for f in [cu.GetFileSpec()] "
+                  f"if f.GetFilename() == {name!r}}})))")
+        answer = backend.console(script, timeout)
+        return [line.strip() for line in answer.splitlines() if os.path.isabs(line.strip())]
+
+    def return_value(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
+        # lldb-dap 19 shows no return value; lldb's `thread info` does.
+        try:
+            answer = backend.console("thread info", timeout)
+        except DbgError:
+            return None
+        match = re.search(r"^Return value: \((.*?)\) \$\d+ = (.*)$", answer, re.M)
+        return ReturnValue(match.group(2).strip(), match.group(1)) if match else None
+
+    def frames_args(self, backend: AdapterHost, frames: list[Message],
+                    timeout: float) -> list[list[Variable] | None]:
+        # lldb-dap shows arguments and locals in one scope, and its console
+        # runs in the frame lldb selected last, not the request's. lldb's
+        # Python asks each frame for its arguments alone, all in one request.
+        indexes = [i for i, frame in enumerate(backend.stack_frames(timeout)) if frame in frames]
+        if not indexes or backend.thread_id is None:
+            return [None] * len(frames)
+        script = (f"`script _dbg_t = lldb.process.GetThreadByID({int(backend.thread_id)}); "
+                  "_dbg = [print('@@dbg-frame %d\\n%s' % (i, _dbg_t.GetFrameAtIndex(i)"
+                  f".GetVariables(True, False, False, True))) for i in {tuple(indexes)!r}]")
+        try:
+            answer = self.raw_answer(backend.evaluate_in(frames[0], script, timeout, "repl"))
+        except DbgError:
+            return [None] * len(frames)
+        found = dict(re.findall(r"^@@dbg-frame (\d+)\n(.*?)(?=^@@dbg-frame |\Z)", answer,
+                                re.M | re.S))
+        out: list[list[Variable] | None] = []
+        for index, frame in zip(indexes, frames, strict=False):
+            text = found.get(str(index))
+            if text is None or (text.startswith("<empty>") and not frame.get("source")):
+                out.append(None)  # no debug info (libc's _start)
+            else:
+                out.append([] if text.startswith("<empty>") else lldb_arguments(text))
+        return out
+
+    # lldb stops at a breakpoint whose condition it cannot evaluate, and then
+    # prints why, on stderr.
+    condition_errors_after_stop = True
+
+    def condition_failure(self, output: str, conditions: dict[int, str], reason: str,
+                          description: str, text: str) -> str | None:
+        for match in _LLDB_CONDITION_ERROR_RE.finditer(output):
+            if int(match.group(1)) in conditions:
+                return self.error_line(match.group(2))
+        return None
+
+    def assignment_expression(self, lhs: str, value: str) -> str | None:
+        # lldb-dap 19's setVariable takes only names its scopes list; lldb's
+        # expression evaluator assigns anything the language can.
+        return f"{lhs} = {value}"
+
+    def error_line(self, message: str) -> str:
+        # lldb's errors: "error: <user expression 2>:1:7: REASON", then the
+        # source line and a caret ("    1 | x = 1"); the first error is the
+        # cause, the others follow from it.
+        text = " ".join(message.split())
+        found = _LLDB_ERROR_RE.findall(text)
+        return found[0] if found else text
+
+    def condition_error(self, backend: AdapterHost, condition: str, timeout: float) -> str:
+        # lldb-dap takes any condition and reports it broken only at a hit;
+        # lldb's parser says so now, in the selected frame. Only its syntax
+        # errors count: a name not in scope here may be in scope there.
+        try:
+            backend.evaluate_with(condition, "watch", timeout)
+        except DbgError as exc:
+            errors = [line for line in exc.message.splitlines() if "error:" in line]
+            syntax = [e for e in errors if re.search(r"\bexpected\b|extraneous|unterminated", e)]
+            if syntax:
+                return syntax[0].split("error:")[-1].strip()
+        return ""
