@@ -2,8 +2,11 @@
 
 A backend subclasses :class:`Backend` and overrides the ops its debugger can do.
 Every op it leaves alone raises :class:`UnsupportedOp` naming the tool and the
-``dbg raw`` escape hatch; there are no silent no-ops. What a backend supports is
-derived from what it overrides (and may be narrowed at run time by overriding
+``dbg raw`` escape hatch; there are no silent no-ops. Which op each method
+answers, and the words an UnsupportedOp uses for it, is the op table's
+(:mod:`dbgcore.ops` names these methods in its declarations and hands this
+module the list, :data:`ANSWERED`). What a backend supports is derived from
+what it overrides (and may be narrowed at run time by overriding
 :meth:`Backend.capabilities`), so the core never guesses from a backend's name.
 """
 

@@ -244,6 +244,9 @@ def tool(session: Session, args: Payload, timeout: float) -> Payload:
     return {"backend": session.spec.name if session.spec else None, **session.via()}
 
 
+# -- breakpoints -------------------------------------------------------------------------------
+
+
 def break_(session: Session, args: Payload, timeout: float) -> Payload:
     from dbgcore.model import BreakLoc, BreakOptions
 
@@ -305,6 +308,9 @@ def catch(session: Session, args: Payload, timeout: float) -> Payload:
         filters.append("all-code")  # a filter of the backend's, kept for restart too
     session.catch_filters = session.backend.catch(filters, timeout)
     return {"filters": session.catch_filters}
+
+
+# -- execution ---------------------------------------------------------------------------------
 
 
 def _run(session: Session, event: StopEvent, timeout: float) -> Payload:
@@ -442,6 +448,9 @@ def send_input(session: Session, args: Payload) -> Payload:
     if eof:
         session.stdin.close()
     return {"sent": sent, "closed": session.stdin.closed, "unread": session.stdin.pending()}
+
+
+# -- inspection --------------------------------------------------------------------------------
 
 
 def stack(session: Session, args: Payload, timeout: float) -> Payload:

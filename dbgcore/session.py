@@ -69,7 +69,7 @@ class Session:
         #: The number the next `dbg display` expression gets.
         self.display_ids = 1
         #: Each frame's locals at its previous stop, to mark what changed.
-        self.frame_values: dict[tuple[Any, ...], dict[str, str]] = {}
+        self.frame_values: dict[tuple[str | None, str | None, int], dict[str, str]] = {}
         #: This run's breakpoint stops: by the user's ids, and by place.
         self._hit_ids: set[str] = set()
         self._hit_places: set[tuple[str | None, int | None]] = set()
