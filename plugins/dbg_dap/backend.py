@@ -64,6 +64,13 @@ from dbgcore.api import (
 #: adapter (its threads) before it gives up.
 INTERRUPT_WAIT = 5.0
 
+#: How long a TCP adapter gets to say where it listens, or to dial dbg's port.
+ADAPTER_START_WAIT = 20.0
+#: How long connecting to an adapter that listens may take: one dbg started
+#: (it has said it listens), or a debug server already running.
+ADAPTER_CONNECT_WAIT = 10.0
+SERVER_CONNECT_WAIT = 5.0
+
 #: How long `dbg caps` gives an adapter to start and announce its capabilities.
 CAPS_TIMEOUT = 20.0
 
@@ -162,7 +169,7 @@ class DapBackend(DapEvents, DapInspection):
             # The debug server is an adapter already (debugpy.listen starts
             # one): talk to it; a second adapter of ours would wait for a
             # debuggee that never connects to it.
-            transport = SocketTransport.connect(server[0], server[1], 5)
+            transport = SocketTransport.connect(server[0], server[1], SERVER_CONNECT_WAIT)
         elif mode == "stdio":
             self.process = AdapterProcess(argv, env=self.profile.adapter_env(), cwd=cwd,
                                           name=name, on_stderr_line=self._adapter_stderr)
@@ -171,8 +178,9 @@ class DapBackend(DapEvents, DapInspection):
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
                                           on_stdout_line=self._adapter_stdout,
                                           stdin=self._adapter_stdin(), announces=LISTENING_RE)
-            host, port = parse_listening(self.process.wait_stdout(LISTENING_RE, 20))
-            transport = SocketTransport.connect(host, port, 10)
+            host, port = parse_listening(self.process.wait_stdout(LISTENING_RE,
+                                                                  ADAPTER_START_WAIT))
+            transport = SocketTransport.connect(host, port, ADAPTER_CONNECT_WAIT)
         elif mode == "tcp-dial":
             listener = LoopbackListener()
             argv = [a.replace("{address}", listener.address) for a in argv]
@@ -180,7 +188,8 @@ class DapBackend(DapEvents, DapInspection):
                                           on_stdout_line=self._adapter_stdout,
                                           stdin=self._adapter_stdin())
             # Only the adapter's own connection; others are noted and closed.
-            transport = listener.accept(20, self.process, on_refused=self.ctx.log.note)
+            transport = listener.accept(ADAPTER_START_WAIT, self.process,
+                                        on_refused=self.ctx.log.note)
         else:
             raise UsageError(f"backend {self.spec.name!r}: unknown transport {mode!r}",
                              "use stdio, tcp-listen or tcp-dial")

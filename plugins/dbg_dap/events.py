@@ -46,6 +46,8 @@ CHILD_START_TIMEOUT = DEFAULT_TIMEOUT
 #: How long each step of releasing a child with no session of its own
 #: (attach, configure, leave) may take: it happens outside any op.
 CHILD_RELEASE_TIMEOUT = 10.0
+#: How long connecting to such a child's debug server may take.
+CHILD_CONNECT_WAIT = 5.0
 
 
 
@@ -166,7 +168,7 @@ class DapEvents(DapCore):
         connect = configuration.get("connect") or {}
         try:
             transport = SocketTransport.connect(str(connect.get("host") or "127.0.0.1"),
-                                                int(connect["port"]), 5)
+                                                int(connect["port"]), CHILD_CONNECT_WAIT)
             channel = DapChannel(transport, self.ctx.log, "child")
             initialized = threading.Event()
             channel.on_event("initialized", lambda _event: initialized.set())
