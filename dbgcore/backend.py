@@ -12,10 +12,9 @@ what it overrides (and may be narrowed at run time by overriding
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from dbgcore.errors import DebuggerLost, UnsupportedOp
 
@@ -41,8 +40,7 @@ if TYPE_CHECKING:
 Support = Literal["native", "fallback", "none"]
 
 
-@dataclass(frozen=True)
-class AnsweredOp:
+class AnsweredOp(NamedTuple):
     """An op a backend answers by overriding a method of :class:`Backend`,
     as the op table declares it (:attr:`dbgcore.opspec.Op.method`)."""
 
@@ -197,6 +195,8 @@ class Backend:
         if not spec.command:
             return Readiness(False, "no command configured")
         exe = spec.command[0]
+        import shutil  # (the CLI loads this module for the op table; few commands check)
+
         found = shutil.which(exe)
         if not found:
             return Readiness(False, f"{exe} not found")
