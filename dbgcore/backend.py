@@ -220,9 +220,11 @@ class Backend:
 
     @classmethod
     def extension_ops(cls) -> list[str]:
-        """Names of the backend-specific ops it offers (``op_<name>`` methods)."""
+        """Names of the backend-specific ops it offers (``op_<name>`` methods,
+        but not this class's own refusals, :meth:`op_exception`)."""
         return [name[3:].replace("_", "-") for name in dir(cls)
-                if name.startswith("op_") and callable(getattr(cls, name))]
+                if name.startswith("op_") and callable(getattr(cls, name))
+                and getattr(cls, name) is not getattr(Backend, name, None)]
 
     @classmethod
     def support(cls, spec: BackendSpec) -> dict[str, Support]:
@@ -398,3 +400,10 @@ class Backend:
         """Send native text; return its answer, and a stop event if the command
         moved the target (e.g. ``dbg raw next``)."""
         raise self.unsupported("raw")
+
+    def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """`dbg exception`: the exception the program stopped on (``type``,
+        ``message``, ``traceback`` in call order), by the debugger's own means.
+        Like a backend-specific op, `dbg caps` lists it among those (native
+        where a class overrides this)."""
+        raise self.unsupported("exception")

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
     from dbgcore.plugins import PluginHost
 
-__all__ = ["BUILTIN", "Arg", "Op", "OpTable", "builtin_table", "front", "full_table", "render"]
+__all__ = ["BACKEND_OPS", "BUILTIN", "Arg", "Op", "OpTable", "builtin_table", "front", "full_table",
+           "render"]
 
 
 # -- the built-in ops ----------------------------------------------------------------------
@@ -285,7 +286,8 @@ BUILTIN: tuple[Op, ...] = (
             minimum=0),
     ), handler=handlers.list_, render=renderers.list_, ended_ok=True),
     Op("exception", "The exception the target stopped on: type, message, traceback in "
-       "call order.", needs="stopped", render=renderers.exception),
+       "call order.", needs="stopped", method=Backend.op_exception,
+       render=renderers.exception),
     Op("output", "Show the program's output (stdout and stderr kept apart), paged by cursor.", (
         Arg("since", "int", "Cursor from the previous answer; only newer output is shown.",
             flags=("--since",), default=0, minimum=0),
@@ -347,14 +349,20 @@ BUILTIN: tuple[Op, ...] = (
 
 
 def _answered(ops: tuple[Op, ...]) -> list[AnsweredOp]:
-    # `dbg caps` lists them in the table's order, the session ops (attach) last.
-    mine = [op for op in ops if op.method is not None and op.method is getattr(
-        Backend, op.method.__name__, None)]
-    mine.sort(key=lambda op: op.group == "sessions")
-    return [AnsweredOp(op.name, op.method, op.title) for op in mine if op.method is not None]
+    # `dbg caps` lists them in the table's order, the session ops (attach) last;
+    # an op_ method (`exception`) is listed with the backends' own ops.
+    mine = [(op, op.method) for op in ops if op.method is not None]
+    answered = [(op, method) for op, method in mine
+                if method is getattr(Backend, method.__name__, None)
+                and not method.__name__.startswith("op_")]
+    answered.sort(key=lambda pair: pair[0].group == "sessions")
+    return [AnsweredOp(op.name, method, op.title) for op, method in answered]
 
 
-answer_ops(_answered(BUILTIN))
+#: The ops a backend answers by overriding a :class:`Backend` method (the
+#: rows of `dbg caps` before the features), in `dbg caps`'s order.
+BACKEND_OPS: list[AnsweredOp] = _answered(BUILTIN)
+answer_ops(BACKEND_OPS)
 
 _BUILTIN_TABLE: OpTable | None = None
 

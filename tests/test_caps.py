@@ -6,10 +6,10 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from dbgcore.ops import BUILTIN
+from dbgcore.ops import BACKEND_OPS
 
 #: The ops a backend answers by overriding a Backend method (the op table's).
-CANONICAL_OPS = [op.name for op in BUILTIN if op.method is not None]
+CANONICAL_OPS = [op.name for op in BACKEND_OPS]
 
 
 def test_caps_matrix_for_pdb_and_gdb(dbg: Any, backend_ready: Callable[[str], None]) -> None:

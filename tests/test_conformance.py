@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import builds
 import pytest
 
-from dbgcore.ops import BUILTIN
+from dbgcore.ops import BACKEND_OPS
 
 if TYPE_CHECKING:
     from conftest import Dbg, Result, Target
@@ -325,7 +325,7 @@ def op_attach(c: Conf) -> Result:
 
 #: The ops a backend answers by overriding a Backend method, as the op table
 #: declares them.
-CANONICAL_OPS = [op.name for op in BUILTIN if op.method is not None]
+CANONICAL_OPS = [op.name for op in BACKEND_OPS]
 
 DRIVERS: dict[str, Callable[[Conf], Result]] = {
     name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}

@@ -13,14 +13,14 @@ import pytest
 from dbgcore.backend import AttachRequest, Backend, BackendSpec, SessionContext
 from dbgcore.errors import EXIT_UNSUPPORTED, DbgError, UnsupportedOp
 from dbgcore.model import BreakLoc, BreakOptions, Breakpoint
-from dbgcore.ops import BUILTIN
+from dbgcore.ops import BACKEND_OPS
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
 from dbgcore.translog import TransLog
 
 #: The ops a backend answers by overriding a Backend method, as the op table
 #: declares them.
-CANONICAL_OPS = {op.name: op for op in BUILTIN if op.method is not None}
+CANONICAL_OPS = {op.name: op for op in BACKEND_OPS}
 
 
 class Bare(Backend):
