@@ -35,7 +35,7 @@ from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_p
 from dbgcore.plugins import PluginHost
 from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
-from dbgcore.status import remove_status, write_status
+from dbgcore.status import remove_status, status_file, write_status
 from dbgcore.store import Store
 from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 from dbgcore.translog import BoundedLogHandler
@@ -166,11 +166,14 @@ class Daemon:
             thread.join(timeout=2.0)
 
     def _reachable(self) -> bool:
-        """Whether our socket is still where clients look for it: a session
-        folder someone deleted (a test's temporary DBG_HOME, `rm -r`) leaves
-        a daemon nobody can reach or kill, so it ends itself."""
+        """Whether clients can still find us: our socket where it was, and the
+        status file that leads them to it. A session folder someone deleted
+        (a test's temporary DBG_HOME, `rm -r`) leaves a daemon nobody can
+        reach or kill, so it ends itself; the socket alone does not tell when
+        a long DBG_HOME put it in /tmp (dbgcore.paths.socket_path)."""
         try:
-            return os.stat(self.sock_path).st_ino == self._sock_inode
+            return os.stat(self.sock_path).st_ino == self._sock_inode \
+                and status_file(self.name).exists()
         except OSError:
             return False
 

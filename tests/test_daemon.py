@@ -179,11 +179,17 @@ def test_idle_session_ends_by_itself(dbg: Dbg, target: Any) -> None:
     assert bad.code == 2 and "Traceback" not in bad.err
 
 
-def test_a_deleted_session_folder_ends_its_daemon(dbg: Dbg, target: Any) -> None:
+@pytest.mark.parametrize("home", ["short", "long"])
+def test_a_deleted_session_folder_ends_its_daemon(dbg: Dbg, target: Any, home: str) -> None:
     # Nobody can reach or kill a daemon whose socket is gone (a temporary
     # DBG_HOME removed, a session folder deleted by hand): it ends itself.
+    # With a long DBG_HOME the socket is in /tmp, and stays: the folder's
+    # status file is what clients find the session by.
     import shutil
 
+    if home == "long":
+        dbg.env["DBG_HOME"] = str(dbg.home.parent / ("h" * 90))
+        dbg.home = Path(dbg.env["DBG_HOME"])
     cart = target("cart.py")
     assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
     status = read_status(dbg)

@@ -114,8 +114,18 @@ def test_a_valid_name_is_one_plain_path_component(name: str) -> None:
         assert 0 < len(part) <= 64
 
 
-def test_short_socket_path_is_in_the_session_dir(home: Path) -> None:
-    assert paths.socket_path("default") == home / "sessions" / "default" / "daemon.sock"
+def test_short_socket_path_is_in_the_session_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A home of its own, short whatever pytest's temporary folders are
+    # called (a worker's are longer).
+    import shutil
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="dh", dir="/tmp"))
+    try:
+        monkeypatch.setenv("DBG_HOME", str(home))
+        assert paths.socket_path("default") == home / "sessions" / "default" / "daemon.sock"
+    finally:
+        shutil.rmtree(home)
 
 
 def test_long_socket_path_moves_to_a_short_private_dir(
