@@ -23,6 +23,13 @@ __all__ = ["DBG", "Dbg", "Result", "Target", "copy_target", "marked_lines", "req
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The tests marked `first` (the longest) are handed out before the rest:
+    # with pytest-xdist's workers (scripts/test) they then run beside the
+    # others instead of alone at the end.
+    items.sort(key=lambda item: item.get_closest_marker("first") is None)
+
+
 @pytest.fixture
 def target(tmp_path: Path) -> Any:
     """Copy a program from tests/targets into the test's folder; returns a

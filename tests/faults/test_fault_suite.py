@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from dbgcore import procutil
 
 if TYPE_CHECKING:
@@ -204,6 +206,7 @@ def test_ten_sessions_with_two_clients_each(dbg: Dbg, target: Any, pdb_ready: No
 CYCLES = int(os.environ.get("DBG_FAULT_CYCLES", "100"))
 
 
+@pytest.mark.first
 def test_start_kill_cycles_on_every_backend_leave_no_process(
         dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     from behavior.twins import BACKENDS, TWINS, build_twin
