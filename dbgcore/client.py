@@ -42,9 +42,9 @@ def require_live(name: str) -> dict[str, Any]:
     return status
 
 
-def call(name: str, op: str, args: dict[str, Any] | None = None,
-         timeout: float = 30.0) -> dict[str, Any]:
-    """Send one op to the session's daemon and return its response."""
+def call(name: str, op: str, args: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+    """Send one op to the session's daemon and return its response; the
+    timeout is the op's (every caller knows its own)."""
     status = require_live(name)
     return exchange(name, str(status["socket"]), op, args or {}, timeout)
 

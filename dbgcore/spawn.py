@@ -161,7 +161,7 @@ def replace_ended(name: str) -> str:
         # name is free; the start goes on, and says so.
         return f"replaced session {name!r}: {gone.message}"
     try:
-        info = (client.call(name, "ping", timeout=5.0).get("result") or {}).get("session") or {}
+        info = (client.call(name, "ping", None, 5.0).get("result") or {}).get("session") or {}
     except DbgError:
         return ""  # gone meanwhile: spawn_daemon sees to the rest
     state = info.get("state")
@@ -172,7 +172,7 @@ def replace_ended(name: str) -> str:
     if info.get("signal"):
         how = f"was killed by {info['signal']}"
     with contextlib.suppress(DbgError):
-        client.call(name, "kill", timeout=10.0)
+        client.call(name, "kill", None, 10.0)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and read_status(name) is not None:
         time.sleep(0.01)

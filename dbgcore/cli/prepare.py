@@ -307,7 +307,7 @@ def sessions(values: Values, session: str, timeout: float,
         if live is None:
             continue
         try:
-            response = client.call(name, "ping", timeout=5.0)
+            response = client.call(name, "ping", None, 5.0)
         except DbgError:
             continue
         info = (response.get("result") or {}).get("session") or {}
@@ -321,7 +321,7 @@ def kill(values: Values, session: str, timeout: float,
     from dbgcore import client
 
     client.live_status(session)
-    response = client.call(session, "kill", timeout=timeout)
+    response = client.call(session, "kill", None, timeout)
     if not response.get("ok"):
         raise DbgError.from_wire(response.get("error") or {})
     return response.get("result") or {}, response.get("via")
