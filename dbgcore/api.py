@@ -259,10 +259,6 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"dbgcore.api has no {name!r}: see docs/plugins.md")
-    if home == "dbgcore.backend":
-        # What Backend.capabilities() reads is declared by the op table, which
-        # names the class's methods (so the class's module cannot load it).
-        import dbgcore.ops  # noqa: F401
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value  # the next lookup is a plain one
     return value

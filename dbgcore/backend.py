@@ -2,19 +2,19 @@
 
 A backend subclasses :class:`Backend` and overrides the ops its debugger can do.
 Every op it leaves alone raises :class:`UnsupportedOp` naming the tool and the
-``dbg raw`` escape hatch; there are no silent no-ops. Which op each method
-answers, and the words an UnsupportedOp uses for it, is the op table's
-(:mod:`dbgcore.ops` names these methods in its declarations and hands this
-module the list, :data:`ANSWERED`). What a backend supports is derived from
-what it overrides (and may be narrowed at run time by overriding
-:meth:`Backend.capabilities`), so the core never guesses from a backend's name.
+``dbg raw`` escape hatch; there are no silent no-ops. Each method that answers
+an op says which, and the words its refusal uses, with :func:`answers` (the op
+table, :mod:`dbgcore.ops`, names the method in the op's declaration). What a
+backend supports is derived from what it overrides (and may be narrowed at run
+time by overriding :meth:`Backend.capabilities`), so the core never guesses
+from a backend's name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar
 
 from dbgcore.errors import DebuggerLost, UnsupportedOp
 
@@ -34,31 +34,55 @@ if TYPE_CHECKING:
         Value,
         Variable,
     )
+    from dbgcore.opspec import Op
     from dbgcore.output import OutputBuffer
     from dbgcore.translog import TransLog
 
 Support = Literal["native", "fallback", "none"]
 
 
-class AnsweredOp(NamedTuple):
-    """An op a backend answers by overriding a method of :class:`Backend`,
-    as the op table declares it (:attr:`dbgcore.opspec.Op.method`)."""
+class Answer(NamedTuple):
+    """An op a :class:`Backend` method answers (a backend supports it by
+    overriding the method), as :func:`answers` marks it."""
 
-    name: str
-    method: Callable[..., object]
+    op: str
+    #: The method's name, looked up on each backend class.
+    method: str
     #: The op in an UnsupportedOp ("step into").
     title: str
 
 
-#: The ops the :class:`Backend` methods answer, in the order `dbg caps` lists
-#: them. Given by :mod:`dbgcore.ops`, which declares them (and refers to these
-#: methods, so this module cannot import it): :func:`answer_ops`.
-ANSWERED: list[AnsweredOp] = []
+#: The ops the :class:`Backend` methods answer, by op name, in the order the
+#: methods are defined below (the op table gives `dbg caps`'s order).
+ANSWERS: dict[str, Answer] = {}
+
+_Method = TypeVar("_Method", bound=Callable[..., object])
 
 
-def answer_ops(ops: list[AnsweredOp]) -> None:
-    """Called once, by the op table, with the ops the methods here answer."""
-    ANSWERED[:] = ops
+def answers(op: str, title: str = "") -> Callable[[_Method], _Method]:
+    """Marks the :class:`Backend` method a backend overrides to support
+    ``op``; ``title``: the op in its UnsupportedOp (default the name). Used
+    only in this module, so the list is complete once it is loaded."""
+    def mark(method: _Method) -> _Method:
+        ANSWERS[op] = Answer(op, method.__name__, title or op)
+        return method
+    return mark
+
+
+def answer_of(method: Callable[..., object]) -> Answer | None:
+    """The op ``method`` answers, if it is a :class:`Backend` method
+    :func:`answers` marked."""
+    return next((a for a in ANSWERS.values()
+                 if getattr(Backend, a.method) is method), None)
+
+
+def answered_ops(ops: Iterable[Op]) -> list[tuple[Answer, Callable[..., object]]]:
+    """Of ``ops`` (an op table), those a backend answers by overriding a
+    :class:`Backend` method, with the method, in the order `dbg caps` lists
+    them: the table's, the session ops (attach) last."""
+    found = [(op, answer_of(op.method), op.method) for op in ops if op.method is not None]
+    found.sort(key=lambda item: item[0].group == "sessions")
+    return [(answer, method) for _, answer, method in found if answer is not None]
 
 
 #: Parts of ops a backend may lack, shown by `dbg caps` as rows of their
@@ -209,14 +233,11 @@ class Backend:
 
     @classmethod
     def capabilities(cls) -> dict[str, Support]:
-        """Which of the ops the base class's methods answer (:data:`ANSWERED`)
+        """Which of the ops the base class's methods answer (:data:`ANSWERS`)
         this backend supports: by default every op whose method the
         subclass overrides."""
-        caps: dict[str, Support] = {}
-        for op in ANSWERED:
-            mine = getattr(cls, op.method.__name__)
-            caps[op.name] = "native" if mine is not op.method else "none"
-        return caps
+        return {a.op: "native" if getattr(cls, a.method) is not getattr(Backend, a.method)
+                else "none" for a in ANSWERS.values()}
 
     @classmethod
     def extension_ops(cls) -> list[str]:
@@ -254,8 +275,9 @@ class Backend:
 
     @classmethod
     def unsupported_for(cls, spec: BackendSpec, op: str, hint: str | None = None) -> UnsupportedOp:
-        title = next((o.title for o in ANSWERED if o.name == op), op)
-        return UnsupportedOp(title, cls.tool_for(spec), hint or cls.unsupported_hints.get(op, ""))
+        answer = ANSWERS.get(op)
+        return UnsupportedOp(answer.title if answer else op, cls.tool_for(spec),
+                             hint or cls.unsupported_hints.get(op, ""))
 
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:
         return self.unsupported_for(self.spec, op, hint)
@@ -278,6 +300,7 @@ class Backend:
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         raise NotImplementedError
 
+    @answers("attach", "attaching")
     def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
         raise self.unsupported("attach")
 
@@ -295,50 +318,62 @@ class Backend:
 
     # -- breakpoints ---------------------------------------------------------
 
+    @answers("break", "breakpoints")
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
         raise self.unsupported("break")
 
+    @answers("unbreak", "removing breakpoints")
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         raise self.unsupported("unbreak")
 
+    @answers("breaks", "listing breakpoints")
     def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         raise self.unsupported("breaks")
 
+    @answers("watch", "watchpoints")
     def watch(self, expression: str, timeout: float) -> Breakpoint:
         raise self.unsupported("watch")
 
+    @answers("catch", "exception catchpoints")
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         raise self.unsupported("catch")
 
     # -- execution (each returns what stopped it, or state "running") --------
 
+    @answers("continue")
     def cont(self, timeout: float) -> StopEvent:
         raise self.unsupported("continue")
 
+    @answers("step", "step into")
     def step(self, timeout: float) -> StopEvent:
         raise self.unsupported("step")
 
+    @answers("next", "step over")
     def next(self, timeout: float) -> StopEvent:
         raise self.unsupported("next")
 
+    @answers("finish", "step out")
     def finish(self, timeout: float) -> StopEvent:
         """Run until the selected frame returns; stop in its caller, with
         ``return_value`` when the debugger can know it. The core has already
         refused `finish` in the outermost frame."""
         raise self.unsupported("finish")
 
+    @answers("until", "run until")
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         """Run to ``loc`` (None: the next line, not going back in a loop). A
         location where no code is is refused (OpFailed) before anything runs;
         one behind the current line in the same function the core refuses."""
         raise self.unsupported("until")
 
+    @answers("pause")
     def pause(self, timeout: float) -> StopEvent:
         raise self.unsupported("pause")
 
     # -- inspection ----------------------------------------------------------
 
+    @answers("stack", "stack traces")
     def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         """Frames of the current thread, innermost first; the debugger's and
         the runtime's own frames marked ``internal`` (the core hides the
@@ -351,9 +386,11 @@ class Backend:
         tell (the default leaves them None). The core asks only for the
         frames it shows, since some debuggers answer a request per frame."""
 
+    @answers("frame", "frame selection")
     def select_frame(self, index: int, timeout: float) -> Frame:
         raise self.unsupported("frame")
 
+    @answers("locals")
     def locals(self, timeout: float) -> list[Variable]:
         raise self.unsupported("locals")
 
@@ -384,18 +421,23 @@ class Backend:
         or when the backend cannot tell. Asked only for what the snapshot shows."""
         return None
 
+    @answers("print", "expression evaluation")
     def evaluate(self, expression: str, timeout: float) -> Value:
         raise self.unsupported("print")
 
+    @answers("set", "setting variables")
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         raise self.unsupported("set")
 
+    @answers("threads", "thread listing")
     def threads(self, timeout: float) -> list[Thread]:
         raise self.unsupported("threads")
 
+    @answers("thread", "thread selection")
     def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
         raise self.unsupported("thread")
 
+    @answers("raw", "raw commands")
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         """Send native text; return its answer, and a stop event if the command
         moved the target (e.g. ``dbg raw next``)."""

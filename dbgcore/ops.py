@@ -18,10 +18,10 @@ it names keep what only an op's body needs out of their own imports.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dbgcore import handlers
-from dbgcore.backend import AnsweredOp, Backend, answer_ops
+from dbgcore.backend import Backend, answered_ops
 from dbgcore.cli import deferred, prepare
 from dbgcore.cli import render as renderers
 from dbgcore.opspec import Arg, Op, OpTable, Payload, Renderer, Start
@@ -85,6 +85,7 @@ BUILTIN: tuple[Op, ...] = (
             flags=("-cp", "--classpath"), metavar="PATH"),
         _PYTHON, _SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare.start, handler=handlers.start,
+       own_tool=True,
        render=renderers.snapshot,
        group="sessions", details=(
            "Options go before PROGRAM; every word after it is the program's. A test "
@@ -114,6 +115,7 @@ BUILTIN: tuple[Op, ...] = (
             multiple=True, metavar="K=V"),
         _STDIN, _IDLE, _PYTHON, _SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare.test, render=renderers.snapshot,
+       own_tool=True,
        group="sessions", details=(
            "The run goes straight to the first stop: a failing test, stopped in the frame "
            "that raised the assertion or error, on the failing line (`dbg exception` tells "
@@ -138,17 +140,20 @@ BUILTIN: tuple[Op, ...] = (
         Arg("idle_timeout", "float", "End the session after this long without a command.",
             flags=("--idle-timeout",), minimum=1, metavar="SECONDS"),
     ), needs="none", stops=True, send="start", prepare=prepare.attach, handler=handlers.attach,
-       method=Backend.attach, title="attaching", render=renderers.snapshot,
+       method=Backend.attach, render=renderers.snapshot,
        group="sessions"),
     _stopping("restart", "Run the same program again; breakpoints are set again.",
               needs="session", handler=handlers.restart, lost_ok=True, ended_ok=True,
               checked=False, new_debugger=True),
     Op("status", "Show the session's state and where it stopped.", group="sessions",
+       own_tool=True,
        handler=handlers.status, beside=handlers.status_beside, render=renderers.status,
        lost_ok=True, ended_ok=True, checked=False),
     Op("sessions", "List live sessions.", needs="none", send="local",
+       own_tool=True,
        run=prepare.sessions, render=renderers.sessions, group="sessions"),
     Op("kill", "End the session: debuggee, debugger and daemon.", send="local",
+       own_tool=True,
        run=prepare.kill, render=renderers.kill, group="sessions", lost_ok=True),
     # -- breakpoints
     Op("break", "Set a breakpoint at FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION.", (
@@ -162,21 +167,23 @@ BUILTIN: tuple[Op, ...] = (
             metavar="MSG", one_line=True),
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=prepare.break_, handler=handlers.break_, method=Backend.set_breakpoint,
-       title="breakpoints", render=renderers.break_, group="breakpoints", core_ok=False,
+       own_tool=True,
+       render=renderers.break_, group="breakpoints", core_ok=False,
        children=True),
     Op("unbreak", "Remove a breakpoint by its id or location.", (
         Arg("target", "str", "A breakpoint id (from `dbg breaks`) or a location.",
             required=True, metavar="ID|LOCATION"),
     ), prepare=prepare.unbreak, handler=handlers.unbreak, method=Backend.remove_breakpoint,
-       title="removing breakpoints", render=renderers.unbreak, group="breakpoints",
+       render=renderers.unbreak, group="breakpoints",
        ended_ok=True, children=True),
     Op("breaks", "List breakpoints: where each bound, its condition and hit count.",
-       handler=handlers.breaks, method=Backend.list_breakpoints, title="listing breakpoints",
+       handler=handlers.breaks, method=Backend.list_breakpoints,
        render=renderers.breaks, group="breakpoints", lost_ok=True, ended_ok=True),
     Op("watch", "Stop when EXPRESSION's value changes (a watchpoint).", (
         Arg("expression", "text", "What to watch: a variable or an expression.",
             required=True),
-    ), handler=handlers.watch, method=Backend.watch, title="watchpoints", render=renderers.break_,
+    ), handler=handlers.watch, method=Backend.watch, render=renderers.break_,
+       own_tool=True,
        group="breakpoints", core_ok=False),
     Op("catch", "Stop where exceptions are raised: of the classes named, or as FILTERS say "
        "(none: stop catching).", (
@@ -186,7 +193,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("all_code", "bool", "Python: stop where an exception is raised in the standard "
             "library's or an installed package's code too, not only in the program's.",
             flags=("--all-code",)),
-    ), handler=handlers.catch, method=Backend.catch, title="exception catchpoints",
+    ), handler=handlers.catch, method=Backend.catch,
        render=renderers.catch, group="breakpoints", core_ok=False, details=(
         "FILTERS: exception classes, and raised (every exception), uncaught (where one "
         "would end the program), userUnhandled (debugpy: where one leaves the program's "
@@ -206,18 +213,23 @@ BUILTIN: tuple[Op, ...] = (
         "  dbg catch raised --all-code")),
     # -- execution
     _stopping("continue", "Resume until the next stop (alias: c).", aliases=("c",),
-              handler=handlers.continue_, method=Backend.cont, title="continue"),
+              own_tool=True,
+              handler=handlers.continue_, method=Backend.cont),
     _stopping("step", "Step into the next line, entering calls (alias: s).", aliases=("s",),
-              handler=handlers.step, method=Backend.step, title="step into"),
+              own_tool=True,
+              handler=handlers.step, method=Backend.step),
     _stopping("next", "Step over to the next line (alias: n).", aliases=("n",),
-              handler=handlers.next_, method=Backend.next, title="step over"),
+              own_tool=True,
+              handler=handlers.next_, method=Backend.next),
     _stopping("finish", "Run until the selected frame returns; show its return value.",
-              handler=handlers.finish, method=Backend.finish, title="step out"),
+              own_tool=True,
+              handler=handlers.finish, method=Backend.finish),
     _stopping("until", "Run to LOCATION ahead (FILE:LINE or LINE), or past the current loop.",
               Arg("location", "location", "Where to stop: a line ahead."),
-              handler=handlers.until, method=Backend.until, title="run until"),
+              handler=handlers.until, method=Backend.until),
     _stopping("pause", "Interrupt the running target.", needs="session", handler=handlers.pause,
-              beside=handlers.pause_beside, method=Backend.pause, title="pause"),
+              own_tool=True,
+              beside=handlers.pause_beside, method=Backend.pause),
     _stopping("wait", "Wait for a running target to stop or exit.", needs="session",
               handler=handlers.wait, beside=handlers.wait_beside, ended_ok=True, core_ok=True),
     Op("input", "Send TEXT and a newline to the program's standard input; on a running "
@@ -226,6 +238,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("eof", "bool", "Close the program's standard input (after the line, if any).",
             flags=("--eof",)),
     ), handler=handlers.input_, beside=handlers.input_beside, render=renderers.input_,
+       own_tool=True,
        group="execution", ended_ok=True, core_ok=False, waits=True, details=(
         "A program started without --stdin reads what `dbg input` sends. A stopping "
         "command (`continue`, `step`...) whose program waits for input answers at once "
@@ -238,7 +251,8 @@ BUILTIN: tuple[Op, ...] = (
         Arg("all", "bool", "Also the frames it hides: libraries' and test runners' (the "
             "standard library, site-packages, Go's testing, java.*), the runtime's (runpy, "
             "libc, runtime.main).", flags=("--all",)),
-    ), needs="stopped", handler=handlers.stack, method=Backend.stack, title="stack traces",
+    ), needs="stopped", handler=handlers.stack, method=Backend.stack,
+       own_tool=True,
        render=renderers.stack, details=(
         "Each frame shows its arguments (`fee(amount=1000)`, values cut at 60 characters). "
         "Library and runtime frames are hidden, except frame 0 and the selected one, and "
@@ -249,7 +263,8 @@ BUILTIN: tuple[Op, ...] = (
         Arg("index", "int", "The frame's index in `dbg stack` (a hidden one's in "
             "`dbg stack --all`).", required=True, minimum=0),
     ), needs="stopped", handler=handlers.frame, method=Backend.select_frame,
-       title="frame selection", render=renderers.frame),
+       own_tool=True,
+       render=renderers.frame),
     Op("up", "Select the caller's frame (COUNT levels up).", (
         Arg("count", "int", "How many levels.", default=1, minimum=1),
     ), needs="stopped", handler=handlers.up, render=renderers.frame),
@@ -257,12 +272,14 @@ BUILTIN: tuple[Op, ...] = (
         Arg("count", "int", "How many levels.", default=1, minimum=1),
     ), needs="stopped", handler=handlers.down, render=renderers.frame),
     Op("locals", "Show the local variables of the selected frame.", needs="stopped",
-       handler=handlers.locals_, method=Backend.locals, title="locals", render=renderers.locals_),
+       own_tool=True,
+       handler=handlers.locals_, method=Backend.locals, render=renderers.locals_),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
             "(`dbg print 'x; y + 1'`).", required=True),
     ), needs="stopped", handler=handlers.print_, method=Backend.evaluate,
-       title="expression evaluation", render=renderers.print_),
+       own_tool=True,
+       render=renderers.print_),
     Op("display", "Show EXPRESSION at every later stop (no argument: list them).", (
         Arg("expression", "text", "The expression to show."),
     ), handler=handlers.display, render=renderers.display, ended_ok=True),
@@ -273,13 +290,13 @@ BUILTIN: tuple[Op, ...] = (
         Arg("lhs", "str", "A variable or field.", required=True, one_line=True),
         Arg("value", "text", "The new value, an expression.", required=True),
     ), needs="stopped", handler=handlers.set_, method=Backend.set_variable,
-       title="setting variables", render=renderers.set_, core_ok=False),
+       render=renderers.set_, core_ok=False),
     Op("threads", "List threads.", needs="stopped", handler=handlers.threads,
-       method=Backend.threads, title="thread listing", render=renderers.threads),
+       method=Backend.threads, render=renderers.threads),
     Op("thread", "Select thread ID.", (
         Arg("id", "str", "The thread's id from `dbg threads`.", required=True, metavar="ID"),
     ), needs="stopped", handler=handlers.thread, method=Backend.select_thread,
-       title="thread selection", render=renderers.thread),
+       render=renderers.thread),
     Op("list", "Show source around the current line, or around FILE:LINE / LINE.", (
         Arg("location", "location", "Where: FILE:LINE or LINE."),
         Arg("context", "int", "Lines before and after.", flags=("--context",), default=5,
@@ -294,11 +311,13 @@ BUILTIN: tuple[Op, ...] = (
         Arg("stdout", "bool", "Only the program's stdout.", flags=("--stdout",)),
         Arg("stderr", "bool", "Only the program's stderr.", flags=("--stderr",)),
     ), handler=handlers.output, beside=handlers.output_beside, render=renderers.output,
+       own_tool=True,
        lost_ok=True, ended_ok=True),
     Op("raw", "Send TEXT to the native debugger and print its answer unparsed.", (
         Arg("text", "text", "A command in the debugger's own language.", required=True,
             passthrough=True),
-    ), handler=handlers.raw, method=Backend.raw, title="raw commands", render=renderers.raw,
+    ), handler=handlers.raw, method=Backend.raw, render=renderers.raw,
+       own_tool=True,
        waits=True),
     # -- meta
     Op("tool", "Show the debugger (tool and version) behind the current session.",
@@ -337,6 +356,20 @@ BUILTIN: tuple[Op, ...] = (
             flags=("--output", "-o"), metavar="DIR"),
     ), needs="none", send="local", run=deferred.report, render=renderers.report,
        group="meta"),
+    Op("agent-install", "Register `dbg mcp` with a coding agent and install dbg's skill, in "
+       "the agent's own configuration files; say what was written.", (
+        Arg("agent", "str", "The agent: claude (Claude Code) or codex (Codex CLI).",
+            required=True, metavar="AGENT"),
+        Arg("scope", "str", "user (your settings, for every project; the default) or project "
+            "(the current folder's).", flags=("--scope",), default="user", metavar="SCOPE"),
+        Arg("print", "bool", "Show what would be written; write nothing.", flags=("--print",)),
+    ), needs="none", send="local", run=prepare.agent_install, render=renderers.agent_install,
+       group="meta", agent=False, path=("agent", "install"), details=(
+           "A file that exists is merged into: only dbg's entry is added or brought up to "
+           "date. claude: mcpServers.dbg in ~/.claude.json (project: .mcp.json) and the skill "
+           "in ~/.claude/skills/dbg/ (project: .claude/skills/dbg/). codex: [mcp_servers.dbg] "
+           "in ~/.codex/config.toml (project: .codex/config.toml) and the skill in "
+           "~/.codex/skills/dbg/ (project: .codex/skills/dbg/).")),
     Op("mcp", "Serve dbg's ops to an agent over the Model Context Protocol (stdio).",
        needs="none", send="local", run=deferred.mcp, group="meta", agent=False,
        details=(
@@ -348,21 +381,19 @@ BUILTIN: tuple[Op, ...] = (
 )
 
 
-def _answered(ops: tuple[Op, ...]) -> list[AnsweredOp]:
-    # `dbg caps` lists them in the table's order, the session ops (attach) last;
-    # an op_ method (`exception`) is listed with the backends' own ops.
-    mine = [(op, op.method) for op in ops if op.method is not None]
-    answered = [(op, method) for op, method in mine
-                if method is getattr(Backend, method.__name__, None)
-                and not method.__name__.startswith("op_")]
-    answered.sort(key=lambda pair: pair[0].group == "sessions")
-    return [AnsweredOp(op.name, method, op.title) for op, method in answered]
+class AnsweredOp(NamedTuple):
+    """An op a backend answers by overriding a :class:`Backend` method."""
+
+    name: str
+    method: Callable[..., object]
+    #: The op in an UnsupportedOp ("step into").
+    title: str
 
 
 #: The ops a backend answers by overriding a :class:`Backend` method (the
 #: rows of `dbg caps` before the features), in `dbg caps`'s order.
-BACKEND_OPS: list[AnsweredOp] = _answered(BUILTIN)
-answer_ops(BACKEND_OPS)
+BACKEND_OPS: list[AnsweredOp] = [AnsweredOp(answer.op, method, answer.title)
+                                 for answer, method in answered_ops(BUILTIN)]
 
 _BUILTIN_TABLE: OpTable | None = None
 

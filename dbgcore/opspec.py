@@ -114,8 +114,7 @@ class Op:
     it, for a plugin's op its backend class's method (``DapBackend.op_disasm``),
     called ``(args, timeout) -> payload`` when the op has no ``handler`` (a
     plugin's op with neither goes to its backend's ``op_<name>`` method).
-    What a backend supports is read from these (`dbg caps`). ``title``: the
-    op in an ``UnsupportedOp`` ("step into"; default the name).
+    What a backend supports is read from these (`dbg caps`).
 
     ``beside``: how the daemon answers the op while another client's op
     waits for the program (:data:`Beside`; None: refused then).
@@ -137,19 +136,20 @@ class Op:
 
     __slots__ = ("agent", "aliases", "args", "beside", "checked", "children", "core_ok",
                  "details", "ended_ok", "group", "handler", "lost_ok", "method", "name", "needs",
-                 "new_debugger", "path", "prepare", "render", "run", "send", "stops", "summary",
-                 "title", "waits")
+                 "new_debugger", "own_tool", "path", "prepare", "render", "run", "send", "stops",
+                 "summary", "waits")
 
     def __init__(self, name: str, summary: str, args: Iterable[Arg] = (), *,
                  aliases: tuple[str, ...] = (), needs: str = "session", stops: bool = False,
                  send: str = "call", run: Run | None = None, prepare: Prepare | None = None,
                  handler: Handler | None = None, beside: Beside | None = None,
                  render: Renderer | None = None,
-                 method: Callable[..., object] | None = None, title: str = "",
+                 method: Callable[..., object] | None = None,
                  group: str = "inspection", lost_ok: bool = False, ended_ok: bool = False,
                  core_ok: bool = True, checked: bool = True, waits: bool | None = None,
                  new_debugger: bool | None = None, children: bool = False,
                  path: tuple[str, ...] | None = None, agent: bool = True,
+                 own_tool: bool = False,
                  details: str = "") -> None:
         if needs not in ("none", "session", "stopped"):
             raise ValueError(f"op {name}: unknown needs {needs!r}")
@@ -173,7 +173,6 @@ class Op:
         self.beside = beside
         self.render = render
         self.method = method
-        self.title = title or name
         self.group = group
         self.lost_ok = lost_ok
         self.ended_ok = ended_ok
@@ -188,6 +187,10 @@ class Op:
         self.details = details
         #: Offered to agents as an MCP tool.
         self.agent = agent
+        #: A tool of its own in `dbg mcp`'s listing (the ops most sessions use);
+        #: an agent reaches the others through dbg_more, which keeps the
+        #: listing, paid for on every turn, within its budget.
+        self.own_tool = own_tool
 
     def arg(self, name: str) -> Arg:
         return next(a for a in self.args if a.name == name)

@@ -403,7 +403,7 @@ def caps(values: Values, session: str, timeout: float,
          front: Front) -> tuple[Values, Via | None]:
     """Asked of the code and of the installed debuggers themselves (each DAP
     adapter is started to read the capabilities it announces)."""
-    from dbgcore.backend import ANSWERED, FEATURES
+    from dbgcore.backend import FEATURES, answered_ops
 
     names = list(values.get("backend") or [])
     config = front.backends.config()
@@ -431,7 +431,7 @@ def caps(values: Values, session: str, timeout: float,
                 column["detail"] = f"cannot ask {spec.name}: {exc}"
         if column["ready"] or names:
             columns.append(column)
-    answered = [op.name for op in ANSWERED]
+    answered = [answer.op for answer, _ in answered_ops(front.table)]
     extra = sorted({op for c in columns for op in c.get("ops", {})
                     if op not in answered and op not in FEATURES})
     ops = [*answered, *FEATURES, *extra]
@@ -442,3 +442,10 @@ def caps(values: Values, session: str, timeout: float,
     if values.get("markdown"):
         payload["markdown"] = True
     return payload, None
+
+
+def agent_install(values: Values, session: str, timeout: float,
+                  front: Front) -> tuple[Values, Via | None]:
+    from dbgcore.agents import install
+
+    return install(values, session, timeout, front)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.backend import Backend, BackendSpec
+from dbgcore.backend import ANSWERS, Backend, BackendSpec, answered_ops
 from dbgcore.errors import BackendMissing, UnsupportedOp, UsageError
 from dbgcore.ops import BUILTIN, builtin_table
 from dbgcore.plugins import PluginHost
@@ -91,6 +91,21 @@ def test_every_backend_op_method_is_one_ops() -> None:
     # The title an UnsupportedOp gives is the op's declaration's.
     refused = Backend.unsupported_for(BackendSpec(name="bare", plugin="bare"), "step")
     assert isinstance(refused, UnsupportedOp) and refused.op == "step into"
+
+
+def test_every_answering_method_is_named_by_its_op() -> None:
+    # backend.py marks the methods (@answers) without the table; the table
+    # names each method in the op of the same name, and no marked method is
+    # left out of it.
+    by_method = {answer.method: answer for answer, _ in answered_ops(BUILTIN)}
+    assert set(by_method) == {a.method for a in ANSWERS.values()}
+    for op in BUILTIN:
+        answer = by_method.get(getattr(op.method, "__name__", ""))
+        if answer is not None and op.method is getattr(Backend, answer.method):
+            assert answer.op == op.name, (op.name, answer)
+    # `dbg caps`'s order: the table's, attach (a session op) last.
+    names = [answer.op for answer, _ in answered_ops(BUILTIN)]
+    assert names[0] == "break" and names[-1] == "attach", names
 
 
 def test_every_op_sent_to_the_daemon_has_its_handler() -> None:
