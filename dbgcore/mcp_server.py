@@ -10,6 +10,13 @@ and hint. Sessions are the same daemons the CLI uses, so an agent and a person
 can share one. The server starts no debugger itself: a session's crash is an
 answer, never the server's end.
 
+The listing is kept small (under 10 KB: an agent pays for it in context on
+every turn): the ops an agent uses in most sessions are tools of their own
+(declared ``own_tool`` in the op table), with schemas whose descriptions are one clause each; every
+other op an agent may call is reached through one tool, ``dbg_more``, which
+takes the op's name (an enum of them) and its arguments, and with
+``describe`` answers with that op's full schema instead of running it.
+
 Resources: ``dbg://session/NAME/hits`` (the recorded stops) and
 ``dbg://session/NAME/output`` (the program's output) for each live session.
 """
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
@@ -34,17 +42,39 @@ INSTRUCTIONS = (
     "Start with dbg_start (program, breaks, run=true), read the stop snapshot, then "
     "dbg_print / dbg_next / dbg_step / dbg_finish / dbg_continue. A failing test: dbg_test "
     "stops on its failing line. A program reading stdin: dbg_input. A call that waits for "
-    "the program can be interrupted by dbg_pause meanwhile. Every call takes `session` "
-    "(default \"default\"); the same sessions are reachable with the `dbg` CLI. "
-    "Locations are FILE:LINE (a file name is enough), LINE, or FUNCTION."
+    "the program can be interrupted by dbg_pause meanwhile. An op that runs the program "
+    "blocks until it stops and answers with the stop snapshot. Every call takes `session` "
+    "(default \"default\"; the CLI's -s) and most take `timeout` (seconds to wait for the "
+    "target or the debugger, default 30); the same sessions are reachable with the `dbg` CLI. "
+    "Locations are FILE:LINE (a file name or path suffix is enough), LINE, FUNCTION or "
+    "MODULE!FUNCTION. An op a backend lacks answers with a hint: dbg_raw sends the "
+    "debugger's own command. Rarer ops (frame moves, DAP scopes/vars, memory, disassembly, "
+    "modules, doctor, report...) are behind dbg_more: pass op and args; describe=true shows "
+    "an op's arguments."
 )
+
+#: The one tool for every other op.
+MORE = "dbg_more"
+#: What the listing may weigh, in bytes of JSON (tests/test_mcp_budget.py).
+LISTING_BUDGET = 10_000
 
 
 def tool_name(op: Op) -> str:
     return "dbg_" + op.name.replace("-", "_")
 
 
-def _schema_of(arg: Arg) -> dict[str, Any]:
+def brief(text: str, clause: bool = False) -> str:
+    """``text`` without its parenthesized asides (and with ``clause``, only
+    its first clause, up to a `;`): a schema's descriptions are read on every
+    turn, the rest is in `dbg OP --help` and dbg_more's ``describe``."""
+    out = re.sub(r"\s*\([^()]*\)", "", text)
+    out = re.sub(r"\s+([.,;:])", r"\1", out).strip()
+    if clause and ";" in out:
+        out = out.split(";")[0].rstrip(".,:") + "."
+    return out
+
+
+def _schema_of(arg: Arg, full: bool = True) -> dict[str, Any]:
     kinds = {"int": "integer", "float": "number", "bool": "boolean"}
     one: dict[str, Any] = {"type": kinds.get(arg.kind, "string")}
     if arg.minimum is not None:
@@ -53,8 +83,8 @@ def _schema_of(arg: Arg) -> dict[str, Any]:
         one["maximum"] = arg.maximum
     if arg.multiple:
         one = {"type": "array", "items": one}
-    one["description"] = arg.help
-    if arg.kind == "location":
+    one["description"] = arg.help if full else brief(arg.help, clause=True)
+    if full and arg.kind == "location":
         one["description"] += " (FILE:LINE, where a file name or path suffix is enough; LINE; " \
             "FUNCTION; MODULE!FUNCTION)"
     if arg.default not in (None, False) and not arg.multiple:
@@ -62,19 +92,37 @@ def _schema_of(arg: Arg) -> dict[str, Any]:
     return one
 
 
-def input_schema(op: Op) -> dict[str, Any]:
+def _common(op: Op, full: bool) -> dict[str, Any]:
+    """``session`` and ``timeout``: described once in the server's
+    instructions, and in full only where an op is described on request."""
     properties: dict[str, Any] = {}
     if op.needs != "none" or op.send != "local":
-        properties["session"] = {"type": "string", "default": "default",
-                                 "description": "The session's name (the CLI's -s)."}
+        properties["session"] = {"type": "string"}
+        if full:
+            properties["session"].update(default="default",
+                                         description="The session's name (the CLI's -s).")
     if op.send != "local":
-        properties["timeout"] = {"type": "number", "exclusiveMinimum": 0,
-                                 "maximum": MAX_TIMEOUT,
-                                 "default": DEFAULT_TIMEOUT,
-                                 "description": "Seconds to wait for the target to stop or "
-                                                "the debugger to answer."}
+        properties["timeout"] = _timeout(full)
+    return properties
+
+
+def _timeout(full: bool) -> dict[str, Any]:
+    # The listing leaves the upper bound to the server's own check (a usage
+    # error naming it): a few bytes on every tool.
+    one: dict[str, Any] = {"type": "number", "exclusiveMinimum": 0}
+    if full:
+        one.update(maximum=MAX_TIMEOUT, default=DEFAULT_TIMEOUT,
+                   description="Seconds to wait for the target to stop or the debugger to "
+                   "answer.")
+    return one
+
+
+def input_schema(op: Op, full: bool = False) -> dict[str, Any]:
+    """The op's arguments as a strict JSON schema; ``full``: with every
+    description whole (dbg_more's ``describe``), else briefly (the listing)."""
+    properties = _common(op, full)
     for arg in op.args:
-        properties[arg.name] = _schema_of(arg)
+        properties[arg.name] = _schema_of(arg, full)
     required = [a.name for a in op.args if a.required]
     schema: dict[str, Any] = {"type": "object", "properties": properties,
                               "additionalProperties": False}
@@ -83,20 +131,36 @@ def input_schema(op: Op) -> dict[str, Any]:
     return schema
 
 
-def description(op: Op, support: dict[str, dict[str, str]]) -> str:
+def description(op: Op, support: dict[str, dict[str, str]], full: bool = False) -> str:
     """The op's summary, and where a backend lacks it (as `dbg caps` says)."""
-    text = op.summary
-    if op.stops:
+    text = op.summary if full else brief(op.summary)
+    if full and op.stops:
         text += " Blocks until the target stops; answers with a stop snapshot."
-    if op.needs == "stopped":
+    if full and op.needs == "stopped":
         text += " Needs a stopped target."
     missing = sorted(b for b, ops in support.items() if ops.get(op.name) == "none")
     fallback = sorted(b for b, ops in support.items() if ops.get(op.name) == "fallback")
     if missing:
-        text += f" Not on: {', '.join(missing)} (use dbg_raw there)."
-    if fallback:
+        text += f" Not on: {', '.join(missing)}" + (" (use dbg_raw there)." if full else ".")
+    if full and fallback:
         text += f" Done by dbg on top of the debugger on: {', '.join(fallback)}."
     return text
+
+
+def more_schema(ops: list[Op]) -> dict[str, Any]:
+    names = sorted(op.name for op in ops)
+    return {"type": "object", "properties": {
+        "op": {"type": "string", "enum": names, "description": "The op (the CLI's `dbg OP`)."},
+        "args": {"type": "object", "description": "Its arguments, by name."},
+        "describe": {"type": "boolean",
+                     "description": "Answer with the op's arguments instead of running it."},
+        "session": {"type": "string"},
+        "timeout": _timeout(False),
+    }, "required": ["op"], "additionalProperties": False}
+
+
+MORE_DESCRIPTION = ("Run a rarer op: op, and args as its CLI command takes them; "
+                    "describe=true shows an op's arguments.")
 
 
 def backend_support(registry: BackendRegistry) -> dict[str, dict[str, str]]:
@@ -118,14 +182,85 @@ def agent_ops(table: OpTable) -> list[Op]:
     return [op for op in table if op.agent]
 
 
+def split_ops(table: OpTable) -> tuple[list[Op], list[Op]]:
+    """The agent's ops: those that are tools of their own, and those behind
+    dbg_more (every other, a plugin's too unless it declares ``own_tool``)."""
+    ops = agent_ops(table)
+    return [op for op in ops if op.own_tool], [op for op in ops if not op.own_tool]
+
+
+def listing(table: OpTable, support: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """The tools, as tools/list gives them: name, description, input schema."""
+    own, more = split_ops(table)
+    tools = [{"name": tool_name(op), "description": description(op, support),
+              "inputSchema": input_schema(op)} for op in own]
+    if more:
+        tools.append({"name": MORE, "description": MORE_DESCRIPTION,
+                      "inputSchema": more_schema(more)})
+    return tools
+
+
+def _describe(op: Op, support: dict[str, dict[str, str]], session: str) -> Answer:
+    payload = {"describes": op.name, "description": description(op, support, full=True),
+               "input_schema": input_schema(op, full=True)}
+    return Answer(MORE, session, None, payload, render=_describe_text)
+
+
+def _describe_text(payload: dict[str, Any]) -> str:
+    schema = payload["input_schema"]
+    required = set(schema.get("required", ()))
+    lines = [f"{payload['describes']}: {payload['description']}"]
+    for name, one in schema["properties"].items():
+        kind = one["type"] if one["type"] != "array" else f"list of {one['items']['type']}"
+        mark = ", required" if name in required else ""
+        lines.append(f"  {name} ({kind}{mark}): {one.get('description', '')}".rstrip())
+    return "\n".join(lines)
+
+
+def _unwrap_more(table: OpTable, values: dict[str, Any]) -> tuple[Op | None, dict[str, Any],
+                                                                  bool, DbgError | None]:
+    """dbg_more's op, the op's own values (session and timeout kept at the
+    top), and whether only its description is asked for."""
+    _, more = split_ops(table)
+    by_name = {op.name: op for op in more}
+    wanted = values.pop("op", None)
+    inner = values.pop("args", None)
+    describe = values.pop("describe", False)
+    if values:
+        extra = ", ".join(sorted(values))
+        return None, {}, False, UsageError(f"dbg_more takes op, args, describe, session and "
+                                           f"timeout, not {extra}")
+    op = by_name.get(wanted) if isinstance(wanted, str) else None
+    if op is None:
+        return None, {}, False, UsageError(f"dbg_more has no op {wanted!r}",
+                                           "one of: " + ", ".join(sorted(by_name)))
+    if inner is None:
+        inner = {}
+    if not isinstance(inner, dict):
+        return None, {}, False, UsageError("dbg_more's args must be an object of the op's "
+                                           "arguments", f"dbg_more op={op.name} describe=true")
+    if not isinstance(describe, bool):
+        return None, {}, False, UsageError("dbg_more's describe must be true or false")
+    if "session" in inner or "timeout" in inner:
+        return None, {}, False, UsageError("session and timeout go beside op, not in args")
+    return op, dict(inner), describe, None
+
+
 def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
               cwd: str | None = None) -> Answer:
     """A tool call, answered like the CLI would (never raises a DbgError)."""
+    # An op behind dbg_more still answers to its own tool name: a client
+    # that was told dbg_up once keeps working.
     ops = {tool_name(op): op for op in agent_ops(front.table)}
     op = ops.get(name)
     values = dict(arguments or {})
     session = values.pop("session", None) or "default"
     timeout = values.pop("timeout", None)
+    describe = False
+    if name == MORE:
+        op, values, describe, refused = _unwrap_more(front.table, values)
+        if refused is not None:
+            return Answer(MORE, str(session), None, error=refused)
     if op is None:
         return Answer(name, str(session), None,
                       error=UsageError(f"no tool {name!r}", "list the tools again"))
@@ -142,6 +277,8 @@ def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
             raise UsageError(problem)
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
+    if describe:
+        return _describe(op, backend_support(front.backends), session)
     return call_op(op, values, session, float(timeout), front, cwd, start=front.start)
 
 
@@ -197,8 +334,8 @@ async def _serve(front: Front) -> None:
     from dbgcore.mcp_stdio import checked_stdio
 
     support = backend_support(front.backends)
-    tools = [types.Tool(name=tool_name(op), description=description(op, support),
-                        input_schema=input_schema(op)) for op in agent_ops(front.table)]
+    tools = [types.Tool(name=t["name"], description=t["description"],
+                        input_schema=t["inputSchema"]) for t in listing(front.table, support)]
     cwd = os.getcwd()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:

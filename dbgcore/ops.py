@@ -85,6 +85,7 @@ BUILTIN: tuple[Op, ...] = (
             flags=("-cp", "--classpath"), metavar="PATH"),
         _PYTHON, _SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare.start, handler=handlers.start,
+       own_tool=True,
        render=renderers.snapshot,
        group="sessions", details=(
            "Options go before PROGRAM; every word after it is the program's. A test "
@@ -114,6 +115,7 @@ BUILTIN: tuple[Op, ...] = (
             multiple=True, metavar="K=V"),
         _STDIN, _IDLE, _PYTHON, _SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare.test, render=renderers.snapshot,
+       own_tool=True,
        group="sessions", details=(
            "The run goes straight to the first stop: a failing test, stopped in the frame "
            "that raised the assertion or error, on the failing line (`dbg exception` tells "
@@ -144,11 +146,14 @@ BUILTIN: tuple[Op, ...] = (
               needs="session", handler=handlers.restart, lost_ok=True, ended_ok=True,
               checked=False, new_debugger=True),
     Op("status", "Show the session's state and where it stopped.", group="sessions",
+       own_tool=True,
        handler=handlers.status, beside=handlers.status_beside, render=renderers.status,
        lost_ok=True, ended_ok=True, checked=False),
     Op("sessions", "List live sessions.", needs="none", send="local",
+       own_tool=True,
        run=prepare.sessions, render=renderers.sessions, group="sessions"),
     Op("kill", "End the session: debuggee, debugger and daemon.", send="local",
+       own_tool=True,
        run=prepare.kill, render=renderers.kill, group="sessions", lost_ok=True),
     # -- breakpoints
     Op("break", "Set a breakpoint at FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION.", (
@@ -162,6 +167,7 @@ BUILTIN: tuple[Op, ...] = (
             metavar="MSG", one_line=True),
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=prepare.break_, handler=handlers.break_, method=Backend.set_breakpoint,
+       own_tool=True,
        render=renderers.break_, group="breakpoints", core_ok=False,
        children=True),
     Op("unbreak", "Remove a breakpoint by its id or location.", (
@@ -177,6 +183,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("expression", "text", "What to watch: a variable or an expression.",
             required=True),
     ), handler=handlers.watch, method=Backend.watch, render=renderers.break_,
+       own_tool=True,
        group="breakpoints", core_ok=False),
     Op("catch", "Stop where exceptions are raised: of the classes named, or as FILTERS say "
        "(none: stop catching).", (
@@ -206,17 +213,22 @@ BUILTIN: tuple[Op, ...] = (
         "  dbg catch raised --all-code")),
     # -- execution
     _stopping("continue", "Resume until the next stop (alias: c).", aliases=("c",),
+              own_tool=True,
               handler=handlers.continue_, method=Backend.cont),
     _stopping("step", "Step into the next line, entering calls (alias: s).", aliases=("s",),
+              own_tool=True,
               handler=handlers.step, method=Backend.step),
     _stopping("next", "Step over to the next line (alias: n).", aliases=("n",),
+              own_tool=True,
               handler=handlers.next_, method=Backend.next),
     _stopping("finish", "Run until the selected frame returns; show its return value.",
+              own_tool=True,
               handler=handlers.finish, method=Backend.finish),
     _stopping("until", "Run to LOCATION ahead (FILE:LINE or LINE), or past the current loop.",
               Arg("location", "location", "Where to stop: a line ahead."),
               handler=handlers.until, method=Backend.until),
     _stopping("pause", "Interrupt the running target.", needs="session", handler=handlers.pause,
+              own_tool=True,
               beside=handlers.pause_beside, method=Backend.pause),
     _stopping("wait", "Wait for a running target to stop or exit.", needs="session",
               handler=handlers.wait, beside=handlers.wait_beside, ended_ok=True, core_ok=True),
@@ -226,6 +238,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("eof", "bool", "Close the program's standard input (after the line, if any).",
             flags=("--eof",)),
     ), handler=handlers.input_, beside=handlers.input_beside, render=renderers.input_,
+       own_tool=True,
        group="execution", ended_ok=True, core_ok=False, waits=True, details=(
         "A program started without --stdin reads what `dbg input` sends. A stopping "
         "command (`continue`, `step`...) whose program waits for input answers at once "
@@ -239,6 +252,7 @@ BUILTIN: tuple[Op, ...] = (
             "standard library, site-packages, Go's testing, java.*), the runtime's (runpy, "
             "libc, runtime.main).", flags=("--all",)),
     ), needs="stopped", handler=handlers.stack, method=Backend.stack,
+       own_tool=True,
        render=renderers.stack, details=(
         "Each frame shows its arguments (`fee(amount=1000)`, values cut at 60 characters). "
         "Library and runtime frames are hidden, except frame 0 and the selected one, and "
@@ -249,6 +263,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("index", "int", "The frame's index in `dbg stack` (a hidden one's in "
             "`dbg stack --all`).", required=True, minimum=0),
     ), needs="stopped", handler=handlers.frame, method=Backend.select_frame,
+       own_tool=True,
        render=renderers.frame),
     Op("up", "Select the caller's frame (COUNT levels up).", (
         Arg("count", "int", "How many levels.", default=1, minimum=1),
@@ -257,11 +272,13 @@ BUILTIN: tuple[Op, ...] = (
         Arg("count", "int", "How many levels.", default=1, minimum=1),
     ), needs="stopped", handler=handlers.down, render=renderers.frame),
     Op("locals", "Show the local variables of the selected frame.", needs="stopped",
+       own_tool=True,
        handler=handlers.locals_, method=Backend.locals, render=renderers.locals_),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
             "(`dbg print 'x; y + 1'`).", required=True),
     ), needs="stopped", handler=handlers.print_, method=Backend.evaluate,
+       own_tool=True,
        render=renderers.print_),
     Op("display", "Show EXPRESSION at every later stop (no argument: list them).", (
         Arg("expression", "text", "The expression to show."),
@@ -294,11 +311,13 @@ BUILTIN: tuple[Op, ...] = (
         Arg("stdout", "bool", "Only the program's stdout.", flags=("--stdout",)),
         Arg("stderr", "bool", "Only the program's stderr.", flags=("--stderr",)),
     ), handler=handlers.output, beside=handlers.output_beside, render=renderers.output,
+       own_tool=True,
        lost_ok=True, ended_ok=True),
     Op("raw", "Send TEXT to the native debugger and print its answer unparsed.", (
         Arg("text", "text", "A command in the debugger's own language.", required=True,
             passthrough=True),
     ), handler=handlers.raw, method=Backend.raw, render=renderers.raw,
+       own_tool=True,
        waits=True),
     # -- meta
     Op("tool", "Show the debugger (tool and version) behind the current session.",
@@ -340,11 +359,12 @@ BUILTIN: tuple[Op, ...] = (
     Op("mcp", "Serve dbg's ops to an agent over the Model Context Protocol (stdio).",
        needs="none", send="local", run=deferred.mcp, group="meta", agent=False,
        details=(
-           "Each op is a tool named dbg_<op> (dbg_start, dbg_break, dbg_print...); sessions "
-           "are the same daemons the CLI uses. Register it with an MCP client, e.g. in its "
-           "JSON settings:\n\n"
-           '  {"mcpServers": {"dbg": {"command": "dbg", "args": ["mcp"]}}}\n\n'
-           "or: claude mcp add dbg -- dbg mcp")),
+           "The ops most sessions use are tools named dbg_<op> (dbg_start, dbg_break, "
+           "dbg_print...), the others are reached through dbg_more (op and args), which keeps "
+           "the listing under 10 KB; sessions are the same daemons the CLI uses. "
+           "`dbg agent install claude` (or codex) registers it, or in an MCP client's JSON "
+           "settings:\n\n"
+           '  {"mcpServers": {"dbg": {"command": "dbg", "args": ["mcp"]}}}')),
 )
 
 

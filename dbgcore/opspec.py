@@ -136,8 +136,8 @@ class Op:
 
     __slots__ = ("agent", "aliases", "args", "beside", "checked", "children", "core_ok",
                  "details", "ended_ok", "group", "handler", "lost_ok", "method", "name", "needs",
-                 "new_debugger", "path", "prepare", "render", "run", "send", "stops", "summary",
-                 "waits")
+                 "new_debugger", "own_tool", "path", "prepare", "render", "run", "send", "stops",
+                 "summary", "waits")
 
     def __init__(self, name: str, summary: str, args: Iterable[Arg] = (), *,
                  aliases: tuple[str, ...] = (), needs: str = "session", stops: bool = False,
@@ -149,6 +149,7 @@ class Op:
                  core_ok: bool = True, checked: bool = True, waits: bool | None = None,
                  new_debugger: bool | None = None, children: bool = False,
                  path: tuple[str, ...] | None = None, agent: bool = True,
+                 own_tool: bool = False,
                  details: str = "") -> None:
         if needs not in ("none", "session", "stopped"):
             raise ValueError(f"op {name}: unknown needs {needs!r}")
@@ -186,6 +187,10 @@ class Op:
         self.details = details
         #: Offered to agents as an MCP tool.
         self.agent = agent
+        #: A tool of its own in `dbg mcp`'s listing (the ops most sessions use);
+        #: an agent reaches the others through dbg_more, which keeps the
+        #: listing, paid for on every turn, within its budget.
+        self.own_tool = own_tool
 
     def arg(self, name: str) -> Arg:
         return next(a for a in self.args if a.name == name)
