@@ -356,6 +356,20 @@ BUILTIN: tuple[Op, ...] = (
             flags=("--output", "-o"), metavar="DIR"),
     ), needs="none", send="local", run=deferred.report, render=renderers.report,
        group="meta"),
+    Op("agent-install", "Register `dbg mcp` with a coding agent and install dbg's skill, in "
+       "the agent's own configuration files; say what was written.", (
+        Arg("agent", "str", "The agent: claude (Claude Code) or codex (Codex CLI).",
+            required=True, metavar="AGENT"),
+        Arg("scope", "str", "user (your settings, for every project; the default) or project "
+            "(the current folder's).", flags=("--scope",), default="user", metavar="SCOPE"),
+        Arg("print", "bool", "Show what would be written; write nothing.", flags=("--print",)),
+    ), needs="none", send="local", run=prepare.agent_install, render=renderers.agent_install,
+       group="meta", agent=False, path=("agent", "install"), details=(
+           "A file that exists is merged into: only dbg's entry is added or brought up to "
+           "date. claude: mcpServers.dbg in ~/.claude.json (project: .mcp.json) and the skill "
+           "in ~/.claude/skills/dbg/ (project: .claude/skills/dbg/). codex: [mcp_servers.dbg] "
+           "in ~/.codex/config.toml (project: .codex/config.toml) and the skill in "
+           "~/.codex/skills/dbg/ (project: .codex/skills/dbg/).")),
     Op("mcp", "Serve dbg's ops to an agent over the Model Context Protocol (stdio).",
        needs="none", send="local", run=deferred.mcp, group="meta", agent=False,
        details=(

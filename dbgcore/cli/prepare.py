@@ -442,3 +442,10 @@ def caps(values: Values, session: str, timeout: float,
     if values.get("markdown"):
         payload["markdown"] = True
     return payload, None
+
+
+def agent_install(values: Values, session: str, timeout: float,
+                  front: Front) -> tuple[Values, Via | None]:
+    from dbgcore.agents import install
+
+    return install(values, session, timeout, front)

@@ -453,3 +453,19 @@ def catch(p: Payload) -> str:
 def exception(p: Payload) -> str:
     head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
     return "\n".join([head, *([p["stack"]] if p.get("stack") else [])])
+
+
+def agent_install(p: Payload) -> str:
+    files = p.get("files") or []
+    if not p.get("written"):
+        out = [f"{p.get('agent')} ({p.get('scope')}): nothing written; --print shows:"]
+        for f in files:
+            out.append(f"{f['path']} ({f['action']}): {f['content']}")
+        return "\n".join(out)
+    done = {"create": "created", "update": "updated", "unchanged": "unchanged"}
+    out = [f"{p.get('agent')} ({p.get('scope')}): `dbg mcp` registered, skill installed"]
+    out += [f"  {done.get(f['action'], f['action']):<9} {f['path']} ({f['what']})"
+            for f in files]
+    if any(f["action"] != "unchanged" for f in files):
+        out.append(f"restart {p.get('agent')} to load them")
+    return "\n".join(out)
