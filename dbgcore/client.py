@@ -7,9 +7,9 @@ them should cost little more than starting Python.
 from __future__ import annotations
 
 import socket
-from typing import Any
 
 from dbgcore.errors import BackendError, DbgError, NoSession
+from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import session_dir
 from dbgcore.protocol import recv_message, send_message
 from dbgcore.status import clean_stale, daemon_alive, read_status
@@ -19,7 +19,7 @@ from dbgcore.status import clean_stale, daemon_alive, read_status
 ANSWER_MARGIN = 15.0
 
 
-def live_status(name: str) -> dict[str, Any] | None:
+def live_status(name: str) -> JsonObject | None:
     """The status of a live daemon for ``name``; tidies up after a dead one."""
     status = read_status(name)
     if status is None:
@@ -35,22 +35,22 @@ def live_status(name: str) -> dict[str, Any] | None:
     )
 
 
-def require_live(name: str) -> dict[str, Any]:
+def require_live(name: str) -> JsonObject:
     status = live_status(name)
     if status is None:
         raise NoSession(f"no session named {name!r}", "start one with `dbg start PROGRAM`")
     return status
 
 
-def call(name: str, op: str, args: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+def call(name: str, op: str, args: JsonObject | None, timeout: float) -> JsonObject:
     """Send one op to the session's daemon and return its response; the
     timeout is the op's (every caller knows its own)."""
     status = require_live(name)
     return exchange(name, str(status["socket"]), op, args or {}, timeout)
 
 
-def exchange(name: str, sock_path: str, op: str, args: dict[str, Any],
-              timeout: float) -> dict[str, Any]:
+def exchange(name: str, sock_path: str, op: str, args: JsonObject,
+              timeout: float) -> JsonObject:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout + ANSWER_MARGIN)
     try:

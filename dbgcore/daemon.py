@@ -23,11 +23,11 @@ import traceback
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
 
 from dbgcore import client, procutil
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
 from dbgcore.frontend import call_op
+from dbgcore.jsontypes import JsonObject
 from dbgcore.location import BreakLoc
 from dbgcore.model import StopSnapshot
 from dbgcore.ops import front
@@ -44,7 +44,7 @@ log = logging.getLogger("dbg.daemon")
 
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 
-_Job = tuple[str, dict[str, Any], float, "Future[dict[str, Any]]"]
+_Job = tuple[str, JsonObject, float, "Future[JsonObject]"]
 
 
 #: How long a second caller of shutdown() waits for the first to finish.
@@ -73,7 +73,7 @@ class Daemon:
         # has the plugins' modules imported already).
         self.front = front(PluginHost)
         self.table = self.front.table
-        self.children: list[dict[str, Any]] = []
+        self.children: list[JsonObject] = []
         self._status_lock = threading.Lock()
         #: When this child process's session saw its child end.
         self._child_ended_at: float | None = None
@@ -82,7 +82,7 @@ class Daemon:
         self.busy = False
         #: The op that waits for the program (queued or running), and the
         #: future its caller waits on: ops that arrive meanwhile go beside it.
-        self.waiting: tuple[str, Future[dict[str, Any]]] | None = None
+        self.waiting: tuple[str, Future[JsonObject]] | None = None
         self._waiting_lock = threading.Lock()
         self.last_activity = time.monotonic()
         self.stopping = threading.Event()
@@ -98,7 +98,7 @@ class Daemon:
 
     # -- status ----------------------------------------------------------------
 
-    def status_data(self) -> dict[str, Any]:
+    def status_data(self) -> JsonObject:
         return {
             "pid": os.getpid(),
             "start_time": procutil.start_time(os.getpid()),
@@ -208,7 +208,7 @@ class Daemon:
             response = self._dispatch(op, args, timeout)
             self._reply(conn, response)
 
-    def _dispatch(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def _dispatch(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         """Run one op: ``kill`` and ``ping`` at once; while another op waits
         for the program, the ops that must not wait for it beside it; the
         rest in turn on the worker thread."""
@@ -222,7 +222,7 @@ class Daemon:
             return {"ok": True, "result": {"pid": os.getpid(),
                                            "session": self.session.describe()},
                     "via": self.session.via()}
-        future: Future[dict[str, Any]] = Future()
+        future: Future[JsonObject] = Future()
         waits = self._waits_for_program(op)
         with self._waiting_lock:
             # Registered before the op is queued: one that arrives while it
@@ -258,7 +258,7 @@ class Daemon:
         spec = self.table.find(op)
         return spec is not None and spec.waits
 
-    def _follow(self, future: Future[dict[str, Any]], timeout: float | None) -> dict[str, Any]:
+    def _follow(self, future: Future[JsonObject], timeout: float | None) -> JsonObject:
         """The answer of the op behind ``future`` (within ``timeout``, else
         `running`); or, when the program blocks reading the stdin dbg feeds
         it, at once a `running` answer that says it waits for input (the op
@@ -326,7 +326,7 @@ class Daemon:
                 stopped.append(name)
         return stopped
 
-    def _child_stop(self, name: str) -> dict[str, Any]:
+    def _child_stop(self, name: str) -> JsonObject:
         """Where child session ``name`` stopped (its `wait` collects the stop)."""
         try:
             answer = client.call(name, "wait", {}, CHILD_PING_TIMEOUT)
@@ -336,11 +336,11 @@ class Daemon:
         return {"session": name, "reason": stop.get("reason"), "location": stop.get("location"),
                 "hit_breakpoints": stop.get("hit_breakpoints") or []}
 
-    def _answer(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, result: JsonObject) -> JsonObject:
         return {"ok": True, "result": result, "via": self.session.via()}
 
-    def _beside(self, op: str, args: dict[str, Any], timeout: float, busy: str,
-                future: Future[dict[str, Any]]) -> dict[str, Any]:
+    def _beside(self, op: str, args: JsonObject, timeout: float, busy: str,
+                future: Future[JsonObject]) -> JsonObject:
         """An op that arrives while ``busy`` (another client's) waits for the
         program, answered as its declaration's ``beside`` says: at once
         (`status`, `output`), or with the stop the busy op gets (`pause`
@@ -369,7 +369,7 @@ class Daemon:
             response = {**response, "result": result}
         return response
 
-    def _serve_argv(self, conn: socket.socket, args: dict[str, Any], timeout: float) -> None:
+    def _serve_argv(self, conn: socket.socket, args: JsonObject, timeout: float) -> None:
         """A fast-path client (dbgcore.entry) sent its command line: read it
         with the op table, run it, and send back ``CODE STREAM\n`` and the
         bytes to print; ``fallback`` when the click CLI must read it."""
@@ -390,7 +390,7 @@ class Daemon:
             body = (text + "\n").encode("utf-8", "backslashreplace")
         self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
 
-    def _reply(self, conn: socket.socket, response: dict[str, Any]) -> None:
+    def _reply(self, conn: socket.socket, response: JsonObject) -> None:
         self._send(conn, encode_message(response))
 
     def _send(self, conn: socket.socket, data: bytes) -> None:
@@ -416,7 +416,7 @@ class Daemon:
                 self.busy = False
             future.set_result(result)
 
-    def _run_op(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         log.info("op %s %s", op, args)
         spec = self.table.find(op)
         try:
@@ -452,8 +452,8 @@ class Daemon:
                 result = {**result, "children": told}
         return {"ok": True, "result": result, "via": self.session.via()}
 
-    def _tell_children(self, op: str, args: dict[str, Any], result: dict[str, Any],
-                       timeout: float) -> list[dict[str, Any]]:
+    def _tell_children(self, op: str, args: JsonObject, result: JsonObject,
+                       timeout: float) -> list[JsonObject]:
         """A breakpoint set or removed in the parent is set or removed in its
         live child sessions too (a new child gets the parent's breakpoints
         when it starts); what each child answered. An unbreak by id goes to

@@ -26,7 +26,9 @@ CLI turns them into output and an exit code in one place.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
+
+from dbgcore.jsontypes import JsonObject
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -45,11 +47,11 @@ class DbgError(Exception):
         self.message = message
         self.hint = hint
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> JsonObject:
         return {"kind": self.kind, "message": self.message, "hint": self.hint}
 
     @staticmethod
-    def from_wire(data: dict[str, Any]) -> DbgError:
+    def from_wire(data: JsonObject) -> DbgError:
         kind = str(data.get("kind", "error"))
         cls = _BY_KIND.get(kind, DbgError)
         message = str(data.get("message", "unknown error"))
@@ -98,7 +100,7 @@ class UnsupportedOp(DbgError):
             message += f" ({hint})"
         super().__init__(message, hint or f"send {tool}'s own command with `dbg raw`")
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> JsonObject:
         data = super().to_wire()
         data.update(op=self.op, tool=self.tool)
         return data
@@ -157,7 +159,7 @@ class InternalError(DbgError):
         super().__init__(message, hint)
         self.traceback = traceback
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> JsonObject:
         data = super().to_wire()
         data["traceback"] = self.traceback
         return data

@@ -17,22 +17,22 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any
 
 from dbgcore.errors import BackendError
+from dbgcore.jsontypes import JsonObject
 
 MAX_MESSAGE = 64 << 20
 
 
-def encode_message(message: dict[str, Any]) -> bytes:
+def encode_message(message: JsonObject) -> bytes:
     return json.dumps(message, default=str, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
-def send_message(sock: socket.socket, message: dict[str, Any]) -> None:
+def send_message(sock: socket.socket, message: JsonObject) -> None:
     sock.sendall(encode_message(message))
 
 
-def recv_message(sock: socket.socket) -> dict[str, Any] | None:
+def recv_message(sock: socket.socket) -> JsonObject | None:
     """Read one line-delimited JSON object; None if the peer closed first."""
     buf = bytearray()
     while True:

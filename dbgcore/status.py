@@ -16,9 +16,9 @@ import re
 import stat
 import time
 from pathlib import Path
-from typing import Any
 
 from dbgcore import procutil
+from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import CHILD_SEP_IN_DIR, session_dir, sessions_dir
 
 STATUS_NAME = "status.json"
@@ -28,7 +28,7 @@ def status_file(name: str) -> Path:
     return session_dir(name) / STATUS_NAME
 
 
-def read_status(name: str) -> dict[str, Any] | None:
+def read_status(name: str) -> JsonObject | None:
     try:
         data = json.loads(status_file(name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -36,7 +36,7 @@ def read_status(name: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def write_status(name: str, data: dict[str, Any]) -> None:
+def write_status(name: str, data: JsonObject) -> None:
     path = status_file(name)
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -56,11 +56,11 @@ def remove_status(name: str, pid: int | None = None) -> None:
         status_file(name).unlink()
 
 
-def daemon_alive(status: dict[str, Any]) -> bool:
+def daemon_alive(status: JsonObject) -> bool:
     return procutil.alive(int(status.get("pid", 0)), status.get("start_time"))
 
 
-def clean_stale(name: str, status: dict[str, Any] | None) -> list[int]:
+def clean_stale(name: str, status: JsonObject | None) -> list[int]:
     """Tidy up after a daemon that is gone: end the process groups it recorded
     (only those whose start time still matches), remove its socket and status
     file. Returns the pids that were still running."""
@@ -103,7 +103,7 @@ _DAEMON_FIFO = re.compile(r".+-(\d+)-\d+-(?:stdout|stderr|stdin)\.fifo")
 _HALF_WRITTEN_AGE = 60.0
 
 
-def leftover_files(name: str, status: dict[str, Any] | None) -> list[Path]:
+def leftover_files(name: str, status: JsonObject | None) -> list[Path]:
     """Runtime files in the session folder that no live daemon holds: FIFOs
     of daemons that are gone (their pid not running, or the dead daemon of
     ``status``), sockets and a half-written status file when no daemon of

@@ -23,11 +23,21 @@ import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from dbgcore.jsontypes import Json, JsonObject
 from dbgcore.paths import store_path
 
+#: A value sqlite3 stores and gives back (the types it maps to SQL's).
+SqlValue = int | float | str | bytes | None
+#: A query's parameters, or a row it reads.
+SqlRow = tuple[SqlValue, ...]
 _T = TypeVar("_T")
+
+
+def _json_column(value: SqlValue, empty: str) -> Json:
+    """A column that holds JSON text (NULL or empty: ``empty``'s value)."""
+    return json.loads(value if isinstance(value, (str, bytes)) and value else empty)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -166,7 +176,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-def stores_set_aside(path: Path) -> list[dict[str, Any]]:
+def stores_set_aside(path: Path) -> list[JsonObject]:
     """The stores set aside and not cleared yet: told of in the log, and
     still there (a copy the user deleted is cleared)."""
     try:
@@ -253,7 +263,7 @@ class Store:
         self._opened: tuple[int, int] | None = None
         #: The sessions this process recorded, to record them again in a
         #: fresh store after damage, and the ids they have there.
-        self._sessions: dict[int, tuple[Any, ...]] = {}
+        self._sessions: dict[int, SqlRow] = {}
         self._renumbered: dict[int, int] = {}
         self._open_checked()
 
@@ -357,16 +367,16 @@ class Store:
         if self._opened is not None and _identity(self.path) != self._opened:
             self._reopen()
 
-    def _execute(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+    def _execute(self, sql: str, params: SqlRow) -> sqlite3.Cursor:
         """Run one write; damage it finds is set aside, told, and the write
         made again in the fresh store."""
         return self._guarded(lambda: self.db.execute(sql, self._renumber(sql, params)))
 
-    def _rows(self, sql: str, params: tuple[Any, ...]) -> tuple[list[Any], list[str]]:
+    def _rows(self, sql: str, params: SqlRow) -> tuple[list[SqlRow], list[str]]:
         """Run one query: its rows and column names. Damage it finds (rows
         are read lazily, so it may be found at any of them) is set aside and
         told; the fresh store has no rows."""
-        def run() -> tuple[list[Any], list[str]]:
+        def run() -> tuple[list[SqlRow], list[str]]:
             cursor = self.db.execute(sql, params)
             return cursor.fetchall(), [d[0] for d in cursor.description or ()]
         return self._guarded(run)
@@ -382,14 +392,16 @@ class Store:
             self._reopen()
             return run()
 
-    def _renumber(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _renumber(self, sql: str, params: SqlRow) -> SqlRow:
         """``params`` with this process's session ids as the fresh store has them."""
         if not self._renumbered or sql.startswith(("INSERT INTO sessions", "SELECT")):
             return params
         # Every write names the session id last (UPDATE) or first (INSERT).
         index = len(params) - 1 if sql.startswith("UPDATE") else 0
         fixed = list(params)
-        fixed[index] = self._renumbered.get(fixed[index], fixed[index])
+        old = fixed[index]
+        if isinstance(old, int):
+            fixed[index] = self._renumbered.get(old, old)
         return tuple(fixed)
 
     def close(self) -> None:
@@ -397,7 +409,7 @@ class Store:
 
     # -- writes (daemon side) ------------------------------------------------
 
-    def _write(self, sql: str, params: tuple[Any, ...]) -> int:
+    def _write(self, sql: str, params: SqlRow) -> int:
         """One write; a failed one (a full disk, a file size limit, an I/O
         error) is noted, once, and does not end the session: answers go on
         without being recorded."""
@@ -427,8 +439,8 @@ class Store:
     def end_session(self, session_id: int) -> None:
         self._write("UPDATE sessions SET ended_at = ? WHERE id = ?", (time.time(), session_id))
 
-    def record_command(self, session_id: int, op: str, args: dict[str, Any], ok: bool,
-                       result: dict[str, Any]) -> None:
+    def record_command(self, session_id: int, op: str, args: JsonObject, ok: bool,
+                       result: JsonObject) -> None:
         text = json.dumps(result, default=str)
         if len(text) > MAX_RESULT_CHARS:
             text = json.dumps({"truncated": True, "head": text[:MAX_RESULT_CHARS]})
@@ -437,8 +449,8 @@ class Store:
             (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text),
         )
 
-    def record_stop(self, session_id: int, snapshot: dict[str, Any],
-                    stack: list[dict[str, Any]]) -> None:
+    def record_stop(self, session_id: int, snapshot: JsonObject,
+                    stack: list[JsonObject]) -> None:
         loc = snapshot.get("location") or {}
         local_rows = [
             {**v, "value": str(v.get("value", ""))[:MAX_VALUE_CHARS]}
@@ -460,7 +472,7 @@ class Store:
 
     # -- reads (client side) -------------------------------------------------
 
-    def session_row(self, session_id: int) -> dict[str, Any] | None:
+    def session_row(self, session_id: int) -> JsonObject | None:
         """The ``sessions`` row of a recorded session, by column."""
         rows, names = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return dict(zip(names, rows[0], strict=True)) if rows else None
@@ -468,17 +480,17 @@ class Store:
     def latest_session_id(self, name: str) -> int | None:
         rows, _ = self._rows(
             "SELECT id FROM sessions WHERE name = ? ORDER BY id DESC LIMIT 1", (name,))
-        return int(rows[0][0]) if rows else None
+        return int(rows[0][0] or 0) if rows else None
 
     def hits(self, session_id: int | None, name: str | None = None,
-             limit: int = 200) -> list[dict[str, Any]]:
+             limit: int = 200) -> list[JsonObject]:
         query = (
             "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason, stops.thread,"
             " stops.file, stops.line, stops.function, stops.exit_code, stops.stack, stops.locals,"
             " stops.signal, stops.return_value"
             " FROM stops JOIN sessions ON sessions.id = stops.session_id"
         )
-        params: tuple[Any, ...] = ()
+        params: SqlRow = ()
         if session_id is not None:
             query += " WHERE stops.session_id = ?"
             params = (session_id,)
@@ -491,19 +503,19 @@ class Store:
                 "exit_code", "stack", "locals", "signal", "return_value")
         out = []
         for row in rows:
-            item = dict(zip(keys, row, strict=True))
-            item["stack"] = json.loads(item["stack"] or "[]")
-            item["locals"] = json.loads(item["locals"] or "[]")
-            item["return_value"] = json.loads(item["return_value"] or "null")
+            item: JsonObject = dict(zip(keys, row, strict=True))
+            item["stack"] = _json_column(item["stack"], "[]")
+            item["locals"] = _json_column(item["locals"], "[]")
+            item["return_value"] = _json_column(item["return_value"], "null")
             out.append(item)
         return out
 
-    def commands(self, session_id: int) -> list[dict[str, Any]]:
+    def commands(self, session_id: int) -> list[JsonObject]:
         rows, _ = self._rows(
             "SELECT at, op, args, ok, result FROM commands WHERE session_id = ? ORDER BY id",
             (session_id,))
         return [
-            {"at": at, "op": op, "args": json.loads(args or "{}"), "ok": bool(ok),
-             "result": json.loads(result or "{}")}
+            {"at": at, "op": op, "args": _json_column(args, "{}"), "ok": bool(ok),
+             "result": _json_column(result, "{}")}
             for at, op, args, ok, result in rows
         ]

@@ -34,11 +34,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pytest
 
 from dbgcore import procutil
+from dbgcore.jsontypes import JsonObject
 
 __all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require", "require_backend"]
 
@@ -53,8 +54,8 @@ class Result:
     err: str
 
     @property
-    def json(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.out)
+    def json(self) -> JsonObject:
+        data: JsonObject = json.loads(self.out)
         return data
 
 
@@ -82,11 +83,12 @@ class Dbg:
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
-    def json(self, *args: str, **kwargs: Any) -> dict[str, Any]:
+    def json(self, *args: str, timeout: float = 60, cwd: Path | None = None,
+             env: dict[str, str] | None = None) -> JsonObject:
         """Run with --json and return the one JSON object it printed."""
-        result = self("--json", *args, **kwargs)
+        result = self("--json", *args, timeout=timeout, cwd=cwd, env=env)
         try:
-            data: dict[str, Any] = json.loads(result.out)
+            data: JsonObject = json.loads(result.out)
         except json.JSONDecodeError as exc:
             raise AssertionError(f"not one JSON object: {result!r}") from exc
         data["_exit"] = result.code
@@ -171,6 +173,11 @@ def dbg(tmp_path: Path) -> Iterator[Dbg]:
         yield runner
 
 
+#: The suite's ``prog`` fixture: the runner, the built program and its
+#: marked lines (``# @name`` -> line number).
+Prog = tuple[Dbg, Path, dict[str, int]]
+
+
 class BackendSuite:
     """The behaviour every backend owes its users, as tests over one marked
     program. Subclass it with ``backend`` and ``program`` (and ``exit_code``
@@ -194,7 +201,7 @@ class BackendSuite:
         return program
 
     @pytest.fixture
-    def prog(self, dbg: Dbg, tmp_path: Path) -> tuple[Dbg, Path, dict[str, int]]:
+    def prog(self, dbg: Dbg, tmp_path: Path) -> Prog:
         if not self.backend or self.program is None:
             pytest.fail("a BackendSuite subclass needs `backend` and `program` set")
         require_backend(self.backend)
@@ -222,14 +229,14 @@ class BackendSuite:
         ops: dict[str, str] = column["ops"]
         return ops
 
-    def start(self, dbg: Dbg, program: Path, *options: str) -> dict[str, Any]:
+    def start(self, dbg: Dbg, program: Path, *options: str) -> JsonObject:
         snap = dbg.json("start", "--backend", self.backend, *options, str(program))
         assert snap["ok"], snap
         return snap
 
     # -- the suite ------------------------------------------------------------------
 
-    def test_break_by_file_name_runs_to_it(self, prog: Any) -> None:
+    def test_break_by_file_name_runs_to_it(self, prog: Prog) -> None:
         dbg, program, lines = prog
         snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         assert snap["state"] == "stopped" and snap["reason"] == "breakpoint", snap
@@ -237,7 +244,7 @@ class BackendSuite:
         assert Path(snap["location"]["file"]).name == self._source.name, snap
         assert snap["hit_breakpoints"], snap
 
-    def test_locals_and_print_agree(self, prog: Any) -> None:
+    def test_locals_and_print_agree(self, prog: Prog) -> None:
         dbg, program, lines = prog
         snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         names = {v["name"]: v["value"] for v in snap["locals"]}
@@ -245,7 +252,7 @@ class BackendSuite:
         printed = dbg.json("print", total)
         assert printed["ok"] and printed["value"] == names[total], printed
 
-    def test_step_enters_a_call_at_its_first_line_and_finish_comes_back(self, prog: Any) -> None:
+    def test_step_enters_a_call_at_its_first_line_and_finish_comes_back(self, prog: Prog) -> None:
         dbg, program, lines = prog
         self.start(dbg, program, "--break", self.at(lines, "call-fee"), "--run")
         into = dbg.json("step")
@@ -256,7 +263,7 @@ class BackendSuite:
         step = dbg.json("next")
         assert step["ok"] and step["state"] in ("stopped", "exited"), step
 
-    def test_finish_says_what_the_function_returned(self, prog: Any) -> None:
+    def test_finish_says_what_the_function_returned(self, prog: Prog) -> None:
         dbg, program, lines = prog
         support = self.support(dbg)
         self.start(dbg, program, "--break", self.at(lines, "fee"), "--run")
@@ -265,7 +272,7 @@ class BackendSuite:
         if support["return-value"] != "none":
             assert out.get("return_value"), out
 
-    def test_next_steps_over_a_call(self, prog: Any) -> None:
+    def test_next_steps_over_a_call(self, prog: Prog) -> None:
         dbg, program, lines = prog
         snap = self.start(dbg, program, "--break", self.at(lines, "call-fee"), "--run")
         over = dbg.json("next")
@@ -273,7 +280,7 @@ class BackendSuite:
         assert over["location"]["function"] == snap["location"]["function"], over
         assert over["location"]["line"] > lines["call-fee"], over
 
-    def test_conditions_stop_only_where_they_hold(self, prog: Any) -> None:
+    def test_conditions_stop_only_where_they_hold(self, prog: Prog) -> None:
         dbg, program, lines = prog
         support = self.support(dbg)
         snap = self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
@@ -291,7 +298,7 @@ class BackendSuite:
             stop
         assert stop["hit_breakpoints"] == [holds["breakpoint"]["id"]], stop
 
-    def test_what_caps_says_is_missing_is_refused_with_the_way_round(self, prog: Any) -> None:
+    def test_what_caps_says_is_missing_is_refused_with_the_way_round(self, prog: Prog) -> None:
         """Unsupported is explicit: every op `dbg caps` marks "none" fails with
         exit code 3, naming the tool and `dbg raw`, never a silent no-op."""
         dbg, program, lines = prog
@@ -317,14 +324,14 @@ class BackendSuite:
             assert snap["via"]["tool"] in refused.err and "dbg raw" in refused.err, (op, refused)
         assert dbg.json("status")["state"] == "stopped"
 
-    def test_the_end_has_the_exit_code(self, prog: Any) -> None:
+    def test_the_end_has_the_exit_code(self, prog: Prog) -> None:
         dbg, program, _ = prog
         self.start(dbg, program, "--run")
         done = dbg.json("continue") if dbg.json("status").get("state") == "stopped" else \
             dbg.json("--timeout", "30", "wait")
         assert done["state"] == "exited" and done["exit_code"] == self.exit_code, done
 
-    def test_kill_leaves_no_process(self, prog: Any) -> None:
+    def test_kill_leaves_no_process(self, prog: Prog) -> None:
         dbg, program, lines = prog
         self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
@@ -336,7 +343,7 @@ class BackendSuite:
             time.sleep(0.05)
         assert not [p for p in pids if procutil.alive(*p)]
 
-    def test_bad_input_is_one_line_and_the_session_goes_on(self, prog: Any) -> None:
+    def test_bad_input_is_one_line_and_the_session_goes_on(self, prog: Prog) -> None:
         dbg, program, lines = prog
         self.start(dbg, program, "--break", self.at(lines, "loop"), "--run")
         for argv in (["break", f"{self._source.name}:0"], ["frame", "999"], ["up", "-1"]):
