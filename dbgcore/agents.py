@@ -70,6 +70,11 @@ def server_command() -> tuple[str, list[str]]:
 
 
 def skill_source() -> Path:
+    """The skill inside the installed wheel (pyproject's force-include), or in
+    the source tree's contrib/skills."""
+    packaged = Path(__file__).resolve().parent / "skills" / "dbg" / "SKILL.md"
+    if packaged.is_file():
+        return packaged
     return Path(__file__).resolve().parent.parent / "contrib" / "skills" / "dbg" / "SKILL.md"
 
 
@@ -202,7 +207,7 @@ def skill_change(folder: Path) -> Change:
     text = _read(source)
     if text is None:
         raise DbgError(f"dbg's skill is not at {source}",
-                       "install dbg from its source tree, which has contrib/skills")
+                       "reinstall dbg: its wheel carries the skill")
     path = folder / SERVER / "SKILL.md"
     lines = len(text.splitlines())
     return Change(path, "the dbg skill", _read(path), text,
