@@ -253,6 +253,9 @@ _HOME: dict[str, str] = {
 }
 
 
+# Any: it returns whichever exported object is named (a class, a function, a
+# module, a constant), loaded on first use; mypy reads the TYPE_CHECKING
+# imports above for each name's own type.
 def __getattr__(name: str) -> Any:
     if name in ("procutil", "peers"):
         return importlib.import_module(f"dbgcore.{name}")

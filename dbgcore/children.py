@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from dbgcore import client, spawn
 from dbgcore.backend import SessionContext
+from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import CHILD_SESSION_ROLE
 
 __all__ = ["child_session_name", "start_child_session"]
@@ -27,8 +27,8 @@ def child_session_name(parent: str, program: str, pid: int) -> str:
     return f"{parent}/{stem}-{pid}"
 
 
-def start_child_session(ctx: SessionContext, name: str, attach: dict[str, Any],
-                        timeout: float) -> dict[str, Any]:
+def start_child_session(ctx: SessionContext, name: str, attach: JsonObject,
+                        timeout: float) -> JsonObject:
     """Start session ``name``'s daemon, track it as the parent's (``ctx``),
     and send it ``attach`` (the `attach` op's arguments, with ``child``: what
     the debugger says of the child); returns the daemon's answer. Raises

@@ -17,14 +17,14 @@ from copy import deepcopy
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 
 from dbgcore.backend import BackendSpec
 from dbgcore.errors import ConfigError
+from dbgcore.jsontypes import Json, JsonObject
 from dbgcore.paths import project_config_file, user_config_file
 
 _STR_LISTS = ("command", "extensions", "root_markers", "binaries")
@@ -58,6 +58,10 @@ def config_files(cwd: Path | None = None, plugin_files: list[Path] | None = None
     return files
 
 
+#: A backend's settings as a file gives them, checked: plain data (strings,
+#: lists, mappings), as YAML reads it.
+Entry = JsonObject
+
 def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None) -> LoadedConfig:
     """The merged backends; ``plugin_files`` are the backends.yaml files the
     loaded plugins ship (:meth:`dbgcore.registry.BackendRegistry.config`
@@ -65,7 +69,7 @@ def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None)
     plugin_files = list(plugin_files or [])
     from_plugins = set(plugin_files)
     files = config_files(cwd, plugin_files)
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, Entry] = {}
     # Where each backend is first defined: where a missing key must be added.
     defined_at: dict[str, str] = {}
     for path in files:
@@ -105,7 +109,7 @@ def load_config(cwd: Path | None = None, plugin_files: list[Path] | None = None)
 
 #: Files parsed already, by path, with the text they had: a daemon forked
 #: off the client that read them does not parse them again.
-_PARSED: dict[Path, tuple[str, tuple[dict[str, dict[str, Any]], dict[str, int]]]] = {}
+_PARSED: dict[Path, tuple[str, tuple[dict[str, Entry], dict[str, int]]]] = {}
 
 
 def check_backends_file(path: Path) -> None:
@@ -113,7 +117,7 @@ def check_backends_file(path: Path) -> None:
     _read_file(path)
 
 
-def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+def _read_file(path: Path) -> tuple[dict[str, Entry], dict[str, int]]:
     """The file's backends, checked, and the line each backend's name is on."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -130,7 +134,7 @@ def _read_file(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     return result
 
 
-def _parse_file(path: Path, text: str) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+def _parse_file(path: Path, text: str) -> tuple[dict[str, Entry], dict[str, int]]:
     try:
         doc = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
@@ -151,7 +155,7 @@ def _parse_file(path: Path, text: str) -> tuple[dict[str, dict[str, Any]], dict[
     if not isinstance(backends, CommentedMap):
         raise ConfigError(f"{path}:{_line(doc, 'backends')}: key 'backends' must be a mapping "
                           "of backend name to its settings")
-    result: dict[str, dict[str, Any]] = {}
+    result: dict[str, Entry] = {}
     lines: dict[str, int] = {}
     for name, entry in backends.items():
         lines[name] = _line(backends, name)
@@ -170,7 +174,7 @@ def _syntax_problem(path: Path, text: str, exc: MarkedYAMLError) -> str:
     lines later, and the key is on the line where the construct began."""
     lines = text.splitlines()
 
-    def quoted(mark: Any) -> str:
+    def quoted(mark: StreamMark | None) -> str:
         if mark is None or mark.line >= len(lines) or not lines[mark.line].strip():
             return ""
         return f': "{lines[mark.line].strip()}"'
@@ -186,8 +190,8 @@ def _syntax_problem(path: Path, text: str, exc: MarkedYAMLError) -> str:
     return message
 
 
-def _check_entry(path: Path, name: str, entry: CommentedMap) -> dict[str, Any]:
-    checked: dict[str, Any] = {}
+def _check_entry(path: Path, name: str, entry: CommentedMap) -> Entry:
+    checked: Entry = {}
     for key, value in entry.items():
         where = f"{path}:{_line(entry, key)}"
         if key not in _KNOWN:
@@ -211,14 +215,14 @@ def _check_entry(path: Path, name: str, entry: CommentedMap) -> dict[str, Any]:
     return checked
 
 
-def _line(node: CommentedMap, key: Any) -> int:
+def _line(node: CommentedMap, key: object) -> int:
     try:
         return int(node.lc.key(key)[0]) + 1
     except (KeyError, TypeError, AttributeError):
         return int(getattr(node.lc, "line", 0)) + 1
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Json:
     """ruamel's round-trip containers -> plain dicts and lists."""
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}

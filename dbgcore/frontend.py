@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore import __version__
 from dbgcore.errors import EXIT_OK, DbgError, InternalError, UsageError
+from dbgcore.jsontypes import Json, JsonObject
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from dbgcore.registry import Front
 
     #: Sends one op to the session and returns the daemon's response.
-    Send = Callable[[str, dict[str, Any], float], dict[str, Any]]
+    Send = Callable[[str, JsonObject, float], JsonObject]
 
 DBG_VIA = {"tool": "dbg", "version": __version__}
 
@@ -33,7 +34,7 @@ class Answer:
     __slots__ = ("code", "error", "op", "payload", "render", "session", "via")
 
     def __init__(self, op: str, session: str, via: dict[str, str] | None,
-                 payload: dict[str, Any] | None = None, error: DbgError | None = None,
+                 payload: JsonObject | None = None, error: DbgError | None = None,
                  code: int = EXIT_OK, render: Renderer | None = None) -> None:
         #: The exit code of an answer that is not an error (a check that failed).
         self.code = code
@@ -53,8 +54,8 @@ class Answer:
     def exit_code(self) -> int:
         return self.code if self.error is None else self.error.exit_code
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"ok": self.ok, "op": self.op, "session": self.session,
+    def to_json(self) -> JsonObject:
+        data: JsonObject = {"ok": self.ok, "op": self.op, "session": self.session,
                                 "via": self.via}
         if self.error is None:
             data.update(self.payload)
@@ -99,7 +100,7 @@ def error_line(error: DbgError) -> str:
     return line
 
 
-def from_response(op: str, session: str, response: dict[str, Any],
+def from_response(op: str, session: str, response: JsonObject,
                   render: Renderer | None = None) -> Answer:
     via = response.get("via")
     if response.get("ok"):
@@ -107,7 +108,7 @@ def from_response(op: str, session: str, response: dict[str, Any],
     return Answer(op, session, via, error=DbgError.from_wire(response.get("error") or {}))
 
 
-def call_op(op: Op, values: dict[str, Any], session: str, timeout: float, front: Front,
+def call_op(op: Op, values: JsonObject, session: str, timeout: float, front: Front,
             cwd: str | None = None, send: Send | None = None,
             start: Start | None = None) -> Answer:
     """Check ``values``, run ``op`` and answer; never raises a DbgError.
@@ -154,7 +155,12 @@ def call_op(op: Op, values: dict[str, Any], session: str, timeout: float, front:
     return from_response(sent, session, response, answered.render if answered else None)
 
 
-def check_values(op: Op, values: dict[str, Any], cwd: str | None = None) -> dict[str, Any]:
+#: An argument's value once checked: a flag, a number, a line of text, a
+#: parsed location (:func:`dbgcore.location.location_arg`) or None.
+CheckedValue = bool | int | float | str | JsonObject | None
+
+
+def check_values(op: Op, values: JsonObject, cwd: str | None = None) -> JsonObject:
     """The values checked against the op's arguments, with defaults; a
     location parsed and anchored to ``cwd`` (default: this process's folder)."""
     known = {a.name for a in op.args}
@@ -162,7 +168,7 @@ def check_values(op: Op, values: dict[str, Any], cwd: str | None = None) -> dict
     if unknown:
         raise UsageError(f"{op.name} takes no argument {', '.join(unknown)}",
                          f"its arguments: {', '.join(sorted(known)) or 'none'}")
-    checked: dict[str, Any] = {}
+    checked: JsonObject = {}
     for arg in op.args:
         value = values.get(arg.name)
         if value is None or (arg.multiple and value == []) or (arg.kind == "bool" and not value):
@@ -180,7 +186,7 @@ def check_values(op: Op, values: dict[str, Any], cwd: str | None = None) -> dict
     return checked
 
 
-def _one(op: Op, arg: Arg, value: Any, cwd: str | None) -> Any:
+def _one(op: Op, arg: Arg, value: Json, cwd: str | None) -> CheckedValue:
     where = f"{op.name} {arg.label}"
     kind = arg.kind
     if kind == "bool":
@@ -188,7 +194,7 @@ def _one(op: Op, arg: Arg, value: Any, cwd: str | None) -> Any:
             raise UsageError(f"{where} is a flag: true or false")
         return value
     if kind in ("int", "float"):
-        number: Any = value
+        number: object = value
         if isinstance(value, str):
             try:
                 number = int(value) if kind == "int" else float(value)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.errors import DbgError, OpFailed, TargetExited, UnsupportedOp, UsageError
+from dbgcore.jsontypes import Json
 from dbgcore.sources import suffix_matches
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def start(session: Session, args: Payload, timeout: float) -> Payload:
     return payload
 
 
-def _apply_breaks(session: Session, specs: list[Any], timeout: float) -> list[Breakpoint]:
+def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[Breakpoint]:
     from dbgcore.model import BreakLoc, BreakOptions
 
     assert session.backend is not None
@@ -164,7 +165,7 @@ def _child_request(session: Session, request: AttachRequest, args: Payload,
     return request, early
 
 
-def _apply_child_breaks(session: Session, specs: list[Any], timeout: float) -> list[Breakpoint]:
+def _apply_child_breaks(session: Session, specs: list[Json], timeout: float) -> list[Breakpoint]:
     """The parent's breakpoints, each ``{"loc", "condition", "hit_count",
     "log_message"}``, placed as the parent has them."""
     from dbgcore.model import BreakLoc, BreakOptions
@@ -671,7 +672,7 @@ def raw(session: Session, args: Payload, timeout: float) -> Payload:
     return payload
 
 
-def _optional_line(text: Any, option: str) -> str | None:
+def _optional_line(text: Json, option: str) -> str | None:
     if text is None:
         return None
     if not isinstance(text, str) or not text.strip() or any(c in text for c in "\r\n\0"):

@@ -6,9 +6,10 @@ which frames to show, how long a value may be, where a file is.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.errors import UsageError
+from dbgcore.jsontypes import JsonObject
 from dbgcore.model import Frame, Variable
 
 if TYPE_CHECKING:
@@ -44,12 +45,12 @@ def program_frames(frames: list[Frame]) -> list[Frame]:
     return frames[:end]
 
 
-def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[dict[str, Any]]]:
+def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[JsonObject]]:
     """The frames `dbg stack` shows: the program's own, frame 0 and the
     selected one; and each run of the others (library and internal frames)
     as ``{"first", "last", "count", "of"}``, ``of`` naming whose they were."""
     shown: list[Frame] = []
-    hidden: list[dict[str, Any]] = []
+    hidden: list[JsonObject] = []
     run: list[Frame] = []
     for position, frame in enumerate(frames):
         if (frame.library or frame.internal) and position > 0 and not frame.current:
@@ -64,7 +65,7 @@ def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[dict[str, Any]]
     return shown, hidden
 
 
-def _hidden_run(run: list[Frame]) -> dict[str, Any]:
+def _hidden_run(run: list[Frame]) -> JsonObject:
     names = list(dict.fromkeys(f.library_name for f in run if f.library_name))
     return {"first": run[0].index, "last": run[-1].index, "count": len(run), "of": names}
 

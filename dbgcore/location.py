@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from dbgcore.errors import UsageError
+from dbgcore.jsontypes import Json, JsonObject
 
 _FUNCTION_RE = re.compile(r"^[^\s:!]+(?:::[^\s:!]+)*$")
 # ASCII only: str.isdigit() accepts '²', which int() then refuses.
@@ -72,12 +72,12 @@ class BreakLoc:
 
     # -- on the wire ---------------------------------------------------------------
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> JsonObject:
         return {"file": self.file, "line": self.line, "function": self.function,
                 "module": self.module, "text": self.text or self.key()}
 
     @classmethod
-    def from_wire(cls, data: Any) -> BreakLoc:
+    def from_wire(cls, data: Json) -> BreakLoc:
         """Rebuild a location sent by a front end; a wrong shape is a usage
         error (a front end must parse text with :meth:`parse` first)."""
         if not isinstance(data, dict):
@@ -127,7 +127,7 @@ def _line_number(text: str, spec: str) -> int:
     return int(text)
 
 
-def location_arg(spec: str | None, cwd: str | None = None) -> dict[str, Any] | None:
+def location_arg(spec: str | None, cwd: str | None = None) -> JsonObject | None:
     """What a front end sends for a location argument: parsed, anchored to
     ``cwd`` (default: the current folder), as a wire dict."""
     if spec is None:

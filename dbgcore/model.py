@@ -7,8 +7,9 @@ to the client as JSON and the session store can record them.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
+from dbgcore.jsontypes import JsonObject
 from dbgcore.location import BreakLoc
 
 #: "debugger_lost": the debugger died under the session (see DebuggerLost).
@@ -52,7 +53,7 @@ class Breakpoint:
     kind: str = "source"
     message: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -78,7 +79,7 @@ class Frame:
     #: The frame's arguments, in order (None: the backend cannot tell).
     args: list[Variable] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         data = asdict(self)
         if self.library_name is None:
             data.pop("library_name")
@@ -101,8 +102,8 @@ class Variable:
     #: A struct's or an object's fields, one level (a stop snapshot expands them).
     fields: list[Variable] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name, "value": self.value, "type": self.type}
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"name": self.name, "value": self.value, "type": self.type}
         if self.changed:
             data["changed"] = True
         if self.cut is not None:
@@ -117,7 +118,7 @@ class Value:
     value: str
     type: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -130,7 +131,7 @@ class ReturnValue:
     type: str | None = None
     kind: Literal["returned", "yielded"] = "returned"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -140,7 +141,7 @@ class Thread:
     name: str
     current: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -189,11 +190,11 @@ class StopSnapshot:
     #: How many locals the snapshot left out (`dbg locals` shows them all).
     locals_more: int = 0
     #: `dbg display` expressions and `--show` ones, each with its value or error.
-    shown: list[dict[str, Any]] = field(default_factory=list)
+    shown: list[JsonObject] = field(default_factory=list)
     #: At a watchpoint stop: each watch that changed, with its old and new value.
-    watch: list[dict[str, Any]] = field(default_factory=list)
+    watch: list[JsonObject] = field(default_factory=list)
     #: At the program's end: the breakpoints it never stopped at in this run.
-    never_hit: list[dict[str, Any]] = field(default_factory=list)
+    never_hit: list[JsonObject] = field(default_factory=list)
     #: At an end with a non-zero code or a signal: the last lines the program
     #: wrote to stderr (a usage error, a traceback).
     stderr_tail: list[str] = field(default_factory=list)
@@ -212,7 +213,7 @@ class StopSnapshot:
             return_value=event.return_value,
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         data = asdict(self)
         data["locals"] = [v.to_dict() for v in self.locals]
         for key in ("never_hit", "stderr_tail"):

@@ -24,15 +24,16 @@ import sqlite3
 import tarfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore import __version__
 from dbgcore.errors import UsageError
+from dbgcore.jsontypes import Json, JsonObject
 
 if TYPE_CHECKING:
     from dbgcore.registry import Front
 
-Values = dict[str, Any]
+Values = JsonObject
 
 REDACTED = "<redacted>"
 _SECRET_WORDS = "TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|COOKIE|CREDENTIAL|PRIVATE"
@@ -131,7 +132,7 @@ def log_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
             + data.decode("utf-8", errors="replace"))
 
 
-def redact_data(data: Any, secrets: list[str]) -> Any:
+def redact_data(data: Json, secrets: list[str]) -> Json:
     """JSON-shaped ``data`` with every string redacted, and the value of
     every key that names a secret hidden."""
     if isinstance(data, str):
@@ -206,7 +207,7 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
         found |= url_passwords(text)
     secrets = with_escapes(found)
 
-    def as_json(data: Any) -> str:
+    def as_json(data: Json) -> str:
         return json.dumps(redact_data(data, secrets), indent=2, default=str)
 
     readme = (f"dbg report of session {name!r}, made {time.strftime('%Y-%m-%d %H:%M:%S')}."

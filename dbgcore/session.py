@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backend import (
     AttachRequest,
@@ -25,6 +25,7 @@ from dbgcore.backend import (
 from dbgcore.breaktable import BreakTable
 from dbgcore.errors import DbgError, NotStopped, OpFailed, TargetExited, UsageError
 from dbgcore.inspect_ops import SHOWN_VALUE_CHARS, one_line, program_frames
+from dbgcore.jsontypes import JsonObject
 from dbgcore.lang import split_expressions
 from dbgcore.model import Frame, SourceLine, StopEvent, StopSnapshot
 from dbgcore.output import OutputBuffer
@@ -88,7 +89,7 @@ class Session:
             return {"tool": "dbg", "version": ""}
         return {"tool": self.backend.tool_name, "version": self.version}
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JsonObject:
         program = ""
         if self.launch_request is not None:
             program = self.launch_request.program
@@ -97,7 +98,7 @@ class Session:
             program = attached.program or (f"pid {attached.pid}" if attached.pid is not None
                                            else f"{attached.host or '127.0.0.1'}:{attached.port}")
         state = self.state() if self.backend is not None else "starting"
-        info: dict[str, Any] = {
+        info: JsonObject = {
             "name": self.name,
             "backend": self.spec.name if self.spec else None,
             "tool": self.via()["tool"],
@@ -319,7 +320,7 @@ class Session:
                 row["display"] = number
             snapshot.shown = shown
 
-    def _watch_changes(self, at_watch: bool, timeout: float) -> list[dict[str, Any]]:
+    def _watch_changes(self, at_watch: bool, timeout: float) -> list[JsonObject]:
         """Each watch's value now; at a watchpoint stop, those that changed."""
         assert self.backend is not None
         changes = []
@@ -356,8 +357,8 @@ class Session:
             out.append(row)
         return out
 
-    def record_command(self, op: str, args: dict[str, Any], ok: bool,
-                       result: dict[str, Any]) -> None:
+    def record_command(self, op: str, args: JsonObject, ok: bool,
+                       result: JsonObject) -> None:
         if self.session_id is not None:
             self.store.record_command(self.session_id, op, args, ok, result)
 
@@ -408,7 +409,7 @@ def tail_lines(text: str, lines: int, chars: int) -> list[str]:
     return kept[::-1]
 
 
-def _loc_dict(snapshot: StopSnapshot) -> dict[str, Any]:
+def _loc_dict(snapshot: StopSnapshot) -> JsonObject:
     loc = snapshot.location
     assert loc is not None
     return {"file": loc.file, "line": loc.line, "function": loc.function}

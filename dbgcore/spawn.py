@@ -14,10 +14,10 @@ import os
 import signal
 import sys
 import time
-from typing import Any
 
 from dbgcore import client, procutil
 from dbgcore.errors import BackendError, DbgError, NoSession, SessionExists
+from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import private_dir, session_dir
 from dbgcore.status import daemon_alive, read_status
 
@@ -25,7 +25,7 @@ from dbgcore.status import daemon_alive, read_status
 DAEMON_START_TIMEOUT = 15.0
 
 
-def spawn_daemon(name: str, idle_timeout: float | None) -> dict[str, Any]:
+def spawn_daemon(name: str, idle_timeout: float | None) -> JsonObject:
     """Start a detached daemon for ``name`` and wait until it listens."""
     import subprocess
 
@@ -133,8 +133,8 @@ def _exit_code(pid: int) -> int | None:
     return os.waitstatus_to_exitcode(status) if done else None
 
 
-def start(name: str, op: str, args: dict[str, Any], timeout: float,
-          idle_timeout: float | None) -> dict[str, Any]:
+def start(name: str, op: str, args: JsonObject, timeout: float,
+          idle_timeout: float | None) -> JsonObject:
     """Start a daemon and hand it its first op (start or attach). A session
     of that name whose program has ended is replaced, and the answer says so."""
     replaced = replace_ended(name)

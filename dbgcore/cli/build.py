@@ -8,16 +8,21 @@ it hands its values to :func:`dbgcore.frontend.call_op`, as every front end does
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 import click
 
 from dbgcore.cli.output import get_ctx, print_answer
 from dbgcore.frontend import call_op
+from dbgcore.jsontypes import JsonObject
 from dbgcore.ops import Arg, Op
 
+#: What click converts an argument with: the op's kind, bounded where it has bounds.
+ClickType = (click.types.UnprocessedParamType | click.IntRange | click.FloatRange
+             | type[int] | type[float] | type[str])
 
-def _type(arg: Arg) -> Any:
+
+def _type(arg: Arg) -> ClickType:
     if arg.passthrough:
         return click.UNPROCESSED
     if arg.kind == "int":
@@ -47,15 +52,16 @@ def _param(arg: Arg) -> click.Parameter:
                         show_default=arg.default not in (None, 0, False))
 
 
-def _values(op: Op, params: dict[str, Any]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
+def _values(op: Op, params: dict[str, object]) -> JsonObject:
+    """click's values (a tuple for a many-word argument) as the op's JSON values."""
+    values: JsonObject = {}
     for arg in op.args:
         if arg.hidden:
             continue
         value = params.get(arg.name)
         if isinstance(value, tuple):
             if arg.kind == "text" and not arg.multiple:
-                value = " ".join(value) if value else None
+                value = " ".join(str(word) for word in value) if value else None
             else:
                 value = list(value)
         values[arg.name] = value
@@ -63,14 +69,14 @@ def _values(op: Op, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click.Command:
-    def callback(**params: Any) -> None:
+    def callback(**params: object) -> None:
         ctx = get_ctx()
         assert ctx.front is not None  # the group's callback sets it before any command
         print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout, ctx.front,
                              start=ctx.front.start))
 
     passthrough = any(a.passthrough for a in op.args)
-    settings: dict[str, Any] = {}
+    settings: dict[str, bool] = {}
     if passthrough:
         settings["ignore_unknown_options"] = True
         if any(a.passthrough and a.name != "text" for a in op.args):
@@ -86,9 +92,9 @@ def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click
                          hidden=hidden)
 
 
-def add_ops(group: click.Group, ops: Any) -> None:
+def add_ops(group: click.Group, table: Iterable[Op]) -> None:
     """Add a command for each op (and its aliases) that has a command line."""
-    ops = list(ops)
+    ops = list(table)
     for op in ops:
         if not op.path:
             continue
