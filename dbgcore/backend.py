@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple, TypeVar
 
 from dbgcore.errors import DebuggerLost, UnsupportedOp
+from dbgcore.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     # Only named in signatures: the op table, which every front end imports,
@@ -111,7 +112,7 @@ class LaunchRequest:
     #: Stop where an exception (a panic, an uncaught throw) would end the
     #: program; `dbg start --no-catch` turns it off.
     stop_on_uncaught: bool = True
-    options: dict[str, Any] = field(default_factory=dict)
+    options: JsonObject = field(default_factory=dict)
     #: The path the program reads as its standard input (fd 0): a file the
     #: user gave (`dbg start --stdin FILE`) or a FIFO whose write end the core
     #: holds open for `dbg input` (so opening it to read never blocks). A
@@ -145,7 +146,7 @@ class AttachRequest:
     host: str | None = None
     port: int | None = None
     program: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: JsonObject = field(default_factory=dict)
     #: A child process's session (options["child"]): places the session's
     #: breakpoints before the child runs on, like LaunchRequest.before_run.
     before_run: Callable[[], None] | None = None
@@ -163,10 +164,10 @@ class BackendSpec:
     #: Kinds of executable this backend is chosen for: "go" (a Go binary),
     #: "elf" (any other ELF executable). See :mod:`dbgcore.select`.
     binaries: list[str] = field(default_factory=list)
-    launch: dict[str, Any] = field(default_factory=dict)
+    launch: JsonObject = field(default_factory=dict)
     install: str = ""
     description: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
+    options: JsonObject = field(default_factory=dict)
 
 
 @dataclass
@@ -282,7 +283,7 @@ class Backend:
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:
         return self.unsupported_for(self.spec, op, hint)
 
-    def extension_op(self, op: str) -> Callable[[dict[str, Any], float], dict[str, Any]] | None:
+    def extension_op(self, op: str) -> Callable[[JsonObject, float], JsonObject] | None:
         """A backend-specific op (``dbg disasm``, ``dbg scopes``...) by name:
         a method ``op_<name>(args, timeout) -> payload``, or None."""
         method = getattr(self, f"op_{op.replace('-', '_')}", None)
@@ -443,7 +444,7 @@ class Backend:
         moved the target (e.g. ``dbg raw next``)."""
         raise self.unsupported("raw")
 
-    def op_exception(self, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """`dbg exception`: the exception the program stopped on (``type``,
         ``message``, ``traceback`` in call order), by the debugger's own means.
         Like a backend-specific op, `dbg caps` lists it among those (native

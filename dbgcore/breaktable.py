@@ -15,10 +15,10 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass, replace
-from typing import Any
 
 from dbgcore.backend import Backend
 from dbgcore.errors import DbgError, OpFailed
+from dbgcore.jsontypes import JsonObject
 from dbgcore.location import BreakLoc
 from dbgcore.model import BreakOptions, Breakpoint
 from dbgcore.sources import suffix_matches
@@ -158,7 +158,7 @@ class BreakTable:
     # -- a new debugger ----------------------------------------------------------------
 
     def replay(self, backend: Backend,
-               timeout: float) -> tuple[list[Breakpoint], list[dict[str, Any]]]:
+               timeout: float) -> tuple[list[Breakpoint], list[JsonObject]]:
         """Set every entry again on a new backend (after `dbg restart`), under
         the same ids; what cannot be set again is kept, unset, with why."""
         placed, failed = [], []

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
+
+from dbgcore.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     import click
@@ -84,7 +86,7 @@ def dbg_add_ops(add: Callable[[Op], None]) -> None:
 
 
 @hookspec
-def dbg_stop_recorded(session: str, snapshot: dict[str, Any]) -> None:
+def dbg_stop_recorded(session: str, snapshot: JsonObject) -> None:
     """Called in the session daemon after a stop has been saved to the store.
 
     :param session: the session's name.

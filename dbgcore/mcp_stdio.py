@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import os
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+from dbgcore.jsontypes import Json
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -59,7 +61,7 @@ def triage(line: bytes) -> tuple[types.JSONRPCMessage | None, types.JSONRPCError
     if not line.strip():
         return None, None
     try:
-        data: Any = json.loads(line)
+        data: Json = json.loads(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None, _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
     if isinstance(data, list):

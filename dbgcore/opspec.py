@@ -14,6 +14,8 @@ from typing import Any
 
 #: A JSON object: an op's values, its wire arguments, its answer.
 Payload = dict[str, Any]
+#: An argument's default value.
+Default = str | int | float | bool | None
 #: Who answered a local op (``{"tool", "version"}``), or None for dbg itself.
 Via = dict[str, str]
 #: The front end's preparation: ``(values, front) -> (op sent, wire args)``;
@@ -59,7 +61,7 @@ class Arg:
                  "minimum", "multiple", "name", "one_line", "passthrough", "required")
 
     def __init__(self, name: str, kind: str = "str", help: str = "", *,
-                 flags: tuple[str, ...] = (), required: bool = False, default: Any = None,
+                 flags: tuple[str, ...] = (), required: bool = False, default: Default = None,
                  multiple: bool = False, minimum: float | None = None,
                  maximum: float | None = None, metavar: str | None = None,
                  passthrough: bool = False, hidden: bool = False,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+
+from dbgcore.jsontypes import JsonObject
 
 
 @dataclass
@@ -58,7 +59,7 @@ class OutputBuffer:
 
     def read(
         self, since: int = 0, categories: set[str] | None = None, limit: int = 1000
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         limit = max(1, limit)  # a page of nothing would never move the cursor
         with self._lock:
             chunks = [

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from functools import partial
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 from dbgcore import hookspecs
 from dbgcore.backend import Backend
+from dbgcore.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     import click
@@ -163,14 +164,14 @@ class PluginHost:
         for impl in self.pm.hook.dbg_add_ops.get_hookimpls():
             self._call_isolated(impl, {"add": table.add})
 
-    def stop_recorded(self, session: str, snapshot: dict[str, Any]) -> None:
+    def stop_recorded(self, session: str, snapshot: JsonObject) -> None:
         for impl in self.pm.hook.dbg_stop_recorded.get_hookimpls():
             try:
                 impl.function(session=session, snapshot=snapshot)
             except Exception:
                 log.exception("plugin %s failed in dbg_stop_recorded", impl.plugin_name)
 
-    def _call_isolated(self, impl: pluggy.HookImpl, kwargs: dict[str, Any]) -> None:
+    def _call_isolated(self, impl: pluggy.HookImpl, kwargs: dict[str, object]) -> None:
         # Called one implementation at a time (not through pm.hook) so that one
         # plugin raising cannot hide the others' answers.
         try:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from dbgcore import __version__
 from dbgcore.cli.output import Ctx, fail, set_ctx
 from dbgcore.errors import DbgError, UsageError
+from dbgcore.jsontypes import JsonObject
 from dbgcore.ops import builtin_table, front
 from dbgcore.paths import check_session_name
 from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
@@ -31,8 +32,8 @@ def _host() -> PluginHost:
     return PluginHost()
 
 
-def _start(name: str, op: str, args: dict[str, Any], timeout: float,
-           idle_timeout: float | None) -> dict[str, Any]:
+def _start(name: str, op: str, args: JsonObject, timeout: float,
+           idle_timeout: float | None) -> JsonObject:
     from dbgcore import spawn
 
     return spawn.start(name, op, args, timeout, idle_timeout)
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except click.ClickException as exc:
         hint = ""
-        ctx: Any = getattr(exc, "ctx", None)
+        ctx: click.Context | None = getattr(exc, "ctx", None)
         if ctx is not None:
             hint = f"see `{ctx.command_path} --help`"
         fail(_op_name(args), UsageError(exc.format_message(), hint),

@@ -10,10 +10,11 @@ line is ``[via <tool> <version>]`` when a debugger answered.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from dbgcore.errors import DbgError
 from dbgcore.frontend import Answer, from_response
+from dbgcore.jsontypes import JsonObject
 from dbgcore.timeouts import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -74,14 +75,14 @@ def print_answer(answer: Answer) -> NoReturn:
     sys.exit(answer.exit_code)
 
 
-def emit(op: str, payload: dict[str, Any], via: dict[str, str] | None = None,
+def emit(op: str, payload: JsonObject, via: dict[str, str] | None = None,
          render: Renderer | None = None) -> NoReturn:
     """Print a successful answer (its text by ``render``, default the
     generic one) and exit 0."""
     print_answer(Answer(op, _session(), via, payload, render=render))
 
 
-def emit_response(op: str, response: dict[str, Any]) -> NoReturn:
+def emit_response(op: str, response: JsonObject) -> NoReturn:
     """Print a daemon response (success or error) and exit."""
     print_answer(from_response(op, _session(), response))
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dbgcore.errors import DbgError, UsageError
 
 if TYPE_CHECKING:
+    from dbgcore.location import BreakLoc
     from dbgcore.registry import BackendRegistry, Front
 
 Values = dict[str, Any]
@@ -351,7 +352,7 @@ def hits(values: Values, session: str, timeout: float,
     return answer, None
 
 
-def _matches(row: Values, loc: Any) -> bool:
+def _matches(row: Values, loc: BreakLoc) -> bool:
     if loc.function:
         name = row.get("function") or ""
         return bool(name == loc.function or name.endswith("." + loc.function))
