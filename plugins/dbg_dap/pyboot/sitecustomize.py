@@ -23,8 +23,8 @@ import os
 import socket
 import sys
 import threading
-from types import ModuleType
-from typing import Any
+from collections.abc import Sequence
+from types import FrameType, ModuleType
 
 _TARGET = "_pydevd_bundle.pydevd_comm"
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,10 +48,10 @@ def _patch(module: ModuleType) -> None:
 
 
 class _Loader(importlib.abc.Loader):
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: importlib.abc.Loader) -> None:
         self.inner = inner
 
-    def create_module(self, spec: Any) -> Any:
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self.inner.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
@@ -64,13 +64,15 @@ class _Loader(importlib.abc.Loader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != _TARGET:
             return None
         for finder in sys.meta_path:
             if finder is self:
                 continue
-            spec = getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
+            spec: importlib.machinery.ModuleSpec | None = getattr(
+                finder, "find_spec", lambda *a: None)(fullname, path, target)
             if spec is not None and spec.loader is not None:
                 spec.loader = _Loader(spec.loader)
                 return spec
@@ -148,7 +150,7 @@ def _children_undebugged() -> None:
         os.environ.pop("DBG_CHILDREN_UNDEBUGGED", None)
         thread_settrace(None)
         settrace(None)
-        frame: Any = sys._getframe()
+        frame: FrameType | None = sys._getframe()
         while frame is not None:
             frame.f_trace = None
             frame = frame.f_back
