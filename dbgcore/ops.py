@@ -18,13 +18,13 @@ it names keep what only an op's body needs out of their own imports.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from dbgcore import handlers
 from dbgcore.backend import Backend, answered_ops
 from dbgcore.cli import deferred, prepare
 from dbgcore.cli import render as renderers
-from dbgcore.opspec import Arg, Op, OpTable, Payload, Renderer, Start
+from dbgcore.opspec import Arg, Beside, Handler, Op, OpTable, Payload, Renderer, Start
 from dbgcore.registry import Front
 
 if TYPE_CHECKING:
@@ -51,10 +51,16 @@ _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (d
 
 
 def _stopping(name: str, summary: str, *args: Arg, aliases: tuple[str, ...] = (),
-              needs: str = "stopped", **fields: Any) -> Op:
-    fields.setdefault("core_ok", False)  # each runs the program, which a core cannot
+              needs: str = "stopped", handler: Handler | None = None,
+              beside: Beside | None = None, method: Callable[..., object] | None = None,
+              lost_ok: bool = False, ended_ok: bool = False, checked: bool = True,
+              new_debugger: bool | None = None, own_tool: bool = False,
+              core_ok: bool = False) -> Op:
+    # core_ok: each runs the program, which a core cannot (but `wait` only waits).
     return Op(name, summary, (*args, _SHOW), aliases=aliases, needs=needs, stops=True,
-              group="execution", render=renderers.snapshot, **fields)
+              group="execution", render=renderers.snapshot, handler=handler, beside=beside,
+              method=method, lost_ok=lost_ok, ended_ok=ended_ok, checked=checked,
+              new_debugger=new_debugger, own_tool=own_tool, core_ok=core_ok)
 
 
 BUILTIN: tuple[Op, ...] = (

@@ -26,7 +26,7 @@ def text(renderer: Callable[[Payload], str] | None, payload: Payload) -> str:
     return shown
 
 
-def _where(loc: dict[str, Any] | None) -> str:
+def _where(loc: Payload | None) -> str:
     if not loc:
         return "an unknown location"
     text = f"{loc.get('file') or '?'}:{loc.get('line') or '?'}"
@@ -35,14 +35,14 @@ def _where(loc: dict[str, Any] | None) -> str:
     return text
 
 
-def _source(lines: list[dict[str, Any]]) -> list[str]:
+def _source(lines: list[Payload]) -> list[str]:
     if not lines:
         return []
     width = len(str(lines[-1]["line"]))
     return [f"{'>' if s.get('current') else ' '} {s['line']:>{width}} | {s['text']}" for s in lines]
 
 
-def _var(v: dict[str, Any]) -> str:
+def _var(v: Payload) -> str:
     kind = f" ({v['type']})" if v.get("type") else ""
     cut = f" [cut: {v['cut']} chars]" if v.get("cut") else ""
     return f"{v['name']} = {v['value']}{kind}{cut}"
@@ -122,7 +122,7 @@ def ending(p: Payload) -> str:
     return "exited" + (f" with code {code}" if code is not None else "")
 
 
-def _breakpoint(bp: dict[str, Any]) -> str:
+def _breakpoint(bp: Payload) -> str:
     requested = bp.get("requested") or ""
     where = requested
     if bp.get("file") and bp.get("line"):
@@ -200,7 +200,7 @@ def stack(p: Payload) -> str:
     return "\n".join(lines) or "no frames"
 
 
-def _call(f: dict[str, Any]) -> str:
+def _call(f: Payload) -> str:
     """``function(name=value, ...)``; the bare name when the arguments are
     unknown, or for code that takes none and is no function (``<module>``)."""
     name = f.get("function") or "??"
@@ -213,7 +213,7 @@ def _call(f: dict[str, Any]) -> str:
     return f"{name}({text})"
 
 
-def _frame_tag(f: dict[str, Any]) -> str:
+def _frame_tag(f: Payload) -> str:
     if f.get("internal"):
         return "  [internal]"
     if f.get("library"):
@@ -221,7 +221,7 @@ def _frame_tag(f: dict[str, Any]) -> str:
     return ""
 
 
-def _hidden(run: dict[str, Any]) -> str:
+def _hidden(run: Payload) -> str:
     count = run["count"]
     names = run.get("of") or []
     whose = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
