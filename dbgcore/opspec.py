@@ -230,7 +230,7 @@ class OpTable:
     def __iter__(self) -> Iterator[Op]:
         return iter(self.ops.values())
 
-    def read_words(self, words: list[str]) -> tuple[Op, dict[str, Any]] | None:
+    def read_words(self, words: list[str]) -> tuple[Op, Payload] | None:
         """``OP [WORD...]`` as an op and its values, for an op sent as it is
         to the daemon whose words are all positional arguments; None for
         anything else (options, ``--help``, words that do not fit), which
@@ -240,7 +240,7 @@ class OpTable:
         if op is None or op.send != "call" or op.prepare is not None or len(op.path) != 1 \
                 or any(w.startswith("-") for w in rest):
             return None
-        values: dict[str, Any] = {}
+        values: Payload = {}
         for arg in op.args:
             if not arg.positional or arg.hidden:
                 continue

@@ -35,6 +35,7 @@ import runpy
 import socket
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 _PEERS_PATH = os.environ.pop("DBG_PEERS", "")
@@ -43,7 +44,7 @@ _TOKEN = os.environ.pop("DBG_ADAPTER_TOKEN", "")
 _ATTACH_PID = os.environ.pop("DBG_ATTACH_PID", "")
 
 
-def _load_peers() -> Any:
+def _load_peers() -> ModuleType:
     spec = importlib.util.spec_from_file_location("dbg_peers", _PEERS_PATH)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {_PEERS_PATH!r}")
@@ -61,9 +62,9 @@ def _say(line: str) -> None:
         pass
 
 
-def _guard(peers: Any, roots: list[int], name: str,
-           handler: Callable[[socket.socket], Any]) -> Callable[[socket.socket], Any]:
-    def accept(sock: socket.socket) -> Any:
+def _guard(peers: ModuleType, roots: list[int], name: str,
+           handler: Callable[[socket.socket], object]) -> Callable[[socket.socket], object]:
+    def accept(sock: socket.socket) -> object:
         why = peers.check_accepted(sock, roots)
         if why is None:
             return handler(sock)
@@ -91,16 +92,18 @@ def main() -> None:
 
     serve = sockets.serve
 
-    def guarded_serve(name: str, handler: Callable[[socket.socket], Any],
-                      *args: Any, **kwargs: Any) -> Any:
+    # The rest of serve's arguments are passed on as they come (Any): the
+    # debugpy installed is the user's, whose serve may take other ones.
+    def guarded_serve(name: str, handler: Callable[[socket.socket], object],
+                      *args: Any, **kwargs: Any) -> object:
         return serve(name, _guard(peers, roots, name, handler), *args, **kwargs)
 
     sockets.serve = guarded_serve
 
     if _TOKEN:
-        serve_clients: Callable[..., Any] = clients.serve
+        serve_clients: Callable[..., object] = clients.serve
 
-        def serve_clients_with_our_token(*args: Any, **kwargs: Any) -> Any:
+        def serve_clients_with_our_token(*args: object, **kwargs: object) -> object:
             # The adapter's main() draws its random token just before it
             # opens the clients' listener: ours replaces it there, before any
             # launcher or pydevd is told it.
