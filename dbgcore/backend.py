@@ -202,6 +202,10 @@ class Backend:
     unsupported_hints: ClassVar[Mapping[str, str]] = {}
     #: Which of :data:`FEATURES` the backend has (missing: "none").
     features: ClassVar[Mapping[str, Support]] = {}
+    #: What the overridden methods alone do not tell (op -> support), laid
+    #: over them by :meth:`capabilities`: "fallback" for an op dbg builds out
+    #: of other requests, "native" for one a live debugger decides.
+    op_support: ClassVar[Mapping[str, Support]] = {}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         self.spec = spec
@@ -236,9 +240,12 @@ class Backend:
     def capabilities(cls) -> dict[str, Support]:
         """Which of the ops the base class's methods answer (:data:`ANSWERS`)
         this backend supports: by default every op whose method the
-        subclass overrides."""
-        return {a.op: "native" if getattr(cls, a.method) is not getattr(Backend, a.method)
-                else "none" for a in ANSWERS.values()}
+        subclass overrides, corrected by :attr:`op_support`."""
+        caps: dict[str, Support] = {
+            a.op: "native" if getattr(cls, a.method) is not getattr(Backend, a.method) else "none"
+            for a in ANSWERS.values()}
+        caps.update(cls.op_support)
+        return caps
 
     @classmethod
     def extension_ops(cls) -> list[str]:

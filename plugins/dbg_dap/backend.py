@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
@@ -90,6 +90,10 @@ class DapBackend(DapEvents, DapInspection):
     id = "dap"
     tool = "dap"
     unsupported_hints: ClassVar[dict[str, str]] = {}
+    # These depend on what the adapter announces; `dbg caps` asks a live one
+    # (support); until is built from a breakpoint and continue.
+    op_support: ClassVar[Mapping[str, Support]] = {
+        "watch": "native", "catch": "native", "set": "native", "until": "fallback"}
     #: Every built-in adapter's; each instance takes its profile's (DapCore).
     reads_stdin = True
 
@@ -116,15 +120,6 @@ class DapBackend(DapEvents, DapInspection):
     @classmethod
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
         profile_for(spec).check_program(program)
-
-    @classmethod
-    def capabilities(cls) -> dict[str, Support]:
-        caps = super().capabilities()
-        # These depend on what the adapter announces; `dbg caps` asks a live one.
-        for op in ("watch", "catch", "set"):
-            caps[op] = "native"
-        caps["until"] = "fallback"
-        return caps
 
     @classmethod
     def support(cls, spec: BackendSpec) -> dict[str, Support]:

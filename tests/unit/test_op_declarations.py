@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import ast
 import inspect
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
-from dbgcore.backend import ANSWERS, Backend, BackendSpec, answered_ops
+from dbgcore.backend import ANSWERS, Backend, BackendSpec, Support, answered_ops
 from dbgcore.errors import BackendMissing, UnsupportedOp, UsageError
+from dbgcore.model import StopEvent
 from dbgcore.ops import BUILTIN, builtin_table
 from dbgcore.plugins import PluginHost
 from dbgcore.registry import BackendRegistry
@@ -106,6 +109,18 @@ def test_every_answering_method_is_named_by_its_op() -> None:
     # `dbg caps`'s order: the table's, attach (a session op) last.
     names = [answer.op for answer, _ in answered_ops(BUILTIN)]
     assert names[0] == "break" and names[-1] == "attach", names
+
+
+def test_op_support_is_laid_over_the_overridden_methods() -> None:
+    class Builds(Backend):
+        op_support: ClassVar[Mapping[str, Support]] = {"until": "fallback"}
+
+        def cont(self, timeout: float) -> StopEvent:
+            raise AssertionError("not called")
+
+    caps = Builds.capabilities()
+    assert (caps["continue"], caps["until"], caps["step"]) == ("native", "fallback", "none")
+    assert list(caps) == list(Backend.capabilities())
 
 
 def test_every_op_sent_to_the_daemon_has_its_handler() -> None:
