@@ -21,12 +21,21 @@ from __future__ import annotations
 import os
 import sys
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Only named in annotations: pytest is the run's, if it is one.
+    import unittest
+
+    import pytest
+
+    #: An exception as unittest hands it over (sys.exc_info()'s).
+    _ExcInfo = tuple[type[BaseException], BaseException, TracebackType] | tuple[None, None, None]
 
 #: The pytest session whose failures stop (pytester's inner runs do not).
-_sessions: list[Any] = []
+_sessions: list[pytest.Config] = []
 #: unittest's TestResult, once wrapped.
-_wrapped: list[Any] = []
+_wrapped: list[type[unittest.TestResult]] = []
 _PLUGIN = __name__
 
 
@@ -84,13 +93,14 @@ def _library_file(path: str) -> bool:
 # -- pytest ----------------------------------------------------------------------
 
 
-def pytest_configure(config: Any) -> None:
+def pytest_configure(config: pytest.Config) -> None:
     if not _sessions:
         _sessions.append(config)
         _forget_plugin_variable()
 
 
-def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
+def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[object],
+                              report: pytest.TestReport | pytest.CollectReport) -> None:
     if not _sessions or getattr(node, "config", None) is not _sessions[0]:
         return
     info = getattr(call, "excinfo", None)
@@ -121,15 +131,16 @@ def _wrap_unittest() -> None:
     _wrapped.append(result)
     add_error, add_failure, add_subtest = result.addError, result.addFailure, result.addSubTest
 
-    def addError(self: Any, test: Any, err: Any) -> None:
+    def addError(self: unittest.TestResult, test: unittest.TestCase, err: _ExcInfo) -> None:
         _stop(*err)
         add_error(self, test, err)
 
-    def addFailure(self: Any, test: Any, err: Any) -> None:
+    def addFailure(self: unittest.TestResult, test: unittest.TestCase, err: _ExcInfo) -> None:
         _stop(*err)
         add_failure(self, test, err)
 
-    def addSubTest(self: Any, test: Any, subtest: Any, err: Any) -> None:
+    def addSubTest(self: unittest.TestResult, test: unittest.TestCase, subtest: unittest.TestCase,
+                   err: _ExcInfo | None) -> None:
         if err is not None:
             _stop(*err)
         add_subtest(self, test, subtest, err)
