@@ -63,10 +63,13 @@ class FrameDecoder:
 
     def _resync(self) -> bool:
         """Drop bytes up to the next header start; False if none is there yet."""
-        start = self.buffer.lower().find(LENGTH, 1)
+        lowered = self.buffer.lower()
+        start = lowered.find(LENGTH, 1)
         if start < 0:
-            # Keep a tail that might be the start of a header split across reads.
-            keep = len(LENGTH) - 1
+            # Keep only a tail that may be the start of a header split across
+            # reads, so that a stray line is skipped (and logged) whole.
+            keep = next((n for n in range(min(len(LENGTH) - 1, len(lowered) - 1), 0, -1)
+                         if lowered.endswith(LENGTH[:n])), 0)
             self._skip(len(self.buffer) - keep)
             return False
         self._skip(start)

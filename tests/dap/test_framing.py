@@ -114,6 +114,20 @@ def test_garbage_between_frames_is_skipped(
     assert decoder.skipped or not pairs  # junk is reported, for the session log
 
 
+@pytest.mark.parametrize("line", [b"a stray print on stdout\n", b"print ending in Content-Len",
+                                  b"c"])
+def test_a_stray_line_read_alone_is_reported_whole(line: bytes) -> None:
+    # A line that arrives in a read of its own, before the frame's: it is not
+    # cut where the read ended (only a tail that may begin a header waits).
+    decoder = FrameDecoder()
+    assert decoder.feed(line) == []
+    message = {"seq": 1, "type": "event"}
+    assert decoder.feed(encode(message)) == [message]
+    assert b"".join(decoder.skipped) == line
+    if not line.endswith(b"Content-Len"):
+        assert decoder.skipped == [line]
+
+
 @pytest.mark.parametrize("lie", [b"Content-Length: 5\r\n\r\n", b"Content-Length: 900\r\n\r\n",
                                  b"Content-Length: 3\r\n\r\n{}x"])
 def test_a_header_that_lies_does_not_swallow_the_next_frame(lie: bytes) -> None:
