@@ -329,7 +329,12 @@ def serve(values: dict[str, Any], session: str, timeout: float, front: Front) ->
 async def _serve(front: Front) -> None:
     import anyio
     import mcp_types as types
+    from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
+
+    #: The SDK's request context; its lifespan state (unused) is its default's dict.
+    Context = ServerRequestContext[dict[str, Any]]
+    Page = types.PaginatedRequestParams | None
 
     from dbgcore.mcp_stdio import checked_stdio
 
@@ -338,17 +343,17 @@ async def _serve(front: Front) -> None:
                         input_schema=t["inputSchema"]) for t in listing(front.table, support)]
     cwd = os.getcwd()
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(ctx: Context, params: Page) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def on_call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         answer = await anyio.to_thread.run_sync(call_tool, front, params.name,
                                                 params.arguments, cwd)
         return types.CallToolResult(content=[types.TextContent(text=answer.text())],
                                     structured_content=answer.to_json(),
                                     is_error=not answer.ok)
 
-    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    async def list_resources(ctx: Context, params: Page) -> types.ListResourcesResult:
         names = await anyio.to_thread.run_sync(live_sessions)
         found = []
         for name in names:
@@ -362,7 +367,7 @@ async def _serve(front: Front) -> None:
             ]
         return types.ListResourcesResult(resources=found)
 
-    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+    async def list_templates(ctx: Context, params: Page) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=[
             types.ResourceTemplate(uri_template="dbg://session/{name}/hits", name="hits",
                                    description="A session's recorded stops",
@@ -372,13 +377,14 @@ async def _serve(front: Front) -> None:
                                    mime_type="application/json"),
         ])
 
-    async def read(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read(ctx: Context,
+                   params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         text = await anyio.to_thread.run_sync(read_resource, uri)
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, text=text, mime_type="application/json")])
 
-    server: Any = Server("dbg", version=__version__, instructions=INSTRUCTIONS,
+    server: Server[dict[str, Any]] = Server("dbg", version=__version__, instructions=INSTRUCTIONS,
                          on_list_tools=list_tools, on_call_tool=on_call,
                          on_list_resources=list_resources,
                          on_list_resource_templates=list_templates,
