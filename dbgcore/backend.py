@@ -2,19 +2,18 @@
 
 A backend subclasses :class:`Backend` and overrides the ops its debugger can do.
 Every op it leaves alone raises :class:`UnsupportedOp` naming the tool and the
-``dbg raw`` escape hatch; there are no silent no-ops. Each method that answers
-an op says which, and the words its refusal uses, with :func:`answers` (the op
-table, :mod:`dbgcore.ops`, names the method in the op's declaration). What a
-backend supports is derived from what it overrides (and may be narrowed at run
-time by overriding :meth:`Backend.capabilities`), so the core never guesses
-from a backend's name.
+``dbg raw`` escape hatch; there are no silent no-ops. The op table
+(:mod:`dbgcore.ops`) names, in each op's declaration, the method here that
+answers it; what a backend supports is derived from the table and the methods
+it overrides (:meth:`Backend.capabilities`, corrected by the data in
+:attr:`Backend.op_support`), so the core never guesses from a backend's name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from dbgcore.errors import DebuggerLost, UnsupportedOp
 from dbgcore.jsontypes import JsonObject
@@ -42,48 +41,15 @@ if TYPE_CHECKING:
 Support = Literal["native", "fallback", "none"]
 
 
-class Answer(NamedTuple):
-    """An op a :class:`Backend` method answers (a backend supports it by
-    overriding the method), as :func:`answers` marks it."""
-
-    op: str
-    #: The method's name, looked up on each backend class.
-    method: str
-    #: The op in an UnsupportedOp ("step into").
-    title: str
-
-
-#: The ops the :class:`Backend` methods answer, by op name, in the order the
-#: methods are defined below (the op table gives `dbg caps`'s order).
-ANSWERS: dict[str, Answer] = {}
-
-_Method = TypeVar("_Method", bound=Callable[..., object])
-
-
-def answers(op: str, title: str = "") -> Callable[[_Method], _Method]:
-    """Marks the :class:`Backend` method a backend overrides to support
-    ``op``; ``title``: the op in its UnsupportedOp (default the name). Used
-    only in this module, so the list is complete once it is loaded."""
-    def mark(method: _Method) -> _Method:
-        ANSWERS[op] = Answer(op, method.__name__, title or op)
-        return method
-    return mark
-
-
-def answer_of(method: Callable[..., object]) -> Answer | None:
-    """The op ``method`` answers, if it is a :class:`Backend` method
-    :func:`answers` marked."""
-    return next((a for a in ANSWERS.values()
-                 if getattr(Backend, a.method) is method), None)
-
-
-def answered_ops(ops: Iterable[Op]) -> list[tuple[Answer, Callable[..., object]]]:
-    """Of ``ops`` (an op table), those a backend answers by overriding a
-    :class:`Backend` method, with the method, in the order `dbg caps` lists
-    them: the table's, the session ops (attach) last."""
-    found = [(op, answer_of(op.method), op.method) for op in ops if op.method is not None]
-    found.sort(key=lambda item: item[0].group == "sessions")
-    return [(answer, method) for _, answer, method in found if answer is not None]
+def answered_ops(ops: Iterable[Op]) -> list[Op]:
+    """Of ``ops`` (an op table), those a backend supports by overriding a
+    :class:`Backend` method (not its ``op_<name>`` ops, which are listed with
+    the backends' own), in the order `dbg caps` lists them: the table's, the
+    session ops (attach) last."""
+    found = [op for op in ops if op.method is not None
+             and not op.method.__name__.startswith("op_")
+             and getattr(Backend, op.method.__name__, None) is op.method]
+    return sorted(found, key=lambda op: op.group == "sessions")
 
 
 #: Parts of ops a backend may lack, shown by `dbg caps` as rows of their
@@ -189,6 +155,9 @@ class SessionContext:
     #: core can clean up after a daemon that died without doing so itself.
     track_process: Callable[[int, str], None] = lambda pid, role: None
     shutdown_grace: float = 1.0
+    #: Each op's words in a refusal ("step into"), from the op table
+    #: (:attr:`dbgcore.opspec.Op.title`), for :meth:`Backend.unsupported`.
+    op_titles: Mapping[str, str] = field(default_factory=dict)
 
 
 class Backend:
@@ -237,13 +206,16 @@ class Backend:
         with a UsageError that says what to do (e.g. compile it first)."""
 
     @classmethod
-    def capabilities(cls) -> dict[str, Support]:
-        """Which of the ops the base class's methods answer (:data:`ANSWERS`)
-        this backend supports: by default every op whose method the
-        subclass overrides, corrected by :attr:`op_support`."""
-        caps: dict[str, Support] = {
-            a.op: "native" if getattr(cls, a.method) is not getattr(Backend, a.method) else "none"
-            for a in ANSWERS.values()}
+    def capabilities(cls, ops: Iterable[Op]) -> dict[str, Support]:
+        """Which of ``ops`` (the op table) that a :class:`Backend` method
+        answers this backend supports: every op whose method the subclass
+        overrides, corrected by :attr:`op_support`."""
+        caps: dict[str, Support] = {}
+        for op in answered_ops(ops):
+            assert op.method is not None
+            name = op.method.__name__
+            caps[op.name] = "native" if getattr(cls, name) is not getattr(Backend, name) \
+                else "none"
         caps.update(cls.op_support)
         return caps
 
@@ -256,18 +228,19 @@ class Backend:
                 and getattr(cls, name) is not getattr(Backend, name, None)]
 
     @classmethod
-    def support(cls, spec: BackendSpec) -> dict[str, Support]:
-        """What `dbg caps` shows for a backends.yaml entry: every canonical op
-        and extension op, "native", "fallback" (done by dbg out of other
-        requests or the debugger's console) or "none". Backends whose support
-        depends on the debugger installed ask it here."""
-        return cls.declared_support()
+    def support(cls, spec: BackendSpec, ops: Iterable[Op]) -> dict[str, Support]:
+        """What `dbg caps` shows for a backends.yaml entry: every op of
+        ``ops`` (the op table) a backend method answers, and every extension
+        op, "native", "fallback" (done by dbg out of other requests or the
+        debugger's console) or "none". Backends whose support depends on the
+        debugger installed ask it here."""
+        return cls.declared_support(ops)
 
     @classmethod
-    def declared_support(cls) -> dict[str, Support]:
+    def declared_support(cls, ops: Iterable[Op]) -> dict[str, Support]:
         """What the code declares, without asking any debugger (what
         :meth:`support` answers unless a backend asks the installed one)."""
-        return {**cls.capabilities(), **{op: "native" for op in cls.extension_ops()},
+        return {**cls.capabilities(ops), **{op: "native" for op in cls.extension_ops()},
                 **{name: cls.features.get(name, "none") for name in FEATURES},
                 "stdin": "native" if cls.reads_stdin else "none",
                 "core": "native" if cls.opens_cores else "none"}
@@ -282,13 +255,15 @@ class Backend:
         return self.tool_for(self.spec)
 
     @classmethod
-    def unsupported_for(cls, spec: BackendSpec, op: str, hint: str | None = None) -> UnsupportedOp:
-        answer = ANSWERS.get(op)
-        return UnsupportedOp(answer.title if answer else op, cls.tool_for(spec),
+    def unsupported_for(cls, spec: BackendSpec, op: str, hint: str | None = None,
+                        title: str | None = None) -> UnsupportedOp:
+        """The refusal of ``op``, in the words ``title`` (the op table's
+        :attr:`~dbgcore.opspec.Op.title`; default the op's name)."""
+        return UnsupportedOp(title or op, cls.tool_for(spec),
                              hint or cls.unsupported_hints.get(op, ""))
 
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:
-        return self.unsupported_for(self.spec, op, hint)
+        return self.unsupported_for(self.spec, op, hint, self.ctx.op_titles.get(op))
 
     def extension_op(self, op: str) -> Callable[[JsonObject, float], JsonObject] | None:
         """A backend-specific op (``dbg disasm``, ``dbg scopes``...) by name:
@@ -308,7 +283,6 @@ class Backend:
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         raise NotImplementedError
 
-    @answers("attach", "attaching")
     def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
         raise self.unsupported("attach")
 
@@ -326,62 +300,50 @@ class Backend:
 
     # -- breakpoints ---------------------------------------------------------
 
-    @answers("break", "breakpoints")
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
         raise self.unsupported("break")
 
-    @answers("unbreak", "removing breakpoints")
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         raise self.unsupported("unbreak")
 
-    @answers("breaks", "listing breakpoints")
     def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         raise self.unsupported("breaks")
 
-    @answers("watch", "watchpoints")
     def watch(self, expression: str, timeout: float) -> Breakpoint:
         raise self.unsupported("watch")
 
-    @answers("catch", "exception catchpoints")
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         raise self.unsupported("catch")
 
     # -- execution (each returns what stopped it, or state "running") --------
 
-    @answers("continue")
     def cont(self, timeout: float) -> StopEvent:
         raise self.unsupported("continue")
 
-    @answers("step", "step into")
     def step(self, timeout: float) -> StopEvent:
         raise self.unsupported("step")
 
-    @answers("next", "step over")
     def next(self, timeout: float) -> StopEvent:
         raise self.unsupported("next")
 
-    @answers("finish", "step out")
     def finish(self, timeout: float) -> StopEvent:
         """Run until the selected frame returns; stop in its caller, with
         ``return_value`` when the debugger can know it. The core has already
         refused `finish` in the outermost frame."""
         raise self.unsupported("finish")
 
-    @answers("until", "run until")
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         """Run to ``loc`` (None: the next line, not going back in a loop). A
         location where no code is is refused (OpFailed) before anything runs;
         one behind the current line in the same function the core refuses."""
         raise self.unsupported("until")
 
-    @answers("pause")
     def pause(self, timeout: float) -> StopEvent:
         raise self.unsupported("pause")
 
     # -- inspection ----------------------------------------------------------
 
-    @answers("stack", "stack traces")
     def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         """Frames of the current thread, innermost first; the debugger's and
         the runtime's own frames marked ``internal`` (the core hides the
@@ -394,11 +356,9 @@ class Backend:
         tell (the default leaves them None). The core asks only for the
         frames it shows, since some debuggers answer a request per frame."""
 
-    @answers("frame", "frame selection")
     def select_frame(self, index: int, timeout: float) -> Frame:
         raise self.unsupported("frame")
 
-    @answers("locals")
     def locals(self, timeout: float) -> list[Variable]:
         raise self.unsupported("locals")
 
@@ -429,23 +389,18 @@ class Backend:
         or when the backend cannot tell. Asked only for what the snapshot shows."""
         return None
 
-    @answers("print", "expression evaluation")
     def evaluate(self, expression: str, timeout: float) -> Value:
         raise self.unsupported("print")
 
-    @answers("set", "setting variables")
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         raise self.unsupported("set")
 
-    @answers("threads", "thread listing")
     def threads(self, timeout: float) -> list[Thread]:
         raise self.unsupported("threads")
 
-    @answers("thread", "thread selection")
     def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
         raise self.unsupported("thread")
 
-    @answers("raw", "raw commands")
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         """Send native text; return its answer, and a stop event if the command
         moved the target (e.g. ``dbg raw next``)."""

@@ -35,7 +35,7 @@ from dbgcore.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, timeout_problem
 
 if TYPE_CHECKING:
     from dbgcore.opspec import Arg, Op, OpTable
-    from dbgcore.registry import BackendRegistry, Front
+    from dbgcore.registry import Front
 
 INSTRUCTIONS = (
     "dbg drives real debuggers (pdb, debugpy, gdb, lldb, delve, jdb) through one vocabulary. "
@@ -163,18 +163,18 @@ MORE_DESCRIPTION = ("Run a rarer op: op, and args as its CLI command takes them;
                     "describe=true shows an op's arguments.")
 
 
-def backend_support(registry: BackendRegistry) -> dict[str, dict[str, str]]:
+def backend_support(front: Front) -> dict[str, dict[str, str]]:
     """Each configured backend's op support as its code declares it (no
     debugger is started for this)."""
     out: dict[str, dict[str, str]] = {}
     try:
-        config = registry.config()
+        config = front.backends.config()
     except DbgError:
         return out
     for spec in config.backends.values():
-        cls = registry.class_of(spec)
+        cls = front.backends.class_of(spec)
         if cls is not None:
-            out[spec.name] = dict(cls.declared_support())
+            out[spec.name] = dict(cls.declared_support(front.table))
     return out
 
 
@@ -278,7 +278,7 @@ def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
     if describe:
-        return _describe(op, backend_support(front.backends), session)
+        return _describe(op, backend_support(front), session)
     return call_op(op, values, session, float(timeout), front, cwd, start=front.start)
 
 
@@ -338,7 +338,7 @@ async def _serve(front: Front) -> None:
 
     from dbgcore.mcp_stdio import checked_stdio
 
-    support = backend_support(front.backends)
+    support = backend_support(front)
     tools = [types.Tool(name=t["name"], description=t["description"],
                         input_schema=t["inputSchema"]) for t in listing(front.table, support)]
     cwd = os.getcwd()

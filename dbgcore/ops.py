@@ -53,13 +53,13 @@ _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (d
 def _stopping(name: str, summary: str, *args: Arg, aliases: tuple[str, ...] = (),
               needs: str = "stopped", handler: Handler | None = None,
               beside: Beside | None = None, method: Callable[..., object] | None = None,
-              lost_ok: bool = False, ended_ok: bool = False, checked: bool = True,
+              title: str = "", lost_ok: bool = False, ended_ok: bool = False, checked: bool = True,
               new_debugger: bool | None = None, own_tool: bool = False,
               core_ok: bool = False) -> Op:
     # core_ok: each runs the program, which a core cannot (but `wait` only waits).
     return Op(name, summary, (*args, _SHOW), aliases=aliases, needs=needs, stops=True,
               group="execution", render=renderers.snapshot, handler=handler, beside=beside,
-              method=method, lost_ok=lost_ok, ended_ok=ended_ok, checked=checked,
+              method=method, title=title, lost_ok=lost_ok, ended_ok=ended_ok, checked=checked,
               new_debugger=new_debugger, own_tool=own_tool, core_ok=core_ok)
 
 
@@ -146,7 +146,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("idle_timeout", "float", "End the session after this long without a command.",
             flags=("--idle-timeout",), minimum=1, metavar="SECONDS"),
     ), needs="none", stops=True, send="start", prepare=prepare.attach, handler=handlers.attach,
-       method=Backend.attach, render=renderers.snapshot,
+       method=Backend.attach, title="attaching", render=renderers.snapshot,
        group="sessions"),
     _stopping("restart", "Run the same program again; breakpoints are set again.",
               needs="session", handler=handlers.restart, lost_ok=True, ended_ok=True,
@@ -173,6 +173,7 @@ BUILTIN: tuple[Op, ...] = (
             metavar="MSG", one_line=True),
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=prepare.break_, handler=handlers.break_, method=Backend.set_breakpoint,
+       title="breakpoints",
        own_tool=True,
        render=renderers.break_, group="breakpoints", core_ok=False,
        children=True),
@@ -180,15 +181,16 @@ BUILTIN: tuple[Op, ...] = (
         Arg("target", "str", "A breakpoint id (from `dbg breaks`) or a location.",
             required=True, metavar="ID|LOCATION"),
     ), prepare=prepare.unbreak, handler=handlers.unbreak, method=Backend.remove_breakpoint,
+       title="removing breakpoints",
        render=renderers.unbreak, group="breakpoints",
        ended_ok=True, children=True),
     Op("breaks", "List breakpoints: where each bound, its condition and hit count.",
-       handler=handlers.breaks, method=Backend.list_breakpoints,
+       handler=handlers.breaks, method=Backend.list_breakpoints, title="listing breakpoints",
        render=renderers.breaks, group="breakpoints", lost_ok=True, ended_ok=True),
     Op("watch", "Stop when EXPRESSION's value changes (a watchpoint).", (
         Arg("expression", "text", "What to watch: a variable or an expression.",
             required=True),
-    ), handler=handlers.watch, method=Backend.watch, render=renderers.break_,
+    ), handler=handlers.watch, method=Backend.watch, title="watchpoints", render=renderers.break_,
        own_tool=True,
        group="breakpoints", core_ok=False),
     Op("catch", "Stop where exceptions are raised: of the classes named, or as FILTERS say "
@@ -199,7 +201,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("all_code", "bool", "Python: stop where an exception is raised in the standard "
             "library's or an installed package's code too, not only in the program's.",
             flags=("--all-code",)),
-    ), handler=handlers.catch, method=Backend.catch,
+    ), handler=handlers.catch, method=Backend.catch, title="exception catchpoints",
        render=renderers.catch, group="breakpoints", core_ok=False, details=(
         "FILTERS: exception classes, and raised (every exception), uncaught (where one "
         "would end the program), userUnhandled (debugpy: where one leaves the program's "
@@ -220,22 +222,22 @@ BUILTIN: tuple[Op, ...] = (
     # -- execution
     _stopping("continue", "Resume until the next stop (alias: c).", aliases=("c",),
               own_tool=True,
-              handler=handlers.continue_, method=Backend.cont),
+              handler=handlers.continue_, method=Backend.cont, title="continue"),
     _stopping("step", "Step into the next line, entering calls (alias: s).", aliases=("s",),
               own_tool=True,
-              handler=handlers.step, method=Backend.step),
+              handler=handlers.step, method=Backend.step, title="step into"),
     _stopping("next", "Step over to the next line (alias: n).", aliases=("n",),
               own_tool=True,
-              handler=handlers.next_, method=Backend.next),
+              handler=handlers.next_, method=Backend.next, title="step over"),
     _stopping("finish", "Run until the selected frame returns; show its return value.",
               own_tool=True,
-              handler=handlers.finish, method=Backend.finish),
+              handler=handlers.finish, method=Backend.finish, title="step out"),
     _stopping("until", "Run to LOCATION ahead (FILE:LINE or LINE), or past the current loop.",
               Arg("location", "location", "Where to stop: a line ahead."),
-              handler=handlers.until, method=Backend.until),
+              handler=handlers.until, method=Backend.until, title="run until"),
     _stopping("pause", "Interrupt the running target.", needs="session", handler=handlers.pause,
               own_tool=True,
-              beside=handlers.pause_beside, method=Backend.pause),
+              beside=handlers.pause_beside, method=Backend.pause, title="pause"),
     _stopping("wait", "Wait for a running target to stop or exit.", needs="session",
               handler=handlers.wait, beside=handlers.wait_beside, ended_ok=True, core_ok=True),
     Op("input", "Send TEXT and a newline to the program's standard input; on a running "
@@ -257,7 +259,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("all", "bool", "Also the frames it hides: libraries' and test runners' (the "
             "standard library, site-packages, Go's testing, java.*), the runtime's (runpy, "
             "libc, runtime.main).", flags=("--all",)),
-    ), needs="stopped", handler=handlers.stack, method=Backend.stack,
+    ), needs="stopped", handler=handlers.stack, method=Backend.stack, title="stack traces",
        own_tool=True,
        render=renderers.stack, details=(
         "Each frame shows its arguments (`fee(amount=1000)`, values cut at 60 characters). "
@@ -269,6 +271,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("index", "int", "The frame's index in `dbg stack` (a hidden one's in "
             "`dbg stack --all`).", required=True, minimum=0),
     ), needs="stopped", handler=handlers.frame, method=Backend.select_frame,
+       title="frame selection",
        own_tool=True,
        render=renderers.frame),
     Op("up", "Select the caller's frame (COUNT levels up).", (
@@ -279,11 +282,12 @@ BUILTIN: tuple[Op, ...] = (
     ), needs="stopped", handler=handlers.down, render=renderers.frame),
     Op("locals", "Show the local variables of the selected frame.", needs="stopped",
        own_tool=True,
-       handler=handlers.locals_, method=Backend.locals, render=renderers.locals_),
+       handler=handlers.locals_, method=Backend.locals, title="locals", render=renderers.locals_),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
             "(`dbg print 'x; y + 1'`).", required=True),
     ), needs="stopped", handler=handlers.print_, method=Backend.evaluate,
+       title="expression evaluation",
        own_tool=True,
        render=renderers.print_),
     Op("display", "Show EXPRESSION at every later stop (no argument: list them).", (
@@ -296,12 +300,14 @@ BUILTIN: tuple[Op, ...] = (
         Arg("lhs", "str", "A variable or field.", required=True, one_line=True),
         Arg("value", "text", "The new value, an expression.", required=True),
     ), needs="stopped", handler=handlers.set_, method=Backend.set_variable,
+       title="setting variables",
        render=renderers.set_, core_ok=False),
     Op("threads", "List threads.", needs="stopped", handler=handlers.threads,
-       method=Backend.threads, render=renderers.threads),
+       method=Backend.threads, title="thread listing", render=renderers.threads),
     Op("thread", "Select thread ID.", (
         Arg("id", "str", "The thread's id from `dbg threads`.", required=True, metavar="ID"),
     ), needs="stopped", handler=handlers.thread, method=Backend.select_thread,
+       title="thread selection",
        render=renderers.thread),
     Op("list", "Show source around the current line, or around FILE:LINE / LINE.", (
         Arg("location", "location", "Where: FILE:LINE or LINE."),
@@ -322,7 +328,7 @@ BUILTIN: tuple[Op, ...] = (
     Op("raw", "Send TEXT to the native debugger and print its answer unparsed.", (
         Arg("text", "text", "A command in the debugger's own language.", required=True,
             passthrough=True),
-    ), handler=handlers.raw, method=Backend.raw, render=renderers.raw,
+    ), handler=handlers.raw, method=Backend.raw, title="raw commands", render=renderers.raw,
        own_tool=True,
        waits=True),
     # -- meta
@@ -399,8 +405,8 @@ class AnsweredOp(NamedTuple):
 
 #: The ops a backend answers by overriding a :class:`Backend` method (the
 #: rows of `dbg caps` before the features), in `dbg caps`'s order.
-BACKEND_OPS: list[AnsweredOp] = [AnsweredOp(answer.op, method, answer.title)
-                                 for answer, method in answered_ops(BUILTIN)]
+BACKEND_OPS: list[AnsweredOp] = [AnsweredOp(op.name, op.method, op.title)
+                                 for op in answered_ops(BUILTIN) if op.method is not None]
 
 _BUILTIN_TABLE: OpTable | None = None
 

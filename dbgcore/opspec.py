@@ -116,7 +116,8 @@ class Op:
     it, for a plugin's op its backend class's method (``DapBackend.op_disasm``),
     called ``(args, timeout) -> payload`` when the op has no ``handler`` (a
     plugin's op with neither goes to its backend's ``op_<name>`` method).
-    What a backend supports is read from these (`dbg caps`).
+    What a backend supports is read from these (`dbg caps`). ``title``: the
+    op in an ``UnsupportedOp`` ("step into"; default the name).
 
     ``beside``: how the daemon answers the op while another client's op
     waits for the program (:data:`Beside`; None: refused then).
@@ -139,14 +140,14 @@ class Op:
     __slots__ = ("agent", "aliases", "args", "beside", "checked", "children", "core_ok",
                  "details", "ended_ok", "group", "handler", "lost_ok", "method", "name", "needs",
                  "new_debugger", "own_tool", "path", "prepare", "render", "run", "send", "stops",
-                 "summary", "waits")
+                 "summary", "title", "waits")
 
     def __init__(self, name: str, summary: str, args: Iterable[Arg] = (), *,
                  aliases: tuple[str, ...] = (), needs: str = "session", stops: bool = False,
                  send: str = "call", run: Run | None = None, prepare: Prepare | None = None,
                  handler: Handler | None = None, beside: Beside | None = None,
                  render: Renderer | None = None,
-                 method: Callable[..., object] | None = None,
+                 method: Callable[..., object] | None = None, title: str = "",
                  group: str = "inspection", lost_ok: bool = False, ended_ok: bool = False,
                  core_ok: bool = True, checked: bool = True, waits: bool | None = None,
                  new_debugger: bool | None = None, children: bool = False,
@@ -175,6 +176,7 @@ class Op:
         self.beside = beside
         self.render = render
         self.method = method
+        self.title = title or name
         self.group = group
         self.lost_ok = lost_ok
         self.ended_ok = ended_ok

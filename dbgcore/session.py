@@ -213,6 +213,7 @@ class Session:
         ctx = SessionContext(
             name=self.name, run_dir=self.run_dir, output=self.output, log=self.log,
             track_process=self.track_process,
+            op_titles={op.name: op.title for op in self.front.table},
         )
         self.spec = spec
         backend = cls(spec, ctx)

@@ -103,10 +103,13 @@ class Conf:
 
 @pytest.fixture(scope="module")
 def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
+    from dbgcore.ops import full_table
     from dbgcore.plugins import PluginHost
     from dbgcore.registry import BackendRegistry
 
-    spec, cls = BackendRegistry(PluginHost()).loaded(case.backend)
+    host = PluginHost()
+    spec, cls = BackendRegistry(host).loaded(case.backend)
+    ops = full_table(host)
     for extra in case.files:
         module_target(extra)
     target = module_target(case.program)
@@ -120,7 +123,7 @@ def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
     assert snap["ok"] and snap["location"]["line"] == target.lines[case.stop], snap
     tool = module_dbg.json("tool")["tool"]
     # What `dbg caps` says, asked of the installed debugger: it must match.
-    yield Conf(module_dbg, case, target, tool, dict(cls.support(spec)), binary)
+    yield Conf(module_dbg, case, target, tool, dict(cls.support(spec, ops)), binary)
     module_dbg("kill")
 
 

@@ -231,7 +231,7 @@ def attach(values: Values, front: Front) -> tuple[str, Values]:
     pid, port, backend = values.get("pid"), values.get("port"), values["backend"]
     if (pid is None) == (port is None):
         raise UsageError("attach needs exactly one of --pid or --port")
-    _check_attach_supported(front.backends, backend)
+    _check_attach_supported(front, backend)
     return "attach", {"backend": backend, "pid": pid, "port": port,
                       "host": values.get("host") or "127.0.0.1", "program": values.get("program"),
                       "breaks": values.get("breaks") or [], "cwd": os.getcwd()}
@@ -281,14 +281,15 @@ def _parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def _check_attach_supported(registry: BackendRegistry, backend: str) -> None:
+def _check_attach_supported(front: Front, backend: str) -> None:
     """Refuse before starting a daemon when the backend cannot attach at all."""
-    spec = registry.config().backends.get(backend)
+    spec = front.backends.config().backends.get(backend)
     if spec is None:
         raise UsageError(f"unknown backend {backend!r}")
-    cls = registry.class_of(spec)
-    if cls is not None and cls.capabilities().get("attach") == "none":
-        raise cls.unsupported_for(spec, "attach")
+    cls = front.backends.class_of(spec)
+    if cls is not None and cls.capabilities(front.table).get("attach") == "none":
+        attach = front.table.find("attach")
+        raise cls.unsupported_for(spec, "attach", title=attach.title if attach else None)
 
 
 # -- run: answered here ----------------------------------------------------------------------
@@ -426,13 +427,13 @@ def caps(values: Values, session: str, timeout: float,
                 readiness = cls.check(spec)
                 column.update(version=readiness.version, detail=readiness.detail)
                 if readiness.ready:
-                    column["ops"] = dict(cls.support(spec))
+                    column["ops"] = dict(cls.support(spec, front.table))
                     column["ready"] = True
             except Exception as exc:  # one broken backend must not hide the others
                 column["detail"] = f"cannot ask {spec.name}: {exc}"
         if column["ready"] or names:
             columns.append(column)
-    answered = [answer.op for answer, _ in answered_ops(front.table)]
+    answered = [op.name for op in answered_ops(front.table)]
     extra = sorted({op for c in columns for op in c.get("ops", {})
                     if op not in answered and op not in FEATURES})
     ops = [*answered, *FEATURES, *extra]

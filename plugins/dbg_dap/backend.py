@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import dbg_dap.expert as expert
 from dbg_dap.assign import set_value
@@ -59,6 +59,9 @@ from dbgcore.api import (
     post_mortem_description,
     read_core,
 )
+
+if TYPE_CHECKING:
+    from dbgcore.api import Op
 
 #: How long `dbg pause` waits for a program just launched to reach its
 #: adapter (its threads) before it gives up.
@@ -122,7 +125,7 @@ class DapBackend(DapEvents, DapInspection):
         profile_for(spec).check_program(program)
 
     @classmethod
-    def support(cls, spec: BackendSpec) -> dict[str, Support]:
+    def support(cls, spec: BackendSpec, ops: Iterable[Op]) -> dict[str, Support]:
         """Start the adapter, read the capabilities it announces, and stop
         it: what each op needs is in :func:`dbg_dap.expert.op_support`,
         the rest in the profile's features."""
@@ -139,7 +142,7 @@ class DapBackend(DapEvents, DapInspection):
                 announced = dap.initialize(backend.profile.client_caps, CAPS_TIMEOUT)
             finally:
                 backend.terminate()
-        support = expert.op_support(cls.capabilities(), cls.extension_ops(), announced,
+        support = expert.op_support(cls.capabilities(ops), cls.extension_ops(), announced,
                              backend.profile)
         for feature, capability in (("break-if", "supportsConditionalBreakpoints"),
                                     ("break-hit", "supportsHitConditionalBreakpoints"),

@@ -143,11 +143,13 @@ def twin_program(backend: str, dbg: Dbg, backend_ready: Callable[[str], None],
 
 def caps_of(backend: str) -> dict[str, str]:
     """What `dbg caps` says of a backend (asked of the installed debugger)."""
+    from dbgcore.ops import full_table
     from dbgcore.plugins import PluginHost
     from dbgcore.registry import BackendRegistry
 
-    spec, cls = BackendRegistry(PluginHost()).loaded(backend)
-    return dict(cls.support(spec))
+    host = PluginHost()
+    spec, cls = BackendRegistry(host).loaded(backend)
+    return dict(cls.support(spec, full_table(host)))
 
 
 def session_processes(dbg: Dbg, name: str = "default") -> list[dict[str, Any]]:

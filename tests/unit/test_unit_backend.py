@@ -13,7 +13,7 @@ import pytest
 from dbgcore.backend import AttachRequest, Backend, BackendSpec, SessionContext
 from dbgcore.errors import EXIT_UNSUPPORTED, DbgError, UnsupportedOp
 from dbgcore.model import BreakLoc, BreakOptions, Breakpoint
-from dbgcore.ops import BACKEND_OPS
+from dbgcore.ops import BACKEND_OPS, BUILTIN
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
 from dbgcore.translog import TransLog
@@ -58,8 +58,10 @@ ARGS: dict[str, Any] = {
 
 def make(cls: type[Backend], tmp_path: Path) -> Backend:
     spec = BackendSpec(name=cls.id, plugin=cls.id, command=["true"])
+    # The op table's words for each op, as a session hands them over.
     ctx = SessionContext(name="t", run_dir=tmp_path, output=OutputBuffer(),
-                         log=TransLog(tmp_path / "trans.log"))
+                         log=TransLog(tmp_path / "trans.log"),
+                         op_titles={op.name: op.title for op in BUILTIN})
     return cls(spec, ctx)
 
 
@@ -92,11 +94,11 @@ def test_every_op_left_alone_is_unsupported_and_names_tool_and_raw(
 
 
 def test_capabilities_of_a_backend_that_overrides_nothing() -> None:
-    assert Bare.capabilities() == {op: "none" for op in CANONICAL_OPS}
+    assert Bare.capabilities(BUILTIN) == {op: "none" for op in CANONICAL_OPS}
 
 
 def test_overriding_an_op_marks_it_native(tmp_path: Path) -> None:
-    caps = OnlyWatch.capabilities()
+    caps = OnlyWatch.capabilities(BUILTIN)
     assert caps["watch"] == "native"
     assert {op for op, how in caps.items() if how != "none"} == {"watch"}
     backend = make(OnlyWatch, tmp_path)
@@ -119,7 +121,7 @@ def test_registered_backends_hint_only_canonical_ops() -> None:
     classes = PluginHost(load_entry_points=False).backend_classes()
     assert classes, "no built-in backends registered"
     for cls in classes.values():
-        caps = cls.capabilities()
+        caps = cls.capabilities(BUILTIN)
         assert set(caps) == set(CANONICAL_OPS)
         assert set(caps.values()) <= {"native", "fallback", "none"}
         unknown = set(cls.unsupported_hints) - set(CANONICAL_OPS)
