@@ -342,6 +342,8 @@ BUILTIN: tuple[Op, ...] = (
             flags=("--all",)),
         Arg("limit", "int", "At most this many.", flags=("--limit",), default=200,
             minimum=1),
+        Arg("diff", "bool", "Show, hit to hit, only the locals that changed since the "
+            "previous hit in the same function.", flags=("--diff",)),
     ), needs="none", send="local", run=prepare.hits, render=renderers.hits, group="meta"),
     Op("backends", "List backends: ready or missing, with how to install what is missing.",
        needs="none", send="local", run=prepare.backends, render=renderers.backends, group="meta"),

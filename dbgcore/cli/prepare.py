@@ -346,11 +346,42 @@ def hits(values: Values, session: str, timeout: float,
         store.close()
     if wanted is not None:
         rows = [r for r in rows if _matches(r, wanted)]
+    if values.get("diff"):
+        rows = _changes(rows)
     answer: Values = {"hits": rows[: values.get("limit") or 200], "filter": location,
                       "total": len(rows)}
+    if values.get("diff"):
+        answer["diff"] = True
     if notes:
         answer["note"] = "; ".join(notes)
     return answer, None
+
+
+def _changes(rows: list[Values]) -> list[Values]:
+    """Each stop with only what changed in its locals since the previous
+    stop in the same function (of the same file): ``changed`` (name, value
+    and ``was``, absent for a new one) and ``gone`` (names no longer there);
+    a function's first stop has all its locals as changed."""
+    last: dict[tuple[str, str], dict[str, str]] = {}
+    out = []
+    for row in rows:
+        if row.get("state") == "exited":
+            out.append(row)
+            continue
+        key = (str(row.get("file") or ""), str(row.get("function") or ""))
+        now = {str(v["name"]): str(v.get("value")) for v in row.get("locals") or []}
+        before = last.get(key)
+        changed: list[Values] = []
+        for name, value in now.items():
+            if before is None or name not in before:
+                changed.append({"name": name, "value": value})
+            elif before[name] != value:
+                changed.append({"name": name, "value": value, "was": before[name]})
+        gone = sorted(set(before) - set(now)) if before is not None else []
+        last[key] = now
+        shown = {k: v for k, v in row.items() if k != "locals"}
+        out.append({**shown, "changed": changed, "gone": gone, "first": before is None})
+    return out
 
 
 def _matches(row: Values, loc: BreakLoc) -> bool:

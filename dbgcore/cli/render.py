@@ -367,9 +367,21 @@ def hits(p: Payload) -> str:
             out.append(f"{stamp} #{h['id']} {ending(h)}")
             continue
         line = f"{stamp} #{h['id']} {h.get('reason') or 'stop'} at {_where(h)}"
+        if p.get("diff"):
+            out.append(line + f"  [{_changed(h)}]")
+            continue
         shown = ", ".join(f"{v['name']}={v['value']}" for v in h.get("locals", [])[:6])
         out.append(line + (f"  [{shown}]" if shown else ""))
     return "\n".join(out)
+
+
+def _changed(h: Payload) -> str:
+    """A stop's changed locals (``hits --diff``): ``x=2 (was 1)``, a new one
+    as it is, a gone one ``-y``; ``no change`` when nothing did."""
+    parts = [f"{v['name']}={v['value']}" + (f" (was {v['was']})" if "was" in v else "")
+             for v in h.get("changed") or []]
+    parts += [f"-{name}" for name in h.get("gone") or []]
+    return ", ".join(parts) if parts else ("no locals" if h.get("first") else "no change")
 
 
 def doctor(p: Payload) -> str:
