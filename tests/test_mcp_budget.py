@@ -5,15 +5,12 @@ describes and runs the rarer ops on a real session (pdb)."""
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpclient import run_mcp
 
 from dbgcore.mcp_server import LISTING_BUDGET, MORE, tool_name
 from dbgcore.ops import full_table
@@ -21,20 +18,6 @@ from dbgcore.plugins import PluginHost
 
 if TYPE_CHECKING:
     from conftest import Dbg, Target
-
-
-def run_mcp(dbg: Dbg, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dbgcore", "mcp"],
-                                   env=dict(dbg.env), cwd=str(dbg.cwd))
-
-    async def main() -> None:
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as streams, \
-                    ClientSession(*streams) as session:
-                await session.initialize()
-                await scenario(session)
-
-    anyio.run(main)
 
 
 async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:

@@ -3,18 +3,16 @@ process and real debuggers (debugpy, gdb, and the PTY backend pdb)."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpclient import run_mcp
 from twins import Program, alive, kill_and_wait, session_processes, twin_program
 
 if TYPE_CHECKING:
@@ -27,21 +25,6 @@ MCP_BACKENDS = ["debugpy", "gdb", "pdb"]
 def mprog(request: pytest.FixtureRequest, dbg: Dbg, backend_ready: Callable[[str], None],
           _built: Callable[[str], tuple[Path, Path]]) -> Program:
     return twin_program(request.param, dbg, backend_ready, _built)
-
-
-def run_mcp(dbg: Dbg, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:
-    """Run ``scenario`` against a `dbg mcp` started from the test's folder."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dbgcore", "mcp"],
-                                   env={k: v for k, v in dbg.env.items()}, cwd=str(dbg.cwd))
-
-    async def main() -> None:
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as streams, \
-                    ClientSession(*streams) as session:
-                await session.initialize()
-                await scenario(session)
-
-    anyio.run(main)
 
 
 async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
