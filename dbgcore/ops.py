@@ -18,7 +18,7 @@ it names keep what only an op's body needs out of their own imports.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from dbgcore import handlers
 from dbgcore.backend import Backend, answered_ops
@@ -396,19 +396,9 @@ BUILTIN: tuple[Op, ...] = (
 )
 
 
-class AnsweredOp(NamedTuple):
-    """An op a backend answers by overriding a :class:`Backend` method."""
-
-    name: str
-    method: Callable[..., object]
-    #: The op in an UnsupportedOp ("step into").
-    title: str
-
-
 #: The ops a backend answers by overriding a :class:`Backend` method (the
 #: rows of `dbg caps` before the features), in `dbg caps`'s order.
-BACKEND_OPS: list[AnsweredOp] = [AnsweredOp(op.name, op.method, op.title)
-                                 for op in answered_ops(BUILTIN) if op.method is not None]
+BACKEND_OPS: list[Op] = answered_ops(BUILTIN)
 
 _BUILTIN_TABLE: OpTable | None = None
 
