@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from dbgcore.opspec import Arg, Op
     from dbgcore.output import OutputBuffer
     from dbgcore.paths import dbg_home, private_dir
+    from dbgcore.tracing import CallRecord, LineRecord, TraceOutcome, read_trace_file
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
     from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
     from dbgcore.pyprobe import PythonSetup, probe_python
@@ -135,6 +136,10 @@ __all__ = [
     "TargetExited",
     "Thread",
     "Tier",
+    "TraceOutcome",
+    "CallRecord",
+    "LineRecord",
+    "read_trace_file",
     "TransLog",
     "Transport",
     "UnsupportedOp",
@@ -192,6 +197,10 @@ _HOME: dict[str, str] = {
     "Variable": "dbgcore.model",
     "ended": "dbgcore.model",
     "signal_name": "dbgcore.model",
+    "CallRecord": "dbgcore.tracing",
+    "LineRecord": "dbgcore.tracing",
+    "TraceOutcome": "dbgcore.tracing",
+    "read_trace_file": "dbgcore.tracing",
     "DbgError": "dbgcore.errors",
     "DebuggerLost": "dbgcore.errors",
     "DebuggerTimeout": "dbgcore.errors",

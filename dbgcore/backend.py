@@ -36,9 +36,17 @@ if TYPE_CHECKING:
     )
     from dbgcore.opspec import Op
     from dbgcore.output import OutputBuffer
+    from dbgcore.tracing import TraceOutcome
     from dbgcore.translog import TransLog
 
 Support = Literal["native", "fallback", "none"]
+
+
+#: The methods a backend must have for dbg's fallback of a method it does not
+#: override (`dbg caps`: "fallback" then).
+_FALLBACK_NEEDS: dict[str, tuple[str, ...]] = {
+    "trace": ("set_breakpoint", "remove_breakpoint", "cont", "finish", "stack", "locals"),
+}
 
 
 def answered_ops(ops: Iterable[Op]) -> list[Op]:
@@ -211,11 +219,16 @@ class Backend:
         answers this backend supports: every op whose method the subclass
         overrides, corrected by :attr:`op_support`."""
         caps: dict[str, Support] = {}
+
+        def overrides(name: str) -> bool:
+            return getattr(cls, name) is not getattr(Backend, name)
+
         for op in answered_ops(ops):
             assert op.method is not None
             name = op.method.__name__
-            caps[op.name] = "native" if getattr(cls, name) is not getattr(Backend, name) \
-                else "none"
+            needs = _FALLBACK_NEEDS.get(name)
+            caps[op.name] = "native" if overrides(name) else \
+                "fallback" if needs and all(overrides(n) for n in needs) else "none"
         caps.update(cls.op_support)
         return caps
 
@@ -405,6 +418,28 @@ class Backend:
         """Send native text; return its answer, and a stop event if the command
         moved the target (e.g. ``dbg raw next``)."""
         raise self.unsupported("raw")
+
+    # -- history -------------------------------------------------------------
+
+    def trace(self, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome:
+        """`dbg trace`: run the program from here without stopping, recording
+        each call of ``functions`` (args at entry, the return value or the
+        exception at exit, the caller, the thread; with ``lines`` each line
+        reached and the locals changed there), at most ``max_calls`` of them,
+        until it stops (a breakpoint, an exception, the end). When ``timeout``
+        runs out, pause it and return what was recorded (``timed_out``).
+
+        The default is dbg's fallback (:mod:`dbgcore.tracefall`): internal
+        breakpoints and `finish`, out of this backend's own op methods, for a
+        backend that has them (:data:`_FALLBACK_NEEDS`). A backend whose
+        debugger can trace by itself overrides this."""
+        if not all(getattr(type(self), n) is not getattr(Backend, n)
+                   for n in _FALLBACK_NEEDS["trace"]):
+            raise self.unsupported("trace")
+        from dbgcore.tracefall import trace_by_stops
+
+        return trace_by_stops(self, functions, lines, max_calls, timeout)
 
     def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """`dbg exception`: the exception the program stopped on (``type``,

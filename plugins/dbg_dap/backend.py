@@ -27,6 +27,7 @@ from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
 from dbg_dap.events import DapEvents
 from dbg_dap.finish import finish_by_returns, finish_generator
 from dbg_dap.inspection import DapInspection
+from dbg_dap.profile_base import AdapterProfile
 from dbg_dap.profiles import profile_for
 from dbgcore.api import (
     LISTENING_RE,
@@ -52,6 +53,7 @@ from dbgcore.api import (
     StopEvent,
     StopState,
     Support,
+    TraceOutcome,
     Transport,
     UsageError,
     Value,
@@ -151,6 +153,9 @@ class DapBackend(DapEvents, DapInspection):
         for feature in ("return-value", "pending", "core", "children"):
             support[feature] = backend.profile.feature(feature)
         support["stdin"] = "native" if backend.profile.reads_stdin else "none"
+        # A profile that traces by itself overrides AdapterProfile.trace.
+        support["trace"] = "native" if type(backend.profile).trace is not AdapterProfile.trace \
+            else "fallback"
         return support
 
     def version(self) -> str:
@@ -600,6 +605,16 @@ class DapBackend(DapEvents, DapInspection):
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         return self.console(text, timeout), None
+
+    def trace(self, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome:
+        # The adapter's own means where its profile has them, else dbg's fallback.
+        done = self.profile.trace(self, functions, lines, max_calls, timeout)
+        if done is not None:
+            return done
+        from dbgcore.tracefall import trace_by_stops
+
+        return trace_by_stops(self, functions, lines, max_calls, timeout)
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------
     # Declared in dbg_dap.ops (through dbg_add_ops) and answered, like any

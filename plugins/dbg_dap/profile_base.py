@@ -28,6 +28,7 @@ from dbgcore.api import (
     ReturnValue,
     StopEvent,
     Support,
+    TraceOutcome,
     UsageError,
     Variable,
 )
@@ -336,6 +337,13 @@ class AdapterProfile:
 
     def return_value(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
         """After a step out: what the function returned, if the debugger says."""
+        return None
+
+    def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome | None:
+        """`dbg trace` by the debugger's own means (see
+        :meth:`dbgcore.backend.Backend.trace`); None: dbg's fallback
+        (breakpoints and step out, :mod:`dbgcore.tracefall`)."""
         return None
 
     def configuration_requests(self) -> list[tuple[str, Message]]:
