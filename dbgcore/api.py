@@ -78,7 +78,6 @@ if TYPE_CHECKING:
     from dbgcore.opspec import Arg, Op
     from dbgcore.output import OutputBuffer
     from dbgcore.paths import dbg_home, private_dir
-    from dbgcore.tracing import CallRecord, LineRecord, TraceOutcome, read_trace_file
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
     from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
     from dbgcore.pyprobe import PythonSetup, probe_python
@@ -86,6 +85,8 @@ if TYPE_CHECKING:
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
     from dbgcore.timeouts import DEFAULT_TIMEOUT
+    from dbgcore.tracefall import trace_by_stops
+    from dbgcore.tracing import CallRecord, LineRecord, TraceOutcome, read_trace_file
     from dbgcore.translog import TransLog
 
 __all__ = [
@@ -100,6 +101,7 @@ __all__ = [
     "BreakLoc",
     "BreakOptions",
     "Breakpoint",
+    "CallRecord",
     "ConsoleBackend",
     "CoreInfo",
     "DapChannel",
@@ -110,6 +112,7 @@ __all__ = [
     "DebuggerTimeout",
     "Frame",
     "LaunchRequest",
+    "LineRecord",
     "Location",
     "LoopbackListener",
     "Match",
@@ -137,9 +140,6 @@ __all__ = [
     "Thread",
     "Tier",
     "TraceOutcome",
-    "CallRecord",
-    "LineRecord",
-    "read_trace_file",
     "TransLog",
     "Transport",
     "UnsupportedOp",
@@ -168,10 +168,12 @@ __all__ = [
     "python_parameters",
     "python_program_problem",
     "read_core",
+    "read_trace_file",
     "render",
     "resolve_source",
     "signal_name",
     "start_child_session",
+    "trace_by_stops",
     "walk_sources",
 ]
 
@@ -201,6 +203,7 @@ _HOME: dict[str, str] = {
     "LineRecord": "dbgcore.tracing",
     "TraceOutcome": "dbgcore.tracing",
     "read_trace_file": "dbgcore.tracing",
+    "trace_by_stops": "dbgcore.tracefall",
     "DbgError": "dbgcore.errors",
     "DebuggerLost": "dbgcore.errors",
     "DebuggerTimeout": "dbgcore.errors",

@@ -220,15 +220,11 @@ class Backend:
         overrides, corrected by :attr:`op_support`."""
         caps: dict[str, Support] = {}
 
-        def overrides(name: str) -> bool:
-            return getattr(cls, name) is not getattr(Backend, name)
-
         for op in answered_ops(ops):
             assert op.method is not None
             name = op.method.__name__
-            needs = _FALLBACK_NEEDS.get(name)
-            caps[op.name] = "native" if overrides(name) else \
-                "fallback" if needs and all(overrides(n) for n in needs) else "none"
+            caps[op.name] = "native" if getattr(cls, name) is not getattr(Backend, name) \
+                else "fallback" if cls.has_fallback(name) else "none"
         caps.update(cls.op_support)
         return caps
 
@@ -430,16 +426,20 @@ class Backend:
         until it stops (a breakpoint, an exception, the end). When ``timeout``
         runs out, pause it and return what was recorded (``timed_out``).
 
-        The default is dbg's fallback (:mod:`dbgcore.tracefall`): internal
-        breakpoints and `finish`, out of this backend's own op methods, for a
-        backend that has them (:data:`_FALLBACK_NEEDS`). A backend whose
-        debugger can trace by itself overrides this."""
-        if not all(getattr(type(self), n) is not getattr(Backend, n)
-                   for n in _FALLBACK_NEEDS["trace"]):
-            raise self.unsupported("trace")
-        from dbgcore.tracefall import trace_by_stops
+        A backend whose debugger can trace by itself overrides this; for one
+        that does not, the core uses dbg's fallback (:mod:`dbgcore.tracefall`:
+        internal breakpoints and `finish`, out of the backend's own op
+        methods) when it has what that needs (:meth:`has_fallback`)."""
+        raise self.unsupported("trace")
 
-        return trace_by_stops(self, functions, lines, max_calls, timeout)
+    @classmethod
+    def has_fallback(cls, method: str) -> bool:
+        """Whether dbg's fallback can do ``method`` (a :class:`Backend`
+        method name) on this backend: it overrides every method the fallback
+        uses (:data:`_FALLBACK_NEEDS`)."""
+        needs = _FALLBACK_NEEDS.get(method)
+        return bool(needs) and all(getattr(cls, n) is not getattr(Backend, n)
+                                   for n in needs or ())
 
     def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """`dbg exception`: the exception the program stopped on (``type``,

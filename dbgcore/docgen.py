@@ -15,7 +15,8 @@ from dbgcore.plugins import PluginHost
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 GROUPS = {"sessions": "Sessions", "breakpoints": "Breakpoints", "execution": "Execution",
-          "inspection": "Inspection", "meta": "Meta", "dap": "DAP-level ops (plugin dbg_dap)"}
+          "inspection": "Inspection", "history": "History",
+          "meta": "Meta", "dap": "DAP-level ops (plugin dbg_dap)"}
 
 
 def synopsis(op: Op) -> str:

@@ -14,7 +14,14 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from dbgcore.errors import DbgError, OpFailed, TargetExited, UnsupportedOp, UsageError
+from dbgcore.errors import (
+    DbgError,
+    NotStopped,
+    OpFailed,
+    TargetExited,
+    UnsupportedOp,
+    UsageError,
+)
 from dbgcore.jsontypes import Json
 from dbgcore.sources import suffix_matches
 
@@ -89,7 +96,8 @@ def start(session: Session, args: Payload, timeout: float) -> Payload:
             # The entry stop is not one the user saw: nothing changed since it.
             session.frame_values.clear()
             snapshot = session.snapshot(backend.cont(timeout), timeout)
-    payload = {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints]}
+    payload = {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in breakpoints],
+               "run": session.current_run()}
     if args.get("note"):
         payload["note"] = args["note"]  # the front end's word on how it chose
     return payload
@@ -144,7 +152,7 @@ def attach(session: Session, args: Payload, timeout: float) -> Payload:
     breakpoints = (_apply_breaks(session, args.get("breaks", []), timeout) if early is None
                    else early)
     return {**session.snapshot(event, timeout).to_dict(),
-            "breakpoints": [b.to_dict() for b in breakpoints]}
+            "breakpoints": [b.to_dict() for b in breakpoints], "run": session.current_run()}
 
 
 def _child_request(session: Session, request: AttachRequest, args: Payload,
@@ -223,7 +231,7 @@ def restart(session: Session, args: Payload, timeout: float) -> Payload:
         session.frame_values.clear()
         snapshot = session.snapshot(backend.cont(timeout), timeout)
     return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
-            "failed_breakpoints": failed}
+            "failed_breakpoints": failed, "run": session.current_run()}
 
 
 def status(session: Session, args: Payload, timeout: float) -> Payload:
@@ -354,6 +362,125 @@ def until(session: Session, args: Payload, timeout: float) -> Payload:
     if loc is not None and loc.line is not None:
         _refuse_behind(session, loc, timeout)
     return _run(session, session.backend.until(loc, timeout), timeout)
+
+
+# -- history -----------------------------------------------------------------------------------
+
+#: Calls a trace answer shows (the newest), and lines of one call; the store keeps them all.
+TRACE_SHOWN = 40
+TRACE_LINES_SHOWN = 30
+
+
+def trace(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore import tracefall
+    from dbgcore.inspect_ops import one_line
+    from dbgcore.tracing import DEFAULT_MAX_CALLS
+
+    assert session.backend is not None
+    functions = [one_line(str(f)).strip() for f in args.get("functions") or []]
+    if not functions or not all(functions):
+        raise UsageError("trace needs the functions to trace", "dbg trace FUNCTION...")
+    outcome = tracefall.trace(session.backend, functions, bool(args.get("lines")),
+                              int(args.get("max") or DEFAULT_MAX_CALLS), timeout)
+    snapshot = session.snapshot(outcome.event, timeout)
+    calls = [c.to_dict() for c in outcome.calls]
+    first = session.store.record_calls(session.current_run(), calls)
+    for call in calls:  # numbered as the store numbers them, after the run's earlier traces
+        call["seq"] += first - 1
+        if call.get("parent") is not None:
+            call["parent"] += first - 1
+    limit = int(args.get("limit") or TRACE_SHOWN)
+    shown = calls[-limit:]
+    for call in shown:
+        lines = call.get("lines") or []
+        if len(lines) > TRACE_LINES_SHOWN:
+            call["lines"] = lines[:TRACE_LINES_SHOWN]
+            call["lines_omitted"] = len(lines) - TRACE_LINES_SHOWN
+    notes = [outcome.note] if outcome.note else []
+    if not calls:
+        notes.append(f"no call of {', '.join(functions)} was made before the program "
+                     "stopped (check the names with `dbg break FUNCTION`)")
+    if outcome.timed_out:
+        notes.append("the op's time ran out: the program was paused there (--timeout "
+                     "gives it longer)")
+    return {**snapshot.to_dict(), "trace": {
+        "functions": functions, "calls": shown, "total": len(calls),
+        "omitted": len(calls) - len(shown), "dropped": outcome.dropped,
+        "max": int(args.get("max") or DEFAULT_MAX_CALLS), "means": outcome.means,
+        "timed_out": outcome.timed_out, "run": session.run_id, "note": "; ".join(notes)}}
+
+
+#: Hits `dbg history --at` evaluates unless --max says otherwise.
+HISTORY_MAX = 1000
+
+
+def history(session: Session, args: Payload, timeout: float) -> Payload:
+    """`dbg history EXPR --at LOC`: run on, evaluating EXPR at each hit of
+    LOC without stopping there, until the program stops by itself (or --max
+    hits, or the op's time, which pauses it)."""
+    import time
+
+    from dbgcore.inspect_ops import one_line
+    from dbgcore.model import BreakLoc, BreakOptions
+
+    backend = session.backend
+    assert backend is not None
+    if session.state() == "running":
+        raise NotStopped("history --at runs the program from a stop, and it is running",
+                         "stop it with `dbg pause`, or wait for the next stop with `dbg wait`")
+    expression = one_line(str(args["expression"]))
+    loc = BreakLoc.from_wire(args["at"])
+    most = int(args.get("max") or HISTORY_MAX)
+    deadline = time.monotonic() + max(timeout - 2.0, timeout / 2)
+
+    def left() -> float:
+        return max(deadline - time.monotonic(), 0.1)
+
+    bp = backend.set_breakpoint(loc, BreakOptions(), timeout)
+    rows: list[Payload] = []
+    timed_out = False
+    last: object = object()
+    try:
+        event = backend.cont(left())
+        while event.state == "stopped" and bp.id in event.hit_breakpoints:
+            try:
+                value = backend.evaluate(expression, left()).value
+            except DbgError as exc:
+                value = None
+                error = exc.message
+            where = event.location
+            row: Payload = {"value": value, "file": where.file if where else None,
+                            "line": where.line if where else None,
+                            "function": where.function if where else None,
+                            "hit": len(rows) + 1, "changed": value != last}
+            if value is None:
+                row["error"] = error
+            rows.append(row)
+            last = value
+            if len(rows) >= most or len(event.hit_breakpoints) > 1 \
+                    or time.monotonic() >= deadline:
+                break  # --max, a breakpoint of the user's here too, or the time
+            event = backend.cont(left())
+        if event.state == "running":
+            timed_out = True
+            event = backend.pause(2.0)
+    finally:
+        if backend.state() not in ("exited", "debugger_lost"):
+            backend.remove_breakpoint(bp.id, 2.0)
+    snapshot = session.snapshot(event, timeout)
+    limit = int(args.get("limit") or TRACE_SHOWN)
+    notes = []
+    if timed_out:
+        notes.append("the op's time ran out: the program was paused there")
+    elif len(rows) >= most:
+        notes.append(f"stopped at hit {most} (--max)")
+    if not rows:
+        notes.append(f"{loc.text or loc.key()} was not reached before the program stopped")
+    return {**snapshot.to_dict(), "history": {
+        "expression": expression, "at": loc.text or loc.key(), "values": rows[-limit:],
+        "total": len(rows), "omitted": max(len(rows) - limit, 0),
+        "changes": sum(1 for r in rows if r["changed"]), "run": session.current_run(),
+        "source": "hits of " + (loc.text or loc.key()), "note": "; ".join(notes)}}
 
 
 def _refuse_behind(session: Session, loc: BreakLoc, timeout: float) -> None:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 from dbgcore import handlers
 from dbgcore.backend import Backend, answered_ops
-from dbgcore.cli import deferred, prepare
+from dbgcore.cli import deferred, prepare, render_history
+from dbgcore.cli import history as recorded
 from dbgcore.cli import render as renderers
 from dbgcore.opspec import Arg, Beside, Handler, Op, OpTable, Payload, Renderer, Start
 from dbgcore.registry import Front
@@ -344,7 +345,80 @@ BUILTIN: tuple[Op, ...] = (
             minimum=1),
         Arg("diff", "bool", "Show, hit to hit, only the locals that changed since the "
             "previous hit in the same function.", flags=("--diff",)),
-    ), needs="none", send="local", run=prepare.hits, render=renderers.hits, group="meta"),
+    ), needs="none", send="local", run=prepare.hits, render=renderers.hits, group="history"),
+    Op("trace", "Run on without stopping, recording each call of FUNCTION...: arguments, "
+       "return value or exception, caller; with --lines each line and the locals it changed.", (
+        Arg("functions", "str", "The functions to trace, named as `dbg break` names them.",
+            required=True, multiple=True, metavar="FUNCTION"),
+        Arg("lines", "bool", "Also record each line a traced call reaches, with the locals "
+            "that changed there.", flags=("--lines",)),
+        Arg("max", "int", "Record at most N calls (default 10000); later ones are counted.",
+            flags=("--max",), minimum=1, metavar="N"),
+        Arg("limit", "int", "Show the last N calls (default 40); `dbg calls` has them all.",
+            flags=("--limit",), minimum=1, metavar="N"),
+    ), stops=True, handler=handlers.trace, method=Backend.trace, title="call traces",
+       render=render_history.trace, group="history", core_ok=False, details=(
+           "The program runs from the current stop until it stops by itself (a "
+           "breakpoint, an exception, the end) or the op's --timeout, which pauses it; the "
+           "answer is that stop and one line per call, most recent last, nested by depth. "
+           "The calls are kept in the session store with the run (`dbg calls`, `dbg diff`), "
+           "also after the session ended. How each debugger traces: `dbg caps` row trace "
+           "(native: the debugger's own means in the program; fallback: dbg's breakpoints "
+           "and step out, a few calls a second, and without return values with --lines).\n\n"
+           "  dbg trace tri\n"
+           "  dbg trace parse_line emit --max 500\n"
+           "  dbg trace fee --lines")),
+    Op("calls", "List the calls `dbg trace` recorded (of FUNCTION), also after the session "
+       "ended.", (
+        Arg("function", "str", "Only the calls of this function."),
+        Arg("where", "str", "Only calls where EXPR holds, over their argument names, ret "
+            "(the return value), exc (the exception), fn, depth.", flags=("--where",),
+            metavar="EXPR", one_line=True),
+        Arg("run", "int", "The run (`dbg runs`; default the session's latest).",
+            flags=("--run",), minimum=1, metavar="ID"),
+        Arg("limit", "int", "Show the last N (default 40).", flags=("--limit",), minimum=1,
+            metavar="N"),
+    ), needs="none", send="local", run=recorded.calls, render=render_history.calls,
+       group="history", details=(
+           "Values are compared as the literals they read as (3, -1.5, 'abc', None), so the "
+           "same EXPR works on every language's records.\n\n"
+           "  dbg calls check_entry --where \"value < 0\"\n"
+           "  dbg calls tri --where \"n == 2 and ret != 3\"")),
+    Op("history", "The values EXPR took: at each recorded stop, or with --at at each hit of "
+       "LOCATION as the program runs on, without stopping there.", (
+        Arg("expression", "text", "The expression (without --at: a local's name, or an "
+            "expression over recorded locals).", required=True),
+        Arg("at", "location", "Run on, evaluating EXPR at each hit of LOC (" + _LOCATION_HELP
+            + ") until the program stops by itself.", flags=("--at",), metavar="LOC"),
+        Arg("max", "int", "With --at: stop the program at the Nth hit (default 1000).",
+            flags=("--max",), minimum=1, metavar="N"),
+        Arg("run", "int", "Without --at: the run (`dbg runs`; default the latest).",
+            flags=("--run",), minimum=1, metavar="ID"),
+        Arg("limit", "int", "Show the last N values (default 40).", flags=("--limit",),
+            minimum=1, metavar="N"),
+    ), needs="none", send="local", run=recorded.history, handler=handlers.history,
+       render=render_history.history, group="history", core_ok=False, waits=True, details=(
+           "Each value is marked * where it changed from the one before, with where it was "
+           "seen.\n\n"
+           "  dbg history total --at ledger.py:41\n"
+           "  dbg history 'len(items)'")),
+    Op("runs", "List the recorded runs of the program (start, restart, test): ids for "
+       "`dbg diff`.", (
+        Arg("all", "bool", "Every session's runs, not only this session's.", flags=("--all",)),
+        Arg("limit", "int", "The last N (default 40).", flags=("--limit",), minimum=1,
+            metavar="N"),
+    ), needs="none", send="local", run=recorded.runs, render=render_history.runs,
+       group="history"),
+    Op("diff", "Where two runs part ways: the first traced call, return value or line (or "
+       "stop) that differs, both sides shown.", (
+        Arg("run_a", "int", "The first run's id (`dbg runs`).", minimum=1, metavar="RUN_A"),
+        Arg("run_b", "int", "The second run's id.", minimum=1, metavar="RUN_B"),
+    ), needs="none", send="local", run=recorded.diff, render=render_history.diff,
+       group="history", details=(
+           "Without ids: the session's last two runs. Trace the same functions in both "
+           "(e.g. a passing input and a failing one) and the answer is the first call whose "
+           "arguments or result differ.\n\n"
+           "  dbg diff 12 13")),
     Op("backends", "List backends: ready or missing, with how to install what is missing.",
        needs="none", send="local", run=prepare.backends, render=renderers.backends, group="meta"),
     Op("plugins", "List plugins and the backends each registers; broken ones say why.",

@@ -109,7 +109,8 @@ class Op:
 
     The callables: ``prepare`` turns the front end's checked values into
     what is sent (:data:`Prepare`); ``run`` answers a local op (:data:`Run`);
-    ``handler`` answers it in the session's daemon (:data:`Handler`);
+    ``handler`` answers it in the session's daemon (:data:`Handler`; a local
+    op's ``run`` may send it there for what needs the debugger);
     ``render`` is its text (:data:`Renderer`; None: the generic one).
     ``method``: the backend method that does the op; for a built-in op the
     :class:`dbgcore.backend.Backend` method a backend overrides to support

@@ -61,6 +61,9 @@ class Session:
         #: The last `dbg catch` filters, so restart can ask again.
         self.catch_filters: list[str] = []
         self.session_id: int | None = None
+        #: This run of the program in the store (start, restart...; 0: none
+        #: recorded yet, opened with the run's first recorded stop).
+        self.run_id = 0
         self.last: StopSnapshot | None = None
         #: The debugger's version, for ``[via TOOL VERSION]``.
         self.version = ""
@@ -256,9 +259,22 @@ class Session:
         self.last = snapshot
         if event.state != "running" and self.session_id is not None:
             data = snapshot.to_dict()
-            self.store.record_stop(self.session_id, data, [f.to_dict() for f in stack])
+            self.store.record_stop(self.session_id, data, [f.to_dict() for f in stack],
+                                   self.current_run())
+            if event.state == "exited":
+                self.store.end_run(self.run_id, snapshot.exit_code, snapshot.signal)
             self.front.host.stop_recorded(self.name, data)
         return snapshot
+
+    def current_run(self) -> int:
+        """This run's id in the store, opened now if it has none yet."""
+        if not self.run_id and self.session_id is not None:
+            request = self.launch_request
+            program = request.program if request is not None else \
+                self.describe().get("program") or ""
+            self.run_id = self.store.open_run(self.session_id, str(program),
+                                              list(request.args) if request else [])
+        return self.run_id
 
     def _tell_the_end(self, snapshot: StopSnapshot) -> None:
         """What an end says besides the code: the breakpoints this run never
@@ -280,6 +296,7 @@ class Session:
 
     def new_run(self) -> None:
         """A run of the program begins (start, restart): nothing hit yet."""
+        self.run_id = 0
         self._hit_ids.clear()
         self._hit_places.clear()
         self._saw_exception = False

@@ -79,10 +79,34 @@ CREATE TABLE IF NOT EXISTS stops (
 CREATE INDEX IF NOT EXISTS stops_session ON stops(session_id);
 -- Added after the first release: ALTER TABLE adds them to older stores.
 CREATE INDEX IF NOT EXISTS sessions_name ON sessions(name);
+-- Each run of the program in a session (start, restart, test, attach), and
+-- the calls `dbg trace` recorded in it (one CallRecord as JSON each).
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    started_at REAL NOT NULL,
+    program TEXT,
+    args TEXT,
+    ended_at REAL,
+    exit_code INTEGER,
+    signal TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_session ON runs(session_id);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,
+    function TEXT,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_run ON calls(run_id, seq);
 """
 
 #: Columns of `stops` added since the first schema, with their types.
-_ADDED_STOP_COLUMNS = {"signal": "TEXT", "return_value": "TEXT"}
+_ADDED_STOP_COLUMNS = {"signal": "TEXT", "return_value": "TEXT", "run_id": "INTEGER"}
+#: The writes whose first (INSERT) or last (UPDATE) parameter is a session id.
+_BY_SESSION = ("INSERT INTO stops", "INSERT INTO commands", "INSERT INTO runs",
+               "UPDATE sessions")
 
 #: Caps on what one record may hold, so a huge value cannot bloat the store.
 MAX_RESULT_CHARS = 20_000
@@ -394,7 +418,7 @@ class Store:
 
     def _renumber(self, sql: str, params: SqlRow) -> SqlRow:
         """``params`` with this process's session ids as the fresh store has them."""
-        if not self._renumbered or sql.startswith(("INSERT INTO sessions", "SELECT")):
+        if not self._renumbered or not sql.startswith(_BY_SESSION):
             return params
         # Every write names the session id last (UPDATE) or first (INSERT).
         index = len(params) - 1 if sql.startswith("UPDATE") else 0
@@ -449,8 +473,51 @@ class Store:
             (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text),
         )
 
+    def open_run(self, session_id: int, program: str, args: list[str]) -> int:
+        """A run of the program begins in a session: its id (0: not recorded)."""
+        return self._write("INSERT INTO runs (session_id, started_at, program, args)"
+                           " VALUES (?, ?, ?, ?)",
+                           (session_id, time.time(), program, json.dumps(args)))
+
+    def end_run(self, run_id: int, exit_code: int | None, signal: str | None) -> None:
+        self._write("UPDATE runs SET ended_at = ?, exit_code = ?, signal = ? WHERE id = ?",
+                    (time.time(), exit_code, signal, run_id))
+
+    def record_calls(self, run_id: int, calls: list[JsonObject]) -> int:
+        """Add `dbg trace`'s records to a run, numbered after those it has;
+        returns the number the first one got (its ``seq`` is rewritten)."""
+        if not run_id or not calls:
+            return 1
+        try:
+            rows, _ = self._rows("SELECT COALESCE(MAX(seq), 0) FROM calls WHERE run_id = ?",
+                                 (run_id,))
+        except sqlite3.Error:
+            rows = [(0,)]
+        base = int(rows[0][0] or 0)
+        params: list[SqlRow] = []
+        for call in calls:
+            shifted = {**call, "seq": int(call["seq"]) + base,
+                       "parent": None if call.get("parent") is None
+                       else int(call["parent"]) + base}
+            params.append((run_id, shifted["seq"], str(call.get("function")),
+                           json.dumps(shifted, default=str)))
+        try:
+            self._guarded(lambda: self._many(
+                "INSERT INTO calls (run_id, seq, function, data) VALUES (?, ?, ?, ?)", params))
+        except sqlite3.Error as exc:
+            if not self._write_failed:
+                self._write_failed = True
+                self.notes.append(f"the session store cannot be written ({exc}): the trace "
+                                  "is answered but not kept for `dbg calls`")
+        return base + 1
+
+    def _many(self, sql: str, params: list[SqlRow]) -> None:
+        with self.db:  # one transaction: a trace of thousands of calls is one write
+            self.db.execute("BEGIN")
+            self.db.executemany(sql, params)
+
     def record_stop(self, session_id: int, snapshot: JsonObject,
-                    stack: list[JsonObject]) -> None:
+                    stack: list[JsonObject], run_id: int | None = None) -> None:
         loc = snapshot.get("location") or {}
         local_rows = [
             {**v, "value": str(v.get("value", ""))[:MAX_VALUE_CHARS]}
@@ -459,14 +526,15 @@ class Store:
         thread = snapshot.get("thread")
         self._write(
             "INSERT INTO stops (session_id, at, state, reason, thread, file, line, function,"
-            " exit_code, stack, locals, signal, return_value)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " exit_code, stack, locals, signal, return_value, run_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session_id, time.time(), snapshot.get("state"), snapshot.get("reason"),
                 None if thread is None else str(thread), loc.get("file"), loc.get("line"),
                 loc.get("function"), snapshot.get("exit_code"),
                 json.dumps(stack[:MAX_FRAMES]), json.dumps(local_rows), snapshot.get("signal"),
                 json.dumps(returned) if (returned := snapshot.get("return_value")) else None,
+                run_id,
             ),
         )
 
@@ -482,16 +550,59 @@ class Store:
             "SELECT id FROM sessions WHERE name = ? ORDER BY id DESC LIMIT 1", (name,))
         return int(rows[0][0] or 0) if rows else None
 
+    def runs(self, name: str | None, limit: int = 200) -> list[JsonObject]:
+        """Recorded runs, newest last: of the sessions named ``name`` (None:
+        all), each with its count of stops and traced calls."""
+        query = (
+            "SELECT runs.id, sessions.name, runs.program, runs.args, runs.started_at,"
+            " runs.ended_at, runs.exit_code, runs.signal,"
+            " (SELECT COUNT(*) FROM stops WHERE stops.run_id = runs.id),"
+            " (SELECT COUNT(*) FROM calls WHERE calls.run_id = runs.id)"
+            " FROM runs JOIN sessions ON sessions.id = runs.session_id")
+        params: SqlRow = ()
+        if name is not None:
+            query += " WHERE sessions.name = ?"
+            params = (name,)
+        rows, _ = self._rows(f"SELECT * FROM ({query} ORDER BY runs.id DESC LIMIT ?)"
+                             " ORDER BY 1", (*params, limit))
+        keys = ("id", "session", "program", "args", "started_at", "ended_at", "exit_code",
+                "signal", "stops", "calls")
+        out = []
+        for row in rows:
+            item: JsonObject = dict(zip(keys, row, strict=True))
+            item["args"] = _json_column(item["args"], "[]")
+            out.append(item)
+        return out
+
+    def calls(self, run_id: int, function: str | None = None) -> list[JsonObject]:
+        """A run's traced calls (CallRecord dicts) in the order they were
+        entered; ``function``: only those of that name."""
+        query = "SELECT data FROM calls WHERE run_id = ?"
+        params: SqlRow = (run_id,)
+        if function is not None:
+            query += " AND function = ?"
+            params = (run_id, function)
+        rows, _ = self._rows(query + " ORDER BY seq", params)
+        out = []
+        for (data,) in rows:
+            value = _json_column(data, "null")
+            if isinstance(value, dict):
+                out.append(value)
+        return out
+
     def hits(self, session_id: int | None, name: str | None = None,
-             limit: int = 200) -> list[JsonObject]:
+             limit: int = 200, run_id: int | None = None) -> list[JsonObject]:
         query = (
             "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason, stops.thread,"
             " stops.file, stops.line, stops.function, stops.exit_code, stops.stack, stops.locals,"
-            " stops.signal, stops.return_value"
+            " stops.signal, stops.return_value, stops.run_id"
             " FROM stops JOIN sessions ON sessions.id = stops.session_id"
         )
         params: SqlRow = ()
-        if session_id is not None:
+        if run_id is not None:
+            query += " WHERE stops.run_id = ?"
+            params = (run_id,)
+        elif session_id is not None:
             query += " WHERE stops.session_id = ?"
             params = (session_id,)
         elif name is not None:
@@ -500,7 +611,7 @@ class Store:
         query += " ORDER BY stops.id LIMIT ?"
         rows, _ = self._rows(query, (*params, limit))
         keys = ("id", "at", "session", "state", "reason", "thread", "file", "line", "function",
-                "exit_code", "stack", "locals", "signal", "return_value")
+                "exit_code", "stack", "locals", "signal", "return_value", "run")
         out = []
         for row in rows:
             item: JsonObject = dict(zip(keys, row, strict=True))

@@ -184,6 +184,18 @@ class _Tracer:
             entry.record.lines.append(LineRecord(where, changed))
 
 
+def trace(backend: Backend, functions: list[str], lines: bool, max_calls: int,
+          timeout: float) -> TraceOutcome:
+    """`dbg trace` on ``backend``: by its debugger's own means where it has
+    them (it overrides :meth:`~dbgcore.backend.Backend.trace`), else by dbg's
+    fallback where it can, else refused."""
+    from dbgcore.backend import Backend
+
+    if type(backend).trace is Backend.trace and backend.has_fallback("trace"):
+        return trace_by_stops(backend, functions, lines, max_calls, timeout)
+    return backend.trace(functions, lines, max_calls, timeout)
+
+
 def trace_by_stops(backend: Backend, functions: list[str], lines: bool, max_calls: int,
                    timeout: float) -> TraceOutcome:
     """:meth:`dbgcore.backend.Backend.trace` by breakpoints and `finish`."""

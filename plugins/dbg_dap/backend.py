@@ -60,6 +60,7 @@ from dbgcore.api import (
     parse_listening,
     post_mortem_description,
     read_core,
+    trace_by_stops,
 )
 
 if TYPE_CHECKING:
@@ -612,8 +613,6 @@ class DapBackend(DapEvents, DapInspection):
         done = self.profile.trace(self, functions, lines, max_calls, timeout)
         if done is not None:
             return done
-        from dbgcore.tracefall import trace_by_stops
-
         return trace_by_stops(self, functions, lines, max_calls, timeout)
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------

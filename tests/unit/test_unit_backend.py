@@ -53,6 +53,9 @@ ARGS: dict[str, Any] = {
     "thread_id": 1,
     "text": "info",
     "request": AttachRequest(pid=1),
+    "functions": ["main"],
+    "lines": False,
+    "max_calls": 10,
 }
 
 
