@@ -296,7 +296,8 @@ class _Tracer:
         except Exception:
             name = None
         known = (code, name, _argument_names(code) if name else [],
-                 os.path.abspath(code.co_filename) if name else "", code.co_firstlineno)
+                 os.path.abspath(code.co_filename) if name else "",
+                 _first_line(code) if name else 0)
         self.codes[id(code)] = known  # the code is kept alive: its id is not reused
         return known
 
@@ -497,6 +498,17 @@ def _qualname(code: CodeType, frame: FrameType) -> str:
         if getattr(referrer, "__code__", None) is code:
             return str(getattr(referrer, "__qualname__", name))
     return name
+
+
+def _first_line(code: CodeType) -> int:
+    """The line of the function's first statement: where a breakpoint on
+    the function stops (co_firstlineno is its `def` or first decorator)."""
+    try:
+        later = [line for _, line in dis.findlinestarts(code)
+                 if line is not None and line > code.co_firstlineno]
+    except Exception:
+        later = []
+    return min(later) if later else code.co_firstlineno
 
 
 def _argument_names(code: CodeType) -> list[str]:

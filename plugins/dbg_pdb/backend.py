@@ -46,6 +46,7 @@ from dbgcore.api import (
     StopEvent,
     Support,
     TargetExited,
+    TraceOutcome,
     UnsupportedOp,
     UsageError,
     Value,
@@ -55,6 +56,7 @@ from dbgcore.api import (
     probe_python,
     python_object_repr,
     python_program_problem,
+    read_trace_file,
     resolve_source,
     walk_sources,
 )
@@ -87,6 +89,9 @@ ALL_CODE = "all-code"
 EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 #: Lines longer than this go to pdb through a file (a terminal line holds 4,095 bytes).
 LONG_LINE = 2000
+#: Of a `dbg trace`'s --timeout, what is kept back to pause the program and
+#: stop the tracer when the program is still running.
+TRACE_MARGIN = 2.0
 
 
 def _frames(text: str, kind: str) -> list[JsonObject]:
@@ -439,6 +444,43 @@ class PdbBackend(ConsoleBackend):
         if self.state() != "running":
             return StopEvent(state=self.state(), location=self._last_location)
         return self.interrupt_and_wait(timeout)
+
+    def trace(self, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome:
+        """`dbg trace` by a profile hook in the program (dbgcore/pytrace.py),
+        started and stopped by the launcher's _dbg_trace: pdb itself takes
+        no part, so the program runs at its own speed but for the calls
+        recorded, and pdb's breakpoints stop it as they would."""
+        from dbgcore import pytrace
+        from dbgcore.tracing import VALUE_CHARS
+
+        fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=self.ctx.run_dir)
+        os.close(fd)
+        path = Path(name)
+        try:
+            request = ("on", pytrace.__file__, name, list(functions), bool(lines),
+                       int(max_calls), VALUE_CHARS)
+            kept = self._at_stop  # starting the tracer moves nothing
+            started = self._query(f"_dbg_trace {request!r}", "trace", timeout)
+            self._at_stop = kept
+            if "error" in started:
+                raise OpFailed(f"pdb could not start the tracer: {started['error']}")
+            # Time kept back to pause the program and stop the tracer.
+            running = max(timeout - TRACE_MARGIN, timeout / 2)
+            event = self._resume("continue", running)
+            timed_out = event.state == "running"
+            if timed_out:
+                event = self.pause(max(timeout - running, 1.0))
+            if self.state() == "stopped":
+                kept = self._at_stop
+                self._query("_dbg_trace ('off',)", "trace", timeout)
+                self._at_stop = kept
+            calls, dropped = read_trace_file(path)
+        finally:
+            path.unlink(missing_ok=True)
+        return TraceOutcome(calls=calls, event=event, dropped=dropped,
+                            means="a profile hook in the program",
+                            timed_out=timed_out)
 
     # -- breakpoints -----------------------------------------------------------------
 

@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
 FRAME_START = "\x1edbg:"
 FRAME_END = "\x1f"
 HERE = os.path.abspath(__file__)
+#: The name dbg's tracer (dbgcore/pytrace.py) is loaded under in the program.
+_PYTRACE = "_dbg_pytrace"
 
 _short = reprlib.Repr()
 _short.maxlevel = 3
@@ -558,6 +560,38 @@ class DbgPdb(pdb.Pdb):
             self.emit("found", {"file": spec.origin, "line": found.lineno})
         except BaseException as exc:
             self.emit("found", {"error": _error_line(exc)})
+
+    # -- dbg trace: a profile hook in the program (dbgcore/pytrace.py) ----------
+    # (loaded as _PYTRACE, the name its own MODULE_NAME says)
+
+    def do__dbg_trace(self, arg: str) -> None:
+        """``("on", PYTRACE, FILE, FUNCTIONS, LINES, MAX, CHARS)``: load the
+        tracer from the path dbg gives and start it; ``("off",)``: stop it,
+        putting back the hooks there were."""
+        import importlib.util
+
+        request = self._arg(arg)
+        try:
+            if request[0] == "on":
+                _, path, out, functions, lines, max_calls, chars = request
+                tracer = sys.modules.get(_PYTRACE)
+                if tracer is None:
+                    # dbg's package is not on the program's path: by file,
+                    # kept in sys.modules for the command that stops it.
+                    spec = importlib.util.spec_from_file_location(_PYTRACE, path)
+                    if spec is None or spec.loader is None:
+                        raise ImportError("cannot load %s" % path)
+                    tracer = importlib.util.module_from_spec(spec)
+                    sys.modules[_PYTRACE] = tracer
+                    spec.loader.exec_module(tracer)
+                answer = tracer.install(out, functions, lines, max_calls, chars)
+            else:
+                tracer = sys.modules.get(_PYTRACE)
+                answer = tracer.uninstall() if tracer is not None else {}
+        except Exception as exc:
+            self.emit("trace", {"error": _error_line(exc)})
+            return
+        self.emit("trace", answer)
 
     # -- exceptions: `dbg catch`, failing tests, steps they pass through -------
 
@@ -1186,6 +1220,9 @@ def main() -> None:
         if debugger.stop_uncaught:
             _post_mortem(debugger, exc, shown)
         code = 1
+    tracer = sys.modules.get(_PYTRACE)
+    if tracer is not None:
+        tracer.finish()  # its last word (calls past --max): os._exit runs no atexit hook
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
