@@ -32,8 +32,11 @@ if TYPE_CHECKING:
 
 #: Time kept back from the op's timeout to pause the program and clean up.
 _MARGIN = 2.0
-#: Reasons a stop is an exception or a signal that ends the open calls.
+#: Reasons a stop is an exception or a signal, not a step of ours.
 _FATAL = ("exception", "signal", "panic")
+#: Of those, the ones that leave the open calls by an exception (a signal
+#: stops the program inside them: they stay unfinished).
+_RAISED = ("exception", "panic")
 
 
 @dataclass
@@ -68,16 +71,22 @@ class _Tracer:
             try:
                 bp = backend.set_breakpoint(BreakLoc.parse(name), BreakOptions(),
                                             max(self.left(), 1.0))
-            except DbgError:
+            except DbgError as exc:
                 self.remove()
+                if self.backend.list_breakpoints(max(self.left(), 1.0)):
+                    # Some debuggers take one breakpoint per function.
+                    raise OpFailed(f"trace {name}: {exc.message}",
+                                   "a breakpoint of yours on it may stand in the way: "
+                                   "`dbg breaks`, then `dbg unbreak ID`") from None
                 raise
             self.ours[bp.id] = name
         try:
             event = self.walk(backend.cont(max(self.left(), 0.1)))
         finally:
             self.remove()
-        for entry in self.open:
-            if event.state == "stopped" and event.reason in _FATAL:
+        if event.state == "stopped" and event.reason in _RAISED:
+            # An exception that would end the program leaves every open call.
+            for entry in self.open:
                 entry.record.outcome = "raised"
                 entry.record.value = cut(event.description or event.reason)
         return TraceOutcome(

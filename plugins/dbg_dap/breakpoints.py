@@ -61,6 +61,14 @@ class BpRecord:
     asked_line: int | None = None
     #: The function the user asked for, when dbg placed it as a line breakpoint.
     asked_function: str | None = None
+    #: A watch the debuggee checks line by line (AdapterProfile.line_watch):
+    #: its hidden line breakpoints' ids, and whether its frame still runs.
+    by_lines: bool = False
+    lines: list[int] = field(default_factory=list)
+    running: bool = True
+    #: A hidden line breakpoint of such watches (one a line, shared by the
+    #: watches of one frame): their ids.
+    watch_of: list[int] = field(default_factory=list)
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -138,7 +146,8 @@ class BreakpointTable:
                                    "all the program's code is loaded and has no such "
                                    "function; nothing was set")
                 if not (self.profile.function_stops_at_declaration and bp.verified
-                        and bp.file and bp.line):
+                        and bp.file and bp.line
+                        and self.profile.body_below(bp.file, bp.line)):
                     return bp
                 # Stop at its first statement, like the other debuggers: a line
                 # breakpoint below the declaration, under the same id.
@@ -245,6 +254,8 @@ class BreakpointTable:
         tool = self.backend.tool_name
         if not dap.supports("supportsDataBreakpoints") and self.profile.console_watch:
             return self._add_console_watch(expression, timeout)
+        if not dap.supports("supportsDataBreakpoints") and self.profile.line_watches:
+            return self._add_line_watch(expression, timeout)
         dap.require("supportsDataBreakpoints", "watchpoints", tool,
                     self.profile.watch_hint())
         info = dap.request("dataBreakpointInfo", self._data_info_arguments(expression, timeout),
@@ -289,6 +300,35 @@ class BreakpointTable:
         self.records[record.id] = record
         return record.to_breakpoint()
 
+    def _add_line_watch(self, expression: str, timeout: float) -> Breakpoint:
+        """A watch the debuggee checks at each line of the selected frame's
+        code: hidden breakpoints there, whose condition asks it whether this
+        is that frame and the value changed; their stops are the watch's."""
+        watch_id = next(self._ids)
+        placed = self.profile.line_watch(self.backend, watch_id, expression, timeout)
+        record = BpRecord(watch_id, "watch", BreakOptions(), expression, name=expression,
+                          dap={"verified": True, "message": placed.note}, by_lines=True)
+        # The adapter keeps one breakpoint a line: the watches of one frame
+        # share its hidden ones (their condition checks every watch there).
+        shared = {r.line: r for r in self.records.values()
+                  if r.watch_of and r.file == placed.file}
+        new = [BpRecord(next(self._internal_ids), "source",
+                        BreakOptions(condition=placed.condition), f"{placed.file}:{line}",
+                        file=placed.file, line=line, internal=True)
+               for line in placed.lines if line not in shared]
+        self.records[record.id] = record
+        try:
+            if new:
+                self._add_internal(new, timeout)
+        except Exception:
+            self.records.pop(record.id, None)
+            self.profile.line_unwatch(self.backend, watch_id, timeout)
+            raise
+        for hidden in [shared[line] for line in placed.lines if line in shared] + new:
+            hidden.watch_of.append(watch_id)
+            record.lines.append(hidden.id)
+        return record.to_breakpoint()
+
     def add_instruction(self, address: str, options: BreakOptions,
                         timeout: float) -> Breakpoint:
         self._gate(options, False)
@@ -320,7 +360,11 @@ class BreakpointTable:
     def _sync(self, changed: BpRecord, timeout: float) -> None:
         dap = self.backend.dap_session()
         same = [r for r in self.records.values() if r.kind == changed.kind and not r.console
-                and (changed.kind != "source" or r.file == changed.file)]
+                and not r.by_lines and (changed.kind != "source" or r.file == changed.file)]
+        # An adapter keeps one breakpoint a line (pydevd: the last one sent):
+        # a watch's hidden ones go first, so that any other breakpoint on the
+        # same line is the one kept.
+        same.sort(key=lambda r: not r.watch_of)
         if changed.kind == "source":
             body = dap.request("setBreakpoints", {
                 "source": {"path": changed.file},
@@ -348,7 +392,24 @@ class BreakpointTable:
         record = self.records.pop(bp_id, None)
         if record is None:
             raise OpFailed(f"no breakpoint {bp_id}", "list them with `dbg breaks`")
+        if record.by_lines:
+            self._remove_line_watch(record, timeout)
+            return
         self._resync_after_removal(record, timeout)
+
+    def _remove_line_watch(self, record: BpRecord, timeout: float) -> None:
+        unused = []
+        for hidden_id in record.lines:
+            hidden = self.records.get(hidden_id)
+            if hidden is not None and record.id in hidden.watch_of:
+                hidden.watch_of.remove(record.id)
+                if not hidden.watch_of:
+                    unused.append(self.records.pop(hidden_id))
+        if self.backend.state() == "exited":
+            return
+        if unused:
+            self._resync_after_removal(unused[0], timeout)
+        self.profile.line_unwatch(self.backend, record.id, timeout)
 
     def _resync_after_removal(self, record: BpRecord, timeout: float) -> None:
         if record.console:
@@ -358,7 +419,7 @@ class BreakpointTable:
                                      timeout)
             return
         others = [r for r in self.records.values() if r.kind == record.kind and not r.console
-                  and (record.kind != "source" or r.file == record.file)]
+                  and not r.by_lines and (record.kind != "source" or r.file == record.file)]
         if others:
             self._sync(others[0], timeout)
             return
@@ -403,11 +464,21 @@ class BreakpointTable:
         elif dap_ids:
             hit = [r for r in self.records.values() if r.dap.get("id") in dap_ids]
         elif location is not None and location.file and location.line:
+            # Not a watch's hidden breakpoints: a step that ends on one of
+            # their lines did not stop for them.
             real = os.path.realpath(location.file)
-            hit = [r for r in self.records.values() if r.kind == "source"
+            hit = [r for r in self.records.values() if r.kind == "source" and not r.watch_of
                    and r.file == real and (r.dap.get("line") or r.line) == location.line]
         else:
             hit = []
+        # A hidden line breakpoint's stop is its watches' (the core shows
+        # which of them changed).
+        mapped: dict[int, BpRecord] = {}
+        for record in hit:
+            for owner in ([self.records[w] for w in record.watch_of if w in self.records]
+                          if record.watch_of else [record]):
+                mapped[owner.id] = owner
+        hit = list(mapped.values())
         for record in hit:
             record.hits += 1
         return hit
@@ -416,6 +487,18 @@ class BreakpointTable:
         for record in hit:
             if record.options.temporary and not record.internal and record.id in self.records:
                 self.remove(record.id, timeout)
+        watches = [r for r in self.records.values() if r.by_lines and r.running]
+        if watches:
+            # A watch whose frame returned cannot change any more: said in
+            # `dbg breaks` from this stop on (gdb deletes it and says so).
+            from dbgcore import pywatch
+
+            ended = self.profile.line_watches_stopped(self.backend, [r.id for r in watches],
+                                                      timeout)
+            for record in watches:
+                if record.id in ended:
+                    record.running = False
+                    record.dap["message"] = str(record.dap.get("message", "")) + pywatch.GONE
 
     def listing(self) -> list[Breakpoint]:
         return [r.to_breakpoint() for r in self.records.values() if not r.internal]

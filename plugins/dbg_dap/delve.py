@@ -309,17 +309,17 @@ class DelveProfile(AdapterProfile):
                 return f"fatal error: {value}" if value else "fatal error"
         return ""
 
+    def body_below(self, file: str, line: int) -> bool:
+        # `func tick(i int) int { return i + 1 }`: its statement is on the
+        # declaration's own line, and the next line is another function's.
+        text = _source_line(file, line)
+        return text is None or text.split("//", 1)[0].rstrip().endswith("{")
+
     def at_declaration(self, location: Location | None) -> bool:
         if location is None or not location.file or not location.line:
             return False
-        try:
-            with open(location.file, encoding="utf-8", errors="replace") as source:
-                for number, text in enumerate(source, 1):
-                    if number == location.line:
-                        return text.lstrip().startswith("func ")
-        except OSError:
-            pass
-        return False
+        text = _source_line(location.file, location.line)
+        return text is not None and text.lstrip().startswith("func ")
 
     def no_stack_yet(self, message: str) -> bool:
         # A headless delve holds the process before the Go runtime made goroutine 1.
@@ -371,3 +371,15 @@ class DelveProfile(AdapterProfile):
         # `dlv` commands (help, config, sources): no `watch` there either.
         return ("delve 1.20's DAP server has no data breakpoints; break where NAME is "
                 "assigned and `dbg print NAME`")
+
+
+def _source_line(file: str, line: int) -> str | None:
+    """Line ``line`` of ``file`` (None: no such line, or unreadable)."""
+    try:
+        with open(file, encoding="utf-8", errors="replace") as source:
+            for number, text in enumerate(source, 1):
+                if number == line:
+                    return text
+    except OSError:
+        pass
+    return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -32,6 +33,18 @@ from dbgcore.api import (
     UsageError,
     Variable,
 )
+
+
+@dataclass
+class LineWatch:
+    """A watch set in the debuggee (AdapterProfile.line_watch): hidden
+    breakpoints on ``lines`` of ``file``, each with ``condition``, stop where
+    its value changed; ``note`` says where it was set, for `dbg breaks`."""
+
+    file: str
+    lines: list[int]
+    condition: str
+    note: str
 
 
 class AdapterProfile:
@@ -122,6 +135,25 @@ class AdapterProfile:
         """dataBreakpointInfo's `name` for an expression that is not a plain
         variable of the frame."""
         return expression
+
+    #: A watch the debuggee checks itself at each line of its frame, for
+    #: adapters without data breakpoints (see dbg_dap.breakpoints, `LineWatch`).
+    line_watches: ClassVar[bool] = False
+
+    def line_watch(self, backend: AdapterHost, watch_id: int, expression: str,
+                   timeout: float) -> LineWatch:
+        """Set watch ``watch_id`` of ``expression`` in the selected frame, in
+        the debuggee; where its hidden breakpoints go and their condition
+        (OpFailed: it cannot be watched there)."""
+        raise NotImplementedError
+
+    def line_unwatch(self, backend: AdapterHost, watch_id: int, timeout: float) -> None:
+        """Forget watch ``watch_id`` in the debuggee (it lets its frame go)."""
+
+    def line_watches_stopped(self, backend: AdapterHost, watch_ids: list[int],
+                             timeout: float) -> list[int]:
+        """Those of ``watch_ids`` whose frame is not running any more."""
+        return []
 
     #: Hints for expert ops the adapter cannot do (op name -> hint).
     hints: ClassVar[dict[str, str]] = {}
@@ -225,6 +257,12 @@ class AdapterProfile:
     def attach_server(self, request: AttachRequest) -> tuple[str, int] | None:
         """Where an adapter already listens for us (instead of starting ours)."""
         return None
+
+    def body_below(self, file: str, line: int) -> bool:
+        """For an adapter whose function breakpoints stop at the declaration
+        (:attr:`function_stops_at_declaration`): the function declared at
+        FILE:LINE has its first statement on a later line."""
+        return True
 
     def at_declaration(self, location: Location | None) -> bool:
         """Whether a step into a call stopped on the function's declaration
