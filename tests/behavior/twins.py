@@ -48,6 +48,10 @@ class Twin:
     outermost: str = "main-first"
     #: A generator in the twin (Python) yields; others return.
     yields: bool = False
+    #: The recursive function and the entry check (`dbg trace` names them as
+    #: `dbg break` does).
+    tri: str = "tri"
+    check_entry: str = "check_entry"
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -67,10 +71,11 @@ TWINS = {
     "lldb": Twin("lldb", **_C),  # type: ignore[arg-type]
     "dlv": Twin("dlv", language="go", main="main.go", fmt="util/fmt.go",
                 report="report/fmt.go", late="late.go", fee="main.fee", caller="main.main",
-                entry="main.main"),
+                entry="main.main", tri="main.tri", check_entry="main.checkEntry"),
     "jdb": Twin("jdb", language="java", main="Ledger.java", fmt="util/Fmt.java",
                 report="report/Fmt.java", late="Late.java", fee="Ledger.fee",
-                caller="Ledger.main", entry="Ledger.main"),
+                caller="Ledger.main", entry="Ledger.main", tri="Ledger.tri",
+                check_entry="Ledger.checkEntry"),
 }
 BACKENDS = list(TWINS)
 

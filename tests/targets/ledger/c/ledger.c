@@ -32,6 +32,17 @@ int check_entry(int value)
     return value;
 }
 
+int tri(int n)
+{
+    int result = 0;  // @tri
+    if (n > 0) {
+        result = n + tri(n - 1);  // @tri-rec
+    }
+    printf("tri(%d)=%d\n", n, result);
+    fflush(stdout);
+    return result;  // @tri-return
+}
+
 int audit(int total)
 {
     char path[PATH_MAX];
@@ -72,6 +83,17 @@ int main(int argc, char **argv)
     if (strcmp(mode, "segv") == 0) {
         int *nowhere = NULL;
         *nowhere = 1;  // @segv
+    }
+    if (strcmp(mode, "tri") == 0 && argc > 2) {
+        tri(atoi(argv[2]));  // @call-tri
+    }
+    if (strcmp(mode, "sum") == 0) {
+        int added = 0;
+        for (int k = 2; k < argc; k++) {
+            added += check_entry(atoi(argv[k]));  // @call-check
+        }
+        printf("sum=%d\n", added);
+        fflush(stdout);
     }
     fprintf(stderr, "done\n");
     return 0;  // @main-return

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 
 	"ledger/report"
@@ -26,6 +27,15 @@ func checkEntry(value int) int {
 		panic(fmt.Sprintf("bad entry %d", value)) // @raise
 	}
 	return value
+}
+
+func tri(n int) int {
+	result := 0 // @tri
+	if n > 0 {
+		result = n + tri(n-1) // @tri-rec
+	}
+	fmt.Printf("tri(%d)=%d\n", n, result)
+	return result // @tri-return
 }
 
 func audit(total int) bool {
@@ -54,6 +64,18 @@ func main() {
 	}
 	if mode == "kill" {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	if mode == "tri" && len(os.Args) > 2 {
+		n, _ := strconv.Atoi(os.Args[2])
+		tri(n) // @call-tri
+	}
+	if mode == "sum" {
+		added := 0
+		for _, text := range os.Args[2:] {
+			value, _ := strconv.Atoi(text)
+			added += checkEntry(value) // @call-check
+		}
+		fmt.Printf("sum=%d\n", added)
 	}
 	fmt.Fprintln(os.Stderr, "done")
 } // @main-return

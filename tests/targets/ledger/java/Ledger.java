@@ -20,6 +20,15 @@ public class Ledger {
         return value;
     }
 
+    static int tri(int n) {
+        int result = 0;  // @tri
+        if (n > 0) {
+            result = n + tri(n - 1);  // @tri-rec
+        }
+        System.out.println("tri(" + n + ")=" + result);
+        return result;  // @tri-return
+    }
+
     static boolean audit(int total) {
         return Late.check(total);  // @call-late
     }
@@ -45,6 +54,16 @@ public class Ledger {
             long pid = ProcessHandle.current().pid();
             new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
             Thread.sleep(10000);
+        }
+        if (mode.equals("tri") && args.length > 1) {
+            tri(Integer.parseInt(args[1]));  // @call-tri
+        }
+        if (mode.equals("sum")) {
+            int added = 0;
+            for (int k = 1; k < args.length; k++) {
+                added += checkEntry(Integer.parseInt(args[k]));  // @call-check
+            }
+            System.out.println("sum=" + added);
         }
         System.err.println("done");
     }  // @main-return

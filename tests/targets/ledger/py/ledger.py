@@ -26,6 +26,14 @@ def check_entry(value):
     return value
 
 
+def tri(n):
+    result = 0  # @tri
+    if n > 0:
+        result = n + tri(n - 1)  # @tri-rec
+    print(f"tri({n})={result}", flush=True)
+    return result  # @tri-return
+
+
 def audit(total):
     import late  # loaded only here, after the start
 
@@ -50,6 +58,13 @@ def main(argv):
         os.kill(os.getpid(), signal.SIGKILL)
     if mode == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)  # @segv
+    if mode == "tri":
+        tri(int(argv[2]))  # @call-tri
+    if mode == "sum":
+        added = 0
+        for text in argv[2:]:
+            added += check_entry(int(text))  # @call-check
+        print(f"sum={added}")
     print("done", file=sys.stderr)
     return 0  # @main-return
 
