@@ -93,6 +93,19 @@ def finish() -> None:
         _tracer.close()
 
 
+def call_expression(path: str, call: str) -> str:
+    """For dbg's side: one Python expression that loads this file from
+    ``path`` as MODULE_NAME (once; kept in sys.modules, so a later one finds
+    the same tracer), calls ``call`` on it (``"uninstall()"``), and gives
+    its answer as JSON text. For a debugger that evaluates expressions only."""
+    name = MODULE_NAME
+    load = (f"(lambda s, u: s.modules.get({name!r}) or (lambda spec: (lambda m: ("
+            f"s.modules.__setitem__({name!r}, m), spec.loader.exec_module(m), m)[2])("
+            f"u.module_from_spec(spec)))(u.spec_from_file_location({name!r}, {path!r})))("
+            "__import__('sys'), __import__('importlib.util').util)")
+    return f"__import__('json').dumps({load}.{call})"
+
+
 class _Call:
     """A traced call that has not ended: its frame and local tracer."""
 
@@ -124,24 +137,27 @@ class _Local:
         self.muted = False
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> Any:
+        tracer = self.tracer
+        if tracer.active:
+            # Ours first: a breakpoint the debugger stops at on this line
+            # ends the trace inside its call, and the line is one it reached.
+            try:
+                if event == "exception":
+                    self.exc = (arg[0], arg[1])
+                elif event == "line" and tracer.lines:
+                    tracer.line(self.call, frame)
+            except Exception:
+                pass  # never take the program down
         prev = self.prev
         result = None
         if prev is not None:
             result = prev(frame, event, arg)
             if result is not None:
                 self.prev = result
-        tracer = self.tracer
         if not tracer.active:
             # Uninstalled meanwhile (maybe inside that very call: a stop at
             # a breakpoint): what the debugger's tracer said stands alone.
             return result
-        try:
-            if event == "exception":
-                self.exc = (arg[0], arg[1])
-            elif event == "line" and tracer.lines:
-                tracer.line(self.call, frame)
-        except Exception:
-            pass  # never take the program down
         return self
 
 

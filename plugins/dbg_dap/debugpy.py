@@ -10,6 +10,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,9 +31,11 @@ from dbgcore.api import (
     ReturnValue,
     StopEvent,
     Support,
+    TraceOutcome,
     UsageError,
     Variable,
     peers,
+    read_trace_file,
 )
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))
@@ -779,6 +782,44 @@ class DebugpyProfile(AdapterProfile):
         # Our sitecustomize marks a normal end here (see exit_signal).
         return {EXIT_MARK_VAR: str(Path(backend.ctx.run_dir) / "ended")}
 
+    def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome | None:
+        """`dbg trace` by a profile hook in the program (dbgcore/pytrace.py),
+        started and stopped by evaluates in the stopped thread: pydevd
+        evaluates there, and the hook is that thread's (and the threads it
+        starts). pydevd's own tracing is left as it is, so its breakpoints
+        stop the run as they would."""
+        from dbgcore.tracing import VALUE_CHARS
+
+        frames = backend.stack_frames(timeout)
+        if not frames:
+            raise OpFailed("trace: the stopped thread has no frame to start the tracer in",
+                           "`dbg threads` and `dbg thread N` choose another")
+        fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
+        os.close(fd)
+        path = Path(name)
+        try:
+            started = _tracer_call(backend, frames[0], (
+                f"install({name!r}, {list(functions)!r}, {bool(lines)!r}, {int(max_calls)!r}, "
+                f"{VALUE_CHARS!r})"), timeout)
+            if not isinstance(started, dict) or not started.get("installed"):
+                raise OpFailed(f"debugpy could not start the tracer: {started}")
+            # Time kept back to pause the program and stop the tracer.
+            running = max(timeout - _TRACE_MARGIN, timeout / 2)
+            event = backend.resume("continue", running)
+            timed_out = event.state == "running"
+            if timed_out:
+                event = backend.pause(max(timeout - running, 1.0))
+            if backend.state() == "stopped":
+                where = backend.stack_frames(timeout)
+                if where:
+                    _tracer_call(backend, where[0], "uninstall()", timeout)
+            calls, dropped = read_trace_file(path)
+        finally:
+            path.unlink(missing_ok=True)
+        return TraceOutcome(calls=calls, event=event, dropped=dropped,
+                            means="a profile hook in the program", timed_out=timed_out)
+
     def exit_signal(self, backend: AdapterHost, code: int | None, timeout: float) -> str | None:
         # debugpy's launcher reports a death by signal N as the exit code
         # 256 - N. A program that ended normally ran its atexit hooks, which
@@ -994,3 +1035,22 @@ def _real_python(python: str) -> str:
         return python
     real = out.stdout.strip()
     return real if out.returncode == 0 and real and os.path.exists(real) else python
+
+
+#: Of a `dbg trace`'s --timeout, what is kept back to pause the program and
+#: stop the tracer when the program is still running.
+_TRACE_MARGIN = 2.0
+
+
+def _tracer_call(backend: AdapterHost, frame: Message, call: str, timeout: float) -> JsonValue:
+    """``call`` on dbg's tracer in the program (loaded there first if it is
+    not yet), evaluated in ``frame``; its JSON answer."""
+    from dbgcore import pytrace
+
+    try:
+        body = backend.dap_session().request("evaluate", {
+            "expression": pytrace.call_expression(pytrace.__file__, call),
+            "context": "watch", "frameId": int(frame["id"])}, timeout)
+        return _json_answer(body)
+    except ValueError as exc:
+        raise OpFailed(f"debugpy's answer to the tracer was not what it gives: {exc}") from exc

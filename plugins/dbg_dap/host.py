@@ -119,6 +119,9 @@ class AdapterHost(Protocol):
     def resume(self, command: str, timeout: float, extra: Message | None = None) -> StopEvent:
         """Send a resuming request (continue, next, stepIn...) and wait for its stop."""
 
+    def pause(self, timeout: float) -> StopEvent:
+        """Interrupt the running program and wait for its stop."""
+
     def place_internal_break(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> int:
         """One of dbg's own breakpoints (users never see it); its id."""
 
