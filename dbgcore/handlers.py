@@ -581,6 +581,16 @@ def send_input(session: Session, args: Payload) -> Payload:
 # -- inspection --------------------------------------------------------------------------------
 
 
+#: Frames `dbg stack` shows without --levels (a deep recursion has thousands).
+STACK_SHOWN = 100
+#: Threads `dbg threads` lists.
+THREADS_SHOWN = 200
+#: Characters of output one `dbg output` answer carries (the cursor pages on).
+OUTPUT_CHARS = 64_000
+#: Traceback lines `dbg exception` shows: the first and the last, the middle cut.
+TRACEBACK_HEAD, TRACEBACK_TAIL = 20, 40
+
+
 def stack(session: Session, args: Payload, timeout: float) -> Payload:
     """The frames, each with its arguments; without `--all`, library and
     internal frames (other than frame 0 and the selected one) are left
@@ -594,14 +604,18 @@ def stack(session: Session, args: Payload, timeout: float) -> Payload:
         shown = frames
     else:
         shown, hidden = shown_frames(program_frames(frames))
-    levels = args.get("levels")
-    if levels:
-        shown = shown[:int(levels)]
-        # Runs past the last frame shown were cut by --levels, not hidden.
+    levels = int(args.get("levels") or STACK_SHOWN)
+    cut = max(len(shown) - levels, 0)
+    if cut:
+        shown = shown[:levels]
+        # Runs past the last frame shown were cut by the budget, not hidden.
         hidden = [run for run in hidden if shown and run["first"] < shown[-1].index]
     _fill_args(session, shown, timeout)
-    return {"frames": [f.to_dict() for f in shown], "hidden": hidden,
-            "hidden_frames": sum(run["count"] for run in hidden)}
+    answer: Payload = {"frames": [f.to_dict() for f in shown], "hidden": hidden,
+                       "hidden_frames": sum(run["count"] for run in hidden)}
+    if cut and not args.get("levels"):
+        answer["cut"] = cut  # (asked with --levels, the rest was not wanted)
+    return answer
 
 
 def _fill_args(session: Session, frames: list[Frame], timeout: float) -> None:
@@ -728,7 +742,28 @@ def set_(session: Session, args: Payload, timeout: float) -> Payload:
 
 def threads(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
-    return {"threads": [t.to_dict() for t in session.backend.threads(timeout)]}
+    threads = session.backend.threads(timeout)
+    answer: Payload = {"threads": [t.to_dict() for t in threads[:THREADS_SHOWN]]}
+    if len(threads) > THREADS_SHOWN:
+        answer["cut"] = len(threads) - THREADS_SHOWN
+    return answer
+
+
+def exception(session: Session, args: Payload, timeout: float) -> Payload:
+    """The backend's answer, its traceback cut in the middle past a budget
+    (a RecursionError's has a thousand frames)."""
+    assert session.backend is not None
+    answer = session.backend.op_exception(args, timeout)
+    text = answer.get("stack")
+    if isinstance(text, str):
+        lines = text.splitlines()
+        if len(lines) > TRACEBACK_HEAD + TRACEBACK_TAIL:
+            cut = len(lines) - TRACEBACK_HEAD - TRACEBACK_TAIL
+            answer["stack"] = "\n".join([*lines[:TRACEBACK_HEAD],
+                                          f"... {cut} lines cut ...",
+                                          *lines[-TRACEBACK_TAIL:]])
+            answer["stack_cut"] = cut
+    return answer
 
 
 def thread(session: Session, args: Payload, timeout: float) -> Payload:
@@ -782,7 +817,7 @@ def output(session: Session, args: Payload, timeout: float) -> Payload:
     cats = args.get("categories") or [
         c for c in ("stdout", "stderr") if args.get(c)]
     return session.output.read(int(args.get("since", 0)), set(cats) if cats else None,
-                            int(args.get("limit", 1000)))
+                               int(args.get("limit", 1000)), OUTPUT_CHARS)
 
 
 def raw(session: Session, args: Payload, timeout: float) -> Payload:

@@ -317,7 +317,7 @@ BUILTIN: tuple[Op, ...] = (
     ), handler=handlers.list_, render=renderers.list_, ended_ok=True),
     Op("exception", "The exception the target stopped on: type, message, traceback in "
        "call order.", needs="stopped", method=Backend.op_exception,
-       render=renderers.exception),
+       handler=handlers.exception, render=renderers.exception),
     Op("output", "Show the program's output (stdout and stderr kept apart), paged by cursor.", (
         Arg("since", "int", "Cursor from the previous answer; only newer output is shown.",
             flags=("--since",), default=0, minimum=0),

@@ -58,8 +58,12 @@ class OutputBuffer:
             return self._seq
 
     def read(
-        self, since: int = 0, categories: set[str] | None = None, limit: int = 1000
+        self, since: int = 0, categories: set[str] | None = None, limit: int = 1000,
+        max_chars: int | None = None,
     ) -> JsonObject:
+        """Chunks after cursor ``since``: at most ``limit`` of them and about
+        ``max_chars`` characters (whole chunks; one larger alone is cut, and
+        says by how much), with the cursor to read on from."""
         limit = max(1, limit)  # a page of nothing would never move the cursor
         with self._lock:
             chunks = [
@@ -68,11 +72,24 @@ class OutputBuffer:
                 if c.seq > since and (categories is None or c.category in categories)
             ]
             missed = self._dropped_upto > since
+            if max_chars is not None:
+                size, fits = 0, 0
+                for chunk in chunks[:limit]:
+                    size += len(chunk.text)
+                    if fits and size > max_chars:
+                        break
+                    fits += 1
+                limit = min(limit, max(fits, 1))
             more = len(chunks) > limit
             chunks = chunks[:limit]
             cursor = chunks[-1].seq if more else self._seq
+            rows: list[JsonObject] = [{"seq": c.seq, "category": c.category, "text": c.text}
+                                      for c in chunks]
+            if max_chars is not None and len(rows) == 1 and len(chunks[0].text) > max_chars:
+                rows[0]["text"] = chunks[0].text[:max_chars]
+                rows[0]["cut"] = len(chunks[0].text) - max_chars
             return {
-                "chunks": [{"seq": c.seq, "category": c.category, "text": c.text} for c in chunks],
+                "chunks": rows,
                 "cursor": cursor,
                 "more": more,
                 "dropped": missed,

@@ -197,6 +197,8 @@ def stack(p: Payload) -> str:
         lines.append(f"{mark} #{f['index']:<2} {_call(f)} at "
                      f"{f.get('file') or '?'}:{f.get('line') or '?'}{_frame_tag(f)}")
     lines += [_hidden(run) for run in runs]
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} outer frames not shown (--levels N shows more)")
     return "\n".join(lines) or "no frames"
 
 
@@ -283,8 +285,11 @@ def set_(p: Payload) -> str:
 
 
 def threads(p: Payload) -> str:
-    return "\n".join(f"{'*' if t.get('current') else ' '} {t['id']} {t['name']}"
-                     for t in p.get("threads", [])) or "no threads"
+    lines = [f"{'*' if t.get('current') else ' '} {t['id']} {t['name']}"
+             for t in p.get("threads", [])]
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} more threads not listed")
+    return "\n".join(lines) or "no threads"
 
 
 def thread(p: Payload) -> str:
@@ -311,6 +316,10 @@ def output(p: Payload) -> str:
         if category != "stdout":
             text = "".join(f"[{category}] {line}" for line in text.splitlines(True))
         parts.append(text.rstrip("\n"))
+    for chunk in p.get("chunks", []):
+        if chunk.get("cut"):
+            parts.append(f"(one write of the program was cut: {chunk['cut']} more characters "
+                         "not shown)")
     more = " (more: repeat with this --since)" if p.get("more") else ""
     parts.append(f"-- cursor {p.get('cursor', 0)}{more}")
     return "\n".join(parts)
@@ -361,6 +370,8 @@ def hits(p: Payload) -> str:
     if not rows:
         return "no recorded stops" + (f" at {p['filter']}" if p.get("filter") else "")
     out = []
+    if len(rows) < int(p.get("total") or 0):
+        out.append(f"(the first {len(rows)} of {p['total']} stops; --limit N shows more)")
     for h in rows:
         stamp = time.strftime("%H:%M:%S", time.localtime(h["at"]))
         if h["state"] == "exited":
