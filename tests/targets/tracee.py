@@ -10,7 +10,7 @@ def tri(n):
         result = n
     else:
         result = n + tri(n - 1)
-    print(f"tri({n}) = {result}")
+    print(f"tri({n}) = {result}")  # @tri-result
     return result
 
 
