@@ -48,9 +48,12 @@ def read_value(text: object) -> object:
     if stripped in _WORDS:
         return _WORDS[stripped]
     try:
-        return ast.literal_eval(stripped)
+        value = ast.literal_eval(stripped)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         pass
+    else:
+        if _plain(value):  # not a debugger's `{...}` (a set of Ellipsis)
+            return value
     # A C char (65 'A') or a value the debugger follows with its type: the first word.
     head = stripped.split(" ", 1)[0]
     if head != stripped:
@@ -60,6 +63,14 @@ def read_value(text: object) -> object:
             return text
         return value if isinstance(value, (int, float)) else text
     return text
+
+
+def _plain(value: object) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return isinstance(value, (int, float, str, bytes, bool, type(None)))
 
 
 class RecordedExpression:
