@@ -10,7 +10,8 @@ strings: ``from __future__ import annotations``). :func:`install` starts it,
 How it sees what it records:
 
 - calls and returns by ``sys.setprofile`` (and ``threading.setprofile`` for
-  the threads started while it runs), chained to any profile hook there was.
+  the threads started while it runs; from 3.12 the other running threads
+  too), chained to any profile hook there was.
   The debugger's ``sys.settrace`` is left alone: the profile hook is a
   separate slot. A code object's match is cached, so a call of any other
   function costs one dict look-up;
@@ -210,8 +211,14 @@ class _Tracer:
         self.hook = self._make_hook(self.prev_profile)
         self.thread_hook = self._make_hook(self.prev_thread_profile)
         self.active = True
+        every = getattr(threading, "setprofile_all_threads", None)
+        if every is not None:
+            # 3.12+: the threads running now too, not only those started
+            # later (each one puts back what it had when it sees we are gone).
+            every(self.thread_hook)
+        else:
+            threading.setprofile(self.thread_hook)
         sys.setprofile(self.hook)
-        threading.setprofile(self.thread_hook)
         atexit.register(self.close)
         if hasattr(os, "register_at_fork"):
             # A child would write its own calls, numbered as ours, into our file.

@@ -41,7 +41,7 @@ def start(dbg: Dbg, backend: str, target: Target, *args: str) -> None:
 
 
 def trace(dbg: Dbg, *args: str) -> dict[str, Any]:
-    answer = dbg.json("trace", *args)
+    answer: dict[str, Any] = dbg.json("trace", *args)
     assert answer["ok"], answer
     return answer
 
@@ -244,6 +244,9 @@ seen = []
 def theirs(frame, event, arg):
     seen.append(event)
 
+go = threading.Event()
+early = threading.Thread(target=lambda: (go.wait(), fee(7)))
+early.start()
 sys.setprofile(theirs)
 tracer.install(sys.argv[2], ["fee", "countdown", "Cart.total", "handled"], True, 8, 40)
 fee(2)
@@ -257,6 +260,8 @@ handled()
 worker = threading.Thread(target=untraced)
 worker.start()
 worker.join()
+go.set()
+early.join()
 for i in range(5):
     fee(i)
 answer = tracer.uninstall()
@@ -285,6 +290,12 @@ def _pythons() -> list[str]:
     return sorted(found)
 
 
+def _version(python: str) -> str:
+    done = subprocess.run([python, "-c", "import sys; print('%d.%02d' % sys.version_info[:2])"],
+                          capture_output=True, text=True, timeout=30)
+    return done.stdout.strip()
+
+
 @pytest.mark.parametrize("python", _pythons())
 def test_the_tracer_in_each_python(python: str, tmp_path: Path) -> None:
     driver = tmp_path / "driver.py"
@@ -293,9 +304,11 @@ def test_the_tracer_in_each_python(python: str, tmp_path: Path) -> None:
     done = subprocess.run([python, str(driver), pytrace.__file__, str(out)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["8", "4"], done.stdout
+    # From 3.12 a thread already running is traced too (fee(7) in it).
+    every = _version(python) >= "3.12"
+    assert done.stdout.split() == ["8", "5" if every else "4"], done.stdout
     calls, dropped = read_trace_file(out)
-    assert dropped == 4
+    assert dropped == (5 if every else 4)
     shown = [(c.function, dict(c.args), c.outcome, c.value, c.depth, c.thread) for c in calls]
     assert shown[:6] == [
         ("fee", {"amount": "2", "rate": "3"}, "returned", "6", 0, "MainThread"),
