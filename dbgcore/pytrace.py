@@ -74,7 +74,19 @@ def install(path: str, functions: list[str], lines: bool = False, max_calls: int
                      int(value_chars))
     tracer.start()
     _tracer = tracer
-    return {"installed": True}
+    return {"installed": True, "unseen": _unseen_threads()}
+
+
+def _unseen_threads() -> list[str]:
+    """The program's threads running now that the tracer does not see:
+    before 3.12 a profile hook is set only for the calling thread and the
+    threads started later (a debugger's own threads are not the program's)."""
+    if hasattr(threading, "setprofile_all_threads"):
+        return []
+    here = threading.current_thread()
+    return [t.name for t in threading.enumerate()
+            if t is not here and t.is_alive() and not getattr(t, "is_pydev_daemon_thread", False)
+            and not t.name.startswith("pydevd.")]
 
 
 def uninstall() -> dict[str, object]:
@@ -105,6 +117,18 @@ def call_expression(path: str, call: str) -> str:
             f"u.module_from_spec(spec)))(u.spec_from_file_location({name!r}, {path!r})))("
             "__import__('sys'), __import__('importlib.util').util)")
     return f"__import__('json').dumps({load}.{call})"
+
+
+def unseen_note(started: object) -> str:
+    """For dbg's side: what :func:`install`'s answer says the trace cannot
+    see, as a note for the user ("" if nothing)."""
+    names = started.get("unseen") if isinstance(started, dict) else None
+    if not names:
+        return ""
+    shown = ", ".join(str(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+    return (f"calls in threads already running when the trace began are not recorded "
+            f"({shown}): before Python 3.12 a profile hook reaches only its own thread "
+            f"and those started later")
 
 
 class _Call:

@@ -789,8 +789,10 @@ class DebugpyProfile(AdapterProfile):
         evaluates there, and the hook is that thread's (and the threads it
         starts). pydevd's own tracing is left as it is, so its breakpoints
         stop the run as they would."""
+        from dbgcore import pytrace
         from dbgcore.tracing import VALUE_CHARS
 
+        backend.stopped_session("trace")
         frames = backend.stack_frames(timeout)
         if not frames:
             raise OpFailed("trace: the stopped thread has no frame to start the tracer in",
@@ -818,7 +820,8 @@ class DebugpyProfile(AdapterProfile):
         finally:
             path.unlink(missing_ok=True)
         return TraceOutcome(calls=calls, event=event, dropped=dropped,
-                            means="a profile hook in the program", timed_out=timed_out)
+                            means="a profile hook in the program",
+                            note=pytrace.unseen_note(started), timed_out=timed_out)
 
     def exit_signal(self, backend: AdapterHost, code: int | None, timeout: float) -> str | None:
         # debugpy's launcher reports a death by signal N as the exit code

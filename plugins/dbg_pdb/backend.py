@@ -480,7 +480,7 @@ class PdbBackend(ConsoleBackend):
             path.unlink(missing_ok=True)
         return TraceOutcome(calls=calls, event=event, dropped=dropped,
                             means="a profile hook in the program",
-                            timed_out=timed_out)
+                            note=pytrace.unseen_note(started), timed_out=timed_out)
 
     # -- breakpoints -----------------------------------------------------------------
 
