@@ -335,3 +335,20 @@ def test_the_tracer_in_each_python(python: str, tmp_path: Path) -> None:
     assert walked[0] == ("n", "2") and ("n", "1") in walked
     # The file is JSON Lines, each event whole.
     assert all(json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_threads_the_trace_cannot_see_are_named(dbg: Dbg, target: Any, backend: str) -> None:
+    """Before Python 3.12 a profile hook reaches its own thread and those
+    started later: a worker already running is not traced, and the answer
+    says so (naming the program's thread, not the debugger's own)."""
+    if sys.version_info >= (3, 12):
+        pytest.skip("from 3.12 the tracer reaches every running thread")
+    threads = target("dap_threads.py")
+    require_backend(backend)
+    assert dbg.json("start", "--backend", backend, "--break", threads.loc("main-break"),
+                    "--run", str(threads.path))["reason"] == "breakpoint"
+    answer = trace(dbg, "worker")
+    assert answer["trace"]["calls"] == [] and answer["state"] == "exited"
+    note = answer["trace"]["note"]
+    assert "(dap-worker)" in note and "pydevd" not in note, note
