@@ -23,12 +23,14 @@ def test_caps_matrix_for_pdb_and_gdb(dbg: Any, backend_ready: Callable[[str], No
     assert list(by_name) == ["pdb", "gdb"]
     pdb, gdb = by_name["pdb"]["ops"], by_name["gdb"]["ops"]
     assert (pdb["threads"], pdb["disasm"], pdb["break"]) == ("none", "none", "native")
-    # gdb's DAP has no data breakpoints: dbg uses gdb's own `watch`.
+    # gdb's DAP has no data breakpoints: dbg uses gdb's own `watch`; pdb has
+    # no watchpoints: dbg checks the expression at each line of its frame.
     assert (gdb["watch"], gdb["memory-read"], gdb["until"]) == ("fallback", "native", "fallback")
+    assert pdb["watch"] == "fallback"
 
     text = dbg("caps", "--backend", "pdb", "--backend", "gdb").out.splitlines()
     assert text[0].split() == ["pdb", "gdb"]
-    assert "watch              -         fallback" in text
+    assert "watch              fallback  fallback" in text
 
     table = dbg("caps", "--markdown", "--backend", "gdb").out.splitlines()
     assert table[0].startswith("| op | gdb (gdb ")

@@ -178,7 +178,6 @@ FAILURES: list[tuple[list[str], str, str]] = [
     (["print", "undefined_name"], "print", "failed"),
     (["frame", "42"], "frame", "failed"),
     (["unbreak", "99"], "unbreak", "failed"),
-    (["watch", "total"], "watch", "unsupported"),
     (["threads"], "threads", "unsupported"),
     (["catch", "not-a-class!"], "catch", "usage"),
     (["break", "apply_discount", "--log", "hi"], "break", "unsupported"),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from dbg_dap.host import AdapterHost, JsonValue, program_root
-from dbg_dap.profile_base import AdapterProfile
+from dbg_dap.profile_base import AdapterProfile, LineWatch
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
@@ -238,6 +238,63 @@ class DebugpyProfile(AdapterProfile):
 
     def watch_hint(self) -> str:
         return "debugpy has no data breakpoints; try `dbg break FILE:LINE --if EXPR`"
+
+    # pydevd has no data breakpoints: dbgcore/pywatch.py, loaded into the
+    # program, checks a watch from hidden conditional breakpoints.
+    line_watches = True
+
+    def line_watch(self, backend: AdapterHost, watch_id: int, expression: str,
+                   timeout: float) -> LineWatch:
+        from dbgcore import pywatch
+
+        frames = backend.stack_frames(timeout)
+        if not frames:
+            raise OpFailed(f"cannot watch {expression}: no frame to watch it in")
+        chosen = frames[min(backend.frame_index, len(frames) - 1)]
+        path = str((chosen.get("source") or {}).get("path") or "")
+        line = int(chosen.get("line") or 0)
+        # pydevd evaluates in the stopped thread, below all its frames: the
+        # helper finds the selected one up its caller chain by its place
+        # (the nth of those at that place, for a recursive function).
+        nth = sum(1 for f in frames[:backend.frame_index + 1]
+                  if (f.get("source") or {}).get("path") == path and f.get("line") == line)
+        call = (f"{_pywatch()}.add_answer({watch_id!r}, {expression!r}, "
+                f"where=({path!r}, {line!r}, {nth!r}), skip={_PYDEVD_MODULES!r})")
+        answer = _json_answer(backend.dap_session().request("evaluate", {
+            "expression": call, "context": "watch", "frameId": int(frames[0]["id"])}, timeout))
+        if not isinstance(answer, dict) or "error" in answer:
+            why = answer.get("error") if isinstance(answer, dict) else answer
+            raise OpFailed(f"cannot watch {expression}: {why}",
+                           "a watch is set in the selected frame, where the expression must "
+                           "evaluate now (`dbg frame N` selects another)")
+        condition = pywatch.CONDITION_NAME + "()"
+        return LineWatch(str(answer["file"]), [int(n) for n in answer["lines"]], condition,
+                         pywatch.note(str(answer["function"]), str(answer["file"]),
+                                      int(answer["line"])))
+
+    def line_unwatch(self, backend: AdapterHost, watch_id: int, timeout: float) -> None:
+        self._pywatch_call(backend, f"remove({watch_id!r})", timeout)
+
+    def line_watches_stopped(self, backend: AdapterHost, watch_ids: list[int],
+                             timeout: float) -> list[int]:
+        answer = self._pywatch_call(backend, f"not_running({watch_ids!r})", timeout)
+        return [int(n) for n in answer] if isinstance(answer, list) else []
+
+    def _pywatch_call(self, backend: AdapterHost, call: str, timeout: float) -> JsonValue:
+        """The JSON of a call of the helper's, evaluated at this stop (None:
+        not stopped, or it failed: a watch's bookkeeping must not fail an op)."""
+        if backend.state() != "stopped":
+            return None
+        try:
+            frames = backend.stack_frames(timeout)
+            if not frames:
+                return None
+            return _json_answer(backend.dap_session().request("evaluate", {
+                "expression": f"__import__('json').dumps({_pywatch()}.{call})",
+                "context": "watch", "frameId": int(frames[0]["id"])}, timeout))
+        except (DbgError, ValueError) as exc:
+            backend.ctx.log.note(f"watch helper: {call}: {exc}")
+            return None
 
     # showReturnValue puts "(return) NAME" among the caller's locals.
     return_row_prefix = "(return) "
@@ -949,6 +1006,19 @@ def unknown_class_hint(name: str, filters: str) -> str:
     """What to do about `dbg catch NAME` when no class NAME is loaded."""
     return (f"give its module too (mypkg.errors.{name}, or __main__.{name} for a script's "
             f"own), or a filter: {filters}")
+
+
+#: dbgcore/pywatch.py as a module of the program's, and the prefixes of
+#: pydevd's and debugpy's own modules (frames between a condition and the
+#: frame it is evaluated for).
+_PYWATCH_MODULE = "_dbg_pywatch"
+_PYDEVD_MODULES = ("pydevd", "_pydevd", "_pydev", "debugpy")
+
+
+def _pywatch() -> str:
+    from dbgcore import pywatch
+
+    return pywatch.load_expression(pywatch.__file__, _PYWATCH_MODULE)
 
 
 def _json_answer(body: Message) -> JsonValue:

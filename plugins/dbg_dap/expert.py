@@ -333,7 +333,7 @@ def op_support(canonical: dict[str, Support], extra: list[str], caps: Payload,
     if caps.get("supportsDataBreakpoints"):
         out["watch"] = "native"
     else:
-        out["watch"] = "fallback" if profile.console_watch else "none"
+        out["watch"] = "fallback" if profile.console_watch or profile.line_watches else "none"
     out["catch"] = "native" if caps.get("exceptionBreakpointFilters") else "none"
     out["set"] = ("native" if caps.get("supportsSetExpression") or caps.get("supportsSetVariable")
                   else "none")

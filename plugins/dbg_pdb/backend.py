@@ -9,6 +9,7 @@ which answer in JSON so nothing has to be scraped from pdb's prose.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import os
 import re
@@ -17,9 +18,12 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbgcore import pywatch
 from dbgcore.api import (
     STDLIB_EXPRESSION,
     BackendSpec,
@@ -102,8 +106,6 @@ class PdbBackend(ConsoleBackend):
     id = "pdb"
     tool = "pdb"
     unsupported_hints: ClassVar[dict[str, str]] = {
-        "watch": "pdb has no watchpoints; try `dbg raw display EXPR`, which shows EXPR "
-                 "at each stop where it changed",
         "threads": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
         "thread": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
         "attach": "pdb can only start a program; use the debugpy backend to attach",
@@ -114,6 +116,9 @@ class PdbBackend(ConsoleBackend):
     reads_stdin = True
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",
                                                "return-value": "native"}
+    # pdb has no watchpoints: the launcher checks a watch at each line of its
+    # frame (dbgcore/pywatch.py).
+    op_support: ClassVar[Mapping[str, Support]] = {"watch": "fallback"}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
@@ -138,6 +143,10 @@ class PdbBackend(ConsoleBackend):
         self._setup: PythonSetup | None = None
         #: Tells the standard library's and installed packages' frames.
         self._libraries: PythonLibraries | None = None
+        #: `dbg watch`: the launcher's number for the next one; each one's
+        #: Breakpoint as set (its id is "w" and that number).
+        self._watch_numbers = itertools.count(1)
+        self._watches: dict[str, Breakpoint] = {}
 
     # -- availability --------------------------------------------------------
 
@@ -279,10 +288,15 @@ class PdbBackend(ConsoleBackend):
         self._forget_until_bp(timeout)
         if self._requested:
             self.list_breakpoints(timeout)  # keeps hit counts current for after the exit
+        for number in report.get("watches") or []:
+            watch = self._watches.get(f"w{number}")
+            if watch is not None:
+                self._watches[str(watch.id)] = replace(watch, hits=watch.hits + 1)
         returned = report.get("return_value")
         return StopEvent(state="stopped", reason=reason, location=location,
                          description=report.get("description", ""),
-                         hit_breakpoints=[bp] if bp else [],
+                         hit_breakpoints=[f"w{n}" for n in report.get("watches") or []]
+                         + ([bp] if bp else []),
                          return_value=ReturnValue(returned["value"], returned.get("type"),
                                                   returned.get("kind", "returned"))
                          if returned else None)
@@ -577,14 +591,35 @@ class PdbBackend(ConsoleBackend):
         return found
 
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        if str(bp_id) in self._watches:
+            self._query(f"_dbg_unwatch {int(str(bp_id)[1:])!r}", "unwatch", timeout)
+            del self._watches[str(bp_id)]
+            return
         self._native(f"clear {int(bp_id)}", timeout)
         self._requested.pop(int(bp_id), None)
+
+    def watch(self, expression: str, timeout: float) -> Breakpoint:
+        """A watch of ``expression`` in the selected frame, checked by the
+        launcher at each line that frame runs (see dbgcore/pywatch.py)."""
+        self._not_post_mortem("watch")
+        number = next(self._watch_numbers)
+        placed = self._query(f"_dbg_watch {(pywatch.__file__, number, expression)!r}",
+                             "watch", timeout)
+        if "error" in placed:
+            raise OpFailed(f"cannot watch {expression}: {placed['error']}",
+                           "a watch is set in the selected frame, where the expression must "
+                           "evaluate now (`dbg frame N` selects another)")
+        bp = Breakpoint(id=f"w{number}", kind="watch", requested=expression,
+                        message=pywatch.note(placed["function"], placed["file"], placed["line"]))
+        self._watches[str(bp.id)] = bp
+        return bp
 
     def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         if self.state() == "exited":
             return self._last_breaks  # pdb is gone; its last word on them stands
         out = []
-        for item in self._query("_dbg_breaks", "breaks", timeout)["breakpoints"]:
+        answer = self._query("_dbg_breaks", "breaks", timeout)
+        for item in answer["breakpoints"]:
             if item["id"] == self._until_bp:
                 continue
             requested, requested_line, options = self._requested.get(
@@ -603,6 +638,11 @@ class PdbBackend(ConsoleBackend):
                 hits=item.get("hits", 0), requested=requested, requested_line=requested_line,
                 temporary=item.get("temporary", False), hit_count=options.hit_count,
             ))
+        for item in answer.get("watches") or []:
+            watch = self._watches.get(f"w{item['id']}")
+            if watch is not None:
+                out.append(watch if item["running"] else replace(
+                    watch, message=watch.message + pywatch.GONE))
         self._last_breaks = out
         return out
 

@@ -35,7 +35,7 @@ import pdb
 import reprlib
 import sys
 import traceback
-from types import CodeType, FrameType, TracebackType
+from types import CodeType, FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
@@ -242,6 +242,12 @@ class DbgPdb(pdb.Pdb):
         self.raising: tuple[FrameType, ExcInfo] | None = None
         #: The exception `dbg exception` tells of, as _exception_info gives it.
         self.exception_info: JsonObject | None = None
+        #: `dbg watch`: dbgcore/pywatch.py loaded from the path dbg gives
+        #: (it keeps each watch's frame, code and last value), the watches
+        #: by id, and those whose value changed at this stop.
+        self.pywatch: ModuleType | None = None
+        self.watches: dict[int, str] = {}
+        self.watch_hits: list[int] = []
 
     def emit(self, kind: str, data: JsonObject) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
@@ -302,6 +308,8 @@ class DbgPdb(pdb.Pdb):
                 reason = "entry"
             elif self.interrupted:
                 reason = "pause"
+            elif self.watch_hits:
+                reason = "watchpoint"
             elif getattr(self, "currentbp", 0):
                 reason = "condition_error" if broken else "breakpoint"
             elif current is not None and "__return__" in current.f_locals:
@@ -310,6 +318,7 @@ class DbgPdb(pdb.Pdb):
                 reason = "step"
             data["reason"] = reason
             data["breakpoint"] = getattr(self, "currentbp", 0) or None
+            data["watches"], self.watch_hits = self.watch_hits, []
             note = self._stop_note()
             data["description"] = broken[0] if reason == "condition_error" else note
             data["post_mortem"] = self.post_mortem
@@ -535,7 +544,7 @@ class DbgPdb(pdb.Pdb):
                         "function": bp.funcname, "condition": bp.cond, "hits": bp.hits,
                         "ignore": bp.ignore, "temporary": bool(bp.temporary),
                         "enabled": bool(bp.enabled)})
-        return {"breakpoints": out}
+        return {"breakpoints": out, "watches": self._watch_list()}
 
     def do__dbg_findfunc(self, arg: str) -> None:
         module, function = self._arg(arg)
@@ -617,11 +626,11 @@ class DbgPdb(pdb.Pdb):
         self.emit("catch", {})
 
     def set_continue(self) -> None:
-        if self.catching is None:
+        if self.catching is None and not self.watches:
             bdb.Bdb.set_continue(self)
             return
-        # A catch needs every frame's exception events: unlike bdb with no
-        # breakpoint left, go on tracing.
+        # A catch needs every frame's exception events, a watch its frame's
+        # line events: unlike bdb with no breakpoint left, go on tracing.
         self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
         if sys.gettrace() is None:
             self._trace_running_frames()
@@ -662,7 +671,55 @@ class DbgPdb(pdb.Pdb):
     def dispatch_line(self, frame: FrameType) -> TraceFunction:
         if self.raising is not None and self.raising[0] is frame:
             self.raising = None  # the frame handled it
+        if self.watches and self.pywatch is not None and not self.quitting:
+            check = self.pywatch.check
+            hits = [number for number in self.watches if check(number, frame)]
+            if hits:
+                # The statement that changed it has run: stop at this line,
+                # as gdb's software watchpoints do. A breakpoint of the
+                # user's on this line counts as hit too (break_here notes it).
+                self.watch_hits = hits
+                self.break_here(frame)
+                self.interaction(frame, None)
+                if self.quitting:
+                    raise bdb.BdbQuit
+                return self.trace_dispatch
         return bdb.Bdb.dispatch_line(self, frame)
+
+    # -- dbg watch: the expression checked at each line of its frame ----------
+
+    def do__dbg_watch(self, arg: str) -> None:
+        path, number, expression = self._arg(arg)
+        frame = self.curframe
+        try:
+            if frame is None or self.post_mortem:
+                raise LookupError("no running frame to watch in")
+            if self.pywatch is None:
+                self.pywatch = _load_pywatch(path)
+            placed = self.pywatch.add(number, expression, frame=frame)
+        except BaseException as exc:
+            said = str(exc) if type(exc).__name__ == "WatchRefused" else _error_line(exc)
+            self.emit("watch", {"error": said})
+            return
+        self.watches[number] = expression
+        # Its line events, even if bdb did not trace it when it was called.
+        frame.f_trace = self.trace_dispatch
+        frame.f_trace_lines = True
+        self.emit("watch", dict(placed, expression=expression))
+
+    def do__dbg_unwatch(self, arg: str) -> None:
+        number = self._arg(arg)
+        self.watches.pop(number, None)
+        if self.pywatch is not None:
+            self.pywatch.remove(number)
+        self.emit("unwatch", {})
+
+    def _watch_list(self) -> list[JsonObject]:
+        if not self.watches or self.pywatch is None:
+            return []
+        gone = set(self.pywatch.not_running(list(self.watches)))
+        return [{"id": number, "expression": expression, "running": number not in gone}
+                for number, expression in self.watches.items()]
 
     def dispatch_exception(self, frame: FrameType, arg: ExcInfo) -> TraceFunction:
         self.raising = (frame, arg)
@@ -761,6 +818,19 @@ class DbgPdb(pdb.Pdb):
                     self.curframe_locals = candidate.f_locals
                     break
         return stopped
+
+
+def _load_pywatch(path: str) -> ModuleType:
+    """dbgcore/pywatch.py, from the path dbg gives (dbg's package is not
+    on the program's path), as a module of its own."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_dbg_pywatch", path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load %s" % path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _argument_names(code: CodeType) -> list[str]:
