@@ -104,6 +104,8 @@ def _recorded_stops(steps: Steps, answers: Answers) -> None:
     steps.run(answers, "continue-1", "continue")
     steps.run(answers, "continue-2", "continue")
     steps.run(answers, "history", "history", "total")
+    steps.run(answers, "unbreak", "unbreak", "1")
+    steps.run(answers, "trace-max", "trace", prog.twin.tri, "--max", "2")
     steps.run(answers, "kill", "kill")
 
 
@@ -223,6 +225,17 @@ def test_calls_text_is_a_line_a_call(steps: Steps) -> None:
         rows = [line for line in text.out.splitlines() if f"(value={value})" in line]
         assert len(rows) == 1 and f"-> {value}" in rows[0], (value, text.out)
     assert sum("(value=-5)" in line for line in text.out.splitlines()) == 1, text.out
+
+
+def test_max_records_the_first_calls_and_counts_the_rest(steps: Steps) -> None:
+    """`--max 2` on tri(4)'s five calls: the first two entered, complete
+    (they return after the others), and three counted as dropped."""
+    trace = answer(steps.group("stops"), "trace-max")
+    calls = trace["trace"]["calls"]
+    assert [(args_of(c), c["depth"], c["outcome"], c["value"]) for c in calls] == [
+        ([("n", "4")], 0, "returned", "10"), ([("n", "3")], 1, "returned", "6")], calls
+    assert trace["trace"]["dropped"] == TRI_N + 1 - 2, trace["trace"]
+    assert (trace["state"], trace["exit_code"]) == ("exited", 0), trace
 
 
 def test_an_exception_leaving_a_traced_function(steps: Steps) -> None:
