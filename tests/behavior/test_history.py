@@ -31,6 +31,10 @@ PRINTED = re.compile(r"^tri\((-?\d+)\)=(-?\d+)\s*$", re.MULTILINE)
 #: The values `total` has at each hit of @loop (before the line runs):
 #: `total += i * 100` for i = 0..4, in every twin.
 LOOP_TOTALS = ["0", "0", "100", "300", "600"]
+#: A function no twin defines; `dbg break` refuses it on these backends
+#: (tests/test_function_breaks.py), gdb and lldb keep it pending.
+NOTHING = "no_such_fn"
+REFUSED = ("pdb", "debugpy", "dlv", "jdb")
 PASSING = ("sum", "10", "20", "30")
 FAILING = ("sum", "10", "20", "-5")
 
@@ -104,6 +108,8 @@ def _recorded_stops(steps: Steps, answers: Answers) -> None:
     steps.run(answers, "continue-1", "continue")
     steps.run(answers, "continue-2", "continue")
     steps.run(answers, "history", "history", "total")
+    steps.run(answers, "trace-nothing", "trace", NOTHING)
+    steps.run(answers, "status-nothing", "status")
     steps.run(answers, "unbreak", "unbreak", "1")
     steps.run(answers, "trace-max", "trace", prog.twin.tri, "--max", "2")
     steps.run(answers, "kill", "kill")
@@ -141,6 +147,7 @@ def _sum(steps: Steps, answers: Answers) -> None:
     steps.run(answers, "calls-where", "calls", fn, "--where", "value < 0")
     steps.run(answers, "calls", "calls", fn)
     steps.run(answers, "runs", "runs")
+    steps.run(answers, "calls-no-run", "calls", fn, "--run", "999999")
     ids = [answers[f"start-{name}"].json.get("run") for name in ("passing", "failing")]
     if None not in ids:
         steps.run(answers, "diff", "diff", *map(str, ids))
@@ -236,6 +243,22 @@ def test_max_records_the_first_calls_and_counts_the_rest(steps: Steps) -> None:
         ([("n", "4")], 0, "returned", "10"), ([("n", "3")], 1, "returned", "6")], calls
     assert trace["trace"]["dropped"] == TRI_N + 1 - 2, trace["trace"]
     assert (trace["state"], trace["exit_code"]) == ("exited", 0), trace
+
+
+def test_a_trace_of_a_name_nothing_defines_is_refused_where_break_is(steps: Steps) -> None:
+    """A mistyped name costs one error line, not the run: where `dbg break`
+    refuses the name, `dbg trace` does too, and the program stays where it
+    was (the third stop at @loop)."""
+    prog, answers = steps.prog, steps.group("stops")
+    if prog.twin.backend not in REFUSED:
+        pytest.skip(f"{prog.twin.backend} keeps such a breakpoint pending")
+    result = answers["trace-nothing"]
+    assert result.code == 1, result
+    error = result.json["error"]
+    assert NOTHING in error["message"] and "\n" not in error["message"], error
+    status = answer(answers, "status-nothing")
+    assert status["location"]["line"] == prog.line("loop"), status
+    assert answer(answers, "history")["total"] == 3
 
 
 def test_an_exception_leaving_a_traced_function(steps: Steps) -> None:
@@ -335,6 +358,13 @@ def test_calls_where_compares_values_as_numbers(steps: Steps) -> None:
     found = answer(steps.group("tri"), "calls-ret")
     assert [(args_of(c), c["value"]) for c in found["calls"]] == [
         ([("n", "4")], "10"), ([("n", "3")], "6")], found
+
+
+def test_calls_of_a_run_that_does_not_exist_is_an_error(steps: Steps) -> None:
+    """As `dbg diff` says of one: an unknown run id is an error, not a run
+    without calls."""
+    result = steps.group("sum")["calls-no-run"]
+    assert result.code == 1 and "999999" in result.json["error"]["message"], result
 
 
 def test_runs_lists_each_start_with_its_args_and_end(steps: Steps) -> None:
