@@ -333,8 +333,18 @@ def test_a_trace_leaves_only_the_users_breakpoints(steps: Steps) -> None:
     prog, answers = steps.prog, steps.group("tri")
     answer(answers, "trace-lines")
     found = answer(answers, "breaks")["breakpoints"]
-    assert [(b["id"], b["line"], b["hits"]) for b in found] == [
-        (1, prog.line("call-fee"), 1), (2, prog.line("call-tri"), 1)], found
+    assert [(b["id"], b["line"]) for b in found] == [
+        (1, prog.line("call-fee")), (2, prog.line("call-tri"))], found
+
+
+def test_a_trace_counts_only_the_hits_the_program_made(steps: Steps) -> None:
+    """Each of the user's breakpoints was passed once (the history stopped at
+    the first, the trace at the second); stepping back out of fee into the
+    first one's line is no hit of it."""
+    answers = steps.group("tri")
+    answer(answers, "trace-lines")
+    found = answer(answers, "breaks")["breakpoints"]
+    assert [(b["id"], b["hits"]) for b in found] == [(1, 1), (2, 1)], found
 
 
 # -- the store, after the session ended -------------------------------------------------
