@@ -176,9 +176,7 @@ def changed() -> bool:
     try:
         if not _watches:
             return False
-        frame: FrameType | None = sys._getframe(2)
-        while frame is not None and frame.f_globals.get("__name__", "").startswith(_skip):
-            frame = frame.f_back
+        frame = _program_frame(sys._getframe(2))
         if frame is None:
             return False
         hit = False
@@ -188,6 +186,28 @@ def changed() -> bool:
         return hit
     except Exception:
         return False
+
+
+def _program_frame(frame: FrameType | None) -> FrameType | None:
+    """The first frame from ``frame`` up that is not the debugger's."""
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_skip):
+        frame = frame.f_back
+    return frame
+
+
+def at_stop(watch_ids: list[int]) -> list[int]:
+    """At a stop, from an expression the debugger evaluates in the stopped
+    thread: :func:`not_running` of ``watch_ids``. A watch whose frame is the
+    one stopped in takes its value now as seen: a change made at a line that
+    nothing checked (one holding another of the debugger's breakpoints) is
+    shown at this stop, not reported later at a line that did not make it."""
+    here = _program_frame(sys._getframe(2))  # 1: the evaluated expression's own
+    for watch in _watches.values():
+        if watch.frame is here:
+            now = _reading(watch.code, here)
+            if now is not _FAILED:
+                watch.last = now
+    return not_running(watch_ids)
 
 
 def not_running(watch_ids: list[int]) -> list[int]:

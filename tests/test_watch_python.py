@@ -69,6 +69,27 @@ def test_a_loop_local_stops_at_each_change_with_old_and_new(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_breakpoint_on_a_watched_line_leaves_no_phantom_change(
+        dbg: Dbg, target: Any, backend: str) -> None:
+    prog = target("watched.py")
+    _start_at(dbg, backend, prog, "tally-items")
+    watched = dbg.json("watch", "total")["breakpoint"]
+    # debugpy keeps one breakpoint a line: on this one, the user's, and the
+    # watch is not checked there; pdb checks the watch first and names both.
+    placed = dbg.json("break", prog.loc("after-add"))["breakpoint"]
+    for _ in range(2):
+        stop = dbg.json("continue")
+        assert stop["location"]["line"] == prog.lines["after-add"], stop
+        assert placed["id"] in stop["hit_breakpoints"], stop
+    assert dbg.json("print", "total")["value"] == "1"
+    assert dbg.json("unbreak", str(placed["id"]))["ok"]
+    # The change to 1 was seen at that stop: the next one is 1 -> 3, where it
+    # happened, not a stop without a change at the next line checked.
+    changes = _watch_stop(dbg, prog, "after-add", watched["id"])
+    assert [(c["old"], c["new"]) for c in changes] == [("1", "3")], changes
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_list_a_callee_changes_is_seen_back_in_the_frame(
         dbg: Dbg, target: Any, backend: str) -> None:
     prog = target("watched.py")

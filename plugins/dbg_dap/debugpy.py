@@ -277,7 +277,7 @@ class DebugpyProfile(AdapterProfile):
 
     def line_watches_stopped(self, backend: AdapterHost, watch_ids: list[int],
                              timeout: float) -> list[int]:
-        answer = self._pywatch_call(backend, f"not_running({watch_ids!r})", timeout)
+        answer = self._pywatch_call(backend, f"at_stop({watch_ids!r})", timeout)
         return [int(n) for n in answer] if isinstance(answer, list) else []
 
     def _pywatch_call(self, backend: AdapterHost, call: str, timeout: float) -> JsonValue:

@@ -152,7 +152,9 @@ class AdapterProfile:
 
     def line_watches_stopped(self, backend: AdapterHost, watch_ids: list[int],
                              timeout: float) -> list[int]:
-        """Those of ``watch_ids`` whose frame is not running any more."""
+        """At each stop: those of ``watch_ids`` whose frame is not running
+        any more (the debuggee also takes the values of the watches of the
+        frame stopped in as seen)."""
         return []
 
     #: Hints for expert ops the adapter cannot do (op name -> hint).
