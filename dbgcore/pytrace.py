@@ -320,16 +320,22 @@ class _Tracer:
                 # what it had.
                 sys.setprofile(prev)
                 return
-            if event == "call":
-                known = codes.get(id(frame.f_code))
-                if known is None:
-                    known = match(frame)
-                if known[1] is not None:
-                    enter(frame, known)
-            elif event == "return":
-                call = live.get(id(frame))
-                if call is not None and call.frame is frame:
-                    leave(call, frame, arg)
+            try:
+                if event == "call":
+                    known = codes.get(id(frame.f_code))
+                    if known is None:
+                        known = match(frame)
+                    if known[1] is not None:
+                        enter(frame, known)
+                elif event == "return":
+                    call = live.get(id(frame))
+                    if call is not None and call.frame is frame:
+                        leave(call, frame, arg)
+            except Exception:
+                # (a RecursionError at the program's own limit, say): an
+                # exception out of a profile hook would unset it and land in
+                # the program.
+                pass
 
         return hook
 
@@ -355,8 +361,14 @@ class _Tracer:
         module = str(frame.f_globals.get("__name__") or "")
         stem = os.path.splitext(os.path.basename(code.co_filename))[0]
         full = [qualname, module + "." + qualname, stem + "." + qualname]
+        # The standard library's and installed packages' functions never by
+        # a bare name (`json.loads`, not `loads`): a bare `get` or `read`
+        # means the program's own.
+        bare = not _library_file(code.co_filename)
         for wanted in self.functions:
-            if "." not in wanted and wanted == code.co_name:
+            if "." not in wanted and not bare:
+                continue
+            if wanted == code.co_name:
                 return qualname
             for name in full:
                 if name == wanted or name.endswith("." + wanted):
@@ -570,6 +582,25 @@ def _argument_names(code: CodeType) -> list[str]:
         end += 1
     double_star = [names[end]] if code.co_flags & 0x08 else []  # CO_VARKEYWORDS
     return [n for n in positional + star + keyword_only + double_star if not n.startswith(".")]
+
+
+_library_roots: list[str] = []
+
+
+def _library_file(path: str) -> bool:
+    """Whether ``path`` is the standard library's or an installed package's."""
+    parts = path.replace("\\", "/").split("/")
+    if "site-packages" in parts or "dist-packages" in parts or path.startswith("<"):
+        return True
+    if not _library_roots:
+        import sysconfig
+
+        for key in ("stdlib", "platstdlib"):
+            folder = sysconfig.get_path(key)
+            if folder:
+                _library_roots.extend({os.path.normpath(folder) + os.sep,
+                                       os.path.realpath(folder) + os.sep})
+    return any(path.startswith(root) for root in _library_roots)
 
 
 #: Folders of debuggers' own code in the debuggee (debugpy's, pydevd's).

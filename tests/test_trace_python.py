@@ -183,9 +183,11 @@ def test_a_trace_that_outlives_its_timeout_pauses_the_program(
     on = dbg.json("continue")
     assert on["reason"] == "breakpoint" and on["location"]["line"] == tracee.lines["tiny-loop"]
     acc = int(dbg.json("print", "acc")["value"])
-    # Every call was recorded or counted (one paused inside had not
-    # returned yet, and has now).
-    assert acc == 3 + answer["trace"]["dropped"], (acc, answer["trace"])
+    # Every call made while the trace ran was recorded or counted. One more
+    # if the pause came at a call's very start (pydevd may suspend at its
+    # call event, which reaches the debugger's tracer before the profile
+    # hook): that call runs after the trace.
+    assert acc - 3 - answer["trace"]["dropped"] in (0, 1), (acc, answer["trace"])
     assert dbg.json("continue")["reason"] == "breakpoint"
     assert int(dbg.json("print", "acc")["value"]) == acc + 1
 
@@ -210,7 +212,7 @@ def test_traced_calls_per_second(dbg: Dbg, target: Any, backend: str) -> None:
 #: Run by each interpreter: traces the program below and checks what only the
 #: program knows (its hooks before, during and after).
 _DRIVER = r'''
-import importlib.util, sys, threading
+import importlib.util, json, sys, threading
 
 spec = importlib.util.spec_from_file_location("_dbg_pytrace", sys.argv[1])
 tracer = importlib.util.module_from_spec(spec)
@@ -248,7 +250,8 @@ go = threading.Event()
 early = threading.Thread(target=lambda: (go.wait(), fee(7)))
 early.start()
 sys.setprofile(theirs)
-tracer.install(sys.argv[2], ["fee", "countdown", "Cart.total", "handled"], True, 8, 40)
+tracer.install(sys.argv[2], ["fee", "countdown", "Cart.total", "handled", "dumps",
+                             "json.loads"], True, 8, 40)
 fee(2)
 try:
     fee(-5)
@@ -257,6 +260,7 @@ except ValueError:
 list(countdown(2))
 Cart().total(1, 2, big="x" * 500)
 handled()
+json.loads(json.dumps([2]))
 worker = threading.Thread(target=untraced)
 worker.start()
 worker.join()
@@ -306,9 +310,9 @@ def test_the_tracer_in_each_python(python: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     # From 3.12 a thread already running is traced too (fee(7) in it).
     every = _version(python) >= "3.12"
-    assert done.stdout.split() == ["8", "5" if every else "4"], done.stdout
+    assert done.stdout.split() == ["8", "6" if every else "5"], done.stdout
     calls, dropped = read_trace_file(out)
-    assert dropped == (5 if every else 4)
+    assert dropped == (6 if every else 5)
     shown = [(c.function, dict(c.args), c.outcome, c.value, c.depth, c.thread) for c in calls]
     assert shown[:6] == [
         ("fee", {"amount": "2", "rate": "3"}, "returned", "6", 0, "MainThread"),
@@ -324,8 +328,12 @@ def test_the_tracer_in_each_python(python: str, tmp_path: Path) -> None:
     ], shown
     # Values cut at the bound given (40 here), the cut marked.
     assert len(shown[3][1]["extra"]) == 40 and shown[3][1]["extra"].endswith("\u2026")
+    # A library's function by its module's name only: json.loads, not a
+    # bare dumps (which means the program's own).
+    assert shown[6][0] == "loads" and shown[6][1]["s"] == "'[2]'" and shown[6][3] == "[2]"
     # A thread started while tracing is traced, not the function it runs.
-    assert shown[6][0] == "fee" and shown[6][5] != "MainThread" and shown[6][4] == 0
+    assert shown[7][0] == "fee" and shown[7][5] != "MainThread" and shown[7][4] == 0
+    assert len(shown) == 8
     assert calls[5].parent == calls[4].seq
     # --lines: each line of a call, what changed there.
     first = calls[0].lines
