@@ -64,6 +64,8 @@ class _Watch:
 _watches: dict[int, _Watch] = {}
 #: Module-name prefixes of the debugger's own frames (see changed).
 _skip: tuple[str, ...] = ()
+#: The watches that changed where :func:`changed` last answered True.
+_hits: list[int] = []
 
 
 def _reading(code: CodeType, frame: FrameType) -> object:
@@ -179,11 +181,11 @@ def changed() -> bool:
         frame = _program_frame(sys._getframe(2))
         if frame is None:
             return False
-        hit = False
-        for watch_id in list(_watches):
-            # Each one, not the first that changed: each keeps its last value.
-            hit = check(watch_id, frame) or hit
-        return hit
+        # Each one, not the first that changed: each keeps its last value.
+        hits = [watch_id for watch_id in list(_watches) if check(watch_id, frame)]
+        if hits:
+            _hits[:] = hits
+        return bool(hits)
     except Exception:
         return False
 
@@ -195,19 +197,23 @@ def _program_frame(frame: FrameType | None) -> FrameType | None:
     return frame
 
 
-def at_stop(watch_ids: list[int]) -> list[int]:
+def at_stop(watch_ids: list[int]) -> dict[str, list[int]]:
     """At a stop, from an expression the debugger evaluates in the stopped
-    thread: :func:`not_running` of ``watch_ids``. A watch whose frame is the
-    one stopped in takes its value now as seen: a change made at a line that
-    nothing checked (one holding another of the debugger's breakpoints) is
-    shown at this stop, not reported later at a line that did not make it."""
+    thread: "gone", :func:`not_running` of ``watch_ids``, and "changed", the
+    watches that changed where :func:`changed` last stopped the program
+    (since the last stop). A watch whose frame is the one stopped in takes
+    its value now as seen: a change made at a line that nothing checked (one
+    holding another of the debugger's breakpoints) is shown at this stop, not
+    reported later at a line that did not make it."""
     here = _program_frame(sys._getframe(2))  # 1: the evaluated expression's own
     for watch in _watches.values():
         if watch.frame is here:
             now = _reading(watch.code, here)
             if now is not _FAILED:
                 watch.last = now
-    return not_running(watch_ids)
+    hits = list(_hits)
+    del _hits[:]
+    return {"gone": not_running(watch_ids), "changed": hits}
 
 
 def not_running(watch_ids: list[int]) -> list[int]:

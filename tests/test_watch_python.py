@@ -106,6 +106,23 @@ def test_a_list_a_callee_changes_is_seen_back_in_the_frame(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_two_watches_in_one_frame_each_stop_names_the_one_that_changed(
+        dbg: Dbg, target: Any, backend: str) -> None:
+    prog = target("watched.py")
+    _start_at(dbg, backend, prog, "tally-items")
+    assert dbg.json("next")["location"]["line"] == prog.lines["tally-items"] + 1
+    total = dbg.json("watch", "total")["breakpoint"]["id"]
+    items = dbg.json("watch", "items")["breakpoint"]["id"]
+    for mark, watch_id, old, new in (("after-add", total, "0", "1"),
+                                     ("after-grow", items, "[]", "[1]"),
+                                     ("after-add", total, "1", "3")):
+        changes = _watch_stop(dbg, prog, mark, watch_id)
+        assert [(c["id"], c["old"], c["new"]) for c in changes] == [(watch_id, old, new)]
+    hits = {b["id"]: b["hits"] for b in dbg.json("breaks")["breakpoints"]}
+    assert hits == {total: 2, items: 1}, hits
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_recursive_functions_watch_stops_only_in_its_own_frame(
         dbg: Dbg, target: Any, backend: str) -> None:
     prog = target("watched.py")

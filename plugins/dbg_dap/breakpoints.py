@@ -484,21 +484,32 @@ class BreakpointTable:
         return hit
 
     def after_stop(self, hit: list[BpRecord], timeout: float) -> None:
+        """After a stop that ``hit`` these (the user's): temporary ones go;
+        a stop of watches checked line by line keeps, in ``hit``, only
+        those that changed."""
         for record in hit:
             if record.options.temporary and not record.internal and record.id in self.records:
                 self.remove(record.id, timeout)
         watches = [r for r in self.records.values() if r.by_lines and r.running]
-        if watches:
-            # A watch whose frame returned cannot change any more: said in
-            # `dbg breaks` from this stop on (gdb deletes it and says so).
-            from dbgcore import pywatch
+        stopped_by = [r for r in hit if r.by_lines]
+        if not watches and not stopped_by:
+            return
+        from dbgcore import pywatch
 
-            ended = self.profile.line_watches_stopped(self.backend, [r.id for r in watches],
+        ended, changed = self.profile.line_watch_stop(self.backend, [r.id for r in watches],
                                                       timeout)
-            for record in watches:
-                if record.id in ended:
-                    record.running = False
-                    record.dap["message"] = str(record.dap.get("message", "")) + pywatch.GONE
+        for record in watches:
+            if record.id in ended:
+                # Its frame returned: it cannot change any more, said in
+                # `dbg breaks` from this stop on (gdb deletes it and says so).
+                record.running = False
+                record.dap["message"] = str(record.dap.get("message", "")) + pywatch.GONE
+        if changed:
+            # The hidden breakpoint names every watch of its frame.
+            for record in stopped_by:
+                if record.id not in changed:
+                    hit.remove(record)
+                    record.hits -= 1
 
     def listing(self) -> list[Breakpoint]:
         return [r.to_breakpoint() for r in self.records.values() if not r.internal]

@@ -275,10 +275,13 @@ class DebugpyProfile(AdapterProfile):
     def line_unwatch(self, backend: AdapterHost, watch_id: int, timeout: float) -> None:
         self._pywatch_call(backend, f"remove({watch_id!r})", timeout)
 
-    def line_watches_stopped(self, backend: AdapterHost, watch_ids: list[int],
-                             timeout: float) -> list[int]:
+    def line_watch_stop(self, backend: AdapterHost, watch_ids: list[int],
+                        timeout: float) -> tuple[list[int], list[int]]:
         answer = self._pywatch_call(backend, f"at_stop({watch_ids!r})", timeout)
-        return [int(n) for n in answer] if isinstance(answer, list) else []
+        if not isinstance(answer, dict):
+            return [], []
+        return ([int(n) for n in answer.get("gone") or []],
+                [int(n) for n in answer.get("changed") or []])
 
     def _pywatch_call(self, backend: AdapterHost, call: str, timeout: float) -> JsonValue:
         """The JSON of a call of the helper's, evaluated at this stop (None:

@@ -150,12 +150,13 @@ class AdapterProfile:
     def line_unwatch(self, backend: AdapterHost, watch_id: int, timeout: float) -> None:
         """Forget watch ``watch_id`` in the debuggee (it lets its frame go)."""
 
-    def line_watches_stopped(self, backend: AdapterHost, watch_ids: list[int],
-                             timeout: float) -> list[int]:
+    def line_watch_stop(self, backend: AdapterHost, watch_ids: list[int],
+                        timeout: float) -> tuple[list[int], list[int]]:
         """At each stop: those of ``watch_ids`` whose frame is not running
-        any more (the debuggee also takes the values of the watches of the
-        frame stopped in as seen)."""
-        return []
+        any more, and the watches whose change made this stop (empty: none,
+        or it cannot tell). The debuggee takes the values of the watches of
+        the frame stopped in as seen."""
+        return [], []
 
     #: Hints for expert ops the adapter cannot do (op name -> hint).
     hints: ClassVar[dict[str, str]] = {}
