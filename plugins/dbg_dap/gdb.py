@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shlex
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,10 +19,13 @@ from dbgcore.api import (
     DbgError,
     LaunchRequest,
     Message,
+    OpFailed,
     Readiness,
     ReturnValue,
     Support,
+    TraceOutcome,
     UsageError,
+    read_trace_file,
     signal_name,
 )
 
@@ -29,6 +35,13 @@ _GDB_CONDITION_ERROR_RE = re.compile(
 
 #: Python that gdb loads at its start (see GdbProfile.argv).
 _GDB_HELPERS = str(Path(__file__).with_name("gdbboot") / "dbg_gdb.py")
+#: `dbg trace`'s tracer inside gdb (gdbboot/dbg_gdbtrace.py), imported by the
+#: first trace of a session: a gdb command, imported once however often run.
+_GDB_TRACER = (f"python import sys; _d = {str(Path(__file__).with_name('gdbboot'))!r}; "
+               "sys.path[:0] = [] if _d in sys.path else [_d]; import dbg_gdbtrace")
+#: Time a trace keeps back from its op's timeout to pause the program and
+#: delete its breakpoints.
+_TRACE_MARGIN = 2.0
 
 
 class GdbProfile(NativeProfile):
@@ -193,3 +206,49 @@ class GdbProfile(NativeProfile):
             return None
         match = re.search(r"= (\d+)", answer)
         return signal_name(int(match.group(1))) if match else None
+
+    def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome | None:
+        """`dbg trace` by gdb's Python (gdbboot/dbg_gdbtrace.py): internal
+        breakpoints whose stop() records each call, its return (a finish
+        breakpoint per call) and with ``lines`` each line, and lets the
+        program go on; no DAP message per call. The run itself is an
+        ordinary continue, so the user's breakpoints stop it."""
+        from dbgcore.tracing import VALUE_CHARS
+
+        backend.stopped_session("trace")
+        backend.console(_GDB_TRACER, timeout)
+        fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
+        os.close(fd)
+        path = Path(name)
+        options = {"file": name, "functions": list(functions), "lines": bool(lines),
+                   "max": int(max_calls), "chars": VALUE_CHARS}
+        try:
+            try:
+                backend.console(f"dbg-trace-start {json.dumps(options)}", timeout)
+            except OpFailed as exc:
+                # gdb's words after the request's: "no function NAME in the program".
+                words = exc.message.partition("failed: ")[2] or exc.message
+                raise OpFailed(f"trace: {words}", "`dbg raw info functions NAME` lists "
+                               "the functions gdb knows") from None
+            running = max(timeout - _TRACE_MARGIN, timeout / 2)
+            try:
+                event = backend.resume("continue", running)
+                timed_out = event.state == "running"
+                if timed_out:
+                    event = backend.pause(max(timeout - running, 1.0))
+            except BaseException:
+                with contextlib.suppress(DbgError):
+                    backend.console("dbg-trace-stop", timeout)
+                raise
+            # Also after the program's end: its breakpoints would trace the
+            # next run (`dbg restart`) too.
+            ended = backend.console("dbg-trace-stop", timeout)
+            calls, dropped = read_trace_file(path)
+        finally:
+            path.unlink(missing_ok=True)
+        fault = re.search(r"^fault: (.+)$", ended, re.MULTILINE)
+        return TraceOutcome(calls=calls, event=event, dropped=dropped,
+                            means="breakpoints in gdb that record and go on",
+                            note=f"the tracer failed inside gdb: {fault.group(1)}" if fault
+                            else "", timed_out=timed_out)

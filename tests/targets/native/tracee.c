@@ -1,0 +1,64 @@
+/* dbg trace's native target: a recursive function that prints its own calls,
+ * a loop of locals for --lines, a call left by longjmp, and a tiny function
+ * called COUNT times (argv[2]) to measure traced calls a second. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static jmp_buf escape;
+
+int tri(int n)
+{
+    printf("call tri(%d)\n", n);  // @tri-first
+    int sum = n <= 0 ? 0 : n + tri(n - 1);
+    printf("tri(%d) = %d\n", n, sum);
+    return sum;
+}
+
+double average(const int *values, int count)
+{
+    int total = 0;  // @average-first
+    for (int i = 0; i < count; i++) {
+        total += values[i];  // @average-add
+    }
+    double mean = (double)total / count;  // @average-mean
+    return mean;
+}
+
+void bail(int code)
+{
+    printf("bail(%d)\n", code);
+    longjmp(escape, code);
+}
+
+int tick(int i)
+{
+    return i & 7;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "tri";
+    if (strcmp(mode, "tri") == 0) {
+        int got = tri(4);  // @call-tri
+        printf("result %d\n", got);
+        int values[] = {3, 5, 10};
+        printf("average %.2f\n", average(values, 3));  // @call-average
+    } else if (strcmp(mode, "jump") == 0) {
+        if (setjmp(escape) == 0) {
+            bail(7);
+            printf("not reached\n");
+        }
+        printf("escaped\n");  // @escaped
+        tri(1);
+    } else if (strcmp(mode, "ticks") == 0) {
+        int count = argc > 2 ? atoi(argv[2]) : 20000;
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            total += tick(i);
+        }
+        printf("ticks %d total %ld\n", count, total);  // @ticks-done
+    }
+    return 0;  // @main-return
+}
