@@ -99,7 +99,9 @@ def run_id(answers: Answers, step: str) -> Any:
 
 
 def _recorded_stops(steps: Steps, answers: Answers) -> None:
-    """Three stops at @loop, then the history of `total` over them."""
+    """Three stops at @loop and the history of `total` over them; a trace of
+    a name nothing defines; then, the breakpoint gone, `trace tri --max 2`
+    to the end."""
     prog = steps.prog
     started = steps.start(answers, "start", "tri", str(TRI_N), breaks=(prog.at("loop"),),
                           run=True)
