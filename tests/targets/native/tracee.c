@@ -8,22 +8,22 @@
 
 static jmp_buf escape;
 
-int tri(int n)
+int tri(int n)  // @tri-def
 {
     printf("call tri(%d)\n", n);  // @tri-first
-    int sum = n <= 0 ? 0 : n + tri(n - 1);
+    int sum = n <= 0 ? 0 : n + tri(n - 1);  // @tri-rec
     printf("tri(%d) = %d\n", n, sum);
     return sum;
 }
 
-double average(const int *values, int count)
+double average(const int *values, int count)  // @average-def
 {
     int total = 0;  // @average-first
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count; i++) {  // @average-for
         total += values[i];  // @average-add
     }
     double mean = (double)total / count;  // @average-mean
-    return mean;
+    return mean;  // @average-return
 }
 
 void bail(int code)
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
             printf("not reached\n");
         }
         printf("escaped\n");  // @escaped
-        tri(1);
+        tri(1);  // @after-jump
     } else if (strcmp(mode, "ticks") == 0) {
         int count = argc > 2 ? atoi(argv[2]) : 20000;
         long total = 0;
