@@ -32,15 +32,20 @@ def _events(calls: list[JsonObject]) -> list[JsonObject]:
         while open_ and open_[-1]["seq"] != call.get("parent"):
             end(open_.pop())
         out.append({"kind": "call", "seq": call["seq"], "function": call.get("function"),
-                    "args": [[a["name"], a["value"]] for a in call.get("args") or []]})
+                    "args": _pairs(call.get("args"))})
         for line in call.get("lines") or []:
             out.append({"kind": "line", "seq": call["seq"], "function": call.get("function"),
-                        "line": line.get("line"),
-                        "changed": [[c["name"], c["value"]] for c in line.get("changed") or []]})
+                        "line": line.get("line"), "changed": _pairs(line.get("changed"))})
         open_.append(call)
     while open_:
         end(open_.pop())
     return out
+
+
+def _pairs(rows: object) -> list[JsonObject]:
+    """Names and values, as calls and stops carry them (``{"name", "value"}``)."""
+    return [{"name": r.get("name"), "value": r.get("value")} for r in rows or []
+            if isinstance(r, dict)] if isinstance(rows, list) else []
 
 
 def _key(event: JsonObject) -> tuple[object, ...]:
@@ -62,7 +67,7 @@ def _stop_events(stops: list[JsonObject]) -> list[JsonObject]:
             continue
         out.append({"kind": "stop", "file": stop.get("file"), "line": stop.get("line"),
                     "function": stop.get("function"), "reason": stop.get("reason"),
-                    "locals": [[v["name"], v.get("value")] for v in stop.get("locals") or []]})
+                    "locals": _pairs(stop.get("locals"))})
     return out
 
 

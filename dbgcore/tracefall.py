@@ -6,8 +6,9 @@ recorded (its arguments, its caller, its thread) and ``finish`` runs it to
 its return, which gives the return value. A traced call made inside it (a
 recursion) hits its breakpoint first: it is recorded and finished in turn,
 and the outer one finished after it. With ``--lines`` the call is walked
-with ``next`` instead, recording the locals that changed at each line; the
-debugger then does not say what it returned.
+with ``next`` instead, recording the locals that changed at each line, and
+finished from a line that begins with ``return`` (so its value is known;
+a call that ends otherwise, falling off its end, has none).
 
 Each call costs a few round trips to the debugger, so this is for the
 debuggers that have no better means; :meth:`dbgcore.backend.Backend.trace`
@@ -17,6 +18,7 @@ says which do.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 from dbgcore.errors import DbgError, OpFailed
 from dbgcore.location import BreakLoc
 from dbgcore.model import BreakOptions, StopEvent
+from dbgcore.source import source_window
 from dbgcore.tracing import CallRecord, LineRecord, TraceOutcome, cut
 
 if TYPE_CHECKING:
@@ -61,6 +64,8 @@ class _Tracer:
         self.open: list[_Open] = []
         self.dropped = 0
         self.timed_out = False
+        #: Running an unrecorded call (past --max) out, inside a recorded one.
+        self.skipping = False
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -89,11 +94,13 @@ class _Tracer:
             for entry in self.open:
                 entry.record.outcome = "raised"
                 entry.record.value = cut(event.description or event.reason)
+        unknown = self.lines and any(c.outcome == "returned" and c.value is None
+                                     for c in self.calls)
         return TraceOutcome(
             calls=sorted(self.calls, key=lambda c: c.seq), event=event, dropped=self.dropped,
             means="dbg's breakpoints and step out", timed_out=self.timed_out,
-            note="return values are not read with --lines on this debugger"
-            if self.lines else "")
+            note="with --lines, a return value is read where the returning line starts with "
+            "`return`; the others are not known" if unknown else "")
 
     def remove(self) -> None:
         for bp_id in list(self.ours):
@@ -114,31 +121,47 @@ class _Tracer:
             others = [b for b in event.hit_breakpoints if b not in self.ours]
             frames = self.backend.stack(None, max(self.left(), 0.1))
             depth = len(frames)
+            ours = not event.hit_breakpoints and event.reason not in _FATAL
             if hit:
-                self.enter(frames)
+                recorded = self.enter(frames)
                 if others:
                     return event  # a breakpoint of the user's at the same place
+                if not recorded and self.open:
+                    # Past --max inside a recorded call: run this one out, then
+                    # go on with the recorded one.
+                    self.skipping = True
+                    event = self.backend.finish(max(self.left(), 0.1))
+                    continue
             elif self.open and self.returned(event, depth):
                 pass
-            elif self.open and self.lines and not event.hit_breakpoints \
-                    and event.reason not in _FATAL and depth == self.open[-1].depth:
+            elif self.open and ours and self.skipping and depth > self.open[-1].depth:
+                # Still inside unrecorded calls (one made inside another): out.
+                event = self.backend.finish(max(self.left(), 0.1))
+                continue
+            elif self.open and ours and self.skipping and depth == self.open[-1].depth:
+                self.skipping = False  # back in the recorded call
+            elif self.open and ours and depth == self.open[-1].depth and self.lines:
                 self.line(event)
             else:
                 return event  # the user's breakpoint, an exception, a signal: theirs
             if self.left() <= 0:
                 self.timed_out = True
                 return event
-            event = self.advance()
+            event = self.advance(event)
 
-    def advance(self) -> StopEvent:
-        """Run on: through the innermost open call, or to the next call."""
+    def advance(self, event: StopEvent) -> StopEvent:
+        """Run on: through the innermost open call (line by line with
+        --lines, out of it at a `return` line, where finishing it tells its
+        value), or to the next call."""
         if not self.open:
             return self.backend.cont(max(self.left(), 0.1))
-        if self.lines:
+        if self.lines and not _returns_here(event):
             return self.backend.next(max(self.left(), 0.1))
         return self.backend.finish(max(self.left(), 0.1))
 
-    def enter(self, frames: list[Frame]) -> None:
+    def enter(self, frames: list[Frame]) -> bool:
+        """Record the call the stop at ``frames`` began (False: past --max,
+        counted only)."""
         depth = len(frames)
         # Calls whose frame is gone without our seeing them return (an
         # exception caught outside them, a longjmp).
@@ -146,7 +169,7 @@ class _Tracer:
             self.open.pop()
         if len(self.calls) >= self.max_calls:
             self.dropped += 1
-            return
+            return False
         top = frames[0] if frames else None
         caller = frames[1] if len(frames) > 1 else None
         args: list[tuple[str, str]] = []
@@ -164,6 +187,7 @@ class _Tracer:
         self.open.append(_Open(record, depth, {}))
         if self.lines:
             self.line(None)
+        return True
 
     def returned(self, event: StopEvent, depth: int) -> bool:
         """A stop past the innermost open call's return: record it."""
@@ -172,7 +196,7 @@ class _Tracer:
         while self.open and self.open[-1].depth > depth:
             done = self.open.pop().record
             done.outcome = "returned"
-            if not self.lines and event.return_value is not None:
+            if event.return_value is not None:
                 done.value = cut(event.return_value.value)
         return True
 
@@ -191,6 +215,17 @@ class _Tracer:
             entry.record.line
         if where is not None:
             entry.record.lines.append(LineRecord(where, changed))
+
+
+def _returns_here(event: StopEvent) -> bool:
+    """The stop's line is a `return` statement (in the languages dbg drives,
+    the word that begins it)."""
+    where = event.location
+    if where is None or not where.file or not where.line:
+        return False
+    text = next((t for n, t in source_window(where.file, where.line, 0, 0)
+                 if n == where.line), "")
+    return re.match(r"\s*return\b", text) is not None
 
 
 def trace(backend: Backend, functions: list[str], lines: bool, max_calls: int,

@@ -35,7 +35,13 @@ def _budget(rows: list[JsonObject], limit: int | None, newest: bool = True) -> t
     return (rows[-keep:] if newest else rows[:keep]), len(rows) - keep
 
 
-def _latest_run(store: Store, session: str) -> int:
+def _run_id(store: Store, session: str, asked: object) -> int:
+    """The run asked for (--run, which must exist), else the session's latest."""
+    if asked is not None:
+        run_id = int(str(asked))
+        if not store.has_run(run_id):
+            raise UsageError(f"no recorded run {run_id}", "list them with `dbg runs --all`")
+        return run_id
     runs = store.runs(session, limit=1)
     if not runs:
         raise OpFailed(f"no recorded run of session {session!r}",
@@ -67,8 +73,8 @@ def calls(values: Payload, session: str, timeout: float,
     where = RecordedExpression(values["where"], "--where") if values.get("where") else None
     store = _open("dbg calls")
     try:
-        run_id = values.get("run") or _latest_run(store, session)
-        rows = store.calls(int(run_id))
+        run_id = _run_id(store, session, values.get("run"))
+        rows = store.calls(run_id)
         notes = store.take_notes()
     finally:
         store.close()
@@ -90,7 +96,7 @@ def calls(values: Payload, session: str, timeout: float,
         rows = kept
     shown, omitted = _budget(rows, values.get("limit"))
     answer: Payload = {"calls": shown, "total": len(rows), "omitted": omitted,
-                       "run": int(run_id), "function": function, "where": values.get("where")}
+                       "run": run_id, "function": function, "where": values.get("where")}
     if notes:
         answer["note"] = "; ".join(notes)
     return answer, None
@@ -113,8 +119,8 @@ def history(values: Payload, session: str, timeout: float,
     parsed = RecordedExpression(expression)
     store = _open("dbg history")
     try:
-        run_id = values.get("run") or _latest_run(store, session)
-        stops = store.hits(None, run_id=int(run_id), limit=100_000)
+        run_id = _run_id(store, session, values.get("run"))
+        stops = store.hits(None, run_id=run_id, limit=100_000)
         notes = store.take_notes()
     finally:
         store.close()
@@ -136,15 +142,14 @@ def history(values: Payload, session: str, timeout: float,
                      "changed": text != last})
         last = text
     shown, omitted = _budget(rows, values.get("limit"))
-    answer: Payload = {"expression": expression, "values": shown, "total": len(rows),
-                       "omitted": omitted, "changes": sum(1 for r in rows if r["changed"]),
-                       "run": int(run_id), "source": "recorded stops"}
     if not rows:
-        answer["note"] = (f"no recorded stop of run {run_id} has {expression!r} among its "
-                          "locals; --at LOCATION evaluates it as the program runs")
-    if notes:
-        answer["note"] = "; ".join([*([answer["note"]] if "note" in answer else []), *notes])
-    return answer, None
+        notes.insert(0, f"no recorded stop of run {run_id} has {expression!r} among its "
+                        "locals; --at LOCATION evaluates it as the program runs")
+    # The same shape as with --at (there beside the stop it ended at).
+    return {"history": {
+        "expression": expression, "at": None, "values": shown, "total": len(rows),
+        "omitted": omitted, "changes": sum(1 for r in rows if r["changed"]), "run": run_id,
+        "source": "recorded stops", "note": "; ".join(notes)}}, None
 
 
 def runs(values: Payload, session: str, timeout: float,

@@ -91,8 +91,7 @@ def calls(p: Payload) -> str:
 
 
 def history(p: Payload) -> str:
-    h = p.get("history") if "history" in p else p
-    assert isinstance(h, dict)
+    h = p["history"]
     out = [f"{h['expression']}: {h.get('total', 0)} values, {h.get('changes', 0)} changes "
            f"({h.get('source')}, run {h.get('run')})"]
     if h.get("omitted"):
@@ -106,7 +105,7 @@ def history(p: Payload) -> str:
         out.append(f" {mark} {value}   [{where}]")
     if h.get("note"):
         out.append(f"note: {h['note']}")
-    if "history" in p:
+    if h.get("at") is not None:  # it ran the program: where it ended
         out.append("ended: " + snapshot(p))
     return "\n".join(out)
 
@@ -136,16 +135,16 @@ def _event(e: Payload | None) -> str:
         return "(nothing: the run had ended)"
     kind = e.get("kind")
     if kind == "call":
-        args = ", ".join(f"{n}={v}" for n, v in e.get("args") or [])
+        args = ", ".join(f"{a['name']}={a['value']}" for a in e.get("args") or [])
         return f"call {e['function']}({args})"
     if kind == "line":
-        changed = ", ".join(f"{n}={v}" for n, v in e.get("changed") or [])
+        changed = ", ".join(f"{c['name']}={c['value']}" for c in e.get("changed") or [])
         return f"{e['function']} line {e['line']}" + (f": {changed}" if changed else "")
     if kind == "end":
         value = e.get("value")
         return f"{e['function']} {e.get('outcome')}" + (f" {value}" if value is not None else "")
     where = _at(e.get("file"), e.get("line"))
-    shown = ", ".join(f"{n}={v}" for n, v in (e.get("locals") or [])[:6])
+    shown = ", ".join(f"{v['name']}={v['value']}" for v in (e.get("locals") or [])[:6])
     return f"stop at {where} in {e.get('function')}" + (f" [{shown}]" if shown else "")
 
 

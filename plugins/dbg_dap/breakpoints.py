@@ -456,14 +456,18 @@ class BreakpointTable:
                     record.dap.update(update)
 
     def record_hits(self, dap_ids: list[int], location: Location | None,
-                    watch: bool = False) -> list[BpRecord]:
+                    watch: bool = False, at_breakpoint: bool = True) -> list[BpRecord]:
+        """The records a stop hit (and count it): by the ids the adapter gave,
+        or, for an adapter that gives none, the breakpoints on the line of a
+        stop whose reason is a breakpoint (``at_breakpoint``: a step or a
+        finish that ends on such a line, mid-line after a return, hit none)."""
         watches = [r for r in self.records.values() if r.kind == "watch"]
         if watch and not dap_ids and len(watches) == 1:
             # A watchpoint stop without ids: it is the one watch there is.
             hit = watches
         elif dap_ids:
             hit = [r for r in self.records.values() if r.dap.get("id") in dap_ids]
-        elif location is not None and location.file and location.line:
+        elif at_breakpoint and location is not None and location.file and location.line:
             # Not a watch's hidden breakpoints: a step that ends on one of
             # their lines did not stop for them.
             real = os.path.realpath(location.file)

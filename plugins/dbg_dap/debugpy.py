@@ -19,6 +19,7 @@ from dbg_dap.profile_base import AdapterProfile, LineWatch
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
+    BreakLoc,
     DbgError,
     LaunchRequest,
     Location,
@@ -853,6 +854,10 @@ class DebugpyProfile(AdapterProfile):
         from dbgcore.tracing import VALUE_CHARS
 
         backend.stopped_session("trace")
+        for function in functions:
+            # As `dbg break` would: a mistyped name is refused before the run.
+            loc = BreakLoc.parse(function)
+            self.check_function(backend, loc.module, loc.function or function, timeout)
         frames = backend.stack_frames(timeout)
         if not frames:
             raise OpFailed("trace: the stopped thread has no frame to start the tracer in",

@@ -219,7 +219,8 @@ class DapEvents(DapCore):
                                           stop.description, bool(stop.hit_breakpoint_ids),
                                           asked)
         hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location,
-                                      watch=reason == "watchpoint")
+                                      watch=reason == "watchpoint",
+                                      at_breakpoint=reason != "step")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
         failure: tuple[int, str] | None = None

@@ -468,6 +468,8 @@ class PdbBackend(ConsoleBackend):
         from dbgcore import pytrace
         from dbgcore.tracing import VALUE_CHARS
 
+        for function in functions:
+            self._check_traced(BreakLoc.parse(function), timeout)
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=self.ctx.run_dir)
         os.close(fd)
         path = Path(name)
@@ -495,6 +497,27 @@ class PdbBackend(ConsoleBackend):
         return TraceOutcome(calls=calls, event=event, dropped=dropped,
                             means="a profile hook in the program",
                             note=pytrace.unseen_note(started), timed_out=timed_out)
+
+    def _check_traced(self, loc: BreakLoc, timeout: float) -> None:
+        """Refuse, before the program runs on, a name `dbg break` would refuse:
+        a bare name that is neither in the program's sources nor a function in
+        scope where it is stopped (a mistyped one would cost the run)."""
+        from dbgcore.api import python_function, walk_sources
+
+        name = loc.function or ""
+        if loc.module or "." in name or not name.isidentifier():
+            return  # MODULE!FUNCTION, Class.method, module.func: found as they load
+        if any(python_function(path, name) is not None
+               for path in walk_sources(self._root, (".py",))):
+            return
+        try:
+            kind = self.evaluate(f"type({name}).__name__", timeout).value.strip("'\"")
+        except DbgError:
+            kind = ""
+        if kind not in ("function", "method", "builtin_function_or_method"):
+            raise OpFailed(f"no function {name} in the program's sources, nor in scope where "
+                           "the program is stopped", "nothing was run; check the name "
+                           "(`dbg break FUNCTION` finds the same ones), or give MODULE!FUNCTION")
 
     # -- breakpoints -----------------------------------------------------------------
 

@@ -120,7 +120,8 @@ def test_the_first_divergence_of_two_runs_is_the_first_call_that_differs() -> No
     assert answer["same"] is False and answer["basis"] == "traced calls"
     divergence = answer["divergence"]
     assert (divergence["kind"], divergence["index"]) == ("call", 5)
-    assert divergence["a"]["args"] == [["v", "30"]] and divergence["b"]["args"] == [["v", "-5"]]
+    assert divergence["a"]["args"] == [{"name": "v", "value": "30"}]
+    assert divergence["b"]["args"] == [{"name": "v", "value": "-5"}]
     assert answer["before"][-1] == {"kind": "end", "seq": 2, "function": "check",
                                     "outcome": "returned", "value": "20"}
     assert compare(run_a, run_a, a, a, [], [])["same"] is True
