@@ -38,6 +38,12 @@ def tracee(tmp_path_factory: pytest.TempPathFactory) -> tuple[Target, Path]:
     return target, build_c(target.path)
 
 
+@pytest.fixture(scope="module")
+def thrower(tmp_path_factory: pytest.TempPathFactory) -> tuple[Target, Path]:
+    target = copy_target("native/thrower.cpp", tmp_path_factory.mktemp("thrower"))
+    return target, build_c(target.path)
+
+
 def start(dbg: Dbg, backend: str, program: Path, *args: str) -> None:
     require_backend(backend)
     started = dbg.json("start", "--backend", backend, str(program), *args)
@@ -217,6 +223,23 @@ def test_a_call_left_by_longjmp_is_said_so(
     assert calls[1]["parent"] is None and calls[1]["caller"]["line"] == target.lines[
         "after-jump"], calls
     assert (answer["state"], answer["exit_code"]) == ("exited", 0), answer
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_left_by_a_cpp_exception_is_said_so(
+        dbg: Dbg, thrower: tuple[Target, Path], backend: str) -> None:
+    """The catch goes on at check(-2)'s return address (the try block's
+    next place): that is no return of check(-2)."""
+    target, program = thrower
+    start(dbg, backend, program)
+    answer = trace(dbg, "check")
+    assert [shown(c) for c in answer["trace"]["calls"]] == [
+        ("check", [("value", "1")], 0, "returned", "1"),
+        ("check", [("value", "-2")], 0, "raised", "left by a C++ exception"),
+        ("check", [("value", "3")], 0, "returned", "3")], answer["trace"]
+    assert answer["trace"]["calls"][2]["caller"]["line"] == target.lines["after-catch"]
+    assert (answer["state"], answer["exit_code"]) == ("exited", 0), answer
+    assert "caught bad entry" in dbg.output("stdout")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -39,8 +39,14 @@ _dap_events: Any = sys.modules.get("gdb.dap.events")
 
 #: How deep `print` goes into a value we record (its text is cut after).
 _PRINT_LIMITS: dict[str, Any] = {"max_elements": 40, "max_depth": 3, "repeat_threshold": 10}
-#: What a call left without returning says (a C program has no exceptions).
+#: What a call left without returning says: C has no exceptions, and a C++
+#: exception is seen where it is caught (see _Catch).
 _LONGJMP = "left without returning (longjmp)"
+_CAUGHT = "left by a C++ exception"
+#: Where the C++ runtime begins a catch (the Itanium ABI's, gcc's and clang's).
+_BEGIN_CATCH = "__cxa_begin_catch"
+#: glibc's longjmps (aliases share an address; each address gets one breakpoint).
+_LONGJMPS = ("longjmp", "_longjmp", "siglongjmp", "__longjmp_chk")
 
 
 class _Call:
@@ -182,6 +188,31 @@ class _Tracer:
             return
         # A call past --max, or one entered before the trace began: not ours.
 
+    def caught(self) -> None:
+        """A C++ catch begins in the frame that called us: the traced calls
+        below that frame are gone. Said here, as the catch may go on at the
+        address one of them would have returned to (the end of a try block
+        is often the next call's place): their finish breakpoints would
+        take that for a return."""
+        catcher = gdb.newest_frame().older()
+        if catcher is None:
+            return
+        sp = int(catcher.read_register("sp"))
+        stack = self.open.get(gdb.selected_thread().global_num) or []
+        while stack and stack[-1].cfa <= sp:
+            self.left(stack.pop(), _CAUGHT)
+
+    def jumping(self) -> None:
+        """A longjmp begins: the traced calls below the frame it goes back
+        to are gone. Said here for the same reason as caught()'s: setjmp's
+        second return may go on where one of them would have returned."""
+        target = _longjmp_target()
+        if target is None:
+            return
+        stack = self.open.get(gdb.selected_thread().global_num) or []
+        while stack and stack[-1].cfa <= target:
+            self.left(stack.pop(), _LONGJMP)
+
     def returned(self, call: _Call, value: Any | None) -> None:
         stack = self.open.get(call.thread) or []
         if call in stack:
@@ -271,6 +302,51 @@ class _Line(gdb.Breakpoint):  # type: ignore[misc,unused-ignore]
         return False
 
 
+class _Catch(gdb.Breakpoint):  # type: ignore[misc,unused-ignore]
+    def __init__(self, tracer: _Tracer) -> None:
+        super().__init__(_BEGIN_CATCH, internal=True)
+        self.tracer = tracer
+
+    def stop(self) -> bool:
+        try:
+            self.tracer.caught()
+        except Exception as exc:
+            _fault(exc)
+        return False
+
+
+class _Longjmp(gdb.Breakpoint):  # type: ignore[misc,unused-ignore]
+    def __init__(self, tracer: _Tracer, pc: int) -> None:
+        super().__init__(f"*{pc:#x}", internal=True)
+        self.tracer = tracer
+
+    def stop(self) -> bool:
+        try:
+            self.tracer.jumping()
+        except Exception as exc:
+            _fault(exc)
+        return False
+
+
+def _longjmp_target() -> int | None:
+    """The stack pointer a glibc longjmp on x86-64, at its first
+    instruction, goes back to: its jmp_buf's (first argument) saved rsp,
+    which glibc mangles with the thread's pointer guard (xor, then rotated
+    left 17 bits). None elsewhere, or when it does not look like a place
+    above this one on the stack."""
+    frame = gdb.newest_frame()
+    if frame.architecture().name() != "i386:x86-64":
+        return None
+    sp = int(frame.read_register("rsp"))
+    memory = gdb.selected_inferior()
+    guard = int.from_bytes(memory.read_memory(int(frame.read_register("fs_base")) + 0x30, 8),
+                           "little")
+    saved = int.from_bytes(memory.read_memory(int(frame.read_register("rdi")) + 6 * 8, 8),
+                           "little")
+    target = (((saved >> 17) | (saved << 47)) & 0xFFFFFFFFFFFFFFFF) ^ guard
+    return target if sp < target < sp + (1 << 26) else None
+
+
 class _Return(gdb.FinishBreakpoint):  # type: ignore[misc,unused-ignore]
     def __init__(self, tracer: _Tracer, call: _Call, frame: Any) -> None:
         super().__init__(frame, internal=True)
@@ -306,6 +382,27 @@ _faults: list[str] = []
 def _fault(exc: BaseException) -> None:
     if not _faults:
         _faults.append(f"{type(exc).__name__}: {exc}")
+
+
+def _has_function(name: str) -> bool:
+    try:
+        gdb.decode_line(name)
+    except gdb.error:
+        return False
+    return True
+
+
+def _longjmp_addresses() -> list[int]:
+    found = set()
+    for name in _LONGJMPS:
+        try:
+            _, places = gdb.decode_line(name)
+        except gdb.error:
+            continue
+        for sal in places or ():
+            if sal.pc:
+                found.add(sal.pc)
+    return sorted(found)
 
 
 def _function_block(pc: int) -> Any:
@@ -351,13 +448,11 @@ class TraceStart(gdb.Command):  # type: ignore[misc,unused-ignore]
         _tracer = tracer
         try:
             for name in options["functions"]:
-                try:
+                if not _has_function(name):
                     # Asked first: a breakpoint on it would print gdb's
                     # complaint and stay pending (a library not loaded yet);
                     # a trace that records nothing for a typo helps nobody.
-                    gdb.decode_line(name)
-                except gdb.error:
-                    raise gdb.GdbError(f"no function {name} in the program") from None
+                    raise gdb.GdbError(f"no function {name} in the program")
                 entry = _Entry(tracer, name)
                 tracer.breakpoints.append(entry)
                 addresses = [loc.address for loc in entry.locations if loc.address]
@@ -372,6 +467,10 @@ class TraceStart(gdb.Command):  # type: ignore[misc,unused-ignore]
                     if tracer.lines and symtab is not None:
                         for start in _line_starts(block, pc):
                             tracer.breakpoints.append(_Line(tracer, start))
+            if _has_function(_BEGIN_CATCH):
+                tracer.breakpoints.append(_Catch(tracer))
+            for pc in _longjmp_addresses():
+                tracer.breakpoints.append(_Longjmp(tracer, pc))
         except BaseException:
             _end()
             raise
