@@ -40,7 +40,7 @@ def _run_id(store: Store, session: str, asked: object) -> int:
     if asked is not None:
         run_id = int(str(asked))
         if not store.has_run(run_id):
-            raise UsageError(f"no recorded run {run_id}", "list them with `dbg runs --all`")
+            raise OpFailed(f"no recorded run {run_id}", "list them with `dbg runs --all`")
         return run_id
     runs = store.runs(session, limit=1)
     if not runs:
@@ -184,7 +184,7 @@ def diff(values: Payload, session: str, timeout: float,
                  if int(r["id"]) in (int(a), int(b))}
         for run_id in (a, b):
             if int(run_id) not in found:
-                raise UsageError(f"no recorded run {run_id}", "list them with `dbg runs --all`")
+                raise OpFailed(f"no recorded run {run_id}", "list them with `dbg runs --all`")
         answer = compare(found[int(a)], found[int(b)],
                          store.calls(int(a)), store.calls(int(b)),
                          store.hits(None, run_id=int(a), limit=100_000),

@@ -260,7 +260,7 @@ def test_a_trace_of_a_name_nothing_defines_is_refused_where_break_is(steps: Step
     assert NOTHING in error["message"] and "\n" not in error["message"], error
     status = answer(answers, "status-nothing")
     assert status["location"]["line"] == prog.line("loop"), status
-    assert answer(answers, "history")["total"] == 3
+    assert answer(answers, "history")["history"]["total"] == 3
 
 
 def test_an_exception_leaving_a_traced_function(steps: Steps) -> None:
@@ -403,8 +403,10 @@ def test_diff_finds_the_first_divergent_call(steps: Steps) -> None:
     assert divergence["a"]["seq"] == divergence["b"]["seq"] == 3, divergence
     fn = steps.prog.twin.check_entry
     assert divergence["a"]["function"] == divergence["b"]["function"] == fn, divergence
-    assert [tuple(a) for a in divergence["a"]["args"]] == [("value", "30")], divergence
-    assert [tuple(a) for a in divergence["b"]["args"]] == [("value", "-5")], divergence
+    assert [(a["name"], a["value"]) for a in divergence["a"]["args"]] == [("value", "30")], \
+        divergence
+    assert [(a["name"], a["value"]) for a in divergence["b"]["args"]] == [("value", "-5")], \
+        divergence
 
 
 def test_diff_shows_a_call_as_calls_and_trace_do(steps: Steps) -> None:
@@ -451,8 +453,10 @@ def test_history_over_the_recorded_stops(steps: Steps) -> None:
 
 def test_history_has_one_shape_with_and_without_at(steps: Steps) -> None:
     """`expression`, `values`, `total`, `omitted` where a reader finds them
-    without --at: at the top of the answer, beside the stop snapshot with --at."""
+    either way: under `history`, beside the stop snapshot with --at (as a
+    trace's calls are under `trace`)."""
     at = answer(steps.group("tri"), "history-at")
     recorded = answer(steps.group("stops"), "history")
     for data in (recorded, at):
-        assert {"expression", "values", "total", "omitted"} <= set(data), data
+        assert {"expression", "values", "total", "omitted"} <= set(data["history"]), data
+    assert "state" in at and "state" not in recorded, (at, recorded)
