@@ -41,6 +41,10 @@ class Entry:
     last: Breakpoint | None = None
     #: A watch: the expression's value when last seen.
     value: str | None = None
+    #: A watch: the frame it was set in, as (file, function, stack depth);
+    #: its value is read again only at stops in such a frame (elsewhere the
+    #: same name is another frame's variable).
+    scope: tuple[str | None, str | None, int] | None = None
 
     def requested(self) -> str:
         if self.loc is not None:

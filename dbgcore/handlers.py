@@ -303,6 +303,7 @@ def watch(session: Session, args: Payload, timeout: float) -> Payload:
     bp = session.breaks.watch(session.backend, expression, timeout)
     entry = session.breaks.entries.get(int(bp.id)) if isinstance(bp.id, int) else None
     if entry is not None:
+        entry.scope = session.frame_key(timeout)
         try:
             entry.value = session.backend.evaluate(expression, timeout).value
         except DbgError:

@@ -338,12 +338,32 @@ class Session:
                 row["display"] = number
             snapshot.shown = shown
 
+    def frame_key(self, timeout: float) -> tuple[str | None, str | None, int] | None:
+        """The selected frame's (file, function, depth from the outermost
+        frame), as a watch's scope is kept (None: the stack cannot be read)."""
+        assert self.backend is not None
+        try:
+            frames = self.backend.stack(None, timeout)
+        except DbgError:
+            return None
+        if not frames:
+            return None
+        frame = next((f for f in frames if f.current), frames[0])
+        return frame.file, frame.function, len(frames) - frame.index
+
     def _watch_changes(self, at_watch: bool, timeout: float) -> list[JsonObject]:
-        """Each watch's value now; at a watchpoint stop, those that changed."""
+        """Each watch's value now; at a watchpoint stop, those that changed.
+        At another stop, a watch is read only in the frame it was set in:
+        elsewhere its name may be another frame's variable, whose value
+        would be shown as the old one at the watch's next stop."""
         assert self.backend is not None
         changes = []
-        for entry in self.breaks.entries.values():
-            if entry.kind != "watch" or not entry.expression:
+        watches = [e for e in self.breaks.entries.values() if e.kind == "watch" and e.expression]
+        here = None if at_watch or not any(e.scope for e in watches) else \
+            self.frame_key(timeout)
+        for entry in watches:
+            assert entry.expression is not None
+            if entry.scope is not None and here is not None and entry.scope != here:
                 continue
             try:
                 now: str | None = self.backend.evaluate(entry.expression, timeout).value
