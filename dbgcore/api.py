@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbgcore import peers, procutil
+    from dbgcore import peers, procutil, pytrace, pywatch
     from dbgcore.backend import (
         AttachRequest,
         Backend,
@@ -86,13 +86,14 @@ if TYPE_CHECKING:
     from dbgcore.streams import OutputPump
     from dbgcore.timeouts import DEFAULT_TIMEOUT
     from dbgcore.tracefall import trace_by_stops
-    from dbgcore.tracing import CallRecord, LineRecord, TraceOutcome, read_trace_file
+    from dbgcore.tracing import VALUE_CHARS, CallRecord, LineRecord, TraceOutcome, read_trace_file
     from dbgcore.translog import TransLog
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "LISTENING_RE",
     "STDLIB_EXPRESSION",
+    "VALUE_CHARS",
     "AdapterProcess",
     "Arg",
     "AttachRequest",
@@ -167,6 +168,8 @@ __all__ = [
     "python_object_repr",
     "python_parameters",
     "python_program_problem",
+    "pytrace",
+    "pywatch",
     "read_core",
     "read_trace_file",
     "render",
@@ -203,6 +206,7 @@ _HOME: dict[str, str] = {
     "LineRecord": "dbgcore.tracing",
     "TraceOutcome": "dbgcore.tracing",
     "read_trace_file": "dbgcore.tracing",
+    "VALUE_CHARS": "dbgcore.tracing",
     "trace_by_stops": "dbgcore.tracefall",
     "DbgError": "dbgcore.errors",
     "DebuggerLost": "dbgcore.errors",
@@ -269,7 +273,7 @@ _HOME: dict[str, str] = {
 # module, a constant), loaded on first use; mypy reads the TYPE_CHECKING
 # imports above for each name's own type.
 def __getattr__(name: str) -> Any:
-    if name in ("procutil", "peers"):
+    if name in ("procutil", "peers", "pytrace", "pywatch"):
         return importlib.import_module(f"dbgcore.{name}")
     home = _HOME.get(name)
     if home is None:

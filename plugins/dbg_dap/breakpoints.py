@@ -498,7 +498,7 @@ class BreakpointTable:
         stopped_by = [r for r in hit if r.by_lines]
         if not watches and not stopped_by:
             return
-        from dbgcore import pywatch
+        from dbgcore.api import pywatch
 
         ended, changed = self.profile.line_watch_stop(self.backend, [r.id for r in watches],
                                                       timeout)

@@ -246,7 +246,7 @@ class DebugpyProfile(AdapterProfile):
 
     def line_watch(self, backend: AdapterHost, watch_id: int, expression: str,
                    timeout: float) -> LineWatch:
-        from dbgcore import pywatch
+        from dbgcore.api import pywatch
 
         frames = backend.stack_frames(timeout)
         if not frames:
@@ -850,8 +850,7 @@ class DebugpyProfile(AdapterProfile):
         evaluates there, and the hook is that thread's (and the threads it
         starts). pydevd's own tracing is left as it is, so its breakpoints
         stop the run as they would."""
-        from dbgcore import pytrace
-        from dbgcore.tracing import VALUE_CHARS
+        from dbgcore.api import VALUE_CHARS, pytrace
 
         backend.stopped_session("trace")
         for function in functions:
@@ -1024,7 +1023,7 @@ _PYDEVD_MODULES = ("pydevd", "_pydevd", "_pydev", "debugpy")
 
 
 def _pywatch() -> str:
-    from dbgcore import pywatch
+    from dbgcore.api import pywatch
 
     return pywatch.load_expression(pywatch.__file__, _PYWATCH_MODULE)
 
@@ -1126,7 +1125,7 @@ _TRACE_MARGIN = 2.0
 def _tracer_call(backend: AdapterHost, frame: Message, call: str, timeout: float) -> JsonValue:
     """``call`` on dbg's tracer in the program (loaded there first if it is
     not yet), evaluated in ``frame``; its JSON answer."""
-    from dbgcore import pytrace
+    from dbgcore.api import pytrace
 
     try:
         body = backend.dap_session().request("evaluate", {

@@ -23,7 +23,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbgcore import pywatch
 from dbgcore.api import (
     STDLIB_EXPRESSION,
     BackendSpec,
@@ -60,6 +59,7 @@ from dbgcore.api import (
     probe_python,
     python_object_repr,
     python_program_problem,
+    pywatch,
     read_trace_file,
     resolve_source,
     walk_sources,
@@ -465,8 +465,7 @@ class PdbBackend(ConsoleBackend):
         started and stopped by the launcher's _dbg_trace: pdb itself takes
         no part, so the program runs at its own speed but for the calls
         recorded, and pdb's breakpoints stop it as they would."""
-        from dbgcore import pytrace
-        from dbgcore.tracing import VALUE_CHARS
+        from dbgcore.api import VALUE_CHARS, pytrace
 
         for function in functions:
             self._check_traced(BreakLoc.parse(function), timeout)
