@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,11 +20,14 @@ from dbgcore.api import (
     DbgError,
     LaunchRequest,
     Message,
+    OpFailed,
     Readiness,
     ReturnValue,
     Support,
+    TraceOutcome,
     UsageError,
     Variable,
+    read_trace_file,
 )
 
 #: lldb: the breakpoint's id.location and condition, then what its parser said.
@@ -34,6 +40,16 @@ _SIGNAL_RE = re.compile(r"signal SIG[A-Z0-9]+\b")
 _PAUSE_SIGNAL_RE = re.compile(r"signal SIG(STOP|INT)\b")
 #: lldb-dap's value for a struct or class: its type and address only.
 _BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
+
+#: `dbg trace`'s tracer inside lldb (lldbboot/dbg_lldbtrace.py), imported by
+#: the first trace of a session (a `script` line, imported once however often run).
+_LLDB_TRACER = (f"script import sys; _d = {str(Path(__file__).with_name('lldbboot'))!r}; "
+                "sys.path[:0] = [] if _d in sys.path else [_d]; import dbg_lldbtrace")
+#: Time a trace keeps back from its op's timeout to pause the program and
+#: delete its breakpoints.
+_TRACE_MARGIN = 2.0
+#: How long before the wait for the run's stop ends the tracer stops it.
+_DEADLINE_EARLY = 0.5
 
 #: One of lldb's expression errors, in its text made one line.
 _LLDB_ERROR_RE = re.compile(
@@ -222,3 +238,64 @@ class LldbProfile(NativeProfile):
             if syntax:
                 return syntax[0].split("error:")[-1].strip()
         return ""
+
+    def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
+              timeout: float) -> TraceOutcome | None:
+        """`dbg trace` by lldb's Python (lldbboot/dbg_lldbtrace.py):
+        breakpoints whose callbacks record each call, its return (a
+        breakpoint on each return address, the value read from the return
+        register) and with ``lines`` each line, and answer "do not stop".
+        The run itself is an ordinary continue, so the user's breakpoints
+        stop it."""
+        from dbgcore.tracing import VALUE_CHARS
+
+        backend.stopped_session("trace")
+        backend.console(_LLDB_TRACER, timeout)
+        fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
+        os.close(fd)
+        path = Path(name)
+        running = max(timeout - _TRACE_MARGIN, timeout / 2)
+        options = json.dumps({"file": name, "functions": list(functions), "lines": bool(lines),
+                              "max": int(max_calls), "chars": VALUE_CHARS,
+                              # The tracer stops the program itself a little
+                              # before the wait for its stop ends.
+                              "seconds": max(running - _DEADLINE_EARLY, running / 2)})
+        try:
+            started = backend.console(
+                f"script dbg_lldbtrace.start(lldb.debugger, {options!r})", timeout)
+            refused = re.search(r"^dbg-trace error: (.+)$", started, re.MULTILINE)
+            if refused or "tracing" not in started:
+                why = refused.group(1) if refused else started.strip() or "no answer"
+                raise OpFailed(f"trace: {why}", "`dbg raw image lookup -n NAME` says "
+                               "whether lldb knows the function")
+            try:
+                event = backend.resume("continue", running)
+                timed_out = event.state == "running"
+                if timed_out:
+                    # No traced call since the deadline: no stop of the
+                    # tracer's to race with.
+                    event = backend.pause(max(timeout - running, 1.0))
+            except BaseException:
+                with contextlib.suppress(DbgError):
+                    backend.console("script dbg_lldbtrace.stop()", timeout)
+                raise
+            ended = backend.console("script dbg_lldbtrace.stop()", timeout)
+            if re.search(r"^time ran out$", ended, re.MULTILINE):
+                # The tracer stopped it at one of its breakpoints: that is the
+                # pause of a run out of time.
+                timed_out = True
+                event.reason = "pause"
+            calls, dropped = read_trace_file(path)
+        finally:
+            path.unlink(missing_ok=True)
+        fault = re.search(r"^fault: (.+)$", ended, re.MULTILINE)
+        unread = re.search(r"^unread: (\d+)$", ended, re.MULTILINE)
+        note = f"the tracer failed inside lldb: {fault.group(1)}" if fault else ""
+        if unread:
+            note = "; ".join(filter(None, [note, (
+                f"{unread.group(1)} return values not shown: dbg reads one return "
+                "register (integers, pointers, float, double), not a struct's or a "
+                "long double's")]))
+        return TraceOutcome(calls=calls, event=event, dropped=dropped,
+                            means="breakpoints in lldb whose callbacks record and go on",
+                            note=note, timed_out=timed_out)

@@ -1,0 +1,435 @@
+"""`dbg trace` inside lldb (lldb-dap): imported by dbg through the console
+(``script import dbg_lldbtrace``) the first time a session traces; dbg then
+calls :func:`start` and :func:`stop` by ``script``.
+
+Each traced function gets a breakpoint whose Python callback writes the call
+to the trace file (dbgcore/tracing.py describes it) and answers False, so
+the program does not stop there. Its return is seen by a breakpoint on the
+return address (one per address, whatever the call), whose callback matches
+the call by the stack pointer (after a return it is the call's CFA) and reads
+the return value from the ABI's return register with the function's return
+type: integers, pointers, enums, bools and chars, float and double, on
+x86-64 and AArch64. Anything else (a struct, a long double) is recorded with
+no value: lldb offers a return value only after its own step out, which a
+callback may not run. With ``--lines``, a breakpoint on each line of a
+traced function writes the locals changed since the call's previous line.
+
+lldb-dap announces only the breakpoints it made (those with its label), so
+these stay out of the client's sight. A C++ catch (``__cxa_begin_catch``)
+and a glibc longjmp on x86-64 say which open calls they leave, since the
+catch or the setjmp may go on where one of them would have returned.
+
+Runs inside lldb's Python: no syntax past Python 3.8.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+import lldb  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+_LONGJMP = "left without returning (longjmp)"
+_CAUGHT = "left by a C++ exception"
+_BEGIN_CATCH = "__cxa_begin_catch"
+_LONGJMPS = ("longjmp", "_longjmp", "siglongjmp", "__longjmp_chk")
+#: How many children of a value without a value of its own are shown.
+_CHILDREN = 40
+
+
+class _Call:
+    __slots__ = ("cfa", "ended", "last_locals", "return_type", "seq", "skip_pc", "thread")
+
+    def __init__(self, seq: int, cfa: int, thread: int, return_type: Any) -> None:
+        self.seq = seq
+        #: The call's CFA: the stack pointer its return leaves (x86-64,
+        #: AArch64), and what tells a live caller (above) from a callee.
+        self.cfa = cfa
+        self.thread = thread
+        self.return_type = return_type
+        self.ended = False
+        self.last_locals: dict[str, str] = {}
+        self.skip_pc: int | None = None
+
+
+class _Tracer:
+    def __init__(self, target: Any, path: str, lines: bool, max_calls: int, chars: int) -> None:
+        self.target = target
+        self.out: TextIO = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by stop)
+        self.lines = lines
+        self.max_calls = max_calls
+        self.chars = chars
+        self.seq = 0
+        self.dropped = 0
+        #: Returns whose value one register does not hold (not read).
+        self.unread = 0
+        #: When (time.monotonic) the next hit stops the program instead.
+        self.deadline = float("inf")
+        self.stopped_at_deadline = False
+        self.open: dict[int, list[_Call]] = {}
+        #: Breakpoint id -> what it is: ("entry", name), ("line", ""), ...
+        self.kinds: dict[int, tuple[str, str]] = {}
+        #: Return addresses with a breakpoint of ours.
+        self.returns: set[int] = set()
+        #: A traced function's breakpoint address -> its (file, first line).
+        self.where: dict[int, tuple[str | None, int | None]] = {}
+
+    # -- writing --------------------------------------------------------------
+
+    def write(self, event: dict[str, Any]) -> None:
+        self.out.write(json.dumps(event) + "\n")
+
+    def text(self, value: Any, depth: int = 0) -> str:
+        shown = _shown(value, depth)
+        return shown if len(shown) <= self.chars else shown[: self.chars - 1] + "\u2026"
+
+    def values(self, frame: Any, arguments_only: bool) -> list[tuple[str, str]]:
+        found = []
+        listed = frame.GetVariables(True, not arguments_only, False, True)
+        seen = set()
+        for index in range(listed.GetSize()):
+            value = listed.GetValueAtIndex(index)
+            name = value.GetName()
+            if name and name not in seen:
+                seen.add(name)
+                found.append((name, self.text(value)))
+        return found
+
+    # -- breakpoints ----------------------------------------------------------
+
+    def breakpoint(self, bp: Any, kind: str, name: str = "") -> None:
+        self.kinds[bp.GetID()] = (kind, name)
+        bp.SetScriptCallbackFunction("dbg_lldbtrace._hit")
+
+    def return_break(self, address: int) -> None:
+        if address and address not in self.returns:
+            self.returns.add(address)
+            self.breakpoint(self.target.BreakpointCreateByAddress(address), "return")
+
+    # -- events ---------------------------------------------------------------
+
+    def enter(self, frame: Any, function: str) -> None:
+        if self.seq >= self.max_calls:
+            self.dropped += 1
+            return
+        thread = frame.GetThread()
+        tid = thread.GetThreadID()
+        cfa = frame.GetCFA()
+        stack = self.open.setdefault(tid, [])
+        while stack and stack[-1].cfa <= cfa:
+            self.left(stack.pop(), _LONGJMP)
+        caller = thread.GetFrameAtIndex(frame.GetFrameID() + 1)
+        where = None
+        if caller.IsValid():
+            entry = caller.GetLineEntry()
+            spec = entry.GetFileSpec()
+            where = [spec.fullpath if spec.IsValid() and spec.fullpath else None,
+                     entry.GetLine() or None, caller.GetFunctionName()]
+            self.return_break(caller.GetPC())
+        self.seq += 1
+        function_type = frame.GetFunction().GetType()
+        call = _Call(self.seq, cfa, tid, function_type.GetFunctionReturnType()
+                     if function_type.IsValid() else None)
+        file, line = self.where.get(frame.GetPC(), (None, None))
+        self.write({"e": "call", "seq": call.seq, "fn": function,
+                    "args": self.values(frame, True), "file": file, "line": line,
+                    "caller": where, "thread": tid, "depth": len(stack),
+                    "parent": stack[-1].seq if stack else None})
+        stack.append(call)
+        if self.lines:
+            self.line_reached(call, frame)
+            call.skip_pc = frame.GetPC()
+
+    def line_reached(self, call: _Call, frame: Any) -> None:
+        now = dict(self.values(frame, False))
+        changed = [[n, v] for n, v in now.items() if call.last_locals.get(n) != v]
+        call.last_locals = now
+        self.write({"e": "line", "seq": call.seq, "line": frame.GetLineEntry().GetLine(),
+                    "changed": changed})
+
+    def find(self, frame: Any, cfa: int) -> _Call | None:
+        """The open call of this thread whose CFA is ``cfa``; the calls
+        above it are gone (a longjmp)."""
+        stack = self.open.get(frame.GetThread().GetThreadID()) or []
+        for index in range(len(stack) - 1, -1, -1):
+            if stack[index].cfa == cfa:
+                for gone in stack[index + 1:]:
+                    self.left(gone, _LONGJMP)
+                del stack[index + 1:]
+                return stack[index]
+        return None
+
+    def line(self, frame: Any) -> None:
+        call = self.find(frame, frame.GetCFA())
+        if call is None:
+            return  # a call past --max, or one entered before the trace
+        if call.skip_pc is not None and call.skip_pc == frame.GetPC():
+            call.skip_pc = None
+            return
+        call.skip_pc = None
+        self.line_reached(call, frame)
+
+    def returned(self, frame: Any) -> None:
+        # Just returned: the stack pointer is the call's CFA.
+        call = self.find(frame, frame.GetSP())
+        if call is None:
+            return  # another call returning here: not traced, or past --max
+        self.open[call.thread].pop()
+        call.ended = True
+        self.write({"e": "return", "seq": call.seq,
+                    "value": _return_value(self, frame, call.return_type)})
+
+    def left(self, call: _Call, why: str) -> None:
+        if not call.ended:
+            call.ended = True
+            self.write({"e": "raise", "seq": call.seq, "value": why})
+
+    def gone_below(self, frame: Any, sp: int, why: str) -> None:
+        stack = self.open.get(frame.GetThread().GetThreadID()) or []
+        while stack and stack[-1].cfa <= sp:
+            self.left(stack.pop(), why)
+
+    def caught(self, frame: Any) -> None:
+        catcher = frame.GetThread().GetFrameAtIndex(frame.GetFrameID() + 1)
+        if catcher.IsValid():
+            self.gone_below(frame, catcher.GetSP(), _CAUGHT)
+
+    def jumping(self, frame: Any) -> None:
+        target = _longjmp_target(self.target, frame)
+        if target is not None:
+            self.gone_below(frame, target, _LONGJMP)
+
+    # -- the end --------------------------------------------------------------
+
+    def stop(self) -> None:
+        for bp_id in self.kinds:
+            self.target.BreakpointDelete(bp_id)
+        self.kinds.clear()
+        self.returns.clear()
+        if self.dropped:
+            self.write({"e": "dropped", "count": self.dropped})
+        self.out.close()
+
+
+def _shown(value: Any, depth: int) -> str:
+    """A value as lldb shows it: its value and summary, or its children."""
+    if not value.IsValid():
+        return "<unavailable>"
+    own = [part for part in (value.GetValue(), value.GetSummary()) if part]
+    if own:
+        return " ".join(own)
+    count = value.GetNumChildren()
+    if not count:
+        error = value.GetError()
+        return f"<{error.GetCString()}>" if error.Fail() else "{}"
+    if depth >= 3:
+        return "{...}"
+    parts = []
+    for index in range(min(count, _CHILDREN)):
+        child = value.GetChildAtIndex(index)
+        name = child.GetName() or ""
+        text = _shown(child, depth + 1)
+        parts.append(f"{name} = {text}" if name and not name.startswith("[") else text)
+    return "{" + ", ".join(parts) + (", ..." if count > _CHILDREN else "") + "}"
+
+
+#: Return registers by architecture: (integer, double, float).
+_RETURN_REGISTERS = {"x86_64": ("rax", "xmm0", "xmm0"), "aarch64": ("x0", "d0", "s0"),
+                     "arm64": ("x0", "d0", "s0")}
+_FLOATS = {lldb.eBasicTypeDouble: 1, lldb.eBasicTypeFloat: 2}
+_NOT_IN_ONE_REGISTER = {lldb.eBasicTypeLongDouble, lldb.eBasicTypeInt128,
+                        lldb.eBasicTypeUnsignedInt128, lldb.eBasicTypeFloatComplex,
+                        lldb.eBasicTypeDoubleComplex, lldb.eBasicTypeLongDoubleComplex,
+                        lldb.eBasicTypeHalf}
+
+
+def _return_value(tracer: _Tracer, frame: Any, return_type: Any) -> str | None:
+    """What the call just returned, read from the ABI's return register;
+    None for void and for what one register does not hold."""
+    if return_type is None or not return_type.IsValid():
+        return None
+    kind = return_type.GetCanonicalType()
+    basic = kind.GetBasicType()
+    if basic == lldb.eBasicTypeVoid:
+        return None
+    registers = _RETURN_REGISTERS.get(tracer.target.GetTriple().split("-")[0])
+    type_class = kind.GetTypeClass()
+    if registers is None or basic in _NOT_IN_ONE_REGISTER or kind.GetByteSize() > 8:
+        register = None
+    elif basic in _FLOATS:
+        register = registers[_FLOATS[basic]]
+    elif type_class in (lldb.eTypeClassBuiltin, lldb.eTypeClassPointer,
+                        lldb.eTypeClassEnumeration, lldb.eTypeClassReference):
+        register = registers[0]
+    else:
+        register = None  # a struct or union: in registers or memory by the ABI's rules
+    if register is None:
+        tracer.unread += 1
+        return None
+    data = frame.FindRegister(register).GetData()
+    value = tracer.target.CreateValueFromData("ret", data, return_type)
+    return tracer.text(value)
+
+
+def _longjmp_target(target: Any, frame: Any) -> int | None:
+    """Where a glibc longjmp on x86-64, at its first instruction, takes the
+    stack pointer: its jmp_buf's (first argument) saved rsp, which glibc
+    mangles with the thread's pointer guard (xor, then rotated left 17
+    bits). None elsewhere, or when it does not look like a place above."""
+    if not target.GetTriple().startswith("x86_64"):
+        return None
+    process = target.GetProcess()
+    error = lldb.SBError()
+    sp = frame.GetSP()
+    guard = process.ReadUnsignedFromMemory(
+        frame.FindRegister("fs_base").GetValueAsUnsigned() + 0x30, 8, error)
+    saved = process.ReadUnsignedFromMemory(
+        frame.FindRegister("rdi").GetValueAsUnsigned() + 6 * 8, 8, error)
+    if error.Fail():
+        return None
+    result = (((saved >> 17) | (saved << 47)) & 0xFFFFFFFFFFFFFFFF) ^ guard
+    return result if sp < result < sp + (1 << 26) else None
+
+
+#: The trace in progress, and the first fault inside a callback.
+_tracer: _Tracer | None = None
+_faults: list[str] = []
+
+
+def _hit(frame: Any, location: Any, extra: Any = None, internal: Any = None) -> bool:
+    tracer = _tracer
+    if tracer is None:
+        return False
+    if time.monotonic() >= tracer.deadline:
+        # The op's time is out: stop here. A pause sent now would race the
+        # stops of these breakpoints (lldb-dap may then not answer it).
+        tracer.stopped_at_deadline = True
+        return True
+    kind, name = tracer.kinds.get(location.GetBreakpoint().GetID(), ("", ""))
+    try:
+        if kind == "entry":
+            tracer.enter(frame, name)
+        elif kind == "return":
+            tracer.returned(frame)
+        elif kind == "line":
+            tracer.line(frame)
+        elif kind == "catch":
+            tracer.caught(frame)
+        elif kind == "longjmp":
+            tracer.jumping(frame)
+    except Exception as exc:
+        if not _faults:
+            _faults.append(f"{type(exc).__name__}: {exc}")
+    if kind == "entry" and isinstance(internal, dict):
+        _share_new_callbacks(internal)
+    return False
+
+
+def _share_new_callbacks(internal: dict[str, Any]) -> None:
+    """lldb calls a callback through a wrapper it generates, which copies its
+    session's names into its globals, runs the callback, and copies each
+    session name back from its globals. A breakpoint given a callback here
+    (a return address seen for the first time) adds a wrapper's name to the
+    session meanwhile, missing from those globals: a KeyError that stops the
+    program. The wrapper's globals are those of the frame that called us."""
+    try:
+        caller = sys._getframe(2).f_globals
+    except ValueError:
+        return
+    for name, value in internal.items():
+        caller.setdefault(name, value)
+
+
+def _function_starts(target: Any, name: str) -> list[int]:
+    found = set()
+    for context in target.FindFunctions(name, lldb.eFunctionNameTypeFull):
+        symbol = context.GetSymbol()
+        if symbol.IsValid():
+            found.add(symbol.GetStartAddress().GetLoadAddress(target))
+    if not found:
+        for symbol in target.FindSymbols(name):
+            found.add(symbol.GetStartAddress().GetLoadAddress(target))
+    return sorted(a for a in found if a != lldb.LLDB_INVALID_ADDRESS)
+
+
+def _line_starts(target: Any, address: Any) -> list[int]:
+    """The first address of each run of one line of the function at
+    ``address`` (a loop's condition is a run of its own), from it on."""
+    function = address.GetFunction()
+    unit = address.GetCompileUnit()
+    if not function.IsValid() or not unit.IsValid():
+        return []
+    low = function.GetStartAddress().GetLoadAddress(target)
+    high = function.GetEndAddress().GetLoadAddress(target)
+    entry = address.GetLoadAddress(target)
+    rows = []
+    for index in range(unit.GetNumLineEntries()):
+        row = unit.GetLineEntryAtIndex(index)
+        pc = row.GetStartAddress().GetLoadAddress(target)
+        if low <= pc < high and row.GetLine():
+            rows.append((pc, row.GetLine()))
+    starts, previous = [], None
+    for pc, line in sorted(rows):
+        if line != previous and pc >= entry:
+            starts.append(pc)
+        previous = line
+    return starts
+
+
+def start(debugger: Any, options_json: str) -> None:
+    """Begin a trace ({"file", "functions", "lines", "max", "chars", "seconds"}:
+    a hit after that many seconds stops the program);
+    prints "tracing N breakpoints" or "dbg-trace error: WHY"."""
+    global _tracer
+    if _tracer is not None:
+        stop()
+    options = json.loads(options_json)
+    target = debugger.GetSelectedTarget()
+    tracer = _Tracer(target, options["file"], bool(options["lines"]), int(options["max"]),
+                     int(options["chars"]))
+    tracer.deadline = time.monotonic() + float(options["seconds"])
+    _faults.clear()
+    _tracer = tracer
+    for name in options["functions"]:
+        bp = target.BreakpointCreateByName(name)
+        tracer.breakpoint(bp, "entry", name)
+        if not bp.GetNumLocations():
+            stop()
+            print(f"dbg-trace error: no function {name} in the program")
+            return
+        for index in range(bp.GetNumLocations()):
+            address = bp.GetLocationAtIndex(index).GetAddress()
+            function = address.GetFunction()
+            line = function.GetStartAddress().GetLineEntry() if function.IsValid() else None
+            spec = line.GetFileSpec() if line is not None else None
+            tracer.where[address.GetLoadAddress(target)] = (
+                spec.fullpath if spec is not None and spec.IsValid() else None,
+                line.GetLine() if line is not None else None)
+            if tracer.lines:
+                for pc in _line_starts(target, address):
+                    tracer.breakpoint(target.BreakpointCreateByAddress(pc), "line")
+    for pc in _function_starts(target, _BEGIN_CATCH):
+        tracer.breakpoint(target.BreakpointCreateByAddress(pc), "catch")
+    for pc in sorted({pc for name in _LONGJMPS for pc in _function_starts(target, name)}):
+        tracer.breakpoint(target.BreakpointCreateByAddress(pc), "longjmp")
+    print(f"tracing {len(tracer.kinds)} breakpoints")
+
+
+def stop() -> None:
+    """End the trace: delete its breakpoints, close its file. Prints
+    "stopped", and the first fault of a callback if there was one."""
+    global _tracer
+    unread, deadline = 0, False
+    if _tracer is not None:
+        tracer, _tracer = _tracer, None
+        tracer.stop()
+        unread, deadline = tracer.unread, tracer.stopped_at_deadline
+    print("stopped")
+    if deadline:
+        print("time ran out")
+    if unread:
+        print(f"unread: {unread}")
+    if _faults:
+        print("fault: " + _faults[0])
