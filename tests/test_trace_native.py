@@ -183,6 +183,26 @@ def test_lines_with_the_locals_each_changed(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_lines_where_a_traced_call_returns_to_a_line_of_its_caller(
+        dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
+    """report's `tick(v);` returns to the first address of report's next
+    line: that line's breakpoint and tick's return are one place, and tick
+    returned (it was not left)."""
+    target, program = tracee
+    start(dbg, backend, program)
+    answer = trace(dbg, "report", "tick", "--lines")
+    calls = answer["trace"]["calls"]
+    assert [shown(c) for c in calls] == [
+        ("report", [("v", "5")], 0, "returned", "10"),
+        ("tick", [("i", "5")], 1, "returned", "5")], calls
+    report = calls[0]
+    lines = [r["line"] for r in report["lines"]]
+    assert lines[:2] == [target.lines["report-tick"], target.lines["report-twice"]], lines
+    assert {"twice": "10"} in [{c["name"]: c["value"] for c in r["changed"]}
+                               for r in report["lines"]], report["lines"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_max_records_the_first_calls_and_counts_the_rest(
         dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
     _, program = tracee

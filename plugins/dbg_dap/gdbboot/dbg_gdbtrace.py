@@ -52,7 +52,8 @@ _LONGJMPS = ("longjmp", "_longjmp", "siglongjmp", "__longjmp_chk")
 class _Call:
     """A recorded call still open: its frame, for its lines and its return."""
 
-    __slots__ = ("cfa", "ended", "finish", "frame", "last_locals", "seq", "skip_pc", "thread")
+    __slots__ = ("cfa", "ended", "finish", "frame", "last_locals", "return_pc", "seq", "skip_pc",
+                 "thread")
 
     def __init__(self, seq: int, frame: Any, cfa: int, thread: int) -> None:
         self.seq = seq
@@ -68,6 +69,9 @@ class _Call:
         #: skips it once.
         self.skip_pc: int | None = None
         self.finish: Any | None = None
+        #: Where it returns to: a line breakpoint of its caller there may be
+        #: hit before its finish breakpoint.
+        self.return_pc: int | None = None
 
 
 class _Tracer:
@@ -147,6 +151,7 @@ class _Tracer:
             self.left(stack.pop(), _LONGJMP)
         self.seq += 1
         call = _Call(self.seq, frame, cfa, thread)
+        call.return_pc = older.pc() if older is not None else None
         parent = stack[-1].seq if stack else None
         file, line = self.where.get(frame.pc(), (None, None))
         self.write({"e": "call", "seq": call.seq, "fn": function,
@@ -176,11 +181,15 @@ class _Tracer:
             call = stack[index]
             if call.frame != frame:
                 continue
-            # The calls above it in the stack are gone (longjmp).
+            # The calls above it in the stack are gone (longjmp), but for one
+            # returning here, whose finish breakpoint is hit after this one.
+            pc = frame.pc()
+            returning = [c for c in stack[index + 1:] if c.return_pc == pc]
             for gone in stack[index + 1:]:
-                self.left(gone, _LONGJMP)
-            del stack[index + 1:]
-            if call.skip_pc is not None and call.skip_pc == frame.pc():
+                if gone not in returning:
+                    self.left(gone, _LONGJMP)
+            stack[index + 1:] = returning
+            if call.skip_pc is not None and call.skip_pc == pc:
                 call.skip_pc = None
                 return
             call.skip_pc = None

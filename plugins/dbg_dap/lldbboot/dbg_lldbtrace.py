@@ -40,7 +40,8 @@ _CHILDREN = 40
 
 
 class _Call:
-    __slots__ = ("cfa", "ended", "last_locals", "return_type", "seq", "skip_pc", "thread")
+    __slots__ = ("cfa", "ended", "last_locals", "return_pc", "return_type", "seq", "skip_pc",
+                 "thread")
 
     def __init__(self, seq: int, cfa: int, thread: int, return_type: Any) -> None:
         self.seq = seq
@@ -52,6 +53,9 @@ class _Call:
         self.ended = False
         self.last_locals: dict[str, str] = {}
         self.skip_pc: int | None = None
+        #: Where it returns to: a line breakpoint of its caller there may be
+        #: hit before the return's breakpoint.
+        self.return_pc: int | None = None
 
 
 class _Tracer:
@@ -137,6 +141,7 @@ class _Tracer:
                     "args": self.values(frame, True), "file": file, "line": line,
                     "caller": where, "thread": tid, "depth": len(stack),
                     "parent": stack[-1].seq if stack else None})
+        call.return_pc = caller.GetPC() if caller.IsValid() else None
         stack.append(call)
         if self.lines:
             self.line_reached(call, frame)
@@ -149,20 +154,24 @@ class _Tracer:
         self.write({"e": "line", "seq": call.seq, "line": frame.GetLineEntry().GetLine(),
                     "changed": changed})
 
-    def find(self, frame: Any, cfa: int) -> _Call | None:
+    def find(self, frame: Any, cfa: int, returning_to: int | None = None) -> _Call | None:
         """The open call of this thread whose CFA is ``cfa``; the calls
-        above it are gone (a longjmp)."""
+        above it are gone (a longjmp), but for one returning to
+        ``returning_to``, whose breakpoint there is yet to be hit."""
         stack = self.open.get(frame.GetThread().GetThreadID()) or []
         for index in range(len(stack) - 1, -1, -1):
             if stack[index].cfa == cfa:
+                returning = [c for c in stack[index + 1:]
+                             if returning_to is not None and c.return_pc == returning_to]
                 for gone in stack[index + 1:]:
-                    self.left(gone, _LONGJMP)
-                del stack[index + 1:]
+                    if gone not in returning:
+                        self.left(gone, _LONGJMP)
+                stack[index + 1:] = returning
                 return stack[index]
         return None
 
     def line(self, frame: Any) -> None:
-        call = self.find(frame, frame.GetCFA())
+        call = self.find(frame, frame.GetCFA(), frame.GetPC())
         if call is None:
             return  # a call past --max, or one entered before the trace
         if call.skip_pc is not None and call.skip_pc == frame.GetPC():

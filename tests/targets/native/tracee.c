@@ -37,6 +37,13 @@ int tick(int i)
     return i & 7;
 }
 
+int report(int v)
+{
+    tick(v);  // @report-tick
+    int twice = v * 2;  // @report-twice
+    return twice;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "tri";
@@ -45,6 +52,7 @@ int main(int argc, char **argv)
         printf("result %d\n", got);
         int values[] = {3, 5, 10};
         printf("average %.2f\n", average(values, 3));  // @call-average
+        report(5);
     } else if (strcmp(mode, "jump") == 0) {
         if (setjmp(escape) == 0) {
             // bail's return address is where setjmp's second return goes on.
