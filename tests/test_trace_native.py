@@ -275,6 +275,24 @@ def test_a_call_left_by_a_cpp_exception_is_said_so(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_one_line_functions_and_calls_the_program_ends_in(
+        dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
+    """A one-line function's arguments are read where they are in place,
+    and calls still running when exit() ends the program are unfinished."""
+    _, program = tracee
+    start(dbg, backend, program, "exit")
+    answer = trace(dbg, "outer", "inner")
+    assert (answer["state"], answer["exit_code"]) == ("exited", 3), answer
+    calls = answer["trace"]["calls"]
+    assert [shown(c) for c in calls] == [
+        shown_call for i in range(3) for shown_call in (
+            ("outer", [("v", str(i))], 0, "returned", str(i + 1)),
+            ("inner", [("v", str(i))], 1, "returned", str(i)))] + [
+        ("outer", [("v", "3")], 0, "unfinished", None),
+        ("inner", [("v", "3")], 1, "unfinished", None)], calls
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_trace_past_its_timeout_pauses_and_leaves_nothing(
         dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
     _, program = tracee

@@ -262,7 +262,7 @@ class _Tracer:
     # -- the end --------------------------------------------------------------
 
     def stop(self) -> None:
-        if gdb.selected_inferior().pid != 0:
+        if _alive():
             # Calls whose frames are gone, found at this stop (a longjmp out of
             # them and no traced event since).
             for stack in self.open.values():
@@ -374,7 +374,7 @@ class _Return(gdb.FinishBreakpoint):  # type: ignore[misc,unused-ignore]
         # gdb calls this at a stop where the frame is gone, and at the
         # program's exit: a call still running when the program ended is
         # "unfinished", not left.
-        if gdb.selected_inferior().pid == 0:
+        if not _alive():
             return
         try:
             self.tracer.left(self.call, _LONGJMP)
@@ -386,6 +386,13 @@ class _Return(gdb.FinishBreakpoint):  # type: ignore[misc,unused-ignore]
 _tracer: _Tracer | None = None
 #: The first fault inside a stop(), reported by dbg-trace-stop.
 _faults: list[str] = []
+
+
+def _alive() -> bool:
+    """The program still runs (at its exit gdb keeps its pid a moment, but
+    none of its threads)."""
+    inferior = gdb.selected_inferior()
+    return inferior.pid != 0 and bool(inferior.threads())
 
 
 def _fault(exc: BaseException) -> None:

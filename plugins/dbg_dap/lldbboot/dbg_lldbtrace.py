@@ -363,24 +363,43 @@ def _function_starts(target: Any, name: str) -> list[int]:
     return sorted(a for a in found if a != lldb.LLDB_INVALID_ADDRESS)
 
 
-def _line_starts(target: Any, address: Any) -> list[int]:
-    """The first address of each run of one line of the function at
-    ``address`` (a loop's condition is a run of its own), from it on."""
+def _rows(target: Any, address: Any) -> list[tuple[int, int]]:
+    """The line table of the function at ``address``: (address, line),
+    in address order."""
     function = address.GetFunction()
     unit = address.GetCompileUnit()
     if not function.IsValid() or not unit.IsValid():
         return []
     low = function.GetStartAddress().GetLoadAddress(target)
     high = function.GetEndAddress().GetLoadAddress(target)
-    entry = address.GetLoadAddress(target)
     rows = []
     for index in range(unit.GetNumLineEntries()):
         row = unit.GetLineEntryAtIndex(index)
         pc = row.GetStartAddress().GetLoadAddress(target)
         if low <= pc < high and row.GetLine():
             rows.append((pc, row.GetLine()))
+    return sorted(rows)
+
+
+def _past_prologue(target: Any, address: Any) -> int:
+    """Where a call's arguments are in place: lldb's own choice for a
+    function breakpoint, but for a function all on one line, where lldb
+    (without gcc marking the prologue's end) stays at its first address,
+    before the arguments are stored: there, its line table's second row,
+    as gdb does."""
+    pc = address.GetLoadAddress(target)
+    function = address.GetFunction()
+    if not function.IsValid() or pc != function.GetStartAddress().GetLoadAddress(target):
+        return int(pc)
+    return next((row for row, _ in _rows(target, address) if row > pc), int(pc))
+
+
+def _line_starts(target: Any, address: Any) -> list[int]:
+    """The first address of each run of one line of the function at
+    ``address`` (a loop's condition is a run of its own), from it on."""
+    entry = address.GetLoadAddress(target)
     starts, previous = [], None
-    for pc, line in sorted(rows):
+    for pc, line in _rows(target, address):
         if line != previous and pc >= entry:
             starts.append(pc)
         previous = line
@@ -402,14 +421,17 @@ def start(debugger: Any, options_json: str) -> None:
     _faults.clear()
     _tracer = tracer
     for name in options["functions"]:
-        bp = target.BreakpointCreateByName(name)
-        tracer.breakpoint(bp, "entry", name)
-        if not bp.GetNumLocations():
+        found = target.BreakpointCreateByName(name)
+        entries = sorted({_past_prologue(target, found.GetLocationAtIndex(i).GetAddress())
+                          for i in range(found.GetNumLocations())})
+        target.BreakpointDelete(found.GetID())
+        if not entries:
             stop()
             print(f"dbg-trace error: no function {name} in the program")
             return
-        for index in range(bp.GetNumLocations()):
-            address = bp.GetLocationAtIndex(index).GetAddress()
+        for pc in entries:
+            tracer.breakpoint(target.BreakpointCreateByAddress(pc), "entry", name)
+            address = target.ResolveLoadAddress(pc)
             function = address.GetFunction()
             line = function.GetStartAddress().GetLineEntry() if function.IsValid() else None
             spec = line.GetFileSpec() if line is not None else None

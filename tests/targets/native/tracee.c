@@ -37,6 +37,11 @@ int tick(int i)
     return i & 7;
 }
 
+/* One line each: a debugger that stops at a function's first address finds
+ * its argument not yet stored. inner ends the program from inside both. */
+int inner(int v) { if (v > 2) exit(3); return v; }
+int outer(int v) { return inner(v) + 1; }
+
 int report(int v)
 {
     tick(v);  // @report-tick
@@ -60,6 +65,10 @@ int main(int argc, char **argv)
         }
         printf("escaped\n");  // @escaped
         tri(1);  // @after-jump
+    } else if (strcmp(mode, "exit") == 0) {
+        for (int i = 0; i < 5; i++) {
+            printf("outer(%d) = %d\n", i, outer(i));
+        }
     } else if (strcmp(mode, "ticks") == 0) {
         int count = argc > 2 ? atoi(argv[2]) : 20000;
         long total = 0;
