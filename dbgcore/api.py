@@ -86,7 +86,14 @@ if TYPE_CHECKING:
     from dbgcore.streams import OutputPump
     from dbgcore.timeouts import DEFAULT_TIMEOUT
     from dbgcore.tracefall import trace_by_stops
-    from dbgcore.tracing import VALUE_CHARS, CallRecord, LineRecord, TraceOutcome, read_trace_file
+    from dbgcore.tracing import (
+        VALUE_CHARS,
+        CallRecord,
+        LineRecord,
+        TraceOutcome,
+        read_trace_file,
+        traced_run,
+    )
     from dbgcore.translog import TransLog
 
 __all__ = [
@@ -177,6 +184,7 @@ __all__ = [
     "signal_name",
     "start_child_session",
     "trace_by_stops",
+    "traced_run",
     "walk_sources",
 ]
 
@@ -207,6 +215,7 @@ _HOME: dict[str, str] = {
     "TraceOutcome": "dbgcore.tracing",
     "read_trace_file": "dbgcore.tracing",
     "VALUE_CHARS": "dbgcore.tracing",
+    "traced_run": "dbgcore.tracing",
     "trace_by_stops": "dbgcore.tracefall",
     "DbgError": "dbgcore.errors",
     "DebuggerLost": "dbgcore.errors",

@@ -50,10 +50,15 @@ from typing import TYPE_CHECKING, Literal
 from dbgcore.jsontypes import JsonObject
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from dbgcore.model import StopEvent
 
 #: How long a value may be in a record (args, return values, changed locals).
 VALUE_CHARS = 200
+#: Time a trace keeps back from its op's timeout to pause the program and
+#: stop its tracer.
+TRACE_MARGIN = 2.0
 #: `--max`'s default: calls recorded by one `dbg trace`.
 DEFAULT_MAX_CALLS = 10_000
 #: How a call ended: returned, left by an exception, or still running when
@@ -147,6 +152,18 @@ class TraceOutcome:
     note: str = ""
     #: The op's time ran out and the program was paused there.
     timed_out: bool = False
+
+
+def traced_run(resume: Callable[[float], StopEvent], pause: Callable[[float], StopEvent],
+               timeout: float) -> tuple[StopEvent, bool]:
+    """Run the program on, a tracer in place, until it stops by itself; when
+    the op's time runs out (:data:`TRACE_MARGIN` kept back), pause it.
+    Returns where it stopped and whether the time ran out."""
+    running = max(timeout - TRACE_MARGIN, timeout / 2)
+    event = resume(running)
+    if event.state != "running":
+        return event, False
+    return pause(max(timeout - running, 1.0)), True
 
 
 def read_trace_file(path: Path) -> tuple[list[CallRecord], int]:

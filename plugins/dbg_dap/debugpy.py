@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -37,6 +38,7 @@ from dbgcore.api import (
     Variable,
     peers,
     read_trace_file,
+    traced_run,
 )
 
 PYBOOT = str(Path(__file__).with_name("pyboot"))
@@ -870,12 +872,8 @@ class DebugpyProfile(AdapterProfile):
                 f"{VALUE_CHARS!r})"), timeout)
             if not isinstance(started, dict) or not started.get("installed"):
                 raise OpFailed(f"debugpy could not start the tracer: {started}")
-            # Time kept back to pause the program and stop the tracer.
-            running = max(timeout - _TRACE_MARGIN, timeout / 2)
-            event = backend.resume("continue", running)
-            timed_out = event.state == "running"
-            if timed_out:
-                event = backend.pause(max(timeout - running, 1.0))
+            event, timed_out = traced_run(partial(backend.resume, "continue"), backend.pause,
+                                          timeout)
             if backend.state() == "stopped":
                 where = backend.stack_frames(timeout)
                 if where:
@@ -1115,11 +1113,6 @@ def _real_python(python: str) -> str:
         return python
     real = out.stdout.strip()
     return real if out.returncode == 0 and real and os.path.exists(real) else python
-
-
-#: Of a `dbg trace`'s --timeout, what is kept back to pause the program and
-#: stop the tracer when the program is still running.
-_TRACE_MARGIN = 2.0
 
 
 def _tracer_call(backend: AdapterHost, frame: Message, call: str, timeout: float) -> JsonValue:

@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -62,6 +63,7 @@ from dbgcore.api import (
     pywatch,
     read_trace_file,
     resolve_source,
+    traced_run,
     walk_sources,
 )
 
@@ -93,9 +95,6 @@ ALL_CODE = "all-code"
 EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 #: Lines longer than this go to pdb through a file (a terminal line holds 4,095 bytes).
 LONG_LINE = 2000
-#: Of a `dbg trace`'s --timeout, what is kept back to pause the program and
-#: stop the tracer when the program is still running.
-TRACE_MARGIN = 2.0
 
 
 def _frames(text: str, kind: str) -> list[JsonObject]:
@@ -480,12 +479,7 @@ class PdbBackend(ConsoleBackend):
             self._at_stop = kept
             if "error" in started:
                 raise OpFailed(f"pdb could not start the tracer: {started['error']}")
-            # Time kept back to pause the program and stop the tracer.
-            running = max(timeout - TRACE_MARGIN, timeout / 2)
-            event = self._resume("continue", running)
-            timed_out = event.state == "running"
-            if timed_out:
-                event = self.pause(max(timeout - running, 1.0))
+            event, timed_out = traced_run(partial(self._resume, "continue"), self.pause, timeout)
             if self.state() == "stopped":
                 kept = self._at_stop
                 self._query("_dbg_trace ('off',)", "trace", timeout)
