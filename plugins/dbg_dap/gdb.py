@@ -10,12 +10,14 @@ import shlex
 import shutil
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from dbg_dap.host import AdapterHost
 from dbg_dap.native import NativeProfile, version_number, version_of
 from dbgcore.api import (
+    VALUE_CHARS,
     DbgError,
     LaunchRequest,
     Message,
@@ -27,6 +29,7 @@ from dbgcore.api import (
     UsageError,
     read_trace_file,
     signal_name,
+    traced_run,
 )
 
 #: gdb 14+ (older: "Error in testing breakpoint condition N:"), then the message.
@@ -39,9 +42,6 @@ _GDB_HELPERS = str(Path(__file__).with_name("gdbboot") / "dbg_gdb.py")
 #: first trace of a session: a gdb command, imported once however often run.
 _GDB_TRACER = (f"python import sys; _d = {str(Path(__file__).with_name('gdbboot'))!r}; "
                "sys.path[:0] = [] if _d in sys.path else [_d]; import dbg_gdbtrace")
-#: Time a trace keeps back from its op's timeout to pause the program and
-#: delete its breakpoints.
-_TRACE_MARGIN = 2.0
 
 
 class GdbProfile(NativeProfile):
@@ -214,8 +214,6 @@ class GdbProfile(NativeProfile):
         breakpoint per call) and with ``lines`` each line, and lets the
         program go on; no DAP message per call. The run itself is an
         ordinary continue, so the user's breakpoints stop it."""
-        from dbgcore.tracing import VALUE_CHARS
-
         backend.stopped_session("trace")
         backend.console(_GDB_TRACER, timeout)
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
@@ -231,12 +229,9 @@ class GdbProfile(NativeProfile):
                 words = exc.message.partition("failed: ")[2] or exc.message
                 raise OpFailed(f"trace: {words}", "`dbg raw info functions NAME` lists "
                                "the functions gdb knows") from None
-            running = max(timeout - _TRACE_MARGIN, timeout / 2)
             try:
-                event = backend.resume("continue", running)
-                timed_out = event.state == "running"
-                if timed_out:
-                    event = backend.pause(max(timeout - running, 1.0))
+                event, timed_out = traced_run(partial(backend.resume, "continue"),
+                                              backend.pause, timeout)
             except BaseException:
                 with contextlib.suppress(DbgError):
                     backend.console("dbg-trace-stop", timeout)

@@ -17,17 +17,20 @@ from dbg_dap.frames import (
 from dbg_dap.host import AdapterHost, JsonValue
 from dbg_dap.native import NativeProfile, version_of
 from dbgcore.api import (
+    VALUE_CHARS,
     DbgError,
     LaunchRequest,
     Message,
     OpFailed,
     Readiness,
     ReturnValue,
+    StopEvent,
     Support,
     TraceOutcome,
     UsageError,
     Variable,
     read_trace_file,
+    traced_run,
 )
 
 #: lldb: the breakpoint's id.location and condition, then what its parser said.
@@ -45,9 +48,6 @@ _BARE_AGGREGATE = re.compile(r"[\w:<>,*& ]+ @ 0x[0-9a-fA-F]+")
 #: the first trace of a session (a `script` line, imported once however often run).
 _LLDB_TRACER = (f"script import sys; _d = {str(Path(__file__).with_name('lldbboot'))!r}; "
                 "sys.path[:0] = [] if _d in sys.path else [_d]; import dbg_lldbtrace")
-#: Time a trace keeps back from its op's timeout to pause the program and
-#: delete its breakpoints.
-_TRACE_MARGIN = 2.0
 #: How long before the wait for the run's stop ends the tracer stops it.
 _DEADLINE_EARLY = 0.5
 
@@ -247,19 +247,22 @@ class LldbProfile(NativeProfile):
         register) and with ``lines`` each line, and answer "do not stop".
         The run itself is an ordinary continue, so the user's breakpoints
         stop it."""
-        from dbgcore.tracing import VALUE_CHARS
-
         backend.stopped_session("trace")
         backend.console(_LLDB_TRACER, timeout)
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
         os.close(fd)
         path = Path(name)
-        running = max(timeout - _TRACE_MARGIN, timeout / 2)
         options = json.dumps({"file": name, "functions": list(functions), "lines": bool(lines),
-                              "max": int(max_calls), "chars": VALUE_CHARS,
-                              # The tracer stops the program itself a little
-                              # before the wait for its stop ends.
-                              "seconds": max(running - _DEADLINE_EARLY, running / 2)})
+                              "max": int(max_calls), "chars": VALUE_CHARS})
+
+        def run_on(running: float) -> StopEvent:
+            # The tracer stops the program itself a little before the wait
+            # for its stop ends: a pause sent while lldb handles the
+            # tracer's breakpoint stops may go unanswered.
+            seconds = max(running - _DEADLINE_EARLY, running / 2)
+            backend.console(f"script dbg_lldbtrace.deadline({seconds!r})", running)
+            return backend.resume("continue", running)
+
         try:
             started = backend.console(
                 f"script dbg_lldbtrace.start(lldb.debugger, {options!r})", timeout)
@@ -269,12 +272,9 @@ class LldbProfile(NativeProfile):
                 raise OpFailed(f"trace: {why}", "`dbg raw image lookup -n NAME` says "
                                "whether lldb knows the function")
             try:
-                event = backend.resume("continue", running)
-                timed_out = event.state == "running"
-                if timed_out:
-                    # No traced call since the deadline: no stop of the
-                    # tracer's to race with.
-                    event = backend.pause(max(timeout - running, 1.0))
+                # A pause, then, comes after no traced call since the
+                # deadline: no stop of the tracer's to race with.
+                event, timed_out = traced_run(run_on, backend.pause, timeout)
             except BaseException:
                 with contextlib.suppress(DbgError):
                     backend.console("script dbg_lldbtrace.stop()", timeout)

@@ -407,8 +407,7 @@ def _line_starts(target: Any, address: Any) -> list[int]:
 
 
 def start(debugger: Any, options_json: str) -> None:
-    """Begin a trace ({"file", "functions", "lines", "max", "chars", "seconds"}:
-    a hit after that many seconds stops the program);
+    """Begin a trace ({"file", "functions", "lines", "max", "chars"});
     prints "tracing N breakpoints" or "dbg-trace error: WHY"."""
     global _tracer
     if _tracer is not None:
@@ -417,7 +416,6 @@ def start(debugger: Any, options_json: str) -> None:
     target = debugger.GetSelectedTarget()
     tracer = _Tracer(target, options["file"], bool(options["lines"]), int(options["max"]),
                      int(options["chars"]))
-    tracer.deadline = time.monotonic() + float(options["seconds"])
     _faults.clear()
     _tracer = tracer
     for name in options["functions"]:
@@ -446,6 +444,12 @@ def start(debugger: Any, options_json: str) -> None:
     for pc in sorted({pc for name in _LONGJMPS for pc in _function_starts(target, name)}):
         tracer.breakpoint(target.BreakpointCreateByAddress(pc), "longjmp")
     print(f"tracing {len(tracer.kinds)} breakpoints")
+
+
+def deadline(seconds: float) -> None:
+    """The first hit after ``seconds`` from now stops the program."""
+    if _tracer is not None:
+        _tracer.deadline = time.monotonic() + seconds
 
 
 def stop() -> None:
