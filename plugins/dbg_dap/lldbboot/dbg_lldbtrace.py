@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from types import FrameType
 from typing import Any, TextIO
 
 import lldb  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -342,13 +343,16 @@ def _share_new_callbacks(internal: dict[str, Any]) -> None:
     session name back from its globals. A breakpoint given a callback here
     (a return address seen for the first time) adds a wrapper's name to the
     session meanwhile, missing from those globals: a KeyError that stops the
-    program. The wrapper's globals are those of the frame that called us."""
-    try:
-        caller = sys._getframe(2).f_globals
-    except ValueError:
-        return
-    for name, value in internal.items():
-        caller.setdefault(name, value)
+    program. The wrapper is found up the stack by its generated name."""
+    frame: FrameType | None = sys._getframe(1)
+    for _ in range(6):
+        frame = frame.f_back if frame is not None else None
+        if frame is None:
+            return
+        if frame.f_code.co_name.startswith("lldb_autogen_"):
+            for name, value in internal.items():
+                frame.f_globals.setdefault(name, value)
+            return
 
 
 def _function_starts(target: Any, name: str) -> list[int]:
