@@ -28,29 +28,33 @@ class FloorClient:
         self.channel.on_event("initialized", lambda e: self.initialized.set())
         self.channel.start()
 
+    def request(self, command: str, arguments: dict[str, Any] | None = None,
+                timeout: float = 30.0) -> dict[str, Any]:
+        return self.channel.request(command, arguments, timeout)
+
     def _on_stop(self, event: dict[str, Any]) -> None:
         self.thread_id = event["body"].get("threadId", 1)
         self.stopped.set()
 
     def snapshot(self) -> None:
         """What a stop snapshot asks: the stack, the scopes, the locals."""
-        frames = self.channel.request("stackTrace", {"threadId": self.thread_id})["stackFrames"]
+        frames = self.request("stackTrace", {"threadId": self.thread_id})["stackFrames"]
         self.frame_id = frames[0]["id"]
-        scopes = self.channel.request("scopes", {"frameId": self.frame_id})["scopes"]
+        scopes = self.request("scopes", {"frameId": self.frame_id})["scopes"]
         for scope in scopes:
             if "local" in scope["name"].lower():
-                self.channel.request("variables",
+                self.request("variables",
                                      {"variablesReference": scope["variablesReference"]})
 
     def resume(self, command: str) -> None:
         self.stopped.clear()
-        self.channel.request(command, {"threadId": self.thread_id})
+        self.request(command, {"threadId": self.thread_id})
         while not (self.stopped.wait(0.005) or self.ended.is_set()):
             pass
 
     def close(self, grace: float = 1.0) -> None:
         try:
-            self.channel.request("disconnect", {"terminateDebuggee": True}, timeout=2)
+            self.request("disconnect", {"terminateDebuggee": True}, timeout=2)
         except Exception:
             pass
         self.channel.close()

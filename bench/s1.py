@@ -21,6 +21,10 @@ Then, with ``--extra``, the memory of a session, 10 sessions at once, and
 `locals` of a frame holding a 1,000,000-element list and a 10 MB string.
 
     .venv/bin/python bench/s1.py [--backend NAME ...] [--runs 3] [--no-peer] [--extra]
+
+``--start-only`` times `start --break X --run` alone (floor, daemon, CLI, MCP),
+each run's session ended right after the stop, and prints the medians, the
+spread and the ratio to the floor.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ NEXTS = 10
 EXPRESSION = "balance + amount"
 PEER = "@debugmcp/mcp-debugger@0.24.2"
 PTY_BACKENDS = ("pdb", "jdb")
+#: --start-only: each run ends after `start` (set by main()).
+START_ONLY = False
 
 Times = dict[str, float]
 
@@ -112,6 +118,8 @@ class Clock:
         self.times[name] = self.times.get(name, 0.0) + (time.perf_counter() - begin) * 1000
 
     def done(self) -> Times:
+        if START_ONLY:
+            return self.times
         self.times["S1"] = sum(self.times[s] for s in STEPS[:-1])
         return self.times
 
@@ -155,7 +163,7 @@ class DapFloor(FloorClient):
 
     def start(self) -> None:
         target = self.target
-        self.channel.request("initialize", {"adapterID": target.backend, "linesStartAt1": True,
+        self.request("initialize", {"adapterID": target.backend, "linesStartAt1": True,
                                             "columnsStartAt1": True, "pathFormat": "path"})
         arguments: dict[str, Any] = {"program": str(target.program)}
         if target.backend == "debugpy":
@@ -164,16 +172,16 @@ class DapFloor(FloorClient):
             arguments["mode"] = "exec"
         pending = self.channel.send_request("launch", arguments)
         self.initialized.wait(30)
-        self.channel.request("setBreakpoints", {"source": {"path": str(target.source)},
+        self.request("setBreakpoints", {"source": {"path": str(target.source)},
                                                 "breakpoints": [{"line": target.line}]})
-        self.channel.request("setExceptionBreakpoints", {"filters": []})
-        self.channel.request("configurationDone")
+        self.request("setExceptionBreakpoints", {"filters": []})
+        self.request("configurationDone")
         pending.wait(30)
         self.stopped.wait(30)
         self.snapshot()
 
     def evaluate(self) -> None:
-        self.channel.request("evaluate", {"expression": EXPRESSION, "context": "watch",
+        self.request("evaluate", {"expression": EXPRESSION, "context": "watch",
                                           "frameId": self.frame_id})
 
     def next(self) -> None:
@@ -273,6 +281,9 @@ def floor_run(target: Target) -> Times:
         if floor is None:
             floor = DapFloor(target)
         floor.start()
+    if START_ONLY:
+        floor.close()
+        return clock.done()
     try:
         with clock.step("locals"):
             floor.snapshot()
@@ -323,6 +334,8 @@ async def dbg_steps(backend: str, op: Op) -> Times:
     try:
         with clock.step("start"):
             expect_stop(backend, "start", await op("start"), "stopped")
+        if START_ONLY:
+            return clock.done()
         with clock.step("locals"):
             await op("locals")
         with clock.step("print"):
@@ -488,6 +501,36 @@ def peer_run(target: Target, cli: Path) -> Times:
 # -- the table -------------------------------------------------------------------------
 
 
+def start_table(backends: list[str], runs: int, modes: list[str]) -> None:
+    """`start --break X --run` alone: median, spread and ratio to the floor."""
+    print(f"start --break X --run, median [min-max] ms of {runs} interleaved runs; "
+          f"{time.strftime('%Y-%m-%d')}; {machine()}")
+    print(versions(backends))
+    print("\n| backend | " + " | ".join(modes) + " | " + " | ".join(
+        f"{m} / floor" for m in modes if m != "floor") + " |")
+    print("|---|" + "---:|" * (2 * len(modes) - 1))
+    for backend in backends:
+        got: dict[str, list[float]] = {m: [] for m in modes}
+        for _ in range(runs):
+            for mode in modes:
+                work = Path(tempfile.mkdtemp(prefix="dbg-s1-"))
+                try:
+                    target = build(backend, work)
+                    if mode == "floor":
+                        times = floor_run(target)
+                    else:
+                        times = {"daemon": daemon_run, "cli": cli_run,
+                                 "mcp": mcp_run}[mode](target, work)
+                    got[mode].append(times["start"])
+                finally:
+                    shutil.rmtree(work, ignore_errors=True)
+        median = {m: statistics.median(v) for m, v in got.items()}
+        cells = [f"{median[m]:,.0f} [{min(got[m]):,.0f}-{max(got[m]):,.0f}]" for m in modes]
+        ratios = [f"{median[m] / median['floor']:.2f}" for m in modes
+                  if m != "floor" and "floor" in median]
+        print(f"| {backend} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+
+
 def median_times(runs: list[Times]) -> Times:
     return {step: statistics.median(r[step] for r in runs) for step in STEPS}
 
@@ -649,11 +692,22 @@ def main() -> None:
                         choices=["floor", "daemon", "cli", "mcp"],
                         help="a way to run S1 (repeatable; default: all)")
     parser.add_argument("--no-peer", action="store_true", help="skip mcp-debugger")
+    parser.add_argument("--start-only", action="store_true",
+                        help="time `start --break X --run` alone")
     parser.add_argument("--extra", action="store_true",
                         help="also memory, 10 sessions at once, and a large frame")
     args = parser.parse_args()
     backends = args.backend or list(BACKENDS)
     try:
+        if args.start_only:
+            global START_ONLY
+            START_ONLY = True
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "dbgcore"),
+                            str(ROOT / "plugins")], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([*dbg_command(), "backends"], env=dbg_env(HOME), check=True,
+                           stdout=subprocess.DEVNULL)
+            start_table(backends, args.runs, args.mode or ["floor", "cli"])
+            return
         s1(backends, args.runs, not args.no_peer,
            args.mode or ["floor", "daemon", "cli", "mcp"])
         if args.extra:
