@@ -293,6 +293,28 @@ def test_one_line_functions_and_calls_the_program_ends_in(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_in_another_thread_is_still_running_where_the_trace_stops(
+        dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
+    """The trace ends at a breakpoint in the main thread while held() waits
+    in its own: held is unfinished (gdb looks for frames in the stopped
+    thread's stack only: that is no sign of a call left)."""
+    target, program = tracee
+    main_thread = start(dbg, backend, program, "threads")["thread"]
+    dbg.json("break", target.loc("mark"))
+    answer = trace(dbg, "held", "mark")
+    assert (answer["reason"], answer["thread"]) == ("breakpoint", main_thread), answer
+    calls = answer["trace"]["calls"]
+    assert [shown(c) for c in calls] == [
+        ("held", [("n", "2")], 0, "unfinished", None),
+        ("mark", [("n", "1")], 0, "unfinished", None)], calls
+    assert calls[0]["thread"] != main_thread and calls[1]["thread"] == main_thread, calls
+    dbg.json("unbreak", "1")
+    ended = dbg.json("continue")
+    assert (ended["state"], ended["exit_code"]) == ("exited", 0), ended
+    assert "threads done" in dbg.output("stdout")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_trace_past_its_timeout_pauses_and_leaves_nothing(
         dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
     _, program = tracee

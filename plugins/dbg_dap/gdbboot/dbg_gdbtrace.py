@@ -264,11 +264,11 @@ class _Tracer:
     def stop(self) -> None:
         if _alive():
             # Calls whose frames are gone, found at this stop (a longjmp out of
-            # them and no traced event since).
-            for stack in self.open.values():
-                for call in stack:
-                    if not call.ended and not call.frame.is_valid():
-                        self.left(call, _LONGJMP)
+            # them and no traced event since). gdb looks for a frame in the
+            # selected thread's stack: the other threads' calls stay open.
+            for call in self.open.get(gdb.selected_thread().global_num) or []:
+                if not call.ended and not call.frame.is_valid():
+                    self.left(call, _LONGJMP)
         finishes = [c.finish for stack in self.open.values() for c in stack if c.finish]
         for bp in self.breakpoints + finishes + self.spent:
             try:
@@ -374,7 +374,9 @@ class _Return(gdb.FinishBreakpoint):  # type: ignore[misc,unused-ignore]
         # gdb calls this at a stop where the frame is gone, and at the
         # program's exit: a call still running when the program ended is
         # "unfinished", not left.
-        if not _alive():
+        if not _alive() or gdb.selected_thread().global_num != self.call.thread:
+            # gdb looked for the frame in the stack of the thread that
+            # stopped: a call of another thread's is no business of it.
             return
         try:
             self.tracer.left(self.call, _LONGJMP)

@@ -1,12 +1,15 @@
 /* dbg trace's native target: a recursive function that prints its own calls,
  * a loop of locals for --lines, a call left by longjmp, and a tiny function
  * called COUNT times (argv[2]) to measure traced calls a second. */
+#include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static jmp_buf escape;
+static sem_t inside, release;
 
 int tri(int n)  // @tri-def
 {
@@ -42,6 +45,26 @@ int tick(int i)
 int inner(int v) { if (v > 2) exit(3); return v; }
 int outer(int v) { return inner(v) + 1; }
 
+/* Threads: `waiter` is inside `held` (in its thread) while the main thread
+ * calls `mark`. */
+int held(int n)
+{
+    sem_post(&inside);
+    sem_wait(&release);
+    return n;
+}
+
+int mark(int n)
+{
+    return n + 1;  // @mark
+}
+
+static void *waiter(void *arg)
+{
+    held(2);
+    return arg;
+}
+
 int report(int v)
 {
     tick(v);  // @report-tick
@@ -69,6 +92,16 @@ int main(int argc, char **argv)
         for (int i = 0; i < 5; i++) {
             printf("outer(%d) = %d\n", i, outer(i));
         }
+    } else if (strcmp(mode, "threads") == 0) {
+        pthread_t thread;
+        sem_init(&inside, 0, 0);
+        sem_init(&release, 0, 0);
+        pthread_create(&thread, NULL, waiter, NULL);
+        sem_wait(&inside);
+        mark(1);
+        sem_post(&release);
+        pthread_join(thread, NULL);
+        printf("threads done\n");
     } else if (strcmp(mode, "ticks") == 0) {
         int count = argc > 2 ? atoi(argv[2]) : 20000;
         long total = 0;
