@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -169,7 +170,8 @@ class DebugpyProfile(AdapterProfile):
         self._request = request
         self._interpreter = _real_python(str(request.options.get("python")
                                              or self.spec.options.get("python")
-                                             or _default_python()))
+                                             or _default_python()),
+                                         {**os.environ, **request.env}, request.cwd)
         env = dict(request.env)
         # Our sitecustomize on the debuggee's path marks a normal end (see
         # exit_signal) and, unless the tcp_nodelay option is false, sets
@@ -1095,11 +1097,17 @@ def _default_python() -> str:
     return shutil.which("python3") or sys.executable
 
 
-def _real_python(python: str) -> str:
+def _real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
     """The interpreter behind ``python``. Version-manager shims (pyenv's are
     shell scripts) cost about half a second per start, and debugpy starts the
-    interpreter twice (its launcher, then the program). An executable that
+    interpreter twice (its launcher, then the program); what a shim chose is
+    kept between sessions (dbgcore.pyprobe.real_python). An executable that
     is not a script is no shim: used as it is, without asking it."""
+    from dbgcore.api import real_python
+
+    chosen = real_python(python, env, cwd)
+    if chosen != python:
+        return chosen
     try:
         with open(python, "rb") as exe:
             if exe.read(4) == b"\x7fELF":

@@ -62,6 +62,7 @@ from dbgcore.api import (
     python_program_problem,
     pywatch,
     read_trace_file,
+    real_python,
     resolve_source,
     traced_run,
     walk_sources,
@@ -73,6 +74,65 @@ Json = Any
 JsonObject = dict[str, Json]
 
 LAUNCHER = str(Path(__file__).with_name("launcher.py"))
+
+
+def _version_key(python: str) -> str:
+    """The cache key of an interpreter: its path, size and modification time."""
+    try:
+        info = os.stat(python)
+    except OSError:
+        return ""
+    return f"{os.path.realpath(python)}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _version_cache() -> Path:
+    from dbgcore.api import dbg_home
+
+    return dbg_home() / "pdb-python-versions.json"
+
+
+def _known_version(python: str) -> str:
+    """The version ``python`` said it was, kept in DBG_HOME: asking costs a
+    Python start on every `dbg start`, and a version manager's shim (pyenv's
+    is a shell script) makes that 0.3-0.4 s. A shim whose choice changes
+    without a new file (`pyenv global`) is seen by the launcher, whose hello
+    gives the program's own version."""
+    key = _version_key(python)
+    try:
+        data = json.loads(_version_cache().read_text())
+    except (OSError, ValueError):
+        return ""
+    found = data.get(key) if key and isinstance(data, dict) else None
+    return found if isinstance(found, str) else ""
+
+
+def _remember_version(python: str, version: str) -> None:
+    key = _version_key(python)
+    if key and re.fullmatch(r"\d+\.\d+\.\d+", version):
+        _write_cache(_version_cache(), key, version)
+
+
+def _write_cache(path: Path, key: str, value: str) -> None:
+    """``key: value`` into the JSON cache at ``path`` (its last 20 entries)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    data.pop(key, None)
+    data[key] = value
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(dict(list(data.items())[-20:]), f)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a cache: without it, the version is only asked again
+
+
 #: How long an interrupted expression has to answer after SIGINT.
 INTERRUPT_GRACE = 3.0
 #: How long pdb has to start the program and stop at its first line, whatever
@@ -155,13 +215,16 @@ class PdbBackend(ConsoleBackend):
         found = shutil.which(python)
         if not found:
             return Readiness(False, f"{python} not found on PATH")
-        try:
-            out = subprocess.run(
-                [found, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
-                capture_output=True, text=True, timeout=10,
-            ).stdout.strip()
-        except (OSError, subprocess.SubprocessError) as exc:
-            return Readiness(False, f"{python} does not run: {exc}")
+        out = _known_version(found)
+        if not out:
+            try:
+                out = subprocess.run(
+                    [found, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                    capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL,
+                ).stdout.strip()
+            except (OSError, subprocess.SubprocessError) as exc:
+                return Readiness(False, f"{python} does not run: {exc}")
+            _remember_version(found, out)
         parts = tuple(int(p) for p in out.split(".")[:2] if p.isdigit())
         if parts < (3, 8):
             return Readiness(False, f"{found} is Python {out or '?'}; pdb here needs 3.8+")
@@ -205,7 +268,9 @@ class PdbBackend(ConsoleBackend):
         (``python3`` from the user's PATH)."""
         chosen = str(request.options.get("python") or "")
         if not chosen:
-            return list(self.spec.command or ["python3"])
+            command = list(self.spec.command or ["python3"])
+            env = {**os.environ, **request.env}
+            return [real_python(command[0], env, self._cwd), *command[1:]]
         setup = self._python_setup()
         if setup.error:
             raise OpFailed(f"--python {chosen}: {setup.error}",
