@@ -61,9 +61,12 @@ CHILD_PING_TIMEOUT = 2.0
 #: that runs a Python child in a loop would otherwise gather daemons); its
 #: stops stay in the store (`dbg hits`).
 CHILD_LINGER = 60.0
+#: How long a daemon forked by the first client of its session (dbgcore.entry)
+#: waits for that client's `start` before it ends.
+FIRST_CLIENT_WAIT = 30.0
 
 class Daemon:
-    def __init__(self, name: str, idle_timeout: float) -> None:
+    def __init__(self, name: str, idle_timeout: float, first_client: bool = False) -> None:
         self.name = name
         self.run_dir = private_dir(session_dir(name))
         self.idle_timeout = idle_timeout
@@ -95,6 +98,11 @@ class Daemon:
         self._sock_inode = -1
         self.listener: socket.socket | None = None
         self.conn_threads: set[threading.Thread] = set()
+        #: Forked by the client that starts the session before it read its
+        #: command line (dbgcore.entry): that command line, a `start`, comes
+        #: as the first `argv` request, and this daemon ends if it fails.
+        self._first_start_until = time.monotonic() + FIRST_CLIENT_WAIT if first_client else None
+        self._first_lock = threading.Lock()
 
     # -- status ----------------------------------------------------------------
 
@@ -146,6 +154,10 @@ class Daemon:
             except TimeoutError:
                 if not self.busy and time.monotonic() - self.last_activity > self.idle_timeout:
                     log.info("idle for %.0fs: ending session", self.idle_timeout)
+                    self.shutdown()
+                elif self._first_start_until is not None \
+                        and time.monotonic() > self._first_start_until:
+                    log.info("no start came from the client that forked this daemon: ending")
                     self.shutdown()
                 elif not self.busy and self._child_ended_long_ago():
                     log.info("the child process ended %.0fs ago: ending session", CHILD_LINGER)
@@ -375,12 +387,18 @@ class Daemon:
         bytes to print; ``fallback`` when the click CLI must read it."""
         words = [str(w) for w in args.get("words") or []]
         found = self.table.read_words(words)
+        first = False
+        if found is None and args.get("first"):
+            with self._first_lock:
+                first = self._first_start_until is not None
+                self._first_start_until = None
+            found = self.table.read_start_words(words) if first else None
         if found is None:
             self._send(conn, b"fallback\n")
             return
         op, values = found
         answer = call_op(op, values, self.name, timeout, self.front, cwd=args.get("cwd"),
-                         send=self._dispatch)
+                         send=self._dispatch, start=self._start_here if first else None)
         text, err = answer.output(bool(args.get("json")))
         encodings = args.get("encoding") or []
         encoding = str(encodings[1 if err else 0]) if len(encodings) == 2 else "utf-8"
@@ -389,6 +407,17 @@ class Daemon:
         except LookupError:
             body = (text + "\n").encode("utf-8", "backslashreplace")
         self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
+        if first and not answer.ok:
+            # Refused before it reached the debugger (a usage error): this
+            # session never began, and must not linger.
+            threading.Thread(target=self.shutdown, daemon=True).start()
+
+    def _start_here(self, name: str, op: str, args: JsonObject, timeout: float,
+                    idle_timeout: float | None) -> JsonObject:
+        """The first client's `start`, run by this daemon it forked."""
+        if idle_timeout is not None:
+            self.idle_timeout = float(idle_timeout)
+        return self._dispatch(op, args, timeout)
 
     def _reply(self, conn: socket.socket, response: JsonObject) -> None:
         self._send(conn, encode_message(response))
@@ -557,7 +586,7 @@ def _ignore_signal(signum: int, frame: object) -> None:
     """A SIGINT (a terminal's Ctrl-C) does not end the daemon."""
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, first_client: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print("usage: python -m dbgcore.daemon SESSION [IDLE_TIMEOUT]", file=sys.stderr)
@@ -566,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     idle = float(args[1]) if len(args) > 1 else DEFAULT_IDLE_TIMEOUT
     run_dir = private_dir(session_dir(name))
     _setup_logging(run_dir)
-    daemon = Daemon(name, idle)
+    daemon = Daemon(name, idle, first_client)
 
     def on_signal(signum: int, frame: object) -> None:
         log.info("signal %d: ending session", signum)

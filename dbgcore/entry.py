@@ -16,6 +16,13 @@ When the daemon says the words are not for the fast path (options,
 ``--help``, ops that are not sent as they are), when there is no daemon to
 reach, or when the words cannot be sent as UTF-8, the full click CLI (made
 from the same op table) takes the command line and explains whatever is wrong.
+
+``dbg start`` for a session that does not exist yet forks the session's
+daemon first, before anything else is imported: the daemon loads the plugins
+and the configuration while this client waits, then reads the command line
+as the click CLI would (:meth:`dbgcore.opspec.OpTable.read_start_words`) and
+starts the program. Anything it cannot read (``--help``, a number, a typo)
+ends that daemon, and the click CLI takes the command line.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ if TYPE_CHECKING:
 _MAX_SOCKET_PATH = 100
 #: Extra seconds beyond the op's timeout (dbgcore.client.ANSWER_MARGIN).
 _ANSWER_MARGIN = 15.0
+#: How long a forked daemon has to listen (dbgcore.spawn.DAEMON_START_TIMEOUT).
+_DAEMON_START_TIMEOUT = 15.0
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
 
@@ -96,15 +105,17 @@ def _json(value: object) -> str:
     return "{" + ",".join(f"{_json(k)}:{_json(v)}" for k, v in value.items()) + "}"
 
 
-def _quick(session: str, as_json: bool, timeout: float, words: list[str]) -> int | None:
+def _quick(session: str, as_json: bool, timeout: float, words: list[str],
+           first: bool = False) -> int | None:
     """Run the command through the session's daemon; its exit code, or None
-    when the full CLI must take it (nothing has been sent then)."""
+    when the full CLI must take it (nothing has been sent then). ``first``:
+    the daemon was just forked by this client for the `start` in ``words``."""
     path = _socket_path(session)
     if path is None:
         return None
     try:
         request = _json({"op": "argv", "timeout": timeout, "args": {
-            "words": words, "json": as_json, "cwd": os.getcwd(),
+            "words": words, "json": as_json, "cwd": os.getcwd(), "first": first,
             "encoding": [sys.stdout.encoding or "utf-8", sys.stderr.encoding or "utf-8"],
         }}).encode("utf-8") + b"\n"
     except (UnicodeEncodeError, OSError):
@@ -146,6 +157,142 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str]) -> int
     return code
 
 
+def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) -> int | None:
+    """`dbg start` of a session with nothing left of it: fork its daemon now
+    and hand it the command line; the exit code, or None when the full CLI
+    must take the command (the daemon forked for it has ended then)."""
+    path = _socket_path(session)
+    if path is None or os.environ.get("DBG_DAEMON_NO_FORK") or not hasattr(os, "fork") \
+            or "--help" in words or "-h" in words:
+        return None
+    folder = os.path.dirname(path)
+    # A status file or socket left: the full CLI says the session exists,
+    # or replaces one whose program ended, or tidies up after a dead one.
+    if os.path.exists(os.path.join(folder, "status.json")) or os.path.exists(path):
+        return None
+    pid = _fork_daemon(session)
+    if pid is None or not _listening(path, pid):
+        return None
+    code = _quick(session, as_json, timeout, words, first=True)
+    if code is None:
+        _end_daemon(path, folder, pid)
+    return code
+
+
+def _fork_daemon(session: str) -> int | None:
+    """Run ``dbgcore.daemon.main([session], first_client=True)`` in a
+    grandchild in a new process session, stdio detached (stderr to the
+    session's daemon.log), as dbgcore.spawn does; its pid, None on failure."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            os.close(read_end)
+            os.setsid()
+            daemon_pid = os.fork()
+            if daemon_pid:
+                os.write(write_end, str(daemon_pid).encode())
+                os._exit(0)
+            os.close(write_end)
+            _detach(session)
+            from dbgcore.daemon import main as daemon_main
+
+            code = daemon_main([session], first_client=True)
+        except BaseException:
+            try:
+                import traceback
+
+                traceback.print_exc()
+            except Exception:
+                pass
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(middle, 0)
+    return int(data) if data else None
+
+
+def _detach(session: str) -> None:
+    """In the daemon: its name for ps, its session folder, stdio on
+    /dev/null with stderr to daemon.log, and no other inherited descriptor."""
+    try:
+        with open("/proc/self/comm", "w") as comm:
+            comm.write("dbg-daemon")
+    except OSError:
+        pass
+    from dbgcore.paths import private_dir, session_dir
+
+    log = os.open(private_dir(session_dir(session)) / "daemon.log",
+                  os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for target, source in ((0, devnull), (1, devnull), (2, log)):
+        os.dup2(source, target)
+    for entry in os.listdir("/proc/self/fd"):
+        if int(entry) > 2:
+            try:
+                os.close(int(entry))
+            except OSError:
+                pass
+
+
+def _listening(path: str, pid: int) -> bool:
+    """Wait until the daemon ``pid`` accepts on ``path``; False if it ended
+    or did not listen in time."""
+    import _socket
+    import time
+
+    deadline = time.monotonic() + _DAEMON_START_TIMEOUT
+    while time.monotonic() < deadline:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return True
+        except OSError:
+            pass
+        finally:
+            sock.close()
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        time.sleep(0.002)
+    return False
+
+
+def _end_daemon(path: str, folder: str, pid: int) -> None:
+    """End the daemon this client forked (its command line is for the click
+    CLI), and wait until its status file is gone, so the CLI's own start
+    does not find the session taken."""
+    import _socket
+    import time
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(_DAEMON_START_TIMEOUT)
+        sock.connect(path)
+        sock.sendall(b'{"op":"kill","args":{},"timeout":10}\n')
+        _read_all(sock)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+    deadline = time.monotonic() + _DAEMON_START_TIMEOUT
+    while os.path.exists(os.path.join(folder, "status.json")) and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return  # gone: the CLI tidies up what it left
+        time.sleep(0.005)
+
+
 def _read_all(sock: _socket.socket) -> bytes:
     chunks: list[bytes] = []
     while True:
@@ -179,6 +326,8 @@ def main() -> None:
     if found is not None and found[3] < len(argv):
         session, as_json, timeout, i = found
         code = _quick(session, as_json, timeout, argv[i:])
+        if code is None and argv[i] == "start":
+            code = _start_first(session, as_json, timeout, argv[i:])
         if code is not None:
             sys.exit(code)
     from dbgcore.cli.app import main as full_main

@@ -258,3 +258,55 @@ class OpTable:
             elif arg.required:
                 return None
         return None if rest else (op, values)
+
+    def read_start_words(self, words: list[str]) -> tuple[Op, Payload] | None:
+        """``OP [OPTION...] [ARG...]`` for an op that starts a session
+        (``start``), read as click reads it: options before the first
+        positional word (the program, whose own options follow it), a flag's
+        value as the next word or after ``=``, ``--`` ending the options.
+        None for whatever click must read or explain (``--help``, an unknown
+        or repeated option, a number, a missing value or program). Lets the
+        first client of a session hand its command line to the daemon it
+        has just forked, without loading the click CLI."""
+        op = self.find(words[0]) if words else None
+        if op is None or op.send != "start" or op.prepare is None or len(op.path) != 1:
+            return None
+        flags = {flag: arg for arg in op.args if not arg.hidden for flag in arg.flags}
+        positional = [arg for arg in op.args if arg.positional and not arg.hidden]
+        values: Payload = {arg.name: [] if arg.multiple else (False if arg.kind == "bool"
+                                                               else arg.default)
+                           for arg in op.args if not arg.hidden}
+        given: set[str] = set()
+        rest = words[1:]
+        while rest and rest[0].startswith("-") and rest[0] != "-":
+            word = rest.pop(0)
+            if word == "--":
+                break
+            name, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+            arg = flags.get(name)
+            if arg is None or arg.kind in ("int", "float") or arg.passthrough or (
+                    arg.name in given and not arg.multiple):
+                return None
+            given.add(arg.name)
+            if arg.kind == "bool":
+                if eq:
+                    return None
+                values[arg.name] = True
+                continue
+            if not eq:
+                if not rest:
+                    return None
+                inline = rest.pop(0)
+            if arg.multiple:
+                values[arg.name].append(inline)
+            else:
+                values[arg.name] = inline
+        for arg in positional:
+            if arg.multiple or arg.passthrough:
+                values[arg.name] = list(rest)
+                rest = []
+            elif rest:
+                values[arg.name] = rest.pop(0)
+            elif arg.required:
+                return None
+        return None if rest else (op, values)
