@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import queue
 import threading
-import urllib.request
+from typing import TYPE_CHECKING
 
 from dbgcore.api import DebuggerTimeout, OpFailed, TargetExited, TransLog
-from websockets.exceptions import ConnectionClosed, WebSocketException
-from websockets.sync.client import ClientConnection, connect
 
 from dbg_node.messages import JsonObject
+
+if TYPE_CHECKING:
+    from websockets.sync.client import ClientConnection
 
 #: Events handed to the backend; the rest are logged and dropped.
 WANTED = frozenset({"Debugger.paused", "Debugger.resumed", "Runtime.executionContextDestroyed",
@@ -29,6 +30,12 @@ CLOSED = "dbg.closed"
 
 class Inspector:
     def __init__(self, url: str, log: TransLog, timeout: float) -> None:
+        # Imported here, not with the module: every `dbg start`, of any
+        # backend, loads this plugin's backend class, and websockets (with
+        # http.client and email) is a fifth of what a start imports.
+        from websockets.exceptions import WebSocketException
+        from websockets.sync.client import connect
+
         self.log = log
         try:
             # No keepalive pings: node's inspector does not answer them, and the
@@ -72,7 +79,7 @@ class Inspector:
             except queue.Empty:
                 raise DebuggerTimeout(
                     f"Node.js did not answer {method} within {timeout:g}s") from None
-        except (ConnectionClosed, OSError) as exc:
+        except (_closed(), OSError) as exc:
             raise TargetExited("the program has ended") from exc
         finally:
             with self._lock:
@@ -101,7 +108,7 @@ class Inspector:
         try:
             for text in self.ws:
                 self._take(json.loads(text))
-        except (ConnectionClosed, OSError, ValueError):
+        except (_closed(), OSError, ValueError):
             pass
         finally:
             self.closed.set()
@@ -132,6 +139,12 @@ class Inspector:
             self.events.put(message)
 
 
+def _closed() -> type[Exception]:
+    from websockets.exceptions import ConnectionClosed
+
+    return ConnectionClosed
+
+
 def _hint(error: JsonObject) -> str:
     data = error.get("data")
     return str(data) if data else ""
@@ -140,6 +153,8 @@ def _hint(error: JsonObject) -> str:
 def inspector_url(host: str, port: int, timeout: float) -> str:
     """The WebSocket URL of the program an inspector at host:port debugs
     (its HTTP endpoint lists them)."""
+    import urllib.request
+
     try:
         with urllib.request.urlopen(f"http://{host}:{port}/json/list",
                                     timeout=timeout) as answer:
