@@ -151,7 +151,20 @@ class DapFloor(FloorClient):
             transport = PipeTransport(process)
         else:
             argv = profile_for(load_config().backends[target.backend]).argv()
-            if target.backend == "dlv":
+            if any("{address}" in a for a in argv):
+                # An adapter that dials its client (dlv dap --client-addr):
+                # a plain loopback listener, without dbg's check of the peer.
+                import socket
+
+                listener = socket.create_server(("127.0.0.1", 0))
+                listener.settimeout(20)
+                address = f"127.0.0.1:{listener.getsockname()[1]}"
+                process = AdapterProcess([a.replace("{address}", address) for a in argv],
+                                         cwd=str(target.folder), name=target.backend,
+                                         stdio=False, on_stdout_line=lambda line: None)
+                transport = SocketTransport(listener.accept()[0])
+                listener.close()
+            elif target.backend == "dlv":
                 process = AdapterProcess(argv, cwd=str(target.folder), name="dlv", stdio=False,
                                          on_stdout_line=lambda line: None)
                 host, port = parse_listening(process.wait_stdout(LISTENING_RE, 20))
