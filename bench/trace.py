@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument("backends", nargs="*", default=list(BACKENDS))
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--fallback-calls", type=int, default=200)
-    parser.add_argument("--fallback", nargs="*", default=["lldb", "dlv", "jdb"],
+    parser.add_argument("--fallback", nargs="*", default=["dlv", "jdb"],
                         help="backends traced by dbg's fallback (fewer calls)")
     options = parser.parse_args()
     print(f"traced calls a second ({os.cpu_count()} cores, {sys.platform})")

@@ -34,7 +34,6 @@ LOOP_TOTALS = ["0", "0", "100", "300", "600"]
 #: A function no twin defines; `dbg break` refuses it on these backends
 #: (tests/test_function_breaks.py), gdb and lldb keep it pending.
 NOTHING = "no_such_fn"
-REFUSED = ("pdb", "debugpy", "dlv", "jdb")
 PASSING = ("sum", "10", "20", "30")
 FAILING = ("sum", "10", "20", "-5")
 
@@ -252,8 +251,6 @@ def test_a_trace_of_a_name_nothing_defines_is_refused_where_break_is(steps: Step
     refuses the name, `dbg trace` does too, and the program stays where it
     was (the third stop at @loop)."""
     prog, answers = steps.prog, steps.group("stops")
-    if prog.twin.backend not in REFUSED:
-        pytest.skip(f"{prog.twin.backend} keeps such a breakpoint pending")
     result = answers["trace-nothing"]
     assert result.code == 1, result
     error = result.json["error"]
