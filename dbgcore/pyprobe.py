@@ -119,7 +119,7 @@ def real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
     version manager's shim (pyenv's is a shell script) costs 0.3-0.4 s per
     start against about 0.03 s for the interpreter itself, so what it chose
     (its ``sys.executable``) is kept in DBG_HOME, keyed by the shim, the
-    folder, the variables and the version files it chooses by; an
+    variables and the version files it chooses by; an
     executable that is not a script is no shim, and is run as it is."""
     found = shutil.which(python, path=env.get("PATH"))
     if found is None:
@@ -161,8 +161,10 @@ def _shim_key(shim: str, env: Mapping[str, str], cwd: str) -> str:
         info = os.stat(shim)
     except OSError:
         info = None
-    stamps = [f"{os.path.realpath(shim)}:{info.st_size}:{info.st_mtime_ns}" if info else shim,
-              os.path.realpath(cwd)]
+    # Not the folder itself: a shim chooses by the version files it finds
+    # from there up (and its own global one), so every folder without one
+    # shares an answer.
+    stamps = [f"{os.path.realpath(shim)}:{info.st_size}:{info.st_mtime_ns}" if info else shim]
     stamps += sorted(f"{k}={v}" for k, v in env.items() if k.startswith(_SHIM_VARIABLES))
     root = env.get("PYENV_ROOT") or os.path.join(env.get("HOME") or os.path.expanduser("~"),
                                                  ".pyenv")

@@ -49,12 +49,15 @@ def test_a_shims_choice_is_asked_once_and_kept(tmp_path: Path, env: dict[str, st
     (work / ".python-version").write_text("3.11\n")
     assert real_python("python3", env, str(work)) == REAL
     assert runs(shims) == 2
-    # So may a variable it reads, or another folder.
+    # So may a variable it reads.
     assert real_python("python3", {**env, "PYENV_VERSION": "3.12"}, str(work)) == REAL
+    assert runs(shims) == 3
+    # A folder that finds the same version files (none, here) shares the answer.
     assert real_python("python3", env, str(tmp_path)) == REAL
-    assert runs(shims) == 4
+    (work / "sub").mkdir()
+    assert real_python("python3", env, str(work / "sub")) == REAL
     assert real_python("python3", env, str(work)) == REAL
-    assert runs(shims) == 4
+    assert runs(shims) == 3
 
 
 def test_another_script_or_a_binary_is_run_as_it_is(tmp_path: Path,
