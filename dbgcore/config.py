@@ -13,19 +13,23 @@ names the file, the line and the key.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from copy import deepcopy
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
+from typing import TYPE_CHECKING
 
 from dbgcore.backend import BackendSpec
 from dbgcore.errors import ConfigError
 from dbgcore.jsontypes import Json, JsonObject
-from dbgcore.paths import project_config_file, user_config_file
+from dbgcore.paths import dbg_home, project_config_file, user_config_file
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import MarkedYAMLError, StreamMark
 
 _STR_LISTS = ("command", "extensions", "root_markers", "binaries")
 _STRS = ("plugin", "install", "description")
@@ -129,12 +133,60 @@ def _read_file(path: Path) -> tuple[dict[str, Entry], dict[str, int]]:
     known = _PARSED.get(path)
     if known is not None and known[0] == text:
         return deepcopy(known[1])
-    result = _parse_file(path, text)
+    digest = hashlib.sha256(f"{path}\0{text}".encode("utf-8", "surrogateescape")).hexdigest()
+    result = _parsed_before(digest)
+    if result is None:
+        result = _parse_file(path, text)
+        _keep_parsed(digest, result)
     _PARSED[path] = (text, deepcopy(result))
     return result
 
 
+#: Files read before, by the digest of their path and text: parsing YAML
+#: (ruamel, pure Python) costs every `dbg start` 30-60 ms, more than the rest
+#: of the configuration; a well-formed file's checked backends are kept.
+_PARSED_CACHE = "backends-parsed.json"
+
+
+def _parsed_before(digest: str) -> tuple[dict[str, Entry], dict[str, int]] | None:
+    try:
+        data = json.loads((dbg_home() / _PARSED_CACHE).read_text(encoding="utf-8"))
+        entries, lines = data[digest]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(entries, dict) or not isinstance(lines, dict) \
+            or set(entries) != set(lines) or not all(isinstance(e, dict)
+                                                     for e in entries.values()):
+        return None
+    return entries, {str(name): int(line) for name, line in lines.items()}
+
+
+def _keep_parsed(digest: str, result: tuple[dict[str, Entry], dict[str, int]]) -> None:
+    path = dbg_home() / _PARSED_CACHE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    data.pop(digest, None)
+    data[digest] = list(result)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(dict(list(data.items())[-20:]), f)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a cache: without it, the file is only parsed again
+
+
 def _parse_file(path: Path, text: str) -> tuple[dict[str, Entry], dict[str, int]]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     try:
         doc = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
