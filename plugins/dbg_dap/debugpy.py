@@ -183,6 +183,9 @@ class DebugpyProfile(AdapterProfile):
             env["DBG_TCP_NODELAY"] = "1"
         if request.test:
             env["DBG_TEST_RUN"] = "1"
+            if self.spec.options.get("lazy_tracing", True):
+                # Untraced while nothing needs pydevd's tracing (pyboot/dbg_lazytrace.py).
+                env["DBG_LAZY_TRACE"] = "1"
         if request.stdin:
             env["DBG_STDIN"] = request.stdin
         if not self.follow_children:

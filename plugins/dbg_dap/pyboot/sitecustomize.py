@@ -107,6 +107,8 @@ def _test_run() -> None:
     if os.environ.pop("DBG_TEST_RUN", "") != "1":
         return
     importlib.import_module("dbg_testhook").install()
+    if os.environ.pop("DBG_LAZY_TRACE", "") == "1":
+        importlib.import_module("dbg_lazytrace").install()
 
 
 _test_run()

@@ -1,0 +1,245 @@
+"""A test run under debugpy runs untraced while nothing needs pydevd's
+tracing (plugins/dbg_dap/pyboot/dbg_lazytrace.py), and stops all the same:
+at a breakpoint set while the run goes on, in the code under test, at a
+pause, at the next failing test, at an uncaught exception. A test of the
+run prints whether it is traced, so the untraced run is seen, not assumed.
+
+The speed itself is measured by bench/tests.py, which is run here on a small
+size so that it cannot rot.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbgcore.testing import DBG, Dbg, marked_lines, require_backend
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTEST = ["-q", "-s", "-p", "no:cacheprovider"]
+
+CALC = '''\
+def add(a, b):
+    total = a + b  # @in-add
+    return total
+'''
+
+TESTS = '''\
+import os
+import sys
+import time
+
+from calc import add
+
+GO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go.flag")
+
+
+def test_a_reports_tracing():
+    print("TRACED" if sys.gettrace() is not None else "UNTRACED")
+
+
+def test_b_waits_then_adds():
+    while not os.path.exists(GO):
+        time.sleep(0.02)  # @wait
+    assert add(2, 3) == 5  # @call-add
+
+
+def test_c_fails():
+    assert add(1, 1) == 3  # @fail
+
+
+def test_d_reports_tracing_again():
+    print("TRACED-AGAIN" if sys.gettrace() is not None else "UNTRACED-AGAIN")
+    assert add(0, 0) == 0  # @call-again
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    require_backend("debugpy")
+    if sys.version_info >= (3, 12):
+        pytest.skip("Python 3.12+: pydevd traces with sys.monitoring, nothing is left untraced")
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "calc.py").write_text(CALC)
+    (root / "test_run.py").write_text(TESTS)
+    return root
+
+
+def start(dbg: Dbg, project: Path, *extra: str) -> subprocess.Popen[str]:
+    """`dbg test` in the background: it answers at the first stop."""
+    return subprocess.Popen(
+        [*DBG, "--json", "test", "--backend", "debugpy", "--python", sys.executable,
+         "--cwd", str(project), *extra, "--", *PYTEST],
+        cwd=dbg.cwd, env=dbg.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.DEVNULL)
+
+
+def waiting(dbg: Dbg, blocked: subprocess.Popen[str]) -> None:
+    """Until the run is in test_b's loop (test_a has printed)."""
+    deadline = time.monotonic() + 90
+    while True:
+        page = dbg.json("output")  # no session yet, at first
+        if page["ok"] and "TRACED" in "".join(c["text"] for c in page["chunks"]):
+            break
+        if blocked.poll() is not None:
+            raise AssertionError(f"dbg test ended: {blocked.communicate()}")
+        assert time.monotonic() < deadline, page
+        time.sleep(0.2)
+    time.sleep(0.3)
+
+
+def answer(blocked: subprocess.Popen[str]) -> dict[str, Any]:
+    out, err = blocked.communicate(timeout=90)
+    import json
+
+    try:
+        data: dict[str, Any] = json.loads(out)
+    except ValueError as exc:
+        raise AssertionError(f"not JSON: {out!r} {err!r}") from exc
+    return data
+
+
+def at(snap: dict[str, Any], path: Path, line: int) -> bool:
+    location = snap.get("location") or {}
+    return bool(Path(str(location.get("file"))).resolve() == path.resolve() and
+                location.get("line") == line)
+
+
+def test_pause_then_a_breakpoint_in_the_code_under_test(dbg: Dbg, project: Path) -> None:
+    # dbg sets breakpoints on a stopped program: a pause first.
+    lines = marked_lines(project / "calc.py")
+    tests = marked_lines(project / "test_run.py")
+    blocked = start(dbg, project)
+    try:
+        waiting(dbg, blocked)
+        assert "UNTRACED" in dbg.output(), dbg.output()
+        assert dbg.json("pause", timeout=30)["state"] == "stopped"
+        assert answer(blocked)["state"] == "stopped"
+        placed = dbg.json("break", f"{project / 'calc.py'}:{lines['in-add']}")
+        assert placed["ok"], placed
+        (project / "go.flag").write_text("")
+        snap = dbg.json("continue", timeout=60)
+        # In the code under test, called from the test.
+        assert snap["state"] == "stopped" and at(snap, project / "calc.py", lines["in-add"]), snap
+        frames = [f["function"] for f in dbg.json("stack")["frames"]]
+        assert frames[:2] == ["add", "test_b_waits_then_adds"], frames
+        # Steps work from there.
+        stepped = dbg.json("next")
+        assert stepped["state"] == "stopped" and stepped["location"]["line"] == \
+            lines["in-add"] + 1, stepped
+        # The breakpoint (still set) stops again in the next test's add(),
+        # then that test's failing line.
+        snap = dbg.json("continue", timeout=60)
+        assert at(snap, project / "calc.py", lines["in-add"]), snap
+        snap = dbg.json("continue", timeout=60)
+        assert snap["state"] == "stopped" and snap["reason"] == "exception", snap
+        assert at(snap, project / "test_run.py", tests["fail"]), snap
+        snap = dbg.json("continue", timeout=60)
+        assert at(snap, project / "calc.py", lines["in-add"]), snap
+        end = dbg.json("continue", timeout=60)
+        assert (end["state"], end["exit_code"]) == ("exited", 1), end
+        text = dbg.output()
+        # With a breakpoint set, the run stays traced to its end.
+        assert "1 failed, 3 passed" in text and "TRACED-AGAIN" in text and \
+            "UNTRACED-AGAIN" not in text, text
+    finally:
+        if blocked.poll() is None:
+            blocked.kill()
+
+
+def test_pause_stops_the_untraced_run(dbg: Dbg, project: Path) -> None:
+    tests = marked_lines(project / "test_run.py")
+    blocked = start(dbg, project)
+    try:
+        waiting(dbg, blocked)
+        paused = dbg.json("pause", timeout=30)
+        snap = answer(blocked)
+        for stop in (paused, snap):
+            assert stop["state"] == "stopped", stop
+        frames = [f["function"] for f in dbg.json("stack")["frames"]]
+        assert "test_b_waits_then_adds" in frames, frames
+        assert dbg.json("print", "2 + 3")["value"] == "5"
+        (project / "go.flag").write_text("")
+        # Nothing set: the run goes on to the failing test's line.
+        snap = dbg.json("continue", timeout=60)
+        assert snap["reason"] == "exception" and at(snap, project / "test_run.py",
+                                                    tests["fail"]), snap
+        end = dbg.json("continue", timeout=60)
+        assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    finally:
+        if blocked.poll() is None:
+            blocked.kill()
+
+
+def test_failure_stop_leaves_the_run_untraced(dbg: Dbg, project: Path) -> None:
+    (project / "go.flag").write_text("")
+    tests = marked_lines(project / "test_run.py")
+    snap = answer(start(dbg, project))
+    assert snap["reason"] == "exception" and at(snap, project / "test_run.py", tests["fail"]), \
+        snap
+    end = dbg.json("continue", timeout=60)
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    text = dbg.output()
+    assert "UNTRACED-AGAIN" in text and "1 failed, 3 passed" in text, text
+
+
+def test_breakpoint_set_at_a_failure_stop_stops_later(dbg: Dbg, project: Path) -> None:
+    (project / "go.flag").write_text("")
+    lines = marked_lines(project / "calc.py")
+    tests = marked_lines(project / "test_run.py")
+    snap = answer(start(dbg, project))
+    assert snap["reason"] == "exception" and at(snap, project / "test_run.py", tests["fail"]), \
+        snap
+    assert dbg.json("break", f"{project / 'calc.py'}:{lines['in-add']}")["ok"]
+    snap = dbg.json("continue", timeout=60)
+    assert snap["state"] == "stopped" and at(snap, project / "calc.py", lines["in-add"]), snap
+    frames = [f["function"] for f in dbg.json("stack")["frames"]]
+    assert frames[:2] == ["add", "test_d_reports_tracing_again"], frames
+    assert dbg.json("print", "a + b")["value"] == "0"
+    end = dbg.json("continue", timeout=60)
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    assert "TRACED-AGAIN" in dbg.output() and "UNTRACED-AGAIN" not in dbg.output()
+
+
+def test_uncaught_exception_of_the_untraced_runner_stops(dbg: Dbg, project: Path) -> None:
+    (project / "go.flag").write_text("")
+    (project / "conftest.py").write_text(textwrap.dedent('''\
+        def pytest_unconfigure(config):
+            raise RuntimeError("boom at the end")  # @raise
+        '''))
+    line = marked_lines(project / "conftest.py")["raise"]
+    snap = answer(start(dbg, project))
+    # The failing test first, then, the run untraced again, the runner's end.
+    assert at(snap, project / "test_run.py", marked_lines(project / "test_run.py")["fail"]), snap
+    snap = dbg.json("continue", timeout=60)
+    assert snap["state"] == "stopped" and snap["reason"] == "exception", snap
+    assert at(snap, project / "conftest.py", line), snap
+    assert snap["description"] == "RuntimeError: boom at the end", snap
+    end = dbg.json("continue", timeout=60)
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+
+
+def test_tracing_stays_on_with_a_breakpoint_from_the_start(dbg: Dbg, project: Path) -> None:
+    (project / "go.flag").write_text("")
+    lines = marked_lines(project / "calc.py")
+    snap = answer(start(dbg, project, "--break", f"{project / 'calc.py'}:{lines['in-add']}"))
+    assert snap["state"] == "stopped" and at(snap, project / "calc.py", lines["in-add"]), snap
+    assert "TRACED" in dbg.output() and "UNTRACED" not in dbg.output(), dbg.output()
+    dbg("kill")
+
+
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    require_backend("debugpy")
+    require_backend("pdb")
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "tests.py"), "--runs", "1",
+                           "--project", "suite", "--small"], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "| suite | 10 |" in done.stdout and " x**" in done.stdout, done.stdout
