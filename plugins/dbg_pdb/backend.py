@@ -73,7 +73,8 @@ from dbgcore.api import (
 Json = Any
 JsonObject = dict[str, Json]
 
-LAUNCHER = str(Path(__file__).with_name("launcher.py"))
+#: launcher.py, through launch.py, which loads it from its bytecode.
+LAUNCHER = str(Path(__file__).with_name("launch.py"))
 
 
 def _version_key(python: str) -> str:

@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
 FRAME_START = "\x1edbg:"
 FRAME_END = "\x1f"
 HERE = os.path.abspath(__file__)
+#: launch.py, which the backend runs: it loads this file from its bytecode.
+BOOT = os.path.join(os.path.dirname(HERE), "launch.py")
 #: The name dbg's tracer (dbgcore/pytrace.py) is loaded under in the program.
 _PYTRACE = "_dbg_pytrace"
 
@@ -140,7 +142,7 @@ def _error_line(exc: BaseException) -> str:
 
 def _internal(frame: FrameType) -> bool:
     name = frame.f_code.co_filename
-    return name == HERE or name == "<string>" or name == bdb.__file__
+    return name in (HERE, BOOT, "<string>") or name == bdb.__file__
 
 
 #: Why bdb could not evaluate a breakpoint's condition, since the last stop:
@@ -1134,7 +1136,7 @@ def _exception_info(exc: BaseException, shown: TracebackType | None,
 
 
 def _internal_file(name: str) -> bool:
-    return name == HERE or name == "<string>" or name == bdb.__file__
+    return name in (HERE, BOOT, "<string>") or name == bdb.__file__
 
 
 def _program_entries(entries: list[traceback.FrameSummary]) -> list[traceback.FrameSummary]:
