@@ -5,7 +5,8 @@ suite of about 300 fast tests (several files, a conftest with fixtures, a
 package of the project's own that the tests import, parametrized tests).
 Each is run, interleaved, until every test passes:
 
-* ``bare``: ``python -m pytest -q`` with this very interpreter;
+* ``bare``: ``python -m pytest -q`` with the program's interpreter (this one,
+  or ``--python``);
 * ``debugpy``: ``dbg test --backend debugpy --python <it>`` (nothing stops);
 * ``pdb``: ``dbg test --backend pdb --python <it>``.
 
@@ -15,6 +16,7 @@ command, as an agent waits for it; medians, the spread (min-max) and the
 ratio to the bare run's median.
 
     .venv/bin/python bench/tests.py [--runs 5] [--project ten|suite ...] [--small]
+        [--python PATH]
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("bare", "debugpy", "pdb")
 PYTEST_ARGS = ["-q", "-p", "no:cacheprovider"]
+#: The program's interpreter (it needs pytest); dbg runs on this one.
+PYTHON = [sys.executable]
 #: The goal of issue 24: a run under dbg costs at most this times the bare run.
 GOAL = 1.5
 
@@ -177,7 +181,7 @@ def make_suite(root: Path, files: int = 6, per_file: int = 50) -> int:
 
 def run_bare(folder: Path, tests: int, home: Path) -> float:
     begin = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", *PYTEST_ARGS], cwd=folder,
+    done = subprocess.run([PYTHON[0], "-m", "pytest", *PYTEST_ARGS], cwd=folder,
                           capture_output=True, text=True, timeout=900)
     took = time.perf_counter() - begin
     if done.returncode != 0 or f"{tests} passed" not in done.stdout:
@@ -190,7 +194,7 @@ def run_dbg(backend: str) -> Callable[[Path, int, Path], float]:
         env = {**os.environ, "DBG_HOME": str(home), "DBG_SESSION": f"bench-{backend}"}
         begin = time.perf_counter()
         done = subprocess.run([*dbg_command(), "--json", "test", "--backend", backend,
-                               "--python", sys.executable, "--", *PYTEST_ARGS],
+                               "--python", PYTHON[0], "--", *PYTEST_ARGS],
                               cwd=folder, env=env, capture_output=True, text=True, timeout=900)
         took = time.perf_counter() - begin
         try:
@@ -222,12 +226,20 @@ def machine() -> str:
 
 
 def versions() -> str:
-    found = [f"Python {platform.python_version()}"]
-    for module in ("pytest", "debugpy"):
-        try:
-            found.append(f"{module} {__import__(module).__version__}")
-        except ImportError:
-            pass
+    program = subprocess.run([PYTHON[0], "-c", "import platform, pytest; print("
+                              "platform.python_version(), pytest.__version__)"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    found = [f"Python {program[0]}", f"pytest {program[1]}"]
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # Then pytest rewrites the asserts of its plugins' packages on every
+        # run (hypothesis's, here), which every mode pays.
+        found.append("PYTHONDONTWRITEBYTECODE set")
+    try:
+        import debugpy
+
+        found.append(f"debugpy {debugpy.__version__}")
+    except ImportError:
+        pass
     return ", ".join(found)
 
 
@@ -281,9 +293,12 @@ def main() -> None:
                         help="a project to run (repeatable; default: both)")
     parser.add_argument("--mode", action="append", choices=MODES,
                         help="a way to run it (repeatable; default: all three)")
+    parser.add_argument("--python", help="the program's interpreter (default: this one)")
     parser.add_argument("--small", action="store_true",
                         help="a suite of 10 tests (a check that the benchmark runs)")
     args = parser.parse_args()
+    if args.python:
+        PYTHON[0] = args.python
     modes = args.mode or list(MODES)
     if "bare" not in modes:
         modes.insert(0, "bare")

@@ -214,9 +214,13 @@ def _has_module(python: str | None, module: str, base: Path) -> bool:
     import shutil
     import subprocess
 
+    from dbgcore.pyprobe import real_python
+
     exe = python or shutil.which("python3")
     if exe is None:
         return False
+    # Past a version manager's shim (0.3-0.4 s a start): its choice is kept.
+    exe = real_python(exe, os.environ, str(base))
     try:
         found = subprocess.run([exe, "-c", f"import importlib.util, sys; sys.exit(0 if "
                                 f"importlib.util.find_spec({module!r}) else 1)"],

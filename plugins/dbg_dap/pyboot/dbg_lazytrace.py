@@ -75,14 +75,22 @@ def _trace_untraced(py_db: Any, tracing: Any) -> None:
     """From another thread (pydevd's reader): trace the threads left untraced,
     as pydevd traces a thread it attaches to; then the frames they are in."""
     with _lock:
+        if not _untraced:
+            return
         alive = {t.ident for t in threading.enumerate()}
         idents = [i for i in _untraced if i in alive]
         _untraced.clear()
-        if idents:
-            tracing.set_trace_to_threads(py_db.trace_dispatch, thread_idents=idents,
-                                         create_dummy_thread=False)
-    if idents:
-        py_db.set_tracing_for_untraced_contexts()
+        if not idents:
+            return
+        try:
+            failed = tracing.set_trace_to_threads(py_db.trace_dispatch, thread_idents=idents,
+                                                  create_dummy_thread=False) != 0
+        except Exception:
+            failed = True
+    if failed:
+        sys.stderr.write("dbg: could not trace the test run again: a breakpoint or a pause "
+                         "may not stop it (backend option lazy_tracing: false)\n")
+    py_db.set_tracing_for_untraced_contexts()
 
 
 def _wrap_debugger(py_db: Any, tracing: Any) -> None:
@@ -95,7 +103,7 @@ def _wrap_debugger(py_db: Any, tracing: Any) -> None:
 
     def breakpoints_changed(*args: Any, **kwargs: Any) -> Any:
         result = on_breakpoints_changed(*args, **kwargs)
-        if _untraced and _needs_tracing(py_db):
+        if _needs_tracing(py_db):
             _trace_untraced(py_db, tracing)
         return result
 
@@ -104,7 +112,7 @@ def _wrap_debugger(py_db: Any, tracing: Any) -> None:
         # untraced would never be seen. A thread that stops itself (a failing
         # test's post mortem stop) goes on untraced after it.
         thread = args[0] if args else kwargs.get("thread")
-        if _untraced and getattr(thread, "ident", None) != threading.get_ident():
+        if getattr(thread, "ident", None) != threading.get_ident():
             _trace_untraced(py_db, tracing)
         return set_suspend(*args, **kwargs)
 
