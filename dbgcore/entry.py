@@ -325,9 +325,14 @@ def main() -> None:
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
     if found is not None and found[3] < len(argv):
         session, as_json, timeout, i = found
-        code = _quick(session, as_json, timeout, argv[i:])
-        if code is None and argv[i] == "start":
-            code = _start_first(session, as_json, timeout, argv[i:])
+        try:
+            code = _quick(session, as_json, timeout, argv[i:])
+            if code is None and argv[i] == "start":
+                code = _start_first(session, as_json, timeout, argv[i:])
+        except KeyboardInterrupt:
+            # As the click CLI answers a Ctrl-C (the op goes on in the daemon).
+            sys.stderr.write("interrupted\n")
+            code = 130
         if code is not None:
             sys.exit(code)
     from dbgcore.cli.app import main as full_main
