@@ -70,9 +70,11 @@ def test_tools_are_the_op_table(dbg: Dbg) -> None:
         index = tools["dbg_frame"].input_schema["properties"]["index"]
         assert (index["type"], index["minimum"]) == ("integer", 0), index
         assert index["description"].startswith("The frame's index in `dbg stack`"), index
-        # pdb among the backends without watchpoints (plugins installed beside
-        # dbg, such as contrib/dbg-node, may be named too).
-        assert re.search(r"Not on: [^.]*\bpdb\b", tools["dbg_watch"].description or "")
+        # The backends without watchpoints are named (plugins installed beside
+        # dbg, such as contrib/dbg-node); pdb and debugpy, which have them, not.
+        watch = tools["dbg_watch"].description or ""
+        assert re.search(r"Not on: [^.]*\bnode\b", watch), watch
+        assert not re.search(r"Not on: [^.]*\b(pdb|debugpy)\b", watch), watch
 
         # Bad input is a tool error, and the server keeps serving.
         bad = await call(session, "dbg_frame", index="two")
