@@ -90,7 +90,9 @@ def waiting(dbg: Dbg, blocked: subprocess.Popen[str]) -> None:
             break
         if blocked.poll() is not None:
             raise AssertionError(f"dbg test ended: {blocked.communicate()}")
-        assert time.monotonic() < deadline, page
+        if time.monotonic() > deadline:
+            blocked.kill()
+            raise AssertionError(f"no output from the run: {page}, {blocked.communicate()}")
         time.sleep(0.2)
     time.sleep(0.3)
 

@@ -1,7 +1,7 @@
 """Loaded by dbg's sitecustomize into a test run under debugpy on Python
-3.11 and older: the program's threads run with no trace function while
-nothing needs pydevd's tracing, as bdb leaves a program untraced when it has
-no breakpoints.
+3.11 and older: the program's main thread runs with no trace function until
+something needs pydevd's tracing, as bdb leaves a program untraced when it
+has no breakpoints.
 
 Before Python 3.12 pydevd traces with sys.settrace: every call of every
 thread goes through its trace function, breakpoints or not. A test run
@@ -18,8 +18,8 @@ dbg_testhook (post mortem), and an uncaught exception of the untraced main
 thread stops from sys.excepthook. Threads the program starts are traced by
 pydevd as they begin.
 
-Python 3.12 and later: pydevd uses sys.monitoring, whose events are off for
-code without breakpoints; nothing is done here.
+Python 3.12 and later: pydevd uses sys.monitoring instead; nothing is done
+here.
 
 Written for the debuggee's Python: nothing newer than Python 3.8.
 """
