@@ -57,6 +57,10 @@ def test_c_fails():
 def test_d_reports_tracing_again():
     print("TRACED-AGAIN" if sys.gettrace() is not None else "UNTRACED-AGAIN")
     assert add(0, 0) == 0  # @call-again
+    try:
+        int("x")  # @raise-caught
+    except ValueError:
+        pass
 '''
 
 
@@ -208,6 +212,20 @@ def test_breakpoint_set_at_a_failure_stop_stops_later(dbg: Dbg, project: Path) -
     end = dbg.json("continue", timeout=60)
     assert (end["state"], end["exit_code"]) == ("exited", 1), end
     assert "TRACED-AGAIN" in dbg.output() and "UNTRACED-AGAIN" not in dbg.output()
+
+
+def test_catch_raised_set_at_a_failure_stop_stops_later(dbg: Dbg, project: Path) -> None:
+    (project / "go.flag").write_text("")
+    tests = marked_lines(project / "test_run.py")
+    snap = answer(start(dbg, project))
+    assert snap["reason"] == "exception" and at(snap, project / "test_run.py", tests["fail"]), \
+        snap
+    assert dbg.json("catch", "raised")["ok"]
+    snap = dbg.json("continue", timeout=60)
+    assert snap["state"] == "stopped" and snap["reason"] == "exception", snap
+    assert at(snap, project / "test_run.py", tests["raise-caught"]), snap
+    assert snap["description"].startswith("ValueError: invalid literal"), snap
+    dbg("kill")
 
 
 def test_uncaught_exception_of_the_untraced_runner_stops(dbg: Dbg, project: Path) -> None:
