@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 from dbgcore.jsontypes import JsonObject
 
+#: The most characters one chunk holds (a longer write is kept as several).
+CHUNK_CHARS = 16_384
+
 
 @dataclass
 class OutputChunk:
@@ -42,11 +45,15 @@ class OutputBuffer:
             # Keep the tail; a character cut in two at the front is dropped.
             data = data[-self.max_bytes :]
             text = data.decode("utf-8", "ignore")
-            data = text.encode("utf-8")
+        # Chunks of at most CHUNK_CHARS: a read's budget is counted in whole
+        # chunks, and the cursor never points inside one.
+        pieces = [text[i:i + CHUNK_CHARS] for i in range(0, len(text), CHUNK_CHARS)]
         with self._lock:
-            self._seq += 1
-            self._chunks.append(OutputChunk(self._seq, category, text, len(data)))
-            self._size += len(data)
+            for piece in pieces:
+                size = len(piece.encode("utf-8", "replace"))
+                self._seq += 1
+                self._chunks.append(OutputChunk(self._seq, category, piece, size))
+                self._size += size
             while self._size > self.max_bytes and self._chunks:
                 old = self._chunks.popleft()
                 self._size -= old.size
@@ -61,9 +68,9 @@ class OutputBuffer:
         self, since: int = 0, categories: set[str] | None = None, limit: int = 1000,
         max_chars: int | None = None,
     ) -> JsonObject:
-        """Chunks after cursor ``since``: at most ``limit`` of them and about
-        ``max_chars`` characters (whole chunks; one larger alone is cut, and
-        says by how much), with the cursor to read on from."""
+        """Chunks after cursor ``since``: at most ``limit`` of them and at most
+        ``max_chars`` characters (whole chunks, at least one), with the cursor
+        to read on from."""
         limit = max(1, limit)  # a page of nothing would never move the cursor
         with self._lock:
             chunks = [
@@ -83,13 +90,9 @@ class OutputBuffer:
             more = len(chunks) > limit
             chunks = chunks[:limit]
             cursor = chunks[-1].seq if more else self._seq
-            rows: list[JsonObject] = [{"seq": c.seq, "category": c.category, "text": c.text}
-                                      for c in chunks]
-            if max_chars is not None and len(rows) == 1 and len(chunks[0].text) > max_chars:
-                rows[0]["text"] = chunks[0].text[:max_chars]
-                rows[0]["cut"] = len(chunks[0].text) - max_chars
             return {
-                "chunks": rows,
+                "chunks": [{"seq": c.seq, "category": c.category, "text": c.text}
+                           for c in chunks],
                 "cursor": cursor,
                 "more": more,
                 "dropped": missed,

@@ -316,10 +316,7 @@ def output(p: Payload) -> str:
         if category != "stdout":
             text = "".join(f"[{category}] {line}" for line in text.splitlines(True))
         parts.append(text.rstrip("\n"))
-    for chunk in p.get("chunks", []):
-        if chunk.get("cut"):
-            parts.append(f"(one write of the program was cut: {chunk['cut']} more characters "
-                         "not shown)")
+
     more = " (more: repeat with this --since)" if p.get("more") else ""
     parts.append(f"-- cursor {p.get('cursor', 0)}{more}")
     return "\n".join(parts)
