@@ -199,6 +199,16 @@ def op_continue(c: Conf) -> Result:
     return result
 
 
+def op_trace(c: Conf) -> Result:
+    # From inside the function: that call was entered before the trace, the
+    # run goes on to the end.
+    result = c.dbg("--json", "trace", c.case.function)
+    if result.code == 0:
+        assert (result.json["state"], result.json["exit_code"]) == ("exited", 0), result
+        assert result.json["trace"]["functions"] == [c.case.function], result
+    return result
+
+
 def op_step(c: Conf) -> Result:
     result = c.dbg("--json", "step")
     if result.code == 0:
