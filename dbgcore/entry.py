@@ -183,6 +183,12 @@ def _fork_daemon(session: str) -> int | None:
     """Run ``dbgcore.daemon.main([session], first_client=True)`` in a
     grandchild in a new process session, stdio detached (stderr to the
     session's daemon.log), as dbgcore.spawn does; its pid, None on failure."""
+    from dbgcore.paths import private_dir, session_dir
+
+    try:
+        private_dir(session_dir(session))
+    except Exception:
+        return None  # a folder that cannot be made: the full CLI says so, in one line
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -192,6 +198,7 @@ def _fork_daemon(session: str) -> int | None:
     middle = os.fork()
     if middle == 0:  # pragma: no cover - runs in the child
         code = 1
+        detached = False
         try:
             os.close(read_end)
             os.setsid()
@@ -201,14 +208,16 @@ def _fork_daemon(session: str) -> int | None:
                 os._exit(0)
             os.close(write_end)
             _detach(session)
+            detached = True
             from dbgcore.daemon import main as daemon_main
 
             code = daemon_main([session], first_client=True)
         except BaseException:
             try:
-                import traceback
+                if detached:  # to daemon.log; never onto the user's terminal
+                    import traceback
 
-                traceback.print_exc()
+                    traceback.print_exc()
             except Exception:
                 pass
         finally:
