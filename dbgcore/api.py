@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from dbgcore.paths import dbg_home, private_dir
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
     from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
-    from dbgcore.pyprobe import PythonSetup, probe_python, real_python
+    from dbgcore.pyprobe import PythonSetup, probe_python, real_python, recall, remember
     from dbgcore.select import binary_kind
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
@@ -180,6 +180,8 @@ __all__ = [
     "read_core",
     "read_trace_file",
     "real_python",
+    "recall",
+    "remember",
     "render",
     "resolve_source",
     "signal_name",
@@ -247,6 +249,8 @@ _HOME: dict[str, str] = {
     "PythonSetup": "dbgcore.pyprobe",
     "probe_python": "dbgcore.pyprobe",
     "real_python": "dbgcore.pyprobe",
+    "recall": "dbgcore.pyprobe",
+    "remember": "dbgcore.pyprobe",
     "OutputPump": "dbgcore.streams",
     "OutputBuffer": "dbgcore.output",
     "TransLog": "dbgcore.translog",

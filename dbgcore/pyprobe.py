@@ -136,12 +136,8 @@ def real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
     where = cwd or os.getcwd()
     key = _shim_key(found, env, where)
     path = _cache_file()
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        data = {}
-    known = data.get(key) if isinstance(data, dict) else None
-    if isinstance(known, str) and os.access(known, os.X_OK):
+    known = recall(path, key)
+    if known and os.access(known, os.X_OK):
         return known
     try:
         out = subprocess.run([found, "-c", "import sys; print(sys.executable)"], env=dict(env),
@@ -152,7 +148,7 @@ def real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
     real = out.stdout.strip()
     if out.returncode != 0 or not os.path.isabs(real) or not os.access(real, os.X_OK):
         return python
-    _remember(path, key, real)
+    remember(path, key, real)
     return real
 
 
@@ -187,8 +183,19 @@ def _cache_file() -> Path:
     return dbg_home() / "python-shims.json"
 
 
-def _remember(path: Path, key: str, value: str) -> None:
-    """``key: value`` into the JSON cache at ``path`` (its last 20 entries)."""
+def recall(path: Path, key: str) -> str:
+    """``key``'s value in the JSON cache at ``path`` ("" when it has none)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return ""
+    found = data.get(key) if isinstance(data, dict) else None
+    return found if isinstance(found, str) else ""
+
+
+def remember(path: Path, key: str, value: str) -> None:
+    """``key: value`` into the JSON cache at ``path`` (its last 20 entries;
+    private to the user, replaced whole). A cache: a failed write is let go."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):

@@ -98,40 +98,18 @@ def _known_version(python: str) -> str:
     is a shell script) makes that 0.3-0.4 s. A shim whose choice changes
     without a new file (`pyenv global`) is seen by the launcher, whose hello
     gives the program's own version."""
+    from dbgcore.api import recall
+
     key = _version_key(python)
-    try:
-        data = json.loads(_version_cache().read_text())
-    except (OSError, ValueError):
-        return ""
-    found = data.get(key) if key and isinstance(data, dict) else None
-    return found if isinstance(found, str) else ""
+    return recall(_version_cache(), key) if key else ""
 
 
 def _remember_version(python: str, version: str) -> None:
     key = _version_key(python)
     if key and re.fullmatch(r"\d+\.\d+\.\d+", version):
-        _write_cache(_version_cache(), key, version)
+        from dbgcore.api import remember
 
-
-def _write_cache(path: Path, key: str, value: str) -> None:
-    """``key: value`` into the JSON cache at ``path`` (its last 20 entries)."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
-    data.pop(key, None)
-    data[key] = value
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(dict(list(data.items())[-20:]), f)
-        os.replace(temporary, path)
-    except OSError:
-        pass  # a cache: without it, the version is only asked again
+        remember(_version_cache(), key, version)
 
 
 #: How long an interrupted expression has to answer after SIGINT.
