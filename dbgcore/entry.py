@@ -180,76 +180,24 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
 
 
 def _fork_daemon(session: str) -> int | None:
-    """Run ``dbgcore.daemon.main([session], first_client=True)`` in a
-    grandchild in a new process session, stdio detached (stderr to the
-    session's daemon.log), as dbgcore.spawn does; its pid, None on failure."""
+    """Run ``dbgcore.daemon.main([session], first_client=True)`` as
+    dbgcore.spawn runs a daemon (its stderr to the session's daemon.log);
+    its pid, None when it cannot start (the full CLI then says why)."""
+    from dbgcore.errors import DbgError
     from dbgcore.paths import private_dir, session_dir
+    from dbgcore.spawn import fork_daemon
 
     try:
-        private_dir(session_dir(session))
-    except Exception:
+        log = os.open(private_dir(session_dir(session)) / "daemon.log",
+                      os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except (DbgError, OSError):
         return None  # a folder that cannot be made: the full CLI says so, in one line
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-    read_end, write_end = os.pipe()
-    middle = os.fork()
-    if middle == 0:  # pragma: no cover - runs in the child
-        code = 1
-        detached = False
-        try:
-            os.close(read_end)
-            os.setsid()
-            daemon_pid = os.fork()
-            if daemon_pid:
-                os.write(write_end, str(daemon_pid).encode())
-                os._exit(0)
-            os.close(write_end)
-            _detach(session)
-            detached = True
-            from dbgcore.daemon import main as daemon_main
-
-            code = daemon_main([session], first_client=True)
-        except BaseException:
-            try:
-                if detached:  # to daemon.log; never onto the user's terminal
-                    import traceback
-
-                    traceback.print_exc()
-            except Exception:
-                pass
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(middle, 0)
-    return int(data) if data else None
-
-
-def _detach(session: str) -> None:
-    """In the daemon: its name for ps, its session folder, stdio on
-    /dev/null with stderr to daemon.log, and no other inherited descriptor."""
     try:
-        with open("/proc/self/comm", "w") as comm:
-            comm.write("dbg-daemon")
-    except OSError:
-        pass
-    from dbgcore.paths import private_dir, session_dir
-
-    log = os.open(private_dir(session_dir(session)) / "daemon.log",
-                  os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for target, source in ((0, devnull), (1, devnull), (2, log)):
-        os.dup2(source, target)
-    for entry in os.listdir("/proc/self/fd"):
-        if int(entry) > 2:
-            try:
-                os.close(int(entry))
-            except OSError:
-                pass
+        return fork_daemon([session], log, first_client=True)
+    except DbgError:
+        return None
+    finally:
+        os.close(log)
 
 
 def _listening(path: str, pid: int) -> bool:

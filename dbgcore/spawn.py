@@ -40,7 +40,7 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> JsonObject:
         # A new process session and no inherited stdio: a harness that runs
         # `dbg start` and waits for its pipes to close must not wait for us.
         if _can_fork():
-            pid = _fork_daemon(argv, fd)
+            pid = fork_daemon(argv, fd)
         else:
             pid = subprocess.Popen(
                 [sys.executable, "-m", "dbgcore.daemon", *argv], stdin=subprocess.DEVNULL,
@@ -75,7 +75,7 @@ def _can_fork() -> bool:
         and not os.environ.get("DBG_DAEMON_NO_FORK")
 
 
-def _fork_daemon(argv: list[str], log_fd: int) -> int:
+def fork_daemon(argv: list[str], log_fd: int, first_client: bool = False) -> int:
     """Run ``dbgcore.daemon.main(argv)`` in a grandchild in a new process
     session, stdio detached (stderr to ``log_fd``), no other inherited file
     descriptors; returns its pid. The middle child exits at once, so the
@@ -105,7 +105,7 @@ def _fork_daemon(argv: list[str], log_fd: int) -> int:
                         os.close(int(entry))
             from dbgcore.daemon import main
 
-            code = main(argv)
+            code = main(argv, first_client=first_client)
         except BaseException:
             with contextlib.suppress(Exception):
                 import traceback
