@@ -19,7 +19,6 @@ Facts each native profile rests on (measured; see docs/backends.md):
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -70,10 +69,12 @@ def version_of(exe: str, flag: str = "--version") -> str:
         key = f"{os.path.realpath(exe)}:{info.st_size}:{info.st_mtime_ns}:{flag}"
     except OSError:
         key = ""
-    cache = _read_version_cache()
-    if key and key in cache:
-        _versions[exe] = cache[key]
-        return cache[key]
+    from dbgcore.api import recall, remember
+
+    known = recall(_version_cache_file(), key) if key else ""
+    if known:
+        _versions[exe] = known
+        return known
     try:
         out = subprocess.run([exe, flag], capture_output=True, text=True,
                              timeout=20, stdin=subprocess.DEVNULL)
@@ -82,8 +83,7 @@ def version_of(exe: str, flag: str = "--version") -> str:
     except (OSError, subprocess.SubprocessError):
         _versions[exe] = ""
     if key and _versions[exe]:
-        cache[key] = _versions[exe]
-        _write_version_cache(cache)
+        remember(_version_cache_file(), key, _versions[exe])
     return _versions[exe]
 
 
@@ -91,27 +91,6 @@ def _version_cache_file() -> Path:
     from dbgcore.api import dbg_home
 
     return dbg_home() / "tool-versions.json"
-
-
-def _read_version_cache() -> dict[str, str]:
-    try:
-        data = json.loads(_version_cache_file().read_text())
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-
-def _write_version_cache(cache: dict[str, str]) -> None:
-    path = _version_cache_file()
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(dict(list(cache.items())[-50:]), f)
-        os.replace(temporary, path)
-    except OSError:
-        pass  # a cache: without it, versions are only asked again
 
 
 def version_number(version: str) -> tuple[int, ...]:
