@@ -366,10 +366,10 @@ async def dbg_steps(backend: str, op: Op) -> Times:
 def daemon_run(target: Target, work: Path) -> Times:
     import anyio
 
+    from dbgcore.cli.app import FRONT
     from dbgcore.frontend import call_op
-    from dbgcore.ops import builtin_table
 
-    table = builtin_table()
+    table = FRONT.table
     values = {"start": start_values(target), "print": {"expression": EXPRESSION}}
     saved = dict(os.environ)
     os.environ.update(dbg_env(work))
@@ -379,7 +379,8 @@ def daemon_run(target: Target, work: Path) -> Times:
     async def op(name: str) -> dict[str, Any]:
         found = table.find(name)
         assert found is not None
-        return call_op(found, values.get(name, {}), "s1", 30).to_json()
+        return call_op(found, values.get(name, {}), "s1", 30, FRONT,
+                       start=FRONT.start).to_json()
 
     try:
         return dict(anyio.run(dbg_steps, target.backend, op))
