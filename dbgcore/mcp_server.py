@@ -323,7 +323,16 @@ def serve(values: dict[str, Any], session: str, timeout: float, front: Front) ->
     """Serve MCP on stdin/stdout until the client closes it."""
     import anyio
 
-    anyio.run(_serve, front)
+    from dbgcore import spawn
+
+    # Started before the server's threads, and while the client still
+    # initializes: each session's daemon is then forked off it, not a new
+    # interpreter that imports dbg again.
+    spawn.use_fork_server()
+    try:
+        anyio.run(_serve, front)
+    finally:
+        spawn.stop_fork_server()
 
 
 async def _serve(front: Front) -> None:
