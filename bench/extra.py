@@ -1,8 +1,12 @@
 """The figures next to S1: memory per session, 10 sessions at once, and
-`locals` of a large frame (bench/s1.py --extra runs them)."""
+`locals` of a large frame (bench/s1.py --extra runs them).
+
+    .venv/bin/python bench/extra.py [--backend NAME ...] [--sessions 10] [--rounds 10]
+"""
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import subprocess
@@ -56,26 +60,26 @@ def memory(backends: list[str]) -> None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def many(count: int = 10, rounds: int = 10) -> None:
-    """`print` on one debugpy session alone, then on each of ``count`` at once."""
+def many(backend: str = "debugpy", count: int = 10, rounds: int = 10) -> None:
+    """`print` on one session alone, then on each of ``count`` at once."""
     work = Path(tempfile.mkdtemp(prefix="dbg-many-"))
     base = dbg_env(work)
     try:
-        target = build("debugpy", work)
+        target = build(backend, work)
         values = start_values(target)
         where = target.folder.parent
         envs = [{**base, "DBG_SESSION": f"s{i}"} for i in range(count)]
-        start(values, "debugpy", where, envs[0])
+        start(values, backend, where, envs[0])
         alone = statistics.median(
             timed([*dbg_command(), "print", "balance + amount"], where, envs[0])[0]
             for _ in range(rounds))
         for env in envs[1:]:
-            start(values, "debugpy", where, env)
+            start(values, backend, where, env)
         together = [statistics.median(
             timed([*dbg_command(), "print", "balance + amount"], where, env)[0]
             for _ in range(rounds)) for env in envs]
         rss = [rss_kb(daemon_pid(work, f"s{i}")) / 1024 for i in range(count)]
-        print(f"\nP6 {count} debugpy sessions at once: print {max(together):.1f} ms at worst,"
+        print(f"\nP6 {count} {backend} sessions at once: print {max(together):.1f} ms at worst,"
               f" {statistics.median(together):.1f} ms median, against {alone:.1f} ms alone"
               f" ({max(together) / alone:.2f} x); daemons {min(rss):.1f}-{max(rss):.1f} MB")
     finally:
@@ -118,11 +122,32 @@ def large_frame(backends: tuple[str, ...] = ("debugpy", "pdb", "gdb"), rounds: i
             shutil.rmtree(work, ignore_errors=True)
 
 
-def extra(backends: list[str] | None = None) -> None:
-    memory(backends or ["debugpy", "pdb", "gdb", "lldb", "dlv", "jdb"])
-    many()
-    large_frame()
+def extra(backends: list[str] | None = None, sessions: int = 10, rounds: int = 10) -> None:
+    """Memory on ``backends``, ``sessions`` at once on debugpy (or the first
+    of ``backends`` without it), the large frame on those of debugpy, pdb
+    and gdb among them."""
+    backends = backends or ["debugpy", "pdb", "gdb", "lldb", "dlv", "jdb", "node"]
+    memory(backends)
+    many("debugpy" if "debugpy" in backends else backends[0], sessions, rounds)
+    large = tuple(b for b in ("debugpy", "pdb", "gdb") if b in backends)
+    if large:
+        large_frame(large, min(rounds, 5))
+
+
+def main() -> None:
+    from s1 import BACKENDS, HOME
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", action="append", choices=BACKENDS,
+                        help="a backend to run (repeatable; default: all)")
+    parser.add_argument("--sessions", type=int, default=10, help="sessions at once")
+    parser.add_argument("--rounds", type=int, default=10, help="timings of each call")
+    args = parser.parse_args()
+    try:
+        extra(args.backend, args.sessions, args.rounds)
+    finally:
+        shutil.rmtree(HOME, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    extra()
+    main()
