@@ -4,8 +4,8 @@ at a breakpoint set while the run goes on, in the code under test, at a
 pause, at the next failing test, at an uncaught exception. A test of the
 run prints whether it is traced, so the untraced run is seen, not assumed.
 
-The speed itself is measured by bench/tests.py, which is run here on a small
-size so that it cannot rot.
+The speed itself is measured by bench/tests.py (tests/test_bench.py runs it
+on a small size so that it cannot rot).
 """
 
 from __future__ import annotations
@@ -253,13 +253,3 @@ def test_tracing_stays_on_with_a_breakpoint_from_the_start(dbg: Dbg, project: Pa
     assert snap["state"] == "stopped" and at(snap, project / "calc.py", lines["in-add"]), snap
     assert "TRACED" in dbg.output() and "UNTRACED" not in dbg.output(), dbg.output()
     dbg("kill")
-
-
-def test_the_benchmark_runs(tmp_path: Path) -> None:
-    require_backend("debugpy")
-    require_backend("pdb")
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "tests.py"), "--runs", "1",
-                           "--project", "suite", "--small"], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "| suite | 10 |" in done.stdout and " x**" in done.stdout, done.stdout

@@ -1,0 +1,154 @@
+"""Every benchmark of bench/ runs, at its smallest size, as a user runs it (a
+subprocess with the venv's Python, from a folder of its own), and prints its
+table with figures in it: a benchmark nobody runs rots (bench/s1.py's daemon
+mode once called an op with a signature gone for weeks). These are not timed
+tests: the figures are only checked to be there, not to meet anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dbgcore.testing import require_backend
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+#: A figure as the tables print one: 1,519 or 12.34.
+NUMBER = r"\d[\d,]*(?:\.\d+)?"
+#: The end of a row of bench/s1.py's S1 table: the six steps' medians and the S1 spread.
+S1_CELLS = rf"(?: {NUMBER} \|){{6}} {NUMBER}-{NUMBER} \|$"
+#: mcp-debugger, as bench/s1.py installs it.
+PEER_CLI = (Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dbg-bench-peer"
+            / "node_modules" / "@debugmcp" / "mcp-debugger" / "dist" / "cli")
+
+
+def bench(tmp_path: Path, script: str, *args: str) -> str:
+    """Runs bench/SCRIPT from a scratch folder; its stdout, which it must end."""
+    env = {**os.environ, "DBG_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def rows(out: str, *names: str) -> None:
+    for name in names:
+        assert re.search(rf"^\| {re.escape(name)} \|{S1_CELLS}", out, re.M), (name, out)
+
+
+def test_s1_every_mode_extra_and_readme(tmp_path: Path) -> None:
+    """floor, daemon, CLI and MCP on pdb, the goals, --extra's parts, and the
+    README section written from the run (into a copy of README.md)."""
+    require_backend("pdb")
+    readme = tmp_path / "README.md"
+    shutil.copy(ROOT / "README.md", readme)
+    out = bench(tmp_path, "s1.py", "--backend", "pdb", "--runs", "1", "--no-peer",
+                "--samples", "2", "--extra", "--sessions", "2", "--rounds", "1",
+                "--readme", str(readme))
+    rows(out, "in-process floor", "dbg daemon, in-process client", "**dbg CLI**", "dbg mcp")
+    assert re.search(rf"One CLI call on a stopped pdb session: print {NUMBER} ms", out), out
+    for goal in ("`dbg start --break X --run` through the CLI within 1.2 x the floor",
+                 "S1 through `dbg mcp` within 1.2 x the floor",
+                 "S1 through the CLI within 1.2 x the floor + 14 x `python -c pass`"):
+        assert re.search(rf"^- {re.escape(goal)}.*: (met|\*\*not met\*\*);", out, re.M), \
+            (goal, out)
+    assert re.search(rf"noise: .* {NUMBER}% of its median", out), out
+    # --extra: memory, sessions at once, the large frame.
+    assert re.search(rf"^  pdb: {NUMBER} MB$", out, re.M), out
+    assert re.search(rf"2 pdb sessions at once: print {NUMBER} ms at worst", out), out
+    assert re.search(rf"^  pdb: {NUMBER} ms, {NUMBER} bytes of text", out, re.M), out
+    # The README's section: rewritten between its markers, the rest kept.
+    text = readme.read_text()
+    section = text.split("<!-- speed:begin")[1].split("<!-- speed:end -->")[0]
+    assert "bench/s1.py --backend pdb --runs 1" in section and "--readme" in section, section
+    assert f"`os.cpu_count()` {os.cpu_count()}" in section and "load average" in section
+    assert "A small run" in section, section
+    assert re.search(rf"^\| pdb \| {NUMBER} \[{NUMBER}-{NUMBER}\] \|", section, re.M), section
+    assert "S1 through `dbg mcp` within 1.2 x the floor" in section, section
+    original = (ROOT / "README.md").read_text()
+    assert text.split("<!-- speed:begin")[0] == original.split("<!-- speed:begin")[0]
+    assert text.split("<!-- speed:end -->")[1] == original.split("<!-- speed:end -->")[1]
+
+
+def test_s1_start_only(tmp_path: Path) -> None:
+    require_backend("pdb")
+    out = bench(tmp_path, "s1.py", "--start-only", "--backend", "pdb", "--runs", "1",
+                "--mode", "floor", "--mode", "daemon", "--mode", "cli", "--mode", "mcp")
+    cell = rf"{NUMBER} \[{NUMBER}-{NUMBER}\]"
+    assert re.search(rf"^\| pdb \|(?: {cell} \|){{4}}(?: {NUMBER} \|){{3}} CLI <= 1.2 x the "
+                     r"floor: (met|\*\*not met\*\*) \|$", out, re.M), out
+
+
+def test_s1_node(tmp_path: Path) -> None:
+    """node beside its floor, a bare client of node's inspector."""
+    require_backend("node")
+    out = bench(tmp_path, "s1.py", "--backend", "node", "--runs", "1", "--no-peer",
+                "--samples", "0")
+    assert "node 2" in out or "node 1" in out, out  # its version, from the plugin
+    rows(out, "in-process floor", "dbg daemon, in-process client", "**dbg CLI**", "dbg mcp")
+    assert re.search(r"within 1.2 x the floor.*node .*(met|not met)", out), out
+
+
+def test_s1_peer(tmp_path: Path) -> None:
+    """mcp-debugger beside `dbg mcp` on debugpy, when npm's package is there
+    already (the benchmark would install it: no network in a test)."""
+    if shutil.which("node") is None or not PEER_CLI.exists():
+        pytest.skip(f"mcp-debugger is not installed in {PEER_CLI.parents[3]} (bench/s1.py"
+                    " installs it with npm on its first run)")
+    require_backend("debugpy")
+    out = bench(tmp_path, "s1.py", "--backend", "debugpy", "--runs", "1", "--mode", "mcp",
+                "--samples", "0")
+    rows(out, "dbg mcp", "mcp-debugger 0.24.2, MCP")
+    assert re.search(rf"^- mcp-debugger's S1 on debugpy at least 3.4 x dbg's: .*dbg mcp {NUMBER}"
+                     r" x (met|\*\*not met\*\*)", out, re.M), out
+
+
+def test_extra(tmp_path: Path) -> None:
+    require_backend("gdb")
+    out = bench(tmp_path, "extra.py", "--backend", "gdb", "--sessions", "2", "--rounds", "1")
+    assert re.search(rf"^  gdb: {NUMBER} MB$", out, re.M), out
+    assert re.search(rf"2 gdb sessions at once: print {NUMBER} ms at worst", out), out
+    assert re.search(rf"^  gdb: {NUMBER} ms, {NUMBER} bytes of text", out, re.M), out
+
+
+def test_tests(tmp_path: Path) -> None:
+    """A test run under dbg (debugpy, pdb) against the bare run."""
+    require_backend("debugpy")
+    require_backend("pdb")
+    out = bench(tmp_path, "tests.py", "--runs", "1", "--project", "suite", "--small")
+    cell = rf"{NUMBER} \({NUMBER}-{NUMBER}\)"
+    assert re.search(rf"^\| suite \| 10 \| {cell} \|(?: {cell} \*\*{NUMBER} x\*\* \|){{2}}$",
+                     out, re.M), out
+    assert "goal: each dbg run <= 1.5 x the bare run" in out, out
+
+
+def test_trace(tmp_path: Path) -> None:
+    """Calls a second on the goal's three backends, each judged met or not."""
+    for backend in ("pdb", "debugpy", "gdb"):
+        require_backend(backend)
+    out = bench(tmp_path, "trace.py", "--calls", "100", "pdb", "debugpy", "gdb")
+    for backend in ("pdb", "debugpy", "gdb"):
+        assert re.search(rf"^  {backend} +100 calls in +{NUMBER} s: +{NUMBER} calls/s", out,
+                         re.M), out
+        assert re.search(rf"^  {backend} +{NUMBER} calls/s: (met|not met)$", out, re.M), out
+
+
+def test_interrupt(tmp_path: Path) -> None:
+    require_backend("pdb")
+    out = bench(tmp_path, "interrupt.py", "--runs", "1", "pdb")
+    assert re.search(rf"^\| pdb \| {NUMBER} \| {NUMBER} \|$", out, re.M), out
+
+
+def test_bounds(tmp_path: Path) -> None:
+    require_backend("pdb")
+    out = bench(tmp_path, "bounds.py", "--runs", "1", "pdb")
+    for name in ("print items", "print text", "runaway at --timeout 1", "next print"):
+        assert re.search(rf"^pdb +{re.escape(name)} +{NUMBER} ms +{NUMBER} bytes$", out,
+                         re.M), (name, out)
