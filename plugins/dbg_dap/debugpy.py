@@ -159,6 +159,20 @@ class DebugpyProfile(AdapterProfile):
         version = out.stdout.strip()
         return Readiness(True, f"debugpy {version} ({self._python()})", version)
 
+    def _debugpy_root(self) -> str:
+        """The folder of the debugpy that runs in the program (the adapter's
+        launcher gives it the adapter's), or "" when another Python runs it."""
+        if self._python() != sys.executable:
+            return ""
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec("debugpy")
+        except (ImportError, ValueError):
+            return ""
+        origin = spec.origin if spec is not None else None
+        return os.path.dirname(os.path.realpath(origin)) if origin else ""
+
     def version(self) -> str:
         try:
             import debugpy
@@ -181,6 +195,17 @@ class DebugpyProfile(AdapterProfile):
         env["PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
         if self.spec.options.get("tcp_nodelay", True):
             env["DBG_TCP_NODELAY"] = "1"
+        # pydevd's threads no longer wait 0.5 s for each other as the program
+        # ends (pyboot/sitecustomize.py's _wait_for_pydevd_threads).
+        env["DBG_PYDEVD_END"] = "1"
+        root = self._debugpy_root()
+        if root:
+            # debugpy's modules from dbg's bytecode for the program's Python
+            # (pyboot/sitecustomize.py's _DebugpyLoader).
+            from dbgcore.api import dbg_home
+
+            env["DBG_PYC_DIR"] = str(dbg_home() / "pyc")
+            env["DBG_DEBUGPY_ROOT"] = root
         if request.test:
             env["DBG_TEST_RUN"] = "1"
             if self.spec.options.get("lazy_tracing", True):
@@ -190,7 +215,9 @@ class DebugpyProfile(AdapterProfile):
             env["DBG_STDIN"] = request.stdin
         if not self.follow_children:
             env["DBG_CHILDREN_UNDEBUGGED"] = "1"
-        self._entry = self._module_entry(request)
+        # `start --run` (and `dbg test`) has no entry stop: no need to ask the
+        # interpreter where the module starts (60-250 ms before the launch).
+        self._entry = None if request.before_run is not None else self._module_entry(request)
         args: Message = {
             "console": "internalConsole",
             "stopOnEntry": self._entry is None,

@@ -11,6 +11,13 @@ algorithm and the peer's delayed ACK (debugpy issue #2054). We wrap
 ``_pydevd_bundle.pydevd_comm.start_client`` as the module is imported, before
 pydevd binds the name, and touch no other socket. Then we hand over to any
 sitecustomize this one shadows, so the user's own still runs.
+
+As ``pydevd`` is imported, its wait for its own threads at the program's end
+is replaced (see _wait_for_pydevd_threads): pydevd's threads waited for each
+other there, and every program under debugpy ended 0.5 s late.
+
+debugpy's own modules are loaded from bytecode dbg keeps for the program's
+interpreter (see _DebugpyLoader) when that interpreter has none of its own.
 """
 
 from __future__ import annotations
@@ -19,18 +26,23 @@ import contextlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import marshal
 import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Sequence
-from types import FrameType, ModuleType
+from types import CodeType, FrameType, ModuleType
 
-_TARGET = "_pydevd_bundle.pydevd_comm"
+_COMM = "_pydevd_bundle.pydevd_comm"
+_PYDEVD = "pydevd"
 _HERE = os.path.dirname(os.path.abspath(__file__))
+#: The modules still to patch as they are imported.
+_targets: set[str] = set()
 
 
-def _patch(module: ModuleType) -> None:
+def _patch_comm(module: ModuleType) -> None:
     original = getattr(module, "start_client", None)
     if original is None or getattr(original, "_dbg_nodelay", False):
         return
@@ -47,6 +59,109 @@ def _patch(module: ModuleType) -> None:
     setattr(module, "start_client", start_client)  # noqa: B010
 
 
+#: pydevd's threads now in _wait_for_pydevd_threads.
+_waiting: set[threading.Thread] = set()
+
+
+def _wait_for_pydevd_threads(py_db: object, timeout: float) -> None:
+    """Returns once pydevd's threads (its writer, reader, command thread)
+    have ended or are waiting here themselves, or after ``timeout``.
+
+    As the program ends, pydevd's command thread, its reader and its
+    check-alive thread each call PyDB.dispose_and_kill_all_pydevd_threads,
+    which waits for pydevd's other threads to end; the first caller loops
+    until they have, the later ones wait for the first. Two of them wait for
+    each other, and each program ended only at the 0.5 s timeout. Here a
+    thread waits only for the threads that still work (the writer still
+    sending the program's last output, above all), never for another waiter."""
+    me = threading.current_thread()
+    _waiting.add(me)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            threads = dict(getattr(py_db, "created_pydb_daemon_threads", {}))
+            if not [t for t in threads if t is not me and t not in _waiting
+                    and t is not getattr(py_db, "check_alive_thread", None)]:
+                return
+            time.sleep(0.005)
+    finally:
+        _waiting.discard(me)
+
+
+def _patch_pydevd(module: ModuleType) -> None:
+    if _debugpy_path_hook in sys.path_hooks:
+        sys.path_hooks.remove(_debugpy_path_hook)
+    debugger = getattr(module, "PyDB", None)
+    if _fast_end and debugger is not None and \
+            hasattr(debugger, "_PyDB__wait_for_threads_to_finish"):
+        debugger._PyDB__wait_for_threads_to_finish = _wait_for_pydevd_threads
+
+
+_PATCHES = {_COMM: _patch_comm, _PYDEVD: _patch_pydevd}
+
+
+class _DebugpyLoader(importlib.machinery.SourceFileLoader):
+    """debugpy's modules, compiled once per interpreter version into dbg's
+    folder ``$DBG_PYC_DIR``. debugpy is installed for the interpreter dbg
+    runs on; a program on another Python version (or with
+    PYTHONDONTWRITEBYTECODE, or a debugpy it cannot write beside) compiled
+    all of pydevd at every start: 0.3-0.5 s, its 840 kB protocol schema
+    alone 0.15-0.3 s. Bytecode Python keeps beside the source is used first."""
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        source_path = self.get_filename(fullname)
+        try:
+            beside = importlib.util.cache_from_source(source_path)
+            if os.path.exists(beside):
+                return super().get_code(fullname)
+        except (NotImplementedError, ValueError):
+            pass
+        stat = os.stat(source_path)
+        header = importlib.util.MAGIC_NUMBER + b"\0\0\0\0" + \
+            (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + \
+            (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+        cached = os.path.join(_pyc_dir, sys.implementation.cache_tag or "none",
+                              source_path.lstrip(os.sep) + "c")
+        try:
+            with open(cached, "rb") as data:
+                if data.read(16) == header:
+                    code = marshal.loads(data.read())
+                    if isinstance(code, CodeType):
+                        return code
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+        code = self.source_to_code(self.get_data(source_path), source_path)
+        try:
+            os.makedirs(os.path.dirname(cached), mode=0o700, exist_ok=True)
+            partial = f"{cached}.{os.getpid()}"
+            with open(partial, "wb") as out:
+                out.write(header + marshal.dumps(code))
+            os.replace(partial, cached)
+        except OSError:
+            pass  # a cache: without it, the module is compiled again next time
+        return code
+
+
+def _debugpy_path_hook(folder: str) -> importlib.abc.PathEntryFinder:
+    # Only debugpy's own folders (their FileFinders stay in
+    # sys.path_importer_cache, so pydevd's later imports use them too).
+    if not (folder + os.sep).startswith(_debugpy_root + os.sep):
+        raise ImportError
+    return importlib.machinery.FileFinder(
+        folder, (_DebugpyLoader, importlib.machinery.SOURCE_SUFFIXES),
+        (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+        (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES))
+
+
+_pyc_dir = os.environ.get("DBG_PYC_DIR", "")
+_debugpy_root = os.path.normpath(os.environ.get("DBG_DEBUGPY_ROOT", "") or os.sep)
+if _pyc_dir and _debugpy_root != os.sep:
+    sys.path_hooks.insert(0, _debugpy_path_hook)
+    # Out of the path hooks once pydevd is loaded: the program's own
+    # folders (its script's, first) must not meet dbg's code.
+    _targets.add(_PYDEVD)
+
+
 class _Loader(importlib.abc.Loader):
     def __init__(self, inner: importlib.abc.Loader) -> None:
         self.inner = inner
@@ -56,17 +171,19 @@ class _Loader(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         self.inner.exec_module(module)
-        _patch(module)
-        # Done: out of every later import. Left in, it is the first code of
-        # the program's that runs (runpy asks it for a -m MODULE), and
-        # debugpy's stop on entry would stop in it.
-        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _Finder)]
+        _PATCHES[module.__name__](module)
+        _targets.discard(module.__name__)
+        if not _targets:
+            # Done: out of every later import. Left in, it is the first code
+            # of the program's that runs (runpy asks it for a -m MODULE), and
+            # debugpy's stop on entry would stop in it.
+            sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _Finder)]
 
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname != _TARGET:
+        if fullname not in _targets:
             return None
         for finder in sys.meta_path:
             if finder is self:
@@ -80,6 +197,11 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 if os.environ.get("DBG_TCP_NODELAY") == "1":
+    _targets.add(_COMM)
+_fast_end = os.environ.get("DBG_PYDEVD_END") == "1"
+if _fast_end:
+    _targets.add(_PYDEVD)
+if _targets:
     sys.meta_path.insert(0, _Finder())
 
 

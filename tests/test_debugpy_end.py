@@ -1,0 +1,94 @@
+"""debugpy's end and start as dbg speeds them up (plugins/dbg_dap/pyboot/
+sitecustomize.py), with nothing lost: pydevd's threads no longer wait 0.5 s
+for each other as the program ends, yet the program's last output and its
+real exit code still arrive, from the main thread and from a thread of its
+own alike; debugpy's modules are loaded from dbg's bytecode cache in a
+program whose Python is not the adapter's, and the program runs as before.
+
+The speed itself is measured by bench/tests.py and bench/s1.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dbgcore.testing import Dbg, require_backend
+
+LINES = 3000
+
+PROGRAM = textwrap.dedent(f'''\
+    import sys
+    import threading
+
+
+    def late():
+        sys.stdout.write("".join(f"thread line {{i}}\\n" for i in range({LINES})))
+        sys.stdout.flush()
+
+
+    for i in range({LINES}):
+        print(f"main line {{i}}")
+    worker = threading.Thread(target=late)
+    worker.start()
+    worker.join()
+    sys.stderr.write("the last words\\n")
+    sys.exit(int(sys.argv[1]))
+''')
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    require_backend("debugpy")
+    path = tmp_path / "prog" / "ends.py"
+    path.parent.mkdir()
+    path.write_text(PROGRAM)
+    return path
+
+
+def other_python() -> str:
+    """An interpreter of another version than dbg's (pyenv's), or a skip."""
+    import sys
+
+    for version in ("3.12", "3.13", "3.10"):
+        found = sorted((Path.home() / ".pyenv" / "versions").glob(f"{version}.*/bin/python"))
+        if found and f"{sys.version_info[0]}.{sys.version_info[1]}" != version:
+            return str(found[-1])
+    found_on_path = shutil.which("python3.12")
+    if found_on_path:
+        return found_on_path
+    pytest.skip("no Python of another version than dbg's here")
+
+
+@pytest.mark.parametrize("code", [0, 3])
+def test_the_last_output_and_the_exit_code_arrive(dbg: Dbg, program: Path, code: int) -> None:
+    answer = dbg.json("start", "--backend", "debugpy", "--run", str(program), str(code),
+                      timeout=120)
+    assert answer["ok"] and answer["state"] == "exited", answer
+    assert answer["exit_code"] == code, answer
+    out = dbg.output("stdout")
+    lines = out.splitlines()
+    assert [line for line in lines if line.startswith("main line")] == \
+        [f"main line {i}" for i in range(LINES)]
+    assert [line for line in lines if line.startswith("thread line")] == \
+        [f"thread line {i}" for i in range(LINES)]
+    assert "the last words" in dbg.output("stderr")
+
+
+def test_a_program_on_another_python_loads_debugpy_from_dbgs_cache(
+        dbg: Dbg, program: Path) -> None:
+    python = other_python()
+    tag = subprocess.run([python, "-c", "import sys; print(sys.implementation.cache_tag)"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    for run in range(2):
+        answer = dbg.json("start", "--backend", "debugpy", "--python", python, "--run",
+                          str(program), "5", timeout=120)
+        assert answer["ok"] and answer["state"] == "exited" and answer["exit_code"] == 5, \
+            (run, answer)
+        assert dbg.output("stdout").count("thread line") == LINES
+    cached = list((dbg.home / "pyc" / tag).rglob("pydevd.pyc"))
+    assert cached, sorted(p.name for p in (dbg.home / "pyc").rglob("*.pyc"))[:20]
