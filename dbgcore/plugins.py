@@ -54,7 +54,10 @@ class PluginHost:
         self.pm = pluggy.PluginManager("dbg")
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
-        self._backends: dict[str, type[Backend]] | None = None
+        #: The backend classes registered so far, and how many plugins'
+        #: ``dbg_register_backends`` hooks have been called for them.
+        self._backends: dict[str, type[Backend]] = {}
+        self._backend_hooks_called = 0
         self._backend_files: list[Path] | None = None
         self._commands_added = False
         for module_name in DEFAULT_PLUGINS:
@@ -101,28 +104,46 @@ class PluginHost:
 
     def backend_classes(self) -> dict[str, type[Backend]]:
         """Every registered backend class by its ``id``."""
-        if self._backends is not None:
-            return self._backends
-        found: dict[str, type[Backend]] = {}
-        for impl in self.pm.hook.dbg_register_backends.get_hookimpls():
-            mine: list[str] = []
+        while self._register_next_backends():
+            pass
+        return self._backends
 
-            def register(cls: type[Backend], _mine: list[str] = mine) -> None:
-                if not (isinstance(cls, type) and issubclass(cls, Backend)) or not cls.id:
-                    raise TypeError(f"{cls!r} is not a Backend subclass with an id")
-                if cls.id in found and found[cls.id] is not cls:
-                    # First come (built-ins load first) keeps it; no silent takeover.
-                    raise ValueError(f"backend id {cls.id!r} is already registered by "
-                                     f"{found[cls.id].__module__}")
-                found[cls.id] = cls
-                _mine.append(cls.id)
+    def backend_class(self, backend_id: str) -> type[Backend] | None:
+        """The backend class registered as ``backend_id`` (None: none is).
+        The plugins' hooks are called in their order only until one
+        registers it: a session's daemon imports its own backend's module,
+        not every plugin's (the first to register an id keeps it, so what
+        the later hooks would register cannot change the answer)."""
+        while backend_id not in self._backends and self._register_next_backends():
+            pass
+        return self._backends.get(backend_id)
 
-            self._call_isolated(impl, {"register": register})
-            info = self.infos.get(impl.plugin_name)
-            if info is not None:
-                info.backends = tuple(mine)
-        self._backends = found
-        return found
+    def _register_next_backends(self) -> bool:
+        """Call the next plugin's ``dbg_register_backends``; False when
+        every plugin's has been called."""
+        impls = self.pm.hook.dbg_register_backends.get_hookimpls()
+        if self._backend_hooks_called >= len(impls):
+            return False
+        impl = impls[self._backend_hooks_called]
+        self._backend_hooks_called += 1
+        found = self._backends
+        mine: list[str] = []
+
+        def register(cls: type[Backend]) -> None:
+            if not (isinstance(cls, type) and issubclass(cls, Backend)) or not cls.id:
+                raise TypeError(f"{cls!r} is not a Backend subclass with an id")
+            if cls.id in found and found[cls.id] is not cls:
+                # First come (built-ins load first) keeps it; no silent takeover.
+                raise ValueError(f"backend id {cls.id!r} is already registered by "
+                                 f"{found[cls.id].__module__}")
+            found[cls.id] = cls
+            mine.append(cls.id)
+
+        self._call_isolated(impl, {"register": register})
+        info = self.infos.get(impl.plugin_name)
+        if info is not None:
+            info.backends = tuple(mine)
+        return True
 
     def backend_files(self) -> list[Path]:
         """The backends.yaml files plugins ship (``dbg_backend_files``), in

@@ -103,6 +103,10 @@ class PtyDriver:
         # that drop input typed before they echo it off; our debuggers read a
         # line at a time with echo off, and a `next` is several lines.
         self.child.delaybeforesend = None
+        # And it sleeps 0.1 ms after every read while it waits for a match;
+        # on a busy machine that sleep gives the CPU away for a whole
+        # scheduler slice, several times per `next`.
+        self.child.delayafterread = None
         self.pgid = procutil.pgid_of(self.child.pid)
 
     @contextmanager

@@ -42,7 +42,7 @@ class BackendRegistry:
 
     def class_of(self, spec: BackendSpec) -> type[Backend] | None:
         """The class that drives ``spec``; None when its plugin is not loaded."""
-        return self.classes().get(spec.plugin)
+        return self.host.backend_class(spec.plugin)
 
     def spec(self, name: str, cwd: Path | None = None) -> BackendSpec:
         config = self.config(cwd)

@@ -412,3 +412,27 @@ def test_a_plugin_ships_its_backends_yaml_entries(dbg: Any, plugin_site: Any) ->
     rows = {b["name"]: b for b in dbg.json("backends", env=env)["backends"]}
     assert rows["shipped"]["install"] == "ask your admin"
     assert rows["shipped"]["plugin"] == "shipped-test"
+
+
+def test_one_backend_class_imports_only_the_plugins_up_to_its_own() -> None:
+    # A fresh interpreter: what a session's daemon imports for a pdb start.
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import json, sys
+        from dbgcore.plugins import PluginHost
+        host = PluginHost()
+        pdb = host.backend_class("pdb")
+        before = sorted(m for m in sys.modules if m.endswith(".backend"))
+        every = host.backend_classes()
+        print(json.dumps({"before": before, "same": every["pdb"] is pdb,
+                          "ids": sorted(every), "none": host.backend_class("no-such") is None}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    seen = json.loads(proc.stdout)
+    assert "dbg_pdb.backend" in seen["before"], seen
+    assert "dbg_jdb.backend" not in seen["before"], seen
+    assert seen["same"] and seen["none"], seen
+    assert {"pdb", "jdb"} <= set(seen["ids"]), seen
