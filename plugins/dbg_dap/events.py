@@ -99,7 +99,8 @@ class DapEvents(DapCore):
         # The program's stdin (dbg's FIFO opens at once: dbg holds its write end).
         with open(self.profile.stdin or os.devnull, "rb") as stdin:
             proc = subprocess.Popen(
-                list(args.get("args") or []), cwd=args.get("cwd") or None, env=env,
+                self.profile.terminal_argv([str(a) for a in args.get("args") or []]),
+                cwd=args.get("cwd") or None, env=env,
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True)
         for stream, category in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):

@@ -252,6 +252,11 @@ class AdapterProfile:
             args["env"] = env
         return {**self.spec.launch, **args}
 
+    def terminal_argv(self, argv: list[str]) -> list[str]:
+        """What dbg runs for the adapter's runInTerminal request ``argv``
+        (an adapter's launcher may have a cheaper equivalent)."""
+        return argv
+
     def attach_arguments(self, request: AttachRequest) -> Message:
         if request.pid is not None:
             return {"processId": request.pid}
