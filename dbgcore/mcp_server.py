@@ -323,16 +323,16 @@ def serve(values: dict[str, Any], session: str, timeout: float, front: Front) ->
     """Serve MCP on stdin/stdout until the client closes it."""
     import anyio
 
-    from dbgcore import spawn
+    from dbgcore import forkserver
 
     # Started before the server's threads, and while the client still
     # initializes: each session's daemon is then forked off it, not a new
     # interpreter that imports dbg again.
-    spawn.use_fork_server()
+    forkserver.use()
     try:
         anyio.run(_serve, front)
     finally:
-        spawn.stop_fork_server()
+        forkserver.stop()
 
 
 async def _serve(front: Front) -> None:

@@ -14,16 +14,12 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING
 
 from dbgcore import client, procutil
 from dbgcore.errors import BackendError, DbgError, NoSession, SessionExists
 from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import private_dir, session_dir
 from dbgcore.status import daemon_alive, read_status
-
-if TYPE_CHECKING:
-    from dbgcore.forkserver import ForkServer
 
 #: How long a new daemon has to start listening.
 DAEMON_START_TIMEOUT = 15.0
@@ -46,8 +42,11 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> JsonObject:
         pid = None
         if _can_fork():
             pid = fork_daemon(argv, fd)
-        elif _fork_server is not None:
-            pid = _fork_server.fork(argv, str(log_path))
+        else:
+            from dbgcore import forkserver
+
+            if (server := forkserver.current()) is not None:
+                pid = server.fork(argv, str(log_path))
         if pid is None:
             pid = subprocess.Popen(
                 [sys.executable, "-m", "dbgcore.daemon", *argv], stdin=subprocess.DEVNULL,
@@ -68,30 +67,6 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> JsonObject:
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
     raise BackendError("the session daemon did not start in time", f"see {log_path}")
-
-
-#: The fork server of a front end with threads (`dbg mcp`), if it started one.
-_fork_server: ForkServer | None = None
-
-
-def use_fork_server() -> None:
-    """Fork this process's daemons off a fork server
-    (:mod:`dbgcore.forkserver`) from now on, instead of starting each one as
-    a new interpreter: for a long-lived front end with threads. Started here,
-    before the daemons are asked for; it ends with this process."""
-    global _fork_server
-    if _fork_server is None:
-        from dbgcore import forkserver
-
-        _fork_server = forkserver.start()
-
-
-def stop_fork_server() -> None:
-    """End the fork server (at the front end's end)."""
-    global _fork_server
-    server, _fork_server = _fork_server, None
-    if server is not None:
-        server.close()
 
 
 def _can_fork() -> bool:

@@ -82,7 +82,7 @@ def _mcp_session(dbg: Dbg, env: dict[str, str], session: str) -> dict[str, Any]:
         assert json.loads(proc.stdout.readline())["id"] == "init"
         _send(proc.stdin, INITIALIZED)
         helpers = [p for p in _children(proc.pid)
-                   if "dbgcore.forkserver" in _cmdline(p)]
+                   if "dbgcore.forkhelper" in _cmdline(p)]
         snap = _call(proc, "start", "dbg_start", program=str(program), backend="pdb",
                      breaks=["here.py:2"], run=True, session=session)
         assert snap["ok"] and snap["location"]["line"] == 2, snap
@@ -109,7 +109,7 @@ def test_an_mcp_session_is_forked_off_the_fork_server(dbg: Dbg) -> None:
     # The server started exactly one helper, and the daemon is a fork of it:
     # its command line is the helper's, not `python -m dbgcore.daemon`.
     assert len(forked["helpers"]) == 1, forked
-    assert forked["cmdline"][-2:] == ["-m", "dbgcore.forkserver"], forked["cmdline"]
+    assert forked["cmdline"][-2:] == ["-m", "dbgcore.forkhelper"], forked["cmdline"]
     # The helper ended with the server: no process outlives its parent.
     assert forked["helpers_alive"] == [], forked
 

@@ -1,0 +1,89 @@
+"""The fork server's helper process (``python -m dbgcore.forkhelper``): see
+:mod:`dbgcore.forkserver`. A module of its own, above the daemon and
+:mod:`dbgcore.spawn`, which it imports; the front end's side imports neither.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+from typing import IO
+
+
+def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
+    from dbgcore.spawn import fork_daemon
+
+    env, cwd = dict(os.environ), os.getcwd()
+    for line in requests:
+        try:
+            request = json.loads(line.decode("utf-8", "surrogateescape"))
+            answer = _fork(request, env, cwd, fork_daemon)
+        except Exception as exc:  # a bad request must not end the helper
+            answer = {"refused": f"{type(exc).__name__}: {exc}"}
+        answers.write((json.dumps(answer) + "\n").encode())
+        answers.flush()
+
+
+def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
+          fork_daemon: object) -> dict[str, object]:
+    # The daemon must see what a new interpreter started by the front end
+    # now would see; what this helper loaded at its start (the plugins, by
+    # DBG_LOAD_PLUGINS and sys.path) hangs on the same environment.
+    if request.get("env") != env or request.get("cwd") != cwd:
+        return {"refused": "the environment or working folder changed"}
+    if threading.active_count() != 1:
+        return {"refused": "the fork server has threads"}
+    argv = request.get("argv")
+    log = request.get("log")
+    if not isinstance(argv, list) or not isinstance(log, str):
+        return {"refused": "bad request"}
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        assert callable(fork_daemon)
+        return {"pid": fork_daemon([str(a) for a in argv], fd)}
+    finally:
+        os.close(fd)
+
+
+def _preload() -> None:
+    """What every daemon needs before it can take its first op: the daemon
+    and its modules, and the plugins (their modules stay imported for each
+    daemon forked from here; each daemon makes its own host of them)."""
+    from dbgcore.daemon import Daemon  # noqa: F401
+    from dbgcore.plugins import PluginHost
+
+    PluginHost().backend_classes()
+
+
+def main() -> int:
+    with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
+        comm.write("dbg-forkserver")
+    # A terminal's Ctrl-C reaches the front end's whole process group: the
+    # helper ends with its control pipe, not before (a daemon sets its own
+    # SIGINT handler before it starts anything).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The pipes move off fds 0 and 1, which become what a daemon's are, so
+    # nothing else reads the requests or writes into the answers.
+    requests = os.fdopen(os.dup(0), "rb")
+    answers = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    try:
+        _preload()
+    except Exception:
+        import traceback
+
+        traceback.print_exc()  # each request still forks; the daemon loads what failed
+    with contextlib.suppress(BrokenPipeError):
+        _serve(requests, answers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
