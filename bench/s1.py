@@ -673,8 +673,10 @@ class Report:
     def spread(self, backend: str, mode: str) -> list[float]:
         return [t["S1"] for t in self.samples[backend][mode]]
 
-    def noise(self) -> tuple[float, str]:
+    def noise(self) -> str:
         """The largest (max - min) / median of a cell's S1, and which cell."""
+        if self.runs < 2:
+            return "not measured (one run a cell)"
         worst, where = 0.0, ""
         for backend, modes in self.samples.items():
             for mode in modes:
@@ -682,7 +684,7 @@ class Report:
                 middle = statistics.median(spread)
                 if middle > 0 and (max(spread) - min(spread)) / middle >= worst:
                     worst, where = (max(spread) - min(spread)) / middle, f"{backend} {mode}"
-        return worst, where
+        return f"the largest min-max spread of a cell's S1 is {worst:.0%} of its median ({where})"
 
     def python_pass(self) -> float:
         return statistics.median(self.passes)
@@ -799,9 +801,7 @@ def s1(backends: list[str], runs: int, peer: bool, modes: list[str],
             f"{op} {t:.1f} ms ({t / passes:.2f} x)" for op, t in calls.items())
             + f" `python -c pass` ({passes:.1f} ms)")
     report.load_after = os.getloadavg()
-    worst, where = report.noise()
-    print(f"noise: the largest min-max spread of a cell's S1 is {worst:.0%} of its median"
-          f" ({where}); load average {report.load_before[0]:.2f} before,"
+    print(f"noise: {report.noise()}; load average {report.load_before[0]:.2f} before,"
           f" {report.load_after[0]:.2f} after")
     print("\nThe goals of issue 24 (against the floor of the same run):")
     print("\n".join(goal_lines(report)))
@@ -816,7 +816,6 @@ README_END = "<!-- speed:end -->"
 
 def readme_section(report: Report, command: str) -> str:
     """The README's speed section, from one run."""
-    worst, where = report.noise()
     cores = os.cpu_count()
     lines = [README_BEGIN,
              f"Measured by `{command}` on {time.strftime('%Y-%m-%d')}: {machine()}"
@@ -827,19 +826,20 @@ def readme_section(report: Report, command: str) -> str:
         lines += [f"*A small run ({report.runs} run{'s' if report.runs > 1 else ''} a cell):"
                   " it shows that the command works; these are not the figures to quote.*",
                   ""]
+    runs = f"{report.runs} interleaved runs [min-max]" if report.runs > 1 else "one run"
     lines += [f"S1 (start at a breakpoint in a loop, locals, print, 10 x next, continue to the"
-              f" end), median ms of {report.runs} interleaved runs [min-max], and the ratio to"
-              f" the in-process floor. Noise: the largest spread of a cell is {worst:.0%} of"
-              f" its median ({where}).",
+              f" end), ms, median of {runs}, and the ratio to the in-process floor."
+              f" Noise: {report.noise()}.",
               "",
-              "| backend | floor | dbg CLI | CLI / floor | dbg mcp | mcp / floor |",
+              "| backend | floor | dbg CLI | / floor | dbg mcp (or the peer) | / floor |",
               "|---|---:|---:|---:|---:|---:|"]
 
     def cell(backend: str, mode: str) -> str:
         if mode not in report.samples[backend]:
             return "-"
         spread = report.spread(backend, mode)
-        return f"{report.median(backend, mode)['S1']:,.0f} [{min(spread):,.0f}-{max(spread):,.0f}]"
+        median = f"{report.median(backend, mode)['S1']:,.0f}"
+        return median if report.runs < 2 else f"{median} [{min(spread):,.0f}-{max(spread):,.0f}]"
 
     def ratio(backend: str, mode: str) -> str:
         modes = report.samples[backend]
@@ -853,7 +853,8 @@ def readme_section(report: Report, command: str) -> str:
                      f"{ratio(backend, 'cli')} | {cell(backend, 'mcp')} | "
                      f"{ratio(backend, 'mcp')} |")
     if "peer" in report.samples.get("debugpy", {}):
-        lines.append(f"| debugpy, mcp-debugger 0.24.2 (MCP) | | | | {cell('debugpy', 'peer')} | "
+        lines.append("| debugpy: mcp-debugger 0.24.2 instead of dbg mcp | "
+                     f"{cell('debugpy', 'floor')} | | | {cell('debugpy', 'peer')} | "
                      f"{ratio('debugpy', 'peer')} |")
     lines += ["", "The goals of issue 24, each against the floor of the same run:", ""]
     lines += goal_lines(report)
