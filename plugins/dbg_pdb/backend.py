@@ -239,8 +239,22 @@ class PdbBackend(ConsoleBackend):
         except PtyEOF as exc:
             raise OpFailed(f"pdb could not start {request.program}: {exc.output.strip()}") from exc
         if hello.index == 1:
-            self._python = json.loads(hello.groups[0]).get("python", "")
-        return self._wait_stop(START_WAIT, timeout, allow_running=False)
+            said = json.loads(hello.groups[0])
+            self._python = said.get("python", "")
+            stdlib = said.get("stdlib")
+            if isinstance(stdlib, list):
+                self._libraries = PythonLibraries([str(p) for p in stdlib if isinstance(p, str)],
+                                                  self._root)
+        event = self._wait_stop(START_WAIT, timeout, allow_running=False)
+        if request.before_run is not None and event.state == "stopped" and not request.test:
+            # `start --run`: the breakpoints at the entry stop, and on, with
+            # no look at a stop the user never sees (its stack, locals and
+            # library folders: four exchanges). Not a test run: its restart
+            # sets the session's catch after the launch, which must be
+            # before the run goes on.
+            request.before_run()
+            event = self.cont(timeout)
+        return event
 
     def _interpreter(self, request: LaunchRequest) -> list[str]:
         """The program's Python: `--python PATH`, else the configured command
@@ -250,6 +264,12 @@ class PdbBackend(ConsoleBackend):
             command = list(self.spec.command or ["python3"])
             env = {**os.environ, **request.env}
             return [real_python(command[0], env, self._cwd), *command[1:]]
+        # An interpreter checked before (the same file) is not asked again:
+        # the probe is a Python start before pdb's own (50-250 ms a start).
+        known = _known_version(chosen)
+        if tuple(int(p) for p in known.split(".")[:2] if p.isdigit()) >= (3, 8):
+            self._python = known
+            return [chosen]
         setup = self._python_setup()
         if setup.error:
             raise OpFailed(f"--python {chosen}: {setup.error}",
@@ -258,6 +278,7 @@ class PdbBackend(ConsoleBackend):
             shown = ".".join(map(str, setup.version)) or "?"
             raise OpFailed(f"--python {chosen} is Python {shown}; pdb here needs 3.8 or newer")
         self._python = ".".join(map(str, setup.version))
+        _remember_version(chosen, self._python)
         return [chosen]
 
     def _launcher_env(self, request: LaunchRequest) -> dict[str, str]:

@@ -1268,7 +1268,13 @@ def main() -> None:
     if test_run:
         _stop_at_failures(debugger)
     sys.argv = [target] + list(args)
-    debugger.emit("hello", {"python": sys.version.split()[0], "pid": os.getpid()})
+    # The standard library's folders too: dbg asked them at the first stop,
+    # one more exchange on every start.
+    import sysconfig
+
+    stdlib = sorted({sysconfig.get_path(key) for key in ("stdlib", "platstdlib")} - {None})
+    debugger.emit("hello", {"python": sys.version.split()[0], "pid": os.getpid(),
+                            "stdlib": stdlib})
     code = 0
     try:
         statement, namespace = _statement(is_module, target, debugger)
