@@ -55,8 +55,9 @@ def _preload() -> None:
     daemon forked from here; each daemon makes its own host of them)."""
     from dbgcore.daemon import Daemon  # noqa: F401
     from dbgcore.plugins import PluginHost
+    from dbgcore.registry import BackendRegistry
 
-    PluginHost().backend_classes()
+    BackendRegistry(PluginHost()).classes()
 
 
 def main() -> int:

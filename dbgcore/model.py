@@ -6,7 +6,8 @@ to the client as JSON and the session store can record them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from dbgcore.jsontypes import JsonObject
@@ -16,6 +17,40 @@ from dbgcore.location import BreakLoc
 StopState = Literal["stopped", "running", "exited", "debugger_lost"]
 
 __all__ = ["BreakLoc"]  # re-exported: it lives in dbgcore.location, cheap to import
+
+#: The values :func:`_plain` hands on as they are (immutable).
+_LEAVES = (str, int, float, bool, type(None))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: object) -> object:
+    """What :func:`dataclasses.asdict` makes of ``value``, without its deep
+    copy of every string and number (immutable): a stop snapshot is turned
+    into JSON twice per stop (its answer and its record), and asdict's
+    copying was most of that time."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    names = _FIELD_NAMES.get(kind)
+    if names is None and hasattr(kind, "__dataclass_fields__"):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))  # type: ignore[arg-type]
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return kind(*[_plain(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return kind(_plain(v) for v in value)  # type: ignore[call-arg]
+    if isinstance(value, dict):
+        return kind((_plain(k), _plain(v)) for k, v in value.items())  # type: ignore[call-arg]
+    return copy.deepcopy(value)
+
+
+def _record(value: object) -> JsonObject:
+    """A dataclass instance as :func:`_plain` makes it: a JSON object."""
+    data = _plain(value)
+    assert isinstance(data, dict)
+    return data
+
 
 @dataclass
 class BreakOptions:
@@ -54,7 +89,7 @@ class Breakpoint:
     message: str = ""
 
     def to_dict(self) -> JsonObject:
-        return asdict(self)
+        return _record(self)
 
 
 @dataclass
@@ -80,7 +115,7 @@ class Frame:
     args: list[Variable] | None = None
 
     def to_dict(self) -> JsonObject:
-        data = asdict(self)
+        data = _record(self)
         if self.library_name is None:
             data.pop("library_name")
         if self.args is None:
@@ -119,7 +154,7 @@ class Value:
     type: str | None = None
 
     def to_dict(self) -> JsonObject:
-        return asdict(self)
+        return _record(self)
 
 
 @dataclass
@@ -132,7 +167,7 @@ class ReturnValue:
     kind: Literal["returned", "yielded"] = "returned"
 
     def to_dict(self) -> JsonObject:
-        return asdict(self)
+        return _record(self)
 
 
 @dataclass
@@ -142,7 +177,7 @@ class Thread:
     current: bool = False
 
     def to_dict(self) -> JsonObject:
-        return asdict(self)
+        return _record(self)
 
 
 @dataclass
@@ -214,7 +249,7 @@ class StopSnapshot:
         )
 
     def to_dict(self) -> JsonObject:
-        data = asdict(self)
+        data = _record(self)
         data["locals"] = [v.to_dict() for v in self.locals]
         for key in ("never_hit", "stderr_tail"):
             if not data[key]:
