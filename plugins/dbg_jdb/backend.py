@@ -22,7 +22,9 @@ import re
 import shutil
 import socket
 import subprocess
+import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -65,6 +67,7 @@ from dbgcore.api import (
     ReturnValue,
     SessionContext,
     StopEvent,
+    StopState,
     Support,
     TargetExited,
     Thread,
@@ -104,6 +107,13 @@ class JdbBackend(ConsoleBackend):
         self.attached = False
         self._last_reason = ""
         self._last_exception = ""
+        #: Right after the VM started: jdb's late first prompt, which the
+        #: first command's answer may begin with (see _read_vm_start).
+        self._late_prompt: re.Pattern[str] | None = None
+        #: The stack of this stop, listed once: a stop's snapshot asks for it
+        #: twice. Forgotten whenever the program or the selected thread or
+        #: frame may have changed (see command, set_state).
+        self._frames: list[Frame] | None = None
 
     # -- availability ------------------------------------------------------------
 
@@ -142,12 +152,13 @@ class JdbBackend(ConsoleBackend):
         self.program = prepare(request.program, request.options.get("classpath"),
                                self.ctx.run_dir / "classes", timeout)
         # JDWP's two ends both reach dbg, which relays between them: the JVM
-        # dials a port of dbg's, then jdb does (`jdb -attach`). Each port
+        # dials a port of dbg's, and jdb another (`jdb -attach`). Each port
         # takes only its own process's connection (checked in /proc) and is
         # closed once it has it, so no port is ever open to anyone else.
         # (`jdb -listen` would take the first connection to its port, from
         # anyone: JDI offers no guard, and JDWP no Unix sockets on Linux.)
         vm_door = peers.loopback_listener()
+        jdb_door = peers.loopback_listener()
         pump = self.output_pump("jvm")
         java = shutil.which("java") or "java"
         argv = [java, f"-agentlib:jdwp=transport=dt_socket,server=n,suspend=y,"
@@ -163,35 +174,54 @@ class JdbBackend(ConsoleBackend):
                                         cwd=request.cwd, env=env, start_new_session=True,
                                         preexec_fn=procutil.die_with_parent)
         self.track_child(self.jvm.pid)
+        # jdb (a JVM of its own, the slower of the two to start) starts
+        # meanwhile: its JDWP handshake waits, unanswered, until the
+        # program's VM has dialed and the relay begins.
+        try:
+            driver = self._spawn_jdb(["-attach", f"127.0.0.1:{jdb_door.getsockname()[1]}"],
+                                     request.cwd)
+        except BaseException:
+            jdb_door.close()
+            vm_door.close()
+            raise
         jvm = self.jvm
+        child = driver.child
+        # Both ports are open at once: each is drained (and any stranger's
+        # connection refused) while dbg waits, on its own thread for jdb's.
+        gave_up = threading.Event()
+        dialed: list[socket.socket | None] = []
+        waiter = threading.Thread(target=lambda: dialed.append(peers.accept_only(
+            jdb_door, [driver.pid], timeout,
+            lambda: not gave_up.is_set() and child is not None and bool(child.isalive()),
+            self.ctx.log.note)), name="jdb-door", daemon=True)
+        waiter.start()
         vm = peers.accept_only(vm_door, [jvm.pid], timeout, lambda: jvm.poll() is None,
                                self.ctx.log.note)
         if vm is None:
+            gave_up.set()
+            waiter.join()
             code = jvm.poll()
             raise OpFailed("the program's JVM did not connect to dbg "
                            f"({'in time' if code is None else f'exit code {code}'})",
                            "`dbg output` shows what java said")
-        jdb_door = peers.loopback_listener()
-        driver = self._spawn_jdb(["-attach", f"127.0.0.1:{jdb_door.getsockname()[1]}"],
-                                 request.cwd)
-        child = driver.child
-        conn = peers.accept_only(jdb_door, [driver.pid], timeout,
-                                 lambda: child is not None and bool(child.isalive()),
-                                 self.ctx.log.note)
+        waiter.join()
+        conn = dialed[0] if dialed else None
         if conn is None:
             vm.close()
             raise OpFailed("jdb did not connect to dbg", "see the session's debugger.log")
+        # The relay copies each piece as it comes: with Nagle's algorithm on
+        # its sockets, the second of two small writes (JDWP writes a packet's
+        # header and body apart) waits for the peer's delayed ACK, ~40 ms a
+        # stop, where jdb's own connection to the VM has no relay at all.
+        for sock in (vm, conn):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._jdwp = (vm, conn)
         peers.relay(vm, conn, "jdwp")
-        # While the VM connects, jdb may print its prompt twice, late (seen
-        # once under load): paced until the first stop.
-        with driver.paced():
-            self._read_prompt(timeout)
-            self._swallow_stray_prompt()
-            # Stop at entry: a breakpoint on main, ours, gone once it is hit.
-            entry = self.breaks.add(BreakLoc(function=f"{self.program.main_class}.main"),
-                                    timeout, internal=True, temporary=True)
-            event = self._resume("cont", timeout)
+        self._read_vm_start(timeout)
+        # Stop at entry: a breakpoint on main, ours, gone once it is hit.
+        entry = self.breaks.add(BreakLoc(function=f"{self.program.main_class}.main"),
+                                timeout, internal=True, temporary=True)
+        event = self._resume("cont", timeout)
         self.breaks.discard(entry, timeout)
         if event.state == "stopped":
             # jdb itself catches uncaught Throwables from the start: the
@@ -202,6 +232,13 @@ class JdbBackend(ConsoleBackend):
                 self.command(f"ignore {self.UNCAUGHT}", timeout, silent=True)
         if event.state == "stopped" and event.reason == "breakpoint" and not event.hit_breakpoints:
             event.reason = "entry"
+            if request.before_run is not None:
+                # `start --run`: the session's breakpoints go in at the entry
+                # stop (a file's line needs its class loaded to be checked
+                # for code), and the program runs on from there at once, with
+                # no snapshot of an entry stop nobody sees.
+                request.before_run()
+                event = self._resume("cont", timeout)
         return event
 
     def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
@@ -253,6 +290,23 @@ class JdbBackend(ConsoleBackend):
         """Where the program last stopped (in the selected thread)."""
         return self._location
 
+    def _read_vm_start(self, timeout: float) -> None:
+        """Read jdb's greeting up to the stop of the VM it attached to: the
+        prompt after "VM Started:". jdb's command loop prints a prompt of its
+        own once, before it reads its first command, usually before that
+        ("> "), late under load ("main[1] main[1] "): either way it comes
+        before the answer to the first command, whose reader (``command``,
+        a command that always says something) reads past an empty answer."""
+        deadline = time.monotonic() + timeout
+        seen = ""
+        while "VM Started:" not in seen:
+            match = self._drv().expect([], max(0.0, deadline - time.monotonic()),
+                                       prompt=STOPPED_PROMPT_RE)
+            self._note_prompt(match)
+            seen += match.before
+        #: The late prompt may also come in one piece with that answer.
+        self._late_prompt = re.compile(rf"\A(?:> |{re.escape(self._thread)}\[\d+\] )+")
+
     def _swallow_stray_prompt(self) -> None:
         """Right after the VM connects jdb sometimes prints its prompt twice;
         read a second one if it comes at once, so answers do not shift."""
@@ -279,6 +333,8 @@ class JdbBackend(ConsoleBackend):
             # thread) and never answers.
             raise UsageError(f"jdb cannot take control characters (found {bad!r})",
                              "write them as escapes, e.g. \\u001b in a string")
+        if line.split(" ", 1)[0] not in _KEEP_STACK:
+            self._frames = None
         try:
             match = self.exchange(line, timeout)
             if not silent and not match.before.strip():
@@ -294,7 +350,11 @@ class JdbBackend(ConsoleBackend):
             raise TargetExited("the program has exited",
                                "run it again with `dbg restart`") from exc
         self._note_prompt(match)
-        return match.before.replace("\r\n", "\n").strip("\n")
+        answer = match.before
+        if self._late_prompt is not None:
+            answer = self._late_prompt.sub("", answer.lstrip("\r\n"))
+            self._late_prompt = None
+        return answer.replace("\r\n", "\n").strip("\n")
 
     def _jdb_died(self, output: str) -> bool:
         """jdb's terminal closed. jdb ends by itself only after it said the
@@ -428,8 +488,9 @@ class JdbBackend(ConsoleBackend):
                 self._exit_code = None
         if self.driver is not None:
             # jdb takes a third of a second more to exit on its own; what it
-            # still prints is not needed, and the session's end reaps it.
-            self.driver.wait_exit(0.05 if self.jvm is not None else 2.0)
+            # still prints is not needed (what has come is read, without a
+            # wait), and the session's end reaps it.
+            self.driver.wait_exit(0.0 if self.jvm is not None else 2.0)
         if self.pump is not None:
             self.pump.drain()
         return ended(self._exit_code)
@@ -543,8 +604,18 @@ class JdbBackend(ConsoleBackend):
 
     # -- inspection -------------------------------------------------------------------------
 
+    def set_state(self, state: StopState) -> None:
+        self._frames = None
+        super().set_state(state)
+
     def stack(self, levels: int | None, timeout: float) -> list[Frame]:
         self.require_stopped("stack", timeout)
+        if self._frames is None:
+            self._frames = self._where(timeout)
+        frames = [replace(f) for f in self._frames]
+        return frames[:levels] if levels else frames
+
+    def _where(self, timeout: float) -> list[Frame]:
         frames = []
         selected = self._frame
         if selected > 1:
@@ -566,7 +637,7 @@ class JdbBackend(ConsoleBackend):
                                 int(re.sub(r"[,.]", "", line)) if line else None,
                                 index == selected - 1, library=package is not None,
                                 library_name=package or None))
-        return frames[:levels] if levels else frames
+        return frames
 
     def frame_args(self, frames: list[Frame], timeout: float) -> None:
         # jdb's `locals` lists the selected frame's arguments apart from its
@@ -677,6 +748,9 @@ class JdbBackend(ConsoleBackend):
         quiet = words.split(" ")[0] in SILENT
         return self.command(text, timeout, silent=quiet), None
 
+
+#: jdb commands that leave the stack and the selected frame as they were.
+_KEEP_STACK = frozenset({"where", "locals", "print", "dump", "eval", "threads"})
 
 #: What `set` can assign: a name, then fields and array elements.
 _JAVA_LVALUE_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]]+\]))*")
