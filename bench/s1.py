@@ -822,10 +822,15 @@ def readme_section(report: Report, command: str) -> str:
              f" (`os.cpu_count()` {cores}), load average {report.load_before[0]:.2f} before the"
              f" run and {report.load_after[0]:.2f} after; {report.versions}.",
              ""]
+    notes = []
     if report.runs < 3:
-        lines += [f"*A small run ({report.runs} run{'s' if report.runs > 1 else ''} a cell):"
-                  " it shows that the command works; these are not the figures to quote.*",
-                  ""]
+        notes.append(f"A small run ({report.runs} run{'s' if report.runs > 1 else ''} a cell):"
+                     " it shows that the command works; these are not the figures to quote.")
+    if max(report.load_before[0], report.load_after[0]) > (cores or 1) / 2:
+        notes.append("The machine was busy with other work (see the load average): take the"
+                     " figures again on an idle one.")
+    if notes:
+        lines += ["*" + " ".join(notes) + "*", ""]
     runs = f"{report.runs} interleaved runs [min-max]" if report.runs > 1 else "one run"
     lines += [f"S1 (start at a breakpoint in a loop, locals, print, 10 x next, continue to the"
               f" end), ms, median of {runs}, and the ratio to the in-process floor."
