@@ -17,7 +17,6 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,16 +88,12 @@ class PluginHost:
         allowed = None if allow is None else {n.strip() for n in allow.split(",") if n.strip()}
         block = os.environ.get("DBG_BLOCK_PLUGINS", "")
         blocked = {n.strip() for n in block.split(",") if n.strip()}
-        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        for ep in entry_points(ENTRY_POINT_GROUP):
             if ep.name in self.infos or ep.name in blocked:
                 continue
             if allowed is not None and ep.name not in allowed:
                 continue
-            dist = getattr(ep, "dist", None)
-            source = "entry point"
-            if dist is not None:
-                source += f" {dist.metadata['Name']} {dist.version}"
-            self._load(ep.name, source, ep.load)
+            self._load(ep.name, ep.source, ep.load)
 
     # -- typed calls -----------------------------------------------------------
 
@@ -206,6 +201,120 @@ class PluginHost:
         self.backend_classes()
         self.backend_files()
         return list(self.infos.values())
+
+
+@dataclass
+class EntryPoint:
+    """One entry point of an installed distribution: its name, its
+    ``module:attribute`` value, and where it comes from (``dbg plugins``)."""
+
+    name: str
+    value: str
+    source: str
+
+    def load(self) -> object:
+        module, _, attribute = self.value.partition(":")
+        found: object = importlib.import_module(module.strip())
+        for part in attribute.strip().split(".") if attribute.strip() else ():
+            found = getattr(found, part)
+        return found
+
+
+def entry_points(group: str) -> list[EntryPoint]:
+    """The installed distributions' entry points in ``group``, as
+    :func:`importlib.metadata.entry_points` finds them (each distribution's
+    ``*.dist-info`` or ``*.egg-info`` folder on ``sys.path``, the first of
+    each name), read without importing :mod:`importlib.metadata`, which
+    imports email and zipfile (30-40 ms of each daemon's start). A path it
+    does not read as folders (a zip file), or a finder of distributions of
+    another kind, is left to importlib.metadata."""
+    import sys
+
+    if any(hasattr(finder, "find_distributions") and finder.__module__ not in (
+            "_frozen_importlib_external", "importlib._bootstrap_external")
+            for finder in sys.meta_path) or any(
+            entry and os.path.isfile(entry) for entry in sys.path):
+        return _metadata_entry_points(group)
+    seen: set[str] = set()
+    out: list[EntryPoint] = []
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")  # in the order importlib.metadata takes them
+        except OSError:
+            continue
+        for folder in names:
+            stem, dot, suffix = folder.rpartition(".")
+            if not dot or suffix.lower() not in ("dist-info", "egg-info"):
+                continue
+            path = os.path.join(entry or ".", folder)
+            dist = _normalized(stem.partition("-")[0])
+            if dist in seen or not os.path.isdir(path):
+                continue
+            seen.add(dist)
+            out += _group_of(path, group)
+    return out
+
+
+def _normalized(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def _group_of(folder: str, group: str) -> list[EntryPoint]:
+    """The entry points in ``group`` of one distribution's metadata folder."""
+    try:
+        with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    found: list[tuple[str, str]] = []
+    section = None
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == group and "=" in line:
+            name, _, value = line.partition("=")
+            found.append((name.strip(), value.strip()))
+    if not found:
+        return []
+    source = "entry point"
+    headers = _headers(folder)
+    if "Name" in headers:
+        source += f" {headers['Name']} {headers.get('Version', '')}".rstrip()
+    return [EntryPoint(name, value, source) for name, value in found]
+
+
+def _headers(folder: str) -> dict[str, str]:
+    """Name and Version from a distribution's METADATA (or PKG-INFO)."""
+    for file in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(folder, file), encoding="utf-8") as fh:
+                headers: dict[str, str] = {}
+                for line in fh:
+                    if not line.strip():
+                        break
+                    key, colon, value = line.partition(":")
+                    if colon and key in ("Name", "Version") and key not in headers:
+                        headers[key] = value.strip()
+                return headers
+        except OSError:
+            continue
+    return {}
+
+
+def _metadata_entry_points(group: str) -> list[EntryPoint]:
+    from importlib import metadata
+
+    out = []
+    for ep in metadata.entry_points(group=group):
+        dist = getattr(ep, "dist", None)
+        source = "entry point"
+        if dist is not None:
+            source += f" {dist.metadata['Name']} {dist.version}"
+        out.append(EntryPoint(ep.name, ep.value, source))
+    return out
 
 
 def _describe(exc: BaseException) -> str:

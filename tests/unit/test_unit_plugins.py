@@ -5,6 +5,7 @@ reported by `dbg plugins` without stopping dbg."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from importlib import metadata
 from pathlib import Path
@@ -436,3 +437,32 @@ def test_one_backend_class_imports_only_the_plugins_up_to_its_own() -> None:
     assert "dbg_jdb.backend" not in seen["before"], seen
     assert seen["same"] and seen["none"], seen
     assert {"pdb", "jdb"} <= set(seen["ids"]), seen
+
+
+def test_entry_points_are_importlib_metadatas_without_importing_it(plugin_site: Any) -> None:
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import json, sys
+        from dbgcore.plugins import PluginHost, entry_points
+        host = PluginHost()
+        mine = [[e.name, e.value, e.source] for e in entry_points("dbg")]
+        imported = "importlib.metadata" in sys.modules
+        from importlib import metadata
+        theirs = [[e.name, e.value, f"entry point {e.dist.metadata['Name']} {e.dist.version}"]
+                  for e in metadata.entry_points(group="dbg")]
+        print(json.dumps({"mine": mine, "theirs": theirs, "imported": imported}))
+    """)
+    install_good(plugin_site)
+    ahead = plugin_site.ahead()  # the same distribution again, earlier on the path
+    ahead.install("dbgtest-good", "dbgtest_shadow", "", entry="shadow", version="9.0")
+    plugin_site.install("dbgtest-other", "dbgtest_other", "", entry="other-one")
+    env = {**os.environ, **plugin_site.env()}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env=env)
+    seen = json.loads(proc.stdout)
+    assert seen["mine"] == seen["theirs"], seen
+    names = [name for name, _, _ in seen["mine"]]
+    assert "shadow" in names and "other-one" in names and "good" not in names, seen
+    assert not seen["imported"], seen
