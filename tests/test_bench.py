@@ -82,11 +82,14 @@ def test_s1_every_mode_extra_and_readme(tmp_path: Path) -> None:
 def test_s1_goals_and_noise_of_several_runs() -> None:
     """The verdicts and the README section of a three-run report, from figures
     given here (bench/s1.py's own arithmetic, without running a debugger)."""
+    # s1 puts bench/ first on sys.path, where trace.py would shadow the
+    # standard library's trace for the rest of this worker: put it back.
+    saved = list(sys.path)
     sys.path.insert(0, str(BENCH))
     try:
         import s1
     finally:
-        sys.path.remove(str(BENCH))
+        sys.path[:] = saved
     shutil.rmtree(s1.HOME, ignore_errors=True)
 
     def times(start: float, total: float) -> dict[str, float]:
