@@ -46,7 +46,7 @@ def start(target_values: dict[str, object], backend: str, where: Path,
 
 
 def memory(backends: list[str]) -> None:
-    print("\nP6 memory: RSS of the session's daemon, stopped at the S1 breakpoint")
+    print("\nmemory: RSS of the session's daemon, stopped at the S1 breakpoint")
     for backend in backends:
         work = Path(tempfile.mkdtemp(prefix="dbg-mem-"))
         env = dbg_env(work)
@@ -79,7 +79,7 @@ def many(backend: str = "debugpy", count: int = 10, rounds: int = 10) -> None:
             timed([*dbg_command(), "print", "balance + amount"], where, env)[0]
             for _ in range(rounds)) for env in envs]
         rss = [rss_kb(daemon_pid(work, f"s{i}")) / 1024 for i in range(count)]
-        print(f"\nP6 {count} {backend} sessions at once: print {max(together):.1f} ms at worst,"
+        print(f"\n{count} {backend} sessions at once: print {max(together):.1f} ms at worst,"
               f" {statistics.median(together):.1f} ms median, against {alone:.1f} ms alone"
               f" ({max(together) / alone:.2f} x); daemons {min(rss):.1f}-{max(rss):.1f} MB")
     finally:
@@ -90,7 +90,7 @@ def many(backend: str = "debugpy", count: int = 10, rounds: int = 10) -> None:
 
 
 def large_frame(backends: tuple[str, ...] = ("debugpy", "pdb", "gdb"), rounds: int = 5) -> None:
-    print("\nP7 locals of a frame with 1,000,000 elements and a 10 MB string")
+    print("\nlocals of a frame with 1,000,000 elements and a 10 MB string")
     for backend in backends:
         work = Path(tempfile.mkdtemp(prefix="dbg-big-"))
         env = {**dbg_env(work), "DBG_SESSION": "big"}
