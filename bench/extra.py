@@ -135,7 +135,7 @@ def extra(backends: list[str] | None = None, sessions: int = 10, rounds: int = 1
 
 
 def main() -> None:
-    from s1 import BACKENDS, HOME
+    from s1 import BACKENDS, remove_home
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", action="append", choices=BACKENDS,
@@ -146,7 +146,7 @@ def main() -> None:
     try:
         extra(args.backend, args.sessions, args.rounds)
     finally:
-        shutil.rmtree(HOME, ignore_errors=True)
+        remove_home()
 
 
 if __name__ == "__main__":
