@@ -261,3 +261,20 @@ def test_attach_to_a_listening_jvm(dbg: Any, target: Any) -> None:
     finally:
         jvm.kill()
         jvm.wait()
+
+
+def test_a_stop_lists_the_stack_once_and_frames_move_it(dbg: Any, target: Any) -> None:
+    """The snapshot of a stop needs the stack twice; jdb is asked once (its
+    answer kept until the program or the selected frame moves)."""
+    cart = target("java/Cart.java")
+    assert dbg.json("start", "--break", cart.loc("add"), "--run", str(cart.path))["ok"]
+    log = dbg.home / "sessions" / "default" / "debugger.log"
+    before = log.read_text().count("--> where")
+    stop = dbg.json("next")
+    assert stop["state"] == "stopped", stop
+    assert log.read_text().count("--> where") == before + 1
+    assert [f["current"] for f in dbg.json("stack")["frames"]] == [True, False]
+    assert dbg.json("up")["frame"]["index"] == 1
+    assert [f["current"] for f in dbg.json("stack")["frames"]] == [False, True]
+    assert dbg.json("down")["frame"]["index"] == 0
+    assert [f["current"] for f in dbg.json("stack")["frames"]] == [True, False]
