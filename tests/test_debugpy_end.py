@@ -92,3 +92,28 @@ def test_a_program_on_another_python_loads_debugpy_from_dbgs_cache(
         assert dbg.output("stdout").count("thread line") == LINES
     cached = list((dbg.home / "pyc" / tag).rglob("pydevd.pyc"))
     assert cached, sorted(p.name for p in (dbg.home / "pyc").rglob("*.pyc"))[:20]
+
+
+def test_a_thread_that_outlives_the_main_thread_is_waited_for(dbg: Dbg, tmp_path: Path) -> None:
+    require_backend("debugpy")
+    program = tmp_path / "prog" / "outlives.py"
+    program.parent.mkdir()
+    program.write_text(textwrap.dedent('''\
+        import sys
+        import threading
+        import time
+
+
+        def late():
+            time.sleep(0.5)
+            print("the worker's last line", flush=True)
+
+
+        threading.Thread(target=late).start()
+        print("main ends")
+        sys.exit(4)
+    '''))
+    answer = dbg.json("start", "--backend", "debugpy", "--run", str(program), timeout=120)
+    assert answer["ok"] and answer["state"] == "exited" and answer["exit_code"] == 4, answer
+    out = dbg.output("stdout")
+    assert "main ends" in out and "the worker's last line" in out, out

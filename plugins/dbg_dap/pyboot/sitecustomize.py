@@ -97,16 +97,23 @@ def _wait_for_pydevd_threads(py_db: object, timeout: float) -> None:
 
 def _end_promptly() -> None:
     """As the program's main thread ends (threading's shutdown, before it
-    waits for the other threads): pydevd's threads see that no thread of the
-    program is left by polling every 0.2 s; now they look every 10 ms, and
-    are woken to look at once."""
+    waits for the other threads) with no other thread of the program's left:
+    pydevd's threads saw that by polling every 0.2 s; now they look every
+    10 ms, and are woken to look at once."""
     pydevd = sys.modules.get(_PYDEVD)
     if pydevd is None:
         return
     try:
-        pydevd.TIMEOUT_SLOW = 0.01  # type: ignore[attr-defined]
         py_db = pydevd.get_global_debugger()
-        for thread in list(getattr(py_db, "created_pydb_daemon_threads", {})):
+        own = dict(getattr(py_db, "created_pydb_daemon_threads", {}))
+        if any(not t.daemon and t is not threading.current_thread() and t not in own
+               for t in threading.enumerate()):
+            # The program goes on in threads of its own: pydevd's polls as
+            # they were (a 10 ms poll for as long as they run, or while one
+            # of them is stopped, would cost the CPU for nothing).
+            return
+        pydevd.TIMEOUT_SLOW = 0.01  # type: ignore[attr-defined]
+        for thread in list(own):
             for name in ("_wait_event", "_py_db_command_thread_event"):
                 event = getattr(thread, name, None)
                 if event is not None:
