@@ -179,13 +179,7 @@ class LldbProfile(NativeProfile):
         # lldb-dap then asks dbg to start the program (runInTerminal), so the
         # program is dbg's child: its wait status tells an exit from a death by
         # signal, which lldb 19 reports alike ("exited with status = 9").
-        args = super().launch_arguments(request)
-        # lldb reads every module's symbols as it loads (libc's separate
-        # debug info too, where installed), and loads libc twice here: for
-        # the launcher it attaches to, then for the program it execs. Read
-        # when first needed instead; a user's initCommands come after.
-        init = ["settings set target.preload-symbols false", *(args.get("initCommands") or [])]
-        return {**args, "runInTerminal": True, "initCommands": init}
+        return {**super().launch_arguments(request), "runInTerminal": True}
 
     def terminal_argv(self, argv: list[str]) -> list[str]:
         # lldb-dap's launcher is lldb-dap itself, which maps liblldb,
