@@ -243,9 +243,12 @@ class Session:
             snapshot.hit_breakpoints = self.breaks.user_ids(self.backend,
                                                             event.hit_breakpoints, timeout)
         if event.state == "stopped" and self.backend is not None:
-            self._fill(snapshot, timeout)
+            frames = self._fill(snapshot, timeout)
             try:
-                stack = program_frames(self.backend.stack(None, timeout))
+                # The stack _fill read for the frame's depth, not asked again
+                # (a console debugger answers each ask with a round trip).
+                stack = program_frames(frames if frames is not None
+                                       else self.backend.stack(None, timeout))
             except DbgError:
                 stack = []
         if event.state == "stopped" and snapshot.reason in ("exception", "signal"):
@@ -302,9 +305,10 @@ class Session:
         self._saw_exception = False
         self._run_cursor = self.output.cursor
 
-    def _fill(self, snapshot: StopSnapshot, timeout: float) -> None:
+    def _fill(self, snapshot: StopSnapshot, timeout: float) -> list[Frame] | None:
         """Source, locals (arranged for reading), watch changes and the
-        expressions asked for, at a stop."""
+        expressions asked for, at a stop; the stack as it read it (None
+        when the debugger did not give it)."""
         assert self.backend is not None
         backend = self.backend
         loc = snapshot.location
@@ -313,9 +317,11 @@ class Session:
             snapshot.source = [SourceLine(n, text, n == loc.line)
                                for n, text in source_window(loc.file, loc.line, 2, 2)]
             line_text = next((s.text for s in snapshot.source if s.current), "")
+        frames: list[Frame] | None = None
         try:
             variables = backend.locals(timeout)
-            depth = len(backend.stack(None, timeout))
+            frames = backend.stack(None, timeout)
+            depth = len(frames)
         except DbgError:
             variables, depth = [], 0
         key = (loc.file if loc else None, loc.function if loc else None, depth)
@@ -337,6 +343,7 @@ class Session:
             for row, (number, _) in zip(shown, self.displays, strict=False):
                 row["display"] = number
             snapshot.shown = shown
+        return frames
 
     def frame_key(self, timeout: float) -> tuple[str | None, str | None, int] | None:
         """The selected frame's (file, function, depth from the outermost
