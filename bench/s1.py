@@ -5,8 +5,9 @@ The scenario S1: `start` to a breakpoint in the loop of a small ledger program
 `continue` to the program's exit. It runs
 
 * ``floor``: a minimal in-process client of the debugger with nothing between
-  it and the debugger: DAP (bench/dapfloor.py, debugpy with TCP_NODELAY) for
-  debugpy, gdb, lldb and delve; pexpect typing the debugger's own commands for
+  it and the debugger: DAP (bench/dapfloor.py; debugpy with dbg's
+  debuggee-side fixes, TCP_NODELAY and the quick end) for debugpy, gdb, lldb
+  and delve; pexpect typing the debugger's own commands for
   pdb and jdb (a stop is answered with the debugger's locals, as dbg answers
   one with a snapshot); a bare client of node's inspector for node
   (bench/nodefloor.py);
@@ -164,8 +165,11 @@ class DapFloor(FloorClient):
         self.env: dict[str, str] = {}
         transport: Transport
         if target.backend == "debugpy":
-            # dbg's own fix for debugpy's 40 ms answers (see the README).
-            self.env = {"PYTHONPATH": str(PYBOOT), "DBG_TCP_NODELAY": "1"}
+            # dbg's own debuggee-side fixes, so the floor is no slower than
+            # what dbg ships: debugpy's 40 ms answers (see the README) and
+            # pydevd's 0.5-0.7 s of waits at the program's end.
+            self.env = {"PYTHONPATH": str(PYBOOT), "DBG_TCP_NODELAY": "1",
+                        "DBG_PYDEVD_END": "1"}
             process = AdapterProcess([sys.executable, "-m", "debugpy.adapter"], name="debugpy")
             transport = PipeTransport(process)
         else:
