@@ -184,7 +184,11 @@ class _DebugpyLoader(importlib.machinery.SourceFileLoader):
 def _debugpy_path_hook(folder: str) -> importlib.abc.PathEntryFinder:
     # Only debugpy's own folders (their FileFinders stay in
     # sys.path_importer_cache, so pydevd's later imports use them too).
-    if not (folder + os.sep).startswith(_debugpy_root + os.sep):
+    # Python also asks the path hooks about a script it is given to run
+    # (`python pydevd.py ...`, as pydevd starts a child process): a file
+    # accepted here would be run as a zip of modules ("can't find
+    # '__main__' module").
+    if not (folder + os.sep).startswith(_debugpy_root + os.sep) or not os.path.isdir(folder):
         raise ImportError
     return importlib.machinery.FileFinder(
         folder, (_DebugpyLoader, importlib.machinery.SOURCE_SUFFIXES),
