@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO
 
 
@@ -29,7 +30,7 @@ def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
 
 
 def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
-          fork_daemon: object) -> dict[str, object]:
+          fork_daemon: Callable[[list[str], int], int]) -> dict[str, object]:
     # The daemon must see what a new interpreter started by the front end
     # now would see; what this helper loaded at its start (the plugins, by
     # DBG_LOAD_PLUGINS and sys.path) hangs on the same environment.
@@ -43,7 +44,6 @@ def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
         return {"refused": "bad request"}
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        assert callable(fork_daemon)
         return {"pid": fork_daemon([str(a) for a in argv], fd)}
     finally:
         os.close(fd)
