@@ -209,12 +209,6 @@ class JdbBackend(ConsoleBackend):
         if conn is None:
             vm.close()
             raise OpFailed("jdb did not connect to dbg", "see the session's debugger.log")
-        # The relay copies each piece as it comes: with Nagle's algorithm on
-        # its sockets, the second of two small writes (JDWP writes a packet's
-        # header and body apart) waits for the peer's delayed ACK, ~40 ms a
-        # stop, where jdb's own connection to the VM has no relay at all.
-        for sock in (vm, conn):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._jdwp = (vm, conn)
         peers.relay(vm, conn, "jdwp")
         self._read_vm_start(timeout)
