@@ -698,6 +698,8 @@ def goals(report: Report) -> list[tuple[str, list[tuple[str, str, bool]]]]:
     """Issue 24's goals: (the goal, [(backend, the figure, met)])."""
     passes = report.python_pass()
     start: list[tuple[str, str, bool]] = []
+    start_pass: list[tuple[str, str, bool]] = []
+    start_mcp: list[tuple[str, str, bool]] = []
     mcp: list[tuple[str, str, bool]] = []
     cli: list[tuple[str, str, bool]] = []
     peer: list[tuple[str, str, bool]] = []
@@ -709,12 +711,18 @@ def goals(report: Report) -> list[tuple[str, list[tuple[str, str, bool]]]]:
             got = report.median(backend, "cli")
             ratio = got["start"] / floor["start"]
             start.append((backend, f"{ratio:.2f} x", ratio <= START_GOAL))
+            budget = START_GOAL * floor["start"] + passes
+            start_pass.append((backend, f"{got['start']:,.0f} ms against {budget:,.0f}",
+                               got["start"] <= budget))
             budget = CLI_GOAL * floor["S1"] + CLI_CALLS * passes
             cli.append((backend, f"{got['S1']:,.0f} ms against {budget:,.0f}",
                         got["S1"] <= budget))
         if "mcp" in modes:
-            ratio = report.median(backend, "mcp")["S1"] / floor["S1"]
+            got = report.median(backend, "mcp")
+            ratio = got["S1"] / floor["S1"]
             mcp.append((backend, f"{ratio:.2f} x", ratio <= MCP_GOAL))
+            ratio = got["start"] / floor["start"]
+            start_mcp.append((backend, f"{ratio:.2f} x", ratio <= START_GOAL))
     if "peer" in report.samples.get("debugpy", {}):
         theirs = report.median("debugpy", "peer")["S1"]
         for mode, name in (("mcp", "dbg mcp"), ("cli", "dbg CLI")):
@@ -724,6 +732,12 @@ def goals(report: Report) -> list[tuple[str, list[tuple[str, str, bool]]]]:
     found = [
         (f"`dbg start --break X --run` through the CLI within {START_GOAL} x the floor",
          start),
+        # The issue words the CLI's allowance for S1 only; the same reading for
+        # start (a CLI call cannot cost less than a Python start) is shown apart,
+        # and so is start through `dbg mcp`, where no call starts a Python.
+        (f"the same, allowing one `python -c pass` ({passes:.1f} ms)", start_pass),
+        (f"`dbg start --break X --run` through `dbg mcp` within {START_GOAL} x the floor",
+         start_mcp),
         (f"S1 through `dbg mcp` within {MCP_GOAL} x the floor", mcp),
         (f"S1 through the CLI within {CLI_GOAL} x the floor + {CLI_CALLS} x `python -c pass`"
          f" ({passes:.1f} ms each in this run)", cli),
