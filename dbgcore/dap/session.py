@@ -49,6 +49,9 @@ class StopInfo:
     text: str = ""
     hit_breakpoint_ids: list[int] = field(default_factory=list)
     all_threads: bool = False
+    #: The event's whole body: what an adapter adds beyond the protocol's
+    #: fields (its profile reads it).
+    body: Message = field(default_factory=dict)
 
 
 @dataclass
@@ -111,6 +114,7 @@ class DapSession:
             text=str(body.get("text") or ""),
             hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
             all_threads=bool(body.get("allThreadsStopped")),
+            body=body,
         )
         with self._cond:
             if self._code_run is not None:

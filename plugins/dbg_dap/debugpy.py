@@ -198,6 +198,9 @@ class DebugpyProfile(AdapterProfile):
         # pydevd's threads no longer wait 0.5 s for each other as the program
         # ends (pyboot/sitecustomize.py's _wait_for_pydevd_threads).
         env["DBG_PYDEVD_END"] = "1"
+        # Each stop's facts that a step needs come in its `stopped` event
+        # (pyboot/sitecustomize.py's _stop_facts), not by evaluates.
+        env["DBG_STOP_FACTS"] = "1"
         root = self._debugpy_root()
         if root:
             # debugpy's modules from dbg's bytecode for the program's Python
@@ -575,6 +578,9 @@ class DebugpyProfile(AdapterProfile):
         leaving by an exception rather than returning (pydevd stops on its
         return event either way; the callee is still on the thread's stack,
         stopped at the instruction that raised)."""
+        facts = _stop_facts(backend)
+        if facts is not None:
+            return facts.get("unwinding") is True
         frames = backend.stack_frames(timeout)
         if not frames:
             return False
@@ -591,6 +597,10 @@ class DebugpyProfile(AdapterProfile):
     def _handling(self, backend: AdapterHost, timeout: float) -> str:
         """The exception the stopped thread is handling (JSON: its id, its
         line, where it was raised), or ""."""
+        facts = _stop_facts(backend)
+        if facts is not None:
+            handling = facts.get("handling")
+            return handling if isinstance(handling, str) and handling != "null" else ""
         frames = backend.stack_frames(timeout)
         if not frames:
             return ""
@@ -1097,6 +1107,8 @@ _MAX_UNWIND_STEPS = 50
 #: At a step's stop (file, function, line = STOP): JSON true when the first
 #: frame of the thread below the debugger's is one that STOP called and that
 #: is leaving by an exception (not at a return or a yield instruction).
+#: Where pyboot/sitecustomize.py puts a stop's facts in the `stopped` event.
+STOP_FACTS_KEY = "dbgStopFacts"
 _UNWINDING_EXPRESSION = (
     "(lambda fs: __import__('json').dumps(bool(fs) and fs[0].f_back is not None and "
     "[fs[0].f_back.f_code.co_filename, fs[0].f_back.f_code.co_name, fs[0].f_back.f_lineno] "
@@ -1151,6 +1163,17 @@ def _real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
         return python
     real = out.stdout.strip()
     return real if out.returncode == 0 and real and os.path.exists(real) else python
+
+
+def _stop_facts(backend: AdapterHost) -> Message | None:
+    """The facts of the current stop that our sitecustomize put in pydevd's
+    ``stopped`` event (pyboot/sitecustomize.py's _stop_facts), or None (a
+    debuggee without it: ask with an evaluate)."""
+    dap = backend.dap
+    if dap is None or dap.state != "stopped":
+        return None
+    facts = dap.stop.body.get(STOP_FACTS_KEY)
+    return facts if isinstance(facts, dict) else None
 
 
 def _tracer_call(backend: AdapterHost, frame: Message, call: str, timeout: float) -> JsonValue:
