@@ -213,6 +213,14 @@ def restart(session: Session, args: Payload, timeout: float) -> Payload:
     def replay() -> None:
         nonlocal replayed
         replayed = session.breaks.replay(backend, timeout)
+        # The catch with them: a test run's replay comes before the program
+        # runs on, and after that it could raise what is caught unseen.
+        if session.catch_filters:
+            try:
+                backend.catch(session.catch_filters, timeout)
+            except DbgError as exc:
+                replayed[1].append({"location": "catch " + " ".join(session.catch_filters),
+                                    "error": exc.message})
 
     event = backend.launch(replace(request, before_run=replay) if run else request, timeout)
     early = replayed is not None
@@ -220,12 +228,6 @@ def restart(session: Session, args: Payload, timeout: float) -> Payload:
         replay()
     assert replayed is not None
     placed, failed = replayed
-    if session.catch_filters:
-        try:
-            backend.catch(session.catch_filters, timeout)
-        except DbgError as exc:
-            failed.append({"location": "catch " + " ".join(session.catch_filters),
-                           "error": exc.message})
     snapshot = session.snapshot(event, timeout)
     if run and not early and snapshot.state == "stopped":
         session.frame_values.clear()

@@ -139,6 +139,27 @@ def test_pytest_run_stops_at_each_failure(dbg: Dbg, backend: str, project: Path,
     assert len(text) < 6000 and max(len(line) for line in text.splitlines()) <= 100, text
 
 
+def test_restart_of_a_test_run_catches_from_the_start(dbg: Dbg, backend: str, project: Path,
+                                                       python: str) -> None:
+    # The test that expects its ValueError runs first; the failing one second.
+    suite = project / "suite"
+    helper = suite / "helper.py"
+    snap = dbg.json("test", "--backend", backend, "--python", python, "--cwd", str(suite),
+                    "--", "-q", "-p", "no:cacheprovider",
+                    "test_ledger.py::test_expects_the_error",
+                    "test_ledger.py::test_entries_fail_in_helper", timeout=120)
+    assert_stop(snap, helper, "raise-helper", "exception", "check_entry")
+    assert ok(dbg.json("print", "entry"))["value"] == "-2"
+    ok(dbg.json("catch", "ValueError"))
+    # A catch set before the restart holds from the program's start: the
+    # first ValueError, which pytest.raises expects, stops now.
+    snap = ok(dbg.json("restart", timeout=120))
+    assert_stop(snap, helper, "raise-helper", "exception", "check_entry")
+    assert snap["description"] == "ValueError: bad entry -5", snap
+    assert ok(dbg.json("print", "entry"))["value"] == "-5"
+    assert not snap["failed_breakpoints"], snap
+
+
 def test_unittest_run_stops_at_each_failure(dbg: Dbg, backend: str, project: Path,
                                             python: str) -> None:
     units = project / "units"

@@ -111,6 +111,8 @@ class DapBackend(DapEvents, DapInspection):
         self.breaks = BreakpointTable(self, self.profile)
         #: While launching for `start --run`: places the session's breakpoints.
         self._before_run: Callable[[], object] | None = None
+        #: How many times `catch` set the exception breakpoints.
+        self._catches = 0
         self.opens_cores = self.profile.feature("core") != "none"
         #: The core dump this session opened (`dbg start --core`), if any.
         self.core: str | None = None
@@ -247,6 +249,7 @@ class DapBackend(DapEvents, DapInspection):
         assert self.dap is not None
         entry = self.profile.entry_function
         line = self.profile.entry_line() if launching else None
+        catches = self._catches
         if launching and self._before_run is not None:
             # `start --run`: the session's breakpoints now, and no entry stop.
             self._before_run()
@@ -260,6 +263,8 @@ class DapBackend(DapEvents, DapInspection):
             self._place_failure_breaks(timeout)
         for command, arguments in self.profile.configuration_requests():
             self.dap.request(command, arguments, timeout)
+        if self._catches != catches:
+            return  # a catch before the run (a restart's) set them its own way
         # Sent even with no filters: some adapters wait for it before running.
         self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters},
                          timeout)
@@ -574,6 +579,7 @@ class DapBackend(DapEvents, DapInspection):
 
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         dap = self.dap_session()
+        self._catches += 1
         done = self.profile.catch(self, filters, timeout)
         if done is not None:
             return done
