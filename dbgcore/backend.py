@@ -54,9 +54,9 @@ def answered_ops(ops: Iterable[Op]) -> list[Op]:
     :class:`Backend` method (not its ``op_<name>`` ops, which are listed with
     the backends' own), in the order `dbg caps` lists them: the table's, the
     session ops (attach) last."""
-    found = [op for op in ops if op.method is not None
-             and not op.method.__name__.startswith("op_")
-             and getattr(Backend, op.method.__name__, None) is op.method]
+    found = [op for op in ops if op.method_name is not None
+             and not op.method_name.startswith("op_")
+             and getattr(Backend, op.method_name, None) is op.method]
     return sorted(found, key=lambda op: op.group == "sessions")
 
 
@@ -221,8 +221,8 @@ class Backend:
         caps: dict[str, Support] = {}
 
         for op in answered_ops(ops):
-            assert op.method is not None
-            name = op.method.__name__
+            assert op.method_name is not None
+            name = op.method_name
             caps[op.name] = "native" if getattr(cls, name) is not getattr(Backend, name) \
                 else "fallback" if cls.has_fallback(name) else "none"
         caps.update(cls.op_support)

@@ -73,8 +73,9 @@ def dbg_add_ops(add: Callable[[Op], None]) -> None:
         CLI command, an MCP tool and a place in the docs like the built-in
         ones. The session daemon answers it by the op's ``handler``
         (``(session, args, timeout) -> payload``) or, for an op your backend
-        answers, by the backend method the op names: ``method=MyBackend.op_heap``
-        (called ``(args, timeout) -> payload``); a backend whose class lacks
+        answers, by the backend method the op names: ``method="op_heap"``
+        (by name, so that building the op table imports no backend; called
+        ``(args, timeout) -> payload``); a backend whose class lacks
         that method refuses it as unsupported, and `dbg caps` shows it
         supported exactly where the class has it. (An op with neither goes to
         the backend's method ``op_<name>``, ``-`` in the name becoming ``_``.)

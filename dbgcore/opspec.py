@@ -114,9 +114,12 @@ class Op:
     ``render`` is its text (:data:`Renderer`; None: the generic one).
     ``method``: the backend method that does the op; for a built-in op the
     :class:`dbgcore.backend.Backend` method a backend overrides to support
-    it, for a plugin's op its backend class's method (``DapBackend.op_disasm``),
+    it, for a plugin's op its backend class's method, by name
+    (``"op_disasm"``: the op table is built in every front end and daemon,
+    and must not import each plugin's backend to name its methods),
     called ``(args, timeout) -> payload`` when the op has no ``handler`` (a
     plugin's op with neither goes to its backend's ``op_<name>`` method).
+    ``method_name`` is that method's name either way.
     What a backend supports is read from these (`dbg caps`). ``title``: the
     op in an ``UnsupportedOp`` ("step into"; default the name).
 
@@ -139,7 +142,8 @@ class Op:
     """
 
     __slots__ = ("agent", "aliases", "args", "beside", "checked", "children", "core_ok",
-                 "details", "ended_ok", "group", "handler", "lost_ok", "method", "name", "needs",
+                 "details", "ended_ok", "group", "handler", "lost_ok", "method", "method_name",
+                 "name", "needs",
                  "new_debugger", "own_tool", "path", "prepare", "render", "run", "send", "stops",
                  "summary", "title", "waits")
 
@@ -148,7 +152,7 @@ class Op:
                  send: str = "call", run: Run | None = None, prepare: Prepare | None = None,
                  handler: Handler | None = None, beside: Beside | None = None,
                  render: Renderer | None = None,
-                 method: Callable[..., object] | None = None, title: str = "",
+                 method: Callable[..., object] | str | None = None, title: str = "",
                  group: str = "inspection", lost_ok: bool = False, ended_ok: bool = False,
                  core_ok: bool = True, checked: bool = True, waits: bool | None = None,
                  new_debugger: bool | None = None, children: bool = False,
@@ -161,9 +165,12 @@ class Op:
             raise ValueError(f"op {name}: unknown send {send!r}")
         if send == "local" and run is None:
             raise ValueError(f"op {name}: a local op needs run")
-        for given in (run, prepare, handler, beside, render, method):
+        for given in (run, prepare, handler, beside, render,
+                      None if isinstance(method, str) else method):
             if given is not None and not callable(given):
                 raise TypeError(f"op {name}: {given!r} is not callable")
+        if isinstance(method, str) and not method.isidentifier():
+            raise ValueError(f"op {name}: method {method!r} is not a method's name")
         self.name = name
         self.summary = summary
         self.args = tuple(args)
@@ -177,6 +184,8 @@ class Op:
         self.beside = beside
         self.render = render
         self.method = method
+        self.method_name: str | None = method if isinstance(method, str) or method is None \
+            else method.__name__
         self.title = title or name
         self.group = group
         self.lost_ok = lost_ok

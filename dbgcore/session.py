@@ -167,10 +167,10 @@ class Session:
         declaration names (refused by a backend without it), or else by the
         backend's ``op_<name>`` method."""
         assert self.backend is not None
-        if spec.method is not None:
-            if not hasattr(type(self.backend), spec.method.__name__):
+        if spec.method_name is not None:
+            if not hasattr(type(self.backend), spec.method_name):
                 raise self.backend.unsupported(spec.name)
-            answer: Payload = getattr(self.backend, spec.method.__name__)(args, timeout)
+            answer: Payload = getattr(self.backend, spec.method_name)(args, timeout)
             return answer
         extension = self.backend.extension_op(spec.name)
         if extension is None:

@@ -1,6 +1,8 @@
 """The DAP plugin's own ops (added to dbg's op table through ``dbg_add_ops``),
-with their text renderers. Each names the :class:`DapBackend` method that
-answers it; a backend without it answers `unsupported`, naming the tool and
+with their text renderers. Each names the :class:`dbg_dap.backend.DapBackend`
+method that answers it, by name: every daemon and front end builds the op
+table, and a pdb or jdb daemon must not import the DAP backend for it. A
+backend without the method answers `unsupported`, naming the tool and
 `dbg raw`."""
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from dbg_dap.backend import DapBackend
 from dbgcore.api import Arg, Op
 
 Payload = dict[str, Any]
@@ -78,27 +79,27 @@ def render_break(p: Payload) -> str:
 OPS = (
     Op("scopes", "List the scopes of the selected frame (or FRAME), with their references.", (
         Arg("frame", "int", "A frame index (default: the selected frame).", minimum=0),
-    ), needs="stopped", method=DapBackend.op_scopes, render=render_scopes, group="dap"),
+    ), needs="stopped", method="op_scopes", render=render_scopes, group="dap"),
     Op("vars", "Children of a variable, by reference number or value path (cart.items[2]).", (
         Arg("ref", "str", "A reference from `dbg scopes`/`dbg vars`, or a value path.",
             required=True, metavar="REF|PATH"),
         Arg("start", "int", "First child to show.", flags=("--start",), default=0, minimum=0),
         Arg("count", "int", "How many (0: all).", flags=("--count",), default=0, minimum=0),
-    ), needs="stopped", method=DapBackend.op_vars, render=render_vars, group="dap"),
+    ), needs="stopped", method="op_vars", render=render_vars, group="dap"),
     Op("disasm", "Disassemble around ADDRESS (default: the current instruction).", (
         Arg("address", "str", "An address or an expression giving one."),
         Arg("count", "int", "How many instructions.", flags=("--count",), default=10,
             minimum=1, maximum=10000),
-    ), needs="stopped", method=DapBackend.op_disasm, render=render_disasm, group="dap"),
+    ), needs="stopped", method="op_disasm", render=render_disasm, group="dap"),
     Op("memory-read", "Read COUNT bytes of the target's memory at ADDRESS.", (
         Arg("address", "str", "An address or an expression giving one.", required=True),
         Arg("count", "int", "How many bytes.", required=True, minimum=1, maximum=1 << 20),
-    ), needs="stopped", method=DapBackend.op_memory_read, render=render_memory, group="dap",
+    ), needs="stopped", method="op_memory_read", render=render_memory, group="dap",
        path=("memory", "read")),
     Op("memory-write", "Write HEX bytes (e.g. deadbeef) to the target's memory at ADDRESS.", (
         Arg("address", "str", "An address or an expression giving one.", required=True),
         Arg("hex", "str", "The bytes, in hexadecimal.", required=True, metavar="HEX"),
-    ), needs="stopped", method=DapBackend.op_memory_write, group="dap",
+    ), needs="stopped", method="op_memory_write", group="dap",
        path=("memory", "write"),
        render=lambda p: f"wrote {p.get('written')} bytes at {p.get('address')}"),
     # Sent by `dbg break --instruction ADDR`; no command of its own.
@@ -106,15 +107,15 @@ OPS = (
         Arg("address", "str", "The instruction's address.", required=True),
         Arg("condition", "str", "Stop only when COND is true."),
         Arg("hit", "int", "Stop on the Nth hit.", minimum=1),
-    ), method=DapBackend.op_break_instruction, render=render_break, group="dap", path=(),
+    ), method="op_break_instruction", render=render_break, group="dap", path=(),
        agent=False),
     Op("modules", "List loaded modules (shared libraries).", needs="stopped",
-       method=DapBackend.op_modules, render=_listing("modules", ("id", "name", "path")),
+       method="op_modules", render=_listing("modules", ("id", "name", "path")),
        group="dap"),
-    Op("sources", "List loaded source files.", needs="stopped", method=DapBackend.op_sources,
+    Op("sources", "List loaded source files.", needs="stopped", method="op_sources",
        render=_listing("sources", ("name", "path")), group="dap"),
     Op("dap", "Send any DAP request and print the raw response body.", (
         Arg("command", "str", "The request's command (e.g. evaluate).", required=True),
         Arg("arguments", "json", "Its arguments, a JSON object.", metavar="[JSON]"),
-    ), method=DapBackend.op_dap, render=render_dap, group="dap"),
+    ), method="op_dap", render=render_dap, group="dap"),
 )

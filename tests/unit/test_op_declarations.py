@@ -204,3 +204,19 @@ def test_a_backend_not_installed_is_not_ready(registry: BackendRegistry) -> None
     assert spec.command == ["dbgtest-not-installed-7f2a"]
     with pytest.raises(BackendMissing, match=r"backend 'absent' is not ready"):
         registry.ready("absent")
+
+
+def test_plugin_ops_name_methods_their_backend_has() -> None:
+    # A plugin's op names its backend method by name (the op table must not
+    # import the backend): a misspelt name would make the op `unsupported`
+    # everywhere, so each name must be a method of the class it is meant for.
+    from dbg_dap.backend import DapBackend
+    from dbg_dap.ops import OPS
+
+    for op in OPS:
+        assert op.method_name is not None and isinstance(op.method, str), op
+        assert callable(getattr(DapBackend, op.method_name, None)), op
+    with pytest.raises(ValueError):
+        from dbgcore.opspec import Op
+
+        Op("heap", "Show the heap.", method="op heap")

@@ -439,6 +439,27 @@ def test_one_backend_class_imports_only_the_plugins_up_to_its_own() -> None:
     assert {"pdb", "jdb"} <= set(seen["ids"]), seen
 
 
+def test_the_op_table_imports_no_backend() -> None:
+    # Every daemon and front end builds the op table with the plugins' ops: a
+    # pdb daemon must not import the DAP backend (40 ms) to name its methods.
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import json, sys
+        from dbgcore.ops import front
+        from dbgcore.plugins import PluginHost
+        table = front(PluginHost).table
+        print(json.dumps({"disasm": table.find("disasm") is not None,
+                          "backends": sorted(m for m in sys.modules if m.endswith(".backend")
+                                             and m != "dbgcore.backend")}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    seen = json.loads(proc.stdout)
+    assert seen == {"disasm": True, "backends": []}, seen
+
+
 def test_entry_points_are_importlib_metadatas_without_importing_it(plugin_site: Any) -> None:
     import subprocess
     import sys
