@@ -135,6 +135,20 @@ class DebugpyProfile(AdapterProfile):
             # debugpy injects pydevd into that process, which then connects
             # to the adapter's server port from outside dbg's processes.
             env["DBG_ATTACH_PID"] = str(self._attach_pid)
+        root = self._debugpy_root()
+        if root:
+            # The adapter's launcher runs on the program's Python too: on
+            # another version than dbg's, it compiled its modules at every
+            # start (about 90 ms on 3.12). It gets our sitecustomize with
+            # only its bytecode loader on (see launch_arguments), through
+            # the adapter, which passes this on to it alone
+            # (adapterboot/dbg_debugpy_adapter.py).
+            from dbgcore.api import dbg_home
+
+            previous = os.environ.get("PYTHONPATH", "")
+            env["DBG_LAUNCHER_PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
+            env["DBG_PYC_DIR"] = str(dbg_home() / "pyc")
+            env["DBG_DEBUGPY_ROOT"] = root
         return env
 
     def _python(self) -> str:
@@ -201,6 +215,9 @@ class DebugpyProfile(AdapterProfile):
         # Each stop's facts that a step needs come in its `stopped` event
         # (pyboot/sitecustomize.py's _stop_facts), not by evaluates.
         env["DBG_STOP_FACTS"] = "1"
+        # pydevd's side builds no startup report no log keeps (40-65 ms, twice:
+        # pyboot/dbg_debugpy_quiet.py).
+        env["DBG_DEBUGPY_QUIET"] = "1"
         root = self._debugpy_root()
         if root:
             # debugpy's modules from dbg's bytecode for the program's Python

@@ -42,12 +42,23 @@ _PEERS_PATH = os.environ.pop("DBG_PEERS", "")
 _SESSION_PID = os.environ.pop("DBG_SESSION_PID", "")
 _TOKEN = os.environ.pop("DBG_ADAPTER_TOKEN", "")
 _ATTACH_PID = os.environ.pop("DBG_ATTACH_PID", "")
+# The launcher's PYTHONPATH (dbg's sitecustomize: debugpy's modules from
+# dbg's bytecode on another Python version), not the adapter's own.
+_LAUNCHER_PYTHONPATH = os.environ.pop("DBG_LAUNCHER_PYTHONPATH", "")
+if _LAUNCHER_PYTHONPATH:
+    os.environ["PYTHONPATH"] = _LAUNCHER_PYTHONPATH
+    # The launcher skips debugpy's startup report there too (its
+    # sitecustomize takes this out of what the program inherits).
+    os.environ["DBG_LAUNCHER_QUIET"] = "1"
+#: pyboot/dbg_debugpy_quiet.py: debugpy's startup report only into a log.
+_QUIET_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "pyboot", "dbg_debugpy_quiet.py")
 
 
-def _load_peers() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dbg_peers", _PEERS_PATH)
+def _load(name: str, path: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {_PEERS_PATH!r}")
+        raise ImportError(f"cannot load {path!r}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -81,14 +92,23 @@ def _guard(peers: ModuleType, roots: list[int], name: str,
 def main() -> None:
     if not _PEERS_PATH or not _SESSION_PID.isdigit():
         sys.exit("dbg_debugpy_adapter: run by dbg only ($DBG_PEERS, $DBG_SESSION_PID)")
-    peers = _load_peers()
+    peers = _load("dbg_peers", _PEERS_PATH)
+    try:
+        quiet: ModuleType | None = _load("dbg_debugpy_quiet", _QUIET_PATH)
+    except (ImportError, OSError):
+        quiet = None  # debugpy's startup report as it is
+    if quiet is not None:
+        quiet.lazy_metadata()
     # `dbg attach --pid`: debugpy injects pydevd into that process, which
     # connects from there.
     roots = [int(pid) for pid in (_SESSION_PID, _ATTACH_PID) if pid.isdigit()]
 
     from debugpy import adapter
     from debugpy.adapter import clients
-    from debugpy.common import sockets
+    from debugpy.common import log, sockets
+
+    if quiet is not None:
+        quiet.quiet_describe(log)
 
     serve = sockets.serve
 

@@ -136,6 +136,10 @@ def _patch_pydevd(module: ModuleType) -> None:
             register(_end_promptly)
 
 
+def _patch_log(module: ModuleType) -> None:
+    importlib.import_module("dbg_debugpy_quiet").quiet_describe(module)
+
+
 #: Where the facts of a stop go in pydevd's ``stopped`` event (its body).
 STOP_FACTS_KEY = "dbgStopFacts"
 _RETURNING = ("RETURN", "YIELD", "INSTRUMENTED_RETURN", "INSTRUMENTED_YIELD")
@@ -207,7 +211,8 @@ def _patch_pydevd_all(module: ModuleType) -> None:
         _patch_stop_event()
 
 
-_PATCHES = {_COMM: _patch_comm, _PYDEVD: _patch_pydevd_all}
+_LOG = "debugpy.common.log"
+_PATCHES = {_COMM: _patch_comm, _PYDEVD: _patch_pydevd_all, _LOG: _patch_log}
 
 
 class _DebugpyLoader(importlib.machinery.SourceFileLoader):
@@ -316,6 +321,14 @@ _fast_end = os.environ.get("DBG_PYDEVD_END") == "1"
 _stop_facts_on = os.environ.get("DBG_STOP_FACTS") == "1"
 if _fast_end or _stop_facts_on:
     _targets.add(_PYDEVD)
+# debugpy's startup reports (pyboot/dbg_debugpy_quiet.py) in the program, and
+# in debugpy's launcher, which takes the variable out of what the program
+# inherits from it.
+if os.environ.get("DBG_DEBUGPY_QUIET") == "1":
+    _targets.add(_LOG)
+if os.environ.pop("DBG_LAUNCHER_QUIET", "") == "1":
+    _targets.add(_LOG)
+    importlib.import_module("dbg_debugpy_quiet").lazy_metadata()
 if _targets:
     sys.meta_path.insert(0, _Finder())
 
