@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import logging.handlers
 import os
 import threading
 import time
@@ -111,16 +110,21 @@ class TransLog:
                 self._fh = None
 
 
-class BoundedLogHandler(logging.handlers.RotatingFileHandler):
+class BoundedLogHandler(logging.FileHandler):
     """The daemon's log (``daemon.log``): rotates to ``NAME.1`` at ``max_bytes``, each record
     cut to MESSAGE_LIMIT. With ``owns_stderr`` (the daemon's fd 2 is this
     file, for what Python itself prints there), fd 2 follows each rotation
-    into the fresh file, so it never writes on into a removed one."""
+    into the fresh file, so it never writes on into a removed one.
+
+    A FileHandler that rotates itself rather than logging.handlers'
+    RotatingFileHandler: that module imports pickle, socket and queue, some
+    2 ms of every daemon's start, for one rename."""
 
     def __init__(self, path: Path, max_bytes: int = DAEMON_LOG_BYTES,
                  owns_stderr: bool = False) -> None:
-        super().__init__(path, maxBytes=max_bytes, backupCount=1, encoding="utf-8")
+        self.max_bytes = max_bytes
         self.owns_stderr = owns_stderr
+        super().__init__(path, encoding="utf-8")
 
     def _open(self) -> io.TextIOWrapper:
         # Private like every file of a session, also after a rotation.
@@ -130,8 +134,28 @@ class BoundedLogHandler(logging.handlers.RotatingFileHandler):
     def format(self, record: logging.LogRecord) -> str:
         return bounded(super().format(record))
 
-    def doRollover(self) -> None:
-        super().doRollover()
-        if self.owns_stderr and self.stream is not None:
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if self.stream is None:
+                self.stream = self._open()
+            # Characters are close enough to bytes for a bound; a file with
+            # nothing in it yet takes the record whatever its size.
+            size = self.stream.tell()
+            if self.max_bytes and size and size + len(self.format(record)) + 1 >= self.max_bytes:
+                self.rotate()
+        except Exception:
+            self.handleError(record)
+            return
+        super().emit(record)
+
+    def rotate(self) -> None:
+        """``NAME`` becomes ``NAME.1`` (replacing the one before) and a
+        fresh ``NAME`` is begun."""
+        if self.stream is not None:
+            self.stream.close()
+        with contextlib.suppress(OSError):
+            os.replace(self.baseFilename, rotated(Path(self.baseFilename)))
+        self.stream = self._open()
+        if self.owns_stderr:
             with contextlib.suppress(OSError, ValueError):
                 os.dup2(self.stream.fileno(), 2)

@@ -212,6 +212,35 @@ def test_debugger_log_rotates_at_its_bound(tmp_path: Path) -> None:
     assert last.endswith("[cut: 5000000 chars in all]") and len(last) < 20_000, last[-80:]
 
 
+def test_daemon_log_rotates_at_its_bound(tmp_path: Path) -> None:
+    import logging
+
+    from dbgcore.translog import BoundedLogHandler
+
+    handler = BoundedLogHandler(tmp_path / "daemon.log", max_bytes=50_000)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("dbg.test-bounds")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        for n in range(2000):
+            logger.warning("op %d %s", n, "x" * 100)
+        logger.warning("%s", "y" * 5_000_000)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["daemon.log", "daemon.log.1"], names
+    assert all(p.stat().st_size <= 50_000 for p in tmp_path.iterdir())
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in tmp_path.iterdir())
+    # No record lost at the rotation: the newer file goes on where the older ends.
+    older = (tmp_path / "daemon.log.1").read_text().splitlines()
+    newer = (tmp_path / "daemon.log").read_text().splitlines()
+    assert int(newer[0].split()[3]) == int(older[-1].split()[3]) + 1, (older[-1], newer[0])
+    assert newer[-2].startswith("WARNING dbg.test-bounds: op 1999 "), newer[-2][:60]
+    assert newer[-1].endswith(" chars in all]") and len(newer[-1]) < 20_000  # its head, cut
+
+
 def test_a_debugpy_output_flood_leaves_debugger_log_bounded(
         dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     backend_ready("debugpy")
