@@ -54,6 +54,9 @@ def _record(value: object) -> JsonObject:
 
 @dataclass
 class BreakOptions:
+    """What a breakpoint does beyond stopping: its condition, hit count, log
+    message, and whether it goes at its first hit."""
+
     condition: str | None = None
     hit_count: int | None = None
     log_message: str | None = None
@@ -62,6 +65,9 @@ class BreakOptions:
 
 @dataclass
 class Location:
+    """Where the program is: a file and line, and the function (each None
+    when the debugger cannot tell)."""
+
     file: str | None
     line: int | None
     function: str | None
@@ -73,6 +79,8 @@ class Location:
 
 @dataclass
 class Breakpoint:
+    """A breakpoint as the debugger holds it, with what was asked for."""
+
     id: int | str
     file: str | None = None
     line: int | None = None
@@ -94,6 +102,8 @@ class Breakpoint:
 
 @dataclass
 class Frame:
+    """One frame of a stack, innermost first (index 0)."""
+
     index: int
     function: str | None
     file: str | None
@@ -127,6 +137,8 @@ class Frame:
 
 @dataclass
 class Variable:
+    """A named value: a local, an argument, a field."""
+
     name: str
     value: str
     type: str | None = None
@@ -150,6 +162,8 @@ class Variable:
 
 @dataclass
 class Value:
+    """The value of an expression (`dbg print`)."""
+
     value: str
     type: str | None = None
 
@@ -172,6 +186,8 @@ class ReturnValue:
 
 @dataclass
 class Thread:
+    """One thread of the program."""
+
     id: int | str
     name: str
     current: bool = False
@@ -203,6 +219,8 @@ class StopEvent:
 
 @dataclass
 class SourceLine:
+    """A line of source around a stop."""
+
     line: int
     text: str
     current: bool = False
@@ -210,6 +228,9 @@ class SourceLine:
 
 @dataclass
 class StopSnapshot:
+    """Everything a stop answers with: the stop's facts (:class:`StopEvent`),
+    the source around it, the locals, the watched and shown values."""
+
     state: StopState
     reason: str = ""
     thread: int | str | None = None
