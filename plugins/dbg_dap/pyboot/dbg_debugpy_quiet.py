@@ -9,8 +9,10 @@ unless a log file takes that level (``DEBUGPY_LOG_DIR``); it was built all
 the same. Here it is built only when some log takes it.
 
 ``importlib.metadata`` itself (35 ms to import: email, zipfile, csv...) was
-imported by ``debugpy.common.log`` for that report alone: in the adapter
-and the launcher it is made a lazy module, loaded if something uses it.
+imported by ``debugpy.common.log`` for that report alone: it is made a lazy
+module as debugpy's log loads, and taken out of ``sys.modules`` again once
+it has (drop_lazy): the log keeps it, loaded if it is used, and the
+program's own import of the module is the usual one.
 
 Python 3.8 syntax and the standard library only: the launcher runs on the
 program's Python.
@@ -19,6 +21,7 @@ program's Python.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from types import ModuleType
 
@@ -39,20 +42,33 @@ def quiet_describe(log: ModuleType) -> None:
     log.describe_environment = describe_environment  # type: ignore[attr-defined]
 
 
-def lazy_metadata() -> None:
+def lazy_metadata() -> ModuleType | None:
     """``importlib.metadata`` as a lazy module (loaded on its first use),
-    unless something imported it already."""
-    if _METADATA in sys.modules:
-        return
+    unless something imported it already or debugpy logs (the report then
+    needs it); the lazy module, or None."""
+    if _METADATA in sys.modules or os.environ.get("DEBUGPY_LOG_DIR") or \
+            any(arg.startswith("--log-dir") for arg in sys.argv):
+        return None
     try:
         spec = importlib.util.find_spec(_METADATA)
     except (ImportError, ValueError):
-        return
+        return None
     if spec is None or spec.loader is None:
-        return
+        return None
     loader = importlib.util.LazyLoader(spec.loader)
     spec.loader = loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[_METADATA] = module
     loader.exec_module(module)
     importlib.metadata = module  # type: ignore[attr-defined,unused-ignore]
+    return module
+
+
+def drop_lazy(module: ModuleType) -> None:
+    """Out of ``sys.modules`` and the ``importlib`` package if nothing used it
+    yet (a module LazyLoader has loaded is a plain module again)."""
+    if type(module) is ModuleType or sys.modules.get(_METADATA) is not module:
+        return
+    del sys.modules[_METADATA]
+    if importlib.__dict__.get("metadata") is module:
+        del importlib.metadata  # type: ignore[attr-defined,unused-ignore]

@@ -137,7 +137,11 @@ def _patch_pydevd(module: ModuleType) -> None:
 
 
 def _patch_log(module: ModuleType) -> None:
-    importlib.import_module("dbg_debugpy_quiet").quiet_describe(module)
+    quiet = importlib.import_module("dbg_debugpy_quiet")
+    quiet.quiet_describe(module)
+    if _lazy_metadata is not None:
+        # Only debugpy's log holds it now: the program imports its own.
+        quiet.drop_lazy(_lazy_metadata)
 
 
 #: Where the facts of a stop go in pydevd's ``stopped`` event (its body).
@@ -302,8 +306,14 @@ class _Loader(importlib.abc.Loader):
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        global _lazy_metadata
         if fullname not in _targets:
             return None
+        if fullname == _LOG and _quiet:
+            # Made lazy for debugpy's log alone as it loads: after any
+            # sitecustomize of the program's, which gets the usual module.
+            made = importlib.import_module("dbg_debugpy_quiet").lazy_metadata()
+            _lazy_metadata = made or _lazy_metadata
         for finder in sys.meta_path:
             if finder is self:
                 continue
@@ -324,11 +334,13 @@ if _fast_end or _stop_facts_on:
 # debugpy's startup reports (pyboot/dbg_debugpy_quiet.py) in the program, and
 # in debugpy's launcher, which takes the variable out of what the program
 # inherits from it.
-if os.environ.get("DBG_DEBUGPY_QUIET") == "1":
-    _targets.add(_LOG)
+_quiet = os.environ.get("DBG_DEBUGPY_QUIET") == "1"
 if os.environ.pop("DBG_LAUNCHER_QUIET", "") == "1":
+    _quiet = True
+if _quiet:
     _targets.add(_LOG)
-    importlib.import_module("dbg_debugpy_quiet").lazy_metadata()
+#: importlib.metadata made lazy for debugpy.common.log (dbg_debugpy_quiet).
+_lazy_metadata: ModuleType | None = None
 if _targets:
     sys.meta_path.insert(0, _Finder())
 
