@@ -221,14 +221,64 @@ def _has_module(python: str | None, module: str, base: Path) -> bool:
         return False
     # Past a version manager's shim (0.3-0.4 s a start): its choice is kept.
     exe = real_python(exe, os.environ, str(base))
+    cache = dbg_home() / "module-probes.json"
     try:
-        found = subprocess.run([exe, "-c", f"import importlib.util, sys; sys.exit(0 if "
-                                f"importlib.util.find_spec({module!r}) else 1)"],
-                               cwd=base, capture_output=True, timeout=20,
-                               stdin=subprocess.DEVNULL)
+        info = os.stat(exe)
+    except OSError:
+        return False
+    # By the path as given, not where it leads: two virtual environments of
+    # one Python are one file, with other folders on their paths.
+    key = json.dumps([os.path.abspath(exe), info.st_size, info.st_mtime_ns, module,
+                      str(base), *(os.environ.get(name) for name in _PATH_VARIABLES)])
+    try:
+        kept = json.loads(recall(cache, key) or "null")
+    except ValueError:
+        kept = None
+    if isinstance(kept, dict) and isinstance(kept.get("stamps"), dict) \
+            and _module_probe_stamps(list(kept["stamps"])) == kept["stamps"]:
+        return bool(kept.get("found"))
+    try:
+        found = subprocess.run([exe, "-c", _MODULE_PROBE, module], cwd=base,
+                               capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return False
-    return found.returncode == 0
+    try:
+        answer = json.loads(found.stdout)
+        where = [str(p) for p in answer["where"]]
+    except (ValueError, KeyError, TypeError):
+        return found.returncode == 0
+    remember(cache, key, json.dumps({"found": bool(answer.get("found")),
+                                     "stamps": _module_probe_stamps(where)}))
+    return bool(answer.get("found"))
+
+
+#: The variables besides the interpreter and the folder that change where
+#: a module is found.
+_PATH_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONSAFEPATH",
+                   "PYTHONUSERBASE", "VIRTUAL_ENV")
+
+#: Whether the module is found, and every place where installing or removing
+#: one would show: the folders on sys.path and the user's site folder (made
+#: only when something is installed there, and then on the path).
+_MODULE_PROBE = (
+    "import importlib.util, json, os, site, sys\n"
+    "where = [os.path.abspath(p or os.curdir) for p in sys.path]\n"
+    "where.append(site.getusersitepackages())\n"
+    "print(json.dumps({'found': importlib.util.find_spec(sys.argv[1]) is not None, "
+    "'where': where}))\n")
+
+
+def _module_probe_stamps(paths: list[str]) -> dict[str, int | None]:
+    """Each place's modification time (None where there is nothing): a
+    module installed or removed, or a .pth file added, changes the folder
+    it is in, and a kept answer stands only while none of them changed."""
+    stamps: dict[str, int | None] = {}
+    for path in paths:
+        try:
+            stamps[path] = os.stat(path).st_mtime_ns
+        except OSError:
+            stamps[path] = None
+    return stamps
 
 
 def attach(values: Values, front: Front) -> tuple[str, Values]:
