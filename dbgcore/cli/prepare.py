@@ -214,7 +214,8 @@ def _has_module(python: str | None, module: str, base: Path) -> bool:
     import shutil
     import subprocess
 
-    from dbgcore.pyprobe import real_python
+    from dbgcore.paths import dbg_home
+    from dbgcore.pyprobe import real_python, recall, remember
 
     exe = python or shutil.which("python3")
     if exe is None:
