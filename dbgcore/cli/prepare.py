@@ -210,7 +210,9 @@ def _python_path(python: str, base: Path, backend: str | None = None,
 
 
 def _has_module(python: str | None, module: str, base: Path) -> bool:
-    """Whether the program's Python can import ``module`` (asked of it)."""
+    """Whether the program's Python can import ``module`` (asked of it, a
+    Python start; the answer is kept, see :func:`_module_probe_stamps`)."""
+    import json
     import shutil
     import subprocess
 
