@@ -14,7 +14,10 @@ sitecustomize this one shadows, so the user's own still runs.
 
 As ``pydevd`` is imported, its wait for its own threads at the program's end
 is replaced (see _wait_for_pydevd_threads): pydevd's threads waited for each
-other there, and every program under debugpy ended 0.5 s late.
+other there, and every program under debugpy ended 0.5 s late. Each
+``stopped`` event it sends carries what a step needs to know of the stop
+(_stop_facts), and debugpy's startup reports are built only for a log
+(dbg_debugpy_quiet.py; in debugpy's launcher too, which runs this file).
 
 debugpy's own modules are loaded from bytecode dbg keeps for the program's
 interpreter (see _DebugpyLoader) when that interpreter has none of its own.
@@ -149,19 +152,17 @@ STOP_FACTS_KEY = "dbgStopFacts"
 _RETURNING = ("RETURN", "YIELD", "INSTRUMENTED_RETURN", "INSTRUMENTED_YIELD")
 
 
-def _stop_facts(stop: FrameType) -> dict[str, object]:
+def _stop_facts(waiting: FrameType, stop: FrameType) -> dict[str, object]:
     """What dbg asked of each step's stop with an evaluate (three round
     trips a step): whether the function the stop's frame called is leaving
     by an exception (pydevd stops on its return event either way, the callee
     still on the stack at the instruction that raised), and the exception the
-    thread handles (JSON [its id, its text, where it was raised], or null)."""
+    thread handles (JSON [its id, its text, where it was raised], or null).
+    ``waiting`` is pydevd's do_wait_suspend, called below the callee."""
     import json
     import traceback
 
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code.co_name != "do_wait_suspend":
-        frame = frame.f_back
-    callee = frame.f_back if frame is not None else None
+    callee = waiting.f_back
     while callee is not None and callee is not stop and (
             "/debugpy/" in callee.f_code.co_filename
             or "pydevd" in callee.f_code.co_filename.rsplit("/", 1)[-1]):
@@ -201,8 +202,8 @@ def _patch_stop_event() -> None:
             while frame is not None and frame.f_code.co_name != "do_wait_suspend":
                 frame = frame.f_back
             stop = frame.f_locals.get("frame") if frame is not None else None
-            if isinstance(stop, FrameType):
-                self.kwargs[STOP_FACTS_KEY] = _stop_facts(stop)  # type: ignore[attr-defined]
+            if frame is not None and isinstance(stop, FrameType):
+                self.kwargs[STOP_FACTS_KEY] = _stop_facts(frame, stop)  # type: ignore[attr-defined]
         except Exception:
             pass  # no facts: dbg asks with an evaluate, as without this patch
 
