@@ -60,6 +60,17 @@ def _preload() -> None:
     BackendRegistry(PluginHost()).classes()
 
 
+def _support() -> dict[str, object]:
+    """Each configured backend's op support, as `dbg mcp`'s tool listing
+    names it: every backend's class is loaded here anyway, while the front
+    end imports the MCP SDK, so the front end need not load them too."""
+    from dbgcore.mcp_server import backend_support
+    from dbgcore.ops import front
+    from dbgcore.plugins import PluginHost
+
+    return {"support": backend_support(front(PluginHost))}
+
+
 def main() -> int:
     with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
         comm.write("dbg-forkserver")
@@ -81,7 +92,15 @@ def main() -> int:
         import traceback
 
         traceback.print_exc()  # each request still forks; the daemon loads what failed
+    # The first line is the backends' op support (ForkServer.support), then
+    # one answer per request.
+    try:
+        first: dict[str, object] = _support()
+    except Exception as exc:
+        first = {"support": None, "refused": f"{type(exc).__name__}: {exc}"}
     with contextlib.suppress(BrokenPipeError):
+        answers.write((json.dumps(first) + "\n").encode())
+        answers.flush()
         _serve(requests, answers)
     return 0
 

@@ -41,6 +41,8 @@ class ForkServer:
             [sys.executable, "-m", "dbgcore.forkhelper"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, close_fds=True)
         self.pid = self._proc.pid
+        #: The helper's first line, read when first needed (see :meth:`support`).
+        self._first: dict[str, object] | None = None
 
     def fork(self, argv: list[str], log_path: str) -> int | None:
         """Fork a daemon that runs ``dbgcore.daemon.main(argv)`` with its
@@ -49,6 +51,7 @@ class ForkServer:
         request = json.dumps({"argv": argv, "log": log_path, "env": dict(os.environ),
                               "cwd": os.getcwd()}) + "\n"
         with self._lock:
+            self._read_first_locked()
             proc = self._proc
             if proc is None or proc.stdin is None or proc.stdout is None:
                 return None
@@ -65,6 +68,34 @@ class ForkServer:
         answer = json.loads(line)
         pid = answer.get("pid")
         return int(pid) if isinstance(pid, int) else None
+
+    def support(self) -> dict[str, dict[str, str]] | None:
+        """Each configured backend's op support (what
+        :func:`dbgcore.mcp_server.backend_support` answers), as the helper
+        found it at its start with the plugins it loaded; None if it could
+        not say."""
+        with self._lock:
+            first = self._read_first_locked()
+        found = first.get("support")
+        return found if isinstance(found, dict) else None
+
+    def _read_first_locked(self) -> dict[str, object]:
+        if self._first is None:
+            proc = self._proc
+            line = b""
+            if proc is not None and proc.stdout is not None:
+                try:
+                    line = proc.stdout.readline()
+                except (OSError, ValueError):
+                    line = b""
+            try:
+                first = json.loads(line) if line else {}
+            except ValueError:
+                first = {}
+            self._first = first if isinstance(first, dict) else {}
+            if not line:
+                self._close_locked()
+        return self._first
 
     def close(self) -> None:
         """End the helper (its stdin closes) and collect it."""

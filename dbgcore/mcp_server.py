@@ -345,24 +345,21 @@ async def _serve(front: Front) -> None:
     Context = ServerRequestContext[dict[str, Any]]
     Page = types.PaginatedRequestParams | None
 
+    from dbgcore import forkserver
     from dbgcore.mcp_stdio import checked_stdio
 
     cwd = os.getcwd()
     # The listing names the backends that lack an op, which loads every
-    # backend's class (0.1-0.2 s): made when first asked for, on a worker
-    # thread, so that `initialize` is answered without waiting for it.
-    tools: list[types.Tool] = []
-    making = anyio.Lock()
-
-    def make_tools() -> list[types.Tool]:
-        return [types.Tool(name=t["name"], description=t["description"],
-                           input_schema=t["inputSchema"])
-                for t in listing(front.table, backend_support(front))]
+    # backend's class (0.1-0.2 s): the fork server's helper has them loaded,
+    # and found the support while this process imported the SDK.
+    helper = forkserver.current()
+    support = helper.support() if helper is not None else None
+    if support is None:
+        support = backend_support(front)
+    tools = [types.Tool(name=t["name"], description=t["description"],
+                        input_schema=t["inputSchema"]) for t in listing(front.table, support)]
 
     async def list_tools(ctx: Context, params: Page) -> types.ListToolsResult:
-        async with making:
-            if not tools:
-                tools.extend(await anyio.to_thread.run_sync(make_tools))
         return types.ListToolsResult(tools=tools)
 
     async def on_call(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:

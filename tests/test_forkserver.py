@@ -119,3 +119,23 @@ def test_an_mcp_session_is_forked_off_the_fork_server(dbg: Dbg) -> None:
     old["env"].pop("DBG_NO_FORK_SERVER")
     assert forked["env"] == old["env"]
     assert forked["cwd"] == old["cwd"] == str(dbg.cwd.resolve())
+
+
+def _listing(dbg: Dbg, env: dict[str, str]) -> Any:
+    lines = [INIT, INITIALIZED, {"jsonrpc": "2.0", "id": "list", "method": "tools/list"}]
+    out = subprocess.run([sys.executable, "-m", "dbgcore", "mcp"], cwd=dbg.cwd, env=env,
+                         input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+                         capture_output=True, timeout=60, check=True).stdout
+    answers = [json.loads(line) for line in out.decode().splitlines()]
+    return next(a for a in answers if a.get("id") == "list")["result"]
+
+
+def test_the_listing_is_the_same_with_the_helpers_support(dbg: Dbg) -> None:
+    """The tools' descriptions name the backends that lack an op: the fork
+    server's helper finds that with the plugins it loaded (so `dbg mcp` does
+    not load every backend's class itself), and says what the server would."""
+    helped = _listing(dbg, dict(dbg.env))
+    alone = _listing(dbg, {**dbg.env, "DBG_NO_FORK_SERVER": "1"})
+    assert helped == alone
+    described = " ".join(tool["description"] for tool in helped["tools"])
+    assert "Not on:" in described, described
