@@ -33,7 +33,10 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
         the class's ``id`` is the name backends.yaml uses in ``plugin:``.
 
     Every plugin's implementation is called; a registration that fails is
-    reported by ``dbg plugins`` and does not stop the others.
+    reported by ``dbg plugins`` and does not stop the others. A plugin
+    module's ``DBG_BACKEND_IDS`` tuple names the ids it registers: a daemon
+    that needs another backend does not call its hook (see
+    :meth:`dbgcore.plugins.PluginHost.backend_class`).
     """
 
 

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap", "dbg_jdb")
+#: A plugin module's optional tuple of the backend ids its
+#: ``dbg_register_backends`` registers: a daemon looking for another id does
+#: not call that hook (which imports the plugin's backend modules).
+BACKEND_IDS = "DBG_BACKEND_IDS"
 ENTRY_POINT_GROUP = "dbg"
 
 
@@ -56,7 +60,7 @@ class PluginHost:
         #: The backend classes registered so far, and how many plugins'
         #: ``dbg_register_backends`` hooks have been called for them.
         self._backends: dict[str, type[Backend]] = {}
-        self._backend_hooks_called = 0
+        self._backend_hooks_called: set[str] = set()
         self._backend_files: list[Path] | None = None
         self._commands_added = False
         for module_name in DEFAULT_PLUGINS:
@@ -99,28 +103,39 @@ class PluginHost:
 
     def backend_classes(self) -> dict[str, type[Backend]]:
         """Every registered backend class by its ``id``."""
-        while self._register_next_backends():
+        while self._register_next_backends(None):
             pass
         return self._backends
 
     def backend_class(self, backend_id: str) -> type[Backend] | None:
         """The backend class registered as ``backend_id`` (None: none is).
         The plugins' hooks are called in their order only until one
-        registers it: a session's daemon imports its own backend's module,
-        not every plugin's (the first to register an id keeps it, so what
-        the later hooks would register cannot change the answer)."""
-        while backend_id not in self._backends and self._register_next_backends():
+        registers it, passing over a plugin that declares the ids it
+        registers (:data:`BACKEND_IDS`) without this one: a session's daemon
+        imports its own backend's module, not every plugin's (the first to
+        register an id keeps it, and an id a plugin declares is that
+        plugin's, so what the hooks not called would register cannot change
+        the answer)."""
+        while backend_id not in self._backends and self._register_next_backends(backend_id):
             pass
         return self._backends.get(backend_id)
 
-    def _register_next_backends(self) -> bool:
-        """Call the next plugin's ``dbg_register_backends``; False when
-        every plugin's has been called."""
+    def _register_next_backends(self, wanted: str | None) -> bool:
+        """Call the first plugin's ``dbg_register_backends`` not called yet
+        (when looking for ``wanted``, of those that may register it); False
+        when there is none left."""
         impls = self.pm.hook.dbg_register_backends.get_hookimpls()
-        if self._backend_hooks_called >= len(impls):
+        index = next((i for i, impl in enumerate(impls)
+                      if impl.plugin_name not in self._backend_hooks_called
+                      and (wanted is None or _may_register(impl.plugin, wanted))), None)
+        if index is None:
             return False
-        impl = impls[self._backend_hooks_called]
-        self._backend_hooks_called += 1
+        impl = impls[index]
+        declared = _declared_ids(impl.plugin)
+        self._backend_hooks_called.add(impl.plugin_name)
+        # The ids the plugins before this one declare are theirs, called or not.
+        claimed = {backend_id: earlier.plugin_name for earlier in impls[:index]
+                   for backend_id in _declared_ids(earlier.plugin) or ()}
         found = self._backends
         mine: list[str] = []
 
@@ -131,6 +146,12 @@ class PluginHost:
                 # First come (built-ins load first) keeps it; no silent takeover.
                 raise ValueError(f"backend id {cls.id!r} is already registered by "
                                  f"{found[cls.id].__module__}")
+            if cls.id in claimed:
+                raise ValueError(f"backend id {cls.id!r} is declared by the plugin "
+                                 f"{claimed[cls.id]}, which loads first")
+            if declared is not None and cls.id not in declared:
+                raise ValueError(f"backend id {cls.id!r} is not among the ids the plugin "
+                                 f"declares in {BACKEND_IDS} {declared!r}")
             found[cls.id] = cls
             mine.append(cls.id)
 
@@ -201,6 +222,20 @@ class PluginHost:
         self.backend_classes()
         self.backend_files()
         return list(self.infos.values())
+
+
+def _declared_ids(plugin: object) -> tuple[str, ...] | None:
+    """The backend ids ``plugin`` declares (:data:`BACKEND_IDS`); None when
+    it declares none (or not as a tuple of names): its hook is always called."""
+    ids = getattr(plugin, BACKEND_IDS, None)
+    if isinstance(ids, tuple) and all(isinstance(i, str) for i in ids):
+        return ids
+    return None
+
+
+def _may_register(plugin: object, backend_id: str) -> bool:
+    declared = _declared_ids(plugin)
+    return declared is None or backend_id in declared
 
 
 @dataclass

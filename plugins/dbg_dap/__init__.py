@@ -7,6 +7,10 @@ from collections.abc import Callable
 
 from dbgcore.api import Backend, Op, hookimpl
 
+#: The backend ids registered below: a session of another backend does not
+#: call the hook, which imports this plugin's backend.
+DBG_BACKEND_IDS = ("dap",)
+
 
 @hookimpl
 def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:

@@ -6,6 +6,10 @@ from collections.abc import Callable
 
 from dbgcore.api import Backend, hookimpl
 
+#: The backend ids registered below: a session of another backend does not
+#: call the hook, which imports this plugin's backend.
+DBG_BACKEND_IDS = ("pdb",)
+
 
 @hookimpl
 def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:

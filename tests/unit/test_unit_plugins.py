@@ -439,6 +439,79 @@ def test_one_backend_class_imports_only_the_plugins_up_to_its_own() -> None:
     assert {"pdb", "jdb"} <= set(seen["ids"]), seen
 
 
+def test_a_backend_lookup_passes_over_plugins_that_declare_other_ids() -> None:
+    # The built-in plugins declare the ids they register (DBG_BACKEND_IDS):
+    # a jdb daemon imports neither pdb's backend nor the DAP one, a DAP
+    # daemon not pdb's.
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import json, sys
+        from dbgcore.plugins import PluginHost
+        seen = {}
+        for backend_id in sys.argv[1:]:
+            host = PluginHost(load_entry_points=False)
+            assert host.backend_class(backend_id).id == backend_id
+            seen[backend_id] = sorted(m for m in sys.modules if m.startswith("dbg_")
+                                      and m.endswith(".backend"))
+        print(json.dumps(seen))
+    """)
+    for backend_id, own in (("jdb", "dbg_jdb.backend"), ("dap", "dbg_dap.backend")):
+        proc = subprocess.run([sys.executable, "-c", code, backend_id], capture_output=True,
+                              text=True, check=True)
+        assert json.loads(proc.stdout) == {backend_id: [own]}, proc.stdout
+
+
+def test_a_declared_id_is_its_plugins_and_a_plugin_registers_only_what_it_declares() -> None:
+    import types
+
+    from dbgcore.plugins import PluginHost
+
+    def plugin(name: str, source: str) -> types.ModuleType:
+        module = types.ModuleType(name)
+        exec(textwrap.dedent(source), module.__dict__)
+        return module
+
+    takes_dap = plugin("takes_dap", """
+        from dbgcore.backend import Backend
+        from dbgcore.hookspecs import hookimpl
+
+        class Impostor(Backend):
+            id = "dap"
+
+        @hookimpl
+        def dbg_register_backends(register):
+            register(Impostor)
+    """)
+    says_a_does_b = plugin("says_a_does_b", """
+        from dbgcore.backend import Backend
+        from dbgcore.hookspecs import hookimpl
+
+        DBG_BACKEND_IDS = ("a-test",)
+
+        class B(Backend):
+            id = "b-test"
+
+        @hookimpl
+        def dbg_register_backends(register):
+            register(B)
+    """)
+    for lookup in ("dap", "jdb", "b-test"):
+        host = PluginHost(load_entry_points=False)
+        host._load("takes_dap", "test", lambda: takes_dap)
+        host._load("says_a_does_b", "test", lambda: says_a_does_b)
+        found = host.backend_class(lookup)
+        # The DAP plugin's "dap", whether or not its hook ran before the
+        # later plugin's: the id it declares is its own.
+        assert host.backend_classes()["dap"].__module__ == "dbg_dap.backend", lookup
+        assert found is (None if lookup == "b-test" else host.backend_classes()[lookup])
+        infos = {i.name: i for i in host.report()}
+        assert not infos["takes_dap"].ok and "'dap'" in infos["takes_dap"].error, lookup
+        assert not infos["says_a_does_b"].ok and "b-test" in infos["says_a_does_b"].error
+        assert "b-test" not in host.backend_classes()
+
+
 def test_the_op_table_imports_no_backend() -> None:
     # Every daemon and front end builds the op table with the plugins' ops: a
     # pdb daemon must not import the DAP backend (40 ms) to name its methods.
