@@ -14,6 +14,10 @@ from pathlib import Path
 
 from dbgcore.api import Backend, hookimpl
 
+#: The backend ids the hook below registers: a session of another backend
+#: (pdb, node...) does not call it, and so does not import PerlBackend.
+DBG_BACKEND_IDS = ("perl",)
+
 
 @hookimpl
 def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
