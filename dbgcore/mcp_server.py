@@ -178,6 +178,16 @@ def backend_support(front: Front) -> dict[str, dict[str, str]]:
     return out
 
 
+def known_support(front: Front) -> dict[str, dict[str, str]]:
+    """:func:`backend_support`, from the fork server's helper when there is
+    one: it has every backend's class loaded, which this process need not."""
+    from dbgcore import forkserver
+
+    helper = forkserver.current()
+    support = helper.support() if helper is not None else None
+    return support if support is not None else backend_support(front)
+
+
 def agent_ops(table: OpTable) -> list[Op]:
     return [op for op in table if op.agent]
 
@@ -278,7 +288,7 @@ def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
     if describe:
-        return _describe(op, backend_support(front), session)
+        return _describe(op, known_support(front), session)
     return call_op(op, values, session, float(timeout), front, cwd, start=front.start)
 
 
@@ -345,19 +355,14 @@ async def _serve(front: Front) -> None:
     Context = ServerRequestContext[dict[str, Any]]
     Page = types.PaginatedRequestParams | None
 
-    from dbgcore import forkserver
     from dbgcore.mcp_stdio import checked_stdio
 
     cwd = os.getcwd()
     # The listing names the backends that lack an op, which loads every
     # backend's class (0.1-0.2 s): the fork server's helper has them loaded,
     # and found the support while this process imported the SDK.
-    helper = forkserver.current()
-    support = helper.support() if helper is not None else None
-    if support is None:
-        support = backend_support(front)
-    tools = [types.Tool(name=t["name"], description=t["description"],
-                        input_schema=t["inputSchema"]) for t in listing(front.table, support)]
+    tools = [types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"])
+             for t in listing(front.table, known_support(front))]
 
     async def list_tools(ctx: Context, params: Page) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
