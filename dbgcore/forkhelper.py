@@ -58,6 +58,11 @@ def _preload() -> None:
     from dbgcore.registry import BackendRegistry
 
     BackendRegistry(PluginHost()).classes()
+    # A console debugger's spawn needs libc's prctl: found once here, it is
+    # found for every daemon forked off this helper.
+    from dbgcore.pty import die_with_parent
+
+    die_with_parent()
 
 
 def _support() -> dict[str, object]:
