@@ -448,6 +448,10 @@ class PdbBackend(ConsoleBackend):
             text = self.command(f"_dbg_native {command!r}", timeout)
         except PtyEOF as exc:
             raise self._debugger_lost(exc.output) from exc
+        breaks = _frames(text, "breaks")
+        if breaks:
+            # A command that changed the breakpoints answers with them all.
+            self._at_stop["breaks"] = breaks[-1]
         errors = ERROR_RE.findall(text)
         if errors:
             raise OpFailed(f"pdb: {errors[-1]}")

@@ -51,6 +51,9 @@ if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
 
 FRAME_START = "\x1edbg:"
 FRAME_END = "\x1f"
+#: pdb's commands that change the breakpoints (see do__dbg_native).
+BREAK_COMMANDS = ("break", "b", "tbreak", "clear", "cl", "ignore", "condition", "disable",
+                  "enable")
 HERE = os.path.abspath(__file__)
 #: launch.py, which the backend runs: it loads this file from its bytecode.
 BOOT = os.path.join(os.path.dirname(HERE), "launch.py")
@@ -457,8 +460,14 @@ class DbgPdb(pdb.Pdb):
         return self.onecmd(self.precmd(line))
 
     def do__dbg_native(self, arg: str) -> bool | None:
-        """Run one native pdb command, given as a literal, as one command."""
-        return self.onecmd(self._arg(arg))
+        """Run one native pdb command, given as a literal, as one command;
+        one that changes the breakpoints answers with them too (dbg lists
+        them after each: one exchange less)."""
+        line = self._arg(arg)
+        done = self.onecmd(line)
+        if line.split(" ", 1)[0] in BREAK_COMMANDS:
+            self.emit("breaks", self._breaks())
+        return done
 
     def do__dbg_state(self, arg: str) -> None:
         self.emit("state", self._state())
