@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import stat
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -193,7 +191,7 @@ async def checked_stdio() -> AsyncIterator[tuple[
                     continue  # the client is gone: keep draining so no one blocks
                 data = message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 try:
-                    await _write(wire_out, data.encode("utf-8"))
+                    await anyio.to_thread.run_sync(_write_line, wire_out, data.encode("utf-8"))
                 except (BrokenPipeError, ValueError, OSError):
                     broken = True
 
@@ -225,31 +223,3 @@ async def checked_stdio() -> AsyncIterator[tuple[
 def _write_line(out: BinaryIO, data: bytes) -> None:
     out.write(data)
     out.flush()
-
-
-def _is_pipe(stream: BinaryIO) -> bool:
-    """Whether a write of PIPE_BUF bytes into ``stream`` never blocks once
-    poll says it has room: a pipe (not a terminal or a file)."""
-    try:
-        mode = os.fstat(stream.fileno()).st_mode
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISFIFO(mode)
-
-
-async def _write(wire_out: BinaryIO, data: bytes) -> None:
-    """``data`` onto the client's output: into a pipe straight from the event
-    loop while it has room for the next PIPE_BUF bytes (such a write never
-    blocks), with no hop to a worker thread and back per answer; the rest,
-    or anything but a pipe, from a worker thread, which may wait for the
-    client to read."""
-    if _is_pipe(wire_out):
-        wire_out.flush()  # nothing buffered may come after what os.write sends
-        room = select.poll()
-        room.register(wire_out.fileno(), select.POLLOUT)
-        while data and room.poll(0):
-            sent = os.write(wire_out.fileno(), data[:select.PIPE_BUF])
-            data = data[sent:]
-        if not data:
-            return
-    await anyio.to_thread.run_sync(_write_line, wire_out, data)
