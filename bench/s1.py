@@ -346,7 +346,12 @@ HOME = Path(tempfile.mkdtemp(prefix="dbg-bench-home-"))
 
 
 def dbg_env(work: Path) -> dict[str, str]:
-    return {**os.environ, "DBG_HOME": str(HOME), "DBG_SESSION": "s1"}
+    # dbg runs a Python program with the `python3` on PATH, as a user's shell
+    # would; the floor runs this interpreter. Both get the same one, or the
+    # comparison measures two interpreters' starts (a pyenv Python with a
+    # .pth file to read costs ~10-20 ms more a start than a venv's).
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "DBG_HOME": str(HOME), "DBG_SESSION": "s1"}
 
 
 def start_values(target: Target) -> dict[str, Any]:
