@@ -60,9 +60,9 @@ def _preload() -> None:
     BackendRegistry(PluginHost()).classes()
     # A console debugger's spawn needs libc's prctl: found once here, it is
     # found for every daemon forked off this helper.
-    from dbgcore.pty import die_with_parent
+    from dbgcore.procutil import death_pact
 
-    die_with_parent()
+    death_pact()
 
 
 def _support() -> dict[str, object]:

@@ -12,7 +12,10 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+#: libc's prctl, looked up once per process (see death_pact).
+_prctl: Callable[..., int] | None = None
 
 
 def die_with_parent() -> None:
@@ -20,14 +23,34 @@ def die_with_parent() -> None:
 
     PR_SET_PDEATHSIG (1) fires when the *thread* that forked the child exits,
     which is why the daemon runs every op on one long-lived worker thread.
+    Prefer :func:`death_pact`, which finds prctl before the fork.
     """
-    import ctypes
+    prctl = _prctl
+    if prctl is None:
+        import ctypes
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            return
+    prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+def death_pact() -> Callable[[], None]:
+    """:func:`die_with_parent` with libc's prctl found here, in the parent,
+    once a process: found in each forked child (ctypes imported there), it
+    cost every spawn 2-5 ms before its exec while the caller waited, and an
+    import in the child of a process with threads may wait forever on a
+    lock another thread held."""
+    global _prctl
+    if _prctl is None:
+        import ctypes
+
+        try:
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            pass
+    return die_with_parent
 
 
 def start_time(pid: int) -> int | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -71,32 +71,6 @@ def strip_ansi(text: str) -> str:
 MAX_LINE_BYTES = 4000
 
 
-#: libc's prctl, looked up once per process (see die_with_parent).
-_prctl: Callable[..., int] | None = None
-
-
-def die_with_parent() -> Callable[[], None]:
-    """A ``preexec_fn`` doing :func:`dbgcore.procutil.die_with_parent` with
-    libc's prctl found here, in the parent, once: found in each forked child
-    (ctypes imported there), it cost every debugger's spawn 2-5 ms before
-    its exec while the daemon waited, and an import in the child of a
-    process with threads may wait forever on a lock another thread held."""
-    global _prctl
-    if _prctl is None:
-        import ctypes
-
-        try:
-            _prctl = ctypes.CDLL(None, use_errno=True).prctl
-        except (OSError, AttributeError):
-            return procutil.die_with_parent
-    prctl = _prctl
-
-    def preexec() -> None:
-        prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-    return preexec
-
-
 class PtyDriver:
     def __init__(self, argv: Sequence[str], prompt: str | re.Pattern[str], log: TransLog,
                  env: dict[str, str] | None = None, cwd: str | None = None,
@@ -121,7 +95,7 @@ class PtyDriver:
             self.child = pexpect.spawn(
                 self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd, echo=False,
                 encoding="utf-8", codec_errors="replace", dimensions=(50, 4000),
-                preexec_fn=die_with_parent(), timeout=None,
+                preexec_fn=procutil.death_pact(), timeout=None,
             )
         except (pexpect.ExceptionPexpect, OSError) as exc:
             raise BackendError(f"cannot start {self.name}: {exc}") from exc

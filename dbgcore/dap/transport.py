@@ -102,7 +102,7 @@ class AdapterProcess:
                 self.proc = subprocess.Popen(
                     argv, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                     env=env, cwd=cwd, start_new_session=True,
-                    preexec_fn=procutil.die_with_parent, bufsize=0,
+                    preexec_fn=procutil.death_pact(), bufsize=0,
                 )
         except OSError as exc:
             raise BackendError(f"cannot start {name} ({argv[0]}): {exc.strerror}") from exc

@@ -172,7 +172,7 @@ class JdbBackend(ConsoleBackend):
                 open(request.stdin or os.devnull, "rb") as stdin:
             self.jvm = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err,
                                         cwd=request.cwd, env=env, start_new_session=True,
-                                        preexec_fn=procutil.die_with_parent)
+                                        preexec_fn=procutil.death_pact())
         self.track_child(self.jvm.pid)
         # jdb (a JVM of its own, the slower of the two to start) starts
         # meanwhile: its JDWP handshake waits, unanswered, until the

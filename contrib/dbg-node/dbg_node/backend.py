@@ -166,7 +166,7 @@ class NodeBackend(Backend):
                 open(request.stdin or os.devnull, "rb") as stdin:
             self.proc = subprocess.Popen(
                 argv, cwd=self.cwd, env=env, stdin=stdin, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=procutil.die_with_parent)
+                start_new_session=True, preexec_fn=procutil.death_pact())
         self.ctx.track_process(self.proc.pid, "node")
         self.ctx.log.note(f"started {' '.join(argv)} (pid {self.proc.pid})")
         # websockets (with http.client and email) takes 40 ms or more to
