@@ -165,12 +165,27 @@ class DapFloor(FloorClient):
         self.env: dict[str, str] = {}
         transport: Transport
         if target.backend == "debugpy":
-            # dbg's own debuggee-side fixes, so the floor is no slower than
-            # what dbg ships: debugpy's 40 ms answers (see the README) and
-            # pydevd's 0.5-0.7 s of waits at the program's end.
+            # dbg's own fixes of debugpy, so the floor is no slower than what
+            # dbg ships and the ratio is what dbg adds: debugpy's 40 ms
+            # answers (see the README), pydevd's 0.5-0.7 s of waits at the
+            # program's end, and the startup reports no log keeps (40-65 ms
+            # in each of debugpy's processes: dbg's adapter wrapper, run here
+            # as dbg runs it, and DBG_DEBUGPY_QUIET in the program).
+            # The launcher and the program load debugpy from dbg's bytecode
+            # cache, as under dbg.
+            import debugpy
+            from dbg_dap.debugpy import DEBUGPY_ADAPTER
+
+            from dbgcore import peers
+
+            cache = {"DBG_PYC_DIR": str(HOME / "pyc"),
+                     "DBG_DEBUGPY_ROOT": str(Path(debugpy.__file__).resolve().parent)}
             self.env = {"PYTHONPATH": str(PYBOOT), "DBG_TCP_NODELAY": "1",
-                        "DBG_PYDEVD_END": "1"}
-            process = AdapterProcess([sys.executable, "-m", "debugpy.adapter"], name="debugpy")
+                        "DBG_PYDEVD_END": "1", "DBG_DEBUGPY_QUIET": "1", **cache}
+            process = AdapterProcess([sys.executable, DEBUGPY_ADAPTER], name="debugpy", env={
+                **os.environ, "DBG_PEERS": str(peers.__file__),
+                "DBG_SESSION_PID": str(os.getpid()),
+                "DBG_LAUNCHER_PYTHONPATH": str(PYBOOT), **cache})
             transport = PipeTransport(process)
         else:
             argv = profile_for(load_config().backends[target.backend]).argv()
