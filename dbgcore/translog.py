@@ -77,7 +77,10 @@ class TransLog:
     def _write(self, arrow: str, text: str) -> None:
         if self._fh is None:
             return
-        stamp = time.strftime("%H:%M:%S") + f".{int(time.time() * 1000) % 1000:03d}"
+        # One reading of the clock: two (the seconds, then the milliseconds)
+        # wrote 08:21:58.002 for 08:21:59.002 across a second's turn.
+        now = time.time()
+        stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
         lines = bounded(text).splitlines() or [""]
         block = "".join(f"{stamp} {arrow} {line}\n" for line in lines)
         with self._lock:
