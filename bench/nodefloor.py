@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 import queue
 import re
-import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,38 +19,14 @@ OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
 CLOSED = "floor.closed"
 
 
-class _QuickAckSocket(socket.socket):
-    """Acknowledges each segment at once, as dbg-node's client does: node
-    writes an answer as two small segments without TCP_NODELAY, and the
-    second would wait for Linux's 40 ms delayed ACK of the first. Linux
-    clears TCP_QUICKACK as it goes, so it is set again after each read."""
-
-    def recv(self, bufsize: int, flags: int = 0) -> bytes:
-        data = super().recv(bufsize, flags)
-        if data:
-            try:
-                self.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-            except OSError:
-                pass
-        return data
-
-
-def _quickack_socket(url: str) -> socket.socket | None:
-    if not sys.platform.startswith("linux") or not hasattr(socket, "TCP_QUICKACK"):
-        return None
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    plain = socket.create_connection((parts.hostname, parts.port), timeout=30)
-    quick = _QuickAckSocket(plain.family, plain.type, plain.proto, fileno=plain.detach())
-    quick.settimeout(None)
-    quick.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-    return quick
-
-
 class NodeFloor:
     def __init__(self, source: Path, line: int, expression: str,
                  timeout: float = 30.0) -> None:
+        # The socket option dbg-node sets (its inspector module): node writes
+        # an answer as two small segments without TCP_NODELAY, and the second
+        # would wait for Linux's 40 ms delayed ACK. The floor gets it too, so
+        # it is no slower than dbg for a reason that is not dbg's.
+        from dbg_node.inspector import quickack_socket
         from websockets.sync.client import connect
 
         self.source = source
@@ -77,7 +51,7 @@ class NodeFloor:
         # The rest of stderr (the inspector's notices) must not fill the pipe.
         threading.Thread(target=self.proc.stderr.read, daemon=True).start()
         self.ws = connect(url.decode(), max_size=None, compression=None, proxy=None,
-                          ping_interval=None, sock=_quickack_socket(url.decode()))
+                          ping_interval=None, sock=quickack_socket(url.decode(), 30))
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.answers: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.lock = threading.Lock()
