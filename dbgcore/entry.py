@@ -17,10 +17,10 @@ When the daemon says the words are not for the fast path (options,
 reach, or when the words cannot be sent as UTF-8, the full click CLI (made
 from the same op table) takes the command line and explains whatever is wrong.
 
-``dbg start`` for a session that does not exist yet forks the session's
-daemon first, before anything else is imported: the daemon loads the plugins
-and the configuration while this client waits, then reads the command line
-as the click CLI would (:meth:`dbgcore.opspec.OpTable.read_start_words`) and
+``dbg start`` (and ``test``, ``attach``) for a session that does not exist
+yet forks the session's daemon first, before anything else is imported: the
+daemon loads the plugins and the configuration while this client waits, then
+reads the command line as the click CLI would (:meth:`dbgcore.opspec.OpTable.read_start_words`) and
 starts the program. Anything it cannot read (``--help``, a number, a typo)
 ends that daemon, and the click CLI takes the command line.
 """
@@ -42,6 +42,9 @@ _MAX_SOCKET_PATH = 100
 _ANSWER_MARGIN = 15.0
 #: How long a forked daemon has to listen (dbgcore.spawn.DAEMON_START_TIMEOUT).
 _DAEMON_START_TIMEOUT = 15.0
+#: The ops that start a session (send "start" in dbgcore.ops): a new
+#: session's first client forks its daemon before anything else is imported.
+_STARTS = ("start", "test", "attach")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
 
@@ -158,9 +161,10 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
 
 
 def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) -> int | None:
-    """`dbg start` of a session with nothing left of it: fork its daemon now
-    and hand it the command line; the exit code, or None when the full CLI
-    must take the command (the daemon forked for it has ended then)."""
+    """`dbg start` (`test`, `attach`) of a session with nothing left of it:
+    fork its daemon now and hand it the command line; the exit code, or None
+    when the full CLI must take the command (the daemon forked for it has
+    ended then)."""
     path = _socket_path(session)
     if path is None or os.environ.get("DBG_DAEMON_NO_FORK") or not hasattr(os, "fork") \
             or "--help" in words or "-h" in words:
@@ -284,7 +288,7 @@ def main() -> None:
         session, as_json, timeout, i = found
         try:
             code = _quick(session, as_json, timeout, argv[i:])
-            if code is None and argv[i] == "start":
+            if code is None and argv[i] in _STARTS:
                 code = _start_first(session, as_json, timeout, argv[i:])
         except KeyboardInterrupt:
             # As the click CLI answers a Ctrl-C (the op goes on in the daemon).

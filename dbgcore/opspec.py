@@ -270,13 +270,17 @@ class OpTable:
 
     def read_start_words(self, words: list[str]) -> tuple[Op, Payload] | None:
         """``OP [OPTION...] [ARG...]`` for an op that starts a session
-        (``start``), read as click reads it: options before the first
-        positional word (the program, whose own options follow it), a flag's
-        value as the next word or after ``=``, ``--`` ending the options.
+        (``start``, ``test``, ``attach``), read as click reads it: options
+        before the first positional word (the program, whose own options
+        follow it), a flag's value as the next word or after ``=``, ``--``
+        ending the options, a whole number in the option's range. An unknown
+        option is one of the passed-on words where those come first (`dbg
+        test -k name`: pytest's), as click's ignore_unknown_options has it.
         None for whatever click must read or explain (``--help``, an unknown
-        or repeated option, a number, a missing value or program). Lets the
-        first client of a session hand its command line to the daemon it
-        has just forked, without loading the click CLI."""
+        or repeated option, a number it would refuse or a float, a missing
+        value or program). Lets the first client of a session hand its
+        command line to the daemon it has just forked, without loading the
+        click CLI."""
         op = self.find(words[0]) if words else None
         if op is None or op.send != "start" or op.prepare is None or len(op.path) != 1:
             return None
@@ -285,6 +289,10 @@ class OpTable:
         values: Payload = {arg.name: [] if arg.multiple else (False if arg.kind == "bool"
                                                                else arg.default)
                            for arg in op.args if not arg.hidden}
+        # click puts an unknown option aside and gives it to the positional
+        # words: where the first of those is a passed-on list, it is one of them.
+        passed_on = bool(positional) and positional[0].passthrough and positional[0].multiple
+        put_aside: list[str] = []
         given: set[str] = set()
         rest = words[1:]
         while rest and rest[0].startswith("-") and rest[0] != "-":
@@ -293,7 +301,10 @@ class OpTable:
                 break
             name, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
             arg = flags.get(name)
-            if arg is None or arg.kind in ("int", "float") or arg.passthrough or (
+            if arg is None and passed_on and _unknown_to_click(word, flags):
+                put_aside.append(word)
+                continue
+            if arg is None or arg.kind == "float" or arg.passthrough or (
                     arg.name in given and not arg.multiple):
                 return None
             given.add(arg.name)
@@ -306,10 +317,18 @@ class OpTable:
                 if not rest:
                     return None
                 inline = rest.pop(0)
-            if arg.multiple:
+            if arg.kind == "int":
+                number = _whole_number(inline, arg)
+                if number is None:
+                    return None
+                values[arg.name] = number
+            elif arg.multiple:
                 values[arg.name].append(inline)
             else:
                 values[arg.name] = inline
+        if any(arg.required and arg.flags and arg.name not in given for arg in op.args):
+            return None  # click says which option is missing
+        rest = put_aside + rest
         for arg in positional:
             if arg.multiple or arg.passthrough:
                 values[arg.name] = list(rest)
@@ -319,3 +338,30 @@ class OpTable:
             elif arg.required:
                 return None
         return None if rest else (op, values)
+
+
+def _unknown_to_click(word: str, flags: dict[str, Arg]) -> bool:
+    """Whether click, ignoring unknown options, passes ``word`` on as it is:
+    a long option it does not know, or short ones none of which it knows
+    (``-kx``; in ``-kb`` it would read ``-b``, so that is click's to read).
+    The help options are click's too."""
+    known = {*flags, *_HELP_FLAGS}
+    if word.partition("=")[0] in known:
+        return False
+    return word.startswith("--") or not any(f"-{ch}" in known for ch in word[1:])
+
+
+#: The help options click adds to every command (dbgcore.cli.app's CONTEXT).
+_HELP_FLAGS = ("-h", "--help")
+
+
+def _whole_number(word: str, arg: Arg) -> int | None:
+    """``word`` as click reads an int option, when it is plain digits in the
+    option's range; None for anything click must read or refuse."""
+    if not (word.isascii() and word.isdigit()):
+        return None
+    number = int(word)
+    if (arg.minimum is not None and number < arg.minimum) or (
+            arg.maximum is not None and number > arg.maximum):
+        return None
+    return number

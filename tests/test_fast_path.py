@@ -66,14 +66,14 @@ def test_fast_and_full_paths_give_the_same_answers(dbg, target) -> None:
     assert dbg("-s", "bad name!", "next", env=slow).err == bad.err
 
 
-def click_start_values(words: list[str]) -> dict[str, Any]:
-    """What the click CLI's `start` command hands call_op for ``words``."""
+def click_start_values(words: list[str], name: str = "start") -> dict[str, Any]:
+    """What the click CLI's command ``name`` hands call_op for ``words``."""
     from dbgcore.cli.app import cli
     from dbgcore.cli.build import _values
 
-    command = cli.commands["start"]
-    with command.make_context("start", list(words)) as ctx:
-        op = builtin_table().find("start")
+    command = cli.commands[name]
+    with command.make_context(name, list(words)) as ctx:
+        op = builtin_table().find(name)
         assert op is not None
         return _values(op, ctx.params)
 
@@ -104,6 +104,43 @@ def test_a_start_click_must_explain_goes_to_click(words: list[str]) -> None:
     assert builtin_table().read_start_words(["start", *words]) is None
 
 
+@pytest.mark.parametrize("words", [
+    [], ["tests/test_a.py", "-k", "total"], ["--break", "a.py:3", "--", "-x", "tests/"],
+    ["-k", "total", "tests/"], ["-x", "--backend", "pdb", "t.py"], ["--maxfail=2", "-q"],
+    ["-kq", "name"], ["-k", "x", "--", "-y"], ["--runner", "unittest", "-v"],
+    ["-b", "pdb", "--python", "py3", "--", "-q", "-p", "no:cacheprovider"],
+    ["t.py", "--backend", "pdb"], ["-", "x"],
+])
+def test_a_new_sessions_test_is_read_as_click_reads_it(words: list[str]) -> None:
+    """`dbg test` too: pytest's own options before the files are passed on
+    as click passes them (ignore_unknown_options), the rest as for start."""
+    read = builtin_table().read_start_words(["test", *words])
+    assert read is not None, words
+    assert read[1] == click_start_values(words, "test")
+
+
+@pytest.mark.parametrize("words", [
+    ["--backend", "pdb", "--pid", "42"], ["-b", "gdb", "--port=5678", "--host", "h"],
+    ["--backend", "lldb", "--pid", "007", "--program", "a.out", "--break", "m.c:3"],
+])
+def test_a_new_sessions_attach_is_read_as_click_reads_it(words: list[str]) -> None:
+    read = builtin_table().read_start_words(["attach", *words])
+    assert read is not None, words
+    assert read[1] == click_start_values(words, "attach")
+
+
+@pytest.mark.parametrize("name, words", [
+    ("test", ["--help"]), ("test", ["-hk", "x"]), ("test", ["-kb", "pdb"]),
+    ("test", ["--help=1"]), ("test", ["--runner"]), ("test", ["--idle-timeout", "3"]),
+    ("test", ["-b", "pdb", "-b", "debugpy"]), ("attach", ["--pid", "3"]),
+    ("attach", ["--backend", "pdb", "--pid", "0"]), ("attach", ["-b", "pdb", "--pid", "x"]),
+    ("attach", ["-b", "pdb", "--port", "70000"]), ("attach", ["-b", "pdb", "--pid", "+3"]),
+    ("attach", ["-b", "pdb", "--bogus"]), ("attach", ["-b", "pdb", "x"]),
+])
+def test_a_test_or_attach_click_must_explain_goes_to_click(name: str, words: list[str]) -> None:
+    assert builtin_table().read_start_words([name, *words]) is None
+
+
 @pytest.mark.usefixtures("pdb_ready")
 def test_a_new_sessions_start_answers_as_the_full_cli(dbg, target) -> None:
     """`dbg start` forks its daemon first and hands it the command line: a
@@ -125,3 +162,25 @@ def test_a_new_sessions_start_answers_as_the_full_cli(dbg, target) -> None:
     assert started["ok"] and started["reason"] == "breakpoint", started
     again = dbg("start", str(cart.path))
     assert again.code != 0 and "already exists" in again.err
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_a_new_sessions_test_and_attach_answer_as_the_full_cli(dbg, target) -> None:
+    """`dbg test` and `dbg attach` fork their daemon first too: a refusal
+    answers as the click CLI does and leaves no session; a test run that
+    works starts the session."""
+    cart = target("cart.py")
+    folder = str(cart.path.parent)
+    slow = {"DBG_NO_FAST_PATH": "1"}
+    for args in (["test", "--runner", "nosuch"], ["test", "--cwd", "nosuch"],
+                 ["test", "--backend", "nosuch", "--", "-q"], ["test", "--idle-timeout", "x"],
+                 ["attach", "--backend", "nosuch", "--pid", "1"], ["attach", "--pid", "1"],
+                 ["attach", "--backend", "pdb", "--pid", "1", "--port", "2"]):
+        fast, full = dbg(*args), dbg(*args, env=slow)
+        assert fast.code != 0 and (fast.code, fast.out, fast.err) == (full.code, full.out,
+                                                                      full.err), args
+        assert dbg.json("sessions")["sessions"] == [], args
+    assert "Usage:" in dbg("test", "--help").out
+    ran = dbg.json("test", "--backend", "pdb", "--runner", "unittest", "--cwd", folder,
+                   "--", "-q")
+    assert ran["ok"] and ran["state"] == "exited", ran
