@@ -239,6 +239,12 @@ class PtyDriver:
         groups = [self.pgid] if self.pgid else []
         # pexpect reaps its own child in close(); we only make sure the group is gone.
         procutil.terminate_groups(groups, grace=grace, interrupt=not at_prompt)
+        if groups:
+            # terminate_groups waited for the group to go, leader included
+            # (a zombie pexpect reaps at once): ptyprocess's 0.1 s sleep after
+            # closing the terminal, for the kernel to update the child's
+            # status, only delayed every `kill` and every replaced session.
+            self.child.ptyproc.delayafterclose = 0
         try:
             self.child.close(force=True)
         except (pexpect.ExceptionPexpect, OSError):

@@ -54,6 +54,9 @@ class OutputPump:
             self._fds[read_fd] = category
             self._decoders[category] = codecs.getincrementaldecoder("utf-8")("replace")
             self.paths[category] = path
+        # close() writes here to wake the thread from its select, not wait
+        # out the select's timeout (a `dbg kill` waited for it).
+        self._wake_read, self._wake_write = os.pipe()
         self._thread = threading.Thread(target=self._run, name=f"{prefix}-output", daemon=True)
         self._thread.start()
 
@@ -61,7 +64,7 @@ class OutputPump:
         fds = list(self._fds)
         if not fds:
             return
-        ready, _, _ = select.select(fds, [], [], timeout)
+        ready, _, _ = select.select([*fds, self._wake_read], [], [], timeout)
         # Reads are non-blocking, so drain() and the thread may race harmlessly;
         # the lock keeps chunks in order and the decoders consistent.
         with self._lock:
@@ -103,7 +106,15 @@ class OutputPump:
 
     def close(self) -> None:
         self._stop.set()
+        if self._wake_write >= 0:  # once: a second close must not write to a reused fd
+            with contextlib.suppress(OSError):
+                os.write(self._wake_write, b"x")
         self._thread.join(timeout=1.0)
+        for fd in (self._wake_read, self._wake_write):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._wake_read = self._wake_write = -1
         self.drain()
         with self._lock:
             for fd in [*self._fds, *self._keepalive]:
