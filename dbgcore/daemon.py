@@ -25,7 +25,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 from dbgcore import client, procutil
-from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, UsageError
+from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, SessionExists, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.jsontypes import JsonObject
 from dbgcore.location import BreakLoc
@@ -35,7 +35,7 @@ from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_p
 from dbgcore.plugins import PluginHost
 from dbgcore.protocol import encode_message, recv_message
 from dbgcore.session import Session
-from dbgcore.status import remove_status, status_file, write_status
+from dbgcore.status import read_status, remove_status, status_file, write_status
 from dbgcore.store import Store
 from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 from dbgcore.translog import BoundedLogHandler
@@ -66,11 +66,14 @@ CHILD_LINGER = 60.0
 FIRST_CLIENT_WAIT = 30.0
 
 class Daemon:
-    def __init__(self, name: str, idle_timeout: float, first_client: bool = False) -> None:
+    def __init__(self, name: str, idle_timeout: float, first_client: bool = False,
+                 replacing_at: str | None = None) -> None:
         self.name = name
         self.run_dir = private_dir(session_dir(name))
         self.idle_timeout = idle_timeout
-        self.sock_path = socket_path(name)
+        #: Where it listens until it takes the name (main's replacing_at).
+        self._replacing = replacing_at is not None
+        self.sock_path = Path(replacing_at) if replacing_at else socket_path(name)
         self.store = Store()
         # The one plugin host and op table of this daemon (a forked client
         # has the plugins' modules imported already).
@@ -144,7 +147,8 @@ class Daemon:
         listener.listen(16)
         listener.settimeout(0.5)
         self.listener = listener
-        self._write_status()
+        if not self._replacing:  # the status file is still the ended session's
+            self._write_status()
         worker = threading.Thread(target=self._work, name="dbg-worker", daemon=True)
         worker.start()
         log.info("daemon %s listening on %s (pid %d)", self.name, self.sock_path, os.getpid())
@@ -414,10 +418,38 @@ class Daemon:
 
     def _start_here(self, name: str, op: str, args: JsonObject, timeout: float,
                     idle_timeout: float | None) -> JsonObject:
-        """The first client's `start`, run by this daemon it forked."""
+        """The first client's `start`, run by this daemon it forked; read and
+        checked already, so the ended session this one replaces ends now."""
         if idle_timeout is not None:
             self.idle_timeout = float(idle_timeout)
-        return self._dispatch(op, args, timeout)
+        replaced = self._take_name() if self._replacing else ""
+        response = self._dispatch(op, args, timeout)
+        if replaced and response.get("ok"):
+            result = response.setdefault("result", {})
+            result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
+        return response
+
+    def _take_name(self) -> str:
+        """End the session whose program ended (as dbgcore.spawn does for
+        the click CLI), and listen where clients look for this session; what
+        was replaced."""
+        from dbgcore.ended import replace_ended
+
+        replaced = replace_ended(self.name)
+        # Not client.live_status: without a status file it tidies the
+        # folder's sockets away, this daemon's own among them.
+        if read_status(self.name) is not None:
+            # Started again meanwhile (`dbg restart`): the name is not free.
+            raise SessionExists(
+                f"session {self.name!r} already exists, and its program has not ended",
+                f"end it with `dbg -s {self.name} kill`, or pick another --session name")
+        # The listening socket moves with its file: clients reach it there.
+        path = socket_path(self.name)
+        os.replace(self.sock_path, path)
+        self.sock_path = path
+        self._replacing = False
+        self._write_status()
+        return replaced
 
     def _reply(self, conn: socket.socket, response: JsonObject) -> None:
         self._send(conn, encode_message(response))
@@ -586,7 +618,11 @@ def _ignore_signal(signum: int, frame: object) -> None:
     """A SIGINT (a terminal's Ctrl-C) does not end the daemon."""
 
 
-def main(argv: list[str] | None = None, first_client: bool = False) -> int:
+def main(argv: list[str] | None = None, first_client: bool = False,
+         replacing_at: str | None = None) -> int:
+    """``replacing_at``: the session's name is still held by a daemon whose
+    program has ended; listen at this path (the first client's `start` comes
+    there), and take the name only once that start was read and checked."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print("usage: python -m dbgcore.daemon SESSION [IDLE_TIMEOUT]", file=sys.stderr)
@@ -595,7 +631,7 @@ def main(argv: list[str] | None = None, first_client: bool = False) -> int:
     idle = float(args[1]) if len(args) > 1 else DEFAULT_IDLE_TIMEOUT
     run_dir = private_dir(session_dir(name))
     _setup_logging(run_dir)
-    daemon = Daemon(name, idle, first_client)
+    daemon = Daemon(name, idle, first_client, replacing_at)
 
     def on_signal(signum: int, frame: object) -> None:
         log.info("signal %d: ending session", signum)

@@ -109,11 +109,12 @@ def _json(value: object) -> str:
 
 
 def _quick(session: str, as_json: bool, timeout: float, words: list[str],
-           first: bool = False) -> int | None:
+           first: bool = False, path: str | None = None) -> int | None:
     """Run the command through the session's daemon; its exit code, or None
     when the full CLI must take it (nothing has been sent then). ``first``:
-    the daemon was just forked by this client for the `start` in ``words``."""
-    path = _socket_path(session)
+    the daemon was just forked by this client for the `start` in ``words``,
+    and listens at ``path``."""
+    path = path or _socket_path(session)
     if path is None:
         return None
     try:
@@ -170,23 +171,54 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
             or "--help" in words or "-h" in words:
         return None
     folder = os.path.dirname(path)
-    # A status file or socket left: the full CLI says the session exists,
-    # or replaces one whose program ended, or tidies up after a dead one.
+    listen = path
     if os.path.exists(os.path.join(folder, "status.json")) or os.path.exists(path):
+        # A session whose program has ended: the new daemon listens beside
+        # it, and replaces it once it has read and checked the command line
+        # (a refused one leaves it as it was). Any other: the full CLI says
+        # the session exists, or tidies up after a dead one.
+        # Named by this client's pid in hex: no longer than "daemon.sock"
+        # (Linux's pids have 22 bits), so within the socket path's limit
+        # whenever the session's own socket is.
+        listen = os.path.join(folder, f"{os.getpid():x}.sock")
+        if len(os.fsencode(listen)) > _MAX_SOCKET_PATH or not _has_ended(path):
+            return None
+    pid = _fork_daemon(session, None if listen == path else listen)
+    if pid is None or not _listening(listen, pid):
         return None
-    pid = _fork_daemon(session)
-    if pid is None or not _listening(path, pid):
-        return None
-    code = _quick(session, as_json, timeout, words, first=True)
+    code = _quick(session, as_json, timeout, words, first=True, path=listen)
     if code is None:
-        _end_daemon(path, folder, pid)
+        _end_daemon(listen, folder, pid)
     return code
 
 
-def _fork_daemon(session: str) -> int | None:
-    """Run ``dbgcore.daemon.main([session], first_client=True)`` as
-    dbgcore.spawn runs a daemon (its stderr to the session's daemon.log);
-    its pid, None when it cannot start (the full CLI then says why)."""
+def _has_ended(path: str) -> bool:
+    """Whether the daemon at ``path`` answers that its program has ended
+    (dbgcore.ended); False when it does not answer."""
+    import _socket
+    import json
+
+    from dbgcore.ended import ENDED_STATES
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(5.0)
+        sock.connect(path)
+        sock.sendall(b'{"op":"ping","args":{},"timeout":5}\n')
+        reply = json.loads(_read_all(sock) or b"null")
+    except (OSError, ValueError):
+        return False
+    finally:
+        sock.close()
+    info = ((reply or {}).get("result") or {}).get("session") or {}
+    return info.get("state") in ENDED_STATES
+
+
+def _fork_daemon(session: str, replacing_at: str | None) -> int | None:
+    """Run ``dbgcore.daemon.main([session], first_client=True,
+    replacing_at=replacing_at)`` as dbgcore.spawn runs a daemon (its stderr
+    to the session's daemon.log); its pid, None when it cannot start (the
+    full CLI then says why)."""
     from dbgcore.errors import DbgError
     from dbgcore.paths import private_dir, session_dir
     from dbgcore.spawn import fork_daemon
@@ -197,7 +229,7 @@ def _fork_daemon(session: str) -> int | None:
     except (DbgError, OSError):
         return None  # a folder that cannot be made: the full CLI says so, in one line
     try:
-        return fork_daemon([session], log, first_client=True)
+        return fork_daemon([session], log, first_client=True, replacing_at=replacing_at)
     except DbgError:
         return None
     finally:

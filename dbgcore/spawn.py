@@ -16,7 +16,8 @@ import sys
 import time
 
 from dbgcore import client, procutil
-from dbgcore.errors import BackendError, DbgError, NoSession, SessionExists
+from dbgcore.ended import replace_ended
+from dbgcore.errors import BackendError, DbgError, SessionExists
 from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import private_dir, session_dir
 from dbgcore.status import daemon_alive, read_status
@@ -83,11 +84,13 @@ def _can_fork() -> bool:
         and not os.environ.get("DBG_DAEMON_NO_FORK")
 
 
-def fork_daemon(argv: list[str], log_fd: int, first_client: bool = False) -> int:
+def fork_daemon(argv: list[str], log_fd: int, first_client: bool = False,
+                replacing_at: str | None = None) -> int:
     """Run ``dbgcore.daemon.main(argv)`` in a grandchild in a new process
     session, stdio detached (stderr to ``log_fd``), no other inherited file
     descriptors; returns its pid. The middle child exits at once, so the
-    daemon belongs to no client, and a long-lived caller collects no zombie."""
+    daemon belongs to no client, and a long-lived caller collects no zombie.
+    ``replacing_at``: see :func:`dbgcore.daemon.main`."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -113,7 +116,7 @@ def fork_daemon(argv: list[str], log_fd: int, first_client: bool = False) -> int
                         os.close(int(entry))
             from dbgcore.daemon import main
 
-            code = main(argv, first_client=first_client)
+            code = main(argv, first_client=first_client, replacing_at=replacing_at)
         except BaseException:
             with contextlib.suppress(Exception):
                 import traceback
@@ -152,36 +155,3 @@ def start(name: str, op: str, args: JsonObject, timeout: float,
         result = response.setdefault("result", {})
         result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
     return response
-
-
-#: Session states whose program is over: a new start takes the name.
-ENDED_STATES = ("exited", "debugger_lost")
-
-
-def replace_ended(name: str) -> str:
-    """End the live session ``name`` if its program has ended (or its
-    debugger died), and say what was replaced; "" when there was none."""
-    try:
-        if client.live_status(name) is None:
-            return ""
-    except NoSession as gone:
-        # Its daemon died (killed): what it left is cleaned up now, and the
-        # name is free; the start goes on, and says so.
-        return f"replaced session {name!r}: {gone.message}"
-    try:
-        info = (client.call(name, "ping", None, 5.0).get("result") or {}).get("session") or {}
-    except DbgError:
-        return ""  # gone meanwhile: spawn_daemon sees to the rest
-    state = info.get("state")
-    if state not in ENDED_STATES:
-        return ""
-    how = ("had exited" + (f" with code {info['exit_code']}" if info.get("exit_code")
-                           is not None else "")) if state == "exited" else "had lost its debugger"
-    if info.get("signal"):
-        how = f"was killed by {info['signal']}"
-    with contextlib.suppress(DbgError):
-        client.call(name, "kill", None, 10.0)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and read_status(name) is not None:
-        time.sleep(0.01)
-    return f"replaced session {name!r}, whose program {how}"

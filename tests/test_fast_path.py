@@ -3,12 +3,17 @@ like the full click CLI."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dbgcore.entry import _globals
 from dbgcore.ops import Op, builtin_table
+from dbgcore.testing import Dbg, dbg_in
 
 
 def fast_parse(argv: list[str]) -> tuple[str, bool, float, Op, dict[str, Any]] | None:
@@ -184,3 +189,49 @@ def test_a_new_sessions_test_and_attach_answer_as_the_full_cli(dbg, target) -> N
     ran = dbg.json("test", "--backend", "pdb", "--runner", "unittest", "--cwd", folder,
                    "--", "-q")
     assert ran["ok"] and ran["state"] == "exited", ran
+
+
+@pytest.fixture
+def short_dbg() -> Iterator[Dbg]:
+    """A runner whose DBG_HOME is short enough for the fast path's sockets
+    (a pytest-xdist worker's tmp_path is not)."""
+    base = Path(tempfile.mkdtemp(prefix="dbg-", dir="/tmp"))
+    try:
+        with dbg_in(base) as runner:
+            yield runner
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_a_session_whose_program_ended_is_replaced_on_the_fast_path(short_dbg, target) -> None:
+    """A start on the name of a session whose program has ended forks its
+    daemon first too: one refused leaves the ended session as it was (as
+    the click CLI does), one that works replaces it and says so, word for
+    word as the click CLI does."""
+    dbg = short_dbg
+    cart = target("cart.py")
+    slow = {"DBG_NO_FAST_PATH": "1"}
+    assert dbg.json("start", "--backend", "pdb", "--run", str(cart.path))["state"] == "exited"
+    for args in (["start", "nosuch.py"], ["test", "--runner", "nosuch"],
+                 ["start", "--backend", "nosuch", str(cart.path)]):
+        fast, full = dbg(*args), dbg(*args, env=slow)
+        assert fast.code != 0 and (fast.code, fast.out, fast.err) == (full.code, full.out,
+                                                                      full.err), args
+        assert dbg.json("status")["state"] == "exited", args
+    for env in ({}, slow):
+        again = dbg.json("start", "--backend", "pdb", "--run", str(cart.path), env=env)
+        assert again["state"] == "exited", again
+        assert again["note"] == "replaced session 'default', whose program had exited " \
+                                "with code 0", again
+    # One whose program has not ended is not replaced, on either path.
+    assert dbg.json("start", "--backend", "pdb", str(cart.path))["state"] == "stopped"
+    busy, busy_full = dbg("start", str(cart.path)), dbg("start", str(cart.path), env=slow)
+    assert busy.code != 0 and "already exists" in busy.err and busy.err == busy_full.err
+    assert dbg.json("status")["state"] == "stopped"
+    folder = dbg.home / "sessions" / "default"
+    assert [p.name for p in folder.glob("*.sock")] == ["daemon.sock"]
+    # The fast path was taken: daemons listened beside the ended session.
+    log = (folder / "daemon.log").read_text()
+    assert sum(" listening on " in line and "daemon.sock" not in line
+               for line in log.splitlines()) >= 4, log
