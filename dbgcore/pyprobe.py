@@ -9,7 +9,6 @@ dbg's own interpreter.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -174,6 +173,10 @@ def _shim_key(shim: str, env: Mapping[str, str], cwd: str) -> str:
         except OSError:
             continue
         stamps.append(f"{candidate}:{info.st_size}:{info.st_mtime_ns}")
+    # Here, not at the top: hashlib loads OpenSSL (2-3 ms), and only a
+    # version manager's shim needs this key, not every pdb start.
+    import hashlib
+
     return hashlib.sha256("\0".join(stamps).encode("utf-8", "backslashreplace")).hexdigest()
 
 

@@ -12,6 +12,10 @@ from pathlib import Path
 
 from dbgcore.api import Backend, hookimpl
 
+#: The backend this plugin registers: a daemon of another backend passes
+#: over this plugin's hook (docs/plugins.md).
+DBG_BACKEND_IDS = ("node",)
+
 
 @hookimpl
 def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
