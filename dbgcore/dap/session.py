@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from dbgcore.dap.channel import DapChannel, Message
-from dbgcore.errors import BackendError, DebuggerTimeout, UnsupportedOp
+from dbgcore.errors import BackendError, DbgError, DebuggerTimeout, UnsupportedOp
 from dbgcore.model import StopState
 from dbgcore.output import OutputBuffer
 
@@ -300,6 +300,30 @@ class DapSession:
                 raise self._death()
             raise BackendError(f"{self.channel.name} has ended", "start again with `dbg restart`")
         return self.channel.request(command, arguments, timeout)
+
+    def request_all(self, calls: list[tuple[str, Message | None]],
+                    timeout: float) -> list[Message]:
+        """Each call's answer, in order, the requests all sent before the
+        first answer is awaited: independent requests (a stop's scopes'
+        variables) cost one round trip to the adapter, not one each. The
+        first that failed raises, once all are answered."""
+        if len(calls) == 1:
+            return [self.request(*calls[0], timeout)]
+        if self.channel.closed is not None and self.state == "exited":
+            return [self.request(*call, timeout) for call in calls]  # its error, as request's
+        sent = [self.channel.send_request(command, arguments) for command, arguments in calls]
+        deadline = time.monotonic() + timeout
+        answers: list[Message] = []
+        failed: DbgError | None = None
+        for pending in sent:
+            try:
+                answers.append(pending.wait(max(0.0, deadline - time.monotonic()),
+                                            self.channel.name))
+            except DbgError as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise failed
+        return answers
 
     def _death(self) -> BackendError:
         """How the adapter died (exit status, last stderr lines), as a fresh error."""

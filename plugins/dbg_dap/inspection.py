@@ -103,13 +103,19 @@ class DapInspection(DapCore):
     def locals(self, timeout: float) -> list[Variable]:
         out: list[Variable] = []
         self.local_refs = {}
+        wanted = []
         for scope in self.scopes(timeout):
             name = str(scope.get("name", "")).lower()
             hint = str(scope.get("presentationHint", "")).lower()
             if scope.get("expensive") or not (hint in LOCAL_SCOPE_HINTS or any(
                     word in name for word in LOCAL_SCOPE_HINTS)):
                 continue
-            for var in self.variables(int(scope["variablesReference"]), timeout):
+            wanted.append(int(scope["variablesReference"]))
+        # Asked together (gdb's Arguments and Locals): one round trip a stop.
+        answers = self.stopped_session("vars").request_all(
+            [("variables", {"variablesReference": ref}) for ref in wanted], timeout)
+        for answer in answers:
+            for var in list(answer.get("variables") or []):
                 if self.profile.noise_variable(var) or self._return_row(var):
                     continue
                 value = str(var.get("value", ""))
