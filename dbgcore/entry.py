@@ -188,7 +188,7 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
         return None
     code = _quick(session, as_json, timeout, words, first=True, path=listen)
     if code is None:
-        _end_daemon(listen, folder, pid)
+        _end_daemon(listen, folder, pid, replacing=listen != path)
     return code
 
 
@@ -260,10 +260,12 @@ def _listening(path: str, pid: int) -> bool:
     return False
 
 
-def _end_daemon(path: str, folder: str, pid: int) -> None:
+def _end_daemon(path: str, folder: str, pid: int, replacing: bool = False) -> None:
     """End the daemon this client forked (its command line is for the click
     CLI), and wait until its status file is gone, so the CLI's own start
-    does not find the session taken."""
+    does not find the session taken. ``replacing``: the status file is the
+    ended session's, which this daemon never took; its answer to `kill`
+    comes once it has ended, and nothing more is waited for."""
     import _socket
     import time
 
@@ -278,7 +280,8 @@ def _end_daemon(path: str, folder: str, pid: int) -> None:
     finally:
         sock.close()
     deadline = time.monotonic() + _DAEMON_START_TIMEOUT
-    while os.path.exists(os.path.join(folder, "status.json")) and time.monotonic() < deadline:
+    while not replacing and os.path.exists(os.path.join(folder, "status.json")) \
+            and time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except OSError:
