@@ -187,6 +187,10 @@ class Daemon:
         (a test's temporary DBG_HOME, `rm -r`) leaves a daemon nobody can
         reach or kill, so it ends itself; the socket alone does not tell when
         a long DBG_HOME put it in /tmp (dbgcore.paths.socket_path)."""
+        if self._replacing:
+            # Beside an ended session, until _take_name moves the socket and
+            # writes the status file (it ends if no start comes, or it fails).
+            return True
         try:
             return os.stat(self.sock_path).st_ino == self._sock_inode \
                 and status_file(self.name).exists()
@@ -447,8 +451,8 @@ class Daemon:
         path = socket_path(self.name)
         os.replace(self.sock_path, path)
         self.sock_path = path
-        self._replacing = False
         self._write_status()
+        self._replacing = False
         return replaced
 
     def _reply(self, conn: socket.socket, response: JsonObject) -> None:
