@@ -256,26 +256,13 @@ def _unwrap_more(table: OpTable, values: dict[str, Any]) -> tuple[Op | None, dic
     return op, dict(inner), describe, None
 
 
-#: The ops of the last table asked, by tool name: made once, not at each
-#: call (the table is kept, so its id cannot be another's).
-_TOOLS: dict[int, tuple[OpTable, dict[str, Op]]] = {}
-
-
-def _tools(front: Front) -> dict[str, Op]:
-    table = front.table
-    found = _TOOLS.get(id(table))
-    if found is None or found[0] is not table:
-        _TOOLS.clear()
-        found = _TOOLS[id(table)] = (table, {tool_name(op): op for op in agent_ops(table)})
-    return found[1]
-
-
 def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
               cwd: str | None = None) -> Answer:
     """A tool call, answered like the CLI would (never raises a DbgError)."""
     # An op behind dbg_more still answers to its own tool name: a client
     # that was told dbg_up once keeps working.
-    op = _tools(front).get(name)
+    ops = {tool_name(op): op for op in agent_ops(front.table)}
+    op = ops.get(name)
     values = dict(arguments or {})
     session = values.pop("session", None) or "default"
     timeout = values.pop("timeout", None)
@@ -423,9 +410,5 @@ async def _serve(front: Front) -> None:
                          on_list_resources=list_resources,
                          on_list_resource_templates=list_templates,
                          on_read_resource=read)
-    # The SDK wraps every request in an OpenTelemetry span by default: dbg
-    # exports none, and the span's bookkeeping is a cost on every tool call.
-    server.middleware = [m for m in server.middleware
-                         if type(m).__name__ != "OpenTelemetryMiddleware"]
     async with checked_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
