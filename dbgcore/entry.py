@@ -195,21 +195,14 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
 def _has_ended(path: str) -> bool:
     """Whether the daemon at ``path`` answers that its program has ended
     (dbgcore.ended); False when it does not answer."""
-    import _socket
     import json
 
     from dbgcore.ended import ENDED_STATES
 
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(5.0)
-        sock.connect(path)
-        sock.sendall(b'{"op":"ping","args":{},"timeout":5}\n')
-        reply = json.loads(_read_all(sock) or b"null")
+        reply = json.loads(_ask(path, b'{"op":"ping","args":{},"timeout":5}\n', 5.0) or b"null")
     except (OSError, ValueError):
         return False
-    finally:
-        sock.close()
     info = ((reply or {}).get("result") or {}).get("session") or {}
     return info.get("state") in ENDED_STATES
 
@@ -266,19 +259,12 @@ def _end_daemon(path: str, folder: str, pid: int, replacing: bool = False) -> No
     does not find the session taken. ``replacing``: the status file is the
     ended session's, which this daemon never took; its answer to `kill`
     comes once it has ended, and nothing more is waited for."""
-    import _socket
     import time
 
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(_DAEMON_START_TIMEOUT)
-        sock.connect(path)
-        sock.sendall(b'{"op":"kill","args":{},"timeout":10}\n')
-        _read_all(sock)
+        _ask(path, b'{"op":"kill","args":{},"timeout":10}\n', _DAEMON_START_TIMEOUT)
     except OSError:
         pass
-    finally:
-        sock.close()
     deadline = time.monotonic() + _DAEMON_START_TIMEOUT
     while not replacing and os.path.exists(os.path.join(folder, "status.json")) \
             and time.monotonic() < deadline:
@@ -287,6 +273,20 @@ def _end_daemon(path: str, folder: str, pid: int, replacing: bool = False) -> No
         except OSError:
             return  # gone: the CLI tidies up what it left
         time.sleep(0.005)
+
+
+def _ask(path: str, request: bytes, timeout: float) -> bytes:
+    """``request`` (one op's line) to the daemon at ``path``, and all it answers."""
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(path)
+        sock.sendall(request)
+        return _read_all(sock)
+    finally:
+        sock.close()
 
 
 def _read_all(sock: _socket.socket) -> bytes:
