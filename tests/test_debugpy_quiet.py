@@ -15,37 +15,18 @@ The speed itself is measured by bench/s1.py and bench/tests.py.
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dbgcore.testing import Dbg, marked_lines, require_backend
 
-PROGRAM = textwrap.dedent('''\
-    import sys
-
-    first = type(sys.modules.get("importlib.metadata")).__name__
-    import importlib.metadata
-
-    print("first", first)
-    print("now", type(importlib.metadata).__name__,
-          importlib.metadata is sys.modules["importlib.metadata"])
-    print("found", any(d.metadata["Name"] for d in importlib.metadata.distributions()))
-    total = 0
-    for n in range(5):
-        total += n  # @loop
-    print("total", total)
-''')
-
 
 @pytest.fixture
-def program(tmp_path: Path) -> Path:
+def program(target: Any) -> Path:
     require_backend("debugpy")
-    path = tmp_path / "prog" / "meta.py"
-    path.parent.mkdir()
-    path.write_text(PROGRAM)
-    return path
+    return Path(target("metadata_probe.py").path)
 
 
 def session_log(dbg: Dbg) -> str:
