@@ -1121,11 +1121,11 @@ _TRACEBACK_FILES_EXPRESSION = (
     "for f, n in __import__('traceback').walk_tb(tb)]))(__exception__[1], __exception__[2])")
 #: Steps followed out of functions an exception leaves, at most.
 _MAX_UNWIND_STEPS = 50
+#: Where pyboot/sitecustomize.py puts a stop's facts in the `stopped` event.
+STOP_FACTS_KEY = "dbgStopFacts"
 #: At a step's stop (file, function, line = STOP): JSON true when the first
 #: frame of the thread below the debugger's is one that STOP called and that
 #: is leaving by an exception (not at a return or a yield instruction).
-#: Where pyboot/sitecustomize.py puts a stop's facts in the `stopped` event.
-STOP_FACTS_KEY = "dbgStopFacts"
 _UNWINDING_EXPRESSION = (
     "(lambda fs: __import__('json').dumps(bool(fs) and fs[0].f_back is not None and "
     "[fs[0].f_back.f_code.co_filename, fs[0].f_back.f_code.co_name, fs[0].f_back.f_lineno] "

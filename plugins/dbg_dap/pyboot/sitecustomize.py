@@ -137,6 +137,8 @@ def _patch_pydevd(module: ModuleType) -> None:
         register = getattr(threading, "_register_atexit", None)
         if register is not None and isinstance(getattr(module, "TIMEOUT_SLOW", None), float):
             register(_end_promptly)
+    if _stop_facts_on:
+        _patch_stop_event()
 
 
 def _patch_log(module: ModuleType) -> None:
@@ -210,14 +212,8 @@ def _patch_stop_event() -> None:
     body_class.__init__ = init
 
 
-def _patch_pydevd_all(module: ModuleType) -> None:
-    _patch_pydevd(module)
-    if _stop_facts_on:
-        _patch_stop_event()
-
-
 _LOG = "debugpy.common.log"
-_PATCHES = {_COMM: _patch_comm, _PYDEVD: _patch_pydevd_all, _LOG: _patch_log}
+_PATCHES = {_COMM: _patch_comm, _PYDEVD: _patch_pydevd, _LOG: _patch_log}
 
 
 class _DebugpyLoader(importlib.machinery.SourceFileLoader):
