@@ -83,7 +83,13 @@ class PtyDriver:
         self.name = name
         self.child: pexpect.spawn | None = None
         self.pgid: int | None = None
-        self.owes_prompt = False
+        #: Prompts still owed: the answers of commands that timed out (or were
+        #: typed together and not all read), read by :meth:`settle` first.
+        self.owed = 0
+
+    @property
+    def owes_prompt(self) -> bool:
+        return self.owed > 0
 
     @property
     def pid(self) -> int:
@@ -187,7 +193,7 @@ class PtyDriver:
         try:
             return self.expect([], timeout)
         except PtyTimeout:
-            self.owes_prompt = True
+            self.owed = 1
             raise
 
     def command(self, text: str, timeout: float) -> str:
@@ -195,17 +201,19 @@ class PtyDriver:
         return self.exchange(text, timeout).before
 
     def settle(self, patterns: Sequence[re.Pattern[str]], timeout: float) -> Match | None:
-        """Read the answer a timed-out command still owes (up to the prompt or
-        one of ``patterns``); None if nothing is owed. Raises PtyTimeout while
-        the debugger is still busy, PtyEOF if it went away meanwhile."""
-        if not self.owes_prompt:
-            return None
-        try:
-            match = self.expect(patterns, timeout)
-        except PtyEOF:
-            self.owes_prompt = False
-            raise
-        self.owes_prompt = False
+        """Read the answers timed-out commands still owe (each up to the prompt,
+        or all up to one of ``patterns``); the last one, None if nothing is
+        owed. Raises PtyTimeout while the debugger is still busy, PtyEOF if
+        it went away meanwhile."""
+        match = None
+        while self.owed:
+            try:
+                match = self.expect(patterns, timeout)
+            except PtyEOF:
+                self.owed = 0
+                raise
+            # One of ``patterns`` (the program ended, say): nothing more comes.
+            self.owed = self.owed - 1 if match.index == 0 else 0
         return match
 
     @property

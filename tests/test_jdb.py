@@ -163,8 +163,12 @@ def test_catch_takes_a_class_by_its_short_name(dbg: Any, target: Any) -> None:
 
 def test_threads_and_a_second_thread(dbg: Any, target: Any) -> None:
     cart = target("java/Cart.java")
-    dbg.json("start", "--break", cart.loc("worker"), "--run", str(cart.path))
-    listed = dbg.json("threads")["threads"]
+    started = dbg.json("start", "--break", cart.loc("worker"), "--run", str(cart.path))
+    # What the start and the listing said, should it fail (CI at 06c290a saw
+    # an answer without threads once, under load).
+    answer = dbg.json("threads")
+    assert "threads" in answer, (started, answer)
+    listed = answer["threads"]
     current = [t for t in listed if t["current"]]
     assert [t["name"] for t in current] == ["worker"], listed
     main = next(t for t in listed if t["name"] == "main")

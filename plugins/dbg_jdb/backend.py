@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 from dbg_jdb.breaks import JdbBreakpoints
 from dbg_jdb.parse import (
@@ -54,6 +54,7 @@ from dbgcore.api import (
     BreakOptions,
     Breakpoint,
     ConsoleBackend,
+    DebuggerTimeout,
     Frame,
     LaunchRequest,
     Location,
@@ -170,9 +171,10 @@ class JdbBackend(ConsoleBackend):
         # at once, since dbg holds its write end).
         with open(pump.paths["stdout"], "wb") as out, open(pump.paths["stderr"], "wb") as err, \
                 open(request.stdin or os.devnull, "rb") as stdin:
-            self.jvm = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err,
+            command, preexec = procutil.bound_to_parent(argv, env, request.cwd)
+            self.jvm = subprocess.Popen(command, stdin=stdin, stdout=out, stderr=err,
                                         cwd=request.cwd, env=env, start_new_session=True,
-                                        preexec_fn=procutil.death_pact())
+                                        preexec_fn=preexec)
         self.track_child(self.jvm.pid)
         # jdb (a JVM of its own, the slower of the two to start) starts
         # meanwhile: its JDWP handshake waits, unanswered, until the
@@ -337,18 +339,60 @@ class JdbBackend(ConsoleBackend):
                 except PtyTimeout:
                     pass  # it was the answer after all
         except PtyEOF as exc:
-            if self._jdb_died(exc.output):
-                assert self.lost is not None
-                raise self.lost from exc
-            self._ended(exc.output)
-            raise TargetExited("the program has exited",
-                               "run it again with `dbg restart`") from exc
+            self._terminal_closed(exc)
         self._note_prompt(match)
         answer = match.before
         if self._late_prompt is not None:
             answer = self._late_prompt.sub("", answer.lstrip("\r\n"))
             self._late_prompt = None
         return answer.replace("\r\n", "\n").strip("\n")
+
+    def _two_commands(self, first: str, second: str, timeout: float) -> tuple[str, str]:
+        """Two commands that do not move the program, typed together, and
+        their answers: jdb reads them in turn, so the second is not held
+        back until the first answer is read. The first must always say
+        something: an empty answer to it is a stray prompt, read past as
+        :meth:`command` does."""
+        driver = self._drv()
+        self.settle(timeout)
+        deadline = time.monotonic() + timeout
+        driver.send_line(first)
+        driver.send_line(second)
+        answers: list[str] = []
+        try:
+            while len(answers) < 2:
+                try:
+                    match = driver.expect([], max(0.0, deadline - time.monotonic()))
+                except PtyTimeout as exc:
+                    # The answers not read are owed: the next command reads them first.
+                    driver.owed = 2 - len(answers)
+                    raise DebuggerTimeout(
+                        f"jdb did not answer {first!r} and {second!r} within {timeout:g}s",
+                        "it may still be working: the next command waits for it first; "
+                        "a larger --timeout gives it longer") from exc
+                self._note_prompt(match)
+                text = match.before
+                if not answers:
+                    # Both answers in one read: the first ends at the prompt
+                    # the second follows on the same line.
+                    joined = list(_JOINED_RE.finditer(text))
+                    if joined:
+                        answers.append(text[:joined[-1].start()])
+                        text = text[joined[-1].end():]
+                if answers or text.strip():
+                    answers.append(text)
+        except PtyEOF as exc:
+            self._terminal_closed(exc)
+        first_answer, second_answer = (a.replace("\r\n", "\n").strip("\n") for a in answers)
+        return first_answer, second_answer
+
+    def _terminal_closed(self, exc: PtyEOF) -> NoReturn:
+        """jdb's terminal closed during a command: jdb died, or the program ended."""
+        if self._jdb_died(exc.output):
+            assert self.lost is not None
+            raise self.lost from exc
+        self._ended(exc.output)
+        raise TargetExited("the program has exited", "run it again with `dbg restart`") from exc
 
     def _jdb_died(self, output: str) -> bool:
         """jdb's terminal closed. jdb ends by itself only after it said the
@@ -610,7 +654,6 @@ class JdbBackend(ConsoleBackend):
         return frames[:levels] if levels else frames
 
     def _where(self, timeout: float) -> list[Frame]:
-        frames = []
         selected = self._frame
         if selected > 1:
             # jdb lists the stack from the selected frame on: list it from the
@@ -622,6 +665,11 @@ class JdbBackend(ConsoleBackend):
                 self.command(f"up {selected - 1}", timeout, silent=True)
         else:
             listing = self.command("where", timeout)
+        return self._frames_of(listing, selected)
+
+    def _frames_of(self, listing: str, selected: int) -> list[Frame]:
+        """The frames of a `where` listing from the top frame."""
+        frames = []
         for number, function, file_name, line in WHERE_RE.findall(listing):
             index = int(number) - 1
             owner = function.rsplit(".", 1)[0]
@@ -667,7 +715,15 @@ class JdbBackend(ConsoleBackend):
 
     def locals(self, timeout: float) -> list[Variable]:
         self.require_stopped("locals", timeout)
-        answer = self.command("locals", timeout)
+        if self._frames is None and self._frame == 1 and self._late_prompt is None \
+                and self._location is not None:
+            # At a stop jdb reported (so the thread has frames), the snapshot
+            # asks for the stack next: `where` goes with `locals`, and jdb
+            # answers both in one round trip.
+            answer, listing = self._two_commands("locals", "where", timeout)
+            self._frames = self._frames_of(listing, 1)
+        else:
+            answer = self.command("locals", timeout)
         if "information not available" in answer:
             raise OpFailed("jdb has no local variable information here",
                            "compile with javac -g (dbg does so for a .java file)")
@@ -742,6 +798,10 @@ class JdbBackend(ConsoleBackend):
         quiet = words.split(" ")[0] in SILENT
         return self.command(text, timeout, silent=quiet), None
 
+
+#: A stopped thread's prompt with a `where` listing after it on the same
+#: line ("main[1]   [1] Main.run (Main.java:8)"): two answers read at once.
+_JOINED_RE = re.compile(r"\r?\n[^\s\[\]>][^\r\n\[\]]*\[\d+\] (?= *\[\d+\] \S)")
 
 #: jdb commands that leave the stack and the selected frame as they were.
 _KEEP_STACK = frozenset({"where", "locals", "print", "dump", "eval", "threads"})
