@@ -78,9 +78,17 @@ if TYPE_CHECKING:
     from dbgcore.opspec import Arg, Op
     from dbgcore.output import OutputBuffer
     from dbgcore.paths import dbg_home, private_dir
+    from dbgcore.prespawn import adapter_secret
     from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
     from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
-    from dbgcore.pyprobe import PythonSetup, probe_python, real_python, recall, remember
+    from dbgcore.pyprobe import (
+        PythonSetup,
+        file_key,
+        probe_python,
+        real_python,
+        recall,
+        remember,
+    )
     from dbgcore.select import binary_kind
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
@@ -154,11 +162,13 @@ __all__ = [
     "UsageError",
     "Value",
     "Variable",
+    "adapter_secret",
     "binary_kind",
     "child_session_name",
     "dbg_home",
     "emit",
     "ended",
+    "file_key",
     "function_span",
     "hookimpl",
     "next_python_code_line",
@@ -249,6 +259,7 @@ _HOME: dict[str, str] = {
     "PythonSetup": "dbgcore.pyprobe",
     "probe_python": "dbgcore.pyprobe",
     "real_python": "dbgcore.pyprobe",
+    "file_key": "dbgcore.pyprobe",
     "recall": "dbgcore.pyprobe",
     "remember": "dbgcore.pyprobe",
     "OutputPump": "dbgcore.streams",
@@ -278,6 +289,7 @@ _HOME: dict[str, str] = {
     "python_program_problem": "dbgcore.lang",
     "dbg_home": "dbgcore.paths",
     "private_dir": "dbgcore.paths",
+    "adapter_secret": "dbgcore.prespawn",
     "binary_kind": "dbgcore.select",
     "emit": "dbgcore.cli.output",
     "render": "dbgcore.ops",

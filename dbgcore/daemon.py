@@ -24,7 +24,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from dbgcore import client, procutil
+from dbgcore import client, prespawn, procutil
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, SessionExists, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.jsontypes import JsonObject
@@ -34,6 +34,7 @@ from dbgcore.ops import front
 from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_path
 from dbgcore.plugins import PluginHost
 from dbgcore.protocol import encode_message, recv_message
+from dbgcore.registry import Front
 from dbgcore.session import Session
 from dbgcore.status import read_status, remove_status, status_file, write_status
 from dbgcore.store import Store
@@ -57,6 +58,8 @@ INPUT_CHECK = 0.2
 
 #: How long a daemon waits for a child session's daemon to answer.
 CHILD_PING_TIMEOUT = 2.0
+# How often a child session still attaching is asked again.
+CHILD_ATTACH_POLL = 0.05
 #: How long a child process's session stays after the child ended (a program
 #: that runs a Python child in a loop would otherwise gather daemons); its
 #: stops stay in the store (`dbg hits`).
@@ -64,6 +67,11 @@ CHILD_LINGER = 60.0
 #: How long a daemon forked by the first client of its session (dbgcore.entry)
 #: waits for that client's `start` before it ends.
 FIRST_CLIENT_WAIT = 30.0
+
+#: The plugin host and op table the fork server's helper made once, before
+#: it forks daemons (:mod:`dbgcore.forkhelper`): a daemon forked there takes
+#: its copy instead of loading the plugins' hooks again (4-15 ms of a start).
+prepared_front: Front | None = None
 
 class Daemon:
     def __init__(self, name: str, idle_timeout: float, first_client: bool = False,
@@ -77,7 +85,7 @@ class Daemon:
         self.store = Store()
         # The one plugin host and op table of this daemon (a forked client
         # has the plugins' modules imported already).
-        self.front = front(PluginHost)
+        self.front = prepared_front or front(PluginHost)
         self.table = self.front.table
         self.children: list[JsonObject] = []
         self._status_lock = threading.Lock()
@@ -239,8 +247,10 @@ class Daemon:
             return {"ok": True, "result": {"killed": self.name, "program": program},
                     "via": via}
         if op == "ping":
+            waiting = self.waiting
             return {"ok": True, "result": {"pid": os.getpid(),
-                                           "session": self.session.describe()},
+                                           "session": self.session.describe(),
+                                           "busy": waiting[0] if waiting else None},
                     "via": self.session.via()}
         future: Future[JsonObject] = Future()
         waits = self._waits_for_program(op)
@@ -480,6 +490,9 @@ class Daemon:
                         self.waiting = None
                 self.busy = False
             future.set_result(result)
+            # An early debugger (dbgcore.prespawn) that the session's start
+            # did not adopt lives no longer than that start, however it came.
+            prespawn.discard()
 
     def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         log.info("op %s %s", op, args)
@@ -538,7 +551,7 @@ class Daemon:
         for name in children:
             for call in calls:
                 try:
-                    answer = client.call(name, op, call, min(timeout, CHILD_PING_TIMEOUT * 4))
+                    answer = self._call_child(name, op, call, min(timeout, CHILD_PING_TIMEOUT * 4))
                 except DbgError as exc:
                     told.append({"session": name, "ok": False, "error": exc.message})
                     continue
@@ -546,6 +559,22 @@ class Daemon:
                 told.append({"session": name, "ok": bool(answer.get("ok")),
                              **({"error": error.get("message", "")} if error else {})})
         return told
+
+    def _call_child(self, name: str, op: str, args: JsonObject, timeout: float) -> JsonObject:
+        """Child session ``name``'s answer to ``op``. A child still attaching
+        (its daemon's `attach`, sent by this session when the child began, has
+        not answered yet) refuses ops that need it settled; it is waited for
+        (within ``timeout``), or a breakpoint set meanwhile would miss it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = client.call(name, op, args, max(0.1, deadline - time.monotonic()))
+            if (answer.get("error") or {}).get("kind") != NotStopped.kind \
+                    or time.monotonic() >= deadline:
+                return answer
+            ping = client.call(name, "ping", {}, CHILD_PING_TIMEOUT)
+            if (ping.get("result") or {}).get("busy") != "attach":
+                return answer
+            time.sleep(CHILD_ATTACH_POLL)
 
     # -- ending ----------------------------------------------------------------
 
@@ -594,6 +623,8 @@ class Daemon:
             self.session.shutdown()
         except Exception:
             log.exception("error while ending the debugger")
+        # A debugger spawned for a start that never got to adopt it.
+        prespawn.discard()
         groups = {g for c in self.children
                   if procutil.alive(c["pid"], c.get("start_time"))
                   and (g := procutil.pgid_of(c["pid"])) is not None}

@@ -35,6 +35,7 @@ from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
+    from typing import NoReturn
 
 #: Must match dbgcore.paths: the longest socket path used as it is.
 _MAX_SOCKET_PATH = 100
@@ -183,7 +184,7 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
         listen = os.path.join(folder, f"{os.getpid():x}.sock")
         if len(os.fsencode(listen)) > _MAX_SOCKET_PATH or not _has_ended(path):
             return None
-    pid = _fork_daemon(session, None if listen == path else listen)
+    pid = _fork_daemon(session, None if listen == path else listen, words)
     if pid is None or not _listening(listen, pid):
         return None
     code = _quick(session, as_json, timeout, words, first=True, path=listen)
@@ -207,23 +208,33 @@ def _has_ended(path: str) -> bool:
     return info.get("state") in ENDED_STATES
 
 
-def _fork_daemon(session: str, replacing_at: str | None) -> int | None:
+def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> int | None:
     """Run ``dbgcore.daemon.main([session], first_client=True,
     replacing_at=replacing_at)`` as dbgcore.spawn runs a daemon (its stderr
-    to the session's daemon.log); its pid, None when it cannot start (the
-    full CLI then says why)."""
-    from dbgcore.errors import DbgError
-    from dbgcore.paths import private_dir, session_dir
-    from dbgcore.spawn import fork_daemon
+    to the session's daemon.log), which may spawn the debugger of the start
+    in ``words`` first (dbgcore.prespawn); its pid, None when it cannot start
+    (the full CLI then says why). Nothing is imported before the fork (the
+    session's folder is made as dbgcore.paths makes it): what this client
+    imported would delay the daemon's early spawn of the debugger."""
+    from dbgcore.daemonfork import fork_daemon
 
+    path = _socket_path(session)
+    if path is None:
+        return None
+    folder = os.path.dirname(path)
     try:
-        log = os.open(private_dir(session_dir(session)) / "daemon.log",
+        for private in (os.path.dirname(folder), folder):  # dbgcore.paths.private_dir
+            os.makedirs(private, mode=0o700, exist_ok=True)
+            if os.stat(private).st_mode & 0o077:
+                os.chmod(private, 0o700)
+        log = os.open(os.path.join(folder, "daemon.log"),
                       os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    except (DbgError, OSError):
+    except OSError:
         return None  # a folder that cannot be made: the full CLI says so, in one line
     try:
-        return fork_daemon([session], log, first_client=True, replacing_at=replacing_at)
-    except DbgError:
+        return fork_daemon([session], log, first_client=True, replacing_at=replacing_at,
+                           start_words=words)
+    except Exception:  # the fork failed (a DbgError): the full CLI tries again and says why
         return None
     finally:
         os.close(log)
@@ -316,6 +327,20 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None) -> int:
     print_answer(Answer(op, session, None, error=error))
 
 
+def _exit(code: int) -> NoReturn:
+    """End this process with ``code`` now that the answer is written. The
+    fast path leaves nothing to tidy up (no threads, no files, no atexit
+    handlers), and the interpreter's finalization, which tears down every
+    module and object anyway, cost 1.5-2 ms of each call here: most of what
+    a call cost beyond `python -c pass` and the daemon's op."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed or broken stream: the exit code still tells
+    os._exit(code)
+
+
 def main() -> None:
     argv = sys.argv[1:]
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
@@ -330,7 +355,7 @@ def main() -> None:
             sys.stderr.write("interrupted\n")
             code = 130
         if code is not None:
-            sys.exit(code)
+            _exit(code)
     from dbgcore.cli.app import main as full_main
 
     full_main(argv)

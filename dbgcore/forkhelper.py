@@ -1,6 +1,6 @@
 """The fork server's helper process (``python -m dbgcore.forkhelper``): see
 :mod:`dbgcore.forkserver`. A module of its own, above the daemon and
-:mod:`dbgcore.spawn`, which it imports; the front end's side imports neither.
+:mod:`dbgcore.daemonfork`, which it imports; the front end's side imports neither.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import IO
 
 
 def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
-    from dbgcore.spawn import fork_daemon
+    from dbgcore.daemonfork import fork_daemon
 
     env, cwd = dict(os.environ), os.getcwd()
     for line in requests:
@@ -30,7 +30,7 @@ def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
 
 
 def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
-          fork_daemon: Callable[[list[str], int], int]) -> dict[str, object]:
+          fork_daemon: Callable[..., int]) -> dict[str, object]:
     # The daemon must see what a new interpreter started by the front end
     # now would see; what this helper loaded at its start (the plugins, by
     # DBG_LOAD_PLUGINS and sys.path) hangs on the same environment.
@@ -40,24 +40,34 @@ def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
         return {"refused": "the fork server has threads"}
     argv = request.get("argv")
     log = request.get("log")
-    if not isinstance(argv, list) or not isinstance(log, str):
+    words = request.get("start_words")
+    if not isinstance(argv, list) or not isinstance(log, str) \
+            or not (words is None or isinstance(words, list)):
         return {"refused": "bad request"}
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        return {"pid": fork_daemon([str(a) for a in argv], fd)}
+        return {"pid": fork_daemon([str(a) for a in argv], fd,
+                                   start_words=[str(w) for w in words or []])}
     finally:
         os.close(fd)
 
 
 def _preload() -> None:
     """What every daemon needs before it can take its first op: the daemon
-    and its modules, and the plugins (their modules stay imported for each
-    daemon forked from here; each daemon makes its own host of them)."""
-    from dbgcore.daemon import Daemon  # noqa: F401
+    and its modules, and the plugins: their host, with every backend class
+    registered, and the op table, made once here and copied into each
+    daemon forked from here (:data:`dbgcore.daemon.prepared_front`), which
+    made its own in 4-15 ms of its start. The helper refuses a fork when
+    the environment or the folder changed, so a host made now is the one
+    the daemon would make."""
+    from dbgcore import daemon
+    from dbgcore.ops import front
     from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
 
-    BackendRegistry(PluginHost()).classes()
+    prepared = front(PluginHost)
+    prepared.backends.classes()
+    _ = prepared.table
+    daemon.prepared_front = prepared
     # A console debugger's spawn needs libc's prctl: found once here, it is
     # found for every daemon forked off this helper.
     from dbgcore.procutil import death_pact
@@ -69,11 +79,12 @@ def _support() -> dict[str, object]:
     """Each configured backend's op support, as `dbg mcp`'s tool listing
     names it: every backend's class is loaded here anyway, while the front
     end imports the MCP SDK, so the front end need not load them too."""
+    from dbgcore import daemon
     from dbgcore.mcp_server import backend_support
     from dbgcore.ops import front
     from dbgcore.plugins import PluginHost
 
-    return {"support": backend_support(front(PluginHost))}
+    return {"support": backend_support(daemon.prepared_front or front(PluginHost))}
 
 
 def main() -> int:

@@ -44,12 +44,14 @@ class ForkServer:
         #: The helper's first line, read when first needed (see :meth:`support`).
         self._first: dict[str, object] | None = None
 
-    def fork(self, argv: list[str], log_path: str) -> int | None:
+    def fork(self, argv: list[str], log_path: str,
+             start_words: list[str] | None = None) -> int | None:
         """Fork a daemon that runs ``dbgcore.daemon.main(argv)`` with its
-        stderr appended to ``log_path``; its pid, or None when the helper
-        cannot (the caller then starts a new interpreter)."""
+        stderr appended to ``log_path`` (and spawns the debugger of
+        ``start_words`` first: dbgcore.spawn.fork_daemon); its pid, or None
+        when the helper cannot (the caller then starts a new interpreter)."""
         request = json.dumps({"argv": argv, "log": log_path, "env": dict(os.environ),
-                              "cwd": os.getcwd()}) + "\n"
+                              "cwd": os.getcwd(), "start_words": start_words}) + "\n"
         with self._lock:
             self._read_first_locked()
             proc = self._proc

@@ -184,6 +184,18 @@ def _cache_file() -> Path:
     return dbg_home() / "python-shims.json"
 
 
+def file_key(path: str) -> str:
+    """A cache key for an executable: its real path, size and modification
+    time ("" when it cannot be read), so that another file at that path, or
+    the same one rebuilt, is asked again."""
+    try:
+        real = os.path.realpath(path)
+        info = os.stat(real)
+    except OSError:
+        return ""
+    return f"{real}:{info.st_size}:{info.st_mtime_ns}"
+
+
 def recall(path: Path, key: str) -> str:
     """``key``'s value in the JSON cache at ``path`` ("" when it has none)."""
     try:

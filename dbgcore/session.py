@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dbgcore import prespawn
 from dbgcore.backend import (
     AttachRequest,
     Backend,
@@ -213,6 +214,9 @@ class Session:
     def new_backend(self, backend_name: str, cwd: str | None) -> Backend:
         """A backend of ``backend_name`` for this session (replacing any before)."""
         spec, cls = self.front.backends.ready(backend_name, Path(cwd) if cwd else None)
+        # A start that named no backend: which one was chosen, for the next
+        # such start's early spawn of its debugger.
+        prespawn.chosen(spec.name)
         ctx = SessionContext(
             name=self.name, run_dir=self.run_dir, output=self.output, log=self.log,
             track_process=self.track_process,

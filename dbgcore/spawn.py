@@ -16,6 +16,7 @@ import sys
 import time
 
 from dbgcore import client, procutil
+from dbgcore.daemonfork import fork_daemon
 from dbgcore.ended import replace_ended
 from dbgcore.errors import BackendError, DbgError, SessionExists
 from dbgcore.jsontypes import JsonObject
@@ -26,8 +27,11 @@ from dbgcore.status import daemon_alive, read_status
 DAEMON_START_TIMEOUT = 15.0
 
 
-def spawn_daemon(name: str, idle_timeout: float | None) -> JsonObject:
-    """Start a detached daemon for ``name`` and wait until it listens."""
+def spawn_daemon(name: str, idle_timeout: float | None,
+                 backend: str | None = None) -> JsonObject:
+    """Start a detached daemon for ``name`` and wait until it listens; one
+    forked for a start on ``backend`` spawns its debugger early
+    (:mod:`dbgcore.prespawn`)."""
     import subprocess
 
     if client.live_status(name) is not None:
@@ -37,17 +41,18 @@ def spawn_daemon(name: str, idle_timeout: float | None) -> JsonObject:
     log_path = run_dir / "daemon.log"
     argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    words = ["start", "--backend", backend] if backend else None
     try:
         # A new process session and no inherited stdio: a harness that runs
         # `dbg start` and waits for its pipes to close must not wait for us.
         pid = None
         if _can_fork():
-            pid = fork_daemon(argv, fd)
+            pid = fork_daemon(argv, fd, start_words=words)
         else:
             from dbgcore import forkserver
 
             if (server := forkserver.current()) is not None:
-                pid = server.fork(argv, str(log_path))
+                pid = server.fork(argv, str(log_path), words)
         if pid is None:
             pid = subprocess.Popen(
                 [sys.executable, "-m", "dbgcore.daemon", *argv], stdin=subprocess.DEVNULL,
@@ -84,55 +89,6 @@ def _can_fork() -> bool:
         and not os.environ.get("DBG_DAEMON_NO_FORK")
 
 
-def fork_daemon(argv: list[str], log_fd: int, first_client: bool = False,
-                replacing_at: str | None = None) -> int:
-    """Run ``dbgcore.daemon.main(argv)`` in a grandchild in a new process
-    session, stdio detached (stderr to ``log_fd``), no other inherited file
-    descriptors; returns its pid. The middle child exits at once, so the
-    daemon belongs to no client, and a long-lived caller collects no zombie.
-    ``replacing_at``: see :func:`dbgcore.daemon.main`."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    read_end, write_end = os.pipe()
-    middle = os.fork()
-    if middle == 0:  # pragma: no cover - runs in the child
-        code = 1
-        try:
-            os.close(read_end)
-            os.setsid()
-            daemon_pid = os.fork()
-            if daemon_pid:
-                os.write(write_end, str(daemon_pid).encode())
-                os._exit(0)
-            with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
-                comm.write("dbg-daemon")  # what ps and top show, not the client's name
-            devnull = os.open(os.devnull, os.O_RDWR)
-            for target, source in ((0, devnull), (1, devnull), (2, log_fd)):
-                os.dup2(source, target)
-            for entry in os.listdir("/proc/self/fd"):
-                if int(entry) > 2:
-                    with contextlib.suppress(OSError):
-                        os.close(int(entry))
-            from dbgcore.daemon import main
-
-            code = main(argv, first_client=first_client, replacing_at=replacing_at)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                import traceback
-
-                traceback.print_exc()
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(middle, 0)
-    if not data:
-        raise DbgError("could not start the session daemon (fork failed)")
-    return int(data)
-
-
 def _exit_code(pid: int) -> int | None:
     """The exit code of a daemon that ended (reaped if it is our child); None
     while it runs."""
@@ -149,7 +105,8 @@ def start(name: str, op: str, args: JsonObject, timeout: float,
     """Start a daemon and hand it its first op (start or attach). A session
     of that name whose program has ended is replaced, and the answer says so."""
     replaced = replace_ended(name)
-    status = spawn_daemon(name, idle_timeout)
+    backend = args.get("backend") if op == "start" else None
+    status = spawn_daemon(name, idle_timeout, backend if isinstance(backend, str) else None)
     response = client.exchange(name, str(status["socket"]), op, args, timeout)
     if replaced and response.get("ok"):
         result = response.setdefault("result", {})

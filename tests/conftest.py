@@ -7,6 +7,8 @@ sessions, logs and the store never leak between tests.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,19 @@ def target(tmp_path: Path) -> Any:
         return copy_target(name, tmp_path / "work")
 
     return make
+
+
+@pytest.fixture
+def short_dbg() -> Iterator[Dbg]:
+    """A runner whose DBG_HOME is short enough for the fast path's sockets
+    (a pytest-xdist worker's tmp_path is not: its calls would go through the
+    full CLI instead)."""
+    base = Path(tempfile.mkdtemp(prefix="dbg-", dir="/tmp"))
+    try:
+        with dbg_in(base) as runner:
+            yield runner
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -143,7 +143,7 @@ def test_debugpy_break_in_the_parent_reaches_live_children(dbg: Dbg, target: Any
     workers = _children(dbg, state="running", count=2)
     assert len(workers) == 2, _sessions(dbg)
     placed = dbg.json("break", pool.loc("square"))
-    assert sorted(t["session"] for t in placed["children"] if t["ok"]) == workers, placed
+    assert sorted(t["session"] for t in placed["children"] if t["ok"]) == workers, (placed.get("children"), _sessions(dbg))
     for worker in workers:
         lines = {b["line"] for b in dbg.json("-s", worker, "breaks")["breakpoints"]}
         assert pool.lines["square"] in lines, (worker, lines)

@@ -3,17 +3,12 @@ like the full click CLI."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dbgcore.entry import _globals
 from dbgcore.ops import Op, builtin_table
-from dbgcore.testing import Dbg, dbg_in
 
 
 def fast_parse(argv: list[str]) -> tuple[str, bool, float, Op, dict[str, Any]] | None:
@@ -191,18 +186,6 @@ def test_a_new_sessions_test_and_attach_answer_as_the_full_cli(dbg, target) -> N
     assert ran["ok"] and ran["state"] == "exited", ran
 
 
-@pytest.fixture
-def short_dbg() -> Iterator[Dbg]:
-    """A runner whose DBG_HOME is short enough for the fast path's sockets
-    (a pytest-xdist worker's tmp_path is not)."""
-    base = Path(tempfile.mkdtemp(prefix="dbg-", dir="/tmp"))
-    try:
-        with dbg_in(base) as runner:
-            yield runner
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
 @pytest.mark.usefixtures("pdb_ready")
 def test_a_session_whose_program_ended_is_replaced_on_the_fast_path(short_dbg, target) -> None:
     """A start on the name of a session whose program has ended forks its
@@ -237,3 +220,39 @@ def test_a_session_whose_program_ended_is_replaced_on_the_fast_path(short_dbg, t
     log = (folder / "daemon.log").read_text()
     assert sum(" listening on " in line and "daemon.sock" not in line
                for line in log.splitlines()) >= 4, log
+
+
+#: Modules a fast-path client must not import (each costs a call or a
+#: start milliseconds, and before a new session's fork they delay the
+#: daemon's early spawn of the debugger).
+_HEAVY = ("typing", "pathlib", "json", "logging", "re", "subprocess", "dbgcore.errors",
+          "dbgcore.paths", "dbgcore.spawn", "dbgcore.prespawn", "dbgcore.cli.app")
+
+
+def _imported(err: str) -> set[str]:
+    return {line.rsplit("|", 1)[1].strip() for line in err.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_the_client_imports_nothing_heavy_for_a_start_or_a_call(short_dbg, target) -> None:
+    """A new session's `start` forks its daemon with nothing but os and sys
+    imported (dbgcore.daemonfork), and a call on it imports no more: what
+    the client imports is read from its own -X importtime (its daemon's
+    goes to daemon.log), and the answers are whole (the client ends with
+    os._exit once it has flushed them)."""
+    dbg = short_dbg
+    cart = target("cart.py")
+    timed = {"PYTHONPROFILEIMPORTTIME": "1"}
+    started = dbg("--json", "start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
+                  str(cart.path), env=timed)
+    assert started.code == 0 and '"reason": "breakpoint"' in started.out, started
+    loaded = _imported(started.err)
+    assert "dbgcore.daemonfork" in loaded and not loaded & set(_HEAVY), loaded
+    call = dbg("print", "1 + 1", env=timed)
+    assert call.code == 0 and call.out.endswith("\n2 (int)\n"), call
+    loaded = _imported(call.err)
+    assert "dbgcore.entry" in loaded and not loaded & set(_HEAVY), loaded
+    refused = dbg("print", "nosuch_name", env=timed)
+    assert refused.code != 0 and "nosuch_name" in refused.err + refused.out, refused
+    assert "Traceback" not in refused.err + refused.out, refused

@@ -139,3 +139,24 @@ def test_the_listing_is_the_same_with_the_helpers_support(dbg: Dbg) -> None:
     assert helped == alone
     described = " ".join(tool["description"] for tool in helped["tools"])
     assert "Not on:" in described, described
+
+
+def test_a_daemon_forked_off_the_helper_takes_the_host_it_made(dbg: Dbg) -> None:
+    """The helper makes the plugin host and op table once, before it forks:
+    a daemon forked off it uses that copy (with every backend registered),
+    not a host of its own made at each start; any other daemon makes its own."""
+    script = (
+        "from dbgcore import daemon, forkhelper\n"
+        "forkhelper._preload()\n"
+        "made = daemon.prepared_front\n"
+        "assert made is not None and made.table.find('start') is not None\n"
+        "d = daemon.Daemon('prepared', 60.0)\n"
+        "daemon.prepared_front = None\n"
+        "e = daemon.Daemon('alone', 60.0)\n"
+        "print(d.front is made, e.front is not made and e.front.table.find('start') is not None)\n"
+        "d.store.close(); e.store.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=dbg.cwd, env=dbg.env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"], out.stdout

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Protocol
 
-from dbgcore import peers, procutil
+from dbgcore import peers, prespawn, procutil
 from dbgcore.errors import BackendError, DebuggerLost
 from dbgcore.model import signal_name
 
@@ -99,11 +99,17 @@ class AdapterProcess:
                 source: IO[bytes] | int = subprocess.PIPE
                 if stdin is not None and not stdio:
                     source = opened.enter_context(open(stdin, "rb"))
-                self.proc = subprocess.Popen(
-                    argv, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    env=env, cwd=cwd, start_new_session=True,
-                    preexec_fn=procutil.death_pact(), bufsize=0,
-                )
+                # A daemon forked for this start may have spawned it already
+                # (only an adapter that speaks over its stdio is spawned early).
+                proc = prespawn.adopt(argv, env, cwd) if stdio else None
+                if not stdio:
+                    prespawn.discard()
+                if proc is None:
+                    command, preexec = procutil.bound_to_parent(argv, env, cwd)
+                    proc = subprocess.Popen(
+                        command, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec, bufsize=0)
+                self.proc = proc
         except OSError as exc:
             raise BackendError(f"cannot start {name} ({argv[0]}): {exc.strerror}") from exc
         self.pid = self.proc.pid

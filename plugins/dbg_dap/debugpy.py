@@ -6,7 +6,6 @@ import ast
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from dbgcore.api import (
     TraceOutcome,
     UsageError,
     Variable,
+    adapter_secret,
     peers,
     read_trace_file,
     traced_run,
@@ -94,8 +94,9 @@ class DebugpyProfile(AdapterProfile):
         #: itself. Not the guard: debugpy's launcher puts it on the debuggee's
         #: command line, which any local user reads; the adapter's ports take
         #: only connections from the session's own processes (see
-        #: adapterboot/dbg_debugpy_adapter.py).
-        self.adapter_access_token = secrets.token_hex(32)
+        #: adapterboot/dbg_debugpy_adapter.py). The early adapter's, when
+        #: one was spawned for this start (dbgcore.prespawn).
+        self.adapter_access_token = adapter_secret("DBG_ADAPTER_TOKEN")
         #: `dbg attach --pid`: that process connects to the adapter too.
         self._attach_pid: int | None = None
         #: Where the exception of this catch stop was raised, when that is

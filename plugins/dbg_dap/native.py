@@ -62,15 +62,11 @@ def version_of(exe: str, flag: str = "--version") -> str:
     keyed by the executable's path, size and modification time."""
     if exe in _versions:
         return _versions[exe]
-    try:
-        info = os.stat(exe)
-        # With the flag: entries written before the cache held bare numbers
-        # ("18.1") held whole lines, and must not be read as numbers.
-        key = f"{os.path.realpath(exe)}:{info.st_size}:{info.st_mtime_ns}:{flag}"
-    except OSError:
-        key = ""
-    from dbgcore.api import recall, remember
+    from dbgcore.api import file_key, recall, remember
 
+    # With the flag: entries written before the cache held bare numbers
+    # ("18.1") held whole lines, and must not be read as numbers.
+    key = f"{identity}:{flag}" if (identity := file_key(exe)) else ""
     known = recall(_version_cache_file(), key) if key else ""
     if known:
         _versions[exe] = known

@@ -15,8 +15,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
-import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
@@ -76,15 +74,6 @@ JsonObject = dict[str, Json]
 LAUNCHER = str(Path(__file__).with_name("launch.py"))
 
 
-def _version_key(python: str) -> str:
-    """The cache key of an interpreter: its path, size and modification time."""
-    try:
-        info = os.stat(python)
-    except OSError:
-        return ""
-    return f"{os.path.realpath(python)}:{info.st_size}:{info.st_mtime_ns}"
-
-
 def _version_cache() -> Path:
     from dbgcore.api import dbg_home
 
@@ -97,17 +86,17 @@ def _known_version(python: str) -> str:
     is a shell script) makes that 0.3-0.4 s. A shim whose choice changes
     without a new file (`pyenv global`) is seen by the launcher, whose hello
     gives the program's own version."""
-    from dbgcore.api import recall
+    from dbgcore.api import file_key, recall
 
-    key = _version_key(python)
+    key = file_key(python)
     return recall(_version_cache(), key) if key else ""
 
 
 def _remember_version(python: str, version: str) -> None:
-    key = _version_key(python)
-    if key and re.fullmatch(r"\d+\.\d+\.\d+", version):
-        from dbgcore.api import remember
+    from dbgcore.api import file_key, remember
 
+    key = file_key(python)
+    if key and re.fullmatch(r"\d+\.\d+\.\d+", version):
         remember(_version_cache(), key, version)
 
 
@@ -195,6 +184,8 @@ class PdbBackend(ConsoleBackend):
             return Readiness(False, f"{python} not found on PATH")
         out = _known_version(found)
         if not out:
+            import subprocess
+
             try:
                 out = subprocess.run(
                     [found, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
@@ -435,6 +426,8 @@ class PdbBackend(ConsoleBackend):
         a private file."""
         if len(line.encode("utf-8")) <= LONG_LINE or any(c in line for c in "\r\n\0"):
             return line  # a newline or NUL is refused as it is, not hidden in a file
+        import tempfile
+
         fd, path = tempfile.mkstemp(prefix="line-", dir=self.ctx.run_dir)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(line)
@@ -538,6 +531,8 @@ class PdbBackend(ConsoleBackend):
 
         for function in functions:
             self._check_traced(BreakLoc.parse(function), timeout)
+        import tempfile
+
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=self.ctx.run_dir)
         os.close(fd)
         path = Path(name)

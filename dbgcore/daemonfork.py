@@ -1,0 +1,103 @@
+"""Forking a session's daemon (:func:`fork_daemon`), with nothing but ``os``
+and ``sys`` imported: the fast path's client (:mod:`dbgcore.entry`) forks a
+new session's daemon before it imports anything, and whatever this module
+imported would be imported before the daemon's early spawn
+(:mod:`dbgcore.prespawn`), on the start's path, rather than beside the
+debugger's own start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def fork_daemon(argv: list[str], log_fd: int, first_client: bool = False,
+                replacing_at: str | None = None, start_words: list[str] | None = None) -> int:
+    """Run ``dbgcore.daemon.main(argv)`` in a grandchild in a new process
+    session, stdio detached (stderr to ``log_fd``), no other inherited file
+    descriptors; returns its pid. The middle child exits at once, so the
+    daemon belongs to no client, and a long-lived caller collects no zombie.
+    ``replacing_at``: see :func:`dbgcore.daemon.main`. ``start_words``: the
+    command line of the start the daemon is forked for, whose debugger it
+    spawns before its imports (:mod:`dbgcore.prespawn`). Raises
+    :class:`dbgcore.errors.DbgError` when the fork fails."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # a closed stream has nothing to lose
+            pass
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - runs in the child
+        _daemon(read_end, write_end, argv, log_fd, first_client, replacing_at, start_words)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(middle, 0)
+    if not data:
+        from dbgcore.errors import DbgError
+
+        raise DbgError("could not start the session daemon (fork failed)")
+    return int(data)
+
+
+def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_client: bool,
+            replacing_at: str | None, start_words: list[str] | None) -> None:
+    """The middle child: fork the daemon, say its pid, exit; the daemon runs
+    to its end and exits here too."""
+    code = 1
+    try:
+        os.close(read_end)
+        os.setsid()
+        daemon_pid = os.fork()
+        if daemon_pid:
+            os.write(write_end, str(daemon_pid).encode())
+            os._exit(0)
+        try:
+            with open("/proc/self/comm", "w") as comm:
+                comm.write("dbg-daemon")  # what ps and top show, not the client's name
+        except OSError:
+            pass
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for target, source in ((0, devnull), (1, devnull), (2, log_fd)):
+            os.dup2(source, target)
+        # Every inherited descriptor is let go (a harness waits for its
+        # pipes to close), but its number stays taken, by /dev/null: the
+        # caller's objects that held it (a file, a database) live on in
+        # this copy, and one finalized later closes that number. Closed
+        # here, it would be reused by the daemon's first files (the early
+        # adapter's pipes, the store), and closed under them.
+        for entry in os.listdir("/proc/self/fd"):
+            if int(entry) > 2 and int(entry) != devnull:
+                try:
+                    os.dup2(devnull, int(entry))
+                except OSError:
+                    pass
+        if devnull > 2:
+            os.close(devnull)
+        # The collector runs dozens of times over the objects the daemon's
+        # imports make (none of them garbage), about 6% of those imports'
+        # time; once they are made they are frozen, so that the daemon's
+        # later collections pass over them too.
+        import gc
+
+        gc.disable()
+        if start_words:
+            from dbgcore.prespawn import spawn_early
+
+            spawn_early(start_words)
+        from dbgcore.daemon import main
+
+        gc.freeze()
+        gc.enable()
+        code = main(argv, first_client=first_client, replacing_at=replacing_at)
+    except BaseException:
+        try:
+            import traceback
+
+            traceback.print_exc()
+        except Exception:  # nothing left to report it to
+            pass
+    finally:
+        os._exit(code)

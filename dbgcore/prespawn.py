@@ -1,0 +1,342 @@
+"""Early spawn: a new session's debugger starts while its daemon imports.
+
+A daemon forked by the first client of a `dbg start --backend NAME` spends
+tens of milliseconds importing and setting up before its backend spawns the
+debug adapter, which then takes its own hundreds of milliseconds to start
+(gdb loading, lldb-dap, debugpy's adapter). That start needs only a command
+line, and the second core is idle meanwhile: the forked daemon starts the
+adapter first (:func:`spawn_early`, before it imports anything else), and
+the backend's spawn adopts it (:func:`adopt`) when it is exactly what it
+would have spawned: the same argv, the same environment and the same
+working folder. Anything else ends the early process, and the backend
+spawns as before.
+
+What to spawn is what the backend of that name spawned last time from this
+DBG_HOME (:func:`remember`, in ``adapters.json``, a file of the user's
+alone): its argv, and its environment as changes to the daemon's, so
+dbgcore names no backend. A start that names no backend (the words alone
+cannot say which the daemon will choose) spawns the backend the last such
+start chose for a program of the same suffix (the record's ``_programs``:
+the suffix of the first word that names a file, ``.py``, to the backend's
+name; :func:`chosen` tells it which was chosen); a wrong guess is a process
+no backend adopts. A variable that holds the daemon's pid gets the
+new daemon's; one that holds a secret (debugpy's access token) is made
+with :func:`adapter_secret`, which is never written down: the early process
+gets a fresh one, and the backend's profile takes that one. A session's
+first start in a new DBG_HOME, an adapter
+reached over TCP (its argv or its stdout carry a fresh address), and a
+backend whose spawn changed (another gdb on PATH, a project's backends.yaml)
+spawn as before, and so does every start with ``DBG_NO_EARLY_SPAWN`` set.
+
+No early process outlives its start: one the start did not adopt is ended
+once the start is answered, or refused, or failed (:func:`discard`, by the
+daemon), and it was spawned with the same parent-death signal as every
+adapter, for a daemon that is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+# Only what the early spawn needs is imported before it (json, subprocess,
+# dbgcore.procutil, in spawn_early): logging, dataclasses, pathlib and
+# typing cost a start 10-20 ms more before the debugger's spawn, and the
+# daemon imports them next, beside the debugger's own start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
+    from dbgcore.jsontypes import JsonObject
+
+#: The file of how each backend spawned its adapter last, by backend name.
+RECORD = "adapters.json"
+
+
+class _Spawn:
+    """How a backend spawns its adapter, as kept in RECORD: its argv, and its
+    environment as changes to the daemon's. ``secrets``: variables a fresh
+    secret goes into each time (never written down: see :func:`adapter_secret`);
+    ``own_pid``: variables that hold the daemon's pid."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None,
+                 unset: list[str] | None = None, secrets: list[str] | None = None,
+                 own_pid: list[str] | None = None) -> None:
+        self.argv = argv
+        self.env = env if env is not None else {}
+        self.unset = unset if unset is not None else []
+        self.secrets = secrets if secrets is not None else []
+        self.own_pid = own_pid if own_pid is not None else []
+
+    def record(self) -> JsonObject:
+        """What RECORD keeps of it."""
+        return {"argv": self.argv, "env": self.env, "unset": self.unset,
+                "secrets": self.secrets, "own_pid": self.own_pid}
+
+    def environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in self.unset}
+        env.update(self.env)
+        env.update({name: str(os.getpid()) for name in self.own_pid})
+        env.update({name: os.urandom(32).hex() for name in self.secrets})
+        return env
+
+
+class _Early:
+    """The early process, and what it was spawned with."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], argv: list[str], env: dict[str, str],
+                 cwd: str, spawned: float) -> None:
+        self.proc = proc
+        self.argv = argv
+        self.env = env
+        self.cwd = cwd
+        self.spawned = spawned
+
+
+def _log(message: str, *args: object) -> None:
+    import logging
+
+    logging.getLogger("dbg.prespawn").info(message, *args)
+
+
+#: The early process, until adopted or discarded.
+_early: _Early | None = None
+#: The backend named by the start this daemon was forked for (what to remember).
+_backend: str | None = None
+#: The names :func:`adapter_secret` was asked for in this process.
+_secret_names: set[str] = set()
+#: A start that names no backend: its program's suffix (see :func:`program_key`).
+_program: str | None = None
+#: The backend whose adapter was spawned for such a start, guessed from it.
+_guess: str | None = None
+#: The record's map of a program's suffix to the backend chosen for it.
+PROGRAMS = "_programs"
+
+
+def backend_of(words: list[str]) -> str | None:
+    """The backend a start's words name with ``--backend`` / ``-b`` among its
+    options (before the program), None for none. Read without the op table
+    (15 ms of imports): a word after an option may be its value, and the
+    program is a word after a word that is no option. A misread only spawns
+    a process no backend adopts, and the daemon reads the words properly
+    (dbgcore.opspec) before anything else happens."""
+    if not words or words[0] != "start":
+        return None
+    after_option = False
+    rest = iter(words[1:])
+    for word in rest:
+        if word == "--":
+            return None
+        if word in ("--backend", "-b"):
+            return next(rest, None)
+        if word.startswith("--backend="):
+            return word.partition("=")[2]
+        if not word.startswith("-") and not after_option:
+            return None  # the program: what follows is its own
+        after_option = word.startswith("-") and "=" not in word
+    return None
+
+
+def program_key(words: list[str]) -> str | None:
+    """For a start's words that name no backend: the suffix of the first
+    word among its options that names a file (``.py``), lower-cased; None
+    for none, or a module's start (``-m``). Read without the op table, so an
+    option's value (``--stdin in.txt``) may be taken for the program: the
+    same words give the same key, and a wrong guess only spawns a process
+    no backend adopts."""
+    if not words or words[0] != "start":
+        return None
+    for word in words[1:]:
+        if word == "--" or word in ("-m", "--module"):
+            return None
+        if not word.startswith("-") and os.path.isfile(word):
+            suffix = os.path.splitext(word)[1].lower()
+            return suffix or None
+    return None
+
+
+def chosen(backend: str) -> None:
+    """The daemon chose ``backend`` for a start that named none: what
+    :func:`remember` keeps the program's suffix for (the next such start
+    spawns its adapter early)."""
+    global _backend
+    if _backend is None and _program is not None:
+        _backend = backend
+        if _guess != backend:
+            # Said at once: a backend that spawns no adapter (a debugger on
+            # a terminal) never reaches :func:`remember`, and the wrong
+            # guess would be spawned at every such start.
+            records = _records()
+            records[PROGRAMS] = {**(records.get(PROGRAMS) or {}), _program: backend}
+            _write(records)
+
+
+def _record_path() -> str:
+    """RECORD in DBG_HOME (as dbgcore.paths.dbg_home finds it, without pathlib)."""
+    home = os.environ.get("DBG_HOME")
+    if home:
+        return os.path.join(os.path.abspath(os.path.expanduser(home)), RECORD)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "dbg", RECORD)
+
+
+def _records() -> dict[str, JsonObject]:
+    """What RECORD keeps, from a file only this user could have written (its
+    command lines are run as they are)."""
+    import json
+
+    try:
+        with open(_record_path(), "rb") as fh:
+            facts = os.fstat(fh.fileno())
+            if facts.st_uid != os.getuid() or facts.st_mode & 0o022:
+                return {}
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)} \
+        if isinstance(data, dict) else {}
+
+
+def _spawn_of(record: JsonObject) -> _Spawn | None:
+    try:
+        spawn = _Spawn(**record)
+    except TypeError:
+        return None
+    strings = [*spawn.argv, *spawn.env, *spawn.env.values(), *spawn.unset, *spawn.secrets,
+               *spawn.own_pid]
+    return spawn if spawn.argv and all(isinstance(s, str) for s in strings) else None
+
+
+def spawn_early(words: list[str]) -> None:
+    """In a daemon just forked for ``words`` (a `start`), before it imports
+    anything else: spawn the adapter its backend spawned last time, if any.
+    Never raises: whatever goes wrong here, the backend spawns as before."""
+    global _early, _backend, _program, _guess
+    _backend = backend_of(words)
+    _program = program_key(words) if _backend is None else None
+    _guess = None
+    if os.environ.get("DBG_NO_EARLY_SPAWN") or (_backend is None and _program is None):
+        return
+    records = _records()
+    name = _backend
+    if name is None and _program is not None:
+        name = _guess = records.get(PROGRAMS, {}).get(_program)
+    record = records.get(name) if isinstance(name, str) else None
+    spawn = _spawn_of(record) if record is not None else None
+    if spawn is None:
+        return
+    import subprocess
+
+    from dbgcore import procutil
+
+    env = spawn.environment()
+    try:
+        # As AdapterProcess spawns an adapter that speaks DAP over its stdio:
+        # its own process group, the parent-death signal.
+        command, preexec = procutil.bound_to_parent(spawn.argv, env)
+        proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, start_new_session=True, preexec_fn=preexec, bufsize=0)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return  # a debugger gone since: the backend's own spawn says so
+    _early = _Early(proc, spawn.argv, env, os.getcwd(), time.monotonic())
+
+
+def adapter_secret(name: str) -> str:
+    """A fresh secret (64 hex digits) for the adapter's environment variable
+    ``name``, such as an access token: the one the early process was given,
+    while there is one, so that it can be adopted. Never written down."""
+    _secret_names.add(name)
+    if _early is not None and name in _early.env:
+        return _early.env[name]
+    return os.urandom(32).hex()
+
+
+def adopt(argv: list[str], env: dict[str, str] | None,
+          cwd: str | None) -> subprocess.Popen[bytes] | None:
+    """The early process, if it is what a backend spawning ``argv`` with
+    ``env`` (None: the daemon's) in ``cwd`` (None: the daemon's) would have
+    spawned, and still runs; None otherwise (and it is ended then). Either
+    way this spawn is remembered for the next start of the backend."""
+    global _early
+    early, _early = _early, None
+    wanted = dict(os.environ) if env is None else env
+    remember(argv, wanted)
+    if early is None:
+        return None
+    same = early.argv == argv and early.env == wanted \
+        and os.path.realpath(early.cwd) == os.path.realpath(cwd or os.getcwd())
+    if same and early.proc.poll() is None:
+        _log("adopted the early adapter (pid %d, spawned %.0f ms before)", early.proc.pid,
+             (time.monotonic() - early.spawned) * 1000)
+        return early.proc
+    _end(early.proc, "not what the backend spawns now")
+    return None
+
+
+def remember(argv: list[str], env: dict[str, str]) -> None:
+    """Keep how the backend spawned its adapter for its next start, and for
+    a start that named no backend, which one was chosen for the program's
+    suffix (only in a daemon forked for a start, and only once)."""
+    global _backend, _program
+    backend, _backend = _backend, None
+    program, _program = _program, None
+    if backend is None:
+        return
+    pid = str(os.getpid())
+    own_pid = sorted(k for k, v in env.items() if v == pid and os.environ.get(k) != pid)
+    secrets = sorted(k for k in _secret_names if k in env)
+    changed = {k: v for k, v in env.items()
+               if os.environ.get(k) != v and k not in secrets and k not in own_pid}
+    spawn = _Spawn(argv, changed, sorted(k for k in os.environ if k not in env), secrets,
+                   own_pid)
+    records = _records()
+    programs = dict(records.get(PROGRAMS) or {})
+    if records.get(backend) == spawn.record() and (program is None
+                                                  or programs.get(program) == backend):
+        return
+    records[backend] = spawn.record()
+    if program is not None:
+        programs[program] = backend
+        records[PROGRAMS] = programs
+    _write(records)
+
+
+def _write(records: dict[str, JsonObject]) -> None:
+    """RECORD as ``records`` (replaced whole; a failure leaves it as it was)."""
+    import contextlib
+    import json
+
+    path = _record_path()
+    temporary = f"{path}.{os.getpid()}"
+    with contextlib.suppress(OSError):
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(records))
+        os.replace(temporary, path)
+
+
+def discard() -> None:
+    """End an early process no backend adopted (a start refused or failed
+    before its adapter's spawn, a daemon that ends)."""
+    global _early
+    early, _early = _early, None
+    if early is not None:
+        _end(early.proc, "no backend adopted it")
+
+
+def _end(proc: subprocess.Popen[bytes], why: str) -> None:
+    import contextlib
+    import subprocess
+
+    from dbgcore import procutil
+
+    _log("ended the early adapter (pid %d): %s", proc.pid, why)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        with contextlib.suppress(OSError):
+            if stream is not None:
+                stream.close()
+    procutil.terminate_groups([proc.pid], grace=0.5, reap=[proc.pid], interrupt=False)
+    with contextlib.suppress(subprocess.TimeoutExpired, ChildProcessError):
+        proc.wait(timeout=0.5)
