@@ -350,6 +350,7 @@ async def _serve(front: Front) -> None:
     import mcp_types as types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
+    from mcp_types.methods import serialize_server_result
 
     #: The SDK's request context; its lifespan state (unused) is its default's dict.
     Context = ServerRequestContext[dict[str, Any]]
@@ -367,12 +368,23 @@ async def _serve(front: Front) -> None:
     async def list_tools(ctx: Context, params: Page) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def on_call(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
-        answer = await anyio.to_thread.run_sync(call_tool, front, params.name,
-                                                params.arguments, cwd)
+    def result(answer: Answer) -> types.CallToolResult:
         return types.CallToolResult(content=[types.TextContent(text=answer.text())],
                                     structured_content=answer.to_json(),
                                     is_error=not answer.ok)
+
+    async def on_call(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        answer = await anyio.to_thread.run_sync(call_tool, front, params.name,
+                                                params.arguments, cwd)
+        return result(answer)
+
+    def plain_call(name: str, arguments: dict[str, Any] | None, version: str) -> dict[str, Any]:
+        """A plain tool call the transport answers without the SDK: the
+        result as the SDK writes it (dumped, then shaped for the protocol
+        version the handshake agreed)."""
+        dumped = result(call_tool(front, name, arguments, cwd)).model_dump(
+            by_alias=True, mode="json", exclude_none=True)
+        return serialize_server_result("tools/call", version, dumped)
 
     async def list_resources(ctx: Context, params: Page) -> types.ListResourcesResult:
         names = await anyio.to_thread.run_sync(live_sessions)
@@ -410,5 +422,5 @@ async def _serve(front: Front) -> None:
                          on_list_resources=list_resources,
                          on_list_resource_templates=list_templates,
                          on_read_resource=read)
-    async with checked_stdio() as (read_stream, write_stream):
+    async with checked_stdio(plain_call) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
