@@ -2,7 +2,9 @@
 sitecustomize.py), with nothing lost: pydevd's threads no longer wait 0.5 s
 for each other as the program ends, yet the program's last output and its
 real exit code still arrive, from the main thread and from a thread of its
-own alike; debugpy's modules are loaded from dbg's bytecode cache in a
+own alike; the objects there are before the program begins (pydevd's above
+all) are frozen for the collector, and the program's own are collected as
+ever, at its end too; debugpy's modules are loaded from dbg's bytecode cache in a
 program whose Python is not the adapter's, and the program runs as before.
 
 The speed itself is measured by bench/tests.py and bench/s1.py.
@@ -12,8 +14,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,3 +121,23 @@ def test_a_thread_that_outlives_the_main_thread_is_waited_for(dbg: Dbg, tmp_path
     assert answer["ok"] and answer["state"] == "exited" and answer["exit_code"] == 4, answer
     out = dbg.output("stdout")
     assert "main ends" in out and "the worker's last line" in out, out
+
+
+def test_the_programs_own_objects_are_collected_as_ever(dbg: Dbg, target: Any) -> None:
+    require_backend("debugpy")
+    program = Path(target("gc_probe.py").path)
+    bare = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                          timeout=60)
+    assert bare.returncode == 6, bare
+    answer = dbg.json("start", "--backend", "debugpy", "--run", str(program), timeout=120)
+    assert answer["ok"] and (answer["state"], answer["exit_code"]) == ("exited", 6), answer
+    out = dbg.output("stdout")
+    # A cycle of the program's is collected during the run, and one left
+    # for the interpreter's end at its end, as in the bare run.
+    for line in ("collected during the run", "found True", "collected at the end"):
+        assert line in bare.stdout and line in out, (line, bare.stdout, out)
+    # pydevd's objects (and the interpreter's start) are frozen: thousands
+    # more than the bare run's.
+    frozen = {name: int(text.split("frozen ")[1].split()[0]) for name, text in
+              (("bare", bare.stdout), ("dbg", out))}
+    assert frozen["dbg"] > frozen["bare"] + 5000, frozen

@@ -7,7 +7,10 @@ nothing lost (plugins/dbg_dap/pyboot/sitecustomize.py, dbg_debugpy_quiet.py):
 - debugpy's startup reports are built only for a log: without one, the
   program finds `importlib.metadata` unloaded and imports the usual module;
   with `DEBUGPY_LOG_DIR` every process still writes its report, with the
-  installed packages.
+  installed packages;
+- debugpy's log asks `platform.platform()` (a `uname -p` child, the
+  interpreter's binary read) only for a log that keeps the line: the program
+  finds it unasked, and its own call answers as usual.
 
 The speed itself is measured by bench/s1.py and bench/tests.py.
 """
@@ -56,6 +59,7 @@ def test_steps_ask_no_evaluate_and_the_program_imports_its_own_metadata(
     out = dbg.output("stdout")
     assert "first NoneType" in out and "now module True" in out, out
     assert "found True" in out and "total 10" in out, out
+    assert "platform asked False" in out and "platform Linux" in out, out
 
 
 def test_debugpy_logs_still_have_their_reports(dbg: Dbg, program: Path,
@@ -65,7 +69,8 @@ def test_debugpy_logs_still_have_their_reports(dbg: Dbg, program: Path,
     end = dbg.json("start", "--backend", "debugpy", "--run", str(program), timeout=120,
                    env={"DEBUGPY_LOG_DIR": str(logs)})
     assert end["ok"] and (end["state"], end["exit_code"]) == ("exited", 0), end
-    assert "found True" in dbg.output("stdout")
+    out = dbg.output("stdout")
+    assert "found True" in out and "platform Linux" in out, out
     reports = {}
     for path in logs.glob("debugpy.*.log"):
         text = path.read_text(errors="replace")
@@ -76,3 +81,5 @@ def test_debugpy_logs_still_have_their_reports(dbg: Dbg, program: Path,
         assert "Installed packages:" in reports[name], reports[name][:3000]
         # Some package with its version (each process's sys.path has its own).
         assert re.search(r"Installed packages:\n\s+\S+==", reports[name]), reports[name][:3000]
+        # The platform line, asked for the log that keeps it.
+        assert re.search(r"^I\+\S+: Linux-\S+ \w+\n", reports[name], re.M), reports[name][:500]

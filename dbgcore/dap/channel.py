@@ -111,6 +111,7 @@ class DapChannel:
         self._events: dict[str, list[EventHandler]] = {}
         self._reverse: dict[str, ReverseHandler] = {}
         self._closed: BackendError | None = None
+        self._closed_once = threading.Event()
         self._reader = threading.Thread(target=self._read_loop, name=f"{name}-dap", daemon=True)
 
     def start(self) -> None:
@@ -119,6 +120,12 @@ class DapChannel:
     @property
     def closed(self) -> BackendError | None:
         return self._closed
+
+    def wait_closed(self, timeout: float) -> bool:
+        """Wait until the connection is closed (by either side), at most
+        ``timeout`` seconds; whether it is. Every message the adapter sent
+        before it closed has been read (and its handlers run) by then."""
+        return self._closed_once.wait(timeout)
 
     # -- registration --------------------------------------------------------
 
@@ -242,6 +249,7 @@ class DapChannel:
             item.fail(self._closed)
         for handler in self._events.get("_closed", []):
             handler({"event": "_closed", "body": {"message": error.message}})
+        self._closed_once.set()
 
     def close(self) -> None:
         self._close(BackendError(f"the connection to {self.name} was closed"))

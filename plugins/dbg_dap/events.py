@@ -309,6 +309,11 @@ class DapEvents(DapCore):
                                      timeout=self.ctx.shutdown_grace)
             except DbgError:
                 pass
+            # Its output event may come after the answer (seen under load):
+            # the adapter closes the connection next, and every message it
+            # sent has been read by then.
+            if self._text_exit_code is None:
+                self.channel.wait_closed(self.ctx.shutdown_grace)
         code = self._text_exit_code if code is None else code
         for proc in self._terminal:
             try:

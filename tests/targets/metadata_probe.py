@@ -1,5 +1,7 @@
 """tests/test_debugpy_quiet.py: whether the program finds importlib.metadata
-unloaded and imports the usual module."""
+unloaded and imports the usual module, and platform.platform() not yet asked
+(by debugpy's log) but answering."""
+import platform
 import sys
 
 first = type(sys.modules.get("importlib.metadata")).__name__
@@ -13,3 +15,5 @@ total = 0
 for n in range(5):
     total += n  # @loop
 print("total", total)
+print("platform asked", bool(getattr(platform, "_platform_cache", None)))
+print("platform", platform.platform().split("-")[0])
