@@ -127,11 +127,21 @@ class NodeBackend(Backend):
         node = _node(spec)
         if not node:
             return Readiness(False, f"{spec.command[0] if spec.command else 'node'} not found")
-        try:
-            out = subprocess.run([node, "--version"], capture_output=True, text=True,
-                                 timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError) as exc:
-            return Readiness(False, f"{node} does not run: {exc}")
+        # A start asks twice (is node ready, then its version for the
+        # answer): each `node --version` forked from the daemon cost 10-25
+        # ms of the start. The answer is kept in DBG_HOME for that very file.
+        from dbgcore.api import file_key, recall, remember
+
+        key = file_key(node)
+        out = recall(_version_cache(), key) if key else ""
+        if not out:
+            try:
+                out = subprocess.run([node, "--version"], capture_output=True, text=True,
+                                     timeout=10).stdout.strip()
+            except (OSError, subprocess.SubprocessError) as exc:
+                return Readiness(False, f"{node} does not run: {exc}")
+            if key and re.fullmatch(r"v\d+\.\d+\.\d+\S*", out):
+                remember(_version_cache(), key, out)
         version = out.lstrip("v")
         major = int(version.split(".")[0]) if version.split(".")[0].isdigit() else 0
         if major < 16:
@@ -164,9 +174,10 @@ class NodeBackend(Backend):
         with open(self.pump.paths["stdout"], "wb") as out, \
                 open(self.pump.paths["stderr"], "wb") as err, \
                 open(request.stdin or os.devnull, "rb") as stdin:
+            command, preexec = procutil.bound_to_parent(argv, env, self.cwd)
             self.proc = subprocess.Popen(
-                argv, cwd=self.cwd, env=env, stdin=stdin, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=procutil.death_pact())
+                command, cwd=self.cwd, env=env, stdin=stdin, stdout=out, stderr=err,
+                start_new_session=True, preexec_fn=preexec)
         self.ctx.track_process(self.proc.pid, "node")
         self.ctx.log.note(f"started {' '.join(argv)} (pid {self.proc.pid})")
         # websockets (with http.client and email) takes 40 ms or more to
@@ -186,6 +197,13 @@ class NodeBackend(Backend):
         event = self._wait_stop(max(timeout, START_FLOOR), timeout, "entry")
         if event.state == "running":
             raise OpFailed("node did not stop at the program's first line")
+        if request.before_run is not None and event.state == "stopped" \
+                and event.reason == "entry":
+            # `start --run`: the breakpoints go in at --inspect-brk's stop,
+            # and the program runs on at once, with no snapshot of a stop
+            # nobody sees (its locals: a request, a source read, a row).
+            request.before_run()
+            event = self.cont(timeout)
         return event
 
     def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
@@ -204,12 +222,15 @@ class NodeBackend(Backend):
 
     def _connect(self, url: str, stop_on_uncaught: bool, timeout: float) -> None:
         self.inspector = Inspector(url, self.ctx.log, max(timeout, START_FLOOR))
-        self.call("Runtime.enable", None, timeout)
-        self.call("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}, timeout)
-        # Stepping never goes into Node's own JavaScript (console.log...).
-        self.call("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]}, timeout)
-        self.call("Debugger.setPauseOnExceptions",
-                  {"state": "uncaught" if stop_on_uncaught else "none"}, timeout)
+        # Sent together: node takes them in order, one round trip for all.
+        self.inspector.call_all([
+            ("Runtime.enable", None),
+            ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
+            # Stepping never goes into Node's own JavaScript (console.log...).
+            ("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]}),
+            ("Debugger.setPauseOnExceptions",
+             {"state": "uncaught" if stop_on_uncaught else "none"}),
+        ], timeout)
 
     def _notices(self, category: str, text: str) -> str:
         """The program's stderr without the inspector's own notices; the
@@ -628,10 +649,15 @@ class NodeBackend(Backend):
     def locals(self, timeout: float) -> list[Variable]:
         frame = self._frame()
         found: dict[str, JsonObject] = {}
+        scopes = []
         for scope in frame.get("scopeChain", []):
             if scope.get("type") not in OWN_SCOPES:
                 break
-            for prop in self._properties(scope["object"]["objectId"], timeout):
+            scopes.append(scope["object"]["objectId"])
+        # The scopes' requests go out together: one round trip for a frame's
+        # blocks and its function scope, not one each.
+        for listed in self._properties_of(scopes, timeout):
+            for prop in listed:
                 if "value" in prop:
                     found.setdefault(prop["name"], prop["value"])
         if set(found) >= WRAPPER:
@@ -649,9 +675,19 @@ class NodeBackend(Backend):
                 if "value" in p and p.get("enumerable", True)]
 
     def _properties(self, object_id: str, timeout: float) -> list[JsonObject]:
-        found = self.call("Runtime.getProperties", {
-            "objectId": object_id, "ownProperties": True, "generatePreview": True}, timeout)
-        return list(found.get("result") or [])
+        return self._properties_of([object_id], timeout)[0]
+
+    def _properties_of(self, object_ids: list[str], timeout: float) -> list[list[JsonObject]]:
+        """The own properties of each object, asked all at once."""
+        if not object_ids:
+            return []
+        if self.inspector is None:
+            raise TargetExited("the program has ended")
+        answers = self.inspector.call_all([
+            ("Runtime.getProperties",
+             {"objectId": object_id, "ownProperties": True, "generatePreview": True})
+            for object_id in object_ids], timeout)
+        return [list(found.get("result") or []) for found in answers]
 
     def evaluate(self, expression: str, timeout: float) -> Value:
         return Value(*values.show(self._evaluate(expression, timeout)))
@@ -733,6 +769,12 @@ class NodeBackend(Backend):
 def _node(spec: BackendSpec) -> str | None:
     """Where the entry's command (default ``node``) is on PATH."""
     return shutil.which(spec.command[0] if spec.command else "node")
+
+
+def _version_cache() -> Path:
+    from dbgcore.api import dbg_home
+
+    return dbg_home() / "node-versions.json"
 
 
 def _library(file: str) -> str | None:

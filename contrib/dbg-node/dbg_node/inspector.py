@@ -14,6 +14,7 @@ import queue
 import socket
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from dbgcore.api import DebuggerTimeout, OpFailed, TargetExited, TransLog
@@ -66,34 +67,50 @@ class Inspector:
              timeout: float) -> JsonObject:
         """Send a request and return its result; an error answer is an OpFailed
         with the inspector's message."""
-        box: queue.Queue[JsonObject] = queue.Queue(maxsize=1)
+        return self.call_all([(method, params)], timeout)[0]
+
+    def call_all(self, requests: list[tuple[str, JsonObject | None]],
+                 timeout: float) -> list[JsonObject]:
+        """Send the requests (method, params), all before the first answer is
+        awaited (node takes them in order: one round trip, not one each), and
+        return their results in that order; the first error answer is an
+        OpFailed with the inspector's message."""
+        deadline = time.monotonic() + timeout
+        boxes: list[tuple[int, queue.Queue[JsonObject]]] = []
         with self._lock:
-            self._ids += 1
-            ident = self._ids
-            self._waiting[ident] = box
-        text = json.dumps({"id": ident, "method": method, "params": params or {}})
+            for _ in requests:
+                self._ids += 1
+                boxes.append((self._ids, queue.Queue(maxsize=1)))
+                self._waiting[self._ids] = boxes[-1][1]
+        answers = []
         try:
             if self.closed.is_set():
                 raise TargetExited("the program has ended")
-            self.log.sent(text)
-            self.ws.send(text)
-            try:
-                answer = box.get(timeout=timeout)
-            except queue.Empty:
-                raise DebuggerTimeout(
-                    f"Node.js did not answer {method} within {timeout:g}s") from None
+            for (ident, _), (method, params) in zip(boxes, requests, strict=True):
+                text = json.dumps({"id": ident, "method": method, "params": params or {}})
+                self.log.sent(text)
+                self.ws.send(text)
+            for (_, box), (method, _) in zip(boxes, requests, strict=True):
+                try:
+                    answers.append(box.get(timeout=max(0.0, deadline - time.monotonic())))
+                except queue.Empty:
+                    raise DebuggerTimeout(
+                        f"Node.js did not answer {method} within {timeout:g}s") from None
         except (_closed(), OSError) as exc:
             raise TargetExited("the program has ended") from exc
         finally:
             with self._lock:
-                self._waiting.pop(ident, None)
-        if answer.get("method") == CLOSED:
-            raise TargetExited("the program has ended")
-        if "error" in answer:
-            error = answer["error"]
-            raise OpFailed(str(error.get("message") or error), _hint(error))
-        result: JsonObject = answer.get("result") or {}
-        return result
+                for ident, _ in boxes:
+                    self._waiting.pop(ident, None)
+        results = []
+        for answer in answers:
+            if answer.get("method") == CLOSED:
+                raise TargetExited("the program has ended")
+            if "error" in answer:
+                error = answer["error"]
+                raise OpFailed(str(error.get("message") or error), _hint(error))
+            results.append(answer.get("result") or {})
+        return results
 
     def next_event(self, timeout: float) -> JsonObject | None:
         try:
