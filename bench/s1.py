@@ -15,7 +15,7 @@ The scenario S1: `start` to a breakpoint in the loop of a small ledger program
   (``dbgcore.frontend.call_op``, what `dbg mcp` does without MCP);
 * ``cli``: one `dbg` process per op, run from another folder, with the
   breakpoint given by file name, as an agent calls it;
-* ``mcp``: `dbg mcp` driven over stdio by the `mcp` SDK's client;
+* ``mcp``: `dbg mcp` driven over stdio by a minimal JSON-RPC client (``McpClient``);
 * ``peer``: `@debugmcp/mcp-debugger` 0.24.2 (installed with npm into a cache
   folder when npm is present) driven the same way, debugpy only.
 
@@ -459,32 +459,74 @@ def cli_run(target: Target, work: Path) -> Times:
 # -- over MCP -------------------------------------------------------------------------
 
 
+class McpClient:
+    """A minimal MCP client over stdio: one JSON-RPC line out, read lines until
+    the answer with its id. The floor's DAP client is as bare, and an agent's
+    host is not the `mcp` SDK's Python client, whose pydantic models and
+    anyio streams cost ~2 ms a call here: that is the client's cost, not the
+    server's."""
+
+    def __init__(self, command: str, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self._proc = subprocess.Popen([command, *args], cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._ids = 0
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._ids += 1
+        ident = self._ids
+        line = json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        self._proc.stdin.write(line.encode() + b"\n")
+        self._proc.stdin.flush()
+        for raw in self._proc.stdout:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue  # a server's stray output line
+            if isinstance(message, dict) and message.get("id") == ident and "method" not in message:
+                if "error" in message:
+                    raise SystemExit(f"{method} failed: {message['error']}")
+                return dict(message["result"])
+        raise SystemExit(f"{method}: the server ended without an answer")
+
+    def notify(self, method: str) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}).encode() + b"\n")
+        self._proc.stdin.flush()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.request("tools/call", {"name": name, "arguments": arguments})
+
+    def close(self) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+
 def mcp_session(command: str, args: list[str], cwd: Path, env: dict[str, str],
                 scenario: Callable[[Any], Any]) -> Any:
     import anyio
-    from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=command, args=args, cwd=str(cwd), env=env)
-    result: list[Any] = []
-
-    async def main() -> None:
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as streams, \
-                    ClientSession(*streams) as session:
-                await session.initialize()
-                result.append(await scenario(session))
-
-    anyio.run(main)
-    return result[0]
+    client = McpClient(command, args, cwd, env)
+    try:
+        client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "dbg-bench", "version": "1"}})
+        client.notify("notifications/initialized")
+        return anyio.run(scenario, client)
+    finally:
+        client.close()
 
 
 async def tool(session: Any, name: str, **arguments: Any) -> dict[str, Any]:
     answer = await session.call_tool(name, arguments)
-    data = answer.structured_content
+    data = answer.get("structuredContent")
     if data is None:
-        data = json.loads(answer.content[0].text)
-    if answer.is_error:
+        data = json.loads(answer["content"][0]["text"])
+    if answer.get("isError"):
         raise SystemExit(f"{name} failed: {json.dumps(data)[:400]}")
     return dict(data)
 
