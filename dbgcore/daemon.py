@@ -424,8 +424,14 @@ class Daemon:
             body = (text + "\n").encode(encoding, "backslashreplace") if text else b""
         except LookupError:
             body = (text + "\n").encode("utf-8", "backslashreplace")
+        refused = first and not answer.ok
+        if refused:
+            # Before the refusal is answered, so that when the client returns
+            # nothing of this start runs and no session of its name is seen.
+            prespawn.discard()
+            remove_status(self.name, os.getpid())
         self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
-        if first and not answer.ok:
+        if refused:
             # Refused before it reached the debugger (a usage error): this
             # session never began, and must not linger.
             threading.Thread(target=self.shutdown, daemon=True).start()
@@ -489,10 +495,11 @@ class Daemon:
                     if self.waiting is not None and self.waiting[1] is future:
                         self.waiting = None
                 self.busy = False
+                # An early debugger (dbgcore.prespawn) that the session's
+                # start did not adopt lives no longer than that start,
+                # however it came: ended before the start is answered.
+                prespawn.discard()
             future.set_result(result)
-            # An early debugger (dbgcore.prespawn) that the session's start
-            # did not adopt lives no longer than that start, however it came.
-            prespawn.discard()
 
     def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         log.info("op %s %s", op, args)
