@@ -136,6 +136,13 @@ class DebugpyProfile(AdapterProfile):
             # debugpy injects pydevd into that process, which then connects
             # to the adapter's server port from outside dbg's processes.
             env["DBG_ATTACH_PID"] = str(self._attach_pid)
+            # It injects with the `gdb` on PATH. Debian's gdb 13.1 killed the
+            # process it injected into on a 6.18 kernel (its interrupted
+            # sleep failed with errno 514); the gdb beside dbg's Python
+            # (gdb-for-pwndbg, which the gdb backend prefers too) goes first.
+            beside = Path(sys.executable).parent
+            if os.access(beside / "gdb", os.X_OK):
+                env["PATH"] = os.pathsep.join(filter(None, [str(beside), env.get("PATH")]))
         root = self._debugpy_root()
         if root:
             # The adapter's launcher runs on the program's Python too: on
