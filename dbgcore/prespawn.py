@@ -1,6 +1,7 @@
 """Early spawn: a new session's debugger starts while its daemon imports.
 
-A daemon forked by the first client of a `dbg start --backend NAME` spends
+A daemon forked by the first client of a `dbg start --backend NAME` (or of
+a `dbg test`) spends
 tens of milliseconds importing and setting up before its backend spawns the
 debug adapter, which then takes its own hundreds of milliseconds to start
 (gdb loading, lldb-dap, debugpy's adapter). That start needs only a command
@@ -18,13 +19,15 @@ dbgcore names no backend. A start that names no backend (the words alone
 cannot say which the daemon will choose) spawns the backend the last such
 start chose for a program of the same suffix (the record's ``_programs``:
 the suffix of the first word that names a file, ``.py``, to the backend's
-name; :func:`chosen` tells it which was chosen); a wrong guess is a process
-no backend adopts. A variable that holds the daemon's pid gets the
-new daemon's; one that holds a secret (debugpy's access token) is made
-with :func:`adapter_secret`, which is never written down: the early process
-gets a fresh one, and the backend's profile takes that one. A session's
-first start in a new DBG_HOME, an adapter
-reached over TCP (its argv or its stdout carry a fresh address), and a
+name; :func:`chosen` tells it which was chosen; a `dbg test`, the backend
+the last such test chose); a wrong guess is a process no backend adopts.
+A variable that holds the daemon's pid gets the new daemon's; one that
+holds a secret (debugpy's access token) is made with
+:func:`adapter_secret`, which is never written down: the early process
+gets a fresh one, and the backend's profile takes that one. The adapter
+runs in the run's folder (``--cwd``, else the client's), as the backend
+spawns it. A session's first start in a new DBG_HOME, an adapter reached
+over TCP (its argv or its stdout carry a fresh address), and a
 backend whose spawn changed (another gdb on PATH, a project's backends.yaml)
 spawn as before, and so does every start with ``DBG_NO_EARLY_SPAWN`` set.
 
@@ -113,23 +116,39 @@ _guess: str | None = None
 PROGRAMS = "_programs"
 
 
+#: The ops whose daemon spawns the debugger early: `start`, and `test`
+#: (whose backend runs the test runner as a program).
+_OPS = ("start", "test")
+#: The key of `dbg test` without --backend in the record's PROGRAMS (it names
+#: no program: the runner's arguments are tests, folders, options).
+TEST_KEY = "test"
+
+
 def backend_of(words: list[str]) -> str | None:
-    """The backend a start's words name with ``--backend`` / ``-b`` among its
-    options (before the program), None for none. Read without the op table
-    (15 ms of imports): a word after an option may be its value, and the
-    program is a word after a word that is no option. A misread only spawns
-    a process no backend adopts, and the daemon reads the words properly
-    (dbgcore.opspec) before anything else happens."""
-    if not words or words[0] != "start":
+    """The backend a start's (or `test`'s) words name with ``--backend`` /
+    ``-b`` among its options (before the program or the runner's first
+    argument), None for none. Read without the op table (15 ms of imports):
+    a word after an option may be its value, and the program is a word after
+    a word that is no option. A misread only spawns a process no backend
+    adopts, and the daemon reads the words properly (dbgcore.opspec) before
+    anything else happens."""
+    return _option(words, ("--backend", "-b"))
+
+
+def _option(words: list[str], names: tuple[str, ...]) -> str | None:
+    """The value of the option called one of ``names`` (the first is its
+    long name) among the options of a start's (or `test`'s) ``words``; None
+    when it is not given there."""
+    if not words or words[0] not in _OPS:
         return None
     after_option = False
     rest = iter(words[1:])
     for word in rest:
         if word == "--":
             return None
-        if word in ("--backend", "-b"):
+        if word in names:
             return next(rest, None)
-        if word.startswith("--backend="):
+        if word.startswith(names[0] + "="):
             return word.partition("=")[2]
         if not word.startswith("-") and not after_option:
             return None  # the program: what follows is its own
@@ -143,7 +162,9 @@ def program_key(words: list[str]) -> str | None:
     for none, or a module's start (``-m``). Read without the op table, so an
     option's value (``--stdin in.txt``) may be taken for the program: the
     same words give the same key, and a wrong guess only spawns a process
-    no backend adopts."""
+    no backend adopts. `test`: :data:`TEST_KEY`, whatever it runs."""
+    if words and words[0] == "test":
+        return TEST_KEY
     if not words or words[0] != "start":
         return None
     for word in words[1:]:
@@ -231,16 +252,18 @@ def spawn_early(words: list[str]) -> None:
     from dbgcore import procutil
 
     env = spawn.environment()
+    # A DAP backend spawns its adapter in the run's folder (`--cwd`, else here).
+    cwd = os.path.abspath(_option(words, ("--cwd",)) or ".")
     try:
         # As AdapterProcess spawns an adapter that speaks DAP over its stdio:
         # its own process group, the parent-death signal.
-        command, preexec = procutil.bound_to_parent(spawn.argv, env)
+        command, preexec = procutil.bound_to_parent(spawn.argv, env, cwd)
         proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, start_new_session=True, preexec_fn=preexec, bufsize=0)
+            env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec, bufsize=0)
     except (OSError, ValueError, subprocess.SubprocessError):
-        return  # a debugger gone since: the backend's own spawn says so
-    _early = _Early(proc, spawn.argv, env, os.getcwd(), time.monotonic())
+        return  # a debugger gone since, a folder that is not: the backend says so
+    _early = _Early(proc, spawn.argv, env, cwd, time.monotonic())
 
 
 def adapter_secret(name: str) -> str:

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +35,9 @@ from dbgcore.testing import Dbg, dbg_in
     (["start", "prog", "--backend", "gdb"], None),  # the program's own words
     (["start", "--break=f.c:3", "prog", "-b", "gdb"], None),
     (["start", "--", "--backend", "gdb"], None),
-    (["test", "--backend", "gdb", "t.py"], None),
+    (["test", "--backend", "gdb", "t.py"], "gdb"),  # `dbg test` too
+    (["test", "t.py", "--backend", "gdb"], None),  # the runner's words
+    (["attach", "--backend", "gdb", "--pid", "1"], None),
     (["start", "--backend"], None),
 ])
 def test_the_backend_is_read_from_the_start_options(words: list[str],
@@ -202,12 +205,9 @@ def test_an_early_process_the_start_did_not_adopt_ends_with_the_start(
     stop = dbg.json("start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
                     str(cart.path))
     assert stop["ok"] and stop["reason"] == "breakpoint", stop
-    # It is ended once the start's answer has gone out: wait for the line.
-    pattern = r"ended the early adapter \(pid (\d+)\): no backend adopted it"
-    deadline = time.monotonic() + 10
-    while not (ended := re.search(pattern, _log(dbg, "default"))) \
-            and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # Ended before the start's answer went out.
+    ended = re.search(r"ended the early adapter \(pid (\d+)\): no backend adopted it",
+                      _log(dbg, "default"))
     assert ended, _log(dbg, "default")
     assert _gone(int(ended[1]))
     assert dbg.json("print", "item")["ok"]
@@ -243,7 +243,7 @@ def test_the_program_key_is_the_suffix_of_the_first_file(tmp_path: Path,
     assert program_key(["start", "-m", "prog.PY"]) is None
     assert program_key(["start", "--", "prog.PY"]) is None
     assert program_key(["start", "missing.py"]) is None
-    assert program_key(["test", "prog.PY"]) is None
+    assert program_key(["test", "prog.PY"]) == program_key(["test"]) == "test"
 
 
 def _early_spawned(dbg: Dbg, session: str) -> str:
@@ -276,3 +276,21 @@ def test_a_start_without_a_backend_spawns_the_one_chosen_last_for_its_suffix(
     assert _gone(int(ended[1]))
     assert _early_spawned(dbg, "two"), _log(dbg, "two")
     assert dbg.json("-s", "two", "next")["state"] == "stopped"
+
+
+def test_a_test_run_spawns_the_backend_the_last_test_run_chose(
+        short_dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
+    backend_ready("debugpy")
+    dbg = short_dbg
+    units = tmp_path / "units"
+    shutil.copytree(Path(__file__).parent / "targets" / "pytests" / "units", units)
+    for name, option in (("one", []), ("two", []), ("named", ["--backend", "debugpy"])):
+        stop = dbg.json("-s", name, "test", *option, "--cwd", str(units), timeout=120)
+        assert stop["ok"] and stop["reason"] == "exception", stop
+        assert stop["via"]["tool"] == "debugpy", stop
+        dbg("-s", name, "kill")
+    record = json.loads((dbg.home / "adapters.json").read_text())
+    assert record["_programs"] == {"test": "debugpy"}, record
+    assert not _early_spawned(dbg, "one"), _log(dbg, "one")
+    assert _early_spawned(dbg, "two"), _log(dbg, "two")
+    assert _early_spawned(dbg, "named"), _log(dbg, "named")
