@@ -32,7 +32,7 @@ backend whose spawn changed (another gdb on PATH, a project's backends.yaml)
 spawn as before, and so does every start with ``DBG_NO_EARLY_SPAWN`` set.
 
 No early process outlives its start: one the start did not adopt is ended
-once the start is answered, or refused, or failed (:func:`discard`, by the
+before the start is answered, refused or failed (:func:`discard`, by the
 daemon), and it was spawned with the same parent-death signal as every
 adapter, for a daemon that is killed.
 """
