@@ -105,7 +105,7 @@ def start(name: str, op: str, args: JsonObject, timeout: float,
     """Start a daemon and hand it its first op (start or attach). A session
     of that name whose program has ended is replaced, and the answer says so."""
     replaced = replace_ended(name)
-    backend = args.get("backend") if op in ("start", "test") else None
+    backend = args.get("backend") if op == "start" else None
     status = spawn_daemon(name, idle_timeout, backend if isinstance(backend, str) else None)
     response = client.exchange(name, str(status["socket"]), op, args, timeout)
     if replaced and response.get("ok"):
