@@ -12,6 +12,7 @@ row in tests/test_conformance.py.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -128,19 +129,23 @@ def free_port() -> int:
 
 @contextmanager
 def debugpy_server(target: Target, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """Run ``target`` (which calls debugpy.listen on argv[1] and waits for a
-    client) with the venv's Python; yields (process, port). Killed at the end,
-    with the adapter debugpy.listen started, as one process group."""
-    port = free_port()
+    """Run ``target`` (which calls debugpy.listen on a port the system picks,
+    says which, and waits for a client) with the venv's Python; yields
+    (process, port). Killed at the end, with the adapter debugpy.listen
+    started, as one process group. (A port picked here and then listened on
+    there could be taken meanwhile by another test's process.)"""
     with log.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, str(target.path), str(port)], stdout=sink,
+        proc = subprocess.Popen([sys.executable, str(target.path), "0"], stdout=sink,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 cwd=target.path.parent, start_new_session=True)
     try:
-        assert wait_until(lambda: "listening" in log.read_text() or proc.poll() is not None,
+        said = re.compile(r"^listening (\d+)$", re.M)
+        assert wait_until(lambda: said.search(log.read_text()) or proc.poll() is not None,
                           20), log.read_text()
         assert proc.poll() is None, log.read_text()
-        yield proc, port
+        found = said.search(log.read_text())
+        assert found, log.read_text()
+        yield proc, int(found[1])
     finally:
         try:
             os.killpg(proc.pid, 9)

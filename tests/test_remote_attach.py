@@ -5,6 +5,7 @@ loopback; breakpoints by file name as a person types them."""
 from __future__ import annotations
 
 import glob
+import os
 import shutil
 import socket
 import subprocess
@@ -47,31 +48,50 @@ def server_command(backend: str, port: int, program: Path, args: list[str]) -> l
             "--api-version=2", str(program), "--", *args]
 
 
-def listening(port: int) -> bool:
-    """Whether something listens on 127.0.0.1:PORT, read from /proc (a test
-    connection would be the one connection lldb-server serves)."""
+def listening(port: int, pid: int) -> bool:
+    """Whether process ``pid`` listens on 127.0.0.1:PORT, read from /proc (a
+    test connection would be the one connection lldb-server serves; another
+    process's listener on that port is not the server's)."""
+    sockets = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            sockets.add(target[len("socket:["):-1])
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in Path(table).read_text().splitlines()[1:]:
             fields = line.split()
-            if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":
+            if fields[1].endswith(f":{port:04X}") and fields[3] == "0A" and fields[9] in sockets:
                 return True
     return False
 
 
 @contextmanager
-def debug_server(command: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        deadline = time.monotonic() + 20
-        while not listening(port):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail(f"{command[0]} did not listen on {port}")
-            time.sleep(0.05)
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
+def debug_server(command: Callable[[int], list[str]]) -> Iterator[int]:
+    """Run the server ``command(port)`` makes until it listens there; yields
+    the port. A port picked free here may be taken before the server binds
+    it (other tests run beside this one): the server then exits, and another
+    port is tried."""
+    for _ in range(5):
+        port = free_port()
+        argv = command(port)
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 20
+            while proc.poll() is None and not listening(port, proc.pid):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{argv[0]} did not listen on {port}")
+                time.sleep(0.05)
+            if proc.poll() is None:
+                yield port
+                return
+        finally:
+            proc.kill()
+            proc.wait()
+    pytest.fail(f"{argv[0]} ended before it listened, five times")
 
 
 @pytest.mark.parametrize("backend", ["gdb", "lldb", "dlv"])
@@ -88,8 +108,7 @@ def test_attach_to_a_debug_server_and_break_by_file_name(
         prog = target("native/streams.c")
         program = builds.build_c(prog.path)
         mark = "arg"
-    port = free_port()
-    with debug_server(server_command(backend, port, program, ["a b"]), port):
+    with debug_server(lambda port: server_command(backend, port, program, ["a b"])) as port:
         snap = dbg.json("attach", "--backend", backend, "--host", "127.0.0.1", "--port",
                         str(port), "--program", str(program))
         assert snap["ok"] and snap["state"] == "stopped", snap

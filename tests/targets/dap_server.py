@@ -1,5 +1,6 @@
-"""Waits for a debugger on the port given as argv[1], then works in a loop,
-printing a tick now and then so a test can see that it still runs."""
+"""Waits for a debugger on the port given as argv[1] (0: one the system
+picks), after printing `listening PORT`; then works in a loop, printing a
+tick now and then so a test can see that it still runs."""
 
 import sys
 import time
@@ -13,9 +14,8 @@ def tick(n):
 
 
 def main():
-    port = int(sys.argv[1])
-    debugpy.listen(("127.0.0.1", port))
-    print("listening", flush=True)
+    _, port = debugpy.listen(("127.0.0.1", int(sys.argv[1])))
+    print(f"listening {port}", flush=True)
     debugpy.wait_for_client()
     n = 0
     while True:
