@@ -62,6 +62,26 @@ def native(request: pytest.FixtureRequest, backend_ready: Callable[[str], None])
 
 
 @pytest.mark.parametrize("native", NATIVE, indirect=True)
+def test_a_condition_that_writes_runs_once_a_stop(dbg: Dbg, built: dict[str, Any],
+                                                  native: str) -> None:
+    # dbg evaluates a condition again after the stop (so as not to wait for a
+    # message that it failed) only when it only reads: this one runs once,
+    # the debugger's own evaluation, as it would without dbg.
+    cart, binary = built["cart"], built["cart_bin"]
+    assert dbg.json("start", "--backend", native, str(binary))["ok"]
+    cond = dbg.json("break", cart.loc("loop"), "--if", "i++ >= 0")["breakpoint"]
+    stop = dbg.json("continue")
+    assert (stop["reason"], stop["hit_breakpoints"]) == ("breakpoint", [cond["id"]]), stop
+    assert dbg.json("print", "i")["value"] == "1"
+    # One that reads and holds: a plain stop at it, the next pass of the loop.
+    assert dbg.json("unbreak", str(cond["id"]))["ok"]
+    reads = dbg.json("break", cart.loc("loop"), "--if", "i >= 1 && c->count != 0")["breakpoint"]
+    stop = dbg.json("continue")
+    assert (stop["reason"], stop["hit_breakpoints"]) == ("breakpoint", [reads["id"]]), stop
+    assert dbg.json("print", "i")["value"] == "2"
+
+
+@pytest.mark.parametrize("native", NATIVE, indirect=True)
 def test_c_breakpoints_condition_steps_and_exit_code(dbg: Dbg, built: dict[str, Any],
                                                      native: str) -> None:
     cart, binary = built["cart"], built["cart_bin"]

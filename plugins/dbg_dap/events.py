@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import threading
 import time
@@ -240,7 +241,7 @@ class DapEvents(DapCore):
             entry, self.entry_bp = self.entry_bp, None
             self.breaks.discard_internal(entry, timeout)
         user_hits = [b for b in hit if not b.internal]
-        broken = self._condition_error(user_hits) if failure is None else None
+        broken = self._condition_error(user_hits, frames, timeout) if failure is None else None
         # DAP puts an exception's name in `text` and its message in `description`.
         text = self.profile.split_exception_note(stop.text)[0]
         # A description that only restates the reason ("breakpoint 1.1",
@@ -265,11 +266,14 @@ class DapEvents(DapCore):
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])
 
-    def _condition_error(self, hits: list[BpRecord]) -> str | None:
+    def _condition_error(self, hits: list[BpRecord], frames: list[Message],
+                         timeout: float) -> str | None:
         """The debugger's message when it stopped at one of ``hits`` because
         their condition could not be evaluated (None: it held, or there is
         none). Read from what the debugger printed around the stop, which
-        some print just after it (gdb, lldb): those get a moment."""
+        some print just after it (gdb, lldb): those get a moment, unless
+        every condition is one that reads and does not write, and evaluates
+        in the stopped frame now (then none failed: the stop's own)."""
         assert self.dap is not None
         conditions = {int(b.dap["id"]): str(b.options.condition) for b in hits
                       if b.options.condition and isinstance(b.dap.get("id"), int)}
@@ -278,14 +282,38 @@ class DapEvents(DapCore):
             return None
         stop = self.dap.stop
         deadline = time.monotonic() + CONDITION_ERROR_WAIT
+        checked = False
         while True:
             message = self.profile.condition_failure(
                 self._stop_output, conditions, stop.reason, stop.description, stop.text)
+            if message is None and self.profile.condition_errors_after_stop and not checked:
+                checked = True
+                if self._conditions_evaluate(list(conditions.values()), frames, timeout):
+                    deadline = 0.0
             if message is not None or not self.profile.condition_errors_after_stop or \
                     time.monotonic() >= deadline:
                 self._stop_output = ""
                 return message
             time.sleep(0.01)
+
+    def _conditions_evaluate(self, conditions: list[str], frames: list[Message],
+                             timeout: float) -> bool:
+        """Whether each of ``conditions`` only reads (no call, assignment,
+        increment, or debugger variable) and evaluates in the top frame now:
+        then the debugger evaluated it at the stop too, and no message that
+        it could not is coming. A few ms, against the 100 of waiting for
+        one (every stop at a conditional breakpoint paid them)."""
+        assert self.dap is not None
+        if not frames or not isinstance(frames[0].get("id"), int) \
+                or not all(_reads_only(c) for c in conditions):
+            return False
+        for condition in conditions:
+            try:
+                self.dap.request("evaluate", {"expression": condition, "context": "watch",
+                                              "frameId": frames[0]["id"]}, timeout)
+            except DbgError:
+                return False
+        return True
 
     def _skip(self, timeout: float) -> StopEvent:
         """Resume from a stop the profile says is not one (SystemExit...)."""
@@ -325,6 +353,19 @@ class DapEvents(DapCore):
         if signal is not None:
             return StopEvent(state="exited", reason="exited", signal=signal)
         return StopEvent(state="exited", reason="exited", exit_code=code)
+
+
+#: What makes a condition more than a read of the program: a call (or a
+#: cast), an increment, an assignment of any kind, a debugger's own variable
+#: or function (gdb's `$count++`, `$_streq(...)`).
+_WRITES = re.compile(r"\(|\+\+|--|\$|(<<|>>|[-+*/%&|^])=")
+_COMPARISONS = re.compile(r"==|!=|<=|>=")
+
+
+def _reads_only(condition: str) -> bool:
+    """Whether evaluating ``condition`` (C, C++, Rust, Go syntax) again
+    cannot change the program: conservative, a doubt is a no."""
+    return not _WRITES.search(condition) and "=" not in _COMPARISONS.sub("", condition)
 
 
 def _child_program(pid: int) -> str:
