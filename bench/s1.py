@@ -981,7 +981,15 @@ def main() -> None:
                         help="--extra: timings of each call")
     parser.add_argument("--readme", nargs="?", const=str(ROOT / "README.md"), metavar="PATH",
                         help="rewrite the speed section of README.md (or PATH) from this run")
+    parser.add_argument("--install-peer", action="store_true",
+                        help="only install mcp-debugger (npm) where the bench finds it")
     args = parser.parse_args()
+    if args.install_peer:
+        cli = peer_install()
+        if cli is None:
+            raise SystemExit("install-peer: npm and node are needed to install mcp-debugger")
+        print(cli)
+        return
     backends = args.backend or list(BACKENDS)
     try:
         if args.start_only:
