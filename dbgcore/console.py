@@ -45,9 +45,15 @@ class ConsoleBackend(Backend):
     # -- the debugger -------------------------------------------------------------
 
     def start_console(self, argv: Sequence[str], prompt: str | re.Pattern[str],
-                      env: dict[str, str] | None = None, cwd: str | None = None) -> PtyDriver:
+                      env: dict[str, str] | None = None, cwd: str | None = None,
+                      early: bool = False) -> PtyDriver:
+        """Spawn the debugger in a terminal. ``early``: ``argv`` starts it
+        waiting for what the backend sends it first (its run's details), so
+        a daemon forked for a start may have spawned it already, while it
+        imported (dbgcore.prespawn); a process spawned with the same argv,
+        environment and folder is taken then."""
         driver = PtyDriver(argv, prompt, self.ctx.log, env=env, cwd=cwd, name=self.tool_name)
-        driver.spawn()
+        driver.spawn(early)
         self.ctx.track_process(driver.pid, self.tool_name)
         self.driver = driver
         return driver

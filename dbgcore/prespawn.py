@@ -50,6 +50,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
+    from ptyprocess import PtyProcess
+
     from dbgcore.jsontypes import JsonObject
 
 #: The file of how each backend spawned its adapter last, by backend name.
@@ -64,17 +66,23 @@ class _Spawn:
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None,
                  unset: list[str] | None = None, secrets: list[str] | None = None,
-                 own_pid: list[str] | None = None) -> None:
+                 own_pid: list[str] | None = None, console: bool = False) -> None:
         self.argv = argv
         self.env = env if env is not None else {}
         self.unset = unset if unset is not None else []
         self.secrets = secrets if secrets is not None else []
         self.own_pid = own_pid if own_pid is not None else []
+        #: A console debugger's waiting start (see :func:`adopt_console`),
+        #: spawned in a pseudo-terminal, not on pipes.
+        self.console = console
 
     def record(self) -> JsonObject:
         """What RECORD keeps of it."""
-        return {"argv": self.argv, "env": self.env, "unset": self.unset,
-                "secrets": self.secrets, "own_pid": self.own_pid}
+        record: JsonObject = {"argv": self.argv, "env": self.env, "unset": self.unset,
+                              "secrets": self.secrets, "own_pid": self.own_pid}
+        if self.console:
+            record["console"] = True
+        return record
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in self.unset}
@@ -85,15 +93,28 @@ class _Spawn:
 
 
 class _Early:
-    """The early process, and what it was spawned with."""
+    """The early process, and what it was spawned with: ``proc`` on pipes,
+    or ``console`` in a pseudo-terminal."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], argv: list[str], env: dict[str, str],
-                 cwd: str, spawned: float) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes] | None, argv: list[str],
+                 env: dict[str, str], cwd: str, spawned: float,
+                 console: PtyProcess | None = None) -> None:
         self.proc = proc
+        self.console = console
         self.argv = argv
         self.env = env
         self.cwd = cwd
         self.spawned = spawned
+
+    @property
+    def pid(self) -> int:
+        return self.console.pid if self.console is not None else self.proc.pid \
+            if self.proc is not None else 0
+
+    def running(self) -> bool:
+        if self.console is not None:
+            return bool(self.console.isalive())
+        return self.proc is not None and self.proc.poll() is None
 
 
 def _log(message: str, *args: object) -> None:
@@ -254,6 +275,9 @@ def spawn_early(words: list[str]) -> None:
     env = spawn.environment()
     # A DAP backend spawns its adapter in the run's folder (`--cwd`, else here).
     cwd = os.path.abspath(_option(words, ("--cwd",)) or ".")
+    if spawn.console:
+        _spawn_console(spawn.argv, env, cwd)
+        return
     try:
         # As AdapterProcess spawns an adapter that speaks DAP over its stdio:
         # its own process group, the parent-death signal.
@@ -264,6 +288,28 @@ def spawn_early(words: list[str]) -> None:
     except (OSError, ValueError, subprocess.SubprocessError):
         return  # a debugger gone since, a folder that is not: the backend says so
     _early = _Early(proc, spawn.argv, env, cwd, time.monotonic())
+
+
+#: The terminal size every console debugger is spawned with (dbgcore.pty's).
+CONSOLE_DIMENSIONS = (50, 4000)
+
+
+def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> None:
+    """A console debugger's waiting start, in a pseudo-terminal, as
+    dbgcore.pty.PtyDriver spawns one (echo off, its terminal size, its own
+    session, the parent-death signal)."""
+    global _early
+    from ptyprocess import PtyProcess
+
+    from dbgcore import procutil
+
+    command, preexec = procutil.bound_to_parent(argv, env, cwd)
+    try:
+        console = PtyProcess.spawn(command, cwd=cwd, env=env, echo=False, preexec_fn=preexec,
+                                   dimensions=CONSOLE_DIMENSIONS)
+    except (OSError, ValueError, Exception):  # ptyprocess' own errors too
+        return  # a debugger gone since, a folder that is not: the backend says so
+    _early = _Early(None, argv, env, cwd, time.monotonic(), console=console)
 
 
 def adapter_secret(name: str) -> str:
@@ -282,23 +328,45 @@ def adopt(argv: list[str], env: dict[str, str] | None,
     ``env`` (None: the daemon's) in ``cwd`` (None: the daemon's) would have
     spawned, and still runs; None otherwise (and it is ended then). Either
     way this spawn is remembered for the next start of the backend."""
+    early = _take(argv, env, cwd, console=False)
+    return early.proc if early is not None else None
+
+
+def adopt_console(argv: list[str], env: dict[str, str], cwd: str | None) -> PtyProcess | None:
+    """For a console debugger that can start before it knows its run: its
+    early process, if it was spawned in a pseudo-terminal as ``argv`` with
+    ``env`` in ``cwd`` and still runs; None otherwise (and it is ended then).
+    Such a debugger's ``argv`` starts it waiting: it reads the rest of its
+    command line from what the backend sends it once adopted (dbg's pdb
+    launcher: a line naming a file). Either way this ``argv`` is remembered
+    for the next start of the backend, to be spawned early in a terminal."""
+    early = _take(argv, env, cwd, console=True)
+    return early.console if early is not None else None
+
+
+def _take(argv: list[str], env: dict[str, str] | None, cwd: str | None,
+          console: bool) -> _Early | None:
+    """The early process, if it is what the backend spawns now (see
+    :func:`adopt`); ended otherwise."""
     global _early
     early, _early = _early, None
     wanted = dict(os.environ) if env is None else env
-    remember(argv, wanted)
+    remember(argv, wanted, console)
     if early is None:
         return None
     same = early.argv == argv and early.env == wanted \
+        and (early.console is not None) == console \
         and os.path.realpath(early.cwd) == os.path.realpath(cwd or os.getcwd())
-    if same and early.proc.poll() is None:
-        _log("adopted the early adapter (pid %d, spawned %.0f ms before)", early.proc.pid,
+    if same and early.running():
+        _log("adopted the early %s (pid %d, spawned %.0f ms before)",
+             "console" if console else "adapter", early.pid,
              (time.monotonic() - early.spawned) * 1000)
-        return early.proc
-    _end(early.proc, "not what the backend spawns now")
+        return early
+    _end(early, "not what the backend spawns now")
     return None
 
 
-def remember(argv: list[str], env: dict[str, str]) -> None:
+def remember(argv: list[str], env: dict[str, str], console: bool = False) -> None:
     """Keep how the backend spawned its adapter for its next start, and for
     a start that named no backend, which one was chosen for the program's
     suffix (only in a daemon forked for a start, and only once)."""
@@ -313,7 +381,7 @@ def remember(argv: list[str], env: dict[str, str]) -> None:
     changed = {k: v for k, v in env.items()
                if os.environ.get(k) != v and k not in secrets and k not in own_pid}
     spawn = _Spawn(argv, changed, sorted(k for k in os.environ if k not in env), secrets,
-                   own_pid)
+                   own_pid, console)
     records = _records()
     programs = dict(records.get(PROGRAMS) or {})
     if records.get(backend) == spawn.record() and (program is None
@@ -346,20 +414,32 @@ def discard() -> None:
     global _early
     early, _early = _early, None
     if early is not None:
-        _end(early.proc, "no backend adopted it")
+        _end(early, "no backend adopted it")
 
 
-def _end(proc: subprocess.Popen[bytes], why: str) -> None:
+def _end(early: _Early, why: str) -> None:
     import contextlib
     import subprocess
 
     from dbgcore import procutil
 
-    _log("ended the early adapter (pid %d): %s", proc.pid, why)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
+    pid = early.pid
+    _log("ended the early %s (pid %d): %s", "adapter" if early.console is None else "console",
+         pid, why)
+    proc = early.proc
+    if proc is not None:
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+    console = early.console
+    if console is not None:
+        # Closed as its close() would, without the 0.1 s sleep that follows
+        # (and marked closed, so that its finalizer closes nothing later).
         with contextlib.suppress(OSError):
-            if stream is not None:
-                stream.close()
-    procutil.terminate_groups([proc.pid], grace=0.5, reap=[proc.pid], interrupt=False)
-    with contextlib.suppress(subprocess.TimeoutExpired, ChildProcessError):
-        proc.wait(timeout=0.5)
+            console.fileobj.close()
+        console.fd, console.closed = -1, True
+    procutil.terminate_groups([pid], grace=0.5, reap=[pid], interrupt=False)
+    if proc is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired, ChildProcessError):
+            proc.wait(timeout=0.5)

@@ -16,10 +16,12 @@ import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pexpect
+from ptyprocess import PtyProcess
 
-from dbgcore import procutil
+from dbgcore import prespawn, procutil
 from dbgcore.errors import BackendError, DebuggerTimeout, UsageError
 from dbgcore.translog import TransLog
 
@@ -71,6 +73,18 @@ def strip_ansi(text: str) -> str:
 MAX_LINE_BYTES = 4000
 
 
+class _Adopted(pexpect.spawn):  # type: ignore[misc]  # (pexpect has no types)
+    """pexpect's spawn around a process started already in its terminal
+    (dbgcore.prespawn), in place of the one pexpect would start."""
+
+    def __init__(self, process: PtyProcess, *args: Any, **kwargs: Any) -> None:
+        self._process = process
+        super().__init__(*args, **kwargs)
+
+    def _spawnpty(self, args: list[bytes], **kwargs: Any) -> PtyProcess:
+        return self._process
+
+
 class PtyDriver:
     def __init__(self, argv: Sequence[str], prompt: str | re.Pattern[str], log: TransLog,
                  env: dict[str, str] | None = None, cwd: str | None = None,
@@ -95,14 +109,24 @@ class PtyDriver:
     def pid(self) -> int:
         return int(self.child.pid) if self.child is not None else 0
 
-    def spawn(self) -> None:
-        self.log.note("spawn " + " ".join(self.argv))
+    def spawn(self, early: bool = False) -> None:
+        """Start the debugger; ``early``: take the process a daemon forked for
+        this start spawned already with the same argv, environment and
+        folder, if there is one (dbgcore.prespawn.adopt_console)."""
+        adopted = prespawn.adopt_console(self.argv, self.env, self.cwd) if early else None
+        self.log.note(("adopted " if adopted is not None else "spawn ") + " ".join(self.argv))
         try:
-            self.child = pexpect.spawn(
-                self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd, echo=False,
-                encoding="utf-8", codec_errors="replace", dimensions=(50, 4000),
-                preexec_fn=procutil.death_pact(), timeout=None,
-            )
+            if adopted is not None:
+                self.child = _Adopted(
+                    adopted, self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd,
+                    echo=False, encoding="utf-8", codec_errors="replace", timeout=None)
+            else:
+                self.child = pexpect.spawn(
+                    self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd, echo=False,
+                    encoding="utf-8", codec_errors="replace",
+                    dimensions=prespawn.CONSOLE_DIMENSIONS,
+                    preexec_fn=procutil.death_pact(), timeout=None,
+                )
         except (pexpect.ExceptionPexpect, OSError) as exc:
             raise BackendError(f"cannot start {self.name}: {exc}") from exc
         # pexpect sleeps 50 ms before every send by default, for terminals

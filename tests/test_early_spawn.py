@@ -197,8 +197,8 @@ def test_a_debugpy_adapter_is_adopted_with_a_fresh_token_never_written_down(
 @pytest.mark.usefixtures("pdb_ready")
 def test_an_early_process_the_start_did_not_adopt_ends_with_the_start(
         dbg: Dbg, target: Any) -> None:
-    # A record for a backend whose start spawns no such adapter (pdb's
-    # debugger runs on a terminal): the session goes on, the early process not.
+    # A record of an adapter on pipes for a backend whose debugger runs on a
+    # terminal (pdb): the session goes on, the early process not.
     dbg.home.mkdir(parents=True, exist_ok=True)
     (dbg.home / "adapters.json").write_text(json.dumps({"pdb": {"argv": ["sleep", "60"]}}))
     cart = target("cart.py")
@@ -206,11 +206,62 @@ def test_an_early_process_the_start_did_not_adopt_ends_with_the_start(
                     str(cart.path))
     assert stop["ok"] and stop["reason"] == "breakpoint", stop
     # Ended before the start's answer went out.
-    ended = re.search(r"ended the early adapter \(pid (\d+)\): no backend adopted it",
+    ended = re.search(r"ended the early adapter \(pid (\d+)\): not what the backend spawns now",
                       _log(dbg, "default"))
     assert ended, _log(dbg, "default")
     assert _gone(int(ended[1]))
     assert dbg.json("print", "item")["ok"]
+    # What pdb spawns instead is kept: the launcher, waiting for its run.
+    record = json.loads((dbg.home / "adapters.json").read_text())["pdb"]
+    assert record["console"] is True and record["argv"][-1] == "--wait", record
+
+
+def _launcher_pid(dbg: Dbg, session: str) -> int:
+    status = json.loads((dbg.home / "sessions" / session / "status.json").read_text())
+    return int(next(c["pid"] for c in status["children"] if c["role"] == "pdb"))
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_pdb_adopts_its_launcher_spawned_early_in_a_terminal(dbg: Dbg, target: Any) -> None:
+    cart = target("cart.py")
+    for name in ("one", "two"):
+        stop = dbg.json("-s", name, "start", "--backend", "pdb", "--break", cart.loc("loop"),
+                        "--run", str(cart.path))
+        assert stop["ok"] and stop["reason"] == "breakpoint", stop
+    assert not re.search(r"adopted the early console", _log(dbg, "one")), _log(dbg, "one")
+    adopted = re.search(r"adopted the early console \(pid (\d+)", _log(dbg, "two"))
+    assert adopted and int(adopted[1]) == _launcher_pid(dbg, "two"), _log(dbg, "two")
+    # The session is pdb's as ever: its program's output apart, its steps,
+    # its end; the launcher took its run from a file it removed.
+    assert dbg.json("-s", "two", "print", "item")["ok"]
+    assert dbg.json("-s", "two", "next")["state"] == "stopped"
+    assert not list((dbg.home / "sessions" / "two").glob("*-run.json"))
+    dbg("-s", "two", "unbreak", cart.loc("loop"))
+    end = dbg.json("-s", "two", "continue")
+    assert end["state"] == "exited" and end["exit_code"] == 0, end
+    assert "subtotal:" in dbg("-s", "two", "output").out
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_pdb_spawns_anew_when_the_environment_or_folder_differ(
+        dbg: Dbg, target: Any, tmp_path: Path) -> None:
+    cart = target("cart.py")
+    show = tmp_path / "show.py"
+    show.write_text("import os\nprint(os.environ.get('CART_MODE'), os.getcwd())\n")
+    assert dbg.json("-s", "first", "start", "--backend", "pdb", str(cart.path))["ok"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name, option in (("env", ["--env", "CART_MODE=fast"]),
+                         ("cwd", ["--cwd", str(elsewhere)])):
+        end = dbg.json("-s", name, "start", "--backend", "pdb", *option, "--run", str(show))
+        assert end["ok"] and end["state"] == "exited", end
+        assert not re.search(r"adopted the early console", _log(dbg, name)), _log(dbg, name)
+        ended = re.search(r"ended the early console \(pid (\d+)\): not what the backend "
+                          r"spawns now", _log(dbg, name))
+        assert ended, _log(dbg, name)
+        assert _gone(int(ended[1]))
+    assert any(line.startswith("fast /") for line in dbg("-s", "env", "output").out.splitlines())
+    assert f"None {elsewhere}" in dbg("-s", "cwd", "output").out.splitlines()
 
 
 def test_a_start_through_dbg_mcp_adopts_the_debugger_its_fork_spawned(

@@ -221,15 +221,26 @@ class PdbBackend(ConsoleBackend):
         prompt = f"(Pdb-{os.urandom(4).hex()}) "
         target = ["-m", request.program] if request.module else [request.program]
         self._request = request
-        argv = [*self._interpreter(request), LAUNCHER, prompt,
-                str(pump.paths["stdout"]), str(pump.paths["stderr"]), request.stdin or os.devnull,
-                "catch" if request.stop_on_uncaught else "nocatch", *target, *request.args]
-        env = {**request.env, **self._launcher_env(request)}
-        driver = self.start_console(argv, prompt, env=env, cwd=self._cwd)
+        # The launcher starts waiting for its run (launch.py), so that a
+        # daemon forked for this start may have spawned it while it imported.
+        driver = self.start_console([*self._interpreter(request), LAUNCHER, "--wait"], prompt,
+                                    env=request.env, cwd=self._cwd, early=True)
+        run = {"argv": [prompt, str(pump.paths["stdout"]), str(pump.paths["stderr"]),
+                        request.stdin or os.devnull,
+                        "catch" if request.stop_on_uncaught else "nocatch", *target,
+                        *request.args],
+               "env": self._launcher_env(request)}
+        handoff = self.ctx.run_dir / f"pdb-{os.getpid()}-{driver.pid}-run.json"
+        fd = os.open(handoff, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            json.dump(run, fh)
         try:
+            driver.send_line(str(handoff))
             hello = driver.expect([HELLO_RE], timeout=START_WAIT)
         except PtyEOF as exc:
             raise OpFailed(f"pdb could not start {request.program}: {exc.output.strip()}") from exc
+        finally:
+            handoff.unlink(missing_ok=True)  # the launcher's to remove, if it lived to read it
         if hello.index == 1:
             said = json.loads(hello.groups[0])
             self._python = said.get("python", "")

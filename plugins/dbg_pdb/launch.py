@@ -1,6 +1,18 @@
 """Starts launcher.py from its cached bytecode: the pdb backend runs
 
-    python launch.py PROMPT STDOUT_FIFO STDERR_FIFO STDIN CATCH (-m MODULE | SCRIPT) [ARGS...]
+    python launch.py --wait
+
+which loads the launcher (and pdb with it), then reads one line on its
+terminal: the path of a JSON file (private to the user; removed once read)
+holding the launcher's arguments and its settings from the environment,
+
+    {"argv": [PROMPT, STDOUT_FIFO, STDERR_FIFO, STDIN, CATCH, (-m MODULE | SCRIPT), ARGS...],
+     "env": {"DBG_PDB_TEST": "1", ...}}
+
+so that a daemon forked for a start can spawn it before it knows the run
+(dbgcore.prespawn), and the interpreter's start and the launcher's imports
+go on beside the daemon's own. ``python launch.py PROMPT STDOUT_FIFO ...``
+(the arguments themselves, the settings in the environment) runs at once.
 
 A file run as a script is compiled on every start, and launcher.py's 1,300
 lines took 20-40 ms of each `dbg start` to compile; loaded as a module (under
@@ -29,4 +41,23 @@ try:
     _spec.loader.exec_module(_module)
 finally:
     sys.dont_write_bytecode = _dont_write
+if sys.argv[1:] == ["--wait"]:
+    import json
+    import sysconfig  # noqa: F401  (imported now for the launcher's hello, while it waits)
+
+    _line = b""
+    while not _line.endswith(b"\n"):
+        try:
+            _part = os.read(0, 4096)
+        except OSError:  # EIO: the terminal's other side is gone
+            _part = b""
+        if not _part:
+            sys.exit(0)  # the daemon went away before the run was known
+        _line += _part
+    _path = _line.decode("utf-8", "surrogateescape").strip()
+    with open(_path, encoding="utf-8") as _file:
+        _run = json.load(_file)
+    os.unlink(_path)
+    sys.argv[1:] = _run["argv"]
+    os.environ.update(_run["env"])
 _module.main()
