@@ -15,22 +15,106 @@ from collections.abc import Callable
 from typing import IO
 
 
+class _Spare:
+    """A daemon forked before its session's start, its debugger spawned
+    already (:func:`dbgcore.daemonfork.fork_spare`), for a start of the same
+    words: a start through `dbg mcp` then waits for neither the fork nor the
+    debugger's own start. One at a time, for the words of the last start (at
+    first, the backend a start spawned last from this DBG_HOME); it ends
+    with the helper, its debugger with it."""
+
+    def __init__(self, words: list[str]) -> None:
+        from dbgcore.daemonfork import fork_spare
+
+        self.words = words
+        self.pid, self._control, self._done = fork_spare(words)
+
+    def take(self, argv: list[str], log: str) -> int | None:
+        """Its pid, once given the session of ``argv``; None if it is gone."""
+        from dbgcore.daemonfork import assign
+
+        os.close(self._done)
+        return self.pid if assign(self._control, argv, log) else None
+
+    def end(self, wait: float) -> None:
+        """Close its control pipe (it ends its debugger and exits); wait up
+        to ``wait`` seconds for that."""
+        import select
+
+        os.close(self._control)
+        with contextlib.suppress(OSError):
+            select.select([self._done], [], [], wait)
+        os.close(self._done)
+
+
+class _Spares:
+    """The helper's spare daemon, if it keeps one (not with
+    ``DBG_NO_EARLY_SPAWN``, which turns every early spawn off)."""
+
+    def __init__(self) -> None:
+        self.spare: _Spare | None = None
+        self.enabled = not os.environ.get("DBG_NO_EARLY_SPAWN")
+
+    def ready(self, words: list[str] | None) -> None:
+        """A spare for a start of ``words`` from now on."""
+        if not self.enabled or not words or threading.active_count() != 1:
+            return
+        if self.spare is not None:
+            if self.spare.words == words:
+                return
+            self.spare.end(0)
+            self.spare = None
+        with contextlib.suppress(Exception):  # no spare: each start forks, as before
+            self.spare = _Spare(words)
+
+    def take(self, words: list[str], argv: list[str], log: str) -> int | None:
+        """The spare's pid, given this session, if it was forked for ``words``."""
+        spare = self.spare
+        if spare is None or spare.words != words:
+            return None
+        self.spare = None
+        return spare.take(argv, log)
+
+    def end(self) -> None:
+        if self.spare is not None:
+            self.spare.end(3)
+            self.spare = None
+
+
+def _first_words() -> list[str] | None:
+    """The words of the start the first spare is forked for: one naming the
+    backend a start spawned last (as `dbg mcp` names it)."""
+    from dbgcore.prespawn import last_backend
+
+    backend = last_backend()
+    return ["start", "--backend", backend] if backend else None
+
+
 def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
     from dbgcore.daemonfork import fork_daemon
 
     env, cwd = dict(os.environ), os.getcwd()
-    for line in requests:
-        try:
-            request = json.loads(line.decode("utf-8", "surrogateescape"))
-            answer = _fork(request, env, cwd, fork_daemon)
-        except Exception as exc:  # a bad request must not end the helper
-            answer = {"refused": f"{type(exc).__name__}: {exc}"}
-        answers.write((json.dumps(answer) + "\n").encode())
-        answers.flush()
+    spares = _Spares()
+    spares.ready(_first_words())
+    try:
+        for line in requests:
+            words: list[str] | None = None
+            try:
+                request = json.loads(line.decode("utf-8", "surrogateescape"))
+                answer = _fork(request, env, cwd, fork_daemon, spares)
+                if "pid" in answer and isinstance(request.get("start_words"), list):
+                    words = [str(w) for w in request["start_words"]]
+            except Exception as exc:  # a bad request must not end the helper
+                answer = {"refused": f"{type(exc).__name__}: {exc}"}
+            answers.write((json.dumps(answer) + "\n").encode())
+            answers.flush()
+            spares.ready(words)  # after the answer, off the start's path
+    finally:
+        spares.end()
 
 
 def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
-          fork_daemon: Callable[..., int]) -> dict[str, object]:
+          fork_daemon: Callable[..., int], spares: _Spares) -> dict[str, object]:
     # The daemon must see what a new interpreter started by the front end
     # now would see; what this helper loaded at its start (the plugins, by
     # DBG_LOAD_PLUGINS and sys.path) hangs on the same environment.
@@ -44,6 +128,10 @@ def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
     if not isinstance(argv, list) or not isinstance(log, str) \
             or not (words is None or isinstance(words, list)):
         return {"refused": "bad request"}
+    if words:
+        pid = spares.take([str(w) for w in words], [str(a) for a in argv], log)
+        if pid is not None:
+            return {"pid": pid}
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         return {"pid": fork_daemon([str(a) for a in argv], fd,

@@ -135,6 +135,8 @@ _program: str | None = None
 _guess: str | None = None
 #: The record's map of a program's suffix to the backend chosen for it.
 PROGRAMS = "_programs"
+#: The record's key of the backend whose debugger a start spawned last.
+LAST = "_last"
 
 
 #: The ops whose daemon spawns the debugger early: `start`, and `test`
@@ -384,14 +386,23 @@ def remember(argv: list[str], env: dict[str, str], console: bool = False) -> Non
                    own_pid, console)
     records = _records()
     programs = dict(records.get(PROGRAMS) or {})
-    if records.get(backend) == spawn.record() and (program is None
-                                                  or programs.get(program) == backend):
+    if records.get(backend) == spawn.record() and records.get(LAST) == {"backend": backend} \
+            and (program is None or programs.get(program) == backend):
         return
     records[backend] = spawn.record()
+    records[LAST] = {"backend": backend}
     if program is not None:
         programs[program] = backend
         records[PROGRAMS] = programs
     _write(records)
+
+
+def last_backend() -> str | None:
+    """The backend whose debugger a start spawned last from this DBG_HOME
+    (what a fork server's first spare daemon spawns); None for none."""
+    last = _records().get(LAST) or {}
+    name = last.get("backend")
+    return name if isinstance(name, str) and name in _records() else None
 
 
 def _write(records: dict[str, JsonObject]) -> None:

@@ -345,3 +345,95 @@ def test_a_test_run_spawns_the_backend_the_last_test_run_chose(
     assert not _early_spawned(dbg, "one"), _log(dbg, "one")
     assert _early_spawned(dbg, "two"), _log(dbg, "two")
     assert _early_spawned(dbg, "named"), _log(dbg, "named")
+
+
+def _sigint_ignored(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status").read_text()
+    ignored = int(next(line.split()[1] for line in status.splitlines()
+                       if line.startswith("SigIgn:")), 16)
+    return bool(ignored & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_dbg_mcp_keeps_a_spare_daemon_with_the_last_backends_debugger(
+        dbg: Dbg, target: Any) -> None:
+    # A start spawns pdb once (so the record names it); then one `dbg mcp`:
+    # its first start takes the spare forked at its start, the second takes
+    # the spare forked after the first; both debuggers were spawned before
+    # their start came, and neither ignores SIGINT as the fork server does.
+    from mcpclient import run_mcp
+
+    cart = target("cart.py")
+    assert dbg.json("-s", "seed", "start", "--backend", "pdb", str(cart.path))["ok"]
+    dbg("-s", "seed", "kill")
+    assert json.loads((dbg.home / "adapters.json").read_text())["_last"] == {"backend": "pdb"}
+    launchers: dict[str, int] = {}
+
+    async def scenario(session: Any) -> None:
+        for name in ("one", "two"):
+            started = await session.call_tool("dbg_start", {
+                "session": name, "program": str(cart.path), "backend": "pdb",
+                "breaks": [cart.loc("loop")], "run": True})
+            assert (started.structured_content or {}).get("reason") == "breakpoint", started
+            launchers[name] = _launcher_pid(dbg, name)
+            assert not _sigint_ignored(launchers[name])
+        await session.call_tool("dbg_kill", {"session": "one"})
+        await session.call_tool("dbg_kill", {"session": "two"})
+
+    run_mcp(dbg, scenario)
+    for name in ("one", "two"):
+        log = _log(dbg, name)
+        adopted = re.search(r"adopted the early console \(pid (\d+), spawned (\d+) ms", log)
+        assert adopted and int(adopted[1]) == launchers[name], log
+    # The third spare, forked after the second start, ended with `dbg mcp`,
+    # and its launcher with it: no launcher of dbg's is left waiting here.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _waiting_launchers(dbg.cwd):
+        time.sleep(0.05)
+    assert not _waiting_launchers(dbg.cwd)
+
+
+def _waiting_launchers(cwd: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+                if any(w.endswith(b"dbg_pdb/launch.py") for w in words) and b"--wait" in words \
+                        and os.readlink(entry / "cwd") == str(cwd) \
+                        and (entry / "stat").read_text().split()[2] != "Z":
+                    found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("off", [False, True])
+def test_the_spare_ends_with_dbg_mcp_and_is_off_without_early_spawn(dbg: Dbg, off: bool) -> None:
+    # A record whose last backend spawns a sleeper: `dbg mcp`'s spare spawns
+    # it at once (not with DBG_NO_EARLY_SPAWN), and it ends with `dbg mcp`.
+    from mcpclient import run_mcp
+
+    dbg.home.mkdir(parents=True, exist_ok=True)
+    sleeper = ["sleep", f"61.{os.getpid()}{int(off)}"]
+    (dbg.home / "adapters.json").write_text(json.dumps({
+        "_last": {"backend": "sleeper"}, "sleeper": {"argv": sleeper}}))
+    if off:
+        dbg.env["DBG_NO_EARLY_SPAWN"] = "1"
+    cmdline = "\0".join(sleeper).encode() + b"\0"
+
+    def running() -> list[int]:
+        pids = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()]
+        return [pid for pid in pids if _command_lines([pid]) == [cmdline]]
+
+    seen: list[int] = []
+
+    async def scenario(session: Any) -> None:
+        await session.call_tool("dbg_sessions", {})
+        deadline = time.monotonic() + (1 if off else 10)
+        while not seen and time.monotonic() < deadline:
+            seen.extend(running())
+            time.sleep(0.05)
+
+    run_mcp(dbg, scenario)
+    assert bool(seen) is not off
+    for pid in seen:
+        assert _gone(pid)
