@@ -31,10 +31,18 @@ over TCP (its argv or its stdout carry a fresh address), and a
 backend whose spawn changed (another gdb on PATH, a project's backends.yaml)
 spawn as before, and so does every start with ``DBG_NO_EARLY_SPAWN`` set.
 
+A console debugger (pdb's launcher) can be spawned early too, in a
+pseudo-terminal as dbgcore.pty spawns one, when its command line starts it
+waiting for its run: the backend's spawn adopts it (:func:`adopt_console`)
+on the same terms and then tells it the run's details (the program, the
+session's FIFOs); its record says ``"console": true``.
+
 No early process outlives its start: one the start did not adopt is ended
 before the start is answered, refused or failed (:func:`discard`, by the
 daemon), and it was spawned with the same parent-death signal as every
-adapter, for a daemon that is killed.
+adapter, for a daemon that is killed. A fork server's spare daemon
+(dbgcore.forkhelper) spawns one before its start is known, and ends it
+when it ends unused.
 """
 
 from __future__ import annotations
@@ -309,7 +317,7 @@ def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> None:
     try:
         console = PtyProcess.spawn(command, cwd=cwd, env=env, echo=False, preexec_fn=preexec,
                                    dimensions=CONSOLE_DIMENSIONS)
-    except (OSError, ValueError, Exception):  # ptyprocess' own errors too
+    except Exception:  # OSError, and ptyprocess' own errors (an exec that failed)
         return  # a debugger gone since, a folder that is not: the backend says so
     _early = _Early(None, argv, env, cwd, time.monotonic(), console=console)
 
