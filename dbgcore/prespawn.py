@@ -313,12 +313,19 @@ def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> None:
 
     from dbgcore import procutil
 
+    if not os.path.isdir(cwd):
+        return  # a folder that is not: the backend says so
     command, preexec = procutil.bound_to_parent(argv, env, cwd)
+    parent = os.getpid()
     try:
         console = PtyProcess.spawn(command, cwd=cwd, env=env, echo=False, preexec_fn=preexec,
                                    dimensions=CONSOLE_DIMENSIONS)
     except Exception:  # OSError, and ptyprocess' own errors (an exec that failed)
-        return  # a debugger gone since, a folder that is not: the backend says so
+        if os.getpid() != parent:
+            # ptyprocess lets an error before its exec (a chdir) rise in
+            # the forked child: it must not go on as a second daemon.
+            os._exit(1)
+        return  # a debugger gone since: the backend says so
     _early = _Early(None, argv, env, cwd, time.monotonic(), console=console)
 
 

@@ -115,6 +115,7 @@ class PtyDriver:
         folder, if there is one (dbgcore.prespawn.adopt_console)."""
         adopted = prespawn.adopt_console(self.argv, self.env, self.cwd) if early else None
         self.log.note(("adopted " if adopted is not None else "spawn ") + " ".join(self.argv))
+        parent = os.getpid()
         try:
             if adopted is not None:
                 self.child = _Adopted(
@@ -128,6 +129,10 @@ class PtyDriver:
                     preexec_fn=procutil.death_pact(), timeout=None,
                 )
         except (pexpect.ExceptionPexpect, OSError) as exc:
+            if os.getpid() != parent:
+                # ptyprocess lets an error before its exec (a chdir) rise in
+                # the forked child: it must not go on as the daemon.
+                os._exit(1)
             raise BackendError(f"cannot start {self.name}: {exc}") from exc
         # pexpect sleeps 50 ms before every send by default, for terminals
         # that drop input typed before they echo it off; our debuggers read a

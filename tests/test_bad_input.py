@@ -7,6 +7,7 @@ after each one it must still answer from the same place.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -203,7 +204,8 @@ def test_program_that_does_not_exist(module_dbg: Dbg, cart: Target) -> None:
                        "no such program: no_such_program.py")
     assert_clean_error(module_dbg("-s", "other", "start", "--backend", "pdb", "--cwd", "no_such_dir", "cart.py"), 2,
                        "no_such_dir")
-    assert module_dbg.json("-s", "other", "status")["error"]["kind"] == "no_session"
+    status = module_dbg.json("-s", "other", "status")
+    assert status["error"]["kind"] == "no_session", json.dumps(status)
 
 
 def test_unknown_and_missing_backends(module_dbg: Dbg, cart: Target) -> None:
@@ -232,7 +234,8 @@ def test_unknown_and_missing_backends(module_dbg: Dbg, cart: Target) -> None:
         assert ghost["ready"] is False and "example.invalid" in ghost["install"]
     finally:
         config.unlink()
-    assert module_dbg.json("-s", "other", "status")["error"]["kind"] == "no_session"
+    status = module_dbg.json("-s", "other", "status")
+    assert status["error"]["kind"] == "no_session", json.dumps(status)
 
 
 def test_bad_env_pair(module_dbg: Dbg, cart: Target) -> None:

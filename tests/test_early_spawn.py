@@ -437,3 +437,26 @@ def test_the_spare_ends_with_dbg_mcp_and_is_off_without_early_spawn(dbg: Dbg, of
     assert bool(seen) is not off
     for pid in seen:
         assert _gone(pid)
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_an_early_console_in_a_folder_that_is_not_leaves_no_second_daemon(
+        short_dbg: Dbg, target: Any) -> None:
+    # ptyprocess raises a failed chdir in its forked child: that child must
+    # not go on as a second daemon of the session (it answered the next
+    # command as a session with no program). The fast path (a short
+    # DBG_HOME) forks the daemon before the start is read.
+    dbg = short_dbg
+    cart = target("cart.py")
+    assert dbg.json("-s", "seed", "start", "--backend", "pdb", str(cart.path))["ok"]
+    dbg("-s", "seed", "kill")
+    refused = dbg("-s", "nowhere", "start", "--backend", "pdb", "--cwd", "no_such_dir",
+                  str(cart.path))
+    assert refused.code == 2, refused
+    # Such a child took its time to listen (it imported the daemon): the
+    # session must stay absent for a while, not only at once.
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        status = dbg.json("-s", "nowhere", "status")
+        assert status["error"]["kind"] == "no_session", status
+        time.sleep(0.1)
