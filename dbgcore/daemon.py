@@ -88,6 +88,7 @@ class Daemon:
         self.front = prepared_front or front(PluginHost)
         self.table = self.front.table
         self.children: list[JsonObject] = []
+        self._children_ended: set[str] = set()
         self._status_lock = threading.Lock()
         #: When this child process's session saw its child end.
         self._child_ended_at: float | None = None
@@ -138,6 +139,10 @@ class Daemon:
         self.children.append({"pid": pid, "start_time": procutil.start_time(pid),
                               "pgid": procutil.pgid_of(pid), "role": role})
         self._write_status()
+        if self.stopping.is_set() and role.startswith(CHILD_SESSION_ROLE):
+            # Started while this session ends (a pool's next worker): the
+            # end's own pass over the child sessions may have been before it.
+            self._end_child_sessions()
 
     # -- serving ---------------------------------------------------------------
 
@@ -338,6 +343,17 @@ class Daemon:
         if self._child_ended_at is None:
             self._child_ended_at = time.monotonic()
         return time.monotonic() - max(self._child_ended_at, self.last_activity) > CHILD_LINGER
+
+    def _end_child_sessions(self) -> None:
+        """`dbg kill` of each child session not told yet (one that ended
+        already is no error)."""
+        for name in self._child_sessions():
+            with self._status_lock:
+                if name in self._children_ended:
+                    continue
+                self._children_ended.add(name)
+            with contextlib.suppress(DbgError):
+                client.call(name, "kill", {}, CHILD_END_WAIT)
 
     def _child_sessions(self) -> list[str]:
         return [str(c["role"])[len(CHILD_SESSION_ROLE):] for c in self.children
@@ -622,14 +638,13 @@ class Daemon:
                                   and procutil.alive(c["pid"], c.get("start_time")))
         # Child sessions first, each ending its own process (through the
         # adapter), while the parent's debugger still holds them.
-        for name in self._child_sessions():
-            # `dbg kill` of the child (one that ended already is no error).
-            with contextlib.suppress(DbgError):
-                client.call(name, "kill", {}, CHILD_END_WAIT)
+        self._end_child_sessions()
         try:
             self.session.shutdown()
         except Exception:
             log.exception("error while ending the debugger")
+        # And any whose start was under way meanwhile.
+        self._end_child_sessions()
         # A debugger spawned for a start that never got to adopt it.
         prespawn.discard()
         groups = {g for c in self.children
