@@ -23,9 +23,11 @@ Resources: ``dbg://session/NAME/hits`` (the recorded stops) and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import threading
 from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
@@ -188,6 +190,13 @@ def known_support(front: Front) -> dict[str, dict[str, str]]:
     return support if support is not None else backend_support(front)
 
 
+def _load_backend_classes(front: Front) -> None:
+    """Every backend's class, loaded (a plugin that fails to load is
+    refused by the start that needs it, as it would be without this)."""
+    with contextlib.suppress(Exception):
+        front.backends.classes()
+
+
 def agent_ops(table: OpTable) -> list[Op]:
     return [op for op in table if op.agent]
 
@@ -339,13 +348,21 @@ def serve(values: dict[str, Any], session: str, timeout: float, front: Front) ->
     # initializes: each session's daemon is then forked off it, not a new
     # interpreter that imports dbg again.
     forkserver.use()
+    # A start checks its program with its backend's class (a C source is
+    # refused with how to build it), which this process has not loaded:
+    # loaded beside the SDK's import and the helper's, not on the first
+    # start (50-60 ms of imports there). A call waits for it to end, so no
+    # two threads load plugins at once.
+    warm = threading.Thread(target=_load_backend_classes, args=(front,), daemon=True,
+                            name="dbg-load-backends")
+    warm.start()
     try:
-        anyio.run(_serve, front)
+        anyio.run(_serve, front, warm)
     finally:
         forkserver.stop()
 
 
-async def _serve(front: Front) -> None:
+async def _serve(front: Front, warm: threading.Thread) -> None:
     import anyio
     import mcp_types as types
     from mcp.server.context import ServerRequestContext
@@ -373,16 +390,19 @@ async def _serve(front: Front) -> None:
                                     structured_content=answer.to_json(),
                                     is_error=not answer.ok)
 
+    def call(name: str, arguments: dict[str, Any] | None) -> Answer:
+        warm.join()
+        return call_tool(front, name, arguments, cwd)
+
     async def on_call(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
-        answer = await anyio.to_thread.run_sync(call_tool, front, params.name,
-                                                params.arguments, cwd)
+        answer = await anyio.to_thread.run_sync(call, params.name, params.arguments)
         return result(answer)
 
     def plain_call(name: str, arguments: dict[str, Any] | None, version: str) -> dict[str, Any]:
         """A plain tool call the transport answers without the SDK: the
         result as the SDK writes it (dumped, then shaped for the protocol
         version the handshake agreed)."""
-        dumped = result(call_tool(front, name, arguments, cwd)).model_dump(
+        dumped = result(call(name, arguments)).model_dump(
             by_alias=True, mode="json", exclude_none=True)
         return serialize_server_result("tools/call", version, dumped)
 

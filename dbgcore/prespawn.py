@@ -412,12 +412,23 @@ def remember(argv: list[str], env: dict[str, str], console: bool = False) -> Non
     _write(records)
 
 
+def started(backend: str) -> None:
+    """A session's debugger of ``backend`` is being started: what
+    :func:`last_backend` answers from now on, whether or not the backend's
+    spawn is one that is kept (a debugger reached over TCP is not)."""
+    records = _records()
+    if records.get(LAST) != {"backend": backend}:
+        records[LAST] = {"backend": backend}
+        _write(records)
+
+
 def last_backend() -> str | None:
-    """The backend whose debugger a start spawned last from this DBG_HOME
-    (what a fork server's first spare daemon spawns); None for none."""
+    """The backend a session was last started with from this DBG_HOME (what
+    a fork server's first spare daemon is forked for, and spawns the
+    debugger of when its spawn is kept); None for none."""
     last = _records().get(LAST) or {}
     name = last.get("backend")
-    return name if isinstance(name, str) and name in _records() else None
+    return name if isinstance(name, str) and name else None
 
 
 def _write(records: dict[str, JsonObject]) -> None:

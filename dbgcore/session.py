@@ -217,6 +217,8 @@ class Session:
         # A start that named no backend: which one was chosen, for the next
         # such start's early spawn of its debugger.
         prespawn.chosen(spec.name)
+        # The backend the first spare daemon of the next `dbg mcp` is for.
+        prespawn.started(spec.name)
         ctx = SessionContext(
             name=self.name, run_dir=self.run_dir, output=self.output, log=self.log,
             track_process=self.track_process,

@@ -460,3 +460,46 @@ def test_an_early_console_in_a_folder_that_is_not_leaves_no_second_daemon(
         status = dbg.json("-s", "nowhere", "status")
         assert status["error"]["kind"] == "no_session", status
         time.sleep(0.1)
+
+
+def _uptime() -> float:
+    return float(Path("/proc/uptime").read_text().split()[0])
+
+
+def _started_at(pid: int) -> float:
+    """When ``pid`` started, in seconds since boot (as /proc/uptime counts)."""
+    ticks = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def test_dbg_mcp_forks_its_first_spare_for_a_backend_that_spawns_nothing_early(
+        dbg: Dbg, target: Any) -> None:
+    # dlv's adapter is reached over TCP, so no start of it is kept to be
+    # spawned early; its start still names it the last backend, and the next
+    # `dbg mcp`'s first start of it takes a daemon forked before it came.
+    from mcpclient import run_mcp
+
+    from dbgcore.testing import require_backend
+
+    require_backend("dlv")
+    package = builds.copy_tree("gocart", dbg.cwd)
+    program = builds.build_go(package)
+    assert dbg.json("-s", "seed", "start", "--backend", "dlv", str(program))["ok"]
+    dbg("-s", "seed", "kill")
+    record = json.loads((dbg.home / "adapters.json").read_text())
+    assert record["_last"] == {"backend": "dlv"} and "dlv" not in record
+    asked: list[float] = []
+
+    async def scenario(session: Any) -> None:
+        time.sleep(1)  # the helper forks its spare meanwhile
+        asked.append(_uptime())
+        started = await session.call_tool("dbg_start", {
+            "session": "first", "program": str(program), "backend": "dlv"})
+        assert (started.structured_content or {}).get("ok"), started
+        asked.append(_started_at(json.loads((dbg.home / "sessions" / "first" / "status.json")
+                                            .read_text())["pid"]))
+        await session.call_tool("dbg_kill", {"session": "first"})
+
+    run_mcp(dbg, scenario)
+    # Clock ticks are 10 ms: the spare was forked a second before the start.
+    assert asked[1] < asked[0] - 0.3, asked
