@@ -136,6 +136,9 @@ class Daemon:
         # One writer at a time: a child process's session is tracked from
         # another thread than the op's, and both write the same file.
         with self._status_lock:
+            if self.stopping.is_set():
+                # Removed by the end: the name may be a new session's already.
+                return
             write_status(self.name, self.status_data())
 
     def track_process(self, pid: int, role: str) -> None:
@@ -618,8 +621,9 @@ class Daemon:
             self._shutdown_done.set()
 
     def _end(self) -> None:
-        remove_status(self.name, os.getpid())
-        self.stopping.set()
+        with self._status_lock:  # no status written after it is removed
+            self.stopping.set()
+            remove_status(self.name, os.getpid())
         # Closed before the debugger is ended (which takes a while): a client
         # that connects meanwhile is refused (no session) instead of waiting
         # in the backlog for an accept that never comes and then reading EOF.

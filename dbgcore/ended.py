@@ -32,9 +32,18 @@ def replaced_note(name: str, info: dict[str, object]) -> str:
 
 def replace_ended(name: str) -> str:
     """End the live session ``name`` if its program has ended (or its
-    debugger died), and say what was replaced; "" when there was none."""
+    debugger died), and say what was replaced; "" when there was none.
+
+    Returns once the name is free: the ended session's daemon has removed
+    its status file and its socket, the first thing its end does. The rest
+    of that end (the debugger's, which takes tens of ms on debugpy) goes on
+    beside the new start; the kill's answer is read by a thread of this
+    process that nothing waits for."""
+    import threading
+
     from dbgcore import client
     from dbgcore.errors import DbgError, NoSession
+    from dbgcore.paths import socket_path
     from dbgcore.status import read_status
 
     try:
@@ -51,9 +60,18 @@ def replace_ended(name: str) -> str:
     note = replaced_note(name, info)
     if not note:
         return ""
-    with contextlib.suppress(DbgError):
-        client.call(name, "kill", None, 10.0)
+    def kill() -> None:
+        with contextlib.suppress(DbgError):
+            client.call(name, "kill", None, 10.0)
+
+    killing = threading.Thread(target=kill, name="dbg-replace-ended", daemon=True)
+    killing.start()
+    # Its status file goes first, then its socket (its own only, by inode: a
+    # new daemon's socket must not take that place before the old one is
+    # gone); once the kill is answered, its end has run whole.
+    sock = socket_path(name)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and read_status(name) is not None:
-        time.sleep(0.01)
+    while time.monotonic() < deadline and (
+            read_status(name) is not None or (sock.exists() and killing.is_alive())):
+        time.sleep(0.002)
     return note

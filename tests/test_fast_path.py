@@ -3,10 +3,13 @@ like the full click CLI."""
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 import pytest
 
+from dbgcore import procutil
 from dbgcore.entry import _globals
 from dbgcore.ops import Op, builtin_table
 
@@ -220,6 +223,35 @@ def test_a_session_whose_program_ended_is_replaced_on_the_fast_path(short_dbg, t
     log = (folder / "daemon.log").read_text()
     assert sum(" listening on " in line and "daemon.sock" not in line
                for line in log.splitlines()) >= 4, log
+
+
+def test_a_replaced_session_ends_beside_the_new_start_and_leaves_the_name_to_it(
+        short_dbg, target, backend_ready) -> None:
+    """The new start waits only until the ended session gave up its name
+    (status file and socket), not for its debugger's end: the old daemon
+    then ends on its own, and nothing it does on the way out touches the new
+    session's status or socket."""
+    backend_ready("debugpy")
+    dbg = short_dbg
+    cart = target("cart.py")
+    folder = dbg.home / "sessions" / "default"
+    for _ in range(3):
+        assert dbg.json("start", "--backend", "debugpy", "--run",
+                        str(cart.path))["state"] == "exited"
+        old = json.loads((folder / "status.json").read_text())["pid"]
+        again = dbg.json("start", "--backend", "debugpy", "--break", cart.loc("loop"),
+                         "--run", str(cart.path))
+        assert again["state"] == "stopped" and again["note"].startswith(
+            "replaced session 'default'"), again
+        deadline = time.monotonic() + 10
+        while procutil.alive(old) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not procutil.alive(old), "the replaced session's daemon did not end"
+        status = json.loads((folder / "status.json").read_text())
+        assert status["pid"] != old and procutil.alive(status["pid"]), status
+        assert [p.name for p in folder.glob("*.sock")] == ["daemon.sock"]
+        assert dbg.json("locals")["ok"]
+        assert dbg.json("kill")["ok"]
 
 
 #: Modules a fast-path client must not import (each costs a call or a
