@@ -55,3 +55,31 @@ def test_each_module_has_its_own_answer(home: Path, tmp_path: Path) -> None:
     assert _has_module(sys.executable, "json", base) is True
     assert _has_module(sys.executable, "no_such_module_dbg", base) is False
     assert sorted(bool(k["found"]) for k in _kept(home)) == [False, True]
+
+
+def test_a_file_made_in_the_program_folder_keeps_the_answer(home: Path, tmp_path: Path) -> None:
+    """The program's folder changes with every file made in it (an editor's
+    save): only a module of the name asked about there asks again."""
+    base = tmp_path / "project"
+    base.mkdir()
+    asked = tmp_path / "asked"
+    python = tmp_path / "python"  # counts the times the interpreter is asked
+    python.write_text(f"#!/bin/sh\necho >> {asked}\nexec {sys.executable} \"$@\"\n")
+    python.chmod(0o755)
+    name = "dbg_probe_module_abc"
+
+    def times() -> int:
+        return len(asked.read_text().splitlines())
+
+    assert _has_module(str(python), name, base) is False
+    assert times() == 1
+    time.sleep(0.02)
+    (base / "notes.txt").write_text("")
+    (base / f"{name}_other.py").write_text("")
+    assert _has_module(str(python), name, base) is False
+    assert times() == 1
+    # A package of that name (a folder) is a module too.
+    (base / name).mkdir()
+    (base / name / "__init__.py").write_text("")
+    assert _has_module(str(python), name, base) is True
+    assert times() == 2

@@ -238,7 +238,7 @@ def _has_module(python: str | None, module: str, base: Path) -> bool:
     except ValueError:
         kept = None
     if isinstance(kept, dict) and isinstance(kept.get("stamps"), dict) \
-            and _module_probe_stamps(list(kept["stamps"])) == kept["stamps"]:
+            and _module_probe_stamps(list(kept["stamps"]), module, base) == kept["stamps"]:
         return bool(kept.get("found"))
     try:
         found = subprocess.run([exe, "-c", _MODULE_PROBE, module], cwd=base,
@@ -251,7 +251,7 @@ def _has_module(python: str | None, module: str, base: Path) -> bool:
     except (ValueError, KeyError, TypeError):
         return found.returncode == 0
     remember(cache, key, json.dumps({"found": bool(answer.get("found")),
-                                     "stamps": _module_probe_stamps(where)}))
+                                     "stamps": _module_probe_stamps(where, module, base)}))
     return bool(answer.get("found"))
 
 
@@ -271,14 +271,26 @@ _MODULE_PROBE = (
     "'where': where}))\n")
 
 
-def _module_probe_stamps(paths: list[str]) -> dict[str, int | None]:
+def _module_probe_stamps(paths: list[str], module: str,
+                         base: Path) -> dict[str, int | list[str] | None]:
     """Each place's modification time (None where there is nothing): a
     module installed or removed, or a .pth file added, changes the folder
-    it is in, and a kept answer stands only while none of them changed."""
-    stamps: dict[str, int | None] = {}
+    it is in, and a kept answer stands only while none of them changed.
+
+    The program's own folder (first on the path of `python -m`) changes
+    whenever a file in it is made, renamed or removed (an editor's save
+    does), and only a module of that name there can change the answer
+    (Python reads no .pth file in it): its stamp is the names there that
+    would be that module (``pytest``, ``pytest.py``, ``pytest.<abi>.so``)."""
+    own = os.path.abspath(base)
+    stamps: dict[str, int | list[str] | None] = {}
     for path in paths:
         try:
-            stamps[path] = os.stat(path).st_mtime_ns
+            if path == own:
+                stamps[path] = sorted(name for name in os.listdir(path)
+                                      if name == module or name.startswith(module + "."))
+            else:
+                stamps[path] = os.stat(path).st_mtime_ns
         except OSError:
             stamps[path] = None
     return stamps
