@@ -168,9 +168,10 @@ class DapFloor(FloorClient):
             # dbg's own fixes of debugpy, so the floor is no slower than what
             # dbg ships and the ratio is what dbg adds: debugpy's 40 ms
             # answers (see the README), pydevd's 0.5-0.7 s of waits at the
-            # program's end, and the startup reports no log keeps (40-65 ms
-            # in each of debugpy's processes: dbg's adapter wrapper, run here
-            # as dbg runs it, and DBG_DEBUGPY_QUIET in the program).
+            # program's end and its 0.1 s sleep as it connects, and the
+            # startup reports no log keeps (40-65 ms in each of debugpy's
+            # processes: dbg's adapter wrapper, run here as dbg runs it, and
+            # DBG_DEBUGPY_QUIET in the program).
             # The launcher and the program load debugpy from dbg's bytecode
             # cache, as under dbg.
             import debugpy
@@ -181,7 +182,8 @@ class DapFloor(FloorClient):
             cache = {"DBG_PYC_DIR": str(HOME / "pyc"),
                      "DBG_DEBUGPY_ROOT": str(Path(debugpy.__file__).resolve().parent)}
             self.env = {"PYTHONPATH": str(PYBOOT), "DBG_TCP_NODELAY": "1",
-                        "DBG_PYDEVD_END": "1", "DBG_DEBUGPY_QUIET": "1", **cache}
+                        "DBG_PYDEVD_END": "1", "DBG_PYDEVD_START": "1",
+                        "DBG_DEBUGPY_QUIET": "1", **cache}
             process = AdapterProcess([sys.executable, DEBUGPY_ADAPTER], name="debugpy", env={
                 **os.environ, "DBG_PEERS": str(peers.__file__),
                 "DBG_SESSION_PID": str(os.getpid()),

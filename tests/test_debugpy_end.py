@@ -1,6 +1,7 @@
 """debugpy's end and start as dbg speeds them up (plugins/dbg_dap/pyboot/
 sitecustomize.py), with nothing lost: pydevd's threads no longer wait 0.5 s
-for each other as the program ends, yet the program's last output and its
+for each other as the program ends (nor sleep 0.1 s as they connect, before
+the program begins), yet the program's last output and its
 real exit code still arrive, from the main thread and from a thread of its
 own alike; the objects there are before the program begins (pydevd's above
 all) are frozen for the collector, and the program's own are collected as
@@ -141,3 +142,21 @@ def test_the_programs_own_objects_are_collected_as_ever(dbg: Dbg, target: Any) -
     frozen = {name: int(text.split("frozen ")[1].split()[0]) for name, text in
               (("bare", bare.stdout), ("dbg", out))}
     assert frozen["dbg"] > frozen["bare"] + 5000, frozen
+
+
+def test_pydevd_skips_only_its_sleep_as_it_connects(dbg: Dbg, target: Any) -> None:
+    """pydevd's module-wide ``time`` is dbg's stand-in (a debugpy whose
+    pydevd changed would lose it: this fails then), and a sleep anywhere but
+    in its connection to the adapter still sleeps, pydevd's own included."""
+    require_backend("debugpy")
+    cart = target("cart.py")
+    snap = dbg.json("start", "--backend", "debugpy", "--break", cart.loc("loop"), "--run",
+                    str(cart.path), timeout=120)
+    assert snap["ok"] and snap["reason"] == "breakpoint", snap
+    kind = dbg.json("print", "type(__import__('pydevd').time).__name__")
+    assert kind["ok"] and kind["value"] == "'_NetworkStartTime'", kind
+    slept = dbg.json("print", "(lambda t, m: (__import__('pydevd').time.sleep(0.2), "
+                              "m() - t)[1])(__import__('time').monotonic(), "
+                              "__import__('time').monotonic)")
+    assert slept["ok"] and float(slept["value"]) >= 0.2, slept
+    assert dbg.json("kill")["ok"]

@@ -220,6 +220,9 @@ class DebugpyProfile(AdapterProfile):
         # pydevd's threads no longer wait 0.5 s for each other as the program
         # ends (pyboot/sitecustomize.py's _wait_for_pydevd_threads).
         env["DBG_PYDEVD_END"] = "1"
+        # Nor does the program begin 0.1 s after the handshake is done
+        # (pyboot/sitecustomize.py's _NetworkStartTime).
+        env["DBG_PYDEVD_START"] = "1"
         # Each stop's facts that a step needs come in its `stopped` event
         # (pyboot/sitecustomize.py's _stop_facts), not by evaluates.
         env["DBG_STOP_FACTS"] = "1"

@@ -12,7 +12,8 @@ algorithm and the peer's delayed ACK (debugpy issue #2054). We wrap
 pydevd binds the name, and touch no other socket. Then we hand over to any
 sitecustomize this one shadows, so the user's own still runs.
 
-As ``pydevd`` is imported, its wait for its own threads at the program's end
+As ``pydevd`` is imported, its 0.1 s sleep as it connects to the adapter
+goes (_NetworkStartTime), and its wait for its own threads at the program's end
 is replaced (see _wait_for_pydevd_threads): pydevd's threads waited for each
 other there, and every program under debugpy ended 0.5 s late; the objects
 there are by then are frozen for the collector (_freeze_startup_objects). Each
@@ -153,6 +154,52 @@ def _freeze_startup_objects() -> None:
         gc.freeze()
 
 
+class _NetworkStartTime:
+    """pydevd's ``time`` (its module's global), with one sleep taken out.
+
+    PyDB.initialize_network, as pydevd connects to the adapter, starts its
+    reader and writer threads and then sleeps 0.1 s "to give them time to
+    start"; but Thread.start returns only once the thread runs, and the
+    handshake (initialize, launch, the breakpoints, configurationDone) goes
+    on in the reader meanwhile. Every program (and every child process it
+    starts) began 0.1 s after that handshake was done: configurationDone ->
+    the program's first line 97 ms, now a few. A sleep of pydevd's anywhere
+    else, or on another thread, is the module's own."""
+
+    def __init__(self, real: ModuleType) -> None:
+        self._real = real
+        #: Threads inside initialize_network now.
+        self.connecting: set[int] = set()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._real, name)
+
+    def sleep(self, seconds: float) -> None:
+        if threading.get_ident() in self.connecting:
+            return
+        self._real.sleep(seconds)
+
+
+def _no_network_start_wait(module: ModuleType, debugger: type) -> None:
+    real = getattr(module, "time", None)
+    original = getattr(debugger, "initialize_network", None)
+    if not isinstance(real, ModuleType) or original is None or \
+            not callable(getattr(real, "sleep", None)):
+        return  # another pydevd: its own wait, as before
+    proxy = _NetworkStartTime(real)
+
+    def initialize_network(self: object, *args: object, **kwargs: object) -> object:
+        me = threading.get_ident()
+        proxy.connecting.add(me)
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            proxy.connecting.discard(me)
+
+    module.time = proxy  # type: ignore[attr-defined]
+    debugger.initialize_network = initialize_network  # type: ignore[attr-defined]
+
+
 def _patch_pydevd(module: ModuleType) -> None:
     if _debugpy_path_hook in sys.path_hooks:
         sys.path_hooks.remove(_debugpy_path_hook)
@@ -169,6 +216,8 @@ def _patch_pydevd(module: ModuleType) -> None:
             register(_end_promptly)
     if _stop_facts_on:
         _patch_stop_event()
+    if _fast_start and debugger is not None:
+        _no_network_start_wait(module, debugger)
 
 
 def _patch_log(module: ModuleType) -> None:
@@ -366,8 +415,9 @@ class _Finder:
 if os.environ.get("DBG_TCP_NODELAY") == "1":
     _targets.add(_COMM)
 _fast_end = os.environ.get("DBG_PYDEVD_END") == "1"
+_fast_start = os.environ.get("DBG_PYDEVD_START") == "1"
 _stop_facts_on = os.environ.get("DBG_STOP_FACTS") == "1"
-if _fast_end or _stop_facts_on:
+if _fast_end or _fast_start or _stop_facts_on:
     _targets.add(_PYDEVD)
 # debugpy's startup reports (pyboot/dbg_debugpy_quiet.py) in the program, and
 # in debugpy's launcher, which takes the variable out of what the program
