@@ -1,5 +1,5 @@
 """What round three of the speed work took out of a debugpy session, with
-nothing lost (plugins/dbg_dap/pyboot/sitecustomize.py, dbg_debugpy_quiet.py):
+nothing lost (plugins/dbg_dap/pyboot/dbg_boot.py, dbg_debugpy_quiet.py):
 
 - a step reads its stop's facts from the `stopped` event: no `evaluate` per
   `next` (the answers themselves are tested with the exceptions a step goes

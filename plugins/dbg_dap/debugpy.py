@@ -218,13 +218,13 @@ class DebugpyProfile(AdapterProfile):
         if self.spec.options.get("tcp_nodelay", True):
             env["DBG_TCP_NODELAY"] = "1"
         # pydevd's threads no longer wait 0.5 s for each other as the program
-        # ends (pyboot/sitecustomize.py's _wait_for_pydevd_threads).
+        # ends (pyboot/dbg_boot.py's _wait_for_pydevd_threads).
         env["DBG_PYDEVD_END"] = "1"
         # Nor does the program begin 0.1 s after the handshake is done
-        # (pyboot/sitecustomize.py's _NetworkStartTime).
+        # (pyboot/dbg_boot.py's _NetworkStartTime).
         env["DBG_PYDEVD_START"] = "1"
         # Each stop's facts that a step needs come in its `stopped` event
-        # (pyboot/sitecustomize.py's _stop_facts), not by evaluates.
+        # (pyboot/dbg_boot.py's _stop_facts), not by evaluates.
         env["DBG_STOP_FACTS"] = "1"
         # pydevd's side builds no startup report no log keeps (40-65 ms, twice:
         # pyboot/dbg_debugpy_quiet.py).
@@ -232,7 +232,7 @@ class DebugpyProfile(AdapterProfile):
         root = self._debugpy_root()
         if root:
             # debugpy's modules from dbg's bytecode for the program's Python
-            # (pyboot/sitecustomize.py's _DebugpyLoader).
+            # (pyboot/dbg_boot.py's _DebugpyLoader).
             from dbgcore.api import dbg_home
 
             env["DBG_PYC_DIR"] = str(dbg_home() / "pyc")
@@ -1132,7 +1132,7 @@ _TRACEBACK_FILES_EXPRESSION = (
     "for f, n in __import__('traceback').walk_tb(tb)]))(__exception__[1], __exception__[2])")
 #: Steps followed out of functions an exception leaves, at most.
 _MAX_UNWIND_STEPS = 50
-#: Where pyboot/sitecustomize.py puts a stop's facts in the `stopped` event.
+#: Where pyboot/dbg_boot.py puts a stop's facts in the `stopped` event.
 STOP_FACTS_KEY = "dbgStopFacts"
 #: At a step's stop (file, function, line = STOP): JSON true when the first
 #: frame of the thread below the debugger's is one that STOP called and that
@@ -1195,7 +1195,7 @@ def _real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
 
 def _stop_facts(backend: AdapterHost) -> Message | None:
     """The facts of the current stop that our sitecustomize put in pydevd's
-    ``stopped`` event (pyboot/sitecustomize.py's _stop_facts), or None (a
+    ``stopped`` event (pyboot/dbg_boot.py's _stop_facts), or None (a
     debuggee without it: ask with an evaluate)."""
     dap = backend.dap
     if dap is None or dap.state != "stopped":
