@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import importlib.machinery
 import importlib.util
-import marshal
 import os
 import socket
 import sys
@@ -41,6 +40,11 @@ import time
 from collections.abc import Sequence
 from types import CodeType, FrameType, ModuleType
 from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from dbg_dap.pyboot import dbg_bytecode
+else:  # this folder is on the program's path, as a folder of top-level modules
+    dbg_bytecode = importlib.import_module("dbg_bytecode")
 
 if TYPE_CHECKING:
     # Not at run time: importlib.abc imports importlib.resources, and with
@@ -313,29 +317,12 @@ class _DebugpyLoader(importlib.machinery.SourceFileLoader):
                 return super().get_code(fullname)
         except (NotImplementedError, ValueError):
             pass
-        stat = os.stat(source_path)
-        header = importlib.util.MAGIC_NUMBER + b"\0\0\0\0" + \
-            (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + \
-            (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
-        cached = os.path.join(_pyc_dir, sys.implementation.cache_tag or "none",
-                              source_path.lstrip(os.sep) + "c")
-        try:
-            with open(cached, "rb") as data:
-                if data.read(16) == header:
-                    code = marshal.loads(data.read())
-                    if isinstance(code, CodeType):
-                        return code
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
-        code = self.source_to_code(self.get_data(source_path), source_path)
-        try:
-            os.makedirs(os.path.dirname(cached), mode=0o700, exist_ok=True)
-            partial = f"{cached}.{os.getpid()}"
-            with open(partial, "wb") as out:
-                out.write(header + marshal.dumps(code))
-            os.replace(partial, cached)
-        except OSError:
-            pass  # a cache: without it, the module is compiled again next time
+        head = dbg_bytecode.header(source_path)
+        cached = dbg_bytecode.kept_path(_pyc_dir, source_path)
+        code = dbg_bytecode.read(cached, head)
+        if code is None:
+            code = self.source_to_code(self.get_data(source_path), source_path)
+            dbg_bytecode.write(cached, head, code)
         return code
 
 
