@@ -13,10 +13,12 @@ The speed itself is measured by bench/tests.py and bench/s1.py.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +162,66 @@ def test_pydevd_skips_only_its_sleep_as_it_connects(dbg: Dbg, target: Any) -> No
                               "__import__('time').monotonic)")
     assert slept["ok"] and float(slept["value"]) >= 0.2, slept
     assert dbg.json("kill")["ok"]
+
+
+def _warm_launchers(home: Path) -> list[int]:
+    """The waiting launchers (adapterboot/dbg_warm_launcher.py) of the
+    sessions of DBG_HOME ``home``, by the cache folder in their environment."""
+    mark = f"DBG_PYC_DIR={home / 'pyc'}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"dbg_warm_launcher.py" in cmdline and mark in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_launcher_started_with_the_adapter_runs_the_program(dbg: Dbg, tmp_path: Path) -> None:
+    """debugpy's launcher, started with dbg's adapter before the launch,
+    runs the launch: on the adapter's Python (dbg's), the program on its own
+    (--python), with its folder, arguments, environment, output, stdin and
+    exit code; no launcher is left once the session ends, used or not."""
+    require_backend("debugpy")
+    if sys.version_info < (3, 11):
+        pytest.skip("the launcher waits for the launch from Python 3.11 on")
+    python = other_python()
+    program = tmp_path / "prog" / "parent.py"
+    program.parent.mkdir()
+    program.write_text(textwrap.dedent('''\
+        import os
+        import sys
+
+        print("parent", os.path.realpath(f"/proc/{os.getppid()}/exe"))
+        print("self", os.path.realpath(sys.executable))
+        print("cwd", os.getcwd())
+        print("args", sys.argv[1:], os.environ.get("DBG_PROBE_VAR"))
+        print("read", sys.stdin.readline().strip())
+        sys.exit(7)
+    '''))
+    (tmp_path / "in.txt").write_text("a line of input\n")
+    answer = dbg.json("start", "--backend", "debugpy", "--python", python, "--cwd",
+                      str(tmp_path), "--stdin", str(tmp_path / "in.txt"), "--run",
+                      str(program), "one", "two words", timeout=120,
+                      env={**dbg.env, "DBG_PROBE_VAR": "probe value"})
+    assert answer["ok"] and (answer["state"], answer["exit_code"]) == ("exited", 7), answer
+    out = dbg.output("stdout")
+    assert f"parent {os.path.realpath(sys.executable)}" in out, out
+    assert f"self {os.path.realpath(python)}" in out, out
+    assert f"cwd {tmp_path}" in out, out
+    assert "args ['one', 'two words'] probe value" in out, out
+    assert "read a line of input" in out, out
+    assert dbg.json("kill")["ok"]
+    # A start refused before its launch: the adapter started early for it
+    # ends, and its launcher with it.
+    refused = dbg("start", "--backend", "debugpy", "--run", str(tmp_path / "nosuch.py"))
+    assert refused.code != 0
+    deadline = time.monotonic() + 10
+    while _warm_launchers(dbg.home) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _warm_launchers(dbg.home) == []

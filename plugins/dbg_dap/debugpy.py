@@ -157,6 +157,10 @@ class DebugpyProfile(AdapterProfile):
             env["DBG_LAUNCHER_PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
             env["DBG_PYC_DIR"] = str(dbg_home() / "pyc")
             env["DBG_DEBUGPY_ROOT"] = root
+            if self._attach_pid is None:
+                # A launcher waits, started with the adapter, for the launch
+                # (adapterboot/dbg_warm_launcher.py); an attach has none.
+                env["DBG_WARM_LAUNCHER"] = "1"
         return env
 
     def _python(self) -> str:

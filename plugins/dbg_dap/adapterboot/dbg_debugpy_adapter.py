@@ -29,7 +29,9 @@ Python 3.8 syntax and the standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
 import os
 import runpy
 import socket
@@ -50,6 +52,10 @@ if _LAUNCHER_PYTHONPATH:
     # The launcher skips debugpy's startup report there too (its
     # sitecustomize takes this out of what the program inherits).
     os.environ["DBG_LAUNCHER_QUIET"] = "1"
+#: A launcher started with the adapter (adapterboot/dbg_warm_launcher.py).
+_WARM_LAUNCHER = os.environ.pop("DBG_WARM_LAUNCHER", "") == "1"
+_WARM_LAUNCHER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "dbg_warm_launcher.py")
 #: pyboot/dbg_debugpy_quiet.py: debugpy's startup report only into a log.
 _QUIET_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "pyboot", "dbg_debugpy_quiet.py")
@@ -87,6 +93,64 @@ def _guard(peers: ModuleType, roots: list[int], name: str,
         return None
 
     return accept
+
+
+class _WarmLauncher:
+    """debugpy's launcher started before the launch that needs one: the
+    adapter's spawn of a launcher (``subprocess.Popen`` in debugpy's
+    ``adapter.launchers``) hands it its command instead, when that command
+    is a plain launcher's (no sudo, no log of debugpy's to start: those
+    spawn as before). One launch takes it; any later one spawns as before.
+
+    It runs on this interpreter, so only where debugpy's launcher would
+    decide the program's command line as on the program's: from Python
+    3.11 on (``-X frozen_modules=off``, which older ones ignore)."""
+
+    def __init__(self, subprocess: ModuleType, launcher_dir: str) -> None:
+        self._subprocess = subprocess
+        self._launcher_dir = launcher_dir
+        read_end, self._pipe = os.pipe()
+        try:
+            devnull = subprocess.DEVNULL
+            # As debugpy spawns its launcher when it talks DAP on stdio.
+            self._proc: Any = subprocess.Popen(
+                [sys.executable, _WARM_LAUNCHER_PATH, str(read_end)], stdin=devnull,
+                stdout=devnull, stderr=devnull, pass_fds=(read_end,))
+        except BaseException:
+            os.close(self._pipe)
+            raise
+        finally:
+            os.close(read_end)
+
+    def __getattr__(self, name: str) -> Any:
+        # debugpy's launchers module uses this in subprocess's place.
+        return getattr(self._subprocess, name)
+
+    def Popen(self, args: Any, *rest: Any, **kwargs: Any) -> Any:
+        taken, self._proc = self._proc, None
+        pipe, self._pipe = self._pipe, -1
+        if taken is not None and self._plain(args, rest, kwargs):
+            order = {"argv": [str(a) for a in args[1:]], "cwd": kwargs.get("cwd"),
+                     "env": kwargs["env"]}
+            try:
+                with os.fdopen(pipe, "wb") as out:
+                    out.write((json.dumps(order) + "\n").encode("utf-8", "surrogateescape"))
+                return taken
+            except OSError:
+                pass  # it is gone: a launcher of its own, as ever
+        elif pipe >= 0:
+            os.close(pipe)  # unused, it ends
+        return self._subprocess.Popen(args, *rest, **kwargs)
+
+    def _plain(self, args: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        """Whether this is the spawn of a launcher as debugpy makes it with
+        no log of its own to start (which takes the environment at the
+        launcher's start): a list whose second word is the launcher."""
+        env = kwargs.get("env")
+        return not rest and set(kwargs) <= {"cwd", "env", "stdin", "stdout", "stderr"} \
+            and isinstance(args, list) and len(args) > 3 and args[1] == self._launcher_dir \
+            and isinstance(env, dict) and "DEBUGPY_LOG_DIR" not in env \
+            and "DEBUGPY_LOG_STDERR" not in env
 
 
 def main() -> None:
@@ -131,6 +195,16 @@ def main() -> None:
             return serve_clients(*args, **kwargs)
 
         clients.serve = serve_clients_with_our_token
+
+    if _WARM_LAUNCHER and sys.version_info >= (3, 11):
+        import subprocess
+
+        from debugpy import launcher
+        from debugpy.adapter import launchers
+
+        with contextlib.suppress(OSError):
+            launchers.subprocess = _WarmLauncher(  # type: ignore[assignment]
+                subprocess, os.path.dirname(os.path.abspath(launcher.__file__)))
 
     sys.argv = ["debugpy.adapter", *sys.argv[1:]]
     runpy.run_module("debugpy.adapter", run_name="__main__", alter_sys=True)
