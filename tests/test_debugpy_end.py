@@ -13,6 +13,7 @@ The speed itself is measured by bench/tests.py and bench/s1.py.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -185,12 +186,15 @@ def _warm_launchers(home: Path) -> list[int]:
 def test_the_launcher_started_with_the_adapter_runs_the_program(dbg: Dbg, tmp_path: Path) -> None:
     """debugpy's launcher, started with dbg's adapter before the launch,
     runs the launch: on the adapter's Python (dbg's), the program on its own
-    (--python), with its folder, arguments, environment, output, stdin and
-    exit code; no launcher is left once the session ends, used or not."""
+    (--python, a virtual environment here), with its folder, arguments,
+    environment, output, stdin and exit code; no launcher is left once the
+    session ends, used or not. Before Python 3.11 debugpy's own launcher
+    runs it, on the program's Python."""
     require_backend("debugpy")
-    if sys.version_info < (3, 11):
-        pytest.skip("the launcher waits for the launch from Python 3.11 on")
-    python = other_python()
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   capture_output=True, timeout=120)
+    python = str(venv / "bin" / "python")
     program = tmp_path / "prog" / "parent.py"
     program.parent.mkdir()
     program.write_text(textwrap.dedent('''\
@@ -198,7 +202,10 @@ def test_the_launcher_started_with_the_adapter_runs_the_program(dbg: Dbg, tmp_pa
         import sys
 
         print("parent", os.path.realpath(f"/proc/{os.getppid()}/exe"))
+        with open(f"/proc/{os.getppid()}/cmdline", "rb") as words:
+            print("launcher", words.read().split(b"\\0")[:2])
         print("self", os.path.realpath(sys.executable))
+        print("program python", sys.executable)
         print("cwd", os.getcwd())
         print("args", sys.argv[1:], os.environ.get("DBG_PROBE_VAR"))
         print("read", sys.stdin.readline().strip())
@@ -213,6 +220,14 @@ def test_the_launcher_started_with_the_adapter_runs_the_program(dbg: Dbg, tmp_pa
     out = dbg.output("stdout")
     assert f"parent {os.path.realpath(sys.executable)}" in out, out
     assert f"self {os.path.realpath(python)}" in out, out
+    assert f"program python {python}" in out, out
+    if sys.version_info >= (3, 11):
+        expected = [sys.executable, str(Path(__file__).parent.parent / "plugins" / "dbg_dap"
+                                        / "adapterboot" / "dbg_warm_launcher.py")]
+    else:
+        expected = [python, "launcher"]
+    shown = [w.decode() for w in ast.literal_eval(out.split("launcher ", 1)[1].splitlines()[0])]
+    assert shown[0] == expected[0] and shown[1].endswith(expected[1]), (shown, expected)
     assert f"cwd {tmp_path}" in out, out
     assert "args ['one', 'two words'] probe value" in out, out
     assert "read a line of input" in out, out
