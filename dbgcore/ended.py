@@ -36,7 +36,7 @@ def replace_ended(name: str) -> str:
 
     Returns once the name is free: the ended session's daemon has removed
     its status file and its socket, the first thing its end does. The rest
-    of that end (the debugger's, which takes tens of ms on debugpy) goes on
+    of that end (the debugger's, which takes tens of ms for some) goes on
     beside the new start; the kill's answer is read by a thread of this
     process that nothing waits for."""
     import threading
