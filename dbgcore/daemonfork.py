@@ -161,6 +161,13 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         import gc
 
         gc.disable()
+        if first_client and start_words:
+            # Before anything else is imported or spawned (one thread, no
+            # early debugger to inherit): the spare for this session's next
+            # start through the CLI.
+            from dbgcore import successor
+
+            successor.fork(argv[0], start_words)
         if start_words:
             from dbgcore.prespawn import spawn_early
 

@@ -231,6 +231,10 @@ def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> in
                       os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     except OSError:
         return None  # a folder that cannot be made: the full CLI says so, in one line
+    spare = _take_spare(folder, replacing_at, words)
+    if spare is not None:
+        os.close(log)
+        return spare
     try:
         return fork_daemon([session], log, first_client=True, replacing_at=replacing_at,
                            start_words=words)
@@ -238,6 +242,27 @@ def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> in
         return None
     finally:
         os.close(log)
+
+
+def _take_spare(folder: str, replacing_at: str | None, words: list[str]) -> int | None:
+    """The pid of the session's spare daemon (dbgcore.successor), which the
+    ended session's daemon readied for this start, once it has taken it;
+    None when there is none or it refused (another environment, folder,
+    umask or resource limits than its own)."""
+    path = os.path.join(folder, "spare.sock")
+    if os.environ.get("DBG_NO_SPARE") or not os.path.exists(path):
+        return None
+    from dbgcore.successor import request_line
+
+    try:
+        request = _json(request_line(folder, replacing_at, words)).encode("utf-8") + b"\n"
+        reply = _ask(path, request, _DAEMON_START_TIMEOUT)
+    except (UnicodeEncodeError, OSError):
+        return None  # bytes that are not UTF-8, a folder that is gone, no spare
+    try:
+        return int(reply)
+    except ValueError:
+        return None  # refused
 
 
 def _listening(path: str, pid: int) -> bool:

@@ -140,14 +140,15 @@ def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
         os.close(fd)
 
 
-def _preload() -> None:
+def preload() -> None:
     """What every daemon needs before it can take its first op: the daemon
     and its modules, and the plugins: their host, with every backend class
     registered, and the op table, made once here and copied into each
     daemon forked from here (:data:`dbgcore.daemon.prepared_front`), which
     made its own in 4-15 ms of its start. The helper refuses a fork when
     the environment or the folder changed, so a host made now is the one
-    the daemon would make."""
+    the daemon would make. A session's spare (dbgcore.successor) loads
+    them the same way, on the same terms."""
     from dbgcore import daemon
     from dbgcore.ops import front
     from dbgcore.plugins import PluginHost
@@ -191,7 +192,7 @@ def main() -> int:
     os.dup2(2, 1)
     os.close(devnull)
     try:
-        _preload()
+        preload()
     except Exception:
         import traceback
 

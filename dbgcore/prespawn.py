@@ -207,6 +207,21 @@ def program_key(words: list[str]) -> str | None:
     return None
 
 
+def retarget(words: list[str]) -> None:
+    """A spare daemon (dbgcore.successor), whose early process was spawned
+    for the start of the session it was forked in, is taken by the start of
+    ``words``: what :func:`chosen` and :func:`remember` keep is this
+    start's, as in a daemon forked for it. Its early process is adopted only
+    if it is what this start's backend spawns, as ever."""
+    global _backend, _program, _guess
+    _backend = backend_of(words)
+    _program = program_key(words) if _backend is None else None
+    _guess = None
+    if _program is not None:
+        guess = _records().get(PROGRAMS, {}).get(_program)
+        _guess = guess if isinstance(guess, str) else None
+
+
 def chosen(backend: str) -> None:
     """The daemon chose ``backend`` for a start that named none: what
     :func:`remember` keeps the program's suffix for (the next such start

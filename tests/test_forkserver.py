@@ -147,7 +147,7 @@ def test_a_daemon_forked_off_the_helper_takes_the_host_it_made(dbg: Dbg) -> None
     not a host of its own made at each start; any other daemon makes its own."""
     script = (
         "from dbgcore import daemon, forkhelper\n"
-        "forkhelper._preload()\n"
+        "forkhelper.preload()\n"
         "made = daemon.prepared_front\n"
         "assert made is not None and made.table.find('start') is not None\n"
         "d = daemon.Daemon('prepared', 60.0)\n"
