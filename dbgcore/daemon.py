@@ -75,10 +75,31 @@ FIRST_CLIENT_WAIT = 30.0
 #: its early debugger and exit.
 SPARE_END_WAIT = 3.0
 
-#: The plugin host and op table the fork server's helper made once, before
-#: it forks daemons (:mod:`dbgcore.forkhelper`): a daemon forked there takes
-#: its copy instead of loading the plugins' hooks again (4-15 ms of a start).
+#: The plugin host and op table made once (:func:`preload`) by a process that
+#: forks daemons or becomes one (:mod:`dbgcore.forkhelper`,
+#: :mod:`dbgcore.sparedaemon`): the daemon takes it instead of loading the
+#: plugins' hooks again (4-15 ms of a start).
 prepared_front: Front | None = None
+
+def preload() -> None:
+    """What every daemon needs before it can take its first op, loaded
+    before its session is known, by a process that forks daemons: the
+    daemon's modules, and the plugins: their host, with every backend class
+    registered, and the op table, made once and copied into each daemon
+    forked from there (:data:`prepared_front`), which made its own in 4-15
+    ms of its start. Done by `dbg mcp`'s fork server (dbgcore.forkhelper)
+    and by a session's spare (dbgcore.sparedaemon); each serves only a
+    start with its own environment and folder, so a host made now is the one
+    the daemon would make."""
+    global prepared_front
+    prepared = front(PluginHost)
+    prepared.backends.classes()
+    _ = prepared.table
+    prepared_front = prepared
+    # A console debugger's spawn needs libc's prctl: found once here, it is
+    # found for every daemon forked from here.
+    procutil.death_pact()
+
 
 class Daemon:
     def __init__(self, name: str, idle_timeout: float, first_client: bool = False,

@@ -165,9 +165,9 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
             # Before anything else is imported or spawned (one thread, no
             # early debugger to inherit): the spare for this session's next
             # start through the CLI.
-            from dbgcore import successor
+            from dbgcore import sparedaemon, successor
 
-            successor.fork(argv[0], start_words)
+            successor.fork(argv[0], start_words, sparedaemon.run)
         if start_words:
             from dbgcore.prespawn import spawn_early
 
@@ -189,11 +189,8 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         gc.enable()
         code = main(argv, first_client=first_client, replacing_at=replacing_at)
     except BaseException:
-        try:
-            import traceback
+        from dbgcore.successor import print_exception
 
-            traceback.print_exc()
-        except Exception:  # nothing left to report it to
-            pass
+        print_exception()
     finally:
         os._exit(code)

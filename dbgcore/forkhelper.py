@@ -140,30 +140,6 @@ def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
         os.close(fd)
 
 
-def preload() -> None:
-    """What every daemon needs before it can take its first op: the daemon
-    and its modules, and the plugins: their host, with every backend class
-    registered, and the op table, made once here and copied into each
-    daemon forked from here (:data:`dbgcore.daemon.prepared_front`), which
-    made its own in 4-15 ms of its start. The helper refuses a fork when
-    the environment or the folder changed, so a host made now is the one
-    the daemon would make. A session's spare (dbgcore.successor) loads
-    them the same way, on the same terms."""
-    from dbgcore import daemon
-    from dbgcore.ops import front
-    from dbgcore.plugins import PluginHost
-
-    prepared = front(PluginHost)
-    prepared.backends.classes()
-    _ = prepared.table
-    daemon.prepared_front = prepared
-    # A console debugger's spawn needs libc's prctl: found once here, it is
-    # found for every daemon forked off this helper.
-    from dbgcore.procutil import death_pact
-
-    death_pact()
-
-
 def _support() -> dict[str, object]:
     """Each configured backend's op support, as `dbg mcp`'s tool listing
     names it: every backend's class is loaded here anyway, while the front
@@ -192,7 +168,9 @@ def main() -> int:
     os.dup2(2, 1)
     os.close(devnull)
     try:
-        preload()
+        from dbgcore import daemon
+
+        daemon.preload()
     except Exception:
         import traceback
 

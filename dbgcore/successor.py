@@ -12,16 +12,22 @@ daemon keeps one instead:
   first, while it still has one thread and has imported nothing; the spare
   waits on a pipe and does nothing more yet.
 - When the session's program has ended (the moment a start may replace
-  it), the daemon tells the spare (:func:`ready`). The spare then does what
-  a new daemon does before its start: spawns the debugger of the session's
-  own start early (:mod:`dbgcore.prespawn`), imports the daemon and loads
-  the plugins, and listens on ``spare.sock`` in the session's folder.
+  it), the daemon tells the spare (:func:`ready`). The spare listens on
+  ``spare.sock`` in the session's folder and, after a short pause (a
+  session killed right after its program ended wants no spare), does what
+  a new daemon does before its start: imports the daemon and loads the
+  plugins, and spawns the debugger of the session's own start early
+  (:mod:`dbgcore.prespawn`).
 - The client of the next start of that session asks there first
   (:mod:`dbgcore.entry`), sending its environment, working folder, umask
-  and resource limits. The spare takes the session only if they are its own (those of the
-  client that started the daemon), since what it loaded and spawned hangs on
-  them; otherwise it refuses and the client forks a daemon as before. Taken,
-  it answers its pid and runs as the daemon that client would have forked.
+  and resource limits. The spare takes the session only if they are its
+  own (those of the client that started the daemon), since what it loaded
+  and spawned hangs on them, and if no file of dbg's or a plugin's changed
+  since it loaded them (nor a folder on the path: a package installed);
+  otherwise it refuses and the client forks a daemon as before. Taken, it
+  answers its pid and runs as the daemon that client would have forked,
+  with a spare of its own, forked as it got ready.
+- The spare's side is :mod:`dbgcore.sparedaemon`.
 - The spare lives no longer than the session: when the daemon ends
   (:func:`end`, or its death closes the pipe), the spare ends its early
   debugger and exits, and the daemon's end waits for that. A spare once
@@ -35,12 +41,18 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    #: A spare's life (dbgcore.sparedaemon.run): session, start words,
+    #: control and done pipes, terms; its exit code.
+    Spare = Callable[[str, list[str], int, int, "dict[str, object] | None"], int]
+
 #: The spare's socket, in the session's folder.
 SPARE_NAME = "spare.sock"
 #: The variable that turns spares off.
 NO_SPARE = "DBG_NO_SPARE"
-#: The longest request a spare reads (an environment of that size is refused).
-_MAX_REQUEST = 1 << 20
 
 #: In the daemon: the spare's control pipe (write end) and the read end of a
 #: pipe that closes when the spare is taken or has ended; -1 when none.
@@ -49,13 +61,14 @@ _done = -1
 _told = False
 
 
-def fork(session: str, start_words: list[str], own: dict[str, object] | None = None,
-         inherited: tuple[int, ...] = ()) -> None:
+def fork(session: str, start_words: list[str], run: Spare,
+         own: dict[str, object] | None = None, inherited: tuple[int, ...] = ()) -> None:
     """In a daemon the CLI forked for a start of ``start_words``, while it has
-    one thread: fork its spare, which waits (see the module). ``own``: the
-    terms the spare serves (:func:`terms`, default this process's);
-    ``inherited``: descriptors of the caller's that the spare closes. Never
-    raises."""
+    one thread: fork its spare, which waits (see the module) in ``run``
+    (:func:`dbgcore.sparedaemon.run`, passed in: this module imports none of
+    the daemon's). ``own``: the terms the spare serves (:func:`terms`,
+    default this process's); ``inherited``: descriptors of the caller's that
+    the spare closes. Never raises."""
     global _control, _done
     if os.environ.get(NO_SPARE) or os.environ.get("DBG_NO_EARLY_SPAWN") or not start_words:
         return
@@ -78,15 +91,10 @@ def fork(session: str, start_words: list[str], own: dict[str, object] | None = N
             os.setsid()
             if os.fork():
                 os._exit(0)
-            code = _spare(session, list(start_words), control_read, done_write, own)
+            code = run(session, list(start_words), control_read, done_write, own)
         except BaseException:
             code = 1
-            try:
-                import traceback
-
-                traceback.print_exc()
-            except Exception:  # nothing left to report it to
-                pass
+            print_exception()
         finally:
             os._exit(code)
     os.close(control_read)
@@ -129,7 +137,7 @@ def end(wait: float) -> None:
 
 #: What a spare must share with the client of the start it takes, and what
 #: each is called in a refusal.
-_TERMS = {"env": "environment", "cwd": "working folder", "umask": "umask",
+TERMS = {"env": "environment", "cwd": "working folder", "umask": "umask",
           "limits": "resource limits"}
 
 
@@ -152,186 +160,12 @@ def request_line(folder: str, replacing_at: str | None, words: list[str]) -> dic
             "log": os.path.join(folder, "daemon.log"), "words": words}
 
 
-# -- the spare's side --------------------------------------------------------------
-
-
-def _spare(session: str, words: list[str], control: int, done: int,
-           own: dict[str, object] | None) -> int:
-    """The spare: wait for the word, get ready, wait for a start; run its
-    daemon if one takes it. Its exit code."""
-    if own is None:
-        own = terms()
+def print_exception() -> None:
+    """The exception being handled, to stderr (a daemon's log), if anything
+    can still print it."""
     try:
-        with open("/proc/self/comm", "w") as comm:
-            comm.write("dbg-spare")
-    except OSError:
+        import traceback
+
+        traceback.print_exc()
+    except Exception:  # nothing left to report it to
         pass
-    try:
-        told = os.read(control, 1)
-    except OSError:
-        told = b""
-    if not told:
-        return 0  # the session ended first
-    from dbgcore import prespawn
-
-    try:
-        taken = _serve(session, words, control, done, own)
-    finally:
-        if _taken_by is None:
-            prespawn.discard()
-    if taken is None:
-        end(1.0)  # its own spare too
-        return 0
-    os.close(control)
-    os.close(done)  # the old daemon's end waits for this spare no longer
-    try:
-        with open("/proc/self/comm", "w") as comm:
-            comm.write("dbg-daemon")
-    except OSError:
-        pass
-    log = os.open(str(taken["log"]), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(log, 2)
-    os.close(log)
-    start = taken.get("words")
-    prespawn.retarget([str(w) for w in start] if isinstance(start, list) else [])
-    import gc
-
-    from dbgcore.daemon import main
-
-    gc.freeze()
-    gc.enable()
-    return main([session], first_client=True, replacing_at=str(taken["replacing_at"]) or None)
-
-
-#: The request of the start that took the spare.
-_taken_by: dict[str, object] | None = None
-#: The files of dbg's and the plugins' modules as the spare loaded them
-#: (:func:`_stamps`); a spare's own spare inherits them with the modules.
-_loaded: list[tuple[str, int, int]] | None = None
-
-
-def _stamps(paths: list[str] | None = None) -> list[tuple[str, int, int]]:
-    """The time and size of each of ``paths`` (default: every loaded
-    module's file but the standard library's, and each folder on the path,
-    which installing or removing a package, a plugin among them, changes);
-    -1 for one that is gone."""
-    import sys
-
-    if paths is None:
-        stdlib = os.path.dirname(os.__file__) + os.sep
-        named = [getattr(m, "__file__", None) for m in list(sys.modules.values())]
-        paths = sorted({p for p in [*named, *sys.path] if isinstance(p, str)
-                        and not (p.startswith(stdlib) and "-packages" not in p)})
-    found = []
-    for path in paths:
-        try:
-            stat = os.stat(path or ".")
-            found.append((path, stat.st_mtime_ns, stat.st_size))
-        except OSError:
-            found.append((path, -1, -1))
-    return found
-
-
-def _serve(session: str, words: list[str], control: int, done: int,
-           own: dict[str, object]) -> dict[str, object] | None:
-    """Listen, spawn the debugger early, load what a daemon needs, and wait:
-    the request of the start that takes this spare, or None once the
-    session has ended. It listens first: a start that comes meanwhile waits
-    for it to be ready rather than forking a daemon that would do the same
-    work beside it."""
-    global _taken_by, _loaded
-    import contextlib
-    import select
-    import socket
-
-    from dbgcore import prespawn
-    from dbgcore.paths import session_dir
-
-    path = str(session_dir(session) / SPARE_NAME)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_mask = os.umask(0o177)
-    try:
-        listener.bind(path)
-    finally:
-        os.umask(old_mask)
-    inode = os.stat(path).st_ino
-    listener.listen(4)
-    try:
-        from dbgcore.forkhelper import preload
-
-        preload()
-        if _loaded is None:
-            _loaded = _stamps()
-        # This spare's own spare, for the start after the one that takes
-        # this one: forked now, off any start's path, while this process has
-        # one thread and no early debugger of its own to hand down.
-        fork(session, words, own, (listener.fileno(), control, done))
-        prespawn.spawn_early(words)
-        while True:
-            readable, _, _ = select.select([listener.fileno(), control], [], [])
-            if control in readable and not os.read(control, 1):
-                return None  # the session ended
-            if listener.fileno() not in readable:
-                continue
-            conn, _ = listener.accept()
-            with conn:
-                request = _read_request(conn)
-                if request is None:
-                    continue
-                why = _mismatch(request, own)
-                stale = not why and _loaded is not None \
-                    and _stamps([path for path, _, _ in _loaded]) != _loaded
-                if stale:
-                    # What it loaded is not what a new daemon would load
-                    # (dbg or a plugin changed): of no use to any start.
-                    why = "dbg's or a plugin's files changed since it loaded them"
-                if why:
-                    with contextlib.suppress(OSError):
-                        conn.sendall(f"refused {why}\n".encode())
-                    if stale:
-                        return None
-                    continue
-                _taken_by = request
-                try:
-                    conn.sendall(b"%d\n" % os.getpid())
-                except OSError:
-                    _taken_by = None
-                    continue
-                return request
-    finally:
-        listener.close()
-        with contextlib.suppress(OSError):
-            if os.stat(path).st_ino == inode:
-                os.unlink(path)
-
-
-def _read_request(conn: object) -> dict[str, object] | None:
-    import json
-    import socket
-
-    assert isinstance(conn, socket.socket)
-    conn.settimeout(5.0)
-    data = b""
-    try:
-        while not data.endswith(b"\n") and len(data) < _MAX_REQUEST:
-            part = conn.recv(65536)
-            if not part:
-                return None
-            data += part
-        request = json.loads(data)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(request, dict) or not isinstance(request.get("log"), str) \
-            or not isinstance(request.get("replacing_at"), str):
-        return None
-    return request
-
-
-def _mismatch(request: dict[str, object], own: dict[str, object]) -> str:
-    """Why this spare cannot be the daemon of ``request``'s start ("" if it can)."""
-    for key, what in _TERMS.items():
-        if request.get(key) != own[key]:
-            return f"the client's {what} is not the spare's"
-    return ""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_debugpy import processes_of
 
 from dbgcore import procutil
 from dbgcore.testing import Dbg
@@ -29,22 +30,6 @@ def spares(home: Path) -> set[int]:
             continue
         if comm == "dbg-spare" and marker in environ and not procutil.is_zombie(int(entry.name)):
             found.add(int(entry.name))
-    return found
-
-
-def ours(home: Path) -> list[int]:
-    """Live processes that carry this test's DBG_HOME (every one dbg starts does)."""
-    marker = f"DBG_HOME={home}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if marker in environ and not procutil.is_zombie(int(entry.name)):
-            found.append(int(entry.name))
     return found
 
 
@@ -98,7 +83,7 @@ def test_the_next_start_of_an_ended_session_is_its_spares(short_dbg: Dbg, target
         assert wait_for(lambda: len(spares(dbg.home)) == 1), spares(dbg.home)
         assert not (folder / "spare.sock").exists()
     assert dbg.json("kill")["ok"]
-    assert wait_for(lambda: not ours(dbg.home)), ours(dbg.home)
+    assert wait_for(lambda: not processes_of(dbg.home)), processes_of(dbg.home)
 
 
 def test_a_start_from_another_environment_or_folder_is_not_the_spares(
@@ -124,7 +109,7 @@ def test_a_start_from_another_environment_or_folder_is_not_the_spares(
         # The refused spare (and its own) ended with the replaced session.
         assert wait_for(lambda ready=ready: not spares(dbg.home) & ready), spares(dbg.home) & ready
         assert dbg.json("kill", env=env, cwd=cwd)["ok"]
-        assert wait_for(lambda: not ours(dbg.home)), ours(dbg.home)
+        assert wait_for(lambda: not processes_of(dbg.home)), processes_of(dbg.home)
 
 
 def test_no_spare_when_turned_off(short_dbg: Dbg, target, pdb_ready) -> None:
@@ -150,6 +135,8 @@ def test_a_spare_whose_loaded_files_changed_is_not_used(short_dbg: Dbg, target, 
     assert dbg.json("start", "--backend", "pdb", "--run", str(cart.path),
                     env=env)["state"] == "exited"
     assert wait_for(lambda: (folder / "spare.sock").exists()), "no spare listens"
+    # Loaded once it has forked its own spare.
+    assert wait_for(lambda: len(spares(dbg.home)) == 2), spares(dbg.home)
     ready = spares(dbg.home)
     time.sleep(0.05)  # a folder's time moves on at the clock's tick
     (site / "newly_installed.py").write_text("")
