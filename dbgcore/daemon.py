@@ -81,6 +81,7 @@ SPARE_END_WAIT = 3.0
 #: plugins' hooks again (4-15 ms of a start).
 prepared_front: Front | None = None
 
+
 def preload() -> None:
     """What every daemon needs before it can take its first op, loaded
     before its session is known, by a process that forks daemons: the

@@ -72,14 +72,16 @@ def fork(session: str, start_words: list[str], run: Spare,
     global _control, _done
     if os.environ.get(NO_SPARE) or os.environ.get("DBG_NO_EARLY_SPAWN") or not start_words:
         return
-    control_read, control_write = os.pipe()
-    done_read, done_write = os.pipe()
+    fds: list[int] = []
     try:
+        fds += os.pipe()
+        fds += os.pipe()
         middle = os.fork()
     except OSError:
-        for fd in (control_read, control_write, done_read, done_write):
+        for fd in fds:
             os.close(fd)
-        return
+        return  # no spare: the next start forks its daemon, as before
+    control_read, control_write, done_read, done_write = fds
     if middle == 0:  # pragma: no cover - runs in the child
         code = 0
         try:
