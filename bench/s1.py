@@ -40,7 +40,9 @@ The smallest run (what tests/test_bench.py runs): ``--runs 1 --samples 0``.
 
 ``--start-only`` times `start --break X --run` alone (floor, daemon, CLI, MCP),
 each run's session ended right after the stop, and prints the medians, the
-spread and the ratio to the floor.
+spread and the ratio to the floor. Its mode ``rerun`` (``--mode rerun``) is
+the CLI's start of an agent's next run: in the same folder, a second after
+the last run's program ended, replacing that session (see ``Rerun``).
 """
 
 from __future__ import annotations
@@ -629,19 +631,28 @@ def start_table(backends: list[str], runs: int, modes: list[str]) -> None:
           + ("---|" if "cli" in ratio_modes else ""))
     for backend in backends:
         got: dict[str, list[float]] = {m: [] for m in modes}
-        for _ in range(runs):
-            for mode in modes:
-                work = Path(tempfile.mkdtemp(prefix="dbg-s1-"))
-                try:
-                    target = build(backend, work)
-                    if mode == "floor":
-                        times = floor_run(target)
-                    else:
-                        times = {"daemon": daemon_run, "cli": cli_run,
-                                 "mcp": mcp_run}[mode](target, work)
-                    got[mode].append(times["start"])
-                finally:
-                    shutil.rmtree(work, ignore_errors=True)
+        rerun = Rerun(backend) if "rerun" in modes else None
+        try:
+            for _ in range(runs):
+                for mode in modes:
+                    if mode == "rerun":
+                        assert rerun is not None
+                        got[mode].append(rerun.start())
+                        continue
+                    work = Path(tempfile.mkdtemp(prefix="dbg-s1-"))
+                    try:
+                        target = build(backend, work)
+                        if mode == "floor":
+                            times = floor_run(target)
+                        else:
+                            times = {"daemon": daemon_run, "cli": cli_run,
+                                     "mcp": mcp_run}[mode](target, work)
+                        got[mode].append(times["start"])
+                    finally:
+                        shutil.rmtree(work, ignore_errors=True)
+        finally:
+            if rerun is not None:
+                rerun.close()
         median = {m: statistics.median(v) for m, v in got.items()}
         cells = [f"{median[m]:,.0f} [{min(got[m]):,.0f}-{max(got[m]):,.0f}]" for m in modes]
         ratios = {m: median[m] / median["floor"] for m in ratio_modes}
@@ -649,6 +660,56 @@ def start_table(backends: list[str], runs: int, modes: list[str]) -> None:
                 if "cli" in ratios else "")
         print(f"| {backend} | " + " | ".join(cells) + "".join(
             f" | {r:.2f}" for r in ratios.values()) + goal + " |")
+
+
+class Rerun:
+    """The ``rerun`` mode of the start table: `start --break X --run` through
+    the CLI as an agent runs it again, in the same folder, on the session
+    whose program has ended (which the start replaces), a second after that
+    end (the agent reading the answer). Each program is run to its end after
+    the timed start, untimed; one run before the first timed one makes the
+    first session."""
+
+    #: Seconds between a program's end and the next start.
+    PAUSE = 1.0
+
+    def __init__(self, backend: str) -> None:
+        self.work = Path(tempfile.mkdtemp(prefix="dbg-s1-rerun-"))
+        self.target = build(backend, self.work)
+        values = start_values(self.target)
+        self.words = ["start", "--backend", backend, "--break", values["breaks"][0], "--run",
+                      values["program"]]
+        self.env = {**dbg_env(self.work), "DBG_SESSION": "s1-rerun"}
+        self._to_end(self._call(self.words))
+
+    def _call(self, words: list[str]) -> dict[str, Any]:
+        done = subprocess.run([*dbg_command(), "--json", *words], cwd=self.target.folder.parent,
+                              env=self.env, capture_output=True, text=True)
+        return dict(json.loads(done.stdout))
+
+    def _to_end(self, answer: dict[str, Any]) -> None:
+        expect_stop(self.target.backend, "rerun start", answer, "stopped")
+        for _ in range(100):
+            answer = self._call(["continue"])
+            if answer.get("state") == "exited":
+                break
+            expect_stop(self.target.backend, "rerun continue", answer, "stopped")
+        else:
+            raise SystemExit(f"{self.target.backend} rerun: the program did not end")
+        time.sleep(self.PAUSE)
+
+    def start(self) -> float:
+        """One timed start (ms), then the program run to its end."""
+        begin = time.perf_counter()
+        answer = self._call(self.words)
+        took = (time.perf_counter() - begin) * 1000
+        self._to_end(answer)
+        return took
+
+    def close(self) -> None:
+        subprocess.run([*dbg_command(), "kill"], cwd=self.target.folder.parent, env=self.env,
+                       capture_output=True)
+        shutil.rmtree(self.work, ignore_errors=True)
 
 
 def median_times(runs: list[Times]) -> Times:
@@ -967,8 +1028,9 @@ def main() -> None:
                         help="a backend to run (repeatable; default: all seven)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--mode", action="append",
-                        choices=["floor", "daemon", "cli", "mcp"],
-                        help="a way to run S1 (repeatable; default: all)")
+                        choices=["floor", "daemon", "cli", "mcp", "rerun"],
+                        help="a way to run S1 (repeatable; default: all; rerun: only with"
+                        " --start-only)")
     parser.add_argument("--no-peer", action="store_true", help="skip mcp-debugger")
     parser.add_argument("--samples", type=int, default=20,
                         help="timings of `python -c pass` and of each single CLI call"
@@ -993,6 +1055,8 @@ def main() -> None:
         print(cli)
         return
     backends = args.backend or list(BACKENDS)
+    if "rerun" in (args.mode or []) and not args.start_only:
+        parser.error("--mode rerun times a start alone: add --start-only")
     try:
         if args.start_only:
             global START_ONLY

@@ -123,10 +123,12 @@ def test_s1_goals_and_noise_of_several_runs() -> None:
 
 def test_s1_start_only(tmp_path: Path) -> None:
     require_backend("pdb")
-    # floor and CLI (the other modes' start is the same code, run by the S1 tests).
-    out = bench(tmp_path, "s1.py", "--start-only", "--backend", "pdb", "--runs", "1")
+    # floor, CLI and an agent's rerun (the other modes' start is the same
+    # code, run by the S1 tests).
+    out = bench(tmp_path, "s1.py", "--start-only", "--backend", "pdb", "--runs", "1",
+                "--mode", "floor", "--mode", "cli", "--mode", "rerun")
     cell = rf"{NUMBER} \[{NUMBER}-{NUMBER}\]"
-    assert re.search(rf"^\| pdb \|(?: {cell} \|){{2}} {NUMBER} \| CLI <= 1.2 x the "
+    assert re.search(rf"^\| pdb \|(?: {cell} \|){{3}}(?: {NUMBER} \|){{2}} CLI <= 1.2 x the "
                      r"floor: (met|\*\*not met\*\*) \|$", out, re.M), out
 
 
