@@ -97,11 +97,12 @@ def _stamps(paths: list[str] | None = None) -> list[tuple[str, int, int]]:
 
 def _serve(session: str, words: list[str], control: int, done: int,
            own: dict[str, object]) -> dict[str, object] | None:
-    """Listen, spawn the debugger early, load what a daemon needs, and wait:
-    the request of the start that takes this spare, or None once the
-    session has ended. It listens first: a start that comes meanwhile waits
-    for it to be ready rather than forking a daemon that would do the same
-    work beside it."""
+    """Listen, pause, load what a daemon needs, fork this spare's own spare,
+    spawn the debugger early, and wait: the request of the start that takes
+    this spare, or None once the session has ended (or what it loaded
+    changed). It listens first: a start that comes meanwhile waits for it
+    to be ready rather than forking a daemon that would do the same work
+    beside it."""
     global _taken_by, _loaded
     import contextlib
     import select
