@@ -457,6 +457,13 @@ class Daemon:
                 self._first_start_until = None
             found = self.table.read_start_words(words) if first else None
         if found is None:
+            if not first and self.session.backend is not None \
+                    and self.session.state() in ENDED_STATES \
+                    and self.table.read_start_words(words) is not None:
+                # A start on this session, whose program has ended: the
+                # client replaces it (dbgcore.entry), and need not ask.
+                self._send(conn, b"ended\n")
+                return
             self._send(conn, b"fallback\n")
             return
         op, values = found

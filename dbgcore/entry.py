@@ -17,6 +17,9 @@ When the daemon says the words are not for the fast path (options,
 reach, or when the words cannot be sent as UTF-8, the full click CLI (made
 from the same op table) takes the command line and explains whatever is wrong.
 
+A start's words sent to a session whose program has ended are answered
+``ended``: the client replaces that session as below, without asking again.
+
 ``dbg start`` (and ``test``, ``attach``) for a session that does not exist
 yet forks the session's daemon first, before anything else is imported: the
 daemon loads the plugins and the configuration while this client waits, then
@@ -47,6 +50,9 @@ _DAEMON_START_TIMEOUT = 15.0
 #: session's first client forks its daemon before anything else is imported.
 _STARTS = ("start", "test", "attach")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+#: The session's daemon answered this client's start words that its program
+#: has ended (``ended``, see _quick).
+_ended_seen = False
 _JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
 
 
@@ -146,6 +152,12 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
     finally:
         sock.close()
     head, _, body = reply.partition(b"\n")
+    if head == b"ended":
+        # A start on a session whose program has ended: _start_first
+        # replaces it without asking the daemon again.
+        global _ended_seen
+        _ended_seen = True
+        return None
     if head == b"fallback":
         return None
     try:
@@ -182,7 +194,7 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
         # (Linux's pids have 22 bits), so within the socket path's limit
         # whenever the session's own socket is.
         listen = os.path.join(folder, f"{os.getpid():x}.sock")
-        if len(os.fsencode(listen)) > _MAX_SOCKET_PATH or not _has_ended(path):
+        if len(os.fsencode(listen)) > _MAX_SOCKET_PATH or not (_ended_seen or _has_ended(path)):
             return None
     pid = _fork_daemon(session, None if listen == path else listen, words)
     if pid is None or not _listening(listen, pid):

@@ -288,3 +288,13 @@ def test_the_client_imports_nothing_heavy_for_a_start_or_a_call(short_dbg, targe
     refused = dbg("print", "nosuch_name", env=timed)
     assert refused.code != 0 and "nosuch_name" in refused.err + refused.out, refused
     assert "Traceback" not in refused.err + refused.out, refused
+    # A start that replaces the session once its program has ended: the
+    # daemon's answer to the start's words says so, and nothing is asked
+    # (or imported to ask) again.
+    while dbg.json("continue")["state"] != "exited":
+        pass
+    again = dbg("--json", "start", "--backend", "pdb", "--break", cart.loc("loop"), "--run",
+                str(cart.path), env=timed)
+    assert again.code == 0 and '"replaced session' in again.out, again
+    loaded = _imported(again.err)
+    assert "dbgcore.entry" in loaded and not loaded & set(_HEAVY), loaded
