@@ -457,8 +457,7 @@ class Daemon:
                 self._first_start_until = None
             found = self.table.read_start_words(words) if first else None
         if found is None:
-            if not first and self.session.backend is not None \
-                    and self.session.state() in ENDED_STATES \
+            if not first and self._program_ended() \
                     and self.table.read_start_words(words) is not None:
                 # A start on this session, whose program has ended: the
                 # client replaces it (dbgcore.entry), and need not ask.
@@ -552,10 +551,14 @@ class Daemon:
                 # however it came: ended before the start is answered.
                 prespawn.discard()
             future.set_result(result)
-            if self.session.backend is not None and self.session.state() in ENDED_STATES:
+            if self._program_ended():
                 # The program is over: the next start may replace this
                 # session, and its spare gets ready for it.
                 successor.ready()
+
+    def _program_ended(self) -> bool:
+        """Whether the session's program has ended (a start may replace it)."""
+        return self.session.backend is not None and self.session.state() in ENDED_STATES
 
     def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         log.info("op %s %s", op, args)

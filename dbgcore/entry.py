@@ -261,11 +261,11 @@ def _take_spare(folder: str, replacing_at: str | None, words: list[str]) -> int 
     ended session's daemon readied for this start, once it has taken it;
     None when there is none or it refused (another environment, folder,
     umask or resource limits than its own)."""
-    path = os.path.join(folder, "spare.sock")
-    if os.environ.get("DBG_NO_SPARE") or not os.path.exists(path):
-        return None
-    from dbgcore.successor import request_line
+    from dbgcore.successor import NO_SPARE, SPARE_NAME, request_line
 
+    path = os.path.join(folder, SPARE_NAME)
+    if os.environ.get(NO_SPARE) or not os.path.exists(path):
+        return None
     try:
         request = _json(request_line(folder, replacing_at, words)).encode("utf-8") + b"\n"
         reply = _ask(path, request, _DAEMON_START_TIMEOUT)
