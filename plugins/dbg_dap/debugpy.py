@@ -45,6 +45,11 @@ from dbgcore.api import (
 PYBOOT = str(Path(__file__).with_name("pyboot"))
 #: debugpy's adapter with a guard on each port it listens on (see its docstring).
 DEBUGPY_ADAPTER = str(Path(__file__).with_name("adapterboot") / "dbg_debugpy_adapter.py")
+#: The file in DBG_HOME where debugpy's launcher keeps how the last launch
+#: started its program (adapterboot/dbg_warm_launcher.py).
+DEBUGGEE_RECORD = "debuggee.json"
+#: Set: no program's interpreter is started ahead of its launch.
+NO_WARM_DEBUGGEE = "DBG_NO_WARM_DEBUGGEE"
 
 
 class DebugpyProfile(AdapterProfile):
@@ -161,6 +166,10 @@ class DebugpyProfile(AdapterProfile):
                 # A launcher waits, started with the adapter, for the launch
                 # (adapterboot/dbg_warm_launcher.py); an attach has none.
                 env["DBG_WARM_LAUNCHER"] = "1"
+                if not os.environ.get(NO_WARM_DEBUGGEE):
+                    # It starts the program's interpreter ahead too, as the
+                    # last launch started it (adapterboot/dbg_warm_launcher.py).
+                    env["DBG_DEBUGGEE_RECORD"] = str(dbg_home() / DEBUGGEE_RECORD)
         return env
 
     def _python(self) -> str:

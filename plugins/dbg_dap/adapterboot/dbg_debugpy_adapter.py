@@ -54,6 +54,9 @@ if _LAUNCHER_PYTHONPATH:
     os.environ["DBG_LAUNCHER_QUIET"] = "1"
 #: A launcher started with the adapter (adapterboot/dbg_warm_launcher.py).
 _WARM_LAUNCHER = os.environ.pop("DBG_WARM_LAUNCHER", "") == "1"
+#: Where that launcher keeps how the last launch started its program, to
+#: start the next one's ahead (dbg_warm_launcher.py); unset: it does not.
+_DEBUGGEE_RECORD = os.environ.pop("DBG_DEBUGGEE_RECORD", "")
 _WARM_LAUNCHER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    "dbg_warm_launcher.py")
 #: pyboot/dbg_debugpy_quiet.py: debugpy's startup report only into a log.
@@ -114,7 +117,8 @@ class _WarmLauncher:
             devnull = subprocess.DEVNULL
             # As debugpy spawns its launcher when it talks DAP on stdio.
             self._proc: Any = subprocess.Popen(
-                [sys.executable, _WARM_LAUNCHER_PATH, str(read_end)], stdin=devnull,
+                [sys.executable, _WARM_LAUNCHER_PATH, str(read_end),
+                 *([_DEBUGGEE_RECORD] if _DEBUGGEE_RECORD else [])], stdin=devnull,
                 stdout=devnull, stderr=devnull, pass_fds=(read_end,))
         except BaseException:
             os.close(self._pipe)

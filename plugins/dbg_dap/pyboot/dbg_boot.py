@@ -475,6 +475,11 @@ def _stdin_from_dbg() -> None:
 
 
 _stdin_from_dbg()
+# A program started before its launch (dbg_warm_debuggee.py) is given its
+# stdin once the launch names it: it finds this module, and the function,
+# by this name.
+stdin_from_dbg = _stdin_from_dbg
+sys.modules.setdefault("dbg_boot", sys.modules[__name__])
 
 
 def _children_undebugged() -> None:
