@@ -15,9 +15,10 @@ Its second argument, when there is one, is the file (``debuggee.json`` in
 DBG_HOME, the user's alone) where the launcher keeps how the last launch
 started its program: its command line (less the adapter's address and
 token), its folder, and its environment as changes to the launcher's own.
-When this launcher starts in that folder, it starts that program's
-interpreter at once, on pyboot/dbg_warm_debuggee.py (:class:`_WarmDebuggee`),
-which imports debugpy's server and pydevd and waits. The launch's spawn of
+When this launcher started in that folder and no launch came within
+_WARM_AFTER of its start, it starts that program's interpreter, on
+pyboot/dbg_warm_debuggee.py (:class:`_WarmDebuggee`), which imports
+debugpy's server and pydevd and waits. The launch's spawn of
 its program (``subprocess.Popen`` in debugpy's ``launcher.debuggee``) takes
 it when it is the same command line in the same folder with the same
 environment (but for ``$DBG_STDIN``, each run's FIFO): it hands it the
@@ -56,6 +57,9 @@ _READY_WAIT = 10.0
 #: Bytes of output before the launch that are passed on; more ends it.
 _EARLY_OUTPUT_MAX = 32768
 _PR_SET_PDEATHSIG = 1
+#: Seconds after this launcher's start with no launch before the program's
+#: interpreter is started ahead.
+_WARM_AFTER = 0.2
 
 
 def _program_at(cmdline: list[str]) -> int | None:
@@ -297,12 +301,19 @@ def main() -> int:
     pipe = os.fdopen(int(sys.argv[1]), "rb")
     record = sys.argv[2] if len(sys.argv) > 2 else ""
     base = dict(os.environ)
-    # First, so that the program's interpreter starts beside these imports.
-    warm = _WarmDebuggee.start(record, base) if record else None
+    started = time.monotonic()
     from debugpy.common import log, sockets  # noqa: F401 (what every launcher imports)
     from debugpy.launcher import __main__ as launcher_main
     from debugpy.launcher import debuggee, handlers, output  # noqa: F401
 
+    warm = None
+    # Only when no launch is on its way (a spare's launcher: the next run
+    # comes seconds later): beside a launch that comes at once, the early
+    # interpreter would take the cores the launch needs, and if it is not
+    # that launch's program, for nothing.
+    wait = _WARM_AFTER - (time.monotonic() - started)
+    if record and not select.select([pipe], [], [], max(wait, 0))[0]:
+        warm = _WarmDebuggee.start(record, base)
     with pipe:
         line = pipe.readline()
     if not line:
