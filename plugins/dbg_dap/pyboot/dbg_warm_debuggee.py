@@ -102,8 +102,11 @@ def main() -> None:
     # Changed since this process was spawned: perhaps after its start read
     # it, so stale from the first.
     fresh = all(stamp is None or stamp < spawned for stamp in before.values())
-    # As debugpy's __main__.py: the folder above debugpy's, for `import
-    # debugpy`, then taken out of the path again.
+    # What `python <debugpy> ...` has while it imports: sys.argv from
+    # debugpy's folder on (its address and token placeholders until the
+    # launch), and as debugpy's __main__.py does, the folder above debugpy's
+    # first on the path for `import debugpy`, then taken out again.
+    del sys.argv[0]
     root = os.environ.get("DBG_DEBUGPY_ROOT", "")
     sys.path[0] = os.path.join(root, os.pardir)
     import debugpy  # noqa: F401
