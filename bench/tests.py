@@ -247,13 +247,53 @@ def versions() -> str:
     return ", ".join(found)
 
 
-def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> list[str]:
-    """Runs the benchmark and returns the table's lines (also printed)."""
+class Result:
+    """What one run of the benchmark measured: the table's lines, each cell's
+    times, and the load average before and after."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.times: dict[str, dict[str, list[float]]] = {}
+        self.tests: dict[str, int] = {}
+        self.load_before = os.getloadavg()[0]
+        self.load_after = self.load_before
+        self.versions = ""
+
+    def noise(self) -> str:
+        """The largest min-max spread of a cell, against its median."""
+        worst, where = 0.0, ""
+        for project, modes in self.times.items():
+            for mode, times in modes.items():
+                spread = (max(times) - min(times)) / statistics.median(times)
+                if spread >= worst:
+                    worst, where = spread, f"{project}, {mode}"
+        return f"{worst:.0%} of its median ({where})"
+
+    def verdicts(self) -> list[str]:
+        """Issue 24's goal for each dbg cell: met or not met."""
+        found = []
+        for project, modes in self.times.items():
+            bare = statistics.median(modes["bare"])
+            for mode, times in modes.items():
+                if mode == "bare":
+                    continue
+                ratio = statistics.median(times) / bare
+                found.append(f"{project} on {mode} {ratio:.2f} x "
+                             + ("met" if ratio <= GOAL else "**not met**"))
+        return found
+
+
+def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> Result:
+    """Runs the benchmark and returns what it measured (the table's lines are
+    also printed)."""
     work = Path(tempfile.mkdtemp(prefix="dbg-bench-tests-"))
-    lines = [f"Test runs, seconds, median (min-max) of {runs} interleaved runs; "
-             f"{time.strftime('%Y-%m-%d')}; {machine()}; {versions()}",
-             "", "| project | tests | " + " | ".join(modes) + " |",
-             "|---|---:|" + "---:|" * len(modes)]
+    result = Result()
+    result.versions = versions()
+    lines = result.lines
+    lines += [f"Test runs, seconds, median (min-max) of {runs} interleaved runs; "
+              f"{time.strftime('%Y-%m-%d')}; {machine()}; {result.versions}",
+              "", "| project | tests | " + " | ".join(modes) + " |",
+              "|---|---:|" + "---:|" * len(modes)]
     print("\n".join(lines), flush=True)
     try:
         home = work / "home"
@@ -264,6 +304,8 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> list
             else:
                 tests = make_suite(folder, 2, 5) if small else make_suite(folder)
             times: dict[str, list[float]] = {m: [] for m in modes}
+            result.times[project] = times
+            result.tests[project] = tests
             for _ in range(runs):
                 # Interleaved, so a slow moment of the machine hits every mode.
                 for mode in modes:
@@ -285,6 +327,7 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> list
             print(lines[-1], flush=True)
         lines.append("")
         lines.append(f"goal: each dbg run <= {GOAL} x the bare run")
+        result.load_after = os.getloadavg()[0]
     finally:
         for mode in modes:
             if mode != "bare":
@@ -292,7 +335,48 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> list
                     **os.environ, "DBG_HOME": str(work / "home"),
                     "DBG_SESSION": f"bench-{mode}"}, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
-    return lines
+    return result
+
+
+# -- README.md's test-run section --------------------------------------------------------
+
+README_BEGIN = "<!-- tests:begin: written by bench/tests.py --readme; do not edit by hand -->"
+README_END = "<!-- tests:end -->"
+
+
+def readme_section(result: Result, command: str, runs: int) -> str:
+    """The README's section on test runs, from one run of the benchmark."""
+    cores = os.cpu_count() or 1
+    lines = [README_BEGIN,
+             f"Test runs under dbg, measured by `{command}` on {time.strftime('%Y-%m-%d')}:"
+             f" {machine()} (`os.cpu_count()` {cores}), load average"
+             f" {result.load_before:.2f} before the run and {result.load_after:.2f} after;"
+             f" {result.versions}.", ""]
+    if runs < 3:
+        lines += ["*A small run: it shows that the command works; these are not the figures"
+                  " to quote.*", ""]
+    elif max(result.load_before, result.load_after) > cores / 2:
+        lines += ["*The machine was busy with other work (see the load average): take the"
+                  " figures again on an idle one.*", ""]
+    lines += [f"`dbg test --backend B --python P -- -q` against `P -m pytest -q` when nothing"
+              f" stops (a ten-test file, a suite of about 300 fast tests), seconds, median"
+              f" (min-max) of {runs} interleaved runs, each a second after the last as an agent"
+              f" reruns its tests (the first dbg run of each is a new session's). Noise: the"
+              f" largest min-max spread of a cell is {result.noise()}.", ""]
+    lines += result.lines[2:-2]
+    lines += ["", f"Issue 24's goal, each dbg run within {GOAL} x the bare run: "
+              + "; ".join(result.verdicts()) + ".", README_END]
+    return "\n".join(lines)
+
+
+def write_readme(path: Path, section: str) -> None:
+    text = path.read_text()
+    if README_BEGIN not in text or README_END not in text:
+        raise SystemExit(f"{path}: no test-run section to rewrite (the lines {README_BEGIN!r}"
+                         f" and {README_END!r})")
+    before, rest = text.split(README_BEGIN, 1)
+    after = rest.split(README_END, 1)[1]
+    path.write_text(before + section + after)
 
 
 def main() -> None:
@@ -305,14 +389,23 @@ def main() -> None:
     parser.add_argument("--python", help="the program's interpreter (default: this one)")
     parser.add_argument("--small", action="store_true",
                         help="a suite of 10 tests (a check that the benchmark runs)")
+    parser.add_argument("--readme", nargs="?", const=str(ROOT / "README.md"), metavar="PATH",
+                        help="rewrite the test-run section of README.md (or PATH) from this run")
     args = parser.parse_args()
     if args.python:
         PYTHON[0] = args.python
     modes = args.mode or list(MODES)
     if "bare" not in modes:
         modes.insert(0, "bare")
-    lines = bench(args.project or ["ten", "suite"], modes, args.runs, args.small)
-    print("\n".join(lines[-2:]))
+    result = bench(args.project or ["ten", "suite"], modes, args.runs, args.small)
+    print("\n".join(result.lines[-2:]))
+    if args.readme:
+        words = [w for w in sys.argv[1:] if not w.startswith("--readme")]
+        if args.readme != str(ROOT / "README.md"):
+            words = [w for w in words if w != args.readme]
+        command = " ".join([".venv/bin/python bench/tests.py", *words, "--readme"])
+        write_readme(Path(args.readme), readme_section(result, command, args.runs))
+        print(f"\n{args.readme}: test-run section rewritten")
 
 
 if __name__ == "__main__":

@@ -178,6 +178,29 @@ def test_tests(tmp_path: Path) -> None:
     assert "goal: each dbg run <= 1.5 x the bare run" in out, out
 
 
+def test_tests_rewrites_its_readme_section(tmp_path: Path) -> None:
+    """`--readme PATH` rewrites the test-run section alone: the command, the
+    machine, the table and the goal's verdicts."""
+    require_backend("debugpy")
+    require_backend("pdb")
+    readme = tmp_path / "README.md"
+    begin = "<!-- tests:begin: written by bench/tests.py --readme; do not edit by hand -->"
+    readme.write_text(f"# title\n\nbefore\n{begin}\nold figures\n<!-- tests:end -->\nafter\n")
+    bench(tmp_path, "tests.py", "--runs", "1", "--project", "suite", "--small", "--mode",
+          "pdb", "--readme", str(readme))
+    text = readme.read_text()
+    assert text.startswith(f"# title\n\nbefore\n{begin}\n") and text.endswith(
+        "<!-- tests:end -->\nafter\n"), text
+    assert "old figures" not in text
+    assert "measured by `.venv/bin/python bench/tests.py --runs 1 --project suite --small" \
+        " --mode pdb --readme`" in text, text
+    assert f"(`os.cpu_count()` {os.cpu_count()})" in text and "*A small run" in text, text
+    assert re.search(rf"^\| suite \| 10 \| {NUMBER} \({NUMBER}-{NUMBER}\) \| {NUMBER} "
+                     rf"\({NUMBER}-{NUMBER}\) \*\*{NUMBER} x\*\* \|$", text, re.M), text
+    assert re.search(rf"within 1.5 x the bare run: suite on pdb {NUMBER} x (met|\*\*not met\*\*)\.",
+                     text), text
+
+
 def test_trace(tmp_path: Path) -> None:
     """Calls a second on the goal's three backends, each judged met or not."""
     for backend in ("pdb", "debugpy", "gdb"):
