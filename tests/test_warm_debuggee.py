@@ -24,7 +24,7 @@ PROGRAM = textwrap.dedent('''\
     import sys
 
     with open("/proc/self/cmdline", "rb") as cmdline:
-        print("ahead", b"dbg_warm_debuggee" in cmdline.read())
+        print("ahead", b"\\0--connect\\0-\\0" in cmdline.read())
     print("argv", sys.argv[1:])
     print("orig", getattr(sys, "orig_argv", ["?", "?"])[-2:])
     print("read", sys.stdin.readline().strip())
@@ -35,6 +35,11 @@ PROGRAM = textwrap.dedent('''\
     print("total", total)
     sys.exit(3)
 ''')
+
+
+#: In the command line of an interpreter started ahead: the placeholder of
+#: the adapter's address, which each launch has its own of.
+AHEAD = b"\0--connect\0-\0"
 
 
 def warm_debuggees(home: Path) -> set[int]:
@@ -49,7 +54,7 @@ def warm_debuggees(home: Path) -> set[int]:
             environ = (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"dbg_warm_debuggee.py" in cmdline and marker in environ \
+        if AHEAD in cmdline and marker in environ \
                 and not procutil.is_zombie(int(entry.name)):
             found.add(int(entry.name))
     return found

@@ -49,10 +49,6 @@ CHILD_START_TIMEOUT = DEFAULT_TIMEOUT
 CHILD_RELEASE_TIMEOUT = 10.0
 #: How long connecting to such a child's debug server may take.
 CHILD_CONNECT_WAIT = 5.0
-#: The script a debugpy program started ahead of its launch runs first
-#: (pyboot/dbg_warm_debuggee.py): its command line, and its forked
-#: children's, name it before the program's own.
-WARM_DEBUGGEE_SCRIPT = "dbg_warm_debuggee.py"
 
 
 
@@ -382,8 +378,5 @@ def _child_program(pid: int) -> str:
         return "python"
     if "-c" in words:
         return words[0]
-    # A program started ahead of its launch runs dbg's start script first
-    # (pyboot/dbg_warm_debuggee.py), then its own command line.
-    scripts = [w for w in words[1:] if w.endswith(".py") and not w.startswith("-")
-               and os.path.basename(w) != WARM_DEBUGGEE_SCRIPT]
+    scripts = [w for w in words[1:] if w.endswith(".py") and not w.startswith("-")]
     return scripts[-1] if scripts else (words[0] if words else "python")

@@ -16,9 +16,10 @@ DBG_HOME, the user's alone) where the launcher keeps how the last launch
 started its program: its command line (less the adapter's address and
 token), its folder, and its environment as changes to the launcher's own.
 When this launcher started in that folder and no launch came within
-_WARM_AFTER of its start, it starts that program's interpreter, on
-pyboot/dbg_warm_debuggee.py (:class:`_WarmDebuggee`), which imports
-debugpy's server and pydevd and waits. The launch's spawn of
+_WARM_AFTER of its start, it starts that program's command line, with
+placeholders for the adapter's address and token (:class:`_WarmDebuggee`):
+once the interpreter's start is done, it imports debugpy's server and
+pydevd and waits (pyboot/dbg_warm_debuggee.py). The launch's spawn of
 its program (``subprocess.Popen`` in debugpy's ``launcher.debuggee``) takes
 it when it is the same command line in the same folder with the same
 environment (but for ``$DBG_STDIN``, each run's FIFO): it hands it the
@@ -47,9 +48,6 @@ import time
 from types import ModuleType
 from typing import Any
 
-#: The program's start that waits for its launch.
-_WARM_DEBUGGEE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                              "pyboot", "dbg_warm_debuggee.py")
 #: The program's variables that differ from one run to the next.
 _PER_RUN = ("DBG_STDIN",)
 #: Seconds a launch waits for the early interpreter to be ready.
@@ -157,7 +155,7 @@ class _WarmDebuggee:
 
         try:
             self.proc: subprocess.Popen[bytes] = subprocess.Popen(
-                [*self.argv[:self.at], _WARM_DEBUGGEE, *self.argv[self.at:]], bufsize=0,
+                self.argv, bufsize=0,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),),
                 preexec_fn=preexec,
                 env={**env, "DBG_WARM_ORDER_FD": str(theirs.fileno()),

@@ -531,3 +531,14 @@ def _chain() -> None:
 
 
 _chain()
+
+
+def _warm_start() -> None:
+    # A program's interpreter started ahead of its launch
+    # (dbg_warm_debuggee.py): once its start is done, it waits here for the
+    # launch, then runs debugpy's __main__.py as the interpreter would have.
+    if "DBG_WARM_ORDER_FD" in os.environ:
+        importlib.import_module("dbg_warm_debuggee").wait_for_launch()
+
+
+_warm_start()

@@ -1,13 +1,15 @@
-"""A debugpy program's start, made before its launch: debugpy's warm
-launcher (adapterboot/dbg_warm_launcher.py) runs this file with the
-interpreter and options, the environment, the folder and the command line
-(debugpy's folder, its options, the program and its arguments) that the
-last launch of this DBG_HOME gave its program, less the adapter's address
-and token, which each adapter has its own of. So the program's command
-line shows in /proc and ``ps`` with this file's name before it. It
-imports what ``python <debugpy> --connect ...`` imports before the program
-runs (debugpy's server CLI and pydevd: 80-120 ms on this machine's 3.12),
-says ``ready`` on the socket ``$DBG_WARM_ORDER_FD`` names, and waits there.
+"""A debugpy program's start, made before its launch. debugpy's warm
+launcher (adapterboot/dbg_warm_launcher.py) starts the command line the
+last launch of this DBG_HOME started its program with (the interpreter and
+its options, debugpy's folder and options, the program and its arguments)
+in the same folder with the same environment, but with ``-`` for the
+adapter's address and token, which each adapter has its own of: so it shows
+in /proc and ``ps``. ``$DBG_WARM_ORDER_FD`` tells dbg's start code
+(dbg_boot), once the interpreter's start is done (the .pth files, the
+user's sitecustomize), to call :func:`wait_for_launch`: it imports what
+debugpy's __main__.py imports before the program runs (debugpy's server
+CLI and pydevd: 80-120 ms on this machine's 3.12), says ``ready`` on that
+socket, and waits there.
 
 When a launch spawns that same command line in that folder with that
 environment (but for ``$DBG_STDIN``, which names a FIFO of each run), the
@@ -17,10 +19,12 @@ on ``sys.path``, a ``.pth`` file or the user's sitecustomize changed since
 it was spawned (a package installed, a file edited: its start may have
 read the old one), and the launcher spawns the program as ever. Otherwise
 it answers ``fresh``; the launcher puts what this process printed so far
-into those pipes and says ``go``. This process then becomes the program:
+into those pipes and says ``go``. This process then takes on the launch:
 the pipes on fds 1 and 2, the stdin dbg names (dbg_boot's
-``stdin_from_dbg``), ``sys.argv`` and ``sys.orig_argv`` as the command line
-makes them, and debugpy's CLI run as ``python <debugpy>`` runs it.
+``stdin_from_dbg``), ``sys.argv`` and ``sys.orig_argv`` with the launch's
+address and token; and the interpreter goes on to run debugpy's
+__main__.py, as for a program started at its launch: the same frames
+under the program's, the same path.
 
 Ended unused: the socket closes (the launcher ended, or spawned another
 program), and it exits without running anything more.
@@ -36,6 +40,8 @@ import json
 import os
 import socket
 import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 from typing import Any
 
 
@@ -95,23 +101,46 @@ def _line(sock: socket.socket) -> bytes:
     return data
 
 
-def main() -> None:
+class _Same:
+    """A one-shot importer of ``debugpy`` that gives back the module already
+    loaded: debugpy's __main__.py imports it again when it is not in
+    sys.modules, which is what makes it take its folder out of sys.path."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.spec = module.__spec__
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> ModuleSpec | None:
+        if fullname != "debugpy":
+            return None
+        sys.meta_path.remove(self)
+        return ModuleSpec("debugpy", self, is_package=True)  # type: ignore[arg-type]
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        return self.module
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__spec__ = self.spec  # the import put this importer's there
+
+
+def wait_for_launch() -> None:
+    """Called by dbg's start code (dbg_boot) as the interpreter's start ends:
+    the imports, the wait, and the launch's program taken on (see the
+    module's docstring). Returns to let the interpreter run debugpy's
+    __main__.py, as it would have; ends the process when it is not taken."""
     sock = socket.socket(fileno=int(os.environ.pop("DBG_WARM_ORDER_FD")))
     spawned = int(os.environ.pop("DBG_WARM_SPAWNED", "0"))
     before = _stamps()
     # Changed since this process was spawned: perhaps after its start read
     # it, so stale from the first.
     fresh = all(stamp is None or stamp < spawned for stamp in before.values())
-    # What `python <debugpy> ...` has while it imports: sys.argv from
-    # debugpy's folder on (its address and token placeholders until the
-    # launch), and as debugpy's __main__.py does, the folder above debugpy's
-    # first on the path for `import debugpy`, then taken out again.
-    del sys.argv[0]
+    # What debugpy's __main__.py imports, with the folder above debugpy's
+    # on the path for `import debugpy` alone, as it does.
     root = os.environ.get("DBG_DEBUGPY_ROOT", "")
-    sys.path[0] = os.path.join(root, os.pardir)
-    import debugpy  # noqa: F401
+    sys.path.insert(0, os.path.join(root, os.pardir))
+    import debugpy
     del sys.path[0]
-    from debugpy.server import cli
+    from debugpy.server import cli  # noqa: F401 (pydevd with it)
     sys.stdout.flush()
     sys.stderr.flush()
     sock.sendall(b"ready\n")
@@ -136,12 +165,13 @@ def main() -> None:
     stdin_from_dbg = getattr(boot, "stdin_from_dbg", None)
     if stdin_from_dbg is not None:
         stdin_from_dbg()
+    # The launch's address and token in place of the placeholders.
     argv = order["argv"]
-    sys.argv = argv[order["program_at"]:]
+    sys.argv[:] = argv[order["program_at"]:]
     if hasattr(sys, "orig_argv"):
         sys.orig_argv = list(argv)
-    cli.main()  # type: ignore[no-untyped-call]
-
-
-if __name__ == "__main__":
-    main()
+    # debugpy's __main__.py, run next by the interpreter, finds no debugpy
+    # loaded and so takes its folder (which the interpreter puts first on the
+    # path) out of the path again, as it imports debugpy: this one.
+    del sys.modules["debugpy"]
+    sys.meta_path.insert(0, _Same(debugpy))
