@@ -114,6 +114,8 @@ def test_a_rerun_is_the_program_started_ahead_and_nothing_tells(
     dbg = short_dbg
     first = run(dbg, project, "one", "two")
     assert "ahead False" in first["stdout"]
+    # How it was started is kept for the next launcher, in a file of the user's alone.
+    assert (dbg.home / "debuggee.json").stat().st_mode & 0o777 == 0o600
     assert wait_for(lambda: warm_debuggees(dbg.home)), "no interpreter was started ahead"
     again = run(dbg, project, "one", "two")
     assert "ahead True" in again["stdout"], again
