@@ -66,6 +66,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "plugins"), str(ROOT / "bench")]
 
+import readme  # noqa: E402
 from dapfloor import FloorClient, marks  # noqa: E402
 from nodefloor import NodeFloor  # noqa: E402
 
@@ -1013,13 +1014,7 @@ def readme_section(report: Report, command: str) -> str:
 
 
 def write_readme(path: Path, section: str) -> None:
-    text = path.read_text()
-    if README_BEGIN not in text or README_END not in text:
-        raise SystemExit(f"{path}: no speed section to rewrite (the lines {README_BEGIN!r}"
-                         f" and {README_END!r} under its '## Speed')")
-    before, rest = text.split(README_BEGIN, 1)
-    after = rest.split(README_END, 1)[1]
-    path.write_text(before + section + after)
+    readme.rewrite(path, README_BEGIN, README_END, section, "speed section (under its '## Speed')")
 
 
 def main() -> None:

@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import readme  # bench/readme.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("bare", "debugpy", "pdb")
 PYTEST_ARGS = ["-q", "-p", "no:cacheprovider"]
@@ -370,13 +372,7 @@ def readme_section(result: Result, command: str, runs: int) -> str:
 
 
 def write_readme(path: Path, section: str) -> None:
-    text = path.read_text()
-    if README_BEGIN not in text or README_END not in text:
-        raise SystemExit(f"{path}: no test-run section to rewrite (the lines {README_BEGIN!r}"
-                         f" and {README_END!r})")
-    before, rest = text.split(README_BEGIN, 1)
-    after = rest.split(README_END, 1)[1]
-    path.write_text(before + section + after)
+    readme.rewrite(path, README_BEGIN, README_END, section, "test-run section")
 
 
 def main() -> None:

@@ -16,21 +16,26 @@ from dbgcore import procutil
 from dbgcore.testing import Dbg
 
 
-def spares(home: Path) -> set[int]:
-    """Live processes named dbg-spare that carry this test's DBG_HOME."""
+def live_of(home: Path, wanted: Callable[[Path], bool]) -> set[int]:
+    """Live processes that carry this test's DBG_HOME and whose /proc folder
+    ``wanted`` takes."""
     marker = f"DBG_HOME={home}".encode()
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            comm = (entry / "comm").read_text().strip()
-            environ = (entry / "environ").read_bytes().split(b"\0")
+            taken = wanted(entry) and marker in (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if comm == "dbg-spare" and marker in environ and not procutil.is_zombie(int(entry.name)):
+        if taken and not procutil.is_zombie(int(entry.name)):
             found.add(int(entry.name))
     return found
+
+
+def spares(home: Path) -> set[int]:
+    """Live processes named dbg-spare that carry this test's DBG_HOME."""
+    return live_of(home, lambda entry: (entry / "comm").read_text().strip() == "dbg-spare")
 
 
 def wait_for(check: Callable[[], object], timeout: float = 10.0) -> bool:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import textwrap
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from test_debugpy import processes_of
+from test_successor import live_of, wait_for
 
-from dbgcore import procutil
 from dbgcore.testing import Dbg, marked_lines
 
 PROGRAM = textwrap.dedent('''\
@@ -42,31 +41,15 @@ PROGRAM = textwrap.dedent('''\
 AHEAD = b"\0--connect\0-\0"
 
 
+#: Seconds for a session's spare to start an interpreter ahead, once its
+#: program has ended (a quarter of a second, then its daemon's imports, the
+#: adapter, its launcher and 0.2 s more; longer on a busy machine).
+WARM_WAIT = 20.0
+
+
 def warm_debuggees(home: Path) -> set[int]:
     """Live interpreters started ahead of a launch of this test's DBG_HOME."""
-    marker = f"DBG_HOME={home}".encode()
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if AHEAD in cmdline and marker in environ \
-                and not procutil.is_zombie(int(entry.name)):
-            found.add(int(entry.name))
-    return found
-
-
-def wait_for(check: Callable[[], object], timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    return live_of(home, lambda entry: AHEAD in (entry / "cmdline").read_bytes())
 
 
 @pytest.fixture
@@ -116,7 +99,7 @@ def test_a_rerun_is_the_program_started_ahead_and_nothing_tells(
     assert "ahead False" in first["stdout"]
     # How it was started is kept for the next launcher, in a file of the user's alone.
     assert (dbg.home / "debuggee.json").stat().st_mode & 0o777 == 0o600
-    assert wait_for(lambda: warm_debuggees(dbg.home)), "no interpreter was started ahead"
+    assert wait_for(lambda: warm_debuggees(dbg.home), WARM_WAIT), "none started ahead"
     again = run(dbg, project, "one", "two")
     assert "ahead True" in again["stdout"], again
     assert again == {**first, "stdout": first["stdout"].replace("ahead False", "ahead True")}
@@ -140,7 +123,7 @@ def test_what_it_started_with_changed_since_gets_a_program_started_as_ever(
     dbg = short_dbg
     run(dbg, project)
     for change in range(2):
-        assert wait_for(lambda: warm_debuggees(dbg.home)), "no interpreter was started ahead"
+        assert wait_for(lambda: warm_debuggees(dbg.home), WARM_WAIT), "none started ahead"
         if change == 0:
             (project / "site" / "sitecustomize.py").write_text('print("site says bye")\n')
             said = "site says bye"
@@ -161,7 +144,7 @@ def test_another_command_line_or_environment_is_started_as_ever(
     dbg = short_dbg
     run(dbg, project, "one")
     for options in ((), ("--env", "DBG_TEST_OTHER=1")):
-        assert wait_for(lambda: warm_debuggees(dbg.home)), "no interpreter was started ahead"
+        assert wait_for(lambda: warm_debuggees(dbg.home), WARM_WAIT), "none started ahead"
         unused = warm_debuggees(dbg.home)
         result = run(dbg, project, "two", options=options)
         assert "ahead False" in result["stdout"] and "argv ['two']" in result["stdout"], result
