@@ -47,30 +47,34 @@ from typing import Any
 
 def _stamps() -> dict[str, int | None]:
     """What the interpreter's start read that a later change would make
-    stale: each folder on sys.path (a file added or removed there), each
-    .pth file in them, and the sitecustomize and usercustomize loaded."""
+    stale: the interpreter itself and its venv's pyvenv.cfg, each folder on
+    sys.path (a file added or removed there), each .pth file in them, and
+    the sitecustomize and usercustomize loaded."""
     seen: dict[str, int | None] = {}
-    for folder in sys.path:
-        path = os.path.abspath(folder or ".")
+
+    def stamp(path: str) -> None:
         try:
             seen[path] = os.stat(path).st_mtime_ns
-            names = os.listdir(path)
         except OSError:
             seen[path] = None
+
+    for path in (sys.executable, os.path.realpath(sys.executable),
+                 os.path.join(sys.prefix, "pyvenv.cfg")):
+        stamp(path)
+    for folder in sys.path:
+        path = os.path.abspath(folder or ".")
+        stamp(path)
+        try:
+            names = os.listdir(path)
+        except OSError:
             continue
         for name in names:
             if name.endswith(".pth"):
-                try:
-                    seen[os.path.join(path, name)] = os.stat(os.path.join(path, name)).st_mtime_ns
-                except OSError:
-                    pass
+                stamp(os.path.join(path, name))
     for name in ("sitecustomize", "usercustomize"):
         source = getattr(sys.modules.get(name), "__file__", None)
         if source:
-            try:
-                seen[source] = os.stat(source).st_mtime_ns
-            except OSError:
-                seen[source] = None
+            stamp(source)
     return seen
 
 
