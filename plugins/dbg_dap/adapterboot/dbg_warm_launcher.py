@@ -136,8 +136,9 @@ class _WarmDebuggee:
 
         def preexec() -> None:
             # As debugpy's launcher starts a program (its own process group,
-            # the foreground one of a terminal if there is one), and bound
-            # to this launcher until it is taken.
+            # the foreground one of a terminal if there is one), and killed
+            # if this launcher dies: unused, as soon as it dies; taken, as
+            # its program (the launcher kills it as it ends in any case).
             os.setpgrp()
             try:
                 old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
