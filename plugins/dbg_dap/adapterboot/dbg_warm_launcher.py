@@ -46,7 +46,14 @@ import subprocess
 import sys
 import time
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dbg_dap.pyboot import dbg_warm_debuggee
+else:  # pyboot is on this launcher's path (its sitecustomize is dbg_boot's)
+    import importlib
+
+    dbg_warm_debuggee = importlib.import_module("dbg_warm_debuggee")
 
 #: The program's variables that differ from one run to the next.
 _PER_RUN = ("DBG_STDIN",)
@@ -222,13 +229,7 @@ class _WarmDebuggee:
         return True
 
     def _line(self) -> bytes:
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = self.sock.recv(64)
-            if not chunk:
-                break
-            data += chunk
-        return data
+        return dbg_warm_debuggee.read_line(self.sock)
 
     def _ready(self) -> bool:
         self.sock.settimeout(_READY_WAIT)

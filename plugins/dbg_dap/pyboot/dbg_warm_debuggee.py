@@ -95,7 +95,9 @@ def _receive(sock: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     return json.loads(data.decode("utf-8", "surrogateescape")), list(fds)
 
 
-def _line(sock: socket.socket) -> bytes:
+def read_line(sock: socket.socket) -> bytes:
+    """One line from ``sock``, with its newline; what came when it closed
+    first (both sides of the socket pair read with this)."""
     data = b""
     while not data.endswith(b"\n"):
         chunk = sock.recv(64)
@@ -158,7 +160,7 @@ def wait_for_launch() -> None:
         os._exit(0)
     # The launcher passes on what this printed so far, then says go.
     sock.sendall(b"fresh\n")
-    if _line(sock) != b"go\n":
+    if read_line(sock) != b"go\n":
         os._exit(0)
     sock.close()
     for target, fd in ((1, fds[0]), (2, fds[1])):
