@@ -282,3 +282,30 @@ def test_a_stop_lists_the_stack_once_and_frames_move_it(dbg: Any, target: Any) -
     assert [f["current"] for f in dbg.json("stack")["frames"]] == [False, True]
     assert dbg.json("down")["frame"]["index"] == 0
     assert [f["current"] for f in dbg.json("stack")["frames"]] == [True, False]
+
+
+def test_a_late_thread_prompt_after_cont_is_not_taken_for_an_answer(
+        dbg: Any, target: Any, tmp_path: Path) -> None:
+    # Under load jdb's event thread once printed "main[1] " right after the
+    # "> " of the start's `cont`, before the entry breakpoint: dbg took that
+    # prompt for `cont`'s answer ("jdb: the command did nothing").
+    import shutil
+    import sys
+
+    wrapper = tmp_path / "late-jdb"
+    script = Path(__file__).parent / "faults" / "late_jdb_prompt.py"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {script} \"$@\"\n")
+    wrapper.chmod(0o700)
+    config = dbg.home / "config" / "dbg"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "backends.yaml").write_text(
+        f"backends:\n  jdb:\n    command: [{wrapper}]\n", encoding="utf-8")
+    dbg.env["LATE_JDB_REAL"] = shutil.which("jdb") or "jdb"
+    dbg.env["LATE_JDB_MARK"] = str(tmp_path / "injected")
+    cart = target("java/Cart.java")
+    snap = dbg.json("start", str(cart.path), "exit3")
+    assert snap["ok"], snap["error"]
+    assert (snap["reason"], snap["location"]["line"]) == ("entry", cart.lines["main-first"])
+    assert (tmp_path / "injected").read_text() == "injected\n"
+    done = dbg.json("continue")
+    assert (done["state"], done["exit_code"]) == ("exited", 3), done
