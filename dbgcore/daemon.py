@@ -478,9 +478,12 @@ class Daemon:
         refused = first and not answer.ok
         if refused:
             # Before the refusal is answered, so that when the client returns
-            # nothing of this start runs and no session of its name is seen.
+            # nothing of this start runs and no session of its name is seen
+            # or reached (a next call went on to find this daemon still
+            # listening, with no program).
             prespawn.discard()
             remove_status(self.name, os.getpid())
+            self._close_door()
         self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
         if refused:
             # Refused before it reached the debugger (a usage error): this
@@ -660,13 +663,9 @@ class Daemon:
         finally:
             self._shutdown_done.set()
 
-    def _end(self) -> None:
-        with self._status_lock:  # no status written after it is removed
-            self.stopping.set()
-            remove_status(self.name, os.getpid())
-        # Closed before the debugger is ended (which takes a while): a client
-        # that connects meanwhile is refused (no session) instead of waiting
-        # in the backlog for an accept that never comes and then reading EOF.
+    def _close_door(self) -> None:
+        """No client reaches this daemon any more: the listener closed (the
+        accept loop then ends it), the socket's path gone."""
         if self.listener is not None:
             with contextlib.suppress(OSError):
                 self.listener.close()
@@ -675,6 +674,15 @@ class Daemon:
             # the path already (after a failed start, this one ends late).
             if os.stat(self.sock_path).st_ino == self._sock_inode:
                 os.unlink(self.sock_path)
+
+    def _end(self) -> None:
+        with self._status_lock:  # no status written after it is removed
+            self.stopping.set()
+            remove_status(self.name, os.getpid())
+        # Closed before the debugger is ended (which takes a while): a client
+        # that connects meanwhile is refused (no session) instead of waiting
+        # in the backlog for an accept that never comes and then reading EOF.
+        self._close_door()
         # Looked up before anything ends: once their parents are gone they
         # are no one's (a process of the program that left its group).
         strays = procutil.tree_of(c["pid"] for c in self.children
