@@ -206,6 +206,12 @@ def test_program_that_does_not_exist(module_dbg: Dbg, cart: Target) -> None:
                        "no_such_dir")
     status = module_dbg.json("-s", "other", "status")
     assert status["error"]["kind"] == "no_session", json.dumps(status)
+    # Gone before the refusal is answered: the next call must not reach a
+    # daemon on its way out (its socket stayed, now and then, for a moment).
+    door = module_dbg.home / "sessions" / "other" / "daemon.sock"
+    for _ in range(10):
+        assert module_dbg("-s", "other", "start", "--backend", "pdb", "no_such.py").code == 2
+        assert not door.exists()
 
 
 def test_unknown_and_missing_backends(module_dbg: Dbg, cart: Target) -> None:
