@@ -452,11 +452,12 @@ class JdbBackend(ConsoleBackend):
                 match = driver.expect([EVENT_RE, EXIT_RE, SUSPENDED_RE],
                                       max(0.0, deadline - time.monotonic()),
                                       prompt=STOPPED_PROMPT_RE)
-                if resumed and match.index == 0 and not match.before.strip("\r\n> "):
-                    # A thread's prompt with nothing before it, after a
-                    # resume: jdb's event thread printing late (seen under
-                    # load: "> " and "main[1] " right after `cont`, then the
-                    # breakpoint). A command that did not run says why.
+                if match.index == 0 and not match.before.strip("\r\n> "):
+                    # A thread's prompt with nothing before it while the
+                    # program runs: jdb's event thread printing late (seen
+                    # under load: "> " and "main[1] " right after `cont`,
+                    # then the breakpoint). A command that did not run says
+                    # why.
                     match = None
         except PtyTimeout:
             return StopEvent(state="running")
