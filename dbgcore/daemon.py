@@ -558,6 +558,8 @@ class Daemon:
                 # The program is over: the next start may replace this
                 # session, and its spare gets ready for it.
                 successor.ready()
+            else:
+                self.session.restart_ahead()
 
     def _program_ended(self) -> bool:
         """Whether the session's program has ended (a start may replace it)."""
@@ -697,8 +699,10 @@ class Daemon:
             log.exception("error while ending the debugger")
         # And any whose start was under way meanwhile.
         self._end_child_sessions()
-        # A debugger spawned for a start that never got to adopt it.
+        # A debugger spawned for a start that never got to adopt it, or
+        # ahead of a restart that never came.
         prespawn.discard()
+        prespawn.end_ahead()
         # The spare for the next start ends with the session.
         successor.end(SPARE_END_WAIT)
         groups = {g for c in self.children

@@ -37,6 +37,11 @@ waiting for its run: the backend's spawn adopts it (:func:`adopt_console`)
 on the same terms and then tells it the run's details (the program, the
 session's FIFOs); its record says ``"console": true``.
 
+A session whose program stopped at a failure, where a rerun is likely,
+spawns the same way ahead of its `dbg restart` (:func:`spawn_ahead`), which
+adopts it on the same terms; it is ended when the session ends unrestarted
+(:func:`end_ahead`).
+
 No early process outlives its start: one the start did not adopt is ended
 before the start is answered, refused or failed (:func:`discard`, by the
 daemon), and it was spawned with the same parent-death signal as every
@@ -133,6 +138,9 @@ def _log(message: str, *args: object) -> None:
 
 #: The early process, until adopted or discarded.
 _early: _Early | None = None
+#: The process spawned ahead of a restart (:func:`spawn_ahead`), until a
+#: restart adopts it or the session ends.
+_ahead: _Early | None = None
 #: The backend named by the start this daemon was forked for (what to remember).
 _backend: str | None = None
 #: The names :func:`adapter_secret` was asked for in this process.
@@ -293,16 +301,20 @@ def spawn_early(words: list[str]) -> None:
     spawn = _spawn_of(record) if record is not None else None
     if spawn is None:
         return
+    # A DAP backend spawns its adapter in the run's folder (`--cwd`, else here).
+    _early = _spawn(spawn, os.path.abspath(_option(words, ("--cwd",)) or "."))
+
+
+def _spawn(spawn: _Spawn, cwd: str) -> _Early | None:
+    """``spawn`` started in ``cwd``; None when it cannot be (a debugger
+    gone since, a folder that is not: the backend says so)."""
     import subprocess
 
     from dbgcore import procutil
 
     env = spawn.environment()
-    # A DAP backend spawns its adapter in the run's folder (`--cwd`, else here).
-    cwd = os.path.abspath(_option(words, ("--cwd",)) or ".")
     if spawn.console:
-        _spawn_console(spawn.argv, env, cwd)
-        return
+        return _spawn_console(spawn.argv, env, cwd)
     try:
         # As AdapterProcess spawns an adapter that speaks DAP over its stdio:
         # its own process group, the parent-death signal.
@@ -311,25 +323,24 @@ def spawn_early(words: list[str]) -> None:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec, bufsize=0)
     except (OSError, ValueError, subprocess.SubprocessError):
-        return  # a debugger gone since, a folder that is not: the backend says so
-    _early = _Early(proc, spawn.argv, env, cwd, time.monotonic())
+        return None
+    return _Early(proc, spawn.argv, env, cwd, time.monotonic())
 
 
 #: The terminal size every console debugger is spawned with (dbgcore.pty's).
 CONSOLE_DIMENSIONS = (50, 4000)
 
 
-def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> None:
+def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> _Early | None:
     """A console debugger's waiting start, in a pseudo-terminal, as
     dbgcore.pty.PtyDriver spawns one (echo off, its terminal size, its own
     session, the parent-death signal)."""
-    global _early
     from ptyprocess import PtyProcess
 
     from dbgcore import procutil
 
     if not os.path.isdir(cwd):
-        return  # a folder that is not: the backend says so
+        return None  # a folder that is not: the backend says so
     command, preexec = procutil.bound_to_parent(argv, env, cwd)
     parent = os.getpid()
     try:
@@ -340,17 +351,44 @@ def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> None:
             # ptyprocess lets an error before its exec (a chdir) rise in
             # the forked child: it must not go on as a second daemon.
             os._exit(1)
-        return  # a debugger gone since: the backend says so
-    _early = _Early(None, argv, env, cwd, time.monotonic(), console=console)
+        return None  # a debugger gone since: the backend says so
+    return _Early(None, argv, env, cwd, time.monotonic(), console=console)
+
+
+def spawn_ahead(backend: str, cwd: str) -> None:
+    """In a session's daemon whose program stopped where a rerun is likely
+    (at a failure): spawn ahead what ``backend`` spawned last (the record's),
+    in ``cwd``, for `dbg restart`, whose spawn adopts it on the terms of
+    :func:`adopt` (a debugpy adapter's launcher then starts the program's
+    interpreter ahead too). One at a time; it lives until a restart takes
+    it or :func:`end_ahead`. Never raises."""
+    global _ahead
+    if (_ahead is not None and _ahead.running()) or os.environ.get("DBG_NO_EARLY_SPAWN"):
+        return
+    end_ahead()
+    record = _records().get(backend)
+    spawn = _spawn_of(record) if record is not None else None
+    if spawn is not None:
+        _ahead = _spawn(spawn, cwd)
+
+
+def end_ahead() -> None:
+    """End what :func:`spawn_ahead` spawned, if no restart took it."""
+    global _ahead
+    ahead, _ahead = _ahead, None
+    if ahead is not None:
+        _end(ahead, "no restart came for it")
 
 
 def adapter_secret(name: str) -> str:
     """A fresh secret (64 hex digits) for the adapter's environment variable
-    ``name``, such as an access token: the one the early process was given,
-    while there is one, so that it can be adopted. Never written down."""
+    ``name``, such as an access token: the one the early process (or the
+    one spawned ahead of a restart) was given, while there is one, so that
+    it can be adopted. Never written down."""
     _secret_names.add(name)
-    if _early is not None and name in _early.env:
-        return _early.env[name]
+    for early in (_early, _ahead):
+        if early is not None and name in early.env:
+            return early.env[name]
     return os.urandom(32).hex()
 
 
@@ -380,8 +418,10 @@ def _take(argv: list[str], env: dict[str, str] | None, cwd: str | None,
           console: bool) -> _Early | None:
     """The early process, if it is what the backend spawns now (see
     :func:`adopt`); ended otherwise."""
-    global _early
+    global _early, _ahead
     early, _early = _early, None
+    if early is None:
+        early, _ahead = _ahead, None
     wanted = dict(os.environ) if env is None else env
     remember(argv, wanted, console)
     if early is None:

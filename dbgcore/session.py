@@ -229,6 +229,16 @@ class Session:
         self.backend = backend
         return backend
 
+    def restart_ahead(self) -> None:
+        """Where a rerun is likely, the program stopped at a failure (a
+        failing test, an uncaught exception): the debugger a `dbg restart`
+        spawns is spawned now, while the user looks (dbgcore.prespawn)."""
+        last, request = self.last, self.launch_request
+        if self.spec is None or request is None or last is None \
+                or last.state != "stopped" or last.reason != "exception":
+            return
+        prespawn.spawn_ahead(self.spec.name, os.path.abspath(request.cwd or os.getcwd()))
+
     # -- child processes --------------------------------------------------------
 
     def shutdown(self) -> None:
