@@ -558,7 +558,7 @@ class Daemon:
                 # The program is over: the next start may replace this
                 # session, and its spare gets ready for it.
                 successor.ready()
-            else:
+            elif not self.stopping.is_set():
                 self.session.restart_ahead()
 
     def _program_ended(self) -> bool:

@@ -66,6 +66,8 @@ class Session:
         #: recorded yet, opened with the run's first recorded stop).
         self.run_id = 0
         self.last: StopSnapshot | None = None
+        #: The stop a restart's debugger was last spawned ahead for (restart_ahead).
+        self._ahead_of: StopSnapshot | None = None
         #: The debugger's version, for ``[via TOOL VERSION]``.
         self.version = ""
         #: Expressions `--show` asks for at the stop the current op makes.
@@ -234,9 +236,10 @@ class Session:
         failing test, an uncaught exception): the debugger a `dbg restart`
         spawns is spawned now, while the user looks (dbgcore.prespawn)."""
         last, request = self.last, self.launch_request
-        if self.spec is None or request is None or last is None \
+        if self.spec is None or request is None or last is None or last is self._ahead_of \
                 or last.state != "stopped" or last.reason != "exception":
             return
+        self._ahead_of = last  # once a stop: the ops that look at it ask no more
         prespawn.spawn_ahead(self.spec.name, os.path.abspath(request.cwd or os.getcwd()))
 
     # -- child processes --------------------------------------------------------
