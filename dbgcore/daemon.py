@@ -514,9 +514,7 @@ class Daemon:
         # folder's sockets away, this daemon's own among them.
         if read_status(self.name) is not None:
             # Started again meanwhile (`dbg restart`): the name is not free.
-            raise SessionExists(
-                f"session {self.name!r} already exists, and its program has not ended",
-                f"end it with `dbg -s {self.name} kill`, or pick another --session name")
+            raise SessionExists.taken(self.name)
         # The listening socket moves with its file: clients reach it there.
         path = socket_path(self.name)
         os.replace(self.sock_path, path)

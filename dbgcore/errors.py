@@ -84,6 +84,13 @@ class NoSession(DbgError):
 class SessionExists(DbgError):
     kind = "session_exists"
 
+    @classmethod
+    def taken(cls, name: str) -> SessionExists:
+        """A start under the name of a session whose program has not ended."""
+        return cls(f"session {name!r} already exists, and its program has not ended",
+                   f"run it again with `dbg -s {name} restart`, end it with "
+                   f"`dbg -s {name} kill`, or pick another --session name")
+
 
 class UnsupportedOp(DbgError):
     """An op the backend cannot do. The message always names the tool and the

@@ -35,8 +35,7 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     import subprocess
 
     if client.live_status(name) is not None:
-        raise SessionExists(f"session {name!r} already exists, and its program has not ended",
-                            f"end it with `dbg -s {name} kill`, or pick another --session name")
+        raise SessionExists.taken(name)
     run_dir = private_dir(session_dir(name))
     log_path = run_dir / "daemon.log"
     argv = [name] if idle_timeout is None else [name, str(idle_timeout)]

@@ -252,7 +252,7 @@ def test_bad_env_pair(module_dbg: Dbg, cart: Target) -> None:
 @pytest.mark.usefixtures("still_usable")
 def test_start_twice(module_dbg: Dbg, cart: Target) -> None:
     assert_clean_error(module_dbg("start", "--backend", "pdb", str(cart.path)), 1,
-                       "already exists", "kill")
+                       "already exists", "`dbg -s default restart`", "kill")
 
 
 def test_ops_without_a_session(module_dbg: Dbg, cart: Target) -> None:
