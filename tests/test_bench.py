@@ -178,6 +178,17 @@ def test_tests(tmp_path: Path) -> None:
     assert "goal: each dbg run <= 1.5 x the bare run" in out, out
 
 
+def test_restart(tmp_path: Path) -> None:
+    """`dbg restart` of a failing test, with and without what is started
+    ahead of it, against the bare run to the failure."""
+    require_backend("debugpy")
+    require_backend("pdb")
+    out = bench(tmp_path, "restart.py", "--runs", "1", "--restarts", "1", "--pause", "0.3")
+    cell = rf"{NUMBER} \[{NUMBER}-{NUMBER}\]"
+    assert "| | bare | debugpy ahead | debugpy off | pdb ahead | pdb off |" in out, out
+    assert re.search(rf"^\| restart \| {cell} \|(?: {cell} {NUMBER} x \|){{4}}$", out, re.M), out
+
+
 def test_tests_rewrites_its_readme_section(tmp_path: Path) -> None:
     """`--readme PATH` rewrites the test-run section alone: the command, the
     machine, the table and the goal's verdicts."""
