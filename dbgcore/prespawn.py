@@ -273,7 +273,10 @@ def _records() -> dict[str, JsonObject]:
         if isinstance(data, dict) else {}
 
 
-def _spawn_of(record: JsonObject) -> _Spawn | None:
+def _spawn_of(record: JsonObject | None) -> _Spawn | None:
+    """The spawn a record keeps; None for none, or one not well formed."""
+    if record is None:
+        return None
     try:
         spawn = _Spawn(**record)
     except TypeError:
@@ -297,8 +300,7 @@ def spawn_early(words: list[str]) -> None:
     name = _backend
     if name is None and _program is not None:
         name = _guess = records.get(PROGRAMS, {}).get(_program)
-    record = records.get(name) if isinstance(name, str) else None
-    spawn = _spawn_of(record) if record is not None else None
+    spawn = _spawn_of(records.get(name)) if isinstance(name, str) else None
     if spawn is None:
         return
     # A DAP backend spawns its adapter in the run's folder (`--cwd`, else here).
@@ -366,8 +368,7 @@ def spawn_ahead(backend: str, cwd: str) -> None:
     if (_ahead is not None and _ahead.running()) or os.environ.get("DBG_NO_EARLY_SPAWN"):
         return
     end_ahead()
-    record = _records().get(backend)
-    spawn = _spawn_of(record) if record is not None else None
+    spawn = _spawn_of(_records().get(backend))
     if spawn is not None:
         _ahead = _spawn(spawn, cwd)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_debugpy import processes_of
+from test_early_spawn import _log as daemon_log
 from test_successor import wait_for
 from test_warm_debuggee import WARM_WAIT, warm_debuggees
 
@@ -44,10 +45,6 @@ def program(tmp_path: Path) -> Path:
     return path
 
 
-def _log(dbg: Dbg) -> str:
-    return (dbg.home / "sessions" / "default" / "daemon.log").read_text()
-
-
 def test_a_failure_stop_spawns_the_restart_ahead_and_the_restart_takes_it(
         short_dbg: Dbg, program: Path, backend_ready) -> None:
     backend_ready("debugpy")
@@ -63,7 +60,7 @@ def test_a_failure_stop_spawns_the_restart_ahead_and_the_restart_takes_it(
     assert (failed["reason"], failed["location"]["line"]) == ("exception", lines["raise"]), failed
     assert wait_for(lambda: warm_debuggees(dbg.home), WARM_WAIT), "nothing started ahead"
     assert dbg.json("restart")["reason"] == "entry"
-    assert "adopted the early adapter" in _log(dbg).partition("op restart")[2]
+    assert "adopted the early adapter" in daemon_log(dbg, "default").partition("op restart")[2]
     again = dbg.json("continue")
     assert (again["reason"], again["location"]["line"]) == ("breakpoint", lines["check"]), again
     out = dbg.output("stdout")
@@ -88,7 +85,7 @@ def test_what_was_spawned_ahead_ends_with_the_session(short_dbg: Dbg, program: P
     assert wait_for(lambda: warm_debuggees(dbg.home), WARM_WAIT), "nothing started ahead"
     assert dbg.json("kill")["ok"]
     assert wait_for(lambda: not processes_of(dbg.home)), processes_of(dbg.home)
-    assert "no restart came for it" in _log(dbg)
+    assert "no restart came for it" in daemon_log(dbg, "default")
 
 
 @pytest.mark.parametrize("early", [True, False])
@@ -105,7 +102,7 @@ def test_pdb_restart_takes_its_launcher_spawned_ahead(short_dbg: Dbg, program: P
     assert again["reason"] == "exception", again
     assert {k: again[k] for k in ("location", "description")} == \
         {k: failed[k] for k in ("location", "description")}
-    restart_log = _log(dbg).partition("op restart")[2]
+    restart_log = daemon_log(dbg, "default").partition("op restart")[2]
     assert ("adopted the early console" in restart_log) is early, restart_log
     assert dbg.json("kill", env=env)["ok"]
     assert wait_for(lambda: not processes_of(dbg.home)), processes_of(dbg.home)
