@@ -37,7 +37,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (without pip) with the library in its site-packages; it reaches pytest
     through the site-packages of the Python running these tests."""
     root = tmp_path_factory.mktemp("project")
-    for name in ("suite", "units", "addons", "errpkg", "catcher.py"):
+    for name in ("suite", "units", "addons", "errpkg", "catcher.py", "pooled.py"):
         source = TARGETS / name
         if source.is_dir():
             shutil.copytree(source, root / name)
@@ -327,6 +327,40 @@ def test_chained_exception_reads_as_python_prints_it(dbg: Dbg, backend: str,
                               "relation": "cause"}], info
     text = dbg("exception").out
     assert text.splitlines()[1] == "LookupError: no entry b", text
+
+
+def test_cause_from_a_pool_worker_reads_as_python_prints_it(dbg: Dbg, backend: str,
+                                                             project: Path, python: str) -> None:
+    """The worker's traceback is a cause that was never raised: shown as
+    Python shows it (debugpy's own text stopped the chain there), each
+    cause's frames outermost first, and the stack is the calls alone."""
+    program = project / "pooled.py"
+    snap = dbg.json("start", "--backend", backend, "--python", python, "--run", str(program),
+                    timeout=90)
+    assert_stop(snap, program, "raise", "exception", "run")
+    assert snap["description"] == "RuntimeError: a text is no number", snap
+    info = ok(dbg.json("exception"))
+    remote, value = info["chain"]
+    assert (remote["exception"], remote["relation"]) == ("RemoteTraceback", "cause"), info
+    assert f"line {line_of(program, 'parse')}, in parse" in remote["description"], info
+    assert value == {"exception": "ValueError", "relation": "cause",
+                     "description": "invalid literal for int() with base 10: 'x2'"}, info
+    stack = info["stack"].splitlines()
+    # Python prints no "Traceback" line above an exception never raised.
+    assert stack[0] == "multiprocessing.pool.RemoteTraceback: ", stack
+    error = "ValueError: invalid literal for int() with base 10: 'x2'"
+    # The line ends the worker's traceback (inside the RemoteTraceback's
+    # text) and the ValueError's own, which is the pool's re-raise.
+    cause_ends = max(i for i, line in enumerate(stack) if line == error)
+    in_run = stack.index(f'  File "{program}", line {line_of(program, "map")}, in run')
+    in_pool = [i for i, line in enumerate(stack) if "multiprocessing" in line
+               and line.endswith(", in get")]
+    assert stack.index('"""', 2) < in_run < in_pool[0] < cause_ends, stack
+    assert stack[-1].strip().startswith('raise RuntimeError("a text is no number")'), stack
+    frames = ok(dbg.json("stack", "--all"))["frames"]
+    assert [f["function"] for f in frames if f["file"] == os.path.realpath(program)] == \
+        ["run", "<module>"], frames
+    assert not any("Chained" in (f["function"] or "") for f in frames), frames
 
 
 def test_exception_through_next_step_and_finish(dbg: Dbg, backend: str,

@@ -121,7 +121,8 @@ class DapCore(Backend):
             arguments["levels"] = levels
         try:
             answer = self.dap_session().request("stackTrace", arguments, timeout)
-            frames = list(answer.get("stackFrames") or [])
+            frames = [f for f in answer.get("stackFrames") or []
+                      if not self.profile.pseudo_frame(f)]
         except DapRequestError as exc:
             if not self.profile.no_stack_yet(exc.message):
                 raise

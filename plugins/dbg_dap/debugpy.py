@@ -681,6 +681,12 @@ class DebugpyProfile(AdapterProfile):
         path = str((frame.get("source") or {}).get("path") or "")
         return path.endswith(os.sep + "runpy.py") or f"{os.sep}debugpy{os.sep}" in path
 
+    def pseudo_frame(self, frame: Message) -> bool:
+        # At an exception with a cause, pydevd lists the cause's traceback
+        # after the stack, as frames named "[Chained Exc: MESSAGE] FUNCTION":
+        # `dbg exception` shows the chain; the stack is the calls.
+        return str(frame.get("name", "")).startswith("[Chained Exc: ")
+
     def library_frames(self, backend: AdapterHost, frames: list[Message],
                        timeout: float) -> list[str | None]:
         if self._libraries is None and frames:
@@ -729,29 +735,59 @@ class DebugpyProfile(AdapterProfile):
         return [Variable(str(n), str(v), str(t)) for n, v, t in rows]
 
     def traceback(self, text: str) -> str:
-        # pydevd lists each exception's frames innermost first, the runner's
-        # and its own among them, marks one "(Current frame)", underlines
-        # code with carets, and ends each with its message; a chained
-        # exception's causes come first, each with Python's separator after
-        # it. Made into the traceback Python prints, without the runner's
-        # frames, and without the last line (`dbg exception` says it first).
-        blocks = _pydevd_blocks(text)
+        return self._traceback(_pydevd_blocks(text))
+
+    def _traceback(self, blocks: list[_TracebackBlock]) -> str:
+        """The traceback Python prints, causes first, without the runner's
+        frames, and without the last line (`dbg exception` says it first)."""
         lines: list[str] = []
         for index, block in enumerate(blocks):
-            frames = self._program_frames(list(reversed(block.frames)))
-            lines += ["Traceback (most recent call last):",
-                      *(line for frame in frames for line in frame)]
+            if block.frames:
+                frames = self._program_frames(block.frames)
+                lines += ["Traceback (most recent call last):",
+                          *(line for frame in frames for line in frame)]
             if index < len(blocks) - 1:
                 lines += [block.error, "", _CHAIN_WORDS[block.relation], ""]
         return "\n".join(lines) if any(b.frames for b in blocks) else ""
 
     def exception_chain(self, text: str) -> list[dict[str, str]]:
-        chain = []
-        for block in _pydevd_blocks(text)[:-1]:
-            name, _, message = block.error.partition(": ")
-            chain.append({"exception": name, "description": message,
-                          "relation": block.relation})
-        return chain
+        return _chain(_pydevd_blocks(text))
+
+    def exception_stack(self, backend: AdapterHost, text: str,
+                        timeout: float) -> tuple[str, list[dict[str, str]]]:
+        # pydevd's text ends the chain at a cause that was never raised (it
+        # has no traceback): multiprocessing's RemoteTraceback, which holds
+        # the traceback of the worker where the exception was raised. The
+        # causes are asked of the program, as Python prints them; the stop's
+        # own exception is pydevd's, whose frames lead to the stop.
+        blocks = _pydevd_blocks(text)
+        causes = self._causes(backend, timeout) if blocks else None
+        if causes is not None:
+            blocks = [*causes, blocks[-1]]
+        return self._traceback(blocks), _chain(blocks)
+
+    def _causes(self, backend: AdapterHost, timeout: float) -> list[_TracebackBlock] | None:
+        """The causes of the exception the program stopped at, outermost
+        first, from the program (None when it cannot say)."""
+        frames = backend.stack_frames(timeout)
+        if not frames:
+            return None
+        try:
+            rows = json.loads(ast.literal_eval(
+                backend.evaluate_in(frames[0], _CAUSES_EXPRESSION, timeout)))
+            causes = []
+            for name, description, relation, entries, only in rows:
+                block = _TracebackBlock()
+                block.frames = [[f'  File "{path}", line {line}, in {function}',
+                                 *([f"    {code}"] if code else [])]
+                                for path, line, function, code in entries]
+                block.error = str(only).rstrip("\n")
+                block.name, block.description = str(name), str(description)
+                block.relation = str(relation)
+                causes.append(block)
+        except (DbgError, ValueError, SyntaxError, TypeError):
+            return None
+        return causes
 
     def _program_frames(self, frames: list[list[str]]) -> list[list[str]]:
         """Frames (outermost first) from the first of the program's own code:
@@ -983,13 +1019,46 @@ class DebugpyProfile(AdapterProfile):
 
 
 class _TracebackBlock:
-    """One exception of pydevd's stack text: its frames (innermost first),
-    its line, and how it leads to the next one ("cause" or "context")."""
+    """One exception of a chain: its frames (outermost first), its line as
+    Python prints it, and how it leads to the next one ("cause" or
+    "context"); its type's name and its text when known apart."""
 
     def __init__(self) -> None:
         self.frames: list[list[str]] = []
         self.error = ""
         self.relation = ""
+        self.name: str | None = None
+        self.description = ""
+
+
+def _chain(blocks: list[_TracebackBlock]) -> list[dict[str, str]]:
+    """`dbg exception`'s chain: the exceptions before the last, cause first."""
+    chain = []
+    for block in blocks[:-1]:
+        if block.name is None:
+            name, _, message = block.error.partition(": ")
+        else:
+            name, message = block.name, block.description
+        chain.append({"exception": name, "description": message, "relation": block.relation})
+    return chain
+
+
+#: The causes of the exception at a stop (pydevd's ``__exception__`` in the
+#: stopped frame), outermost first, as JSON: for each, its type's name, its
+#: text, how it leads to the next ("cause" or "context"), its traceback's
+#: entries (file, line, function, code) and its line(s) as Python prints
+#: them. Python's own rules: ``__cause__`` first, ``__context__`` unless
+#: suppressed, each exception once.
+_CAUSES_EXPRESSION = (
+    "(lambda tb, walk: __import__('json').dumps((lambda e: walk(walk, tb, e, [id(e)]))"
+    "(__exception__[1])))(__import__('traceback'), "
+    "lambda walk, tb, e, seen: (lambda n, r: [] if n is None or id(n) in seen else "
+    "walk(walk, tb, n, seen + [id(n)]) + [[type(n).__name__, str(n), r, "
+    "[[f.filename, f.lineno, f.name, f.line or ''] for f in tb.extract_tb(n.__traceback__)], "
+    "''.join(tb.format_exception_only(type(n), n))]])"
+    "(*((e.__cause__, 'cause') if e.__cause__ is not None else "
+    "(e.__context__, 'context') if e.__context__ is not None and not e.__suppress_context__ "
+    "else (None, ''))))")
 
 
 #: Python's words between the exceptions of a chain, by relation.
@@ -1002,7 +1071,12 @@ _CHAIN_RELATIONS = {words: relation for relation, words in _CHAIN_WORDS.items() 
 
 
 def _pydevd_blocks(text: str) -> list[_TracebackBlock]:
-    """pydevd's exceptionInfo stack text, exception by exception, causes first."""
+    """pydevd's exceptionInfo stack text, exception by exception, causes
+    first. pydevd lists a cause's frames as its traceback has them,
+    outermost first, but the stop's own exception's from the stopped frame
+    out, innermost first (the runner's and its own among them, one marked
+    "(Current frame)"), code underlined with carets, each exception ended by
+    its line."""
     blocks = [_TracebackBlock()]
     for line in text.splitlines():
         block = blocks[-1]
@@ -1020,7 +1094,10 @@ def _pydevd_blocks(text: str) -> list[_TracebackBlock]:
                 block.frames[-1].append(line)  # the frame's line of code, not carets
         elif block.frames:
             block.error = stripped.removesuffix(":")
-    return [b for b in blocks if b.frames or b.error]
+    blocks = [b for b in blocks if b.frames or b.error]
+    if blocks:
+        blocks[-1].frames.reverse()
+    return blocks
 
 
 #: A frame of pydevd's stack text, without its "(Current frame)" mark.

@@ -283,16 +283,16 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
                 "stack": _call_order(b, timeout)}
     body = dap.request("exceptionInfo", {"threadId": b.thread_id or 0}, timeout)
     details = body.get("details") or {}
-    name, note = b.profile.split_exception_note(str(body.get("exceptionId") or ""))
+    # An adapter's note on where it paused (debugpy: "execution is paused
+    # at: _run_module_as_main") is not said: the stop is where dbg says.
+    name = b.profile.split_exception_note(str(body.get("exceptionId") or ""))[0]
     full_type = details.get("fullTypeName") or details.get("typeName")
-    text = str(details.get("stackTrace") or "")
+    stack, chain = b.profile.exception_stack(b.host, str(details.get("stackTrace") or ""),
+                                             timeout)
     payload = {"exception": name, "description": body.get("description"),
                "break_mode": body.get("breakMode"),
                "type": b.profile.split_exception_note(full_type)[0] if full_type else name,
-               "stack": b.profile.traceback(text) or _call_order(b, timeout),
-               "chain": b.profile.exception_chain(text)}
-    if note:
-        payload["note"] = note
+               "stack": stack or _call_order(b, timeout), "chain": chain}
     return payload
 
 

@@ -434,6 +434,11 @@ class AdapterProfile:
         """Whether a stack frame is the runner's or the runtime's own."""
         return False
 
+    def pseudo_frame(self, frame: Message) -> bool:
+        """Whether a frame of the adapter's stack is no call of the program's
+        (left out of every stack dbg shows and numbers)."""
+        return False
+
     def internal_frames(self, frames: list[Message]) -> list[bool]:
         """:meth:`internal_frame` for each frame of a stack, innermost first
         (a profile may judge a frame by the ones around it)."""
@@ -514,6 +519,13 @@ class AdapterProfile:
         stack text: cause first, each {"exception", "description",
         "relation"} (relation: "cause" or "context")."""
         return []
+
+    def exception_stack(self, backend: AdapterHost, text: str,
+                        timeout: float) -> tuple[str, list[dict[str, str]]]:
+        """`dbg exception`'s stack and chain at an exception stop, from the
+        adapter's stack text (:meth:`traceback`, :meth:`exception_chain`);
+        a profile may ask the program for what that text leaves out."""
+        return self.traceback(text), self.exception_chain(text)
 
     def generator_frame(self, frame: Message) -> bool:
         """Whether `finish` from this frame must be done without stepOut

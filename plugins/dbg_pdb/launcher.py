@@ -1157,6 +1157,10 @@ def _program_entries(entries: list[traceback.FrameSummary]) -> list[traceback.Fr
 
 
 def _traceback_block(tb: TracebackType | None) -> list[str]:
+    if tb is None:
+        # Never raised (multiprocessing's RemoteTraceback, made to be a
+        # cause): Python prints its line alone.
+        return []
     entries = [e for e in traceback.extract_tb(tb) if not _internal_file(e.filename)]
     return _format_entries(entries)
 

@@ -1,0 +1,21 @@
+"""A pool's worker raises; the parent gets the exception back with the
+worker's traceback as its cause (multiprocessing's RemoteTraceback, never
+raised itself), and raises its own from it."""
+
+import multiprocessing
+
+
+def parse(text):
+    return int(text)  # @parse
+
+
+def run(texts):
+    with multiprocessing.Pool(1) as pool:
+        try:
+            return pool.map(parse, texts)  # @map
+        except ValueError as exc:
+            raise RuntimeError("a text is no number") from exc  # @raise
+
+
+if __name__ == "__main__":
+    print(run(["1", "x2"]))
