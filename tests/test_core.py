@@ -246,6 +246,12 @@ def test_the_stack_is_the_crash_and_its_locals_read(
     pointer = call(module_dbg, backend, "print", "c")
     assert pointer["_exit"] == 0, pointer
     assert any(null in pointer["value"] for null in ("nil", "0x0", "NULL")), pointer
+    # Through the NULL pointer: memory the core does not hold is no value
+    # (lldb's expressions read it as zeros: "0" was answered).
+    through = module_dbg("-s", backend, "print", "c.words" if go else "c->words", timeout=90)
+    assert through.code == 1 and through.err.startswith("error: "), through
+    assert not through.out.strip(), through
+    assert call(module_dbg, backend, "status")["state"] == "stopped"
     names = {v["name"] for v in call(module_dbg, backend, "locals")["variables"]}
     assert {"words", "c"} <= names, names
 

@@ -78,6 +78,8 @@ class AdapterHost(Protocol):
 
     #: The exception filters in force (a profile that sets its own says which).
     exception_filters: list[str]
+    #: The core file `dbg start --core` opened (None: a live program).
+    core: str | None
 
     def state(self) -> StopState: ...
 

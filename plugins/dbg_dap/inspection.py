@@ -171,6 +171,11 @@ class DapInspection(DapCore):
         """``expression``'s value in the selected frame, in the evaluate
         ``context`` (None: `dbg print`'s, its answer bounded)."""
         dap = self.stopped_session("print")
+        if context is None:
+            why = self.profile.unreadable(self.host, expression, timeout)
+            if why is not None:
+                raise OpFailed(why, "a core file holds only the memory the program had "
+                                    "when it died; `dbg locals` shows the pointers")
         arguments: Message = {"expression": expression,
                               "context": context or self.profile.print_context}
         frame_id = self.current_frame_id(timeout)

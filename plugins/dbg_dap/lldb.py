@@ -77,6 +77,11 @@ def _ptrace_free() -> bool:
         return False
 
 
+#: lldb's words that a variable path reads memory it cannot (a core file's),
+#: or goes through a NULL pointer.
+_READ_FAILED_RE = re.compile(r"= <read memory from (0x[0-9a-fA-F]+) failed")
+_NULL_PARENT_RE = re.compile(r"= <parent is NULL>")
+
 class LldbProfile(NativeProfile):
     name = "lldb"
     breaks_before_run = True
@@ -167,6 +172,26 @@ class LldbProfile(NativeProfile):
         # lldb-dap echoes the command as "(lldb) COMMAND" first.
         first, newline, rest = text.partition("\n")
         return rest if newline and first.startswith("(lldb) ") else text
+
+    def unreadable(self, backend: AdapterHost, expression: str, timeout: float) -> str | None:
+        # In a core file, lldb's expressions answer a made-up value where
+        # they read memory the core does not hold (lldb 19: `n->value` is 0
+        # where n is 0x10, `c->words` some number where c is NULL); the same
+        # name as a variable path says why it cannot be read. An expression
+        # that is no variable path is evaluated as it is.
+        if backend.core is None or "\n" in expression:
+            return None
+        try:
+            answer = backend.console(f"frame variable -- {expression}", timeout)
+        except DbgError:
+            return None
+        if _NULL_PARENT_RE.search(answer):
+            return f"cannot read {expression}: a pointer on the way to it is NULL"
+        failed = _READ_FAILED_RE.search(answer)
+        if failed is None:
+            return None
+        return (f"cannot read {expression}: the core file does not hold the memory at "
+                f"{failed.group(1)}")
 
     def watch_hint(self) -> str:
         return ("lldb-dap could not set a data breakpoint; "

@@ -434,6 +434,12 @@ class AdapterProfile:
         """Whether a stack frame is the runner's or the runtime's own."""
         return False
 
+    def unreadable(self, backend: AdapterHost, expression: str, timeout: float) -> str | None:
+        """Why `dbg print EXPRESSION` cannot be answered, for an adapter
+        whose evaluation would answer a value it made up where memory cannot
+        be read (lldb in a core file); None when nothing says so."""
+        return None
+
     def pseudo_frame(self, frame: Message) -> bool:
         """Whether a frame of the adapter's stack is no call of the program's
         (left out of every stack dbg shows and numbers)."""
