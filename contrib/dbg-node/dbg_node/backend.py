@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import unquote
@@ -119,6 +120,8 @@ class NodeBackend(Backend):
         self._catch_classes: list[str] = []
         self._catch_uncaught = True
         self._exit: StopEvent | None = None
+        #: What was thrown, at a stop at an exception (V8's RemoteObject).
+        self._thrown: JsonObject | None = None
 
     # -- availability ------------------------------------------------------------------
 
@@ -320,9 +323,11 @@ class NodeBackend(Backend):
         why = params.get("reason", "other")
         hit = self.breaks.hit(list(params.get("hitBreakpoints") or []), timeout)
         description = ""
+        self._thrown = None
         if why in ("exception", "promiseRejection"):
             reason = "exception"
             data = params.get("data") or {}
+            self._thrown = data
             description = str(data.get("description") or data.get("value") or "").split("\n")[0]
         elif why == "Break on start":
             reason = "entry"
@@ -692,6 +697,41 @@ class NodeBackend(Backend):
     def evaluate(self, expression: str, timeout: float) -> Value:
         return Value(*values.show(self._evaluate(expression, timeout)))
 
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
+        """What was thrown: its class, its message, where it was made (its
+        own stack, in call order), and its causes (ES2022's ``cause``)."""
+        thrown = self._thrown
+        if self._state != "stopped" or thrown is None:
+            raise OpFailed("the program did not stop at an exception",
+                           "an uncaught exception stops it, and so does `dbg catch`; "
+                           "`dbg stack` shows where it is")
+        if not thrown.get("objectId"):
+            # A value thrown that is no object (`throw "bad"`): no stack of its own.
+            return {"exception": str(thrown.get("type", "undefined")),
+                    "description": str(thrown.get("value", thrown.get("description", ""))),
+                    "stack": _call_order_of(self._frames, self.file_of), "chain": []}
+        answer = self.call("Runtime.callFunctionOn", {
+            "objectId": thrown["objectId"], "functionDeclaration": _THROWN_FUNCTION,
+            "returnByValue": True}, timeout)
+        try:
+            found = json.loads(str((answer.get("result") or {}).get("value")))
+            chain = [(str(n), str(m), str(s)) for n, m, s in found]
+        except (ValueError, TypeError):
+            chain = []
+        if not chain:
+            text = str(thrown.get("description") or "")
+            name, _, message = text.split("\n")[0].partition(": ")
+            chain = [(name or str(thrown.get("className", "")), message, text)]
+        (name, message, stack), causes = chain[0], chain[1:]
+        lines: list[str] = []
+        for cause_name, cause_message, cause_stack in reversed(causes):
+            lines += [*_js_frames(cause_stack), f"{cause_name}: {cause_message}", "",
+                      "The above exception was the direct cause of the following exception:", ""]
+        lines += _js_frames(stack) or _call_order_of(self._frames, self.file_of).splitlines()
+        return {"exception": name, "description": message, "stack": "\n".join(lines),
+                "chain": [{"exception": n, "description": m, "relation": "cause"}
+                          for n, m, _ in reversed(causes)]}
+
     def _evaluate(self, expression: str, timeout: float) -> JsonObject:
         answer = self.call("Debugger.evaluateOnCallFrame", {
             "callFrameId": self._frame()["callFrameId"], "expression": expression,
@@ -786,6 +826,57 @@ def _library(file: str) -> str | None:
         return None
     parts = file.rsplit("/node_modules/", 1)[1].split("/")
     return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
+
+
+#: Run on what was thrown (V8's callFunctionOn): JSON of it and its causes,
+#: each [name, message, stack].
+_THROWN_FUNCTION = """function () {
+  const one = (e) => (e !== null && typeof e === "object" && "stack" in e)
+    ? [String(e.name || (e.constructor && e.constructor.name) || "Error"),
+       String(e.message === undefined ? "" : e.message), String(e.stack || "")]
+    : [typeof e, String(e), ""];
+  const out = [one(this)];
+  const seen = new Set([this]);
+  let e = this.cause;
+  while (e !== undefined && e !== null && !seen.has(e)) {
+    seen.add(e);
+    out.push(one(e));
+    e = typeof e === "object" ? e.cause : undefined;
+  }
+  return JSON.stringify(out);
+}"""
+
+#: A frame of a JavaScript stack: "    at FUNCTION (FILE:LINE:COLUMN)" or
+#: "    at FILE:LINE:COLUMN".
+_JS_FRAME_RE = re.compile(r"^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$")
+
+
+def _js_frames(stack: str) -> list[str]:
+    """A JavaScript error's stack (innermost first) as `dbg exception` shows
+    a traceback: in call order, one line a frame, node's own left out."""
+    frames = []
+    for line in stack.splitlines():
+        found = _JS_FRAME_RE.match(line)
+        if found is None:
+            continue
+        function, path, number = found.group(1) or "<module>", found.group(2), found.group(3)
+        if path.startswith("node:"):
+            continue
+        path = unquote(path.removeprefix("file://"))
+        frames.append(f'  File "{path}", line {number}, in {function}')
+    return list(reversed(frames))
+
+
+def _call_order_of(frames: list[JsonObject], file_of: Callable[[str], str | None]) -> str:
+    """The paused stack as a traceback: in call order, node's own left out."""
+    lines = []
+    for frame in reversed(frames):
+        where = frame.get("location") or {}
+        path = file_of(str(where.get("scriptId", ""))) or ""
+        if path and not path.startswith("node:"):
+            lines.append(f'  File "{path}", line {int(where.get("lineNumber", 0)) + 1}, '
+                         f"in {_name(frame)}")
+    return "\n".join(lines)
 
 
 def _name(frame: JsonObject) -> str:

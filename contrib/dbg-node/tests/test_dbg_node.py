@@ -140,6 +140,48 @@ def test_an_uncaught_exception_stops_then_ends_the_program(node: Dbg) -> None:
     assert "RangeError: bad entry -3" in node.output("stderr")
 
 
+def test_exception_tells_the_error_its_stack_and_its_causes(node: Dbg) -> None:
+    snap = node.json("start", "--backend", "node", "--run", str(MAIN), "raise")
+    assert snap["reason"] == "exception", snap
+    info = node.json("exception")
+    assert info["ok"], info
+    assert (info["exception"], info["description"]) == ("RangeError", "bad entry -3"), info
+    # In call order, outermost first, as the other backends say it.
+    assert info["stack"].splitlines()[-2:] == [
+        f'  File "{MAIN}", line {LINES["call-raise"]}, in main',
+        f'  File "{MAIN}", line {LINES["raise"]}, in checkEntry'], info
+    assert info["chain"] == [], info
+    node("kill")
+
+    program = LEDGER.parent / "throws" / "causes.js"
+    lines = marked_lines(program)
+    snap = node.json("start", "--backend", "node", "--run", str(program))
+    assert (snap["reason"], snap["location"]["line"]) == ("exception", lines["wrap"]), snap
+    info = node.json("exception")
+    assert (info["exception"], info["description"]) == ("Error", "bad config"), info
+    assert [c["exception"] for c in info["chain"]] == ["SyntaxError"], info
+    assert info["chain"][0]["relation"] == "cause", info
+    stack = info["stack"].splitlines()
+    cause = stack.index(f'  File "{program}", line {lines["parse"]}, in readConfig')
+    words = stack.index("The above exception was the direct cause of the following exception:")
+    effect = stack.index(f'  File "{program}", line {lines["wrap"]}, in load')
+    assert stack.index(f'  File "{program}", line {lines["read"]}, in load') < cause \
+        < words < effect == len(stack) - 1, stack
+    node("kill")
+
+    snap = node.json("start", "--backend", "node", "--run", str(program), "plain")
+    assert (snap["reason"], snap["location"]["line"]) == ("exception", lines["plain"]), snap
+    info = node.json("exception")
+    assert (info["exception"], info["description"]) == ("string", "plain words"), info
+    assert info["stack"].endswith(f'line {lines["plain"]}, in <module>'), info
+
+    # A stop that is no exception's has none to tell.
+    node("kill")
+    start(node, "--break", at("loop"), "--run")
+    none = node("exception")
+    assert none.code == 1 and "did not stop at an exception" in none.err, none
+
+
 @pytest.mark.parametrize(("mode", "code", "signal"), [
     ("", 0, None), ("exit3", 3, None), ("kill", None, "SIGKILL")])
 def test_how_the_program_ended(node: Dbg, mode: str, code: int | None, signal: str | None) -> None:
