@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbgcore import peers, procutil, pytrace, pywatch
+    from dbgcore import peers, procutil, pyrepr, pytrace, pywatch
     from dbgcore.backend import (
         AttachRequest,
         Backend,
@@ -179,6 +179,7 @@ __all__ = [
     "private_dir",
     "probe_python",
     "procutil",
+    "pyrepr",
     "python_code_lines",
     "python_function",
     "python_is_generator",
@@ -300,7 +301,7 @@ _HOME: dict[str, str] = {
 # module, a constant), loaded on first use; mypy reads the TYPE_CHECKING
 # imports above for each name's own type.
 def __getattr__(name: str) -> Any:
-    if name in ("procutil", "peers", "pytrace", "pywatch"):
+    if name in ("procutil", "peers", "pyrepr", "pytrace", "pywatch"):
         return importlib.import_module(f"dbgcore.{name}")
     home = _HOME.get(name)
     if home is None:

@@ -119,6 +119,29 @@ def call_expression(path: str, call: str) -> str:
     return f"__import__('json').dumps({load}.{call})"
 
 
+def _program_repr() -> reprlib.Repr:
+    """A bounded repr in the values' own order (dbgcore/pyrepr.py, beside
+    this file, loaded by its path as the program's ``_dbg_pyrepr``); plain
+    reprlib's, which sorts a dict's keys, if it cannot be loaded."""
+    name = "_dbg_pyrepr"
+    module = sys.modules.get(name)
+    if module is None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyrepr.py"))
+        if spec is None or spec.loader is None:
+            return reprlib.Repr()
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception:
+            return reprlib.Repr()
+        sys.modules[name] = module
+    shown: reprlib.Repr = module.keep_order(reprlib.Repr())
+    return shown
+
+
 def unseen_note(started: object) -> str:
     """For dbg's side: what :func:`install`'s answer says the trace cannot
     see, as a note for the user ("" if nothing)."""
@@ -217,7 +240,7 @@ class _Tracer:
         self.hook: Profiler | None = None
         self.thread_hook: Profiler | None = None
         self.skip_files = _debugger_files()
-        self.repr = reprlib.Repr()
+        self.repr = _program_repr()
         limit = self.value_chars
         self.repr.maxlevel = 3
         self.repr.maxlist = self.repr.maxtuple = self.repr.maxset = 20

@@ -363,6 +363,41 @@ def test_cause_from_a_pool_worker_reads_as_python_prints_it(dbg: Dbg, backend: s
     assert not any("Chained" in (f["function"] or "") for f in frames), frames
 
 
+ORDERED = """\
+def pick(table, key):
+    return dict(table)  # @inside
+
+
+table = {"zeta": 1, "alpha": 2, "mid": 3}
+print(pick(table, "zeta"))  # @call
+"""
+
+
+def test_a_dict_reads_in_its_own_order_everywhere(dbg: Dbg, backend: str,
+                                                  tmp_path: Path) -> None:
+    """reprlib sorts a dict's keys; Python's repr and the program do not:
+    the snapshot, print, the stack's arguments and a trace say what it holds."""
+    program = tmp_path / "ordered.py"
+    program.write_text(ORDERED)
+    marks = marked_lines(program)
+    said = "{'zeta': 1, 'alpha': 2, 'mid': 3}"
+    snap = ok(dbg.json("start", "--backend", backend, "--break", f"{program}:{marks['call']}",
+                       "--run", str(program), timeout=60))
+    shown = {v["name"]: v["value"] for v in snap["locals"]}
+    assert shown["table"] == said, snap
+    assert ok(dbg.json("print", "table"))["value"] == said
+    traced = ok(dbg.json("trace", "pick"))
+    call = ok(dbg.json("calls", "pick"))["calls"][0]
+    args = {a["name"]: a["value"] for a in call["args"]}
+    assert (args["table"], call["outcome"], call["value"]) == (said, "returned", said), \
+        (traced, call)
+    dbg("kill")
+    ok(dbg.json("start", "--backend", backend, "--break", f"{program}:{marks['inside']}",
+                "--run", str(program), timeout=60))
+    frame = ok(dbg.json("stack"))["frames"][0]
+    assert {a["name"]: a["value"] for a in frame["args"]}["table"] == said, frame
+
+
 def test_exception_through_next_step_and_finish(dbg: Dbg, backend: str,
                                                 project: Path) -> None:
     program = project / "catcher.py"

@@ -727,7 +727,7 @@ class DebugpyProfile(AdapterProfile):
             return None if names is None else []
         probe = ("(lambda L, r: (setattr(r, 'maxstring', 60), setattr(r, 'maxother', 60), "
                  "__import__('json').dumps([[n, r.repr(L[n]), type(L[n]).__name__] "
-                 f"for n in {names!r} if n in L]))[-1])(locals(), __import__('reprlib').Repr())")
+                 f"for n in {names!r} if n in L]))[-1])(locals(), {_program_repr()})")
         try:
             rows = json.loads(ast.literal_eval(backend.evaluate_in(frame, probe, timeout)))
         except (DbgError, ValueError, SyntaxError, TypeError):
@@ -1178,6 +1178,15 @@ def unknown_class_hint(name: str, filters: str) -> str:
 #: frame it is evaluated for).
 _PYWATCH_MODULE = "_dbg_pywatch"
 _PYDEVD_MODULES = ("pydevd", "_pydevd", "_pydev", "debugpy")
+
+
+def _program_repr() -> str:
+    """An expression for a bounded repr in the values' own order
+    (dbgcore/pyrepr.py, loaded in the program once)."""
+    from dbgcore.api import pyrepr, pywatch
+
+    module = pywatch.load_expression(pyrepr.__file__, pyrepr.MODULE_NAME)
+    return f"{module}.keep_order(__import__('reprlib').Repr())"
 
 
 def _pywatch() -> str:

@@ -288,8 +288,11 @@ class PdbBackend(ConsoleBackend):
         """What the launcher reads (and takes out of the program's
         environment): a test run, and the terminal size the user's
         environment gives the program (not the debugger's 4,000 columns)."""
+        from dbgcore.api import pyrepr
+
         env = {f"DBG_PDB_{name}": request.env.get(name) or os.environ.get(name, "")
                for name in ("COLUMNS", "LINES")}
+        env["DBG_PDB_PYREPR"] = pyrepr.__file__
         if request.test:
             env["DBG_PDB_TEST"] = "1"
         return env

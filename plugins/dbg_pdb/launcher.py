@@ -588,26 +588,16 @@ class DbgPdb(pdb.Pdb):
         """``("on", PYTRACE, FILE, FUNCTIONS, LINES, MAX, CHARS)``: load the
         tracer from the path dbg gives and start it; ``("off",)``: stop it,
         putting back the hooks there were."""
-        import importlib.util
-
         request = self._arg(arg)
         try:
             if request[0] == "on":
                 _, path, out, functions, lines, max_calls, chars = request
-                tracer = sys.modules.get(_PYTRACE)
-                if tracer is None:
-                    # dbg's package is not on the program's path: by file,
-                    # kept in sys.modules for the command that stops it.
-                    spec = importlib.util.spec_from_file_location(_PYTRACE, path)
-                    if spec is None or spec.loader is None:
-                        raise ImportError("cannot load %s" % path)
-                    tracer = importlib.util.module_from_spec(spec)
-                    sys.modules[_PYTRACE] = tracer
-                    spec.loader.exec_module(tracer)
+                # Kept in sys.modules for the command that stops it.
+                tracer = _load_helper(_PYTRACE, path)
                 answer = tracer.install(out, functions, lines, max_calls, chars)
             else:
-                tracer = sys.modules.get(_PYTRACE)
-                answer = tracer.uninstall() if tracer is not None else {}
+                running = sys.modules.get(_PYTRACE)
+                answer = running.uninstall() if running is not None else {}
         except Exception as exc:
             self.emit("trace", {"error": _error_line(exc)})
             return
@@ -706,7 +696,7 @@ class DbgPdb(pdb.Pdb):
             if frame is None or self.post_mortem:
                 raise LookupError("no running frame to watch in")
             if self.pywatch is None:
-                self.pywatch = _load_pywatch(path)
+                self.pywatch = _load_helper("_dbg_pywatch", path)
             placed = self.pywatch.add(number, expression, frame=frame)
         except BaseException as exc:
             said = str(exc) if type(exc).__name__ == "WatchRefused" else _error_line(exc)
@@ -831,15 +821,20 @@ class DbgPdb(pdb.Pdb):
         return stopped
 
 
-def _load_pywatch(path: str) -> ModuleType:
-    """dbgcore/pywatch.py, from the path dbg gives (dbg's package is not
-    on the program's path), as a module of its own."""
+def _load_helper(name: str, path: str) -> ModuleType:
+    """One of dbgcore's modules that run in the program (pywatch, pytrace,
+    pyrepr), from the path dbg gives (dbg's package is not on the program's
+    path), as a module of its own: ``name`` in sys.modules."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("_dbg_pywatch", path)
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError("cannot load %s" % path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -1262,6 +1257,12 @@ def _program_environment() -> bool:
     width they are told). Returns whether this is a test run."""
     for name, default in (("COLUMNS", "80"), ("LINES", "24")):
         os.environ[name] = os.environ.pop("DBG_PDB_" + name, "") or default
+    pyrepr = os.environ.pop("DBG_PDB_PYREPR", "")
+    if pyrepr:
+        # Values as the program holds them: reprlib sorts a dict's keys.
+        keep_order = _load_helper("_dbg_pyrepr", pyrepr).keep_order
+        for shown in (_short, _long, _arg_repr):
+            keep_order(shown)
     return os.environ.pop("DBG_PDB_TEST", "") == "1"
 
 
