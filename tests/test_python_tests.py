@@ -363,6 +363,23 @@ def test_cause_from_a_pool_worker_reads_as_python_prints_it(dbg: Dbg, backend: s
     assert not any("Chained" in (f["function"] or "") for f in frames), frames
 
 
+def test_a_failure_raised_in_a_library_shows_its_frames_past_the_test(
+        dbg: Dbg, backend: str, python: str, tmp_path: Path) -> None:
+    """The test stops in its own frame, and `dbg exception` goes on into the
+    library code that raised, as Python's traceback does."""
+    test = tmp_path / "test_config.py"
+    test.write_text("import json\n\n\ndef test_reads_config():\n"
+                    "    assert json.loads('{\"a\": 1,}') == {\"a\": 1}  # @call\n")
+    snap = dbg.json("test", "--backend", backend, "--python", python, "--", "-q", str(test),
+                    timeout=90)
+    assert_stop(snap, test, "call", "exception", "test_reads_config")
+    stack = ok(dbg.json("exception"))["stack"].splitlines()
+    frames = [line for line in stack if line.startswith("  File ")]
+    assert frames[0] == f'  File "{test}", line {line_of(test, "call")}, in test_reads_config', \
+        stack
+    assert frames[-1].endswith(", in raw_decode") and "json" in frames[-1], stack
+
+
 ORDERED = """\
 def pick(table, key):
     return dict(table)  # @inside

@@ -757,37 +757,48 @@ class DebugpyProfile(AdapterProfile):
                         timeout: float) -> tuple[str, list[dict[str, str]]]:
         # pydevd's text ends the chain at a cause that was never raised (it
         # has no traceback): multiprocessing's RemoteTraceback, which holds
-        # the traceback of the worker where the exception was raised. The
-        # causes are asked of the program, as Python prints them; the stop's
-        # own exception is pydevd's, whose frames lead to the stop.
+        # the traceback of the worker where the exception was raised. And a
+        # failing test stops in the test's own frame (pyboot/dbg_testhook.py),
+        # where pydevd's frames end, though it was raised further in (a
+        # library's code it called). The causes are asked of the program, as
+        # Python prints them; the stop's own exception is pydevd's frames,
+        # which lead to the stop, and its traceback's beyond it.
         blocks = _pydevd_blocks(text)
-        causes = self._causes(backend, timeout) if blocks else None
-        if causes is not None:
-            blocks = [*causes, blocks[-1]]
+        asked = self._asked_exception(backend, timeout) if blocks else None
+        if asked is not None:
+            causes, inner = asked
+            main = blocks[-1]
+            if main.frames:
+                stop = main.frames[-1][0]
+                heads = [frame[0] for frame in inner]
+                if stop in heads:
+                    last = len(heads) - 1 - heads[::-1].index(stop)
+                    main.frames += inner[last + 1:]
+            blocks = [*causes, main]
         return self._traceback(blocks), _chain(blocks)
 
-    def _causes(self, backend: AdapterHost, timeout: float) -> list[_TracebackBlock] | None:
-        """The causes of the exception the program stopped at, outermost
-        first, from the program (None when it cannot say)."""
+    def _asked_exception(self, backend: AdapterHost, timeout: float
+                         ) -> tuple[list[_TracebackBlock], list[list[str]]] | None:
+        """Of the exception the program stopped at, from the program: its
+        causes, outermost first, and its own traceback's frames (None when
+        it cannot say)."""
         frames = backend.stack_frames(timeout)
         if not frames:
             return None
         try:
-            rows = json.loads(ast.literal_eval(
-                backend.evaluate_in(frames[0], _CAUSES_EXPRESSION, timeout)))
+            rows, own = json.loads(ast.literal_eval(
+                backend.evaluate_in(frames[0], _EXCEPTION_EXPRESSION, timeout)))
             causes = []
             for name, description, relation, entries, only in rows:
                 block = _TracebackBlock()
-                block.frames = [[f'  File "{path}", line {line}, in {function}',
-                                 *([f"    {code}"] if code else [])]
-                                for path, line, function, code in entries]
+                block.frames = _traceback_frames(entries)
                 block.error = str(only).rstrip("\n")
                 block.name, block.description = str(name), str(description)
                 block.relation = str(relation)
                 causes.append(block)
+            return causes, _traceback_frames(own)
         except (DbgError, ValueError, SyntaxError, TypeError):
             return None
-        return causes
 
     def _program_frames(self, frames: list[list[str]]) -> list[list[str]]:
         """Frames (outermost first) from the first of the program's own code:
@@ -1043,14 +1054,21 @@ def _chain(blocks: list[_TracebackBlock]) -> list[dict[str, str]]:
     return chain
 
 
-#: The causes of the exception at a stop (pydevd's ``__exception__`` in the
-#: stopped frame), outermost first, as JSON: for each, its type's name, its
-#: text, how it leads to the next ("cause" or "context"), its traceback's
-#: entries (file, line, function, code) and its line(s) as Python prints
-#: them. Python's own rules: ``__cause__`` first, ``__context__`` unless
-#: suppressed, each exception once.
-_CAUSES_EXPRESSION = (
-    "(lambda tb, walk: __import__('json').dumps((lambda e: walk(walk, tb, e, [id(e)]))"
+def _traceback_frames(entries: list[list[object]]) -> list[list[str]]:
+    """Traceback entries [file, line, function, code] as frames of a block."""
+    return [[f'  File "{path}", line {line}, in {function}', *([f"    {code}"] if code else [])]
+            for path, line, function, code in entries]
+
+
+#: The exception at a stop (pydevd's ``__exception__`` in the stopped frame),
+#: as JSON: its causes, outermost first, each its type's name, its text, how
+#: it leads to the next ("cause" or "context"), its traceback's entries
+#: (file, line, function, code) and its line(s) as Python prints them; then
+#: its own traceback's entries. Python's own rules: ``__cause__`` first,
+#: ``__context__`` unless suppressed, each exception once.
+_EXCEPTION_EXPRESSION = (
+    "(lambda tb, walk: __import__('json').dumps((lambda e: [walk(walk, tb, e, [id(e)]), "
+    "[[f.filename, f.lineno, f.name, f.line or ''] for f in tb.extract_tb(e.__traceback__)]])"
     "(__exception__[1])))(__import__('traceback'), "
     "lambda walk, tb, e, seen: (lambda n, r: [] if n is None or id(n) in seen else "
     "walk(walk, tb, n, seen + [id(n)]) + [[type(n).__name__, str(n), r, "
