@@ -361,6 +361,16 @@ def test_cause_from_a_pool_worker_reads_as_python_prints_it(dbg: Dbg, backend: s
     assert [f["function"] for f in frames if f["file"] == os.path.realpath(program)] == \
         ["run", "<module>"], frames
     assert not any("Chained" in (f["function"] or "") for f in frames), frames
+    dbg("kill")
+
+    # Uncaught, the pool's re-raise stops in the pool's code: the stop says
+    # where the worker raised it.
+    snap = ok(dbg.json("start", "--backend", backend, "--python", python, "--run",
+                       str(program), "bare", timeout=90))
+    assert snap["reason"] == "exception" and "multiprocessing" in snap["location"]["file"], snap
+    assert snap["description"] == (
+        "ValueError: invalid literal for int() with base 10: 'x2' (raised in parse at "
+        f"{program}:{line_of(program, 'parse')}, in a worker process)"), snap
 
 
 def test_a_failure_raised_in_a_library_shows_its_frames_past_the_test(

@@ -932,8 +932,31 @@ class DebugpyProfile(AdapterProfile):
         name, note = self.split_exception_note(text)
         if name == "SystemExit":
             return True
-        return self._raised_catch is not None and not note and "userUnhandled" not in \
-            backend.exception_filters and self._caught_before(backend, timeout)
+        if self._raised_catch is not None and not note and "userUnhandled" not in \
+                backend.exception_filters and self._caught_before(backend, timeout):
+            return True
+        self._worker_note(backend, timeout)
+        return False
+
+    def _worker_note(self, backend: AdapterHost, timeout: float) -> None:
+        """At an exception stop in a library's code: where a worker process
+        raised it, for the stop's description. multiprocessing (and
+        concurrent.futures) re-raise a worker's exception in the parent, in
+        their own code, with the worker's traceback as the text of a cause
+        that was never raised (RemoteTraceback)."""
+        frames = backend.stack_frames(timeout)
+        if self._raised_note or not frames or not self._library_file(
+                str((frames[0].get("source") or {}).get("path") or "")):
+            return
+        try:
+            found = _json_answer(backend.dap_session().request("evaluate", {
+                "expression": _WORKER_EXPRESSION, "context": "watch",
+                "frameId": int(frames[0]["id"])}, timeout))
+        except (DbgError, ValueError, TypeError):
+            return
+        if isinstance(found, list) and len(found) == 1 and len(found[0]) == 3:
+            path, line, function = found[0]
+            self._raised_note = f"{function} at {path}:{line}, in a worker process"
 
     def _caught_before(self, backend: AdapterHost, timeout: float) -> bool:
         """At an exception stop of `dbg catch raised` (or a class): whether
@@ -1052,6 +1075,16 @@ def _chain(blocks: list[_TracebackBlock]) -> list[dict[str, str]]:
             name, message = block.name, block.description
         chain.append({"exception": name, "description": message, "relation": block.relation})
     return chain
+
+
+#: Where a worker process raised the exception at a stop (its cause's text
+#: is the worker's traceback, and the cause was never raised itself), as
+#: JSON: [[FILE, LINE, FUNCTION]], or [] for any other exception.
+_WORKER_EXPRESSION = (
+    "(lambda c, re: __import__('json').dumps(re.findall("
+    "r'^  File \"(.*)\", line (\\d+), in (.*)$', str(c), re.M)[-1:] "
+    "if c is not None and c.__traceback__ is None else []))"
+    "(__exception__[1].__cause__, __import__('re'))")
 
 
 def _traceback_frames(entries: list[list[object]]) -> list[list[str]]:

@@ -794,7 +794,9 @@ class DbgPdb(pdb.Pdb):
             self._trace_running_frames()  # for the breakpoints and catches there are now
 
     def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
-        self.exception_text = _exception_line(exc)
+        worker = _worker_place(exc)
+        self.exception_text = _exception_line(exc) + (
+            " (raised in %s, in a worker process)" % worker if worker else "")
         self.exception_name = type(exc).__name__
         self.exception_message = str(exc)
         self.exception_info = _exception_info(exc, shown)
@@ -1054,6 +1056,23 @@ def _exception_line(exc: BaseException) -> str:
     line (a pytest assertion's message goes on over several)."""
     message = str(exc).strip().splitlines()
     return "%s: %s" % (type(exc).__name__, message[0]) if message else type(exc).__name__
+
+
+def _worker_place(exc: BaseException) -> str:
+    """Where a worker process raised ``exc``, as "FUNCTION at FILE:LINE":
+    multiprocessing (and concurrent.futures) re-raise a worker's exception
+    in the parent with the worker's traceback as the text of a cause that
+    was never raised (RemoteTraceback); "" for any other exception."""
+    import re
+
+    cause = exc.__cause__
+    if cause is None or cause.__traceback__ is not None:
+        return ""
+    found = re.findall(r'^  File "(.*)", line (\d+), in (.*)$', str(cause), re.M)
+    if not found:
+        return ""
+    path, line, function = found[-1]
+    return "%s at %s:%s" % (function, path, line)
 
 
 def _raised_at(tb: TracebackType | None) -> str:
