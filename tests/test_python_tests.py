@@ -390,6 +390,47 @@ def test_a_failure_raised_in_a_library_shows_its_frames_past_the_test(
     assert frames[-1].endswith(", in raw_decode") and "json" in frames[-1], stack
 
 
+THREADED = """\
+import threading
+
+
+def work(items):
+    total = 0
+    for item in items:
+        total += item["n"]  # @fails
+    return total
+
+
+worker = threading.Thread(target=work, args=([{"n": 1}, {"m": 2}],))
+worker.start()
+worker.join()
+print("main goes on")  # @after
+"""
+
+
+def test_an_exception_that_ends_a_thread_stops_there(dbg: Dbg, backend: str,
+                                                     tmp_path: Path) -> None:
+    """As one that ends the program does; the program goes on after it, as
+    Python's would (the main thread never sees it)."""
+    program = tmp_path / "threaded.py"
+    program.write_text(THREADED)
+    snap = dbg.json("start", "--backend", backend, "--run", str(program), timeout=60)
+    assert_stop(snap, program, "fails", "exception", "work")
+    assert snap["description"] == "KeyError: 'n'", snap
+    assert ok(dbg.json("print", "item"))["value"] == "{'m': 2}"
+    stack = ok(dbg.json("exception"))["stack"].splitlines()
+    assert stack[1] == f'  File "{program}", line {line_of(program, "fails")}, in work', stack
+    end = ok(dbg.json("continue"))
+    assert (end["state"], end["exit_code"]) == ("exited", 0), end
+    assert "main goes on" in dbg.output("stdout")
+    assert "KeyError: 'n'" in dbg.output("stderr")
+    dbg("kill")
+    # --no-catch: as without a debugger.
+    end = ok(dbg.json("start", "--backend", backend, "--run", "--no-catch", str(program),
+                      timeout=60))
+    assert (end["state"], end["exit_code"]) == ("exited", 0), end
+
+
 ORDERED = """\
 def pick(table, key):
     return dict(table)  # @inside

@@ -34,6 +34,7 @@ import os
 import pdb
 import reprlib
 import sys
+import threading
 import traceback
 from types import CodeType, FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
@@ -223,6 +224,9 @@ class DbgPdb(pdb.Pdb):
         self.use_rawinput = False
         self.first_stop = True
         self.post_mortem = False
+        #: One stop at a time: pdb has one console, and a thread that fails
+        #: (thread_failure) may stop while another thread is stopped.
+        self.stopping = threading.RLock()
         self.interrupted = False
         self.exception_text = ""
         self.exception_name = ""
@@ -667,7 +671,8 @@ class DbgPdb(pdb.Pdb):
             caller = caller.f_back
         # A traceback, or from Python 3.13 on the exception itself (the stub
         # mypy reads is 3.10's).
-        pdb.Pdb.interaction(self, frame, traceback)  # type: ignore[arg-type]
+        with self.stopping:
+            pdb.Pdb.interaction(self, frame, traceback)  # type: ignore[arg-type]
 
     def dispatch_line(self, frame: FrameType) -> TraceFunction:
         if self.raising is not None and self.raising[0] is frame:
@@ -774,24 +779,40 @@ class DbgPdb(pdb.Pdb):
         frame that raised it; the runner goes on when the user continues."""
         if exc is None or tb is None or self.quitting:
             return
-        shown = _from_program(tb)
-        # Not traced while stopped here: a step set before would stop in
-        # the debugger's own code.
-        sys.settrace(None)
-        self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
-        self._describe(exc, shown)
-        self.post_mortem = True
-        self.test_stop = True
-        try:
-            self.interaction(None, shown)
-        finally:
-            self.post_mortem = False
-            self.test_stop = False
-            self.exception_info = None
+        self._stop_and_go_on(exc, _from_program(tb), test=True)
         if self.quitting:
             raise bdb.BdbQuit
         if sys.gettrace() is None and (self.breaks or self.catching is not None):
             self._trace_running_frames()  # for the breakpoints and catches there are now
+
+    def thread_failure(self, exc: BaseException | None, tb: TracebackType | None) -> None:
+        """An exception ended a thread other than the main one (threading's
+        excepthook, after Python's report of it): stop post mortem where it
+        was raised, as for the main thread; the program goes on when the
+        user continues."""
+        if exc is None or tb is None or self.quitting or not self.stop_uncaught \
+                or isinstance(exc, SystemExit):
+            return
+        # Its traceback from the program's own code (not threading's start).
+        self._stop_and_go_on(exc, _from_program(tb), test=False)
+
+    def _stop_and_go_on(self, exc: BaseException, shown: TracebackType | None,
+                        test: bool) -> None:
+        """Stop post mortem at ``exc``, in a program that goes on after."""
+        with self.stopping:
+            # Not traced while stopped here: a step set before would stop in
+            # the debugger's own code.
+            sys.settrace(None)
+            self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
+            self._describe(exc, shown)
+            self.post_mortem = True
+            self.test_stop = test
+            try:
+                self.interaction(None, shown)
+            finally:
+                self.post_mortem = False
+                self.test_stop = False
+                self.exception_info = None
 
     def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
         worker = _worker_place(exc)
@@ -1199,6 +1220,23 @@ def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: TracebackType | No
         pass
 
 
+def _stop_at_thread_failures(debugger: DbgPdb) -> None:
+    """An exception that ends a thread stops the program there, as one that
+    ends the main thread does (and as on debugpy): threading's excepthook
+    reports it as Python does, then stops."""
+    report = threading.excepthook
+
+    def excepthook(args: threading.ExceptHookArgs) -> None:
+        report(args)
+        try:
+            sys.stderr.flush()
+        except Exception:
+            pass
+        debugger.thread_failure(args.exc_value, args.exc_traceback)
+
+    threading.excepthook = excepthook
+
+
 # -- test runs --------------------------------------------------------------------
 
 #: The name the pytest plugin below is registered under (PYTEST_PLUGINS).
@@ -1298,6 +1336,7 @@ def main() -> None:
     debugger = DbgPdb(console_in, console_out)
     debugger.prompt = prompt
     debugger.stop_uncaught = catch == "catch"
+    _stop_at_thread_failures(debugger)
     if test_run:
         _stop_at_failures(debugger)
     sys.argv = [target] + list(args)
