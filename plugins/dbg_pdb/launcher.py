@@ -858,7 +858,13 @@ def _load_helper(name: str, path: str) -> ModuleType:
         raise ImportError("cannot load %s" % path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    # dbg's own bytecode is written even where the program's is not (as
+    # launch.py does for this file): not compiled again at every start.
+    dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = dont_write
     return module
 
 
