@@ -47,7 +47,9 @@ _STDIN = Arg("stdin", "str", "A file the program reads as its standard input (wi
 _IDLE = Arg("idle_timeout", "float", "End the session after this long without a command "
             "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS")
 _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (default: "
-              "the `python3` this environment runs, e.g. an active venv's).",
+              "an active venv's `python3`, else the project's `.venv` or `venv`, looked for "
+              "from the program's folder and the run folder up to the project's top, else the "
+              "`python3` on PATH).",
               flags=("--python",), metavar="PATH")
 
 

@@ -73,6 +73,12 @@ def start(values: Values, front: Front) -> tuple[str, Values]:
     if python is not None:
         # Relative to the folder the command was typed in, like --stdin.
         options["python"] = _python_path(python, Path.cwd(), chosen, front.backends)
+    elif _takes_python(chosen, front.backends, base):
+        found = _project_python([] if named else [target if target.is_dir() else target.parent],
+                                base, env)
+        if found is not None:
+            options["python"] = found
+            note = "; ".join(n for n in (note, _venv_note(found)) if n)
     return "start", {
         "backend": chosen, "program": program if named else str(target.absolute()),
         "module": bool(as_module), "args": list(values.get("args") or []), "options": options,
@@ -153,12 +159,19 @@ def test(values: Values, front: Front) -> tuple[str, Values]:
             start_values["backend"] = front.backends.select(base / package, base).name
         return start(start_values, front)
     note = ""
+    python = _python_path(values["python"], Path.cwd()) if values.get("python") else None
+    if python is None and _takes_python(values.get("backend"), front.backends, base):
+        python = _project_python([], base, _parse_env(values.get("env") or []))
+        if python is not None:
+            # The same interpreter for the runner's choice below and the run.
+            start_values["python"] = python
+            note = _venv_note(python)
     if runner is None:
-        python = _python_path(values["python"], Path.cwd()) if values.get("python") else None
         runner = "pytest" if _has_module(python, "pytest", base) else "unittest"
         if runner == "unittest":
-            note = (f"ran unittest: {python or 'python3'} cannot import pytest "
-                    "(--runner pytest, or --python an interpreter that has it)")
+            note = "; ".join(n for n in (note, (
+                f"ran unittest: {python or 'python3'} cannot import pytest "
+                "(--runner pytest, or --python an interpreter that has it)")) if n)
     start_values.update(program=runner, module=True, args=args)
     op, sent = start(start_values, front)
     if note:
@@ -207,6 +220,53 @@ def _python_path(python: str, base: Path, backend: str | None = None,
         raise UsageError(f"--python {python}: no such interpreter",
                          "give the path of a Python executable (e.g. .venv/bin/python)")
     return found
+
+
+def _takes_python(backend: str | None, registry: BackendRegistry, base: Path) -> bool:
+    """Whether ``backend`` runs Python programs with an interpreter dbg
+    chooses (None: the one a Python start picks, debugpy); not when the
+    backend's configuration names its own (backends.yaml's ``python``
+    option, or a command that is not plain ``python3``)."""
+    spec = registry.config(base).backends.get(backend or "debugpy")
+    if spec is None or ".py" not in spec.extensions or spec.options.get("python"):
+        return False
+    return not spec.command or spec.command == ["python3"]
+
+
+#: Where a project keeps its virtual environment, in the order looked for.
+VENV_NAMES = (".venv", "venv")
+#: What marks a project's top folder: the search for its venv stops there.
+PROJECT_MARKS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _project_python(folders: list[Path], base: Path, env: dict[str, str]) -> str | None:
+    """The interpreter of the virtual environment of the project the
+    program is in (its folder's, then the run folder's, each looked for up
+    to its project's top folder: ``.venv/bin/python``, ``venv/bin/python``),
+    as an editor picks it; None when an environment is active already
+    (VIRTUAL_ENV, CONDA_PREFIX: its ``python3`` is on PATH) or there is none."""
+    active = ("VIRTUAL_ENV", "CONDA_PREFIX")
+    if any(os.environ.get(name) or env.get(name) for name in active):
+        return None
+    for start in [*folders, base]:
+        folder = start.absolute()
+        while True:
+            for name in VENV_NAMES:
+                python = folder / name / "bin" / "python"
+                if (folder / name / "pyvenv.cfg").is_file() and python.is_file() \
+                        and os.access(python, os.X_OK):
+                    return str(python)
+            if any((folder / mark).exists() for mark in PROJECT_MARKS) \
+                    or folder.parent == folder:
+                break
+            folder = folder.parent
+    return None
+
+
+def _venv_note(python: str) -> str:
+    shown = os.path.relpath(python) if python.startswith(os.getcwd() + os.sep) else python
+    return (f"ran with {shown}, the project's virtual environment "
+            "(--python chooses another interpreter)")
 
 
 def _has_module(python: str | None, module: str, base: Path) -> bool:
