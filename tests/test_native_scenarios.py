@@ -25,10 +25,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("native")
     cart = copy_target("native/cart.c", work)
     shapes = copy_target("native/shapes.cpp", work)
+    uncaught = copy_target("native/uncaught.cpp", work)
     gocart = copy_target("gocart/main.go", work)
     copy_target("gocart/go.mod", work)
     return {"cart": cart, "cart_bin": builds.build_c(cart.path),
             "shapes": shapes, "shapes_bin": builds.build_c(shapes.path),
+            "uncaught": uncaught, "uncaught_bin": builds.build_c(uncaught.path),
             "gocart": gocart, "go_bin": builds.build_go(gocart.path.parent),
             "work": work}
 
@@ -214,6 +216,28 @@ def test_cpp_class_and_vector(dbg: Dbg, built: dict[str, Any], native: str) -> N
     dbg.json("unbreak", "1")
     assert dbg.json("continue")["exit_code"] == 0
     assert "shapes: 2, total area: 11.50\n" in stdout_of(dbg)
+
+
+@pytest.mark.parametrize("native", NATIVE, indirect=True)
+def test_cpp_uncaught_exception_stops_where_it_was_thrown(dbg: Dbg, built: dict[str, Any],
+                                                          native: str) -> None:
+    """std::terminate's abort is how it ends, but what the user wants is
+    the exception and the program's line that threw it, as in Python."""
+    target = built["uncaught"]
+    stop = dbg.json("start", "--backend", native, "--run", str(built["uncaught_bin"]))
+    assert stop["state"] == "stopped" and stop["reason"] == "exception", stop
+    assert stop["location"]["line"] == target.lines["throws"], stop
+    assert stop["location"]["function"].startswith("price"), stop
+    assert stop["description"] == "std::out_of_range: map::at", stop
+    assert dbg.json("print", "key")["value"].endswith('"plum"')  # libstdc++'s printers
+    info = dbg.json("exception")
+    assert (info["exception"], info["description"]) == ("std::out_of_range", "map::at"), info
+    lines = info["stack"].splitlines()
+    assert f'line {target.lines["call"]}, in main' in lines[0], lines
+    assert f'line {target.lines["throws"]}, in price' in lines[1], lines
+    assert not any("abort" in line or "pthread_kill" in line for line in lines), lines
+    end = dbg.json("continue")
+    assert end["state"] == "exited" and end["signal"] == "SIGABRT", end
 
 
 @pytest.mark.parametrize("native", NATIVE, indirect=True)

@@ -95,6 +95,9 @@ class DapCore(Backend):
         self._frames_resumes = 0
         #: The last stop was a test's failure (see test_run).
         self.test_failed = False
+        #: At an uncaught C++ exception's stop: the innermost frame of its
+        #: traceback (AdapterProfile.uncaught_exception); else None.
+        self.thrown_from: int | None = None
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""

@@ -226,7 +226,15 @@ class DapEvents(DapCore):
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
         failure: tuple[int, str] | None = None
-        if any(b.id in self.failure_bps for b in hit):
+        thrown = self.profile.uncaught_exception(self.host, frames, timeout) \
+            if reason == "signal" and frames else None
+        if thrown is not None:
+            # An uncaught C++ exception ends in abort(): shown where it was
+            # thrown, as an exception, not inside the C library's abort.
+            self.frame_index, top = thrown[0], frames[thrown[0]]
+            location, reason = frame_location(top), "exception"
+            location.function = self.profile.frame_name(top)
+        elif any(b.id in self.failure_bps for b in hit):
             failure = self.profile.test_failure(self.host, frames, timeout)
             if failure is None:
                 return self._skip(timeout)  # not a test's own failure (a parent test's, say)
@@ -252,7 +260,8 @@ class DapEvents(DapCore):
         detail = "" if restated else stop.description
         if self.profile.skip_stop(self.host, reason, stop.text, stop.description, timeout):
             return self._skip(timeout)
-        description = failure[1] if failure else self.profile.stop_description(text, detail)
+        description = failure[1] if failure else thrown[1] if thrown else \
+            self.profile.stop_description(text, detail)
         if broken is not None:
             # The debugger stopped because it could not evaluate the
             # condition, not because it held.
@@ -262,6 +271,7 @@ class DapEvents(DapCore):
         self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
+        self.thrown_from = thrown[2] if thrown is not None else None
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])

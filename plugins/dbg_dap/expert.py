@@ -277,6 +277,12 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
         # the test's failing line.
         return {"exception": "FAIL", "description": b.last_description,
                 "stack": _call_order(b, timeout, b.frame_index)}
+    if b.thrown_from is not None:
+        # An uncaught C++ exception, ended by abort() (the stop says what
+        # libstdc++ printed of it): the stack down to the frame that threw.
+        kind, _, what = b.last_description.partition(": ")
+        return {"exception": kind, "description": what,
+                "stack": _call_order(b, timeout, b.thrown_from), "chain": []}
     if not dap.supports("supportsExceptionInfoRequest"):
         # The stop says what; the stack says where, outermost first.
         return {"exception": b.last_reason, "description": b.last_description,

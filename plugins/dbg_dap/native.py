@@ -56,6 +56,11 @@ _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _versions: dict[str, str] = {}
 
 
+#: What libstdc++'s terminate handler prints of an uncaught exception.
+_TERMINATE_RE = re.compile(r"terminate called after throwing an instance of '([^']+)'"
+                           r"(?:\s*\n\s*what\(\):\s*(.*))?")
+
+
 def version_of(exe: str, flag: str = "--version") -> str:
     """The version number ``exe flag`` prints ("18.1"). Asking costs 0.1-0.2
     s (gdb, lldb), on every `dbg start`; so answers are kept in DBG_HOME,
@@ -136,6 +141,29 @@ class NativeProfile(AdapterProfile):
                        timeout: float) -> list[str | None]:
         root = program_root(backend.program)
         return [native_library(f, root) for f in frames]
+
+    def uncaught_exception(self, backend: AdapterHost, frames: list[Message],
+                           timeout: float) -> tuple[int, str, int] | None:
+        # An exception no handler caught: __cxa_throw found none and called
+        # std::terminate, which aborts. Shown at the program's own frame
+        # nearest the throw (not libstdc++'s or a system header's), as
+        # what libstdc++'s terminate handler printed on stderr says.
+        names = [str(f.get("name") or "") for f in frames]
+        throws = [i for i, name in enumerate(names) if name.startswith("__cxa_throw")
+                  or name.startswith("__cxa_rethrow")]
+        if not throws or not any("terminate" in name for name in names[:throws[0]]):
+            return None
+        libraries = self.library_frames(backend, frames, timeout)
+        own = next((i for i in range(throws[0] + 1, len(frames)) if libraries[i] is None), None)
+        if own is None:
+            return None
+        said = "".join(c["text"] for c in backend.ctx.output.read(
+            max(0, backend.ctx.output.cursor - 20), {"stderr"})["chunks"])
+        found = _TERMINATE_RE.search(said)
+        if found is None:
+            return own, "uncaught C++ exception", throws[0] + 1
+        kind, what = found.group(1), (found.group(2) or "").strip()
+        return own, f"{kind}: {what}" if what else kind, throws[0] + 1
 
     def env_argument(self, request: LaunchRequest) -> JsonValue:
         # gdb's `env` replaces the program's whole environment: add to ours.

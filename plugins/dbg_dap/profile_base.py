@@ -440,6 +440,15 @@ class AdapterProfile:
         be read (lldb in a core file); None when nothing says so."""
         return None
 
+    def uncaught_exception(self, backend: AdapterHost, frames: list[Message],
+                           timeout: float) -> tuple[int, str, int] | None:
+        """At a signal's stop: when the signal is how an uncaught exception
+        ended the program (C++'s std::terminate aborts), the program's frame
+        that threw it, what it was ("std::out_of_range: map::at"), and the
+        innermost frame its traceback shows (the one that threw, in the
+        library's code too); None for any other stop."""
+        return None
+
     def pseudo_frame(self, frame: Message) -> bool:
         """Whether a frame of the adapter's stack is no call of the program's
         (left out of every stack dbg shows and numbers)."""

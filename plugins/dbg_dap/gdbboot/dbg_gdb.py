@@ -16,6 +16,7 @@ call does what the server failed to: marks the program stopped and says so.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 import gdb  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -87,7 +88,15 @@ def _forget_ids() -> None:
         clear(None)
 
 
+#: Where the system keeps the scripts gdb loads with a library: libstdc++'s
+#: pretty printers (a std::string shown as "plum", a map as its entries). A
+#: gdb with a data directory of its own (gdb-for-pwndbg's) looks only there.
+SYSTEM_AUTO_LOAD = "/usr/share/gdb/auto-load"
+
 gdb.execute("set style enabled off")
+if os.path.isdir(SYSTEM_AUTO_LOAD):
+    gdb.execute(f"add-auto-load-scripts-directory {SYSTEM_AUTO_LOAD}")
+    gdb.execute(f"add-auto-load-safe-path {SYSTEM_AUTO_LOAD}")
 AbandonCall()
 if _dap is not None and all(hasattr(_dap, name) for name in (
         "inferior_running", "_infcall_was_running", "_expected_pause", "send_event")):
