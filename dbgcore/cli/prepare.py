@@ -264,8 +264,7 @@ def _project_python(folders: list[Path], base: Path, env: dict[str, str]) -> str
 
 
 def _venv_note(python: str) -> str:
-    shown = os.path.relpath(python) if python.startswith(os.getcwd() + os.sep) else python
-    return (f"ran with {shown}, the project's virtual environment "
+    return (f"ran with {python}, the project's virtual environment "
             "(--python chooses another interpreter)")
 
 
