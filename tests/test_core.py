@@ -153,6 +153,12 @@ def crashes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Crash]:
                 shutil.copy(TARGETS / "core" / "wc.c", source)
                 program = build_c(source, folder / "wc")
                 core, how = make_core(program, env)
+            elif language == "cpp":
+                # An uncaught exception: std::terminate's abort leaves the core.
+                source = folder / "uncaught.cpp"
+                shutil.copy(TARGETS / "native" / "uncaught.cpp", source)
+                program = build_c(source, folder / "uncaught")
+                core, how = make_core(program, env)
             else:
                 shutil.copytree(TARGETS / "core" / "gowc", folder, dirs_exist_ok=True)
                 source = folder / "main.go"
@@ -298,6 +304,31 @@ def test_what_would_run_the_program_is_refused_and_the_session_goes_on(
     assert status["state"] == "stopped" and status["core"] == str(core.crash.core), status
     assert "post mortem" in module_dbg("-s", backend, "status").out
     assert call(module_dbg, backend, "print", "words")["value"] == "4"
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_an_uncaught_cpp_exception_is_shown_where_it_was_thrown(
+        module_dbg: Dbg, crashes: Callable[[str], Crash], backend: str) -> None:
+    """Its core dies by std::terminate's abort, inside libc: the stop is
+    at the program's frame that threw, and says it was an exception."""
+    require_backend(backend)
+    crash = crashes("cpp")
+    session = f"cpp-{backend}"
+    stop = call(module_dbg, session, "start", "--backend", backend, "--core", str(crash.core),
+                str(crash.program))
+    try:
+        assert (stop["reason"], stop["signal"]) == ("core", "SIGABRT"), stop
+        assert stop["location"]["line"] == crash.lines["throws"], stop
+        assert stop["location"]["function"].startswith("price"), stop
+        assert stop["description"].endswith("; uncaught C++ exception"), stop
+        info = call(module_dbg, session, "exception")
+        assert info["_exit"] == 0 and info["exception"] == "uncaught C++ exception", info
+        lines = info["stack"].splitlines()
+        assert f'line {crash.lines["call"]}, in main' in lines[0], lines
+        assert f'line {crash.lines["throws"]}, in price' in lines[1], lines
+        assert not any("abort" in line for line in lines), lines
+    finally:
+        module_dbg("-s", session, "kill")
 
 
 def test_kill_leaves_no_process(module_dbg: Dbg, crashes: Callable[[str], Crash]) -> None:

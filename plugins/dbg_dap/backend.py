@@ -334,7 +334,15 @@ class DapBackend(DapEvents, DapInspection):
                            f"(the program {event.state})",
                            "check that the core is PROGRAM's: `file CORE` names it")
         info = read_core(Path(core))
-        cause = self.profile.core_cause(self, self.stack_frames(timeout), timeout)
+        frames = self.stack_frames(timeout)
+        cause = self.profile.core_cause(self, frames, timeout)
+        thrown = self.profile.uncaught_exception(self, frames, timeout) if frames else None
+        if thrown is not None:
+            # An uncaught C++ exception's abort: shown where it was thrown.
+            self.frame_index, self.thrown = thrown[0], (thrown[2], thrown[1])
+            event.location = frame_location(frames[thrown[0]])
+            event.location.function = self.profile.frame_name(frames[thrown[0]])
+            cause = cause or thrown[1]
         if not cause and info.signal is None:
             cause = event.description  # the debugger's word, when the core has none
         event.reason, event.signal = "core", info.signal

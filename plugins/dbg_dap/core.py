@@ -95,9 +95,9 @@ class DapCore(Backend):
         self._frames_resumes = 0
         #: The last stop was a test's failure (see test_run).
         self.test_failed = False
-        #: At an uncaught C++ exception's stop: the innermost frame of its
-        #: traceback (AdapterProfile.uncaught_exception); else None.
-        self.thrown_from: int | None = None
+        #: At an uncaught C++ exception's stop (AdapterProfile.uncaught_exception):
+        #: the innermost frame of its traceback, and what it was; else None.
+        self.thrown: tuple[int, str] | None = None
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""

@@ -271,7 +271,7 @@ class DapEvents(DapCore):
         self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
-        self.thrown_from = thrown[2] if thrown is not None else None
+        self.thrown = (thrown[2], thrown[1]) if thrown is not None else None
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])

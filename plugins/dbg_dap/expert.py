@@ -268,6 +268,12 @@ def op_sources(b: DapInspection, args: Payload, timeout: float) -> Payload:
 
 def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
     dap = b.stopped_session("exception")
+    if b.thrown is not None:
+        # An uncaught C++ exception, ended by abort() (what libstdc++ printed
+        # of it, when the program ran here): the stack down to the throw.
+        kind, _, what = b.thrown[1].partition(": ")
+        return {"exception": kind, "description": what,
+                "stack": _call_order(b, timeout, b.thrown[0]), "chain": []}
     if b.last_reason not in ("exception", "signal"):
         raise OpFailed("the program did not stop at an exception or a signal",
                        "`dbg stack` shows where it is")
@@ -277,12 +283,6 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
         # the test's failing line.
         return {"exception": "FAIL", "description": b.last_description,
                 "stack": _call_order(b, timeout, b.frame_index)}
-    if b.thrown_from is not None:
-        # An uncaught C++ exception, ended by abort() (the stop says what
-        # libstdc++ printed of it): the stack down to the frame that threw.
-        kind, _, what = b.last_description.partition(": ")
-        return {"exception": kind, "description": what,
-                "stack": _call_order(b, timeout, b.thrown_from), "chain": []}
     if not dap.supports("supportsExceptionInfoRequest"):
         # The stop says what; the stack says where, outermost first.
         return {"exception": b.last_reason, "description": b.last_description,
