@@ -260,9 +260,17 @@ def test_the_stack_is_the_crash_and_its_locals_read(
     assert call(module_dbg, backend, "status")["state"] == "stopped"
     names = {v["name"] for v in call(module_dbg, backend, "locals")["variables"]}
     assert {"words", "c"} <= names, names
+    # How it died, and the stack down to the crash, as for a live death.
+    info = call(module_dbg, backend, "exception")
+    assert info["_exit"] == 0 and info["exception"] == core.stop["signal"], info
+    assert info["description"] == core.stop["description"], info
+    assert info["stack"].splitlines()[-1].endswith(
+        f'line {core.crash.lines["crash"]}, in {count}'), info
 
     up = call(module_dbg, backend, "up")
     assert up["_exit"] == 0 and up["frame"]["function"] == main, up
+    # The frame selected is not where it died: `exception` says the same.
+    assert call(module_dbg, backend, "exception")["stack"] == info["stack"]
     assert up["frame"]["line"] == core.crash.lines["call"], up
     down = call(module_dbg, backend, "down")
     assert down["frame"]["function"] == count, down

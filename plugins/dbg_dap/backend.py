@@ -346,6 +346,7 @@ class DapBackend(DapEvents, DapInspection):
         if not cause and info.signal is None:
             cause = event.description  # the debugger's word, when the core has none
         event.reason, event.signal = "core", info.signal
+        self.core_signal, self.core_frame = info.signal, self.frame_index
         event.description = post_mortem_description(info, event.location, cause)
         self.last_reason, self.last_description = event.reason, event.description
         return event

@@ -98,6 +98,10 @@ class DapCore(Backend):
         #: At an uncaught C++ exception's stop (AdapterProfile.uncaught_exception):
         #: the innermost frame of its traceback, and what it was; else None.
         self.thrown: tuple[int, str] | None = None
+        #: The signal a core's process died by (`dbg start --core`; None: none
+        #: recorded, or no core), and the frame its stop showed.
+        self.core_signal: str | None = None
+        self.core_frame = 0
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""

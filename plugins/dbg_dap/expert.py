@@ -274,6 +274,11 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
         kind, _, what = b.thrown[1].partition(": ")
         return {"exception": kind, "description": what,
                 "stack": _call_order(b, timeout, b.thrown[0]), "chain": []}
+    if b.last_reason == "core":
+        # How the process died is the stop's description (its signal, and
+        # what the debugger adds: a Go panic's message); the stack, where.
+        return {"exception": b.core_signal or "core", "description": b.last_description,
+                "stack": _call_order(b, timeout, b.core_frame), "chain": []}
     if b.last_reason not in ("exception", "signal"):
         raise OpFailed("the program did not stop at an exception or a signal",
                        "`dbg stack` shows where it is")
