@@ -17,6 +17,7 @@ at once; they are read as the answer to that command.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -298,8 +299,23 @@ class JdbBackend(ConsoleBackend):
         while "VM Started:" not in seen:
             match = self._drv().expect([], max(0.0, deadline - time.monotonic()),
                                        prompt=STOPPED_PROMPT_RE)
+            prompt = match.groups[0] if match.groups else ""
+            if prompt.startswith(_VM_STARTED):
+                # The stopped thread's prompt on the same line, right after
+                # it (under load): read as a prompt "VM Started: main[1] ".
+                seen += _VM_STARTED
+                match = replace(match, groups=(prompt[len(_VM_STARTED):], *match.groups[1:]))
             self._note_prompt(match)
             seen += match.before
+        if _NO_FRAMES not in seen:
+            # jdb's greeting ends "No frames on the current call stack" and
+            # a prompt; under load the stopped thread's prompt may come
+            # first ("VM Started: main[1] "), the greeting after it, which
+            # the first command would then take for its answer.
+            with contextlib.suppress(PtyTimeout):
+                self._note_prompt(self._drv().expect(
+                    [], min(_GREETING_WAIT, max(0.0, deadline - time.monotonic())),
+                    prompt=STOPPED_PROMPT_RE))
         #: The late prompt may also come in one piece with that answer.
         self._late_prompt = re.compile(rf"\A(?:> |{re.escape(self._thread)}\[\d+\] )+")
 
@@ -811,6 +827,12 @@ class JdbBackend(ConsoleBackend):
 _JOINED_RE = re.compile(r"\r?\n[^\s\[\]>][^\r\n\[\]]*\[\d+\] (?= *\[\d+\] \S)")
 
 #: jdb commands that leave the stack and the selected frame as they were.
+#: The last line of jdb's greeting once the VM it started is stopped, and
+#: how long it may come after the stopped thread's prompt.
+_NO_FRAMES = "No frames on the current call stack"
+_VM_STARTED = "VM Started: "
+_GREETING_WAIT = 2.0
+
 _KEEP_STACK = frozenset({"where", "locals", "print", "dump", "eval", "threads"})
 
 #: What `set` can assign: a name, then fields and array elements.

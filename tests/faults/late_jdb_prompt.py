@@ -2,6 +2,10 @@
 prompt too many, as jdb's event thread does now and then under load: after
 the first `cont`, "main[1] " right after jdb's "> ", before the breakpoint.
 
+With ``LATE_JDB_MODE=vm-start``, the other order jdb's start has under
+load instead: the stopped thread's prompt right after "VM Started: ", and
+jdb's greeting ("No frames on the current call stack" and a prompt) after it.
+
 Used as jdb's command (backends.yaml); every other byte passes unchanged.
 ``LATE_JDB_REAL`` names the real jdb; ``LATE_JDB_MARK``, a file written
 once the prompt is sent.
@@ -31,6 +35,8 @@ if pid == 0:
 tty.setraw(0)
 typed = b""
 injected = False
+at_start = os.environ.get("LATE_JDB_MODE") == "vm-start"
+started = b"VM Started: "
 while True:
     ready, _, _ = select.select([0, master], [], [])
     if 0 in ready:
@@ -46,7 +52,17 @@ while True:
             data = b""
         if not data:
             break
-        if not injected and b"cont" in typed and data.startswith(b"> "):
+        if at_start and not injected and started in data:
+            head, _, rest = data.partition(started)
+            injected = True
+            os.write(1, head + started + b"main[1] ")
+            with open(os.environ["LATE_JDB_MARK"], "w") as mark:
+                mark.write("injected\n")
+            time.sleep(0.2)
+            data = rest[2:] if rest.startswith(b"> ") else rest
+            if not data:
+                continue
+        elif not at_start and not injected and b"cont" in typed and data.startswith(b"> "):
             # Each alone, as jdb printed them: then the rest, a moment later.
             injected = True
             os.write(1, b"> ")
