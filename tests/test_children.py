@@ -155,7 +155,10 @@ def test_debugpy_break_in_the_parent_reaches_live_children(dbg: Dbg, target: Any
     again = dbg("break", pool.loc("square"))
     assert all(f"also in child session {worker}" in again.out for worker in workers), again
     went = dbg.json("continue", timeout=60)
-    assert went["children_stopped"][0]["location"]["line"] == pool.lines["square"], went
+    # (An answer without it failed once in CI, under load: said whole.)
+    stopped = went.get("children_stopped") or [{}]
+    assert (stopped[0].get("location") or {}).get("line") == pool.lines["square"], \
+        (went, _sessions(dbg))
     dbg("kill")
     assert not _gone(pool.path.parent)
 
