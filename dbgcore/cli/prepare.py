@@ -160,7 +160,11 @@ def test(values: Values, front: Front) -> tuple[str, Values]:
         return start(start_values, front)
     note = ""
     python = _python_path(values["python"], Path.cwd()) if values.get("python") else None
-    if python is None and _takes_python(values.get("backend"), front.backends, base):
+    # The backend the run's start will pick: the one named, else the one a
+    # Python program gets (selected by its suffix, as a start of `-m RUNNER`).
+    chosen = _choose_backend(front.backends, values.get("backend"), base / "runner.py", base,
+                             check=False)
+    if python is None and _takes_python(chosen, front.backends, base):
         python = _project_python([], base, _parse_env(values.get("env") or []))
         if python is not None:
             # The same interpreter for the runner's choice below and the run.
@@ -222,12 +226,12 @@ def _python_path(python: str, base: Path, backend: str | None = None,
     return found
 
 
-def _takes_python(backend: str | None, registry: BackendRegistry, base: Path) -> bool:
+def _takes_python(backend: str, registry: BackendRegistry, base: Path) -> bool:
     """Whether ``backend`` runs Python programs with an interpreter dbg
-    chooses (None: the one a Python start picks, debugpy); not when the
-    backend's configuration names its own (backends.yaml's ``python``
-    option, or a command that is not plain ``python3``)."""
-    spec = registry.config(base).backends.get(backend or "debugpy")
+    chooses; not when the backend's configuration names its own
+    (backends.yaml's ``python`` option, or a command that is not plain
+    ``python3``)."""
+    spec = registry.config(base).backends.get(backend)
     if spec is None or ".py" not in spec.extensions or spec.options.get("python"):
         return False
     return not spec.command or spec.command == ["python3"]
