@@ -58,6 +58,12 @@ def test_failures_stop_at_their_assertion_one_after_the_other(dbg: Dbg, package:
     assert told["description"] == first["description"], told
     assert told["stack"].splitlines()[-1].endswith(f'line {lines["first-fail"]}, '
                                                    "in calc.TestFirstFails"), told
+    # Another frame selected (testing's, where delve stopped): the
+    # failure's story is the same.
+    shown = next(f["index"] for f in stack if f.get("current"))
+    assert dbg.json("frame", "0")["_exit"] == 0
+    assert dbg.json("exception")["stack"] == told["stack"]
+    assert dbg.json("frame", str(shown))["_exit"] == 0
 
     # The passing test did not stop; the second failure is next (t.Fatalf).
     second = dbg.json("continue")

@@ -346,7 +346,7 @@ class DapBackend(DapEvents, DapInspection):
         if not cause and info.signal is None:
             cause = event.description  # the debugger's word, when the core has none
         event.reason, event.signal = "core", info.signal
-        self.core_signal, self.core_frame = info.signal, self.frame_index
+        self.core_signal, self.stop_frame = info.signal, self.frame_index
         event.description = post_mortem_description(info, event.location, cause)
         self.last_reason, self.last_description = event.reason, event.description
         return event
@@ -473,7 +473,7 @@ class DapBackend(DapEvents, DapInspection):
         library's: step out of those first, so that `next` and `step` go on
         from the test's line (a step from frame 0 would walk the library).
         Returns what stopped the program elsewhere, if anything did."""
-        for level in range(self.frame_index if self.test_failed else 0):
+        for level in range(self.stop_frame if self.test_failed else 0):
             if level == 0:
                 # Fail marks the test's parents failed too, by calling Fail:
                 # those are no stops while it returns.

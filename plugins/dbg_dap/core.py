@@ -99,9 +99,11 @@ class DapCore(Backend):
         #: the innermost frame of its traceback, and what it was; else None.
         self.thrown: tuple[int, str] | None = None
         #: The signal a core's process died by (`dbg start --core`; None: none
-        #: recorded, or no core), and the frame its stop showed.
+        #: recorded, or no core).
         self.core_signal: str | None = None
-        self.core_frame = 0
+        #: The frame the last stop showed (`dbg frame` selects another, and
+        #: moves frame_index, not this).
+        self.stop_frame = 0
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""

@@ -272,6 +272,7 @@ class DapEvents(DapCore):
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
         self.thrown = (thrown[2], thrown[1]) if thrown is not None else None
+        self.stop_frame = self.frame_index
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,
                          hit_breakpoints=[b.id for b in user_hits])

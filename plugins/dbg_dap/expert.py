@@ -278,7 +278,7 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
         # How the process died is the stop's description (its signal, and
         # what the debugger adds: a Go panic's message); the stack, where.
         return {"exception": b.core_signal or "core", "description": b.last_description,
-                "stack": _call_order(b, timeout, b.core_frame), "chain": []}
+                "stack": _call_order(b, timeout, b.stop_frame), "chain": []}
     if b.last_reason not in ("exception", "signal"):
         raise OpFailed("the program did not stop at an exception or a signal",
                        "`dbg stack` shows where it is")
@@ -287,7 +287,7 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
         # the debugger's: the stop says which test and why; the stack ends at
         # the test's failing line.
         return {"exception": "FAIL", "description": b.last_description,
-                "stack": _call_order(b, timeout, b.frame_index)}
+                "stack": _call_order(b, timeout, b.stop_frame)}
     if not dap.supports("supportsExceptionInfoRequest"):
         # The stop says what; the stack says where, outermost first.
         return {"exception": b.last_reason, "description": b.last_description,
