@@ -64,6 +64,11 @@ class OutputBuffer:
         with self._lock:
             return self._seq
 
+    def text(self, since: int = 0, categories: set[str] | None = None,
+             limit: int = 1000) -> str:
+        """What :meth:`read` gives, as one text."""
+        return "".join(str(c["text"]) for c in self.read(since, categories, limit)["chunks"])
+
     def read(
         self, since: int = 0, categories: set[str] | None = None, limit: int = 1000,
         max_chars: int | None = None,

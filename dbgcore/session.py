@@ -312,8 +312,7 @@ class Session:
             snapshot.never_hit.append(last.to_dict())
         if (snapshot.signal or snapshot.exit_code not in (0, None)) and not self._saw_exception:
             # (After an exception stop the user has seen why; the end need not say it again.)
-            text = "".join(c["text"] for c in self.output.read(
-                self._run_cursor, {"stderr"}, 100_000)["chunks"])
+            text = self.output.text(self._run_cursor, {"stderr"}, 100_000)
             snapshot.stderr_tail = tail_lines(text, STDERR_TAIL_LINES, STDERR_TAIL_CHARS)
 
     def new_run(self) -> None:

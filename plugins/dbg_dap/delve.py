@@ -230,8 +230,7 @@ class DelveProfile(AdapterProfile):
         while not found:
             # -v: printed by the program, which dbg reads from delve's stdout
             # on a thread of its own; it may not have arrived yet.
-            printed = "".join(c["text"] for c in backend.ctx.output.read(
-                max(0, backend.ctx.output.cursor - 50), {"stdout"})["chunks"])
+            printed = backend.ctx.output.text(max(0, backend.ctx.output.cursor - 50), {"stdout"})
             found = _logged(printed, places)
             if found or time.monotonic() > deadline:
                 break

@@ -157,8 +157,7 @@ class NativeProfile(AdapterProfile):
         own = next((i for i in range(throws[0] + 1, len(frames)) if libraries[i] is None), None)
         if own is None:
             return None
-        said = "".join(c["text"] for c in backend.ctx.output.read(
-            max(0, backend.ctx.output.cursor - 20), {"stderr"})["chunks"])
+        said = backend.ctx.output.text(max(0, backend.ctx.output.cursor - 20), {"stderr"})
         found = _TERMINATE_RE.search(said)
         if found is None:
             return own, "uncaught C++ exception", throws[0] + 1
