@@ -1,10 +1,14 @@
-"""Bounded reprs of a Python program's values in the value's own order.
+"""How dbg shows a Python program's values and exceptions, from inside it.
 
+Bounded reprs of the program's values in the value's own order:
 :class:`reprlib.Repr` cuts a repr short, as dbg wants at every stop, but it
 also sorts a dict's keys and a set's items: ``{'zeta': 1, 'alpha': 2}``
 came out as ``{'alpha': 2, 'zeta': 1}``, which is not what the program
 holds (a dict keeps its insertion order, and a bug can hang on it).
-:func:`keep_order` makes a ``Repr`` list them as ``repr()`` does.
+:func:`keep_order` makes a ``Repr`` list them as ``repr()`` does. And
+what Python's traceback says of an exception that pdb's and debugpy's own
+texts do not: :func:`exception_rows` (its causes, a never-raised one too),
+:func:`worker_place` (where a pool's worker raised it).
 
 It runs in the *debuggee* (the pdb launcher loads it by file path, as
 ``_dbg_pyrepr``; so do dbg's tracer and debugpy's evaluates), so it imports
@@ -14,7 +18,9 @@ only the standard library and keeps to Python 3.8's syntax.
 from __future__ import annotations
 
 import itertools
+import re
 import reprlib
+import traceback
 import types
 
 MODULE_NAME = "_dbg_pyrepr"
@@ -56,3 +62,56 @@ def _repr_frozenset(shown: reprlib.Repr, value: frozenset, level: int) -> str:  
         return "frozenset()"
     return str(shown._repr_iterable(value, level, "frozenset({", "})",  # type: ignore[attr-defined]
                                     shown.maxfrozenset))
+
+
+# -- exceptions: what Python's own traceback would say of them ---------------------
+
+
+def worker_place(exc: BaseException) -> str:
+    """Where a worker process raised ``exc``, as "FUNCTION at FILE:LINE":
+    multiprocessing (and concurrent.futures) re-raise a worker's exception
+    in the parent with the worker's traceback as the text of a cause that
+    was never raised (RemoteTraceback); "" for any other exception."""
+    cause = exc.__cause__
+    if cause is None or cause.__traceback__ is not None:
+        return ""
+    found = _TRACEBACK_FRAME_RE.findall(str(cause))
+    if not found:
+        return ""
+    path, line, function = found[-1]
+    return f"{function} at {path}:{line}"
+
+
+def exception_rows(exc: BaseException) -> list[object]:
+    """``exc``'s causes, outermost first, and its own traceback, as JSON can
+    hold them: ``[causes, entries]``, each cause ``[type's name, text,
+    relation to the next ("cause" or "context"), its traceback's entries,
+    its line(s) as Python prints them]``, each entry ``[file, line,
+    function, code]``. Python's own rules: ``__cause__`` first, an
+    unsuppressed ``__context__`` else, each exception once."""
+    causes: list[object] = []
+    seen = {id(exc)}
+    current = exc
+    while True:
+        if current.__cause__ is not None:
+            following, relation = current.__cause__, "cause"
+        elif current.__context__ is not None and not current.__suppress_context__:
+            following, relation = current.__context__, "context"
+        else:
+            break
+        if id(following) in seen:
+            break
+        seen.add(id(following))
+        causes.insert(0, [type(following).__name__, str(following), relation,
+                          _entries(following.__traceback__),
+                          "".join(traceback.format_exception_only(type(following), following))])
+        current = following
+    return [causes, _entries(exc.__traceback__)]
+
+
+def _entries(tb: types.TracebackType | None) -> list[list[object]]:
+    return [[f.filename, f.lineno, f.name, f.line or ""] for f in traceback.extract_tb(tb)]
+
+
+#: A frame of a traceback as Python prints it.
+_TRACEBACK_FRAME_RE = re.compile(r'^  File "(.*)", line (\d+), in (.*)$', re.M)

@@ -734,9 +734,6 @@ class DebugpyProfile(AdapterProfile):
             return None
         return [Variable(str(n), str(v), str(t)) for n, v, t in rows]
 
-    def traceback(self, text: str) -> str:
-        return self._traceback(_pydevd_blocks(text))
-
     def _traceback(self, blocks: list[_TracebackBlock]) -> str:
         """The traceback Python prints, causes first, without the runner's
         frames, and without the last line (`dbg exception` says it first)."""
@@ -749,9 +746,6 @@ class DebugpyProfile(AdapterProfile):
             if index < len(blocks) - 1:
                 lines += [block.error, "", _CHAIN_WORDS[block.relation], ""]
         return "\n".join(lines) if any(b.frames for b in blocks) else ""
-
-    def exception_chain(self, text: str) -> list[dict[str, str]]:
-        return _chain(_pydevd_blocks(text))
 
     def exception_stack(self, backend: AdapterHost, text: str,
                         timeout: float) -> tuple[str, list[dict[str, str]]]:
@@ -787,7 +781,7 @@ class DebugpyProfile(AdapterProfile):
             return None
         try:
             rows, own = json.loads(ast.literal_eval(
-                backend.evaluate_in(frames[0], _EXCEPTION_EXPRESSION, timeout)))
+                backend.evaluate_in(frames[0], _exception_call("exception_rows"), timeout)))
             causes = []
             for name, description, relation, entries, only in rows:
                 block = _TracebackBlock()
@@ -950,13 +944,12 @@ class DebugpyProfile(AdapterProfile):
             return
         try:
             found = _json_answer(backend.dap_session().request("evaluate", {
-                "expression": _WORKER_EXPRESSION, "context": "watch",
+                "expression": _exception_call("worker_place"), "context": "watch",
                 "frameId": int(frames[0]["id"])}, timeout))
         except (DbgError, ValueError, TypeError):
             return
-        if isinstance(found, list) and len(found) == 1 and len(found[0]) == 3:
-            path, line, function = found[0]
-            self._raised_note = f"{function} at {path}:{line}, in a worker process"
+        if isinstance(found, str) and found:
+            self._raised_note = f"{found}, in a worker process"
 
     def _caught_before(self, backend: AdapterHost, timeout: float) -> bool:
         """At an exception stop of `dbg catch raised` (or a class): whether
@@ -1077,39 +1070,10 @@ def _chain(blocks: list[_TracebackBlock]) -> list[dict[str, str]]:
     return chain
 
 
-#: Where a worker process raised the exception at a stop (its cause's text
-#: is the worker's traceback, and the cause was never raised itself), as
-#: JSON: [[FILE, LINE, FUNCTION]], or [] for any other exception.
-_WORKER_EXPRESSION = (
-    "(lambda c, re: __import__('json').dumps(re.findall("
-    "r'^  File \"(.*)\", line (\\d+), in (.*)$', str(c), re.M)[-1:] "
-    "if c is not None and c.__traceback__ is None else []))"
-    "(__exception__[1].__cause__, __import__('re'))")
-
-
 def _traceback_frames(entries: list[list[object]]) -> list[list[str]]:
     """Traceback entries [file, line, function, code] as frames of a block."""
     return [[f'  File "{path}", line {line}, in {function}', *([f"    {code}"] if code else [])]
             for path, line, function, code in entries]
-
-
-#: The exception at a stop (pydevd's ``__exception__`` in the stopped frame),
-#: as JSON: its causes, outermost first, each its type's name, its text, how
-#: it leads to the next ("cause" or "context"), its traceback's entries
-#: (file, line, function, code) and its line(s) as Python prints them; then
-#: its own traceback's entries. Python's own rules: ``__cause__`` first,
-#: ``__context__`` unless suppressed, each exception once.
-_EXCEPTION_EXPRESSION = (
-    "(lambda tb, walk: __import__('json').dumps((lambda e: [walk(walk, tb, e, [id(e)]), "
-    "[[f.filename, f.lineno, f.name, f.line or ''] for f in tb.extract_tb(e.__traceback__)]])"
-    "(__exception__[1])))(__import__('traceback'), "
-    "lambda walk, tb, e, seen: (lambda n, r: [] if n is None or id(n) in seen else "
-    "walk(walk, tb, n, seen + [id(n)]) + [[type(n).__name__, str(n), r, "
-    "[[f.filename, f.lineno, f.name, f.line or ''] for f in tb.extract_tb(n.__traceback__)], "
-    "''.join(tb.format_exception_only(type(n), n))]])"
-    "(*((e.__cause__, 'cause') if e.__cause__ is not None else "
-    "(e.__context__, 'context') if e.__context__ is not None and not e.__suppress_context__ "
-    "else (None, ''))))")
 
 
 #: Python's words between the exceptions of a chain, by relation.
@@ -1231,13 +1195,22 @@ _PYWATCH_MODULE = "_dbg_pywatch"
 _PYDEVD_MODULES = ("pydevd", "_pydevd", "_pydev", "debugpy")
 
 
-def _program_repr() -> str:
-    """An expression for a bounded repr in the values' own order
-    (dbgcore/pyrepr.py, loaded in the program once)."""
+def _pyrepr() -> str:
+    """An expression for dbgcore/pyrepr.py in the program (loaded once)."""
     from dbgcore.api import pyrepr, pywatch
 
-    module = pywatch.load_expression(pyrepr.__file__, pyrepr.MODULE_NAME)
-    return f"{module}.keep_order(__import__('reprlib').Repr())"
+    return pywatch.load_expression(pyrepr.__file__, pyrepr.MODULE_NAME)
+
+
+def _program_repr() -> str:
+    """An expression for a bounded repr in the values' own order."""
+    return f"{_pyrepr()}.keep_order(__import__('reprlib').Repr())"
+
+
+def _exception_call(function: str) -> str:
+    """An expression for pyrepr's ``function`` of the exception at this stop
+    (pydevd's ``__exception__`` in the stopped frame), as JSON."""
+    return f"__import__('json').dumps({_pyrepr()}.{function}(__exception__[1]))"
 
 
 def _pywatch() -> str:

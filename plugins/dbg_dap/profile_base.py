@@ -529,18 +529,14 @@ class AdapterProfile:
         outermost first, without the runner's frames."""
         return text
 
-    def exception_chain(self, text: str) -> list[dict[str, str]]:
-        """The exceptions ahead of this one in its chain, from the adapter's
-        stack text: cause first, each {"exception", "description",
-        "relation"} (relation: "cause" or "context")."""
-        return []
-
     def exception_stack(self, backend: AdapterHost, text: str,
                         timeout: float) -> tuple[str, list[dict[str, str]]]:
-        """`dbg exception`'s stack and chain at an exception stop, from the
-        adapter's stack text (:meth:`traceback`, :meth:`exception_chain`);
-        a profile may ask the program for what that text leaves out."""
-        return self.traceback(text), self.exception_chain(text)
+        """`dbg exception`'s stack and chain at an exception stop (the
+        exceptions before this one, cause first, each {"exception",
+        "description", "relation"}), from the adapter's stack text
+        (:meth:`traceback`; no chain); a profile may ask the program for
+        what that text leaves out."""
+        return self.traceback(text), []
 
     def generator_frame(self, frame: Message) -> bool:
         """Whether `finish` from this frame must be done without stepOut

@@ -815,7 +815,7 @@ class DbgPdb(pdb.Pdb):
                 self.exception_info = None
 
     def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
-        worker = _worker_place(exc)
+        worker = _pyrepr.worker_place(exc) if _pyrepr is not None else ""
         self.exception_text = _exception_line(exc) + (
             " (raised in %s, in a worker process)" % worker if worker else "")
         self.exception_name = type(exc).__name__
@@ -1085,23 +1085,6 @@ def _exception_line(exc: BaseException) -> str:
     return "%s: %s" % (type(exc).__name__, message[0]) if message else type(exc).__name__
 
 
-def _worker_place(exc: BaseException) -> str:
-    """Where a worker process raised ``exc``, as "FUNCTION at FILE:LINE":
-    multiprocessing (and concurrent.futures) re-raise a worker's exception
-    in the parent with the worker's traceback as the text of a cause that
-    was never raised (RemoteTraceback); "" for any other exception."""
-    import re
-
-    cause = exc.__cause__
-    if cause is None or cause.__traceback__ is not None:
-        return ""
-    found = re.findall(r'^  File "(.*)", line (\d+), in (.*)$', str(cause), re.M)
-    if not found:
-        return ""
-    path, line, function = found[-1]
-    return "%s at %s:%s" % (function, path, line)
-
-
 def _raised_at(tb: TracebackType | None) -> str:
     """Where the exception of traceback ``tb`` was raised: "FUNCTION at FILE:LINE"."""
     while tb is not None and tb.tb_next is not None:
@@ -1313,6 +1296,10 @@ def _stop_at_failures(debugger: DbgPdb) -> None:
     result.addSubTest = addSubTest  # type: ignore[method-assign]
 
 
+#: dbgcore/pyrepr.py in the program, once dbg has said where it is.
+_pyrepr: ModuleType | None = None
+
+
 def _program_environment() -> bool:
     """Take the launcher's settings out of the environment the program sees;
     give it the terminal size the user's environment had (the debugger's
@@ -1320,12 +1307,13 @@ def _program_environment() -> bool:
     width they are told). Returns whether this is a test run."""
     for name, default in (("COLUMNS", "80"), ("LINES", "24")):
         os.environ[name] = os.environ.pop("DBG_PDB_" + name, "") or default
-    pyrepr = os.environ.pop("DBG_PDB_PYREPR", "")
-    if pyrepr:
+    global _pyrepr
+    path = os.environ.pop("DBG_PDB_PYREPR", "")
+    if path:
+        _pyrepr = _load_helper("_dbg_pyrepr", path)
         # Values as the program holds them: reprlib sorts a dict's keys.
-        keep_order = _load_helper("_dbg_pyrepr", pyrepr).keep_order
         for shown in (_short, _long, _arg_repr):
-            keep_order(shown)
+            _pyrepr.keep_order(shown)
     return os.environ.pop("DBG_PDB_TEST", "") == "1"
 
 
