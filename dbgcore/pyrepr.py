@@ -89,7 +89,19 @@ def exception_rows(exc: BaseException) -> list[object]:
     its line(s) as Python prints them]``, each entry ``[file, line,
     function, code]``. Python's own rules: ``__cause__`` first, an
     unsuppressed ``__context__`` else, each exception once."""
-    causes: list[object] = []
+    causes: list[object] = [
+        [type(cause).__name__, str(cause), relation, _entries(cause.__traceback__),
+         "".join(traceback.format_exception_only(type(cause), cause))]
+        for cause, relation in chain(exc)]
+    return [causes, _entries(exc.__traceback__)]
+
+
+def chain(exc: BaseException) -> list[tuple[BaseException, str]]:
+    """The exceptions before ``exc`` in its chain, outermost cause first,
+    each with how it leads to the next ("cause" or "context"), by Python's
+    own rules: ``__cause__`` first, an unsuppressed ``__context__`` else,
+    each exception once."""
+    found: list[tuple[BaseException, str]] = []
     seen = {id(exc)}
     current = exc
     while True:
@@ -102,11 +114,9 @@ def exception_rows(exc: BaseException) -> list[object]:
         if id(following) in seen:
             break
         seen.add(id(following))
-        causes.insert(0, [type(following).__name__, str(following), relation,
-                          _entries(following.__traceback__),
-                          "".join(traceback.format_exception_only(type(following), following))])
+        found.insert(0, (following, relation))
         current = following
-    return [causes, _entries(exc.__traceback__)]
+    return found
 
 
 def _entries(tb: types.TracebackType | None) -> list[list[object]]:

@@ -1136,23 +1136,10 @@ def _exception_info(exc: BaseException, shown: TracebackType | None,
     exception, said first). ``shown`` is its traceback from the program's
     first frame; ``here`` (a stop where it was just raised or reached): the
     frames that lead to it are the stack's, not the traceback's."""
-    chain: list[tuple[BaseException, str]] = []
-    seen = {id(exc)}
-    current = exc
-    while True:
-        if current.__cause__ is not None:
-            following, relation = current.__cause__, "cause"
-        elif current.__context__ is not None and not current.__suppress_context__:
-            following, relation = current.__context__, "context"
-        else:
-            break
-        if id(following) in seen:
-            break
-        seen.add(id(following))
-        chain.append((following, relation))
-        current = following
+    # (Without pyrepr, which dbg always names: the exception alone.)
+    chain = _pyrepr.chain(exc) if _pyrepr is not None else []
     blocks = []
-    for cause, relation in reversed(chain):
+    for cause, relation in chain:
         blocks.append(_traceback_block(cause.__traceback__) + [_error_line(cause), ""])
         blocks.append([_CAUSE if relation == "cause" else _CONTEXT, ""])
     if here is not None:
@@ -1165,7 +1152,7 @@ def _exception_info(exc: BaseException, shown: TracebackType | None,
     return {"exception": type(exc).__name__, "description": str(exc),
             "stack": "\n".join(line for block in blocks for line in block).rstrip("\n"),
             "chain": [{"exception": type(c).__name__, "description": str(c), "relation": r}
-                      for c, r in reversed(chain)]}
+                      for c, r in chain]}
 
 
 def _internal_file(name: str) -> bool:
