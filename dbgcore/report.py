@@ -3,14 +3,11 @@
 It holds the session's logs (daemon and debugger, the tail of each, and of
 the file each rotated into), its recorded commands and stops from the store,
 `dbg doctor --json`, versions, the OS, and the environment. Secrets are taken
-out of every file before it is written. They are gathered first, from every
-place a secret reaches dbg: the values of the session's `--env` variables and
-of dbg's own environment whose names say they are secret (TOKEN, KEY, SECRET,
-PASSWORD, AUTH, COOKIE, CREDENTIAL, ...), values that look like keys, and the
-password of every URL found in any of the files (``scheme://user:PASSWORD@``).
-Each value is then replaced wherever it occurs, in every file (also escaped as
-JSON or a Python repr would escape it), and any NAME=VALUE or "NAME": "VALUE"
-pair with a secret-sounding NAME is hidden too.
+out of every file before it is written, by one :class:`dbgcore.redact.Redactor`:
+built from dbg's environment, the session's `--env` values and the program's
+arguments, it first learns the secrets the files themselves hold (a local
+named like a password, a URL's password, a private key's lines), then masks
+every one wherever it occurs, and what has a secret's shape besides.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ import io
 import json
 import os
 import platform
-import re
 import sqlite3
 import tarfile
 import time
@@ -29,56 +25,15 @@ from typing import TYPE_CHECKING
 from dbgcore import __version__
 from dbgcore.errors import UsageError
 from dbgcore.jsontypes import Json, JsonObject
+from dbgcore.redact import REDACTED, Redactor, looks_like_key, secret_name
 
 if TYPE_CHECKING:
     from dbgcore.registry import Front
 
 Values = JsonObject
 
-REDACTED = "<redacted>"
-_SECRET_WORDS = "TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|COOKIE|CREDENTIAL|PRIVATE"
-_SECRET_NAME = re.compile(rf"(?i)(?:{_SECRET_WORDS})")
-# NAME=VALUE, NAME: VALUE, "NAME": "VALUE" (JSON), with a secret-sounding NAME.
-_SECRET_PAIR = re.compile(
-    rf"""(?i)(\b[\w.-]*(?:{_SECRET_WORDS})[\w.-]*["']?\s*[:=]\s*["']?)([^"'\\\s,;}}\]]+)""")
-# Tokens with the shapes providers give them, and long runs of key-like text.
-_KEY_SHAPES = re.compile(
-    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}"
-    r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}"
-    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})")
-_LONG_KEYLIKE = re.compile(r"^[A-Za-z0-9+/_=-]{32,}$")
-# scheme://user:PASSWORD@host: the password, up to the @ of the host.
-_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@")
 #: How much of each log (and of the file it rotated into) a report takes: the end.
 LOG_TAIL_BYTES = 2_000_000
-#: Shorter values are not hidden alone: they would take out half the words.
-_MIN_SECRET = 4
-#: Settings, not secrets (DISABLE_AUTH=true): replaced everywhere, they would
-#: take out JSON's own words too.
-_NOT_SECRET = frozenset({"true", "false", "null", "none"})
-
-
-def _may_hide(value: str) -> bool:
-    return len(value) >= _MIN_SECRET and value.lower() not in _NOT_SECRET
-
-
-def looks_like_key(value: str) -> bool:
-    if _KEY_SHAPES.search(value):
-        return True
-    # Long, unbroken, and a mix of letters and digits: a key, not a word or path.
-    return bool(_LONG_KEYLIKE.match(value)) and any(c.isdigit() for c in value) \
-        and any(c.isalpha() for c in value)
-
-
-def secret_values(env: dict[str, str]) -> list[str]:
-    """The values of ``env`` to take out everywhere, longest first."""
-    found = {v for k, v in env.items()
-             if _may_hide(v) and (_SECRET_NAME.search(k) or looks_like_key(v))}
-    return sorted(found, key=len, reverse=True)
-
-
-def url_passwords(text: str) -> set[str]:
-    return {m.group(1) for m in _URL_PASSWORD.finditer(text) if _may_hide(m.group(1))}
 
 
 def given_env(commands: list[Values]) -> dict[str, str]:
@@ -91,30 +46,14 @@ def given_env(commands: list[Values]) -> dict[str, str]:
     return env
 
 
-def with_escapes(values: set[str]) -> list[str]:
-    """Each value, and the forms it takes once escaped as JSON or a Python
-    repr would (a log holds messages in both); longest first, so a value
-    that holds another is taken out whole."""
-    forms = set(values)
-    for value in values:
-        forms.add(json.dumps(value)[1:-1])
-        forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
-        forms.add(repr(value)[1:-1])
-    return sorted((f for f in forms if _may_hide(f)), key=len, reverse=True)
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    text = replace_all(text, secrets)
-    text = _SECRET_PAIR.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _URL_PASSWORD.sub(lambda m: m.group(0).replace(m.group(1), REDACTED), text)
-    return _KEY_SHAPES.sub(REDACTED, text)
-
-
-def replace_all(text: str, secrets: list[str]) -> str:
-    for value in secrets:
-        if value in text:
-            text = text.replace(value, REDACTED)
-    return text
+def given_argv(commands: list[Values]) -> list[str]:
+    """The program's arguments of the session's recorded starts (and restarts)."""
+    argv: list[str] = []
+    for command in commands:
+        given = (command.get("args") or {}).get("args") if isinstance(command, dict) else None
+        if isinstance(given, list):
+            argv += [str(a) for a in given]
+    return argv
 
 
 def log_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
@@ -132,26 +71,12 @@ def log_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
             + data.decode("utf-8", errors="replace"))
 
 
-def redact_data(data: Json, secrets: list[str]) -> Json:
-    """JSON-shaped ``data`` with every string redacted, and the value of
-    every key that names a secret hidden."""
-    if isinstance(data, str):
-        return redact(data, secrets)
-    if isinstance(data, dict):
-        return {redact_data(k, secrets): REDACTED if isinstance(k, str)
-                and _SECRET_NAME.search(k) and isinstance(v, str)
-                else redact_data(v, secrets) for k, v in data.items()}
-    if isinstance(data, list | tuple):
-        return [redact_data(v, secrets) for v in data]
-    return data
-
-
-def redacted_env(env: dict[str, str], secrets: list[str]) -> str:
+def redacted_env(env: dict[str, str], redactor: Redactor) -> str:
     lines = []
     for name in sorted(env):
         value = env[name]
-        hidden = _SECRET_NAME.search(name) or looks_like_key(value)
-        lines.append(f"{name}={REDACTED if hidden else redact(value, secrets)}")
+        hidden = secret_name(name) or looks_like_key(value)
+        lines.append(f"{name}={REDACTED if hidden else redactor.text(value)}")
     return "\n".join(lines) + "\n"
 
 
@@ -200,15 +125,11 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
                 logs[f"logs/{log.name}"] = log_tail(log)
     # Every secret, gathered once from wherever it reached dbg, then taken
     # out of every file wherever it is echoed.
-    given = given_env(commands)
-    found = set(secret_values(env)) | set(secret_values(given))
-    for text in (json.dumps([row, commands, stops], default=str), *env.values(),
-                 *given.values(), *logs.values()):
-        found |= url_passwords(text)
-    secrets = with_escapes(found)
+    redactor = Redactor(env, given_argv(commands), given_env(commands).values()).learn(
+        row, commands, stops, *logs.values())
 
     def as_json(data: Json) -> str:
-        return json.dumps(redact_data(data, secrets), indent=2, default=str)
+        return json.dumps(redactor.value(data), indent=2, default=str)
 
     readme = (f"dbg report of session {name!r}, made {time.strftime('%Y-%m-%d %H:%M:%S')}."
               "\nSecrets are redacted; read the files before you share them.\n")
@@ -222,7 +143,7 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
             "backends": [c for c in checks["checks"] if c["check"].startswith("backend ")],
         }),
         "doctor.json": as_json(checks),
-        "environment.txt": redacted_env(env, secrets),
+        "environment.txt": redacted_env(env, redactor),
         "session.json": as_json(row),
         "commands.json": as_json(commands),
         "stops.json": as_json(stops),
@@ -237,10 +158,8 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
         for member, text in files.items():
-            # JSON files are redacted value by value (above), the rest as
-            # text; a secret in neither (a number in JSON) is taken out last.
-            text = text if member.endswith(".json") else redact(text, secrets)
-            data = replace_all(text, secrets).encode()
+            # JSON files were redacted value by value (above), the rest is text.
+            data = (text if member.endswith(".json") else redactor.text(text)).encode()
             info = tarfile.TarInfo(f"{root}/{member}")
             info.size, info.mtime, info.mode = len(data), int(time.time()), 0o600
             tar.addfile(info, io.BytesIO(data))
