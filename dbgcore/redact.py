@@ -74,7 +74,7 @@ class Secrecy(IntEnum):
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SECRET_PARTS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN", "CREDENTIAL",
                  "COOKIE", "APIKEY", "PRIVKEY", "PRIVATEKEY", "ACCESSKEY", "SECRETKEY")
-_SECRET_WORDS = frozenset({"PASS", "PWD", "PASSCODE", "CREDS", "AUTH", "AUTHN", "AUTHZ",
+_SECRET_WORDS = frozenset({"PASS", "PWD", "PASSCODE", "CREDS", "BEARER", "AUTH", "AUTHN", "AUTHZ",
                            "AUTHORIZATION", "OAUTH", "SESSIONID", "CSRF", "XSRF"})
 # Words that hold a secret's letters and are not one.
 _NOT_SECRET_WORDS = frozenset({"BYPASS", "COMPASS", "ENCOMPASS", "SURPASS", "TRESPASS",
@@ -92,7 +92,7 @@ _PLAIN_KEY_WORDS = frozenset({"SORT", "CACHE", "PRIMARY", "FOREIGN", "DICT", "MA
 def secret_name(name: str) -> Secrecy:
     """What ``name`` (an environment variable, a local, a flag, a JSON key)
     says of its value: PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, SECRET,
-    TOKEN, AUTH (not AUTHOR), COOKIE, CREDENTIAL, CREDS, API_KEY-like KEY
+    TOKEN, BEARER, AUTH (not AUTHOR), COOKIE, CREDENTIAL, CREDS, API_KEY-like KEY
     names hide it everywhere; a bare ``key`` or ``private``, or a sort,
     cache, dict... key, only where it stands."""
     if name.upper() in _NOT_SECRET_NAMES:
@@ -120,6 +120,8 @@ def looks_like_key(value: str) -> bool:
     provider's token, or a long unbroken run of letters and digits."""
     if _SHAPES.search(value):
         return True
+    if value.startswith(("/", "~/", "./", "../")):
+        return False  # a path: its letters and digits are folders' names
     return bool(_LONG_KEYLIKE.match(value)) and any(c.isdigit() for c in value) \
         and any(c.isalpha() for c in value)
 
@@ -137,7 +139,7 @@ def may_hide(value: str) -> bool:
 # A name worth looking at twice, then what joins it to its value: `=`, `:`,
 # `=>`, quoted as in JSON or a repr, or escaped once more inside a JSON log line.
 _NAME = (r"(?<![\w.-])(?P<name>-{0,2}(?=[A-Za-z_])[\w.-]*?"
-         r"(?i:pass|pwd|secret|token|key|auth|cookie|cred|private|csrf|xsrf|session)[\w.-]*)")
+         r"(?i:pass|pwd|secret|token|key|auth|bearer|cookie|cred|private|csrf|xsrf|session)[\w.-]*)")
 _PAIR = re.compile(_NAME + r"""(?P<sep>\\*["']?\s*(?:=>|[:=])\s*(?P<q>\\*["'])?)"""
                    r"""(?P<value>(?(q)(?:[^"'\\\n]|\\[^"'\n])*|[^\s"',;}\]\\)&<>]+))""")
 # `--password VALUE` and the same flag in an argument list's repr or JSON.

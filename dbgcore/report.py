@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from dbgcore import __version__
 from dbgcore.errors import UsageError
 from dbgcore.jsontypes import Json, JsonObject
-from dbgcore.redact import REDACTED, Redactor, looks_like_key, secret_name
+from dbgcore.redact import NOT_SECRET, REDACTED, Redactor, looks_like_key, secret_name
 
 if TYPE_CHECKING:
     from dbgcore.registry import Front
@@ -75,7 +75,9 @@ def redacted_env(env: dict[str, str], redactor: Redactor) -> str:
     lines = []
     for name in sorted(env):
         value = env[name]
-        hidden = secret_name(name) or looks_like_key(value)
+        # A setting (DISABLE_AUTH=true) is not a secret, whatever its name.
+        hidden = (secret_name(name) or looks_like_key(value)) \
+            and value.lower() not in NOT_SECRET
         lines.append(f"{name}={REDACTED if hidden else redactor.text(value)}")
     return "\n".join(lines) + "\n"
 

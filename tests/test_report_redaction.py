@@ -1,7 +1,11 @@
-"""`dbg report` holds no secret given to dbg, in any form, in any file of the
-bundle: an `--env` value with a secret-looking name, a secret-named variable
-of dbg's own environment, a URL's password in an argument and in the
-program's output; and it takes bounded tails of the logs, rotated ones too."""
+"""`dbg report` holds none of 27 planted secrets, in any form, in any file of
+the bundle, on pdb and debugpy: locals named like secrets, the values of
+secret flags (``--password VALUE`` and ``--token=VALUE``), every `--env`
+value, secret-named variables of dbg's own environment (DB_PASS), and what
+the program printed to stdout and stderr (an Authorization header, provider
+tokens, a PEM private key, a URL's password, a JSON password). The report
+still says what happened (program, stops, commands, plain locals and
+output). And it takes bounded tails of the logs, rotated ones too."""
 
 from __future__ import annotations
 
@@ -13,95 +17,176 @@ from typing import TYPE_CHECKING
 import pytest
 
 from dbgcore.report import LOG_TAIL_BYTES
-from dbgcore.testing import require_backend
+from dbgcore.testing import marked_lines, require_backend
 
 if TYPE_CHECKING:
     from conftest import Dbg
 
+# The program reads its secrets from a file, so that those it prints reach
+# dbg through its output alone (not also through its source).
 PROGRAM = '''\
+import json
 import os
 import sys
 
-print("argument", sys.argv[1])
-print("given", os.environ.get("BAR_SECRET"), os.environ.get("QUOTED_PASSWORD"))
-print("own", os.environ.get("MY_OWN_TOKEN"))
-print("output url", "mysql://admin:outpw991@db.example/x")
-seen = os.environ.get("BAR_SECRET")  # @seen
-print("done", seen)
+
+def tell(given):
+    print("Authorization: Bearer " + given["bearer"])
+    print("curl -H 'Authorization: Basic " + given["basic"] + "' https://api.example.com")
+    print("charging with", given["stripe"])
+    with open(given["pem"]) as key:
+        print(key.read())
+    print("tokens", given["jwt"], given["github"], given["aws"])
+    print("more", given["slack"], given["google"], given["openai"])
+    print("connecting to https://alice:" + given["url_password"] + "@db.example.com/x")
+    print(json.dumps({"user": "bob", "password": given["json_password"]}), file=sys.stderr)
+    print("env", os.environ["FOO"], os.environ["API_TOKEN"], os.environ["QUOTED_PASSWORD"])
+    print("own", os.environ["DB_PASS"], os.environ["MY_SERVICE_SECRET"],
+          os.environ["SESSION_COOKIE"])
+    print("argv", sys.argv[2:])
+
+
+def main(given):
+    tell(given)
+    password = 'Sup3rS3cret!'
+    db_password = given["db_password"]
+    apiKey = given["api_key"]
+    config = {"password": given["config_password"], "user": "bob"}
+    session_token = given["session_token"]
+    user = "bob"
+    count = 42
+    print("plain output line", user, count)
+    return password, db_password, apiKey, config, session_token  # @stop
+
+
+main(json.load(open(sys.argv[1])))
 '''
 
-#: Every secret, and how it reached dbg.
-GIVEN = {
-    "BAR_SECRET": "s3cr3t-bar-value",          # start --env, secret-looking name
-    "QUOTED_PASSWORD": 'pa"ss\\wo rd-42',      # start --env, escaped in JSON and repr
+PEM_BODY = ["P0lY+SNvvl6ofme5QKEhv8+FBkTxTHsccJgDkDVnJk3FXy72jpHixIDoqugnB9FU",
+            "8MK+pOyOM4mh0zGzcGVeSiXL+Q+BeCs9iM6EFfhuU/p6BGIZZMeGhs2fARt4oxDS",
+            "xGcOwBfV+5oUBS7pGYKRYZAhnHaek1aFl+0scrnosG3sHWuhzYVzo9uqYWvGqTM9"]
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_BODY) + \
+    "\n-----END RSA PRIVATE KEY-----\n"
+
+#: What the program holds in its locals (1-5) and prints (16-27), by key of its file.
+IN_FILE = {
+    "db_password": "p@ss w0rd with spaces",                        # 2 a local, spaces
+    "api_key": "AK-9f8e7d6c5b4a",                                   # 3 a camelCase local
+    "config_password": "cfg-pw-5521",                               # 4 in a dict local
+    "session_token": "st-77aa-99bb-local",                          # 5 a local
+    "bearer": "mF_9.B5f-4.1JqM",                                    # 16 Bearer header
+    "basic": "dXNlcjpwYXNzd29yZA==",                                # 17 Basic header
+    "stripe": "sk_live_51HxYzAbCdEfGhIjKlMnOpQr",                    # 18 Stripe
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+           "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",           # 20 JWT
+    "github": "ghp_dKLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnF",             # 21 GitHub
+    "aws": "AKIAIOSFODNN7EXAMPLE",                                  # 22 AWS key id
+    "slack": "xoxb-123456789012-abcdefghijKLMN",                    # 23 Slack
+    "google": "AIzau8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8",              # 24 Google
+    "openai": "sk-proj-RIBXuDL7DxtpYlSXpfKtHF4vUCsMehGAkWvj7FAc",     # 25 OpenAI
+    "url_password": "urlpw-7781",                                   # 26 URL password
+    "json_password": "jsonout-pw-3344",                             # 27 JSON, stderr
 }
-OWN = {"MY_OWN_TOKEN": "tok-own-77341"}       # dbg's own environment
-ARG_URL = "postgres://user:pw5678@host/db"    # a URL password in an argument
-SECRETS = [*GIVEN.values(), *OWN.values(), "pw5678", "outpw991"]
+LOCAL = "Sup3rS3cret!"                                                # 1 a literal local
+ARGS = ["--password", "hunter2-arg",                                 # 6 flag VALUE
+        "--token=tok-eq-555",                                         # 7 flag=VALUE
+        "--api-key", "KEYVAL-1234",                                   # 8 flag VALUE
+        "--db-url", "postgres://u:argpw-5678@h/db",                   # 9 URL password
+        "--verbose", "--level", "3"]
+GIVEN = {"FOO": "plainfoo-val",                                       # 10 --env, plain name
+         "API_TOKEN": "envtok-3141",                                  # 11 --env, secret name
+         "QUOTED_PASSWORD": 'pa"ss\\wo rd-42'}                        # 12 --env, escaped
+OWN = {"DB_PASS": "dbpass-own-444",                                  # 13 dbg's environment
+       "MY_SERVICE_SECRET": "own-secret-2718",                        # 14
+       "SESSION_COOKIE": "c00kie-own-1618"}                           # 15
+SECRETS = [LOCAL, *IN_FILE.values(), "hunter2-arg", "tok-eq-555", "KEYVAL-1234", "argpw-5678",
+           *GIVEN.values(), *OWN.values(), "\n".join(PEM_BODY)]       # 19 PEM body
+assert len(SECRETS) == 27
 
 
 def members(path: Path) -> dict[str, bytes]:
     with tarfile.open(path) as tar:
-        return {m.name: tar.extractfile(m).read()  # type: ignore[union-attr]
+        return {m.name.split("/", 1)[1]: tar.extractfile(m).read()  # type: ignore[union-attr]
                 for m in tar.getmembers() if m.isfile()}
 
 
-def forms(secret: str) -> list[bytes]:
-    """The secret as it is, and as JSON or a Python repr would escape it."""
-    return sorted({secret.encode(), json.dumps(secret)[1:-1].encode(),
-                   repr(secret)[1:-1].encode()}, key=len)
+def forms(secret: str) -> set[bytes]:
+    """The secret as it is, as JSON or a Python repr would escape it, each of
+    its lines, and (for a long one) its start: a secret half masked leaks."""
+    found = {secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], *secret.splitlines()}
+    found |= {line[:12] for line in secret.splitlines() if len(line) >= 16}
+    return {f.encode() for f in found}
 
 
 @pytest.mark.parametrize("backend", ["pdb", "debugpy"])
-def test_no_secret_given_in_any_form_is_in_any_file_of_the_report(
+def test_none_of_27_planted_secrets_is_in_any_file_of_the_report(
         dbg: Dbg, tmp_path: Path, backend: str) -> None:
     require_backend(backend)
     dbg.env.update(OWN)
     dbg.env["DISABLE_AUTH"] = "true"  # a setting: JSON's own `true` stays
+    dbg.env["PWD"] = str(dbg.cwd)     # a folder, not a password
     program = dbg.cwd / "tell.py"
     program.write_text(PROGRAM)
-    seen = PROGRAM.splitlines().index(next(ln for ln in PROGRAM.splitlines()
-                                           if "@seen" in ln)) + 1
+    (dbg.cwd / "key.pem").write_text(PEM)
+    (dbg.cwd / "given.json").write_text(json.dumps({**IN_FILE, "pem": str(dbg.cwd / "key.pem")}))
+    stop = marked_lines(program)["stop"]
     env = [a for name, value in GIVEN.items() for a in ("--env", f"{name}={value}")]
-    snap = dbg.json("start", "--backend", backend, *env, "--break", f"tell.py:{seen + 1}",
-                    "--run", str(program), ARG_URL)
-    assert snap["ok"], snap
+    snap = dbg.json("start", "--backend", backend, *env, "--break", f"tell.py:{stop}",
+                    "--run", str(program), str(dbg.cwd / "given.json"), *ARGS)
+    assert snap["ok"] and snap["location"]["line"] == stop, snap
     # The secrets really went through dbg: in the program's locals and output.
-    assert GIVEN["BAR_SECRET"] in str(snap["locals"]), snap
+    seen = {v["name"]: v["value"] for v in snap["locals"]}
+    assert LOCAL in seen["password"] and IN_FILE["session_token"] in seen["session_token"]
     output = dbg.output()
     for secret in SECRETS:
-        assert secret in output, (secret, output)
-    assert dbg.json("print", "seen")["ok"]
-    dbg.json("continue")
+        if secret not in (LOCAL, IN_FILE["db_password"], IN_FILE["api_key"],
+                          IN_FILE["config_password"], IN_FILE["session_token"]):
+            assert secret in output, (secret, output)
+    for name in ("password", "config", "db_password"):
+        assert dbg.json("print", name)["ok"]
+    assert dbg.json("continue")["state"] == "exited"
 
     out = tmp_path / "reports"
     out.mkdir()
     made = dbg.json("report", "--output", str(out))
     assert made["_exit"] == 0, made
     files = members(Path(made["path"]))
-    names = {name.split("/", 1)[1] for name in files}
-    assert {"commands.json", "stops.json", "logs/debugger.log", "logs/daemon.log",
-            "environment.txt"} <= names, names
-    for name, data in files.items():
-        for secret in SECRETS:
-            for form in forms(secret):
-                assert form not in data, (name, form)
-    for name, data in files.items():
-        if name.endswith(".json"):
-            json.loads(data)  # still JSON, with every secret out
+    assert {"commands.json", "stops.json", "session.json", "logs/debugger.log",
+            "logs/daemon.log", "environment.txt"} <= set(files), sorted(files)
+    leaks = {secret: sorted({name for name, data in files.items()
+                             for form in forms(secret) if form in data}) for secret in SECRETS}
+    leaks = {secret: where for secret, where in leaks.items() if where}
+    assert not leaks, f"{len(leaks)} of {len(SECRETS)} secrets leaked: {leaks}"
+
+    # What is not secret is all still there, the JSON still JSON.
+    parsed = {name: json.loads(data) for name, data in files.items() if name.endswith(".json")}
+    assert parsed["session.json"]["program"] == str(program)
+    assert parsed["session.json"]["backend"] == backend
+    assert stop in [s["line"] for s in parsed["stops.json"]]
+    ops = [c["op"] for c in parsed["commands.json"]]
+    assert {"start", "output", "print", "continue"} <= set(ops), ops
+    local = {v["name"]: v["value"] for v in parsed["stops.json"][0]["locals"]}
+    assert local["password"] == "<redacted>", local
+    assert local["count"] == "42" and "bob" in local["user"], local
+    assert "'user': 'bob'" in local["config"] and "given" in local, local
     text = b"\n".join(files.values()).decode()
-    assert "postgres://user:<redacted>@host/db" in text
-    assert "<redacted>" in next(v for k, v in files.items()
-                                if k.endswith("commands.json")).decode()
+    for kept in ("plain output line bob 42", "-----BEGIN RSA PRIVATE KEY-----",
+                 "postgres://u:<redacted>@h/db", "https://alice:<redacted>@db.example.com",
+                 "--verbose", "Authorization: Bearer <redacted>", "DISABLE_AUTH=true"):
+        assert kept in text, kept
+    environment = files["environment.txt"].decode()
+    assert "DB_PASS=<redacted>" in environment, environment
+    assert f"DBG_HOME={dbg.home}\n" in environment, environment
+    assert f"\nPWD={dbg.cwd}\n" in environment, environment
 
 
 def test_the_report_takes_the_tail_of_each_log_and_of_its_rotated_file(
         dbg: Dbg, tmp_path: Path) -> None:
     require_backend("pdb")
     program = dbg.cwd / "tell.py"
-    program.write_text(PROGRAM)
+    program.write_text("print('hello')\n")
     dbg.env.update(OWN)
-    assert dbg.json("start", "--backend", "pdb", str(program), ARG_URL)["ok"]
+    assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
     assert dbg.json("kill")["ok"]
     folder = dbg.home / "sessions" / "default"
     # A rotated log far over the bound, its head unlike its tail; the tail
@@ -110,15 +195,15 @@ def test_the_report_takes_the_tail_of_each_log_and_of_its_rotated_file(
     tail = b"tail line " * 10 + b"\n"
     with (folder / "debugger.log.1").open("wb") as fh:
         fh.write(head * 30_000)
-        fh.write(tail * 1_000 + f"leak {OWN['MY_OWN_TOKEN']} end\n".encode())
+        fh.write(tail * 1_000 + f"leak {OWN['DB_PASS']} end\n".encode())
     out = tmp_path / "reports"
     out.mkdir()
     made = dbg.json("report", "--output", str(out))
     assert made["_exit"] == 0, made
-    files = {name.split("/", 1)[1]: data for name, data in members(Path(made["path"])).items()}
+    files = members(Path(made["path"]))
     rotated = files["logs/debugger.log.1"]
     assert len(rotated) <= LOG_TAIL_BYTES + 200, len(rotated)
     assert rotated.startswith(b"[dbg report: the first ")
     assert rotated.rstrip().endswith(b"leak <redacted> end"), rotated[-100:]
-    assert OWN["MY_OWN_TOKEN"].encode() not in rotated
+    assert OWN["DB_PASS"].encode() not in rotated
     assert "logs/debugger.log" in files and "logs/daemon.log" in files
