@@ -81,6 +81,9 @@ _NOT_SECRET_WORDS = frozenset({"BYPASS", "COMPASS", "ENCOMPASS", "SURPASS", "TRE
                                "OVERPASS", "UNDERPASS", "MONKEY", "DONKEY", "TURKEY", "HOCKEY",
                                "JOCKEY", "WHISKEY", "HOTKEY", "TOKENIZER", "TOKENIZE",
                                "TOKENIZED", "TOKENIZERS"})
+# What every secret name holds somewhere: a quick look before the words'.
+_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|bearer|cookie|cred|private|csrf|xsrf"
+                   r"|session")
 # The shell's working folders, not passwords.
 _NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})
 # "key" beside these words is a dict's, a table's or a cache's key.
@@ -95,7 +98,7 @@ def secret_name(name: str) -> Secrecy:
     TOKEN, BEARER, AUTH (not AUTHOR), COOKIE, CREDENTIAL, CREDS, API_KEY-like KEY
     names hide it everywhere; a bare ``key`` or ``private``, or a sort,
     cache, dict... key, only where it stands."""
-    if name.upper() in _NOT_SECRET_NAMES:
+    if not _HINT.search(name) or name.upper() in _NOT_SECRET_NAMES:
         return Secrecy.NONE
     words = [w.upper() for w in _WORDS.findall(name)]
     found = Secrecy.NONE
@@ -138,8 +141,9 @@ def may_hide(value: str) -> bool:
 
 # A name worth looking at twice, then what joins it to its value: `=`, `:`,
 # `=>`, quoted as in JSON or a repr, or escaped once more inside a JSON log line.
-_NAME = (r"(?<![\w.-])(?P<name>-{0,2}(?=[A-Za-z_])[\w.-]*?"
-         r"(?i:pass|pwd|secret|token|key|auth|bearer|cookie|cred|private|csrf|xsrf|session)[\w.-]*)")
+# (Possessive: a name is a whole word, never tried again shorter, so a long
+# log is read in one pass.)
+_NAME = r"(?<![\w.-])(?P<name>-{0,2}[A-Za-z_][\w.-]*+)"
 _PAIR = re.compile(_NAME + r"""(?P<sep>\\*["']?\s*(?:=>|[:=])\s*(?P<q>\\*["'])?)"""
                    r"""(?P<value>(?(q)(?:[^"'\\\n]|\\[^"'\n])*|[^\s"',;}\]\\)&<>]+))""")
 # `--password VALUE` and the same flag in an argument list's repr or JSON.
@@ -155,7 +159,7 @@ _AUTH_HEADER = re.compile(
 _SCHEME = re.compile(r"\b(?P<head>(?:Bearer|Basic|bearer|basic|BEARER|BASIC)\s+)"
                      r"(?P<value>[A-Za-z0-9._~+/=-]{8,})")
 # scheme://user:PASSWORD@host: the password, up to the @ of the host.
-_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\"'<>]*:(?P<value>[^\s/@\"'<>]+)@")
+_URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://[^\s/:@\"'<>]*:(?P<value>[^\s/@\"'<>]+)@")
 # A private key's PEM block; its body up to the END line, or (cut short) the
 # base64 run that follows, with line breaks raw or escaped.
 _PEM = re.compile(r"(?P<head>-----BEGIN (?P<kind>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)"
@@ -163,7 +167,7 @@ _PEM = re.compile(r"(?P<head>-----BEGIN (?P<kind>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)
                   r"|(?:[A-Za-z0-9+/=:,\s-]|\\[nr])+)")
 # A long random-looking run beside a secret word (`token 9f86d081...`).
 _NEAR_WORD = re.compile(r"(?i)(?P<head>(?:secret|token|key|passw(?:or)?d|pwd|auth|credential|api)"
-                        r"\w*\W{1,3}(?:is\s+|of\s+)?)(?P<value>[A-Za-z0-9+/_-]{20,}={0,2})")
+                        r"\w*+\W{1,3}(?:is\s+|of\s+)?)(?P<value>[A-Za-z0-9+/_-]{20,}={0,2})")
 # A long random-looking run anywhere: a key's line, a secret with no name.
 _RANDOM_RUN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+_-][A-Za-z0-9+/_-]{39,}={0,2}"
                          r"(?![A-Za-z0-9+/_=-])")
@@ -347,9 +351,12 @@ def argv_secrets(argv: Sequence[str]) -> set[str]:
     return found
 
 
-def _learn(source: Json, found: set[str]) -> None:
+def _learn(source: Json, found: set[str], read_text: bool = True) -> None:
+    """What ``source`` holds; ``read_text=False`` when its strings were read
+    already (a log line parsed as JSON): then only names beside values."""
     if isinstance(source, str):
-        _learn_text(source, found)
+        if read_text:
+            _learn_text(source, found)
     elif isinstance(source, dict):
         named = any(isinstance(source.get(k), str)
                     and secret_name(str(source[k])) is Secrecy.EVERYWHERE
@@ -358,13 +365,13 @@ def _learn(source: Json, found: set[str]) -> None:
             if (secret_name(str(key)) is Secrecy.EVERYWHERE
                     or (named and key in ("value", "result"))):
                 _learn_leaves(value, found)
-            _learn(value, found)
+            _learn(value, found, read_text)
     elif isinstance(source, list | tuple):
         strings = [v for v in source if isinstance(v, str)]
         if len(strings) == len(source):
             found.update(argv_secrets(strings))
         for value in source:
-            _learn(value, found)
+            _learn(value, found, read_text)
 
 
 def _learn_leaves(data: Json, found: set[str]) -> None:
@@ -412,4 +419,4 @@ def _learn_text(text: str, found: set[str]) -> None:
         except (ValueError, RecursionError):
             continue
         if isinstance(data, dict):
-            _learn(data, found)
+            _learn(data, found, read_text=False)
