@@ -439,8 +439,8 @@ BUILTIN: tuple[Op, ...] = (
            "Exit 0 when every check a user needs passes, 1 when one fails; `warn` lines "
            "(a backend not installed, attach by pid limited by the kernel) do not fail it.")),
     Op("report", "Bundle what a bug report needs (logs, recorded commands and stops, doctor, "
-       "versions, environment; each log's last 2 MB) into one .tar.gz, every secret given to "
-       "dbg redacted in every file; print its path.", (
+       "versions, environment; each log's last 2 MB) into one .tar.gz, the secrets it holds "
+       "masked in every file (docs/sessions.md says which); print its path.", (
         Arg("name", "str", "The session (default: the current one).", metavar="SESSION"),
         Arg("output", "str", "The folder to write into (default: DBG_HOME/reports).",
             flags=("--output", "-o"), metavar="DIR"),
