@@ -81,6 +81,13 @@ _NOT_SECRET_WORDS = frozenset({"BYPASS", "COMPASS", "ENCOMPASS", "SURPASS", "TRE
                                "OVERPASS", "UNDERPASS", "MONKEY", "DONKEY", "TURKEY", "HOCKEY",
                                "JOCKEY", "WHISKEY", "HOTKEY", "TOKENIZER", "TOKENIZE",
                                "TOKENIZED", "TOKENIZERS"})
+# A name ending in one of these is about a secret, not one: PASSWORD_FILE
+# names a path, AUTH_TYPE a scheme, KEY_SIZE a number, TOKEN_TTL a time.
+_ABOUT_WORDS = frozenset({"FILE", "PATH", "DIR", "TYPE", "KIND", "MODE", "METHOD", "SIZE",
+                          "LENGTH", "LEN", "BITS", "SCHEME", "URL", "URI", "NAME", "FORMAT",
+                          "ALGORITHM", "ALG", "FIELD", "PROMPT", "POLICY", "PROVIDER",
+                          "ENABLED", "REQUIRED", "EXPIRY", "EXPIRES", "TTL", "TIMEOUT",
+                          "COUNT", "LIFETIME"})
 # What every secret name holds somewhere: a quick look before the words'.
 _HINT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|bearer|cookie|cred|private|csrf|xsrf"
                    r"|session")
@@ -97,10 +104,14 @@ def secret_name(name: str) -> Secrecy:
     says of its value: PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, SECRET,
     TOKEN, BEARER, AUTH (not AUTHOR), COOKIE, CREDENTIAL, CREDS, API_KEY-like KEY
     names hide it everywhere; a bare ``key`` or ``private``, or a sort,
-    cache, dict... key, only where it stands."""
+    cache, dict... key, only where it stands. A name that ends in a word
+    about the secret (PASSWORD_FILE, AUTH_TYPE, KEY_SIZE, TOKEN_URL: see
+    ``_ABOUT_WORDS``) is not one."""
     if not _HINT.search(name) or name.upper() in _NOT_SECRET_NAMES:
         return Secrecy.NONE
     words = [w.upper() for w in _WORDS.findall(name)]
+    if len(words) > 1 and words[-1] in _ABOUT_WORDS:
+        return Secrecy.NONE
     found = Secrecy.NONE
     for word in words:
         if word in _NOT_SECRET_WORDS:
@@ -149,7 +160,6 @@ _PAIR = re.compile(_NAME + r"""(?P<sep>\\*["']?\s*(?:=>|[:=])\s*(?P<q>\\*["'])?)
 # `--password VALUE` and the same flag in an argument list's repr or JSON.
 _FLAG = re.compile(r"""(?<![\w-])(?P<name>--?[A-Za-z][\w-]*)(?P<sep>[ \t]+|\\*["']\s*,\s*\\*["'])"""
                    r"""(?P<value>[^\s"'\\,\]-][^\s"'\\,\]]*)""")
-_FLAG_NOT_VALUE = ("-file", "-path", "-dir", "_file", "_path", "_dir")
 # An Authorization header's value, whatever its scheme.
 _AUTH_HEADER = re.compile(
     r"""(?i)(?P<head>\b(?:proxy-)?authorization\\*["']?\s*[:=]\s*\\*["']?"""
@@ -196,14 +206,14 @@ def _random(value: str, least: float) -> bool:
 
 
 def _credential(value: str) -> bool:
-    """After `Bearer `: a credential, not an English word."""
-    return any(c.isdigit() or c in "=._~+/-" for c in value) or \
+    """After `Bearer `: a credential, not a word (`Basic python-usage`)."""
+    return any(c.isdigit() for c in value) or value.endswith("=") or \
         (any(c.isupper() for c in value[1:]) and any(c.islower() for c in value))
 
 
 def _flag_secrecy(flag: str) -> Secrecy:
     name = flag.lstrip("-")
-    if len(name) < 3 or name.lower().endswith(_FLAG_NOT_VALUE):
+    if len(name) < 3:
         return Secrecy.NONE
     return secret_name(name)
 

@@ -31,6 +31,10 @@ EVERYWHERE, IN_PLACE, NONE = Secrecy.EVERYWHERE, Secrecy.IN_PLACE, Secrecy.NONE
     ("hotkey", NONE), ("tokenizer", NONE), ("bypass", NONE), ("compass", NONE),
     ("passed", NONE), ("passenger", NONE), ("user", NONE), ("name", NONE), ("count", NONE),
     ("PATH", NONE), ("HOME", NONE), ("session", NONE), ("DISPLAY", NONE),
+    # About a secret, not one.
+    ("PASSWORD_FILE", NONE), ("passwordFile", NONE), ("auth_type", NONE), ("KEY_SIZE", NONE),
+    ("TOKEN_URL", NONE), ("SECRET_NAME", NONE), ("PASSWORD_MIN_LENGTH", NONE),
+    ("TOKEN_TTL", NONE), ("AUTH_HEADER", EVERYWHERE), ("KEY_ID", EVERYWHERE),
 ])
 def test_which_names_say_secret(name: str, secrecy: Secrecy) -> None:
     assert secret_name(name) is secrecy
@@ -47,6 +51,7 @@ def test_which_names_say_secret(name: str, secrecy: Secrecy) -> None:
     (["-p", "8080", "-k", "v"], set()),
     # A file's, a folder's, a path's name is not the secret itself.
     (["--password-file", "/run/pw", "--key-path=/etc/k"], set()),
+    (["--auth-type", "basic", "--key-size", "2048", "--token-url", "https://h/t"], set()),
     (["--level", "3", "--user", "bob", "--name=x"], set()),
 ])
 def test_the_values_of_secret_flags(argv: list[str], found: set[str]) -> None:
@@ -115,6 +120,7 @@ def test_masked_by_shape_with_nothing_known(text: str, secret: str) -> None:
     "session 3f1c9a2e-8b7d-4c6e-9f0a-1b2c3d4e5f60",
     "-p 8080 -k --level 3 --user bob", "python -m pytest -q -n 0 tests/test_x.py -x",
     "--password-file /run/secrets/pw", "Basic usage: dbg start", "the Bearer authentication",
+    "Basic python-usage", "bearer some_word.here", "AUTH_TYPE=basic", "--key-size 2048",
     "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE\n-----END CERTIFICATE-----",
     "https://example.com:8443/path?q=1", "user@example.com", "ssh://git@github.com/x/y",
     "AbstractSingletonProxyFactoryBeanImplementation", "for key, value in items:",
@@ -153,11 +159,11 @@ def test_what_is_learned_from_a_local_is_masked_where_no_name_says_so() -> None:
 
 
 def test_a_plain_key_or_code_is_hidden_in_place_but_not_looked_for_everywhere() -> None:
-    log = ("key = 'name' (str)\nauth_kind = 'password' (str)\n"
+    log = ("key = 'name' (str)\nauth = 'password' (str)\n"
            "token = request.headers (str)\n")
     redactor = Redactor().learn(log)
     assert redactor.known == set()
-    assert redactor.text(log) == (f"key = '{REDACTED}' (str)\nauth_kind = '{REDACTED}' (str)\n"
+    assert redactor.text(log) == (f"key = '{REDACTED}' (str)\nauth = '{REDACTED}' (str)\n"
                                   f"token = {REDACTED} (str)\n")
     assert redactor.text('{"name": "bob", "op": "password"}') == '{"name": "bob", "op": "password"}'
 
