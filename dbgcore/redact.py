@@ -88,6 +88,10 @@ _ABOUT_WORDS = frozenset({"FILE", "PATH", "DIR", "TYPE", "KIND", "MODE", "METHOD
                           "ALGORITHM", "ALG", "FIELD", "PROMPT", "POLICY", "PROVIDER",
                           "ENABLED", "REQUIRED", "EXPIRY", "EXPIRES", "TTL", "TIMEOUT",
                           "COUNT", "LIFETIME"})
+# A file's name, not a variable's: `secrets.py:7` is a place in a program.
+_FILE_NAME = re.compile(
+    r"(?i)\.(?:py|pyi|pyc|js|mjs|cjs|ts|tsx|jsx|go|rs|c|h|cc|cpp|hpp|cxx|java|kt|class|jar"
+    r"|rb|pl|pm|php|sh|txt|json|ya?ml|toml|ini|cfg|conf|md|rst|log|html|css|xml|csv|so|o|exe)$")
 # What every secret name holds somewhere: a quick look before the words'.
 _HINT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|bearer|cookie|cred|private|csrf|xsrf"
                    r"|session")
@@ -107,7 +111,7 @@ def secret_name(name: str) -> Secrecy:
     cache, dict... key, only where it stands. A name that ends in a word
     about the secret (PASSWORD_FILE, AUTH_TYPE, KEY_SIZE, TOKEN_URL: see
     ``_ABOUT_WORDS``) is not one."""
-    if not _HINT.search(name) or name.upper() in _NOT_SECRET_NAMES:
+    if not _HINT.search(name) or name.upper() in _NOT_SECRET_NAMES or _FILE_NAME.search(name):
         return Secrecy.NONE
     words = [w.upper() for w in _WORDS.findall(name)]
     if len(words) > 1 and words[-1] in _ABOUT_WORDS:
