@@ -82,12 +82,14 @@ _NOT_SECRET_WORDS = frozenset({"BYPASS", "COMPASS", "ENCOMPASS", "SURPASS", "TRE
                                "JOCKEY", "WHISKEY", "HOTKEY", "TOKENIZER", "TOKENIZE",
                                "TOKENIZED", "TOKENIZERS"})
 # A name ending in one of these is about a secret, not one: PASSWORD_FILE
-# names a path, AUTH_TYPE a scheme, KEY_SIZE a number, TOKEN_TTL a time.
+# names a path, AUTH_TYPE a scheme, KEY_SIZE a number, TOKEN_TTL a time,
+# KeyError a Python exception (`KeyError: 'user'` in a traceback).
 _ABOUT_WORDS = frozenset({"FILE", "PATH", "DIR", "TYPE", "KIND", "MODE", "METHOD", "SIZE",
                           "LENGTH", "LEN", "BITS", "SCHEME", "URL", "URI", "NAME", "FORMAT",
                           "ALGORITHM", "ALG", "FIELD", "PROMPT", "POLICY", "PROVIDER",
                           "ENABLED", "REQUIRED", "EXPIRY", "EXPIRES", "TTL", "TIMEOUT",
-                          "COUNT", "LIFETIME"})
+                          "COUNT", "LIFETIME", "ERROR", "EXCEPTION", "WARNING", "HANDLER",
+                          "MANAGER", "CLASS"})
 # A file's name, not a variable's: `secrets.py:7` is a place in a program.
 _FILE_NAME = re.compile(
     r"(?i)\.(?:py|pyi|pyc|js|mjs|cjs|ts|tsx|jsx|go|rs|c|h|cc|cpp|hpp|cxx|java|kt|class|jar"
@@ -133,6 +135,9 @@ def secret_name(name: str) -> Secrecy:
     return found
 
 
+_LONG_KEYLIKE = re.compile(r"^[A-Za-z0-9+/_=-]{32,}$")
+
+
 def looks_like_key(value: str) -> bool:
     """Whether ``value``, with no name to go by, has a key's shape: a
     provider's token, or a long unbroken run of letters and digits."""
@@ -142,9 +147,6 @@ def looks_like_key(value: str) -> bool:
         return False  # a path: its letters and digits are folders' names
     return bool(_LONG_KEYLIKE.match(value)) and any(c.isdigit() for c in value) \
         and any(c.isalpha() for c in value)
-
-
-_LONG_KEYLIKE = re.compile(r"^[A-Za-z0-9+/_=-]{32,}$")
 
 
 def may_hide(value: str) -> bool:
@@ -158,7 +160,7 @@ def may_hide(value: str) -> bool:
 # `=>`, quoted as in JSON or a repr, or escaped once more inside a JSON log line.
 # (Possessive: a name is a whole word, never tried again shorter, so a long
 # log is read in one pass.)
-_NAME = r"(?<![\w.-])(?P<name>-{0,2}[A-Za-z_][\w.-]*+)"
+_NAME = r"(?<![\w./-])(?P<name>-{0,2}[A-Za-z_][\w.-]*+)"
 _PAIR = re.compile(_NAME + r"""(?P<sep>\\*["']?\s*(?:=>|[:=])\s*(?P<q>\\*["'])?)"""
                    r"""(?P<value>(?(q)(?:[^"'\\\n]|\\[^"'\n])*|[^\s"',;}\]\\)&<>]+))""")
 # `--password VALUE` and the same flag in an argument list's repr or JSON.
@@ -173,7 +175,8 @@ _AUTH_HEADER = re.compile(
 _SCHEME = re.compile(r"\b(?P<head>(?:Bearer|Basic|bearer|basic|BEARER|BASIC)\s+)"
                      r"(?P<value>[A-Za-z0-9._~+/=-]{8,})")
 # scheme://user:PASSWORD@host: the password, up to the @ of the host.
-_URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://[^\s/:@\"'<>]*:(?P<value>[^\s/@\"'<>]+)@")
+_URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://"
+                           r"[^\s/:@\"'<>]*:(?P<value>[^\s/@\"'<>]+)@")
 # A private key's PEM block; its body up to the END line, or (cut short) the
 # base64 run that follows, with line breaks raw or escaped.
 _PEM = re.compile(r"(?P<head>-----BEGIN (?P<kind>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)"
@@ -269,7 +272,7 @@ class Redactor:
         found: set[str] = set()
         for source in sources:
             _learn(source, found)
-        # A value that is itself a secret's name (`auth_kind = 'password'`)
+        # A value that is itself a secret's name (`auth = 'password'`)
         # would take that name out of every file, and the pairs with it.
         found = {v for v in found if may_hide(v) and not (v.isidentifier() and secret_name(v))}
         return Redactor(extra_values=self._known | found)
@@ -294,11 +297,14 @@ class Redactor:
                               or re.fullmatch(r"[0-9a-fA-F]{32,}", m["value"]) else m[0], text)
         return _RANDOM_RUN.sub(lambda m: REDACTED if _random(m[0], 4.3) else m[0], text)
 
-    def value(self, data: Json, hidden: bool = False) -> Json:
+    def value(self, data: Json) -> Json:
         """``data`` with every string masked, every value under a key that
         names a secret hidden, and the ``value`` of every ``{"name": ...,
         "value": ...}`` (a variable) whose name names one. Still the same
         shape of JSON."""
+        return self._value(data, hidden=False)
+
+    def _value(self, data: Json, hidden: bool) -> Json:
         if isinstance(data, str):
             return REDACTED if hidden and data else self.text(data)
         if isinstance(data, bool) or data is None:
@@ -308,11 +314,11 @@ class Redactor:
         if isinstance(data, dict):
             named = any(isinstance(data.get(k), str) and secret_name(str(data[k]))
                         for k in ("name", "evaluateName", "expression"))
-            return {self.text(str(k)): self.value(
+            return {self.text(str(k)): self._value(
                 v, hidden or bool(secret_name(str(k)))
                 or (named and k in ("value", "result"))) for k, v in data.items()}
         if isinstance(data, list | tuple):
-            return [self.value(v, hidden) for v in data]
+            return [self._value(v, hidden) for v in data]
         return data
 
 

@@ -35,6 +35,7 @@ EVERYWHERE, IN_PLACE, NONE = Secrecy.EVERYWHERE, Secrecy.IN_PLACE, Secrecy.NONE
     ("PASSWORD_FILE", NONE), ("passwordFile", NONE), ("auth_type", NONE), ("KEY_SIZE", NONE),
     ("TOKEN_URL", NONE), ("SECRET_NAME", NONE), ("PASSWORD_MIN_LENGTH", NONE),
     ("TOKEN_TTL", NONE), ("AUTH_HEADER", EVERYWHERE), ("KEY_ID", EVERYWHERE),
+    ("KeyError", NONE), ("TokenError", NONE),
     # A file, not a variable; a property's dotted name is still one.
     ("secrets.py", NONE), ("auth.go", NONE), ("tokens.json", NONE),
     ("app.secret.key", EVERYWHERE), ("db.password", EVERYWHERE),
@@ -115,6 +116,7 @@ def test_masked_by_shape_with_nothing_known(text: str, secret: str) -> None:
     "/usr/lib/python3.11/site-packages/dbgcore/report.py:123",
     "breakpoint 1 at /tmp/redact-play/prog.py:9 in <module>",
     "break /tmp/work/secrets.py:7", "auth.go:12: undefined: token",
+    "KeyError: 'username'", "open('/etc/passwd: x')",
     "count = 42 (int)", "ready = True (bool)", "password = None (NoneType)",
     "DISABLE_AUTH=true", "password = <redacted>", 'token = ""',
     "PWD=/home/alice/src", "OLDPWD=/work/main", "GIT_AUTHOR_NAME=Alice Smith",
