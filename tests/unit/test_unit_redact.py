@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dbgcore.redact import REDACTED, Redactor, Secrecy, argv_secrets, looks_like_key, secret_name
@@ -199,9 +199,12 @@ def test_key_like_values_of_no_secret_name() -> None:
     assert not looks_like_key("528.0.0")
 
 
+#: No deadline: a loaded CI machine is slow, not wrong.
+UNTIMED = settings(deadline=None)
 _WORDS = st.text("abcdefghijlmnoqruvwxyz0123456789", min_size=1, max_size=12)
 
 
+@UNTIMED
 @given(st.lists(_WORDS, min_size=1, max_size=8), st.integers(0, 10**9))
 def test_paths_and_line_numbers_are_never_masked(parts: list[str], line: int) -> None:
     # Letters of no secret word (no k, p, s, t): what is left is ordinary.
@@ -209,6 +212,7 @@ def test_paths_and_line_numbers_are_never_masked(parts: list[str], line: int) ->
     assert Redactor().text(text) == text
 
 
+@UNTIMED
 @given(st.recursive(st.none() | st.booleans() | st.integers() | _WORDS,
                     lambda inner: st.lists(inner, max_size=4)
                     | st.dictionaries(_WORDS, inner, max_size=4), max_leaves=20))
@@ -216,6 +220,7 @@ def test_json_with_no_secret_comes_back_as_it_was(data: object) -> None:
     assert Redactor().value(data) == data
 
 
+@UNTIMED
 @given(st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!@#$%^&*-_.~",
                min_size=6, max_size=40))
 def test_a_known_secret_goes_wherever_it_is_echoed(secret: str) -> None:
