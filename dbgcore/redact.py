@@ -319,7 +319,9 @@ class Redactor:
                 or (named and k in ("value", "result"))) for k, v in data.items()}
         if isinstance(data, list | tuple):
             return [self._value(v, hidden) for v in data]
-        return data
+        # Not JSON (a row's bytes, a time): as the text json.dumps' default
+        # would make of it, masked.
+        return REDACTED if hidden else self.text(str(data))
 
 
 def _masked_pair(m: re.Match[str]) -> str:

@@ -191,6 +191,12 @@ def test_json_keeps_its_shape_and_loses_its_secrets() -> None:
         "printed": {"expression": "db_password", "result": REDACTED}}
 
 
+def test_what_is_not_json_is_masked_as_its_text() -> None:
+    redactor = Redactor(extra_values=["hunter2-arg"])
+    assert redactor.value({"args": b"--password hunter2-arg"}) == {
+        "args": f"b'--password {REDACTED}'"}
+
+
 def test_key_like_values_of_no_secret_name() -> None:
     assert looks_like_key("k" * 20 + "93f1a7c2b8e4d6f0a1b2")
     assert looks_like_key("ghp_" + "Zq8" * 12)
