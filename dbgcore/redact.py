@@ -274,7 +274,9 @@ class Redactor:
             _learn(source, found)
         # A value that is itself a secret's name (`auth = 'password'`)
         # would take that name out of every file, and the pairs with it.
-        found = {v for v in found if may_hide(v) and not (v.isidentifier() and secret_name(v))}
+        # One masked already holds what is left of its secret, no more.
+        found = {v for v in found if may_hide(v) and REDACTED not in v
+                 and not (v.isidentifier() and secret_name(v))}
         return Redactor(extra_values=self._known | found)
 
     def text(self, text: str) -> str:
@@ -411,7 +413,9 @@ def _learn_leaves(data: Json, found: set[str]) -> None:
 
 def _learn_text(text: str, found: set[str]) -> None:
     for m in _PAIR.finditer(text):
-        if secret_name(m["name"].lstrip("-")) is not Secrecy.EVERYWHERE:
+        name = m["name"].lstrip("-")
+        # An Authorization header's credentials are learned below, not its scheme.
+        if name.lower() in _NOT_PAIR_NAMES or secret_name(name) is not Secrecy.EVERYWHERE:
             continue
         # `NAME=VALUE` is a setting whatever VALUE is; `name = value` with
         # an unquoted value is mostly code.
