@@ -73,6 +73,8 @@ MASKED = [
     ('\\"password\\": \\"esc-pw-771\\"', "esc-pw-771"),
     ("DB_PASS=dbpass-444 make", "dbpass-444"),
     ("token: abc-1234", "abc-1234"),
+    # A pair right after another word's colon is still a pair.
+    ("note:token=abc-1234", "abc-1234"), ("https://h/x?password=pw-9182&a=1", "pw-9182"),
     ("prog --password hunter2-arg --verbose", "hunter2-arg"),
     ("prog --token=tok-eq-555", "tok-eq-555"),
     ("['prog', '--password', 'hunter2-arg']", "hunter2-arg"),
