@@ -59,6 +59,7 @@ class GdbProfile(NativeProfile):
     # array costs all 100,000.
     client_caps: ClassVar[Message] = {**NativeProfile.client_caps,
                                              "supportsVariablePaging": True}
+    pages_variables = True
 
     def remote_arguments(self, host: str, port: int) -> Message:
         # gdb's DAP attach runs `target remote` on `target`.

@@ -1,0 +1,121 @@
+"""A 10,000,000-element array and a 100,000-element one, on gdb and lldb:
+`vars`, `print` and `locals` (text and JSON) each answer a few KB that say
+how much they showed ("100 of 10000000"), the debugger is never asked for
+more than a page of children (each `variables` request in debugger.log has a
+count of at most 1000), its memory stays where it was, and the session goes
+on: the last element prints and `next` steps.
+
+Before dbg paged, `dbg vars arr` got no answer while gdb grew past 2 GB and
+lldb-dap past 4 GB, and every later op timed out."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from builds import build_c
+
+if TYPE_CHECKING:
+    from conftest import Dbg
+
+HUGE = Path(__file__).resolve().parents[1] / "targets" / "bounds"
+
+#: The most an answer about these arrays may be.
+ANSWER_BYTES = 8192
+#: The most a debugger may grow over all the ops (it grew by gigabytes).
+GROWTH_KB = 100_000
+
+
+def marked(source: Path, name: str) -> int:
+    return next(n for n, text in enumerate(source.read_text().splitlines(), 1)
+                if f"@{name}" in text)
+
+
+@pytest.fixture(scope="module")
+def vast(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = tmp_path_factory.mktemp("vast") / "vast.c"
+    shutil.copy(HUGE / "vast.c", source)
+    build_c(source)
+    return source
+
+
+def debugger_rss_kb(dbg: Dbg, program: Path) -> int:
+    """The RSS of the daemon's children other than the program (the
+    debugger: gdb, or lldb-dap and its lldb-server)."""
+    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
+    total = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            text = (proc / "status").read_text()
+            exe = str((proc / "exe").resolve())
+        except OSError:
+            continue
+        parent = re.search(r"^PPid:\s+(\d+)", text, re.M)
+        rss = re.search(r"^VmRSS:\s+(\d+) kB", text, re.M)
+        if parent and rss and int(parent.group(1)) == status["pid"] and exe != str(program):
+            total += int(rss.group(1))
+    assert total, "no debugger process found"
+    return total
+
+
+def bounded(dbg: Dbg, *args: str) -> Any:
+    answer = dbg(*args)
+    assert answer.code == 0, (args, answer)
+    assert len(answer.out.encode()) <= ANSWER_BYTES, (args, len(answer.out), answer.out[:300])
+    return answer
+
+
+def variables_requests(dbg: Dbg) -> list[dict[str, Any]]:
+    log = dbg.home / "sessions" / "default" / "debugger.log"
+    return [json.loads(line.split(" --> ", 1)[1])["arguments"]
+            for line in log.read_text(errors="replace").splitlines()
+            if " --> " in line and '"command": "variables"' in line]
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_a_vast_array_answers_a_page_and_the_session_goes_on(
+        dbg: Dbg, vast: Path, backend: str, backend_ready: Any) -> None:
+    backend_ready(backend)
+    program = vast.with_suffix("")
+    started = dbg("start", "--backend", backend, "--break", f"vast.c:{marked(vast, 'here')}",
+                  "--run", str(program))
+    assert started.code == 0, started
+    before = debugger_rss_kb(dbg, program)
+
+    for name, size in (("arr", 10_000_000), ("big", 100_000)):
+        text = bounded(dbg, "vars", name).out
+        assert f"showing 100 of {size} (0-99); `dbg vars {name} --start 100` for more" in text
+        page = json.loads(bounded(dbg, "--json", "vars", name).out)
+        assert (page["shown"], page["total"], page["more"]) == (100, size, True), page
+        assert page["variables"][-1]["value"] in ("99", "49.5"), page["variables"][-1]
+        shown = bounded(dbg, "print", name).out
+        assert f"(12 of {size} shown; `dbg vars` pages the rest)" in shown, shown
+        printed = json.loads(bounded(dbg, "--json", "print", name).out)
+        assert printed["value"].endswith(f", ...}} (12 of {size} shown; `dbg vars` pages "
+                                         "the rest)"), printed
+    tail = bounded(dbg, "--json", "vars", "arr", "--start", "9999998")
+    rows = json.loads(tail.out)["variables"]
+    assert [r["value"] for r in rows] == ["9999998", "9999999"], rows
+    # The frame holding them (lldb lists main's static `arr` among globals).
+    for args in (["locals"], ["--json", "locals"]):
+        assert "big" in bounded(dbg, *args).out
+    if backend == "gdb":
+        assert "arr" in bounded(dbg, "locals").out
+
+    asked = variables_requests(dbg)
+    assert asked and all(0 < a.get("count", 0) <= 1000 for a in asked), asked
+    grown = debugger_rss_kb(dbg, program) - before
+    print(f"{backend}: debugger RSS {before} kB before, grew {grown} kB")
+    assert grown < GROWTH_KB, (before, grown)
+
+    # The session is still usable.
+    last = bounded(dbg, "--json", "print", "arr[9999999]")
+    assert json.loads(last.out)["value"] == "9999999", last
+    stepped = json.loads(bounded(dbg, "--json", "next").out)
+    assert stepped["ok"] and stepped["location"]["line"] == marked(vast, "after"), stepped
