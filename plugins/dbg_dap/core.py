@@ -61,9 +61,9 @@ class DapCore(Backend):
         #: Each of the last locals() that has children: its variablesReference
         #: and how many children the adapter counted (for fields()).
         self.local_refs: dict[str, tuple[int, int]] = {}
-        #: How many children the adapter counted for each reference it gave
-        #: at this stop (`dbg vars` says "N of M" with it).
-        self.child_counts: dict[int, int] = {}
+        #: The row of each reference with children the adapter gave at this
+        #: stop (`dbg vars REF` says "N of M" from the count in it).
+        self.parent_rows: dict[int, Message] = {}
         #: The backend as its profile sees it (the whole DapBackend: set
         #: there, where it is one), for the parts below it to hand the profile.
         self.host: AdapterHost
@@ -148,7 +148,7 @@ class DapCore(Backend):
         and an adapter may have renumbered them (gdb does after any run)."""
         self._frames = None
         self.local_refs = {}
-        self.child_counts = {}
+        self.parent_rows = {}
 
     def drop_frames(self) -> None:
         """Ask the adapter for the stack again (a resume, another thread),

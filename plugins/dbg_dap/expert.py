@@ -94,9 +94,9 @@ def _variable_rows(rows: list[Payload]) -> list[Payload]:
              "reference": v.get("variablesReference", 0)} for v in rows]
 
 
-def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, int]:
+def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, Payload]:
     """A value path like ``cart.items[2]`` -> its variablesReference at this
-    stop, and how many children the adapter counted for it (0: not said)."""
+    stop, and its row (the adapter's answer for it)."""
     parts = [m.group(1) or m.group(2).strip("'\"") for m in _PATH_RE.finditer(path)]
     if not parts or "".join(_PATH_RE.sub("", path).split()):
         raise UsageError(f"bad value path {path!r}", "use NAME, NAME.FIELD or NAME[INDEX]")
@@ -115,7 +115,7 @@ def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, int
         if index == len(parts) - 1:
             if not reference:
                 raise OpFailed(f"{path} = {match.get('value')} has no children")
-            return reference, b.profile.children_counted(match)
+            return reference, match
         if not reference:
             raise OpFailed(f"{'.'.join(walked)} has no children")
         candidates = _children_named(b, reference, parts[index + 1], timeout)
@@ -170,11 +170,12 @@ def _unfolded(b: DapInspection, rows: list[Payload], timeout: float,
 
 def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
     target = str(args["ref"])
-    b.stack_frames(timeout)  # a resume since: the counts of references are forgotten
+    b.stack_frames(timeout)  # a resume since: the references' rows are forgotten
     if target.isdigit():
-        reference, total = int(target), b.child_counts.get(int(target), 0)
+        reference, row = int(target), b.parent_rows.get(int(target), {})
     else:
-        reference, total = _resolve_path(b, target, timeout)
+        reference, row = _resolve_path(b, target, timeout)
+    total = b.profile.children_counted(row)
     start, asked = int(args.get("start") or 0), int(args.get("count") or 0)
     count = asked or VARS_PAGE
     if b.pages_variables():
@@ -193,8 +194,12 @@ def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
         # items, then the folds holding the rest).
         return {"reference": reference, "variables": _variable_rows(
             b.variables(reference, timeout))}
-    return {"reference": reference, "variables": _variable_rows(rows), "start": start,
-            "shown": len(rows), "total": total or None, "more": more, "target": target}
+    answer: Payload = {"reference": reference, "variables": _variable_rows(rows),
+                       "start": start, "shown": len(rows), "total": total or None,
+                       "more": more, "target": target}
+    if total and b.profile.children_listed_only(row):
+        answer["listed_only"] = True  # more than `total`, which the debugger did not list
+    return answer
 
 
 def _current_ip(b: DapInspection, timeout: float) -> str:

@@ -110,9 +110,8 @@ class DapInspection(DapCore):
 
     def _count_children(self, rows: list[Message]) -> None:
         for row in rows:
-            counted = self.profile.children_counted(row)
-            if row.get("variablesReference") and counted:
-                self.child_counts[int(row["variablesReference"])] = counted
+            if row.get("variablesReference"):
+                self.parent_rows[int(row["variablesReference"])] = row
 
     def locals(self, timeout: float) -> list[Variable]:
         out: list[Variable] = []
@@ -203,6 +202,8 @@ class DapInspection(DapCore):
             body = run_code(self, "evaluate", arguments, timeout)
         result = str(body.get("result", ""))
         reference = int(body.get("variablesReference") or 0)
+        if reference:
+            self.parent_rows[reference] = body
         if reference and self.profile.bare_value(result):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.

@@ -35,11 +35,15 @@ def render_vars(p: Payload) -> str:
         lines.append(_var(v) + ref)
     if "shown" in p and (p.get("more") or p.get("start")):
         start, shown = int(p["start"]), int(p["shown"])
-        of = f" of {p['total']}" if p.get("total") else ""
+        least = "at least " if p.get("listed_only") else ""
+        of = f" of {least}{p['total']}" if p.get("total") else ""
         span = f"{start}-{start + shown - 1}" if shown else f"none from {start}"
         line = f"showing {shown}{of} ({span})"
         if p.get("more"):
             line += f"; `dbg vars {shlex.quote(p['target'])} --start {start + shown}` for more"
+        elif p.get("listed_only"):
+            line += (f"; the debugger lists only the first {p['total']}, "
+                     "`dbg print` reads any element")
         lines.append(line)
     return "\n".join(lines) or "no children"
 

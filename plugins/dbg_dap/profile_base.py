@@ -307,6 +307,11 @@ class AdapterProfile:
         adapter counted them (0: it did not say)."""
         return int(row.get("indexedVariables") or 0) + int(row.get("namedVariables") or 0)
 
+    def children_listed_only(self, row: Message) -> bool:
+        """Whether the debugger listed only the first :meth:`children_counted`
+        of the value's children (it has more, which it does not show)."""
+        return False
+
     def fold_size(self, row: Message) -> int | None:
         """How many children a "fold" row holds, if its name or value says."""
         return None

@@ -64,10 +64,10 @@ def debugger_rss_kb(dbg: Dbg, program: Path) -> int:
     return total
 
 
-def bounded(dbg: Dbg, *args: str) -> Any:
+def bounded(dbg: Dbg, *args: str, most: int = ANSWER_BYTES) -> Any:
     answer = dbg(*args)
     assert answer.code == 0, (args, answer)
-    assert len(answer.out.encode()) <= ANSWER_BYTES, (args, len(answer.out), answer.out[:300])
+    assert len(answer.out.encode()) <= most, (args, len(answer.out), answer.out[:300])
     return answer
 
 
@@ -119,3 +119,50 @@ def test_a_vast_array_answers_a_page_and_the_session_goes_on(
     assert json.loads(last.out)["value"] == "9999999", last
     stepped = json.loads(bounded(dbg, "--json", "next").out)
     assert stepped["ok"] and stepped["location"]["line"] == marked(vast, "after"), stepped
+
+
+@pytest.fixture(scope="module")
+def vast_vector(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = tmp_path_factory.mktemp("vastvec") / "vastvec.cpp"
+    shutil.copy(HUGE / "vastvec.cpp", source)
+    build_c(source)
+    return source
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_a_vast_container_is_listed_in_part_and_the_session_goes_on(
+        dbg: Dbg, vast_vector: Path, backend: str, backend_ready: Any) -> None:
+    """libstdc++'s printers can only list every child: gdb's DAP server
+    listed all 10,000,000 of the vector's to count them, at the stop that
+    showed it (4 GB, no answer); it now lists 10,000 and says so."""
+    backend_ready(backend)
+    program = vast_vector.with_suffix("")
+    started = dbg("start", "--backend", backend, "--break",
+                  f"vastvec.cpp:{marked(vast_vector, 'here')}", "--run", str(program))
+    assert started.code == 0, started
+    assert len(started.out.encode()) <= ANSWER_BYTES, started.out[:300]
+    before = debugger_rss_kb(dbg, program)
+    for args in (["locals"], ["--json", "locals"]):
+        assert "10000000" in bounded(dbg, *args).out
+    page = json.loads(bounded(dbg, "--json", "vars", "v").out)
+    assert (page["shown"], page["more"]) == (100, True), page
+    assert page["variables"][99]["value"] == "99", page["variables"][99]
+    # lldb-dap shows each entry as "std::pair<const int, int> @ 0x...".
+    text = bounded(dbg, "vars", "m", most=2 * ANSWER_BYTES).out
+    if backend == "gdb":
+        # Each entry of a map is two children (key, value) to gdb.
+        assert page["total"] == 10000 and page["listed_only"], page
+        assert "showing 100 of at least 10000 (0-99); `dbg vars m --start 100`" in text, text
+        end = bounded(dbg, "vars", "v", "--start", "9999").out.rstrip()
+        assert end.endswith("the debugger lists only the first 10000, `dbg print` reads "
+                            "any element"), end
+    else:
+        assert page["total"] == 10_000_000 and "listed_only" not in page, page
+        assert "showing 100 of 100000 (0-99); `dbg vars m --start 100`" in text, text
+    grown = debugger_rss_kb(dbg, program) - before
+    print(f"{backend}: debugger RSS {before} kB before, grew {grown} kB")
+    assert grown < GROWTH_KB, (before, grown)
+    assert json.loads(bounded(dbg, "--json", "print", "v[9999999]").out)["value"] == "9999999"
+    stepped = json.loads(bounded(dbg, "--json", "next").out)
+    assert stepped["ok"] and stepped["location"]["line"] == marked(vast_vector, "after"), \
+        stepped

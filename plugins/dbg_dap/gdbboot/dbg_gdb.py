@@ -1,6 +1,7 @@
 """Loaded into gdb by dbg (``gdb -i=dap -x THIS``), after gdb's DAP server has
 started. It mends the server's report of nested function calls, keeps only
-the children of a value it was asked for (:class:`_SparseChildren`) and adds
+the children of a value it was asked for (:class:`_SparseChildren`), lists a
+bounded number of a container's (LISTED_CHILDREN), and adds
 the command ``dbg-abandon-call``; gdb's messages come without colour escapes.
 
 gdb's DAP server (gdb 14-18) reports a function call made by an evaluate as
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import os
 from typing import Any
 
@@ -134,6 +136,47 @@ def _page_children_sparsely() -> None:
     BaseReference.fetch_children = fetch_children
 
 
+#: The children of a value whose pretty printer can only list them all
+#: (libstdc++'s: no child(i)) that gdb's DAP server lists at most. It listed
+#: all of them to count them, for each local shown: a stop in a frame holding
+#: a 10,000,000-element std::vector took gdb to 4 GB and no answer.
+LISTED_CHILDREN = 10000
+#: The key dbg adds to such a value's DAP answer when it has more children
+#: than were listed (its count is then only the first LISTED_CHILDREN).
+MORE_KEY = "dbgMoreChildren"
+
+
+def _list_children_up_to_a_bound() -> None:
+    """Make gdb's DAP server list at most LISTED_CHILDREN children of a value
+    whose printer has no child(i), and say in its answer when there were more
+    (where the server keeps them as gdb 14-18 do, in ``_child_cache``)."""
+    try:
+        from gdb.dap.varref import VariableReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return
+    listing = getattr(VariableReference, "cache_children", None)
+    answer = getattr(VariableReference, "to_object", None)
+    code = getattr(inspect.unwrap(listing), "__code__", None) if listing else None
+    if answer is None or code is None or "_child_cache" not in code.co_names:
+        return
+
+    def cache_children(self: Any) -> Any:
+        if self._child_cache is None:
+            children = iter(self._printer.children())
+            self._child_cache = list(itertools.islice(children, LISTED_CHILDREN))
+            self._dbg_more = next(children, None) is not None
+        return self._child_cache
+
+    def to_object(self: Any) -> Any:
+        result = answer(self)
+        if getattr(self, "_dbg_more", False) and self._child_cache is not None:
+            result[MORE_KEY] = True
+        return result
+
+    VariableReference.cache_children = cache_children
+    VariableReference.to_object = to_object
+
+
 #: Where the system keeps the scripts gdb loads with a library: libstdc++'s
 #: pretty printers (a std::string shown as "plum", a map as its entries). A
 #: gdb with a data directory of its own (gdb-for-pwndbg's) looks only there.
@@ -145,6 +188,7 @@ if os.path.isdir(SYSTEM_AUTO_LOAD):
     gdb.execute(f"add-auto-load-safe-path {SYSTEM_AUTO_LOAD}")
 AbandonCall()
 _page_children_sparsely()
+_list_children_up_to_a_bound()
 if _dap is not None and all(hasattr(_dap, name) for name in (
         "inferior_running", "_infcall_was_running", "_expected_pause", "send_event")):
     gdb.events.inferior_call.connect(_on_inferior_call)
