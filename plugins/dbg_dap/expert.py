@@ -118,17 +118,17 @@ def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, Pay
             return reference, match
         if not reference:
             raise OpFailed(f"{'.'.join(walked)} has no children")
-        candidates = _children_named(b, reference, parts[index + 1], timeout)
+        candidates = _children_named(b, reference, match, parts[index + 1], timeout)
     raise OpFailed(f"cannot resolve {path}")
 
 
-def _children_named(b: DapInspection, reference: int, part: str,
+def _children_named(b: DapInspection, reference: int, row: Payload, part: str,
                     timeout: float) -> list[Payload]:
-    """The children of ``reference`` among which ``part`` is looked for: an
-    index's own page on an adapter that pages (element 9,999,999 of an array
-    is asked for alone), else the children the adapter gives."""
-    if part.isdigit() and b.pages_variables():
-        page = b.variables(reference, timeout, int(part), 1)
+    """The children of ``reference`` (``row``'s) among which ``part`` is
+    looked for: an index's own page where they page (element 9,999,999 of an
+    array is asked for alone), else the children the adapter gives."""
+    if part.isdigit() and b.pages_children_of(row):
+        page = b.variables(reference, timeout, int(part), 1, indexed=True)
         if any(_names(row, part) for row in page):
             return page
     return b.variables(reference, timeout)
@@ -178,17 +178,19 @@ def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
     total = b.profile.children_counted(row)
     start, asked = int(args.get("start") or 0), int(args.get("count") or 0)
     count = asked or VARS_PAGE
-    if b.pages_variables():
+    if b.pages_children_of(row):
         # One more than shown, to know whether there is more when the
         # adapter did not count the children.
-        rows = b.variables(reference, timeout, start, min(count + 1, MAX_CHILDREN))
-        more = start + count < total if total else len(rows) > count
+        rows = b.variables(reference, timeout, start, min(count + 1, MAX_CHILDREN),
+                           indexed=True)
+        more = bool(rows) and (start + count < total if total else len(rows) > count)
         rows = rows[:count]
     elif start or asked:
         # The adapter cannot page, so dbg cuts the page out of the children.
         rows = list(itertools.islice(_unfolded(b, b.variables(reference, timeout), timeout,
-                                               start), count))
-        more = bool(total) and start + len(rows) < total
+                                               start), count + 1))
+        more = len(rows) > count
+        rows = rows[:count]
     else:
         # The adapter's own first answer, which it bounds (debugpy: 100
         # items, then the folds holding the rest).

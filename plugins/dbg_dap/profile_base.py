@@ -85,6 +85,9 @@ class AdapterProfile:
     #: The adapter answers `variables` one page at a time (DAP's start and
     #: count): dbg then never asks it for more than a page of children.
     pages_variables: ClassVar[bool] = False
+    #: The adapter pages only a value's indexed children, asked for with
+    #: filter "indexed" (delve: it reloads that slice of the value).
+    pages_indexed: ClassVar[bool] = False
 
     #: Client capabilities we announce in initialize.
     client_caps: ClassVar[Message] = {
@@ -304,8 +307,10 @@ class AdapterProfile:
 
     def children_counted(self, row: Message) -> int:
         """How many children a variable or an evaluate's answer has, as the
-        adapter counted them (0: it did not say)."""
-        return int(row.get("indexedVariables") or 0) + int(row.get("namedVariables") or 0)
+        adapter counted them (0: it did not say); of one with both, its
+        indexed children, the ones a page holds (delve counts a map's "len()"
+        as a named one)."""
+        return int(row.get("indexedVariables") or 0) or int(row.get("namedVariables") or 0)
 
     def children_listed_only(self, row: Message) -> bool:
         """Whether the debugger listed only the first :meth:`children_counted`

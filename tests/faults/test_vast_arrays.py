@@ -166,3 +166,29 @@ def test_a_vast_container_is_listed_in_part_and_the_session_goes_on(
     stepped = json.loads(bounded(dbg, "--json", "next").out)
     assert stepped["ok"] and stepped["location"]["line"] == marked(vast_vector, "after"), \
         stepped
+
+
+def test_dlv_pages_a_vast_slice_past_the_64_elements_it_loads(
+        dbg: Dbg, tmp_path: Path, backend_ready: Any) -> None:
+    """dlv loads 64 elements of a slice or map (its memory never grew), and
+    loads a page of them when `variables` asks with filter "indexed"."""
+    backend_ready("dlv")
+    from builds import build_go
+
+    package = tmp_path / "vastgo"
+    shutil.copytree(HUGE / "vastgo", package)
+    program = build_go(package)
+    source = package / "main.go"
+    started = dbg("start", "--backend", "dlv", "--break", f"{source}:{marked(source, 'here')}",
+                  "--run", str(program))
+    assert started.code == 0, started
+    page = json.loads(bounded(dbg, "--json", "vars", "arr").out)
+    assert (page["shown"], page["total"], page["more"]) == (100, 10_000_000, True), page
+    assert page["variables"][99]["value"] == "99", page["variables"][99]
+    text = bounded(dbg, "vars", "arr", "--start", "9999998").out
+    assert "[9999999] = 9999999" in text and "showing 2 of 10000000 (9999998-9999999)" in text
+    entries = json.loads(bounded(dbg, "--json", "vars", "m", "--start", "99990").out)
+    assert (entries["shown"], entries["total"], entries["more"]) == (10, 100_000, False), entries
+    assert json.loads(bounded(dbg, "--json", "print", "arr[9999999]").out)["value"] == "9999999"
+    stepped = json.loads(bounded(dbg, "--json", "next").out)
+    assert stepped["ok"] and stepped["location"]["line"] == marked(source, "after"), stepped
