@@ -77,6 +77,8 @@ def require_op(b: DapInspection, op: str) -> None:
 
 #: Children `dbg vars` shows when not told how many.
 VARS_PAGE = 100
+#: Each child's value `dbg vars` shows is cut at this length (`cut`: its own).
+VARS_VALUE_CHARS = 400
 
 _PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
 
@@ -90,8 +92,16 @@ def op_scopes(b: DapInspection, args: Payload, timeout: float) -> Payload:
 
 
 def _variable_rows(rows: list[Payload]) -> list[Payload]:
-    return [{"name": v.get("name"), "value": v.get("value"), "type": v.get("type"),
-             "reference": v.get("variablesReference", 0)} for v in rows]
+    out = []
+    for v in rows:
+        row = {"name": v.get("name"), "value": v.get("value"), "type": v.get("type"),
+               "reference": v.get("variablesReference", 0)}
+        value = str(v.get("value") or "")
+        if len(value) > VARS_VALUE_CHARS:
+            # A page of 100 stays some KB (debugpy answers 64 KB of a string).
+            row.update(value=value[:VARS_VALUE_CHARS - 3] + "...", cut=len(value))
+        out.append(row)
+    return out
 
 
 def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, Payload]:

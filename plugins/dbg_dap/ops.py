@@ -32,7 +32,8 @@ def render_vars(p: Payload) -> str:
     lines = []
     for v in p.get("variables", []):
         ref = f"  [ref {v['reference']}]" if v.get("reference") else ""
-        lines.append(_var(v) + ref)
+        cut = f" [cut: {v['cut']} chars]" if v.get("cut") else ""
+        lines.append(_var(v) + cut + ref)
     if "shown" in p and (p.get("more") or p.get("start")):
         start, shown = int(p["start"]), int(p["shown"])
         least = "at least " if p.get("listed_only") else ""

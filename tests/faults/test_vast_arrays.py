@@ -192,3 +192,18 @@ def test_dlv_pages_a_vast_slice_past_the_64_elements_it_loads(
     assert json.loads(bounded(dbg, "--json", "print", "arr[9999999]").out)["value"] == "9999999"
     stepped = json.loads(bounded(dbg, "--json", "next").out)
     assert stepped["ok"] and stepped["location"]["line"] == marked(source, "after"), stepped
+
+
+def test_a_page_of_long_values_stays_some_kb(dbg: Dbg, tmp_path: Path,
+                                             backend_ready: Any) -> None:
+    """Each value on a page is cut at 400 characters and says its length
+    (debugpy answers 64 KB of each of these strings)."""
+    backend_ready("debugpy")
+    source = tmp_path / "long_rows.py"
+    source.write_text('rows = ["x" * 100000 for _ in range(300)]\nprint(len(rows))  # @here\n')
+    assert dbg("start", "--backend", "debugpy", "--break", f"{source}:2", "--run",
+               str(source)).code == 0
+    page = json.loads(bounded(dbg, "--json", "vars", "rows", "--count", "20",
+                              most=4 * ANSWER_BYTES).out)
+    assert page["shown"] == 20 and page["more"], page
+    assert all(len(r["value"]) <= 400 and r["cut"] > 400 for r in page["variables"]), page
