@@ -139,7 +139,7 @@ def _children_named(b: DapInspection, reference: int, row: Payload, part: str,
     array is asked for alone), else the children the adapter gives."""
     if part.isdigit() and b.pages_children_of(row):
         page = b.variables(reference, timeout, int(part), 1, indexed=True)
-        if any(_names(row, part) for row in page):
+        if any(_names(child, part) for child in page):
             return page
     return b.variables(reference, timeout)
 

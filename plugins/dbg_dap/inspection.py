@@ -116,10 +116,10 @@ class DapInspection(DapCore):
             arguments.update(filter="indexed", start=start,
                              count=min(count or MAX_CHILDREN, MAX_CHILDREN))
         rows = list(dap.request("variables", arguments, timeout).get("variables") or [])
-        self._count_children(rows)
+        self._remember_parents(rows)
         return rows
 
-    def _count_children(self, rows: list[Message]) -> None:
+    def _remember_parents(self, rows: list[Message]) -> None:
         for row in rows:
             if row.get("variablesReference"):
                 self.parent_rows[int(row["variablesReference"])] = row
@@ -140,7 +140,7 @@ class DapInspection(DapCore):
         answers = self.stopped_session("vars").request_all(
             [("variables", {"variablesReference": ref, **page}) for ref in wanted], timeout)
         for answer in answers:
-            self._count_children(list(answer.get("variables") or []))
+            self._remember_parents(list(answer.get("variables") or []))
             for var in list(answer.get("variables") or []):
                 if self.profile.noise_variable(var) or self._return_row(var):
                     continue

@@ -95,7 +95,7 @@ def _forget_ids() -> None:
 class _SparseChildren:
     """The children a variable reference of gdb's DAP server has built, by
     index: only those asked for. The server keeps them in a list as long as
-    the value has children (gdb 14-18), made at the first `variables`
+    the value has children (gdb 18.1's does), made at the first `variables`
     request for a page of any size: 80 MB for a 10,000,000-element array,
     again for each reference to it (each `print`) until the program runs."""
 
@@ -116,8 +116,8 @@ class _SparseChildren:
 def _page_children_sparsely() -> None:
     """Make gdb's DAP server keep the children of a reference in a
     :class:`_SparseChildren`, set before its own fetch_children would make
-    the list (where that method reads ``self._children`` as gdb 15-18 do;
-    otherwise the server is left as it is)."""
+    the list (where that method reads ``self._children``, as gdb 18.1's
+    does; a server that does otherwise is left as it is)."""
     try:
         from gdb.dap.varref import BaseReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
@@ -149,7 +149,7 @@ MORE_KEY = "dbgMoreChildren"
 def _list_children_up_to_a_bound() -> None:
     """Make gdb's DAP server list at most LISTED_CHILDREN children of a value
     whose printer has no child(i), and say in its answer when there were more
-    (where the server keeps them as gdb 14-18 do, in ``_child_cache``)."""
+    (where the server keeps them in ``_child_cache``, as gdb 18.1's does)."""
     try:
         from gdb.dap.varref import VariableReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
