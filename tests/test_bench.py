@@ -235,3 +235,13 @@ def test_bounds(tmp_path: Path) -> None:
     for name in ("print items", "print text", "runaway at --timeout 1", "next print"):
         assert re.search(rf"^pdb +{re.escape(name)} +{NUMBER} ms +{NUMBER} bytes$", out,
                          re.M), (name, out)
+
+
+def test_vast(tmp_path: Path) -> None:
+    require_backend("gdb")
+    out = bench(tmp_path, "vast.py", "--backend", "gdb")
+    for name in ("vars arr", "print arr", "locals", "print arr[9999999]", "next"):
+        assert re.search(rf"^gdb +{re.escape(name)} +{NUMBER} ms +{NUMBER} B$", out,
+                         re.M), (name, out)
+    assert re.search(rf"^gdb +debugger RSS {NUMBER} kB before, {NUMBER} kB after$", out,
+                     re.M), out

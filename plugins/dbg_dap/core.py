@@ -61,6 +61,9 @@ class DapCore(Backend):
         #: Each of the last locals() that has children: its variablesReference
         #: and how many children the adapter counted (for fields()).
         self.local_refs: dict[str, tuple[int, int]] = {}
+        #: The row of each reference with children the adapter gave at this
+        #: stop (`dbg vars REF` says "N of M" from the count in it).
+        self.parent_rows: dict[int, Message] = {}
         #: The backend as its profile sees it (the whole DapBackend: set
         #: there, where it is one), for the parts below it to hand the profile.
         self.host: AdapterHost
@@ -145,6 +148,7 @@ class DapCore(Backend):
         and an adapter may have renumbered them (gdb does after any run)."""
         self._frames = None
         self.local_refs = {}
+        self.parent_rows = {}
 
     def drop_frames(self) -> None:
         """Ask the adapter for the stack again (a resume, another thread),

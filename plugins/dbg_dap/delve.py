@@ -98,6 +98,9 @@ class DelveProfile(AdapterProfile):
     # dlv starts with the program's (DapBackend._connect).
     reads_stdin = True
     stdin_through_adapter = True
+    # dlv loads 64 elements of an array, slice or map; `variables` with
+    # filter "indexed" and start/count loads that page of it instead.
+    pages_indexed = True
     hints: ClassVar[dict[str, str]] = {
         "memory-read": "delve's DAP server has no memory reads; "
                        "try `dbg print '*(*[8]byte)(unsafe.Pointer(&NAME))'`",

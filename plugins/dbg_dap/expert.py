@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from dbg_dap.inspection import DapInspection
+from dbg_dap.inspection import MAX_CHILDREN, DapInspection
 from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import BreakOptions, Message, OpFailed, Support, UsageError
 
@@ -75,6 +75,11 @@ def require_op(b: DapInspection, op: str) -> None:
     b.dap_session().require(capability, title, b.tool_name, b.profile.hints.get(op, ""))
 
 
+#: Children `dbg vars` shows when not told how many.
+VARS_PAGE = 100
+#: Each child's value `dbg vars` shows is cut at this length (`cut`: its own).
+VARS_VALUE_CHARS = 400
+
 _PATH_RE = re.compile(r"\.?([A-Za-z_$][\w$]*)|\[\s*([^\]]+?)\s*\]")
 
 
@@ -87,12 +92,21 @@ def op_scopes(b: DapInspection, args: Payload, timeout: float) -> Payload:
 
 
 def _variable_rows(rows: list[Payload]) -> list[Payload]:
-    return [{"name": v.get("name"), "value": v.get("value"), "type": v.get("type"),
-             "reference": v.get("variablesReference", 0)} for v in rows]
+    out = []
+    for v in rows:
+        row = {"name": v.get("name"), "value": v.get("value"), "type": v.get("type"),
+               "reference": v.get("variablesReference", 0)}
+        value = str(v.get("value") or "")
+        if len(value) > VARS_VALUE_CHARS:
+            # A page of 100 stays some KB (debugpy answers 64 KB of a string).
+            row.update(value=value[:VARS_VALUE_CHARS - 3] + "...", cut=len(value))
+        out.append(row)
+    return out
 
 
-def _resolve_path(b: DapInspection, path: str, timeout: float) -> int:
-    """A value path like ``cart.items[2]`` -> its variablesReference at this stop."""
+def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, Payload]:
+    """A value path like ``cart.items[2]`` -> its variablesReference at this
+    stop, and its row (the adapter's answer for it)."""
     parts = [m.group(1) or m.group(2).strip("'\"") for m in _PATH_RE.finditer(path)]
     if not parts or "".join(_PATH_RE.sub("", path).split()):
         raise UsageError(f"bad value path {path!r}", "use NAME, NAME.FIELD or NAME[INDEX]")
@@ -111,11 +125,23 @@ def _resolve_path(b: DapInspection, path: str, timeout: float) -> int:
         if index == len(parts) - 1:
             if not reference:
                 raise OpFailed(f"{path} = {match.get('value')} has no children")
-            return reference
+            return reference, match
         if not reference:
             raise OpFailed(f"{'.'.join(walked)} has no children")
-        candidates = b.variables(reference, timeout)
+        candidates = _children_named(b, reference, match, parts[index + 1], timeout)
     raise OpFailed(f"cannot resolve {path}")
+
+
+def _children_named(b: DapInspection, reference: int, row: Payload, part: str,
+                    timeout: float) -> list[Payload]:
+    """The children of ``reference`` (``row``'s) among which ``part`` is
+    looked for: an index's own page where they page (element 9,999,999 of an
+    array is asked for alone), else the children the adapter gives."""
+    if part.isdigit() and b.pages_children_of(row):
+        page = b.variables(reference, timeout, int(part), 1, indexed=True)
+        if any(_names(child, part) for child in page):
+            return page
+    return b.variables(reference, timeout)
 
 
 def _names(row: Payload, part: str) -> bool:
@@ -154,13 +180,38 @@ def _unfolded(b: DapInspection, rows: list[Payload], timeout: float,
 
 def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
     target = str(args["ref"])
-    reference = int(target) if target.isdigit() else _resolve_path(b, target, timeout)
-    start, count = int(args.get("start") or 0), int(args.get("count") or 0)
-    rows = b.variables(reference, timeout, start, count)
-    if (start or count) and not b.pages_variables():
+    b.stack_frames(timeout)  # a resume since: the references' rows are forgotten
+    if target.isdigit():
+        reference, row = int(target), b.parent_rows.get(int(target), {})
+    else:
+        reference, row = _resolve_path(b, target, timeout)
+    total = b.profile.children_counted(row)
+    start, asked = int(args.get("start") or 0), int(args.get("count") or 0)
+    count = asked or VARS_PAGE
+    if b.pages_children_of(row):
+        # One more than shown, to know whether there is more when the
+        # adapter did not count the children.
+        rows = b.variables(reference, timeout, start, min(count + 1, MAX_CHILDREN),
+                           indexed=True)
+        more = bool(rows) and (start + count < total if total else len(rows) > count)
+        rows = rows[:count]
+    elif start or asked:
         # The adapter cannot page, so dbg cuts the page out of the children.
-        rows = list(itertools.islice(_unfolded(b, rows, timeout, start), count or None))
-    return {"reference": reference, "variables": _variable_rows(rows)}
+        rows = list(itertools.islice(_unfolded(b, b.variables(reference, timeout), timeout,
+                                               start), count + 1))
+        more = len(rows) > count
+        rows = rows[:count]
+    else:
+        # The adapter's own first answer, which it bounds (debugpy: 100
+        # items, then the folds holding the rest).
+        return {"reference": reference, "variables": _variable_rows(
+            b.variables(reference, timeout))}
+    answer: Payload = {"reference": reference, "variables": _variable_rows(rows),
+                       "start": start, "shown": len(rows), "total": total or None,
+                       "more": more, "target": target}
+    if total and b.profile.children_listed_only(row):
+        answer["listed_only"] = True  # more than `total`, which the debugger did not list
+    return answer
 
 
 def _current_ip(b: DapInspection, timeout: float) -> str:

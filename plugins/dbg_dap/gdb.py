@@ -59,6 +59,12 @@ class GdbProfile(NativeProfile):
     # array costs all 100,000.
     client_caps: ClassVar[Message] = {**NativeProfile.client_caps,
                                              "supportsVariablePaging": True}
+    pages_variables = True
+
+    def children_listed_only(self, row: Message) -> bool:
+        # Our gdb helper's mark (gdbboot/dbg_gdb.py, MORE_KEY): gdb listed
+        # only the first 10,000 children of a libstdc++ container.
+        return bool(row.get("dbgMoreChildren"))
 
     def remote_arguments(self, host: str, port: int) -> Message:
         # gdb's DAP attach runs `target remote` on `target`.

@@ -22,6 +22,11 @@ from dbgcore.api import (
 
 #: The most of a value `dbg print` answers (as pdb's bounded repr).
 MAX_VALUE_CHARS = 4096
+#: The most children one `variables` request asks a paging adapter for (a
+#: scope, a struct's fields, a page of `dbg vars`). Asked for "all", gdb and
+#: lldb-dap build every child first: a 10,000,000-element array took them
+#: past 2 GB, and the session with them (gdb answers nothing meanwhile).
+MAX_CHILDREN = 1000
 
 
 class DapInspection(DapCore):
@@ -84,21 +89,40 @@ class DapInspection(DapCore):
         return list(dap.request("scopes", {"frameId": frame_id}, timeout).get("scopes") or [])
 
     def pages_variables(self) -> bool:
-        """Whether the adapter answers `variables` one page at a time: DAP's
-        start/count are honoured when the *client* announced
-        supportsVariablePaging (a client capability, not an adapter's)."""
-        return bool(self.profile.client_caps.get("supportsVariablePaging"))
+        """Whether the adapter answers `variables` one page at a time (DAP's
+        start/count; see AdapterProfile.pages_variables)."""
+        return self.profile.pages_variables
+
+    def pages_children_of(self, row: Message) -> bool:
+        """Whether the children of ``row`` (a variable, an evaluate's answer)
+        can be asked for a page at a time: on an adapter that pages, or on
+        one that pages indexed children only (delve) when ``row`` has them."""
+        return self.pages_variables() or (
+            self.profile.pages_indexed and bool(row.get("indexedVariables")))
 
     def variables(self, reference: int, timeout: float, start: int = 0,
-                  count: int = 0) -> list[Message]:
-        """The children of ``reference``: with ``count``, the page of
-        ``count`` from ``start`` on an adapter that pages (see
-        :meth:`pages_variables`), else all of them."""
+                  count: int = 0, indexed: bool = False) -> list[Message]:
+        """The children of ``reference``: on an adapter that pages (see
+        :meth:`pages_variables`), the page of ``count`` from ``start``, and
+        never more than :data:`MAX_CHILDREN` (``count`` 0: that many); with
+        ``indexed``, on an adapter that pages indexed children only, the page
+        of those; else all the adapter gives (it bounds them itself: debugpy
+        folds a long container, delve loads 64 elements)."""
         dap = self.stopped_session("vars")
         arguments: Message = {"variablesReference": reference}
-        if count and self.pages_variables():
-            arguments.update(start=start, count=count)
-        return list(dap.request("variables", arguments, timeout).get("variables") or [])
+        if self.pages_variables():
+            arguments.update(start=start, count=min(count or MAX_CHILDREN, MAX_CHILDREN))
+        elif indexed and self.profile.pages_indexed:
+            arguments.update(filter="indexed", start=start,
+                             count=min(count or MAX_CHILDREN, MAX_CHILDREN))
+        rows = list(dap.request("variables", arguments, timeout).get("variables") or [])
+        self._remember_parents(rows)
+        return rows
+
+    def _remember_parents(self, rows: list[Message]) -> None:
+        for row in rows:
+            if row.get("variablesReference"):
+                self.parent_rows[int(row["variablesReference"])] = row
 
     def locals(self, timeout: float) -> list[Variable]:
         out: list[Variable] = []
@@ -112,9 +136,11 @@ class DapInspection(DapCore):
                 continue
             wanted.append(int(scope["variablesReference"]))
         # Asked together (gdb's Arguments and Locals): one round trip a stop.
+        page: Message = {"start": 0, "count": MAX_CHILDREN} if self.pages_variables() else {}
         answers = self.stopped_session("vars").request_all(
-            [("variables", {"variablesReference": ref}) for ref in wanted], timeout)
+            [("variables", {"variablesReference": ref, **page}) for ref in wanted], timeout)
         for answer in answers:
+            self._remember_parents(list(answer.get("variables") or []))
             for var in list(answer.get("variables") or []):
                 if self.profile.noise_variable(var) or self._return_row(var):
                     continue
@@ -123,8 +149,7 @@ class DapInspection(DapCore):
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
                 if var.get("variablesReference"):
                     self.local_refs[str(var.get("name"))] = (
-                        int(var["variablesReference"]),
-                        int(var.get("indexedVariables") or 0) + int(var.get("namedVariables") or 0))
+                        int(var["variablesReference"]), self.profile.children_counted(var))
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
@@ -161,7 +186,7 @@ class DapInspection(DapCore):
         value = str(var.get("value", ""))
         reference = int(var.get("variablesReference") or 0)
         if reference and self.profile.bare_value(value):
-            return self._summary(reference, timeout)
+            return self._summary(reference, self.profile.children_counted(var), timeout)
         return value
 
     def evaluate(self, expression: str, timeout: float) -> Value:
@@ -188,10 +213,12 @@ class DapInspection(DapCore):
             body = run_code(self, "evaluate", arguments, timeout)
         result = str(body.get("result", ""))
         reference = int(body.get("variablesReference") or 0)
+        if reference:
+            self.parent_rows[reference] = body
         if reference and self.profile.bare_value(result):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.
-            result = self._summary(reference, timeout)
+            result = self._summary(reference, self.profile.children_counted(body), timeout)
         if context is None and len(result) > MAX_VALUE_CHARS:
             # `print`'s answer: an adapter's own bound may be far larger
             # (debugpy shows 64 KB of a string).
@@ -199,8 +226,10 @@ class DapInspection(DapCore):
                       f"{len(result)} characters {self.tool_name} answered)")
         return Value(result, body.get("type"))
 
-    def _summary(self, reference: int, timeout: float, limit: int = 12) -> str:
-        """A value's children on one line: {name = value, ...}."""
+    def _summary(self, reference: int, total: int, timeout: float, limit: int = 12) -> str:
+        """A value's children on one line: {name = value, ...}; of more than
+        ``limit`` (``total``: as many as the adapter counted, 0 if it did
+        not), how many were shown."""
         # Only what is shown (and one more, to know there is more): a struct
         # array of 100,000 elements is not fetched whole to show twelve.
         rows = [r for r in self.variables(reference, timeout, 0, limit + 1)
@@ -211,8 +240,11 @@ class DapInspection(DapCore):
             if not value.strip() and row.get("variablesReference"):
                 value = "{...}"
             parts.append(f"{row.get('name')} = {value}")
-        more = ", ..." if len(rows) > limit else ""
-        return "{" + ", ".join(parts) + more + "}"
+        if len(rows) <= limit:
+            return "{" + ", ".join(parts) + "}"
+        of = f" of {total}" if total else ""
+        return ("{" + ", ".join(parts) + ", ...}"
+                + f" ({len(parts)}{of} shown; `dbg vars` pages the rest)")
 
     def threads(self, timeout: float) -> list[Thread]:
         dap = self.stopped_session("threads")

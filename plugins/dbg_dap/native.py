@@ -50,6 +50,10 @@ SOURCE_SUFFIXES = {
     ".rs": "rustc -g {src} -o {out}  (or: cargo build)",
 }
 
+#: A C or C++ array type, ending in its dimensions ("int [10000000]",
+#: "int[3][4]": the first is how many children it has).
+_ARRAY_TYPE_RE = re.compile(r"\[(\d+)\](?:\[\d+\])*$")
+
 _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 #: `--version` answers, per executable path (a check runs on every `dbg start`).
@@ -126,6 +130,12 @@ class NativeProfile(AdapterProfile):
         if not os.access(program, os.X_OK):
             raise NotAProgram(f"{program} is not executable",
                               "give a compiled binary (built with -g), or chmod +x it")
+
+    def children_counted(self, row: Message) -> int:
+        # lldb-dap's evaluate answers no count; a C array's type says it.
+        counted = super().children_counted(row)
+        found = None if counted else _ARRAY_TYPE_RE.search(str(row.get("type") or ""))
+        return int(found.group(1)) if found else counted
 
     def internal_frames(self, frames: list[Message]) -> list[bool]:
         # What calls main is the C runtime's start-up (__libc_start_main,

@@ -8,6 +8,7 @@ backend without the method answers `unsupported`, naming the tool and
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,20 @@ def render_vars(p: Payload) -> str:
     lines = []
     for v in p.get("variables", []):
         ref = f"  [ref {v['reference']}]" if v.get("reference") else ""
-        lines.append(_var(v) + ref)
+        cut = f" [cut: {v['cut']} chars]" if v.get("cut") else ""
+        lines.append(_var(v) + cut + ref)
+    if "shown" in p and (p.get("more") or p.get("start")):
+        start, shown = int(p["start"]), int(p["shown"])
+        least = "at least " if p.get("listed_only") else ""
+        of = f" of {least}{p['total']}" if p.get("total") else ""
+        span = f"{start}-{start + shown - 1}" if shown else f"none from {start}"
+        line = f"showing {shown}{of} ({span})"
+        if p.get("more"):
+            line += f"; `dbg vars {shlex.quote(p['target'])} --start {start + shown}` for more"
+        elif p.get("listed_only"):
+            line += (f"; the debugger lists only the first {p['total']}, "
+                     "`dbg print` reads any element")
+        lines.append(line)
     return "\n".join(lines) or "no children"
 
 
@@ -84,7 +98,8 @@ OPS = (
         Arg("ref", "str", "A reference from `dbg scopes`/`dbg vars`, or a value path.",
             required=True, metavar="REF|PATH"),
         Arg("start", "int", "First child to show.", flags=("--start",), default=0, minimum=0),
-        Arg("count", "int", "How many (0: all).", flags=("--count",), default=0, minimum=0),
+        Arg("count", "int", "How many (0: a page, 100 where the debugger pages; at most 1000).",
+            flags=("--count",), default=0, minimum=0, maximum=1000),
     ), needs="stopped", method="op_vars", render=render_vars, group="dap"),
     Op("disasm", "Disassemble around ADDRESS (default: the current instruction).", (
         Arg("address", "str", "An address or an expression giving one."),

@@ -82,6 +82,13 @@ class AdapterProfile:
         breakpoints it hit (``with_ids``), and whether `dbg pause` asked for it."""
         return reason
 
+    #: The adapter answers `variables` one page at a time (DAP's start and
+    #: count): dbg then never asks it for more than a page of children.
+    pages_variables: ClassVar[bool] = False
+    #: The adapter pages only a value's indexed children, asked for with
+    #: filter "indexed" (delve: it reloads that slice of the value).
+    pages_indexed: ClassVar[bool] = False
+
     #: Client capabilities we announce in initialize.
     client_caps: ClassVar[Message] = {
         "supportsVariableType": True,
@@ -297,6 +304,18 @@ class AdapterProfile:
         "item" (a child), "group" (a synthetic row the adapter adds, not a
         child), or "fold" (a row holding the next children, opened in place)."""
         return "item"
+
+    def children_counted(self, row: Message) -> int:
+        """How many children a variable or an evaluate's answer has, as the
+        adapter counted them (0: it did not say); of one with both, its
+        indexed children, the ones a page holds (delve counts a map's "len()"
+        as a named one)."""
+        return int(row.get("indexedVariables") or 0) or int(row.get("namedVariables") or 0)
+
+    def children_listed_only(self, row: Message) -> bool:
+        """Whether the debugger listed only the first :meth:`children_counted`
+        of the value's children (it has more, which it does not show)."""
+        return False
 
     def fold_size(self, row: Message) -> int | None:
         """How many children a "fold" row holds, if its name or value says."""

@@ -1,6 +1,8 @@
 """Loaded into gdb by dbg (``gdb -i=dap -x THIS``), after gdb's DAP server has
-started. It mends the server's report of nested function calls and adds the
-command ``dbg-abandon-call``; gdb's messages come without colour escapes.
+started. It mends the server's report of nested function calls, keeps only
+the children of a value it was asked for (:class:`_SparseChildren`), lists a
+bounded number of a container's (LISTED_CHILDREN), and adds
+the command ``dbg-abandon-call``; gdb's messages come without colour escapes.
 
 gdb's DAP server (gdb 14-18) reports a function call made by an evaluate as
 ``continued`` and, when it returns, ``stopped`` with reason "function call".
@@ -16,6 +18,8 @@ call does what the server failed to: marks the program stopped and says so.
 from __future__ import annotations
 
 import importlib
+import inspect
+import itertools
 import os
 from typing import Any
 
@@ -88,6 +92,91 @@ def _forget_ids() -> None:
         clear(None)
 
 
+class _SparseChildren:
+    """The children a variable reference of gdb's DAP server has built, by
+    index: only those asked for. The server keeps them in a list as long as
+    the value has children (gdb 18.1's does), made at the first `variables`
+    request for a page of any size: 80 MB for a 10,000,000-element array,
+    again for each reference to it (each `print`) until the program runs."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._built: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: int) -> Any:
+        return self._built.get(index)
+
+    def __setitem__(self, index: int, child: Any) -> None:
+        self._built[index] = child
+
+
+def _page_children_sparsely() -> None:
+    """Make gdb's DAP server keep the children of a reference in a
+    :class:`_SparseChildren`, set before its own fetch_children would make
+    the list (where that method reads ``self._children``, as gdb 18.1's
+    does; a server that does otherwise is left as it is)."""
+    try:
+        from gdb.dap.varref import BaseReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return
+    fetch = getattr(BaseReference, "fetch_children", None)
+    # Under gdb's in_gdb_thread wrapper (functools.wraps: __wrapped__).
+    code = getattr(inspect.unwrap(fetch), "__code__", None) if fetch else None
+    if fetch is None or code is None or "_children" not in code.co_names:
+        return
+
+    def fetch_children(self: Any, start: int, count: int) -> Any:
+        if getattr(self, "_children", ...) is None:
+            self._children = _SparseChildren(self.child_count() or 0)
+        return fetch(self, start, count)
+
+    BaseReference.fetch_children = fetch_children
+
+
+#: The children of a value whose pretty printer can only list them all
+#: (libstdc++'s: no child(i)) that gdb's DAP server lists at most. It listed
+#: all of them to count them, for each local shown: a stop in a frame holding
+#: a 10,000,000-element std::vector took gdb to 4 GB and no answer.
+LISTED_CHILDREN = 10000
+#: The key dbg adds to such a value's DAP answer when it has more children
+#: than were listed (its count is then only the first LISTED_CHILDREN).
+MORE_KEY = "dbgMoreChildren"
+
+
+def _list_children_up_to_a_bound() -> None:
+    """Make gdb's DAP server list at most LISTED_CHILDREN children of a value
+    whose printer has no child(i), and say in its answer when there were more
+    (where the server keeps them in ``_child_cache``, as gdb 18.1's does)."""
+    try:
+        from gdb.dap.varref import VariableReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return
+    listing = getattr(VariableReference, "cache_children", None)
+    answer = getattr(VariableReference, "to_object", None)
+    code = getattr(inspect.unwrap(listing), "__code__", None) if listing else None
+    if answer is None or code is None or "_child_cache" not in code.co_names:
+        return
+
+    def cache_children(self: Any) -> Any:
+        if self._child_cache is None:
+            children = iter(self._printer.children())
+            self._child_cache = list(itertools.islice(children, LISTED_CHILDREN))
+            self._dbg_more = next(children, None) is not None
+        return self._child_cache
+
+    def to_object(self: Any) -> Any:
+        result = answer(self)
+        if getattr(self, "_dbg_more", False) and self._child_cache is not None:
+            result[MORE_KEY] = True
+        return result
+
+    VariableReference.cache_children = cache_children
+    VariableReference.to_object = to_object
+
+
 #: Where the system keeps the scripts gdb loads with a library: libstdc++'s
 #: pretty printers (a std::string shown as "plum", a map as its entries). A
 #: gdb with a data directory of its own (gdb-for-pwndbg's) looks only there.
@@ -98,6 +187,8 @@ if os.path.isdir(SYSTEM_AUTO_LOAD):
     gdb.execute(f"add-auto-load-scripts-directory {SYSTEM_AUTO_LOAD}")
     gdb.execute(f"add-auto-load-safe-path {SYSTEM_AUTO_LOAD}")
 AbandonCall()
+_page_children_sparsely()
+_list_children_up_to_a_bound()
 if _dap is not None and all(hasattr(_dap, name) for name in (
         "inferior_running", "_infcall_was_running", "_expected_pause", "send_event")):
     gdb.events.inferior_call.connect(_on_inferior_call)

@@ -1,0 +1,3 @@
+module vastgo
+
+go 1.19
