@@ -43,14 +43,14 @@ _SHOW = Arg("show", "text", "Also evaluate EXPR at this stop.",
             flags=("--show",), multiple=True, metavar="EXPR")
 _LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"
 _STDIN = Arg("stdin", "str", "A file the program reads as its standard input (without it, "
-             "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE")
+             "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE", path=True)
 _IDLE = Arg("idle_timeout", "float", "End the session after this long without a command "
             "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS")
 _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (default: "
               "an active venv's `python3`, else the project's `.venv` or `venv`, looked for "
               "from the program's folder and the run folder up to the project's top, else the "
               "`python3` on PATH).",
-              flags=("--python",), metavar="PATH")
+              flags=("--python",), metavar="PATH", path=True)
 
 
 def _stopping(name: str, summary: str, *args: Arg, aliases: tuple[str, ...] = (),
@@ -71,7 +71,7 @@ BUILTIN: tuple[Op, ...] = (
     Op("start", "Start PROGRAM under a debugger, stopped at entry (or at the first "
        "breakpoint with --run).", (
         Arg("program", "str", "The program: a script, a binary, a class, or with -m a module.",
-            required=True),
+            required=True, path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
         Arg("backend", "str", "Backend to use (default: chosen from PROGRAM).",
             flags=("--backend", "-b"), metavar="NAME"),
@@ -80,11 +80,12 @@ BUILTIN: tuple[Op, ...] = (
         Arg("run", "bool", "Continue to the first stop or the end after starting.",
             flags=("--run",)),
         Arg("core", "str", "Open CORE, a core dump PROGRAM left when it crashed, post mortem: "
-            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE"),
+            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE",
+            path=True),
         Arg("no_catch", "bool", "Do not stop on uncaught exceptions (by default the program "
             "stops where one would end it).", flags=("--no-catch",)),
         Arg("cwd", "str", "Working directory of the program.", flags=("--cwd",),
-            metavar="DIR"),
+            metavar="DIR", path=True),
         Arg("env", "str", "Environment variable.", flags=("--env",),
             multiple=True, metavar="K=V"),
         _STDIN, _IDLE,
@@ -119,7 +120,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
         Arg("cwd", "str", "Working directory of the run (default: here).", flags=("--cwd",),
-            metavar="DIR"),
+            metavar="DIR", path=True),
         Arg("env", "str", "Environment variable.", flags=("--env",),
             multiple=True, metavar="K=V"),
         _STDIN, _IDLE, _PYTHON, _SHOW,
@@ -143,7 +144,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("host", "str", "Host of the debug server.", flags=("--host",),
             default="127.0.0.1"),
         Arg("program", "str", "Path of the program's binary or script, if the backend "
-            "needs it.", flags=("--program",)),
+            "needs it.", flags=("--program",), path=True),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
         Arg("idle_timeout", "float", "End the session after this long without a command.",
@@ -443,7 +444,7 @@ BUILTIN: tuple[Op, ...] = (
        "dbg redacted in every file; print its path.", (
         Arg("name", "str", "The session (default: the current one).", metavar="SESSION"),
         Arg("output", "str", "The folder to write into (default: DBG_HOME/reports).",
-            flags=("--output", "-o"), metavar="DIR"),
+            flags=("--output", "-o"), metavar="DIR", path=True),
     ), needs="none", send="local", run=deferred.report, render=renderers.report,
        group="meta"),
     Op("agent-install", "Register `dbg mcp` with a coding agent and install dbg's skill, in "

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
         ctx: click.Context | None = getattr(exc, "ctx", None)
         if ctx is not None:
             hint = f"see `{ctx.command_path} --help`"
-        fail(_op_name(args), UsageError(exc.format_message(), hint),
+        fail(_op_name(args), UsageError(_one_line(exc.format_message()), hint),
              session=os.environ.get("DBG_SESSION", "default"), as_json="--json" in args)
     except DbgError as exc:
         fail(_op_name(args), exc)
@@ -128,6 +128,15 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     sys.exit(0)
+
+
+def _one_line(message: str) -> str:
+    """click's message as one line of an error: its long words (what it
+    quotes back: an option of 10,000 dashes) and the whole shortened."""
+    from dbgcore.bounds import shortened
+
+    words = [shortened(word, 30) for word in message.split()]
+    return shortened(" ".join(words), 150)
 
 
 def _op_name(args: list[str]) -> str:

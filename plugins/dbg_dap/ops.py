@@ -117,5 +117,8 @@ OPS = (
     Op("dap", "Send any DAP request and print the raw response body.", (
         Arg("command", "str", "The request's command (e.g. evaluate).", required=True),
         Arg("arguments", "json", "Its arguments, a JSON object.", metavar="[JSON]"),
-    ), method="op_dap", render=render_dap, group="dap"),
+    ), method="op_dap", render=render_dap, group="dap", details=(
+        "The requests that begin and end the session (initialize, launch, attach, "
+        "disconnect) are dbg's own, and refused (exit 2): `dbg start`, `dbg restart`, "
+        "`dbg attach` and `dbg kill` send them.")),
 )
