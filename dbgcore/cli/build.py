@@ -21,14 +21,18 @@ from dbgcore.ops import Arg, Op
 # Not click.ParamType[object]: click before 8.2 (pyproject takes 8.1) has no
 # subscript for it at run time.
 class _Whole(click.ParamType):  # type: ignore[type-arg]
-    """A whole number, read and bounded by :func:`dbgcore.frontend.check_values`
+    """A whole number, checked and bounded by :func:`dbgcore.frontend.check_values`
     as every front end's are (a word of 5000 digits is too large there, in
-    one line); click passes the word on."""
+    one line): click passes the word on, as a number when it is plain
+    digits (as the fast path's :meth:`dbgcore.opspec.OpTable.read_start_words`
+    reads it)."""
 
     name = "integer"
 
     def convert(self, value: object, param: click.Parameter | None,
                 ctx: click.Context | None) -> object:
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
+            return int(value)
         return value
 
 
