@@ -520,7 +520,7 @@ def test_a_command_group_without_its_command(module_dbg: Dbg) -> None:
 @pytest.mark.usefixtures("still_usable")
 def test_click_says_a_long_word_back_shortened(module_dbg: Dbg) -> None:
     for argv in (["history", "-" * 10_000], ["break", "cart.py:17", "--" + "x" * 10_000],
-                 ["calls", "--where", "n", *(["not"] * 10_000)]):
+                 ["calls", "--where", "n", *(["not"] * 10_000)], ["-s", "s" * 100_000, "status"]):
         assert_usage_answer(module_dbg, argv)
 
 
@@ -560,6 +560,8 @@ MCP_CALLS: list[tuple[str, dict[str, Any]]] = [
     *[("dbg_more", {"op": "history", "args": {"expression": e}}) for e in DEEP],
     ("dbg_start", {"program": "p" * 100_000, "backend": "pdb", "session": "other"}),
     ("dbg_print", {"expression": "x" * 200_000}),  # one argument past 128 KB
+    ("dbg_stack", {"timeout": "@BIG@"}), ("dbg_stack", {"timeout": 10**400}),
+    ("dbg_status", {"session": "s" * 100_000}),
 ]
 
 
