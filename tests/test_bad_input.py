@@ -469,7 +469,8 @@ def assert_usage_answer(dbg: Dbg, argv: list[str], *words: str, fast_path: bool 
     assert answer.code == 2 and "Traceback" not in answer.err, answer
     data = json.loads(answer.out)  # one object, nothing else
     assert (data["ok"], data["error"]["kind"]) == (False, "usage"), data
-    assert len(answer.out) < 600 and "\n" not in data["error"]["message"], answer.out
+    message = data["error"]["message"]
+    assert len(message) < 300 and "\n" not in message, message
 
 
 @pytest.mark.usefixtures("still_usable")
