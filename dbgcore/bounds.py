@@ -13,6 +13,8 @@ line, whatever was given.
 
 from __future__ import annotations
 
+import re
+
 from dbgcore.errors import UsageError
 
 #: Ids, counts, indexes: what the debuggers and the store hold as a 32-bit int.
@@ -24,8 +26,11 @@ MAX_PATH = 4096
 #: One argument, in bytes: the kernel's MAX_ARG_STRLEN, the longest word a
 #: program can be given on its command line.
 MAX_ARGUMENT = 128 * 1024
-#: How deep an expression dbg reads itself may nest (`dbg calls --where`,
-#: `dbg history` over recorded stops): its evaluator recurses once a level.
+#: How deep an expression may nest: one dbg reads itself (`dbg calls
+#: --where`, `dbg history` over recorded stops), whose evaluator recurses
+#: once a level, and one dbg hands a debugger, whose parser does too
+#: (lldb-dap dies of SIGSEGV on `!!!...1`, 10,000 deep; clang stops at
+#: 256 brackets, gdb runs out of its parser's stack).
 MAX_NESTING = 100
 #: How long such an expression may be, in characters.
 MAX_EXPRESSION = 10_000
@@ -95,3 +100,43 @@ def check_size(value: str, what: str, path: bool = False) -> None:
         raise UsageError(f"{what} is {size:,} bytes long: one argument has at most {limit:,} "
                          "(the kernel's limit for a program's argument)",
                          "give a shorter one, or put it in a file the program reads")
+
+
+#: An expression's tokens, as far as nesting goes: a quoted literal (whose
+#: text does not nest), a bracket, a prefix operator (`!`, `-`, `*`, Python's
+#: `not`), anything else.
+_TOKENS = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`[^`]*`|\bnot\b|[!~+\-*&]|"""
+                     r"""[(\[{]|[)\]}]|[^\s'"`!~+\-*&()\[\]{}]+|\S""")
+
+
+def nesting(expression: str) -> int:
+    """How deep ``expression`` nests in any of the debuggers' languages, as
+    their parsers recurse on it: brackets within brackets, with the prefix
+    operators in a row before each (`!!!!x`, `- - x`, `not not x`, `***p`)."""
+    deepest = depth = 0
+    runs: list[int] = []  # the prefix operators before each open bracket
+    run = 0
+    for match in _TOKENS.finditer(expression):
+        token = match.group()
+        if token in ("(", "[", "{"):
+            runs.append(run)
+            depth += run + 1
+            run = 0
+        elif token in (")", "]", "}"):
+            depth = max(0, depth - 1 - (runs.pop() if runs else 0))
+            run = 0
+        elif token in ("!", "~", "+", "-", "*", "&", "not"):
+            run += 1
+        else:
+            run = 0
+        deepest = max(deepest, depth + run)
+    return deepest
+
+
+def check_nesting(expression: str, what: str) -> None:
+    """A UsageError when ``expression`` nests deeper than :data:`MAX_NESTING`."""
+    deep = nesting(expression)
+    if deep > MAX_NESTING:
+        raise UsageError(f"{what} nests {deep:,} levels deep, more than the {MAX_NESTING} "
+                         "dbg hands a debugger", "write it in steps: a debugger's parser can crash on "
+                         "deeper ones, as lldb-dap does")

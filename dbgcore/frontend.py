@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from dbgcore import __version__
 from dbgcore.bounds import (
     MAX_WHOLE,
+    check_nesting,
     check_size,
     shortened,
     too_large,
@@ -266,6 +267,8 @@ def _one(op: Op, arg: Arg, value: Json, cwd: str | None) -> CheckedValue:
         raise UsageError(f"{op.name} {name} must be a single line (it has a "
                          f"{'NUL' if chr(0) in value else 'newline'})",
                          "join the lines with spaces, or send one line per command")
+    if arg.expression:
+        check_nesting(value, where)
     if kind == "location":
         from dbgcore.location import location_arg
 

@@ -40,7 +40,7 @@ __all__ = ["BACKEND_OPS", "BUILTIN", "Arg", "Op", "OpTable", "builtin_table", "f
 # -- the built-in ops ----------------------------------------------------------------------
 
 _SHOW = Arg("show", "text", "Also evaluate EXPR at this stop.",
-            flags=("--show",), multiple=True, metavar="EXPR")
+            flags=("--show",), multiple=True, metavar="EXPR", expression=True)
 _LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"
 _STDIN = Arg("stdin", "str", "A file the program reads as its standard input (without it, "
              "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE", path=True)
@@ -171,7 +171,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("instruction", "str", "Break at an instruction address instead.",
             flags=("--instruction",), metavar="ADDR"),
         Arg("condition", "str", "Stop only when COND is true.", flags=("--if",),
-            metavar="COND", one_line=True),
+            metavar="COND", one_line=True, expression=True),
         Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N"),
         Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
             metavar="MSG", one_line=True),
@@ -193,7 +193,7 @@ BUILTIN: tuple[Op, ...] = (
        render=renderers.breaks, group="breakpoints", lost_ok=True, ended_ok=True),
     Op("watch", "Stop when EXPRESSION's value changes (a watchpoint).", (
         Arg("expression", "text", "What to watch: a variable or an expression.",
-            required=True),
+            required=True, expression=True),
     ), handler=handlers.watch, method=Backend.watch, title="watchpoints", render=renderers.break_,
        own_tool=True,
        group="breakpoints", core_ok=False),
@@ -289,20 +289,21 @@ BUILTIN: tuple[Op, ...] = (
        handler=handlers.locals_, method=Backend.locals, title="locals", render=renderers.locals_),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
-            "(`dbg print 'x; y + 1'`).", required=True),
+            "(`dbg print 'x; y + 1'`).", required=True, expression=True),
     ), needs="stopped", handler=handlers.print_, method=Backend.evaluate,
        title="expression evaluation",
        own_tool=True,
        render=renderers.print_),
     Op("display", "Show EXPRESSION at every later stop (no argument: list them).", (
-        Arg("expression", "text", "The expression to show."),
+        Arg("expression", "text", "The expression to show.", expression=True),
     ), handler=handlers.display, render=renderers.display, ended_ok=True),
     Op("undisplay", "Stop showing an expression at stops (by its number, or all).", (
         Arg("number", "int", "The number `dbg display` gave it; none: all.", minimum=1),
     ), handler=handlers.undisplay, render=renderers.display, ended_ok=True),
     Op("set", "Assign VALUE (an expression) to LHS in the selected frame.", (
-        Arg("lhs", "str", "A variable or field.", required=True, one_line=True),
-        Arg("value", "text", "The new value, an expression.", required=True),
+        Arg("lhs", "str", "A variable or field.", required=True, one_line=True,
+            expression=True),
+        Arg("value", "text", "The new value, an expression.", required=True, expression=True),
     ), needs="stopped", handler=handlers.set_, method=Backend.set_variable,
        title="setting variables",
        render=renderers.set_, core_ok=False),
@@ -390,7 +391,7 @@ BUILTIN: tuple[Op, ...] = (
     Op("history", "The values EXPR took: at each recorded stop, or with --at at each hit of "
        "LOCATION as the program runs on, without stopping there.", (
         Arg("expression", "text", "The expression (without --at: a local's name, or an "
-            "expression over recorded locals).", required=True),
+            "expression over recorded locals).", required=True, expression=True),
         Arg("at", "location", "Run on, evaluating EXPR at each hit of LOC (" + _LOCATION_HELP
             + ") until the program stops by itself.", flags=("--at",), metavar="LOC"),
         Arg("max", "int", "With --at: stop the program at the Nth hit (default 1000).",

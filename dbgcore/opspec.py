@@ -56,18 +56,21 @@ class Arg:
     a CR, LF or NUL in it is a usage error at the front end, before anything
     is sent: dbg's one newline rule (docs/semantics.md). ``path``: a file's
     or folder's path, of at most PATH_MAX bytes (another argument may have
-    up to 128 KB: :mod:`dbgcore.bounds`).
+    up to 128 KB: :mod:`dbgcore.bounds`). ``expression``: an expression the
+    debugger parses, refused when it nests past :data:`dbgcore.bounds.MAX_NESTING`.
     """
 
-    __slots__ = ("default", "flags", "help", "hidden", "kind", "maximum", "metavar",
-                 "minimum", "multiple", "name", "one_line", "passthrough", "path", "required")
+    __slots__ = ("default", "expression", "flags", "help", "hidden", "kind", "maximum",
+                 "metavar", "minimum", "multiple", "name", "one_line", "passthrough", "path",
+                 "required")
 
     def __init__(self, name: str, kind: str = "str", help: str = "", *,
                  flags: tuple[str, ...] = (), required: bool = False, default: Default = None,
                  multiple: bool = False, minimum: float | None = None,
                  maximum: float | None = None, metavar: str | None = None,
                  passthrough: bool = False, hidden: bool = False,
-                 one_line: bool | None = None, path: bool = False) -> None:
+                 one_line: bool | None = None, path: bool = False,
+                 expression: bool = False) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         self.name = name
@@ -86,6 +89,7 @@ class Arg:
         self.hidden = hidden
         self.one_line = kind == "text" if one_line is None else one_line
         self.path = path
+        self.expression = expression
 
     @property
     def positional(self) -> bool:

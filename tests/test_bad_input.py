@@ -561,6 +561,7 @@ MCP_CALLS: list[tuple[str, dict[str, Any]]] = [
     *[("dbg_more", {"op": "history", "args": {"expression": e}}) for e in DEEP],
     ("dbg_start", {"program": "p" * 100_000, "backend": "pdb", "session": "other"}),
     ("dbg_print", {"expression": "x" * 200_000}),  # one argument past 128 KB
+    ("dbg_print", {"expression": "!" * 10_000 + "total"}),
     ("dbg_stack", {"timeout": "@BIG@"}), ("dbg_stack", {"timeout": 10**400}),
     ("dbg_status", {"session": "s" * 100_000}),
 ]
@@ -592,8 +593,16 @@ def test_numbers_past_every_bound_on_every_backend(module_dbg: Dbg, loops: Any,
     program ended): refused before anything reaches the debugger."""
     line = loops(backend)
     main = Path(TWINS[backend].main).name
+    # Nested past what a debugger's parser takes (lldb-dap died of SIGSEGV
+    # on `!!!...1`): refused before it is sent, in every language.
+    deep = ["(" * 10_000 + "i" + ")" * 10_000, "!" * 10_000 + "i", "not " * 200 + "i",
+            "*" * 500 + "i", "(-" * 300 + "i" + ")" * 300]
     cases = [["break", f"{main}:{BIG}"], ["thread", BIG], ["frame", BIG], ["until", BIG],
-             ["list", f"{main}:{BIG}"], ["up", BIG]]
+             ["list", f"{main}:{BIG}"], ["up", BIG],
+             *[["print", e] for e in deep], ["set", "i", deep[1]], ["display", deep[0]],
+             ["watch", deep[3]], ["next", "--show", deep[0]],
+             ["break", f"{main}:{line}", "--if", deep[1]],
+             ["history", deep[0], "--at", f"{main}:{line}"]]
     if backend in DAP_BACKENDS:
         cases += [["vars", BIG], ["vars", "i", "--count", BIG], ["disasm", "--count", BIG],
                   ["memory", "read", "0x1000", BIG], ["dap", "disconnect"],
