@@ -138,6 +138,6 @@ def check_nesting(expression: str, what: str) -> None:
     deep = nesting(expression)
     if deep > MAX_NESTING:
         raise UsageError(f"{what} nests {deep:,} levels deep, more than the {MAX_NESTING} "
-                         "dbg hands a debugger",
+                         "dbg takes",
                          "write it in steps: a debugger's parser can crash on deeper ones, "
                          "as lldb-dap does")
