@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         SessionContext,
         Support,
     )
+    from dbgcore.bounds import number_or_name
     from dbgcore.children import child_session_name, start_child_session
     from dbgcore.cli.output import emit
     from dbgcore.console import ConsoleBackend
@@ -173,6 +174,7 @@ __all__ = [
     "hookimpl",
     "next_python_code_line",
     "no_code_message",
+    "number_or_name",
     "parse_listening",
     "peers",
     "post_mortem_description",
@@ -240,6 +242,7 @@ _HOME: dict[str, str] = {
     "TargetExited": "dbgcore.errors",
     "UnsupportedOp": "dbgcore.errors",
     "UsageError": "dbgcore.errors",
+    "number_or_name": "dbgcore.bounds",
     "hookimpl": "dbgcore.hookspecs",
     "Arg": "dbgcore.opspec",
     "DEFAULT_TIMEOUT": "dbgcore.timeouts",

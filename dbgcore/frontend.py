@@ -13,6 +13,14 @@ import math
 from typing import TYPE_CHECKING
 
 from dbgcore import __version__
+from dbgcore.bounds import (
+    MAX_WHOLE,
+    check_nesting,
+    check_size,
+    shortened,
+    too_large,
+    whole_number,
+)
 from dbgcore.errors import EXIT_OK, DbgError, InternalError, UsageError
 from dbgcore.jsontypes import Json, JsonObject
 
@@ -150,9 +158,54 @@ def call_op(op: Op, values: JsonObject, session: str, timeout: float, front: Fro
             response = (send or partial(client.call, session))(sent, args, timeout)
     except DbgError as exc:
         return Answer(sent, session, None, error=exc)
+    except Exception as exc:
+        # A bug of dbg's in this process (a check, a preparation, a local
+        # op): still one answer, the one JSON object --json promises, and
+        # the fast path's daemon keeps its client's connection.
+        import traceback
+
+        return Answer(sent, session, None, error=InternalError(
+            f"internal error in dbg while running {op.name}: {type(exc).__name__}: "
+            f"{shortened(str(exc), 100)}",
+            "this is a bug in dbg", traceback=traceback.format_exc()))
     # What is sent may be another op than the one called (`break --instruction`).
     answered = op if sent == op.name else front.table.find(sent)
     return from_response(sent, session, response, answered.render if answered else None)
+
+
+def _number(arg: Arg, value: Json, where: str) -> int | float:
+    """A number argument's value (a word of the command line, or a JSON
+    number) within its bounds; an int argument without a maximum of its own
+    has :data:`dbgcore.bounds.MAX_WHOLE`."""
+    whole = arg.kind == "int"
+    upper = arg.maximum if arg.maximum is not None else (MAX_WHOLE if whole else None)
+    number: object = value
+    if isinstance(value, str):
+        if whole:
+            number = whole_number(value, where, int(upper or MAX_WHOLE))
+        else:
+            try:
+                number = float(value)
+            except ValueError:
+                raise UsageError(f"{where}: {shortened(value)!r} is not a number") from None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or (
+            whole and not isinstance(number, int)) or not math.isfinite(number):
+        shown = shortened(value) if isinstance(value, str) else value
+        raise UsageError(f"{where}: {shown!r} is not "
+                         f"{'a whole number' if whole else 'a number'}")
+    if arg.minimum is not None and number < arg.minimum:
+        raise UsageError(f"{where} must be at least {arg.minimum:g}")
+    if upper is not None and number > upper:
+        raise too_large(where, _digits(number), upper)
+    return number
+
+
+def _digits(number: float) -> str:
+    """A large number as its digits (shortened when there are many); Python
+    cannot write an int of more than 4300 digits in decimal."""
+    if isinstance(number, int) and number.bit_length() > 4000:
+        return f"a number of about {int(number.bit_length() * 0.30103) + 1} digits"
+    return str(number)
 
 
 #: An argument's value once checked: a flag, a number, a line of text, a
@@ -187,30 +240,19 @@ def check_values(op: Op, values: JsonObject, cwd: str | None = None) -> JsonObje
 
 
 def _one(op: Op, arg: Arg, value: Json, cwd: str | None) -> CheckedValue:
-    where = f"{op.name} {arg.label}"
+    where = f"{op.name} {arg.flags[0] if arg.flags else arg.label}"
     kind = arg.kind
     if kind == "bool":
         if not isinstance(value, bool):
             raise UsageError(f"{where} is a flag: true or false")
         return value
     if kind in ("int", "float"):
-        number: object = value
-        if isinstance(value, str):
-            try:
-                number = int(value) if kind == "int" else float(value)
-            except ValueError:
-                raise UsageError(f"{where}: {value!r} is not a number") from None
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or (
-                kind == "int" and not isinstance(number, int)) or not math.isfinite(number):
-            raise UsageError(f"{where}: {value!r} is not "
-                             f"{'a number' if kind == 'float' else 'a whole number'}")
-        if arg.minimum is not None and number < arg.minimum:
-            raise UsageError(f"{where} must be at least {arg.minimum:g}")
-        if arg.maximum is not None and number > arg.maximum:
-            raise UsageError(f"{where} must be at most {arg.maximum:g}")
-        return number
+        return _number(arg, value, where)
     if not isinstance(value, str):
         raise UsageError(f"{where} must be text")
+    # Before anything reads it: a path the kernel would refuse with
+    # ENAMETOOLONG, a word no program can be given (bounds.MAX_ARGUMENT).
+    check_size(value, where, arg.path)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -225,6 +267,8 @@ def _one(op: Op, arg: Arg, value: Json, cwd: str | None) -> CheckedValue:
         raise UsageError(f"{op.name} {name} must be a single line (it has a "
                          f"{'NUL' if chr(0) in value else 'newline'})",
                          "join the lines with spaces, or send one line per command")
+    if arg.expression:
+        check_nesting(value, where)
     if kind == "location":
         from dbgcore.location import location_arg
 

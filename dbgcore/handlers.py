@@ -14,6 +14,7 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from dbgcore.bounds import number_or_name
 from dbgcore.errors import (
     DbgError,
     NotStopped,
@@ -771,10 +772,8 @@ def exception(session: Session, args: Payload, timeout: float) -> Payload:
 
 def thread(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
-    ident = args["id"]
-    return {"thread": session.backend.select_thread(int(ident) if str(ident).isdigit() else ident,
-                                                  timeout)
-            .to_dict()}
+    ident = number_or_name(str(args["id"]), "thread ID")
+    return {"thread": session.backend.select_thread(ident, timeout).to_dict()}
 
 
 def list_(session: Session, args: Payload, timeout: float) -> Payload:

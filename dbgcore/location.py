@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
+from dbgcore.bounds import MAX_LINE, shortened, whole_number
 from dbgcore.errors import UsageError
 from dbgcore.jsontypes import Json, JsonObject
 
@@ -42,21 +43,23 @@ class BreakLoc:
         text = spec.strip()
         # Checked before stripping: a location is one line, wherever the break is.
         if not text or any(c in spec for c in "\r\n\0"):
-            raise UsageError(f"bad location {spec!r}", _LOC_HINT)
+            raise UsageError(f"bad location {shortened(spec)!r}", _LOC_HINT)
         if "!" in text:
             module, _, function = text.partition("!")
             if not module or not function or "!" in function:
-                raise UsageError(f"bad location {spec!r}: module!function needs both", _LOC_HINT)
+                raise UsageError(f"bad location {shortened(spec)!r}: module!function needs both",
+                                 _LOC_HINT)
             return cls(module=module, function=function, text=text)
         if _LINE_RE.fullmatch(text):
             return cls(line=_line_number(text, spec), text=text)
         if ":" in text and "::" not in text:
             file, _, line = text.rpartition(":")
             if not file:
-                raise UsageError(f"bad location {spec!r}: the file is missing", _LOC_HINT)
+                raise UsageError(f"bad location {shortened(spec)!r}: the file is missing",
+                                 _LOC_HINT)
             return cls(file=file, line=_line_number(line, spec), text=text)
         if not _FUNCTION_RE.match(text):
-            raise UsageError(f"bad location {spec!r}", _LOC_HINT)
+            raise UsageError(f"bad location {shortened(spec)!r}", _LOC_HINT)
         return cls(function=text, text=text)
 
     def anchored(self, cwd: str) -> BreakLoc:
@@ -94,6 +97,8 @@ class BreakLoc:
         line = data.get("line")
         if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 1):
             raise UsageError("bad location: line must be a positive number")
+        if line is not None and line > MAX_LINE:
+            raise UsageError(f"bad location: line must be at most {MAX_LINE}")
         loc = cls(file=data.get("file"), line=line, function=data.get("function"),
                   module=data.get("module"), text=data.get("text") or "")
         if loc.function is None and loc.line is None:
@@ -122,9 +127,10 @@ _LOC_HINT = "use FILE:LINE (e.g. app.py:12), LINE, FUNCTION, or MODULE!FUNCTION"
 
 
 def _line_number(text: str, spec: str) -> int:
-    if not _LINE_RE.fullmatch(text) or int(text) < 1:
-        raise UsageError(f"bad location {spec!r}: line must be a positive number", _LOC_HINT)
-    return int(text)
+    if not _LINE_RE.fullmatch(text) or not text.strip("0"):
+        raise UsageError(f"bad location {shortened(spec)!r}: line must be a positive number",
+                         _LOC_HINT)
+    return whole_number(text, "bad location: line", MAX_LINE, "a line number")
 
 
 def location_arg(spec: str | None, cwd: str | None = None) -> JsonObject | None:

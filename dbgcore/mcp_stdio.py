@@ -69,9 +69,21 @@ def _error(ident: str | int | None, code: int, message: str) -> types.JSONRPCErr
                               error=types.ErrorData(code=code, message=message))
 
 
+class HugeNumber(str):
+    """A JSON integer too long for Python's int() (past 4300 digits), kept
+    as its digits: the line is JSON all the same, and the argument's check
+    answers that the number is too large (dbgcore.bounds); as an id it is
+    no valid one."""
+
+
+def _json_int(digits: str) -> int | str:
+    return HugeNumber(digits) if len(digits) > 4000 else int(digits)
+
+
 def _valid_id(value: object) -> bool:
     # MCP: a string or an integer, never null; JSON-RPC advises against fractions.
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    return (isinstance(value, str) and not isinstance(value, HugeNumber)) or (
+        isinstance(value, int) and not isinstance(value, bool))
 
 
 def triage(line: bytes) -> tuple[types.JSONRPCMessage | None, types.JSONRPCError | None]:
@@ -81,7 +93,7 @@ def triage(line: bytes) -> tuple[types.JSONRPCMessage | None, types.JSONRPCError
     if not line.strip():
         return None, None
     try:
-        data: Json = json.loads(line)
+        data: Json = json.loads(line, parse_int=_json_int)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None, _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
     if isinstance(data, list):

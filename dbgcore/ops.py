@@ -40,17 +40,17 @@ __all__ = ["BACKEND_OPS", "BUILTIN", "Arg", "Op", "OpTable", "builtin_table", "f
 # -- the built-in ops ----------------------------------------------------------------------
 
 _SHOW = Arg("show", "text", "Also evaluate EXPR at this stop.",
-            flags=("--show",), multiple=True, metavar="EXPR")
+            flags=("--show",), multiple=True, metavar="EXPR", expression=True)
 _LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"
 _STDIN = Arg("stdin", "str", "A file the program reads as its standard input (without it, "
-             "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE")
+             "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE", path=True)
 _IDLE = Arg("idle_timeout", "float", "End the session after this long without a command "
             "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS")
 _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (default: "
               "an active venv's `python3`, else the project's `.venv` or `venv`, looked for "
               "from the program's folder and the run folder up to the project's top, else the "
               "`python3` on PATH).",
-              flags=("--python",), metavar="PATH")
+              flags=("--python",), metavar="PATH", path=True)
 
 
 def _stopping(name: str, summary: str, *args: Arg, aliases: tuple[str, ...] = (),
@@ -71,7 +71,7 @@ BUILTIN: tuple[Op, ...] = (
     Op("start", "Start PROGRAM under a debugger, stopped at entry (or at the first "
        "breakpoint with --run).", (
         Arg("program", "str", "The program: a script, a binary, a class, or with -m a module.",
-            required=True),
+            required=True, path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
         Arg("backend", "str", "Backend to use (default: chosen from PROGRAM).",
             flags=("--backend", "-b"), metavar="NAME"),
@@ -80,11 +80,12 @@ BUILTIN: tuple[Op, ...] = (
         Arg("run", "bool", "Continue to the first stop or the end after starting.",
             flags=("--run",)),
         Arg("core", "str", "Open CORE, a core dump PROGRAM left when it crashed, post mortem: "
-            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE"),
+            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE",
+            path=True),
         Arg("no_catch", "bool", "Do not stop on uncaught exceptions (by default the program "
             "stops where one would end it).", flags=("--no-catch",)),
         Arg("cwd", "str", "Working directory of the program.", flags=("--cwd",),
-            metavar="DIR"),
+            metavar="DIR", path=True),
         Arg("env", "str", "Environment variable.", flags=("--env",),
             multiple=True, metavar="K=V"),
         _STDIN, _IDLE,
@@ -119,7 +120,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
         Arg("cwd", "str", "Working directory of the run (default: here).", flags=("--cwd",),
-            metavar="DIR"),
+            metavar="DIR", path=True),
         Arg("env", "str", "Environment variable.", flags=("--env",),
             multiple=True, metavar="K=V"),
         _STDIN, _IDLE, _PYTHON, _SHOW,
@@ -143,7 +144,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("host", "str", "Host of the debug server.", flags=("--host",),
             default="127.0.0.1"),
         Arg("program", "str", "Path of the program's binary or script, if the backend "
-            "needs it.", flags=("--program",)),
+            "needs it.", flags=("--program",), path=True),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
         Arg("idle_timeout", "float", "End the session after this long without a command.",
@@ -170,7 +171,7 @@ BUILTIN: tuple[Op, ...] = (
         Arg("instruction", "str", "Break at an instruction address instead.",
             flags=("--instruction",), metavar="ADDR"),
         Arg("condition", "str", "Stop only when COND is true.", flags=("--if",),
-            metavar="COND", one_line=True),
+            metavar="COND", one_line=True, expression=True),
         Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N"),
         Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
             metavar="MSG", one_line=True),
@@ -192,7 +193,7 @@ BUILTIN: tuple[Op, ...] = (
        render=renderers.breaks, group="breakpoints", lost_ok=True, ended_ok=True),
     Op("watch", "Stop when EXPRESSION's value changes (a watchpoint).", (
         Arg("expression", "text", "What to watch: a variable or an expression.",
-            required=True),
+            required=True, expression=True),
     ), handler=handlers.watch, method=Backend.watch, title="watchpoints", render=renderers.break_,
        own_tool=True,
        group="breakpoints", core_ok=False),
@@ -288,20 +289,21 @@ BUILTIN: tuple[Op, ...] = (
        handler=handlers.locals_, method=Backend.locals, title="locals", render=renderers.locals_),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
-            "(`dbg print 'x; y + 1'`).", required=True),
+            "(`dbg print 'x; y + 1'`).", required=True, expression=True),
     ), needs="stopped", handler=handlers.print_, method=Backend.evaluate,
        title="expression evaluation",
        own_tool=True,
        render=renderers.print_),
     Op("display", "Show EXPRESSION at every later stop (no argument: list them).", (
-        Arg("expression", "text", "The expression to show."),
+        Arg("expression", "text", "The expression to show.", expression=True),
     ), handler=handlers.display, render=renderers.display, ended_ok=True),
     Op("undisplay", "Stop showing an expression at stops (by its number, or all).", (
         Arg("number", "int", "The number `dbg display` gave it; none: all.", minimum=1),
     ), handler=handlers.undisplay, render=renderers.display, ended_ok=True),
     Op("set", "Assign VALUE (an expression) to LHS in the selected frame.", (
-        Arg("lhs", "str", "A variable or field.", required=True, one_line=True),
-        Arg("value", "text", "The new value, an expression.", required=True),
+        Arg("lhs", "str", "A variable or field.", required=True, one_line=True,
+            expression=True),
+        Arg("value", "text", "The new value, an expression.", required=True, expression=True),
     ), needs="stopped", handler=handlers.set_, method=Backend.set_variable,
        title="setting variables",
        render=renderers.set_, core_ok=False),
@@ -389,7 +391,7 @@ BUILTIN: tuple[Op, ...] = (
     Op("history", "The values EXPR took: at each recorded stop, or with --at at each hit of "
        "LOCATION as the program runs on, without stopping there.", (
         Arg("expression", "text", "The expression (without --at: a local's name, or an "
-            "expression over recorded locals).", required=True),
+            "expression over recorded locals).", required=True, expression=True),
         Arg("at", "location", "Run on, evaluating EXPR at each hit of LOC (" + _LOCATION_HELP
             + ") until the program stops by itself.", flags=("--at",), metavar="LOC"),
         Arg("max", "int", "With --at: stop the program at the Nth hit (default 1000).",
@@ -443,7 +445,7 @@ BUILTIN: tuple[Op, ...] = (
        "masked in every file (docs/sessions.md says which); print its path.", (
         Arg("name", "str", "The session (default: the current one).", metavar="SESSION"),
         Arg("output", "str", "The folder to write into (default: DBG_HOME/reports).",
-            flags=("--output", "-o"), metavar="DIR"),
+            flags=("--output", "-o"), metavar="DIR", path=True),
     ), needs="none", send="local", run=deferred.report, render=renderers.report,
        group="meta"),
     Op("agent-install", "Register `dbg mcp` with a coding agent and install dbg's skill, in "

@@ -54,18 +54,23 @@ class Arg:
     ``one_line`` (default: for ``text``): the value is read by the debugger
     as one line (an expression, a condition, a command, a line of input), so
     a CR, LF or NUL in it is a usage error at the front end, before anything
-    is sent: dbg's one newline rule (docs/semantics.md).
+    is sent: dbg's one newline rule (docs/semantics.md). ``path``: a file's
+    or folder's path, of at most PATH_MAX bytes (another argument may have
+    up to 128 KB: :mod:`dbgcore.bounds`). ``expression``: an expression the
+    debugger parses, refused when it nests past :data:`dbgcore.bounds.MAX_NESTING`.
     """
 
-    __slots__ = ("default", "flags", "help", "hidden", "kind", "maximum", "metavar",
-                 "minimum", "multiple", "name", "one_line", "passthrough", "required")
+    __slots__ = ("default", "expression", "flags", "help", "hidden", "kind", "maximum",
+                 "metavar", "minimum", "multiple", "name", "one_line", "passthrough", "path",
+                 "required")
 
     def __init__(self, name: str, kind: str = "str", help: str = "", *,
                  flags: tuple[str, ...] = (), required: bool = False, default: Default = None,
                  multiple: bool = False, minimum: float | None = None,
                  maximum: float | None = None, metavar: str | None = None,
                  passthrough: bool = False, hidden: bool = False,
-                 one_line: bool | None = None) -> None:
+                 one_line: bool | None = None, path: bool = False,
+                 expression: bool = False) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         self.name = name
@@ -83,6 +88,8 @@ class Arg:
         #: Not offered on the command line (front ends other than the CLI only).
         self.hidden = hidden
         self.one_line = kind == "text" if one_line is None else one_line
+        self.path = path
+        self.expression = expression
 
     @property
     def positional(self) -> bool:
@@ -358,7 +365,9 @@ _HELP_FLAGS = ("-h", "--help")
 def _whole_number(word: str, arg: Arg) -> int | None:
     """``word`` as click reads an int option, when it is plain digits in the
     option's range; None for anything click must read or refuse."""
-    if not (word.isascii() and word.isdigit()):
+    # Past 18 digits, past every option's range: click's to refuse (and
+    # Python's int() refuses past 4300 digits).
+    if not (word.isascii() and word.isdigit()) or len(word) > 18:
         return None
     number = int(word)
     if (arg.minimum is not None and number < arg.minimum) or (

@@ -14,6 +14,7 @@ import re
 import stat
 from pathlib import Path
 
+from dbgcore.bounds import shortened
 from dbgcore.errors import UsageError
 
 # fullmatch, not match with $: "$" also matches before a trailing newline.
@@ -52,7 +53,7 @@ def private_dir(path: Path) -> Path:
 def check_session_name(name: str) -> str:
     if not _SESSION_RE.fullmatch(name) and not _CHILD_RE.fullmatch(name):
         raise UsageError(
-            f"bad session name {name!r}",
+            f"bad session name {shortened(name)!r}",
             "use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
         )
     return name

@@ -18,6 +18,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from dbgcore.bounds import MAX_EXPRESSION, MAX_NESTING, shortened
 from dbgcore.errors import UsageError
 
 _HINT = ("a Python-like expression over recorded values: names, literals, comparisons, "
@@ -73,33 +74,63 @@ def _plain(value: object) -> bool:
     return isinstance(value, (int, float, str, bytes, bool, type(None)))
 
 
+def _too_deep(what: str, shown: str) -> UsageError:
+    return UsageError(f"{what} {shown!r} nests deeper than the {MAX_NESTING} levels an "
+                      "expression over recorded values may have", _HINT)
+
+
+def _depth(node: ast.AST) -> int:
+    """How deep ``node``'s tree goes (walked without recursion: it may be
+    deeper than Python's recursion limit)."""
+    deepest = 0
+    pending = [(node, 1)]
+    while pending:
+        sub, depth = pending.pop()
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(sub))
+    return deepest
+
+
 class RecordedExpression:
     """An expression checked once (bad syntax, or a construct outside the
     subset, is a UsageError) and evaluated against records."""
 
     def __init__(self, text: str, what: str = "expression") -> None:
         self.text = text
+        shown = shortened(text, 30)
+        if len(text) > MAX_EXPRESSION:
+            raise UsageError(f"{what} {shown!r} is longer than the {MAX_EXPRESSION:,} "
+                             "characters an expression over recorded values may have", _HINT)
         try:
             tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
-            raise UsageError(f"{what} {text!r} does not parse: {exc.msg}", _HINT) from None
-        self._check(tree.body, what)
+            raise UsageError(f"{what} {shown!r} does not parse: {exc.msg}", _HINT) from None
+        except (RecursionError, MemoryError):
+            # Python's parser gives up on deep nesting (`not not ... x`, a
+            # long `x+x+...`) with these, not a SyntaxError.
+            raise _too_deep(what, shown) from None
+        if _depth(tree.body) > MAX_NESTING:
+            # The evaluator recurses once a level: refused here, not
+            # answered as an expression no record fits.
+            raise _too_deep(what, shown)
+        self._check(tree.body, f"{what} {shown!r}")
         self.tree = tree.body
         #: The names it reads.
         self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - {"len"}
 
     def _check(self, node: ast.AST, what: str) -> None:
+        """``what``: the expression as an error names it."""
         allowed = (ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
                    ast.BinOp, ast.Compare, ast.Name, ast.Load, ast.Constant, ast.Tuple,
                    ast.List, ast.Subscript, ast.Call, *_BINARY, *_COMPARE)
         for sub in ast.walk(node):
             if not isinstance(sub, allowed):
-                raise UsageError(f"{what} {self.text!r}: {type(sub).__name__.lower()} is not "
+                raise UsageError(f"{what}: {type(sub).__name__.lower()} is not "
                                  "allowed over recorded values", _HINT)
             if isinstance(sub, ast.Call) and not (
                     isinstance(sub.func, ast.Name) and sub.func.id == "len"
                     and len(sub.args) == 1 and not sub.keywords):
-                raise UsageError(f"{what} {self.text!r}: only len(x) may be called", _HINT)
+                raise UsageError(f"{what}: only len(x) may be called", _HINT)
 
     def evaluate(self, names: Mapping[str, object]) -> object:
         """The value over ``names`` (recorded texts, read as literals);

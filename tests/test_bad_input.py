@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -424,3 +426,194 @@ def test_a_program_that_is_not_one(dbg: Dbg, backend: str, kind: str,
     assert result.code in (1, 2), result
     assert_clean_error(result, result.code)
     assert dbg.json("status")["error"]["kind"] == "no_session"
+
+
+# -- numbers, sizes and nesting past every bound ---------------------------------
+# Checked once at the edge (dbgcore.bounds, through check_values), for the
+# click CLI, its fast path and MCP alike: one short usage line, exit 2, one
+# JSON object with --json, and the session where it was.
+
+BIG = "1" * 5000  # past Python's 4300-digit limit of int()
+
+BIG_NUMBERS = [
+    ["break", f"cart.py:{BIG}"], ["break", BIG], ["break", "cart.py:17", "--hit", BIG],
+    ["unbreak", BIG], ["unbreak", f"cart.py:{BIG}"],
+    ["hits", f"cart.py:{BIG}"], ["hits", BIG], ["hits", "--limit", BIG],
+    ["history", "total", "--at", f"cart.py:{BIG}"], ["history", "total", "--at", BIG],
+    ["history", "total", "--at", "cart.py:17", "--max", BIG],
+    ["history", "total", "--run", BIG], ["history", "total", "--limit", BIG],
+    ["trace", BIG], ["trace", "apply_discount", "--max", BIG],
+    ["trace", "apply_discount", "--limit", BIG],
+    ["thread", BIG], ["list", BIG], ["list", f"cart.py:{BIG}"], ["list", "--context", BIG],
+    ["until", BIG], ["until", f"cart.py:{BIG}"], ["frame", BIG], ["up", BIG], ["down", BIG],
+    ["stack", "--levels", BIG], ["output", "--since", BIG], ["undisplay", BIG],
+    ["calls", "--run", BIG], ["calls", "--limit", BIG], ["runs", "--limit", BIG],
+    ["diff", BIG, "1"], ["diff", "1", BIG], ["frame", "2147483648"],
+    ["break", "cart.py:1000000001"], ["frame", "-" + BIG],
+]
+
+# 10,000 deep (and longer than an expression may be), and deep within that length.
+DEEP = ["(" * 10_000 + "n" + ")" * 10_000, "not " * 10_000 + "n", "not " * 2_000 + "n",
+        "n" + "+n" * 3_000, "n" + "[0]" * 2_000, "[" * 150 + "n" + "]" * 150]
+DEEP_EXPRESSIONS = [argv for e in DEEP for argv in (["calls", "--where", e], ["history", e])]
+
+
+def assert_usage_answer(dbg: Dbg, argv: list[str], *words: str, fast_path: bool = True) -> None:
+    """The text answer and the --json one (on the click CLI when not
+    ``fast_path``): one short line, exit 2, and exactly one JSON object."""
+    env = {} if fast_path else {"DBG_NO_FAST_PATH": "1"}
+    result = dbg(*argv, env=env)
+    assert_clean_error(result, 2, *words)
+    assert len(result.err) < 400, result.err  # the 5000 digits are not said back
+    answer = dbg("--json", *argv, env={"DBG_NO_FAST_PATH": "1"} if fast_path else {})
+    assert answer.code == 2 and "Traceback" not in answer.err, answer
+    data = json.loads(answer.out)  # one object, nothing else
+    assert (data["ok"], data["error"]["kind"]) == (False, "usage"), data
+    message = data["error"]["message"]
+    assert len(message) < 300 and "\n" not in message, message
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_numbers_past_every_bound(module_dbg: Dbg) -> None:
+    before = module_dbg.json("breaks")["breakpoints"]
+    for argv in BIG_NUMBERS:
+        assert_usage_answer(module_dbg, argv)
+    assert module_dbg.json("breaks")["breakpoints"] == before
+    # The message says what was wrong and what to give instead.
+    assert_clean_error(module_dbg("break", f"cart.py:{BIG}"), 2,
+                       "line 111111111111...1 (5000 digits) is too large",
+                       "give a line number up to 1000000000")
+    assert_clean_error(module_dbg("stack", "--levels", BIG), 2, "stack --levels",
+                       "(5000 digits) is too large", "up to 2147483647")
+    assert_clean_error(module_dbg("--timeout", BIG, "stack"), 2, "--timeout")
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_expressions_nested_past_the_bound(module_dbg: Dbg) -> None:
+    for argv in DEEP_EXPRESSIONS:
+        assert_usage_answer(module_dbg, argv, fast_path=argv[0] == "history")
+        err = module_dbg(*argv).err
+        assert "nests" in err or "is longer than the 10,000 characters" in err, err
+    assert_clean_error(module_dbg("calls", "--where", "not " * 2_000 + "n"), 2,
+                       "nests deeper than the 100 levels")
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_a_program_path_past_the_kernels_limit(module_dbg: Dbg) -> None:
+    for name in ("p" * 100_000, "q" * 5_000, "d/" * 2_100 + "x.py"):
+        for fast_path in (True, False):
+            argv = ["-s", "other", "start", "--backend", "pdb", name]
+            assert_usage_answer(module_dbg, argv, "bytes long: a path has at most 4,096",
+                                fast_path=fast_path)
+    assert_usage_answer(module_dbg, ["-s", "other", "start", "--backend", "pdb",
+                                     "--cwd", "c" * 5_000, "cart.py"], "start --cwd")
+    status = module_dbg.json("-s", "other", "status")
+    assert status["error"]["kind"] == "no_session", status
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_a_command_group_without_its_command(module_dbg: Dbg) -> None:
+    # As an op without its argument answers: one line, exit 2.
+    assert_usage_answer(module_dbg, ["memory"], "memory needs a command: read or write")
+    assert_usage_answer(module_dbg, ["agent"], "agent needs a command: install")
+    assert_clean_error(module_dbg("memory", "read"), 2, "needs ADDRESS")
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_click_says_a_long_word_back_shortened(module_dbg: Dbg) -> None:
+    for argv in (["history", "-" * 10_000], ["break", "cart.py:17", "--" + "x" * 10_000],
+                 ["calls", "--where", "n", *(["not"] * 10_000)], ["-s", "s" * 100_000, "status"]):
+        assert_usage_answer(module_dbg, argv)
+
+
+def _mcp(dbg: Dbg, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Each tool call's answer from one `dbg mcp`, written as raw lines (a
+    number of 5000 digits is JSON, though Python's json cannot read it)."""
+    init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "bad-input", "version": "1"}}}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    lines = [json.dumps(init), json.dumps(initialized)]
+    for i, (tool, arguments) in enumerate(calls):
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                 "params": {"name": tool, "arguments": arguments}})
+                     .replace('"@BIG@"', BIG))
+    proc = subprocess.run([sys.executable, "-m", "dbgcore", "mcp"], cwd=dbg.cwd, env=dbg.env,
+                          input="\n".join(lines).encode() + b"\n", capture_output=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr[-2000:]
+    answers = {a["id"]: a for a in map(json.loads, proc.stdout.decode().splitlines())}
+    return [answers[i] for i in range(len(calls))]
+
+
+MCP_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("dbg_break", {"location": f"cart.py:{BIG}"}),
+    ("dbg_break", {"location": "cart.py:17", "hit": "@BIG@"}),  # a JSON number
+    ("dbg_frame", {"index": "@BIG@"}),
+    ("dbg_frame", {"index": 2**40}),
+    ("dbg_stack", {"levels": BIG}),
+    ("dbg_more", {"op": "unbreak", "args": {"target": BIG}}),
+    ("dbg_more", {"op": "until", "args": {"location": BIG}}),
+    ("dbg_more", {"op": "thread", "args": {"id": BIG}}),
+    ("dbg_more", {"op": "hits", "args": {"location": f"cart.py:{BIG}"}}),
+    ("dbg_more", {"op": "history", "args": {"expression": "total", "at": f"cart.py:{BIG}"}}),
+    ("dbg_more", {"op": "trace", "args": {"functions": ["apply_discount"], "max": "@BIG@"}}),
+    *[("dbg_more", {"op": "calls", "args": {"where": e}}) for e in DEEP],
+    *[("dbg_more", {"op": "history", "args": {"expression": e}}) for e in DEEP],
+    ("dbg_start", {"program": "p" * 100_000, "backend": "pdb", "session": "other"}),
+    ("dbg_print", {"expression": "x" * 200_000}),  # one argument past 128 KB
+    ("dbg_print", {"expression": "!" * 10_000 + "total"}),
+    ("dbg_stack", {"timeout": "@BIG@"}), ("dbg_stack", {"timeout": 10**400}),
+    ("dbg_status", {"session": "s" * 100_000}),
+]
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_numbers_and_nesting_past_every_bound_over_mcp(module_dbg: Dbg) -> None:
+    answers = _mcp(module_dbg, [*MCP_CALLS, ("dbg_status", {})])
+    for (tool, arguments), answer in zip(MCP_CALLS, answers, strict=False):
+        # A usage error is the tool's error result, as every other one is
+        # (not -32603, the internal error).
+        result = answer.get("result")
+        assert result is not None and result["isError"] is True, (tool, answer)
+        error = result["structuredContent"]["error"]
+        assert error["kind"] == "usage", (tool, arguments.get("op"), error)
+        assert len(error["message"]) < 300 and "\n" not in error["message"], error
+    assert answers[-1]["result"]["structuredContent"]["state"] == "stopped", answers[-1]
+
+
+DAP_BACKENDS = ("debugpy", "gdb", "lldb", "dlv")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numbers_past_every_bound_on_every_backend(module_dbg: Dbg, loops: Any,
+                                                   backend: str) -> None:
+    """The ids and numbers each debugger is handed (a thread's, a variable
+    reference's), and the requests that begin and end a DAP session, which
+    `dbg dap` must not send raw (debugpy answered a disconnect only when the
+    program ended): refused before anything reaches the debugger."""
+    line = loops(backend)
+    main = Path(TWINS[backend].main).name
+    # Nested past what a debugger's parser takes (lldb-dap died of SIGSEGV
+    # on `!!!...1`): refused before it is sent, in every language.
+    deep = ["(" * 10_000 + "i" + ")" * 10_000, "!" * 10_000 + "i", "not " * 200 + "i",
+            "*" * 500 + "i", "(-" * 300 + "i" + ")" * 300]
+    cases = [["break", f"{main}:{BIG}"], ["thread", BIG], ["frame", BIG], ["until", BIG],
+             ["list", f"{main}:{BIG}"], ["up", BIG],
+             *[["print", e] for e in deep], ["set", "i", deep[1]], ["display", deep[0]],
+             ["watch", deep[3]], ["next", "--show", deep[0]],
+             ["break", f"{main}:{line}", "--if", deep[1]],
+             ["history", deep[0], "--at", f"{main}:{line}"]]
+    if backend in DAP_BACKENDS:
+        cases += [["vars", BIG], ["vars", "i", "--count", BIG], ["disasm", "--count", BIG],
+                  ["memory", "read", "0x1000", BIG], ["dap", "disconnect"],
+                  ["dap", "disconnect", '{"terminateDebuggee": false}'],
+                  ["dap", "launch", "{}"], ["dap", "initialize"]]
+    for argv in cases:
+        result = module_dbg("-s", backend, *argv)
+        assert_clean_error(result, 2)
+        assert len(result.err) < 400, result.err
+    stack = module_dbg.json("-s", backend, "stack")
+    assert stack["ok"] and stack["frames"][0]["line"] == line, stack
+    assert module_dbg.json("-s", backend, "print", "i")["ok"]
+    assert module_dbg.json("-s", backend, "status")["state"] == "stopped"

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 import click
 
 from dbgcore import __version__
+from dbgcore.bounds import shortened
 from dbgcore.cli.output import Ctx, fail, set_ctx
-from dbgcore.errors import DbgError, UsageError
+from dbgcore.errors import DbgError, InternalError, UsageError
 from dbgcore.jsontypes import JsonObject
 from dbgcore.ops import builtin_table, front
 from dbgcore.paths import check_session_name
@@ -120,14 +121,30 @@ def main(argv: list[str] | None = None) -> None:
         ctx: click.Context | None = getattr(exc, "ctx", None)
         if ctx is not None:
             hint = f"see `{ctx.command_path} --help`"
-        fail(_op_name(args), UsageError(exc.format_message(), hint),
+        fail(_op_name(args), UsageError(_one_line(exc.format_message()), hint),
              session=os.environ.get("DBG_SESSION", "default"), as_json="--json" in args)
     except DbgError as exc:
         fail(_op_name(args), exc)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:
+        # A bug of dbg's outside an op's call (call_op answers its own):
+        # still one answer, the one JSON object --json promises.
+        import traceback
+
+        fail(_op_name(args), InternalError(
+            f"internal error in dbg: {type(exc).__name__}: {shortened(str(exc), 100)}",
+            "this is a bug in dbg", traceback=traceback.format_exc()),
+             session=os.environ.get("DBG_SESSION", "default"), as_json="--json" in args)
     sys.exit(0)
+
+
+def _one_line(message: str) -> str:
+    """click's message as one line of an error: its long words (what it
+    quotes back: an option of 10,000 dashes) and the whole shortened."""
+    words = [shortened(word, 30) for word in message.split()]
+    return shortened(" ".join(words), 150)
 
 
 def _op_name(args: list[str]) -> str:

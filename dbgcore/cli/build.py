@@ -17,19 +17,37 @@ from dbgcore.frontend import call_op
 from dbgcore.jsontypes import JsonObject
 from dbgcore.ops import Arg, Op
 
+
+# Not click.ParamType[object]: click before 8.2 (pyproject takes 8.1) has no
+# subscript for it at run time.
+class _Whole(click.ParamType):  # type: ignore[type-arg]
+    """A whole number, checked and bounded by :func:`dbgcore.frontend.check_values`
+    as every front end's are (a word of 5000 digits is too large there, in
+    one line): click passes the word on, as a number when it is plain
+    digits (as the fast path's :meth:`dbgcore.opspec.OpTable.read_start_words`
+    reads it)."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> object:
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
+            return int(value)
+        return value
+
+
+WHOLE = _Whole()
+
 #: What click converts an argument with: the op's kind, bounded where it has bounds.
-ClickType = (click.types.UnprocessedParamType | click.IntRange | click.FloatRange
-             | type[int] | type[float] | type[str])
+ClickType = (click.types.UnprocessedParamType | _Whole | click.FloatRange
+             | type[float] | type[str])
 
 
 def _type(arg: Arg) -> ClickType:
     if arg.passthrough:
         return click.UNPROCESSED
     if arg.kind == "int":
-        if arg.minimum is None and arg.maximum is None:
-            return int
-        return click.IntRange(None if arg.minimum is None else int(arg.minimum),
-                              None if arg.maximum is None else int(arg.maximum))
+        return WHOLE
     if arg.kind == "float":
         if arg.minimum is None and arg.maximum is None:
             return float
@@ -92,6 +110,18 @@ def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click
                          hidden=hidden)
 
 
+class _OpGroup(click.Group):
+    """The first word of ops whose command line has two (`dbg memory read`):
+    without the second, one usage line that names them, as an op missing
+    an argument answers (click's group prints its whole usage)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args:
+            raise click.UsageError(f"{self.name} needs a command: "
+                                   f"{' or '.join(sorted(self.commands))}", ctx)
+        return super().parse_args(ctx, args)
+
+
 def add_ops(group: click.Group, table: Iterable[Op]) -> None:
     """Add a command for each op (and its aliases) that has a command line."""
     ops = list(table)
@@ -103,7 +133,7 @@ def add_ops(group: click.Group, table: Iterable[Op]) -> None:
             sub = parent.commands.get(word)
             if not isinstance(sub, click.Group):
                 subs = [o.summary for o in ops if o.path[:1] == (word,)]
-                sub = click.Group(word, help=" ".join(subs) or word)
+                sub = _OpGroup(word, help=" ".join(subs) or word)
                 parent.add_command(sub)
             parent = sub
         command = make_command(op)

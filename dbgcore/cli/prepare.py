@@ -384,11 +384,12 @@ def break_(values: Values, front: Front) -> tuple[str, Values]:
 
 
 def unbreak(values: Values, front: Front) -> tuple[str, Values]:
+    from dbgcore.bounds import whole_number
     from dbgcore.location import location_arg
 
     text = str(values["target"]).strip()
     if text.isascii() and text.isdigit():
-        return "unbreak", {"id": int(text)}
+        return "unbreak", {"id": whole_number(text, "unbreak ID", noun="a breakpoint id")}
     return "unbreak", {"location": location_arg(text)}
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from dbg_dap.inspection import MAX_CHILDREN, DapInspection
 from dbg_dap.profile_base import AdapterProfile
-from dbgcore.api import BreakOptions, Message, OpFailed, Support, UsageError
+from dbgcore.api import BreakOptions, Message, OpFailed, Support, UsageError, number_or_name
 
 #: An op's arguments or answer: a JSON object.
 Payload = Message
@@ -54,6 +54,14 @@ KNOWN_REQUESTS = set(REQUEST_CAPABILITY) | {
     "stepIn", "stepOut", "pause", "stackTrace", "scopes", "variables", "source", "threads",
     "evaluate", "locations",
 }
+
+#: The requests that begin and end the debug session, which dbg sends
+#: itself, and the command that does it. Sent raw, each leaves the session
+#: other than dbg holds it: a second initialize or launch confuses the
+#: adapter, and debugpy answers a disconnect that leaves a running program
+#: behind only once the program ends (`dbg dap` waited out its timeout).
+SESSION_REQUESTS = {"initialize": "dbg start", "launch": "dbg start or dbg restart",
+                    "attach": "dbg attach", "disconnect": "dbg kill"}
 
 #: Expert op -> the capability it needs and what it is called in an error
 #: (ops not listed work with every adapter). The ops check it before they
@@ -149,7 +157,7 @@ def _names(row: Payload, part: str) -> bool:
     if name in (part, f"[{part}]", f"'{part}'", f'"{part}"'):
         return True
     # Adapters pad indices to a common width (debugpy: "0042" of 10000 items).
-    return name.isdigit() and part.isdigit() and int(name) == int(part)
+    return name.isdigit() and part.isdigit() and name.lstrip("0") == part.lstrip("0")
 
 
 def _unfolded(b: DapInspection, rows: list[Payload], timeout: float,
@@ -179,10 +187,10 @@ def _unfolded(b: DapInspection, rows: list[Payload], timeout: float,
 
 
 def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
-    target = str(args["ref"])
+    target = number_or_name(str(args["ref"]), "vars REF")
     b.stack_frames(timeout)  # a resume since: the references' rows are forgotten
-    if target.isdigit():
-        reference, row = int(target), b.parent_rows.get(int(target), {})
+    if isinstance(target, int):
+        reference, row = target, b.parent_rows.get(target, {})
     else:
         reference, row = _resolve_path(b, target, timeout)
     total = b.profile.children_counted(row)
@@ -208,7 +216,7 @@ def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
             b.variables(reference, timeout))}
     answer: Payload = {"reference": reference, "variables": _variable_rows(rows),
                        "start": start, "shown": len(rows), "total": total or None,
-                       "more": more, "target": target}
+                       "more": more, "target": str(args["ref"])}
     if total and b.profile.children_listed_only(row):
         answer["listed_only"] = True  # more than `total`, which the debugger did not list
     return answer
@@ -378,6 +386,9 @@ def op_dap(b: DapInspection, args: Payload, timeout: float) -> Payload:
             from exc
     if arguments is not None and not isinstance(arguments, dict):
         raise UsageError("arguments must be a JSON object")
+    if command in SESSION_REQUESTS:
+        raise UsageError(f"dbg sends {command} itself: it begins or ends the session, which "
+                         f"`dbg dap` must not", f"use `{SESSION_REQUESTS[command]}`")
     needed = REQUEST_CAPABILITY.get(command)
     if needed:
         dap.require(needed, f"the {command} request", b.tool_name)

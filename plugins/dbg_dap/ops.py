@@ -102,17 +102,19 @@ OPS = (
             flags=("--count",), default=0, minimum=0, maximum=1000),
     ), needs="stopped", method="op_vars", render=render_vars, group="dap"),
     Op("disasm", "Disassemble around ADDRESS (default: the current instruction).", (
-        Arg("address", "str", "An address or an expression giving one."),
+        Arg("address", "str", "An address or an expression giving one.", expression=True),
         Arg("count", "int", "How many instructions.", flags=("--count",), default=10,
             minimum=1, maximum=10000),
     ), needs="stopped", method="op_disasm", render=render_disasm, group="dap"),
     Op("memory-read", "Read COUNT bytes of the target's memory at ADDRESS.", (
-        Arg("address", "str", "An address or an expression giving one.", required=True),
+        Arg("address", "str", "An address or an expression giving one.", required=True,
+            expression=True),
         Arg("count", "int", "How many bytes.", required=True, minimum=1, maximum=1 << 20),
     ), needs="stopped", method="op_memory_read", render=render_memory, group="dap",
        path=("memory", "read")),
     Op("memory-write", "Write HEX bytes (e.g. deadbeef) to the target's memory at ADDRESS.", (
-        Arg("address", "str", "An address or an expression giving one.", required=True),
+        Arg("address", "str", "An address or an expression giving one.", required=True,
+            expression=True),
         Arg("hex", "str", "The bytes, in hexadecimal.", required=True, metavar="HEX"),
     ), needs="stopped", method="op_memory_write", group="dap",
        path=("memory", "write"),
@@ -132,5 +134,8 @@ OPS = (
     Op("dap", "Send any DAP request and print the raw response body.", (
         Arg("command", "str", "The request's command (e.g. evaluate).", required=True),
         Arg("arguments", "json", "Its arguments, a JSON object.", metavar="[JSON]"),
-    ), method="op_dap", render=render_dap, group="dap"),
+    ), method="op_dap", render=render_dap, group="dap", details=(
+        "The requests that begin and end the session (initialize, launch, attach, "
+        "disconnect) are dbg's own, and refused (exit 2): `dbg start`, `dbg restart`, "
+        "`dbg attach` and `dbg kill` send them.")),
 )
