@@ -49,6 +49,11 @@ _DAEMON_START_TIMEOUT = 15.0
 #: The ops that start a session (send "start" in dbgcore.ops): a new
 #: session's first client forks its daemon before anything else is imported.
 _STARTS = ("start", "test", "attach")
+#: Ops the client answers itself (send "local" in dbgcore.ops) that a
+#: stopped or hung daemon must not hold: the fast path would wait for the
+#: daemon's "fallback" until the op's timeout, and `kill` must end such a
+#: daemon, not wait for it.
+_NOT_SENT = ("kill",)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
@@ -381,7 +386,7 @@ def _exit(code: int) -> NoReturn:
 def main() -> None:
     argv = sys.argv[1:]
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
-    if found is not None and found[3] < len(argv):
+    if found is not None and found[3] < len(argv) and argv[found[3]] not in _NOT_SENT:
         session, as_json, timeout, i = found
         try:
             code = _quick(session, as_json, timeout, argv[i:])
