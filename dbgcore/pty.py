@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -53,6 +54,20 @@ class PtyTimeout(DebuggerTimeout):
     def __init__(self, message: str, output: str = "", hint: str = "") -> None:
         super().__init__(message, hint)
         self.output = output
+
+
+class DebuggerStopped(BackendError):
+    """The debugger's process is stopped by a signal from outside (SIGSTOP,
+    a terminal's Ctrl-Z): nothing it owes comes until it is continued."""
+
+
+#: How long the debugger's process may stay stopped by a signal while dbg
+#: waits for its answer before the wait ends with :class:`DebuggerStopped`
+#: (a wait for a `next` would otherwise end as "running", exit 0, at the
+#: op's timeout).
+STOPPED_GRACE = 2.0
+#: How often a wait looks whether the debugger's process is stopped.
+STOP_CHECK = 0.5
 
 
 @dataclass
@@ -191,10 +206,7 @@ class PtyDriver:
         if self.child is None:
             raise PtyEOF(f"{self.name} is not running")
         wanted = [prompt or self.prompt, *patterns]
-        try:
-            index = self.child.expect([*wanted, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
-        except OSError as exc:
-            raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
+        index = self._expect_awake([*wanted, pexpect.EOF, pexpect.TIMEOUT], timeout)
         before = strip_ansi(self.child.before or "")
         if index == len(wanted):
             self.log.received(before + "<EOF>")
@@ -210,6 +222,37 @@ class PtyDriver:
         named = {k: v or "" for k, v in matched.groupdict().items()} if matched is not None else {}
         return Match(index, before, groups, named)
 
+    def _expect_awake(self, patterns: list[Any], timeout: float | None) -> int:
+        """pexpect's expect over ``patterns`` (TIMEOUT last), in slices of
+        :data:`STOP_CHECK` seconds (what was read stays in pexpect's buffer
+        between them), looking between slices whether the debugger's process
+        is stopped by a signal: :class:`DebuggerStopped` once it has been
+        for :data:`STOPPED_GRACE` seconds."""
+        child = self._spawned()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        stopped_since: float | None = None
+        while True:
+            wait = STOP_CHECK if deadline is None else \
+                max(0.0, min(STOP_CHECK, deadline - time.monotonic()))
+            try:
+                index = int(child.expect(patterns, timeout=wait))
+            except OSError as exc:
+                raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
+            now = time.monotonic()
+            if index != len(patterns) - 1 or (deadline is not None and now >= deadline):
+                return index
+            if procutil.state_of(self.pid) != "T":
+                stopped_since = None
+                continue
+            stopped_since = now if stopped_since is None else stopped_since
+            if now - stopped_since >= STOPPED_GRACE:
+                self.log.note(f"{self.name} (pid {self.pid}) is stopped by a signal")
+                raise DebuggerStopped(
+                    f"{self.name} (pid {self.pid}) is stopped by a signal from outside "
+                    "(SIGSTOP, Ctrl-Z) and cannot answer",
+                    f"`kill -CONT {self.pid}` lets it go on and answer; `dbg kill` ends "
+                    "the session")
+
     def exchange(self, text: str, timeout: float) -> Match:
         """Send one line and read the answer up to the next prompt.
 
@@ -221,7 +264,7 @@ class PtyDriver:
         self.send_line(text)
         try:
             return self.expect([], timeout)
-        except PtyTimeout:
+        except (PtyTimeout, DebuggerStopped):
             self.owed = 1
             raise
 
