@@ -308,6 +308,32 @@ def state_of(pid: int) -> str:
     return data[end + 2 : end + 3].decode("ascii", "replace")
 
 
+#: How long a debugger's process may stay stopped by a signal while dbg
+#: waits for its answer before the wait gives up (DebuggerStopped): a wait
+#: for a `next` would otherwise end as "running" (exit 0) at the op's timeout.
+STOPPED_GRACE = 2.0
+#: How often a wait for a debugger's answer looks whether it is stopped.
+STOP_CHECK = 0.5
+
+
+class StoppedWatch:
+    """Whether process ``pid`` has been stopped by a signal (state ``T``,
+    not a tracer's ``t``) for :data:`STOPPED_GRACE` seconds, as far as the
+    looks between the slices of a wait saw."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._since: float | None = None
+
+    def stopped_long(self) -> bool:
+        now = time.monotonic()
+        if self.pid <= 0 or state_of(self.pid) != "T":
+            self._since = None
+            return False
+        self._since = now if self._since is None else self._since
+        return now - self._since >= STOPPED_GRACE
+
+
 def _handle_of(pid: int, started: int | None) -> int | None:
     """A pidfd of ``pid`` if it is still the process that started at
     ``started`` (checked after the pidfd is open: from then on the pidfd names

@@ -23,7 +23,7 @@ import pexpect
 from ptyprocess import PtyProcess
 
 from dbgcore import prespawn, procutil
-from dbgcore.errors import BackendError, DebuggerTimeout, UsageError
+from dbgcore.errors import BackendError, DebuggerStopped, DebuggerTimeout, UsageError
 from dbgcore.translog import TransLog
 
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]")
@@ -54,20 +54,6 @@ class PtyTimeout(DebuggerTimeout):
     def __init__(self, message: str, output: str = "", hint: str = "") -> None:
         super().__init__(message, hint)
         self.output = output
-
-
-class DebuggerStopped(BackendError):
-    """The debugger's process is stopped by a signal from outside (SIGSTOP,
-    a terminal's Ctrl-Z): nothing it owes comes until it is continued."""
-
-
-#: How long the debugger's process may stay stopped by a signal while dbg
-#: waits for its answer before the wait ends with :class:`DebuggerStopped`
-#: (a wait for a `next` would otherwise end as "running", exit 0, at the
-#: op's timeout).
-STOPPED_GRACE = 2.0
-#: How often a wait looks whether the debugger's process is stopped.
-STOP_CHECK = 0.5
 
 
 @dataclass
@@ -224,34 +210,26 @@ class PtyDriver:
 
     def _expect_awake(self, patterns: list[Any], timeout: float | None) -> int:
         """pexpect's expect over ``patterns`` (TIMEOUT last), in slices of
-        :data:`STOP_CHECK` seconds (what was read stays in pexpect's buffer
-        between them), looking between slices whether the debugger's process
-        is stopped by a signal: :class:`DebuggerStopped` once it has been
-        for :data:`STOPPED_GRACE` seconds."""
+        :data:`~dbgcore.procutil.STOP_CHECK` seconds (what was read stays in
+        pexpect's buffer between them), looking between slices whether the
+        debugger's process is stopped by a signal: DebuggerStopped once it
+        has been for :data:`~dbgcore.procutil.STOPPED_GRACE` seconds."""
         child = self._spawned()
         deadline = None if timeout is None else time.monotonic() + timeout
-        stopped_since: float | None = None
+        watch = procutil.StoppedWatch(self.pid)
         while True:
-            wait = STOP_CHECK if deadline is None else \
-                max(0.0, min(STOP_CHECK, deadline - time.monotonic()))
+            wait = procutil.STOP_CHECK if deadline is None else \
+                max(0.0, min(procutil.STOP_CHECK, deadline - time.monotonic()))
             try:
                 index = int(child.expect(patterns, timeout=wait))
             except OSError as exc:
                 raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
-            now = time.monotonic()
-            if index != len(patterns) - 1 or (deadline is not None and now >= deadline):
+            if index != len(patterns) - 1 or (deadline is not None
+                                                and time.monotonic() >= deadline):
                 return index
-            if procutil.state_of(self.pid) != "T":
-                stopped_since = None
-                continue
-            stopped_since = now if stopped_since is None else stopped_since
-            if now - stopped_since >= STOPPED_GRACE:
+            if watch.stopped_long():
                 self.log.note(f"{self.name} (pid {self.pid}) is stopped by a signal")
-                raise DebuggerStopped(
-                    f"{self.name} (pid {self.pid}) is stopped by a signal from outside "
-                    "(SIGSTOP, Ctrl-Z) and cannot answer",
-                    f"`kill -CONT {self.pid}` lets it go on and answer; `dbg kill` ends "
-                    "the session")
+                raise DebuggerStopped(self.name, self.pid)
 
     def exchange(self, text: str, timeout: float) -> Match:
         """Send one line and read the answer up to the next prompt.

@@ -3,8 +3,9 @@
 - The program SIGKILLed while stopped at a breakpoint is told as its death
   on every backend, by the next op (`next` answers the end as any end is
   answered; `print` is refused saying how it died), and `status` agrees.
-- A console debugger (pdb, perl, jdb) SIGSTOPped from outside makes `next`
-  fail with one clear line, not answer "running" at its timeout.
+- A debugger SIGSTOPped from outside makes `next` fail with one clear line
+  in a few seconds: a console debugger's (pdb, perl, jdb) `next` answered
+  "running" with exit 0 at its timeout, a DAP adapter's failed at it.
 - A SIGSTOPped daemon does not hold `dbg kill`: the client ends it and every
   process of its session, and the session is gone.
 """
@@ -29,8 +30,9 @@ from dbgcore.testing import Dbg
 PROGRAMS = {"pdb": "doomed.py", "debugpy": "doomed.py", "gdb": "doomed.c", "lldb": "doomed.c",
             "dlv": "go", "jdb": "Doomed.java", "node": "doomed.js", "perl": "doomed.pl"}
 
-#: The console backends, whose debugger dbg drives over a terminal.
-CONSOLES = ("pdb", "perl", "jdb")
+#: The backends whose debugger is a process of its own that dbg talks to
+#: (node's inspector is inside the program).
+DEBUGGERS = ("pdb", "perl", "jdb", "debugpy", "gdb", "lldb", "dlv")
 
 #: Far more than any answer here takes, even on a loaded machine: a bound
 #: against a wait that never ends, not a measure of speed.
@@ -100,13 +102,14 @@ def test_print_and_status_tell_the_death(
     assert text.code == 0 and "killed by SIGKILL" in text.out, text
 
 
-@pytest.mark.parametrize("backend", CONSOLES)
+@pytest.mark.parametrize("backend", DEBUGGERS)
 def test_a_stopped_debugger_fails_next_clearly(
         backend: str, dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     backend_ready(backend)
     _start(dbg, backend, tmp_path)
+    tool = dbg.json("tool")["tool"]
     status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
-    debugger = next(c["pid"] for c in status["children"] if c["role"] == backend)
+    debugger = next(c["pid"] for c in status["children"] if c["role"] == tool)
     os.kill(debugger, signal.SIGSTOP)
     try:
         result = dbg("next", timeout=60)
