@@ -417,7 +417,7 @@ class DapBackend(DapEvents, DapInspection):
         """The processes the adapter announced (or dbg started for it);
         for an adapter that names none (delve), the adapter's own children,
         which are the program it launched. None of an attached process's."""
-        if self.attached or self.is_child:
+        if self.attached or self.is_child or self.core is not None:
             return []
         if self.debuggees:
             return list(self.debuggees)
