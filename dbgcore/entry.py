@@ -12,7 +12,9 @@ beyond what Python has loaded at start (``os``, ``sys``), the built-in
 ``_socket`` and the import-free :mod:`dbgcore.timeouts`: the client costs
 little more than ``python -c pass``.
 
-When the daemon says the words are not for the fast path (options,
+The ops the client answers itself (``kill``, ``sessions``, ``mcp``...) are
+not sent: the click CLI takes them at once. When the daemon says the words
+are not for the fast path (options,
 ``--help``, ops that are not sent as they are), when there is no daemon to
 reach, or when the words cannot be sent as UTF-8, the full click CLI (made
 from the same op table) takes the command line and explains whatever is wrong.
@@ -49,11 +51,13 @@ _DAEMON_START_TIMEOUT = 15.0
 #: The ops that start a session (send "start" in dbgcore.ops): a new
 #: session's first client forks its daemon before anything else is imported.
 _STARTS = ("start", "test", "attach")
-#: Ops the client answers itself (send "local" in dbgcore.ops) that a
-#: stopped or hung daemon must not hold: the fast path would wait for the
-#: daemon's "fallback" until the op's timeout, and `kill` must end such a
-#: daemon, not wait for it.
-_NOT_SENT = ("kill",)
+#: The first words of the ops the client answers itself (send "local" in
+#: dbgcore.ops; a test holds the two lists together): the daemon would only
+#: answer "fallback", and a stopped or hung daemon of the session would hold
+#: the command until the op's timeout (45 s: `dbg kill`, which must end such
+#: a daemon, and `dbg mcp`, whose default session it may be).
+_LOCAL_WORDS = frozenset(("agent", "backends", "calls", "caps", "diff", "doctor", "history",
+                          "hits", "kill", "mcp", "plugins", "report", "runs", "sessions"))
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
@@ -386,7 +390,7 @@ def _exit(code: int) -> NoReturn:
 def main() -> None:
     argv = sys.argv[1:]
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
-    if found is not None and found[3] < len(argv) and argv[found[3]] not in _NOT_SENT:
+    if found is not None and found[3] < len(argv) and argv[found[3]] not in _LOCAL_WORDS:
         session, as_json, timeout, i = found
         try:
             code = _quick(session, as_json, timeout, argv[i:])

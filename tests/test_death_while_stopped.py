@@ -18,6 +18,7 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from builds import build_c, build_go, copy_tree, marked_lines
@@ -166,3 +167,46 @@ def test_kill_ends_a_stopped_daemon_and_its_processes(
     assert dbg.json("sessions")["sessions"] == []
     gone = dbg.json("status")
     assert gone["_exit"] == 1 and gone["error"]["kind"] == "no_session", gone
+
+
+def test_mcp_kill_ends_a_stopped_daemon(dbg: Dbg, tmp_path: Path,
+                                        backend_ready: Callable[[str], None]) -> None:
+    """dbg_kill through `dbg mcp` ends a session whose daemon is stopped, as
+    `dbg kill` does."""
+    backend_ready("pdb")
+    import anyio
+    from mcpclient import run_mcp
+
+    _start(dbg, "pdb", tmp_path)
+    processes = _session_processes(dbg)
+    daemon = processes[0][0]
+    answers: dict[str, object] = {}
+
+    async def scenario(session: Any) -> None:
+        with anyio.fail_after(BOUND):
+            answers["kill"] = (await session.call_tool("dbg_kill", {})).structured_content
+
+    os.kill(daemon, signal.SIGSTOP)
+    try:
+        run_mcp(dbg, scenario)
+    finally:
+        if procutil.alive(daemon):
+            os.kill(daemon, signal.SIGCONT)
+    killed = answers["kill"]
+    assert isinstance(killed, dict) and killed["ok"], killed
+    assert killed["forced"] == len({pid for pid, _ in processes}) - 1, (killed, processes)
+    left = [(pid, started) for pid, started in processes if procutil.alive(pid, started)]
+    assert left == [], left
+
+
+def test_the_fast_path_sends_no_op_the_client_answers() -> None:
+    """Each op the client answers itself (`kill`, `mcp`, `sessions`...) goes
+    straight to the full CLI: a stopped daemon of the session must not hold
+    it. The fast path's list (it imports no op table) is the table's."""
+    from dbgcore import entry
+    from dbgcore.ops import builtin_table
+
+    table = list(builtin_table())
+    local = {word for op in table if op.send == "local" for word in (op.path[0], *op.aliases)}
+    sent = {word for op in table if op.send != "local" for word in (op.path[0], *op.aliases)}
+    assert local - sent == entry._LOCAL_WORDS
