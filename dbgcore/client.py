@@ -56,11 +56,16 @@ def call(name: str, op: str, args: JsonObject | None, timeout: float) -> JsonObj
     """Send one op to the session's daemon and return its response; the
     timeout is the op's (every caller knows its own)."""
     status = require_live(name)
-    return exchange(name, str(status["socket"]), op, args or {}, timeout)
+    return exchange(name, str(status["socket"]), op, args or {}, timeout,
+                    int(status.get("pid", 0)))
 
 
 def exchange(name: str, sock_path: str, op: str, args: JsonObject,
-              timeout: float) -> JsonObject:
+             timeout: float, daemon: int = 0) -> JsonObject:
+    """``op`` sent to the daemon at ``sock_path`` and its answer, waited
+    for up to the op's timeout and :data:`ANSWER_MARGIN`; sooner, an error
+    that says so when the daemon's process (pid ``daemon``) stays stopped
+    by a signal (procutil.StoppedWatch)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout + ANSWER_MARGIN)
     try:
@@ -70,7 +75,15 @@ def exchange(name: str, sock_path: str, op: str, args: JsonObject,
             raise NoSession(f"cannot reach the daemon of session {name!r}: {exc.strerror}",
                             "it may have just ended; check with `dbg sessions`") from exc
         send_message(sock, {"op": op, "args": args, "timeout": timeout})
+        deadline = time.monotonic() + timeout + ANSWER_MARGIN
+        watch = procutil.StoppedWatch(daemon)
+        while not select.select([sock], [], [], procutil.STOP_CHECK)[0]:
+            if time.monotonic() >= deadline:
+                raise late_answer(name, op)
+            if watch.stopped_long():
+                raise stopped_daemon(name, daemon)
         try:
+            sock.settimeout(max(0.1, deadline - time.monotonic()))
             response = recv_message(sock)
         except TimeoutError as exc:
             raise late_answer(name, op) from exc
@@ -86,6 +99,13 @@ def exchange(name: str, sock_path: str, op: str, args: JsonObject,
 def late_answer(name: str, op: str) -> DbgError:
     return BackendError(f"the daemon of session {name!r} did not answer {op} in time",
                         f"see {session_dir(name) / 'daemon.log'}; `dbg kill` ends the session")
+
+
+def stopped_daemon(name: str, pid: int) -> DbgError:
+    return BackendError(f"the daemon of session {name!r} (pid {pid}) is stopped by a signal "
+                        "from outside (SIGSTOP, Ctrl-Z) and cannot answer",
+                        f"`kill -CONT {pid}` lets it go on, and it runs what it was sent "
+                        "then; `dbg kill` ends the session")
 
 
 def no_answer(name: str, op: str) -> DbgError:

@@ -169,6 +169,34 @@ def test_kill_ends_a_stopped_daemon_and_its_processes(
     assert gone["_exit"] == 1 and gone["error"]["kind"] == "no_session", gone
 
 
+@pytest.mark.parametrize("fast_path", [True, False], ids=["fast-path", "full-cli"])
+def test_an_op_sent_to_a_stopped_daemon_fails_clearly(
+        fast_path: bool, short_dbg: Dbg, tmp_path: Path,
+        backend_ready: Callable[[str], None]) -> None:
+    """It held the client for the op's timeout and 15 s more (45 s)."""
+    backend_ready("pdb")
+    dbg = short_dbg
+    if not fast_path:
+        dbg.env["DBG_NO_FAST_PATH"] = "1"
+    _start(dbg, "pdb", tmp_path)
+    daemon = _session_processes(dbg)[0][0]
+    os.kill(daemon, signal.SIGSTOP)
+    try:
+        result = dbg("next", timeout=BOUND)
+    finally:
+        os.kill(daemon, signal.SIGCONT)
+    assert result.code == 1 and result.out == "", result
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and f"(pid {daemon}) is stopped by a signal" in lines[0], result
+    # Continued, it runs the next it was sent, and the session goes on.
+    deadline = time.monotonic() + BOUND
+    while dbg.json("status").get("location", {}).get("line") == \
+            marked_lines(tmp_path / "pdb" / "doomed" / "doomed.py")["loop"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert dbg.json("next")["state"] == "stopped"
+
+
 def test_mcp_kill_ends_a_stopped_daemon(dbg: Dbg, tmp_path: Path,
                                         backend_ready: Callable[[str], None]) -> None:
     """dbg_kill through `dbg mcp` ends a session whose daemon is stopped, as
