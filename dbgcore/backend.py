@@ -326,7 +326,7 @@ class Backend:
         from dbgcore import procutil
         from dbgcore.model import StopEvent, ended
 
-        pids = self.program_pids()
+        pids = [pid for pid in self.program_pids() if pid > 0]
         if not pids or any(procutil.alive(pid) for pid in pids):
             return None
         statuses = [procutil.exit_status(pid) for pid in pids]
