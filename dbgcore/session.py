@@ -156,9 +156,9 @@ class Session:
                            "PROGRAM` runs it; stack, frame, locals, print look around")
         if spec.send != "start" and spec.checked:
             end = self.refresh(timeout)
-            if end is not None and spec.stops and not spec.ended_ok:
-                # The program died before this op could run it: what the op
-                # ran into is its end, said as any end is.
+            if end is not None and spec.group == "execution" and not spec.ended_ok:
+                # The program died before this execution command could run
+                # it: what it ran into is the end, said as any end is.
                 return end.to_dict()
             if spec.needs == "stopped" or (not spec.ended_ok and self.state() == "exited"):
                 self._check_state(spec)
