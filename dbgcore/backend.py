@@ -307,6 +307,33 @@ class Backend:
         """End the debuggee and the debugger; must not raise."""
         raise NotImplementedError
 
+    def program_pids(self) -> list[int]:
+        """The program's own processes, as far as the backend knows them (the
+        debugger's too where the debugger runs inside the program, as pdb
+        does); [] when it does not know them. See :meth:`ended_unseen`."""
+        return []
+
+    def ended_unseen(self, timeout: float) -> StopEvent | None:
+        """The program's end while it was stopped and no op waited for it (a
+        SIGKILL from outside), which the debugger may never report (gdb and
+        delve wait for the next resume, and a resume then hangs or fails);
+        None while it lives. Asked by the core before each op on a stopped
+        program, and when the backend's state is "exited" with the end not
+        told yet. The default looks at :meth:`program_pids`: all gone means
+        the program ended, how as its zombie's wait status says (unknown
+        once the debugger reaped it). A backend whose debugger has reported
+        the end overrides this to say what it reported."""
+        from dbgcore import procutil
+        from dbgcore.model import StopEvent, ended
+
+        pids = [pid for pid in self.program_pids() if pid > 0]
+        if not pids or any(procutil.alive(pid) for pid in pids):
+            return None
+        statuses = [procutil.exit_status(pid) for pid in pids]
+        status = next((s for s in statuses if s is not None), None)
+        return ended(status) if status is not None else \
+            StopEvent(state="exited", reason="exited")
+
     # -- breakpoints ---------------------------------------------------------
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,

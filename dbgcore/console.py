@@ -32,6 +32,9 @@ class ConsoleBackend(Backend):
     #: "the program exited"; the match is passed to :meth:`on_owed_answer`
     #: when it ends an answer a timed-out command still owed.
     end_patterns: Sequence[re.Pattern[str]] = ()
+    #: The debugger runs inside the program's own process (pdb, perl -d):
+    #: the program's death is the debugger's, and is told as the program's.
+    runs_in_program: bool = False
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
@@ -93,6 +96,12 @@ class ConsoleBackend(Backend):
         self.lost = DebuggerLost(self.tool_name, pid, output[-500:], how)
         self._state = "debugger_lost"
         return self.lost
+
+    def program_pids(self) -> list[int]:
+        """The debugger's process where it runs inside the program, and the
+        processes the backend started for the program (:meth:`track_child`)."""
+        inside = [self.driver.pid] if self.runs_in_program and self.driver is not None else []
+        return inside + list(self.child_pids)
 
     # -- state ------------------------------------------------------------------------
 

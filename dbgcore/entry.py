@@ -12,7 +12,9 @@ beyond what Python has loaded at start (``os``, ``sys``), the built-in
 ``_socket`` and the import-free :mod:`dbgcore.timeouts`: the client costs
 little more than ``python -c pass``.
 
-When the daemon says the words are not for the fast path (options,
+The ops the client answers itself (``kill``, ``sessions``, ``mcp``...) are
+not sent: the click CLI takes them at once. When the daemon says the words
+are not for the fast path (options,
 ``--help``, ops that are not sent as they are), when there is no daemon to
 reach, or when the words cannot be sent as UTF-8, the full click CLI (made
 from the same op table) takes the command line and explains whatever is wrong.
@@ -49,6 +51,13 @@ _DAEMON_START_TIMEOUT = 15.0
 #: The ops that start a session (send "start" in dbgcore.ops): a new
 #: session's first client forks its daemon before anything else is imported.
 _STARTS = ("start", "test", "attach")
+#: The first words of the ops the client answers itself (send "local" in
+#: dbgcore.ops; a test holds the two lists together): the daemon would only
+#: answer "fallback", and a stopped or hung daemon of the session would hold
+#: the command until the op's timeout (45 s: `dbg kill`, which must end such
+#: a daemon, and `dbg mcp`, whose default session it may be).
+_LOCAL_WORDS = frozenset(("agent", "backends", "calls", "caps", "diff", "doctor", "history",
+                          "hits", "kill", "mcp", "plugins", "report", "runs", "sessions"))
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
@@ -142,11 +151,13 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
         sock.settimeout(timeout + _ANSWER_MARGIN)
         try:
             sock.sendall(request)
-            reply = _read_all(sock)
+            reply = _read_answer(sock, timeout + _ANSWER_MARGIN)
         except (ConnectionResetError, BrokenPipeError):
             # A daemon on its way out (a failed start ends it) dropped the
             # request unread: the full CLI finds the session gone and says so.
             return None
+        except _Stopped as exc:
+            return _lost(session, as_json, words[0], None, exc.pid)
         except OSError as exc:
             return _lost(session, as_json, words[0], exc)
     finally:
@@ -337,6 +348,79 @@ def _ask(path: str, request: bytes, timeout: float) -> bytes:
         sock.close()
 
 
+class _Stopped(Exception):
+    """The daemon is stopped by a signal (see _read_answer)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+
+#: How often a fast-path client waiting for its answer looks whether the
+#: daemon is stopped, and how long it may stay so (dbgcore.procutil's
+#: STOP_CHECK and STOPPED_GRACE).
+_STOP_CHECK = 0.5
+_STOPPED_GRACE = 2.0
+
+
+def _read_answer(sock: _socket.socket, wait: float) -> bytes:
+    """All the daemon answers, within ``wait`` seconds (TimeoutError after);
+    _Stopped sooner when the daemon (the socket's peer) stays stopped by a
+    signal: it would hold this client for the whole wait. Nothing is
+    imported or asked of the system until the answer is slow to come."""
+    chunks: list[bytes] = []
+    deadline = stopped_since = None
+    peer = 0
+    while True:
+        sock.settimeout(_STOP_CHECK if deadline is None else
+                        max(0.001, min(deadline - _now(), _STOP_CHECK)))
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            now = _now()
+            if deadline is None:
+                deadline = now + wait - _STOP_CHECK
+                peer = _peer(sock)
+            if now >= deadline:
+                raise
+            if not _stopped(peer):
+                stopped_since = None
+                continue
+            stopped_since = now if stopped_since is None else stopped_since
+            if now - stopped_since >= _STOPPED_GRACE:
+                raise _Stopped(peer) from None
+            continue
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def _peer(sock: _socket.socket) -> int:
+    """The pid of the process that listens on the other end (the daemon)."""
+    import _socket
+
+    try:
+        cred = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    except (AttributeError, OSError):
+        return 0
+    return int.from_bytes(cred[:4], sys.byteorder)
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped by a signal (dbgcore.procutil.state_of)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    return pid > 0 and data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"T"
+
+
 def _read_all(sock: _socket.socket) -> bytes:
     chunks: list[bytes] = []
     while True:
@@ -346,16 +430,20 @@ def _read_all(sock: _socket.socket) -> bytes:
         chunks.append(chunk)
 
 
-def _lost(session: str, as_json: bool, op: str, exc: OSError | None) -> int:
-    """The daemon went away or fell silent after the op was sent: say so as
-    the full client would (rare, so the imports do not matter here)."""
+def _lost(session: str, as_json: bool, op: str, exc: OSError | None,
+          stopped: int = 0) -> int:
+    """The daemon went away, fell silent or is stopped (pid ``stopped``)
+    after the op was sent: say so as the full client would (rare, so the
+    imports do not matter here)."""
     from dbgcore.cli.output import Ctx, print_answer, set_ctx
-    from dbgcore.client import late_answer, no_answer
+    from dbgcore.client import late_answer, no_answer, stopped_daemon
     from dbgcore.errors import BackendError
     from dbgcore.frontend import Answer
 
     set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
-    if isinstance(exc, TimeoutError):
+    if stopped:
+        error = stopped_daemon(session, stopped)
+    elif isinstance(exc, TimeoutError):
         error = late_answer(session, op)
     elif exc is not None:
         error = BackendError(f"lost the daemon of session {session!r}: {exc}")
@@ -381,7 +469,7 @@ def _exit(code: int) -> NoReturn:
 def main() -> None:
     argv = sys.argv[1:]
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
-    if found is not None and found[3] < len(argv):
+    if found is not None and found[3] < len(argv) and argv[found[3]] not in _LOCAL_WORDS:
         session, as_json, timeout, i = found
         try:
             code = _quick(session, as_json, timeout, argv[i:])

@@ -147,6 +147,17 @@ class DebuggerLost(BackendError):
                                   "starts it again, `dbg kill` cleans up")
 
 
+class DebuggerStopped(BackendError):
+    """The debugger's process is stopped by a signal from outside (SIGSTOP,
+    a terminal's Ctrl-Z): nothing it owes comes until it is continued."""
+
+    def __init__(self, tool: str, pid: int) -> None:
+        super().__init__(f"{tool} (pid {pid}) is stopped by a signal from outside "
+                         "(SIGSTOP, Ctrl-Z) and cannot answer",
+                         f"`kill -CONT {pid}` lets it go on and answer; `dbg kill` ends "
+                         "the session")
+
+
 class DebuggerTimeout(DbgError):
     kind = "timeout"
 

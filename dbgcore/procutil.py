@@ -136,6 +136,27 @@ def is_zombie(pid: int) -> bool:
     return data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"Z"
 
 
+def exit_status(pid: int) -> int | None:
+    """How a process that has ended and is not reaped yet (a zombie: its
+    parent, the debugger, has not waited for it) ended, as Popen's
+    returncode says it (negative: the signal that killed it); None for a
+    process that is not a zombie, or gone. From field 52 of
+    ``/proc/PID/stat``, its wait status (Linux 3.5 and later)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    rest = data[data.rindex(b")") + 2 :].split()
+    try:
+        if rest[0] != b"Z":
+            return None
+        status = int(rest[49])
+    except (IndexError, ValueError):
+        return None
+    return -(status & 0x7F) if status & 0x7F else (status >> 8) & 0xFF
+
+
 def alive(pid: int, started: int | None = None) -> bool:
     """Is ``pid`` running, and (when ``started`` is given) the same process?"""
     if pid <= 0:
@@ -211,6 +232,22 @@ def _reap(pids: list[int]) -> None:
             pids.remove(pid)
 
 
+def children_of(pid: int) -> list[int]:
+    """The living children of ``pid`` (any of its threads'), from /proc."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                found += [int(c) for c in fh.read().split() if int(c) not in found]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def descendants(pid: int) -> list[int]:
     """Every living process below ``pid`` (children, theirs...), from /proc."""
     found: list[int] = []
@@ -257,3 +294,109 @@ def end_strays(processes: Iterable[tuple[int, int | None]], grace: float = 0.5) 
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
     return left
+
+
+def state_of(pid: int) -> str:
+    """The process's state letter from ``/proc/PID/stat`` (``R``, ``S``,
+    ``T`` stopped, ``t`` stopped by its tracer, ``Z``...), "" if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return ""
+    end = data.rindex(b")")
+    return data[end + 2 : end + 3].decode("ascii", "replace")
+
+
+#: How long a debugger's process may stay stopped by a signal while dbg
+#: waits for its answer before the wait gives up (DebuggerStopped): a wait
+#: for a `next` would otherwise end as "running" (exit 0) at the op's timeout.
+STOPPED_GRACE = 2.0
+#: How often a wait for a debugger's answer looks whether it is stopped.
+STOP_CHECK = 0.5
+
+
+class StoppedWatch:
+    """Whether process ``pid`` has been stopped by a signal (state ``T``,
+    not a tracer's ``t``) for :data:`STOPPED_GRACE` seconds, as far as the
+    looks between the slices of a wait saw."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._since: float | None = None
+
+    def stopped_long(self) -> bool:
+        now = time.monotonic()
+        if self.pid <= 0 or state_of(self.pid) != "T":
+            self._since = None
+            return False
+        self._since = now if self._since is None else self._since
+        return now - self._since >= STOPPED_GRACE
+
+
+def _handle_of(pid: int, started: int | None) -> int | None:
+    """A pidfd of ``pid`` if it is still the process that started at
+    ``started`` (checked after the pidfd is open: from then on the pidfd names
+    that process alone, however soon its pid is reused); -1 where pidfds are
+    not to be had (the check is then only as good as the moment it was
+    made); None if it is gone or is another process."""
+    if started is None or pid <= 1:
+        return None
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
+    except (AttributeError, OSError):
+        return -1 if alive(pid, started) else None
+    if alive(pid, started):
+        return fd
+    os.close(fd)
+    return None
+
+
+def end_processes(processes: Iterable[tuple[int, int | None]], grace: float = 1.0) -> list[int]:
+    """End each of ``processes`` (pid, start time) that is still the process
+    recorded: SIGCONT first (a stopped process acts on no signal but SIGKILL,
+    and a SIGTERM to it would wait for a SIGCONT nobody sends), then SIGTERM,
+    and SIGKILL to those still there after ``grace`` seconds. A process whose
+    start time does not match, or with none recorded, is not signalled. The
+    one place dbg signals processes by a record it did not make in this
+    process (a status file's): what is signalled here is checked here.
+    Returns the pids it signalled."""
+    handles: dict[int, tuple[int, int | None]] = {}
+    for pid, started in processes:
+        if pid in handles or pid == os.getpid():
+            continue
+        fd = _handle_of(pid, started)
+        if fd is not None:
+            handles[pid] = (fd, started)
+
+    def send(pid: int, sig: int) -> None:
+        fd, started = handles[pid]
+        with contextlib.suppress(OSError):
+            if fd >= 0:
+                signal.pidfd_send_signal(fd, sig)
+            elif alive(pid, started):
+                os.kill(pid, sig)
+
+    try:
+        for pid in handles:
+            send(pid, signal.SIGCONT)
+        for pid in handles:
+            send(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        left = list(handles)
+        while left and time.monotonic() < deadline:
+            time.sleep(0.02)
+            left = [pid for pid in left if alive(pid, handles[pid][1])]
+        for pid in left:
+            send(pid, signal.SIGKILL)
+        deadline = time.monotonic() + grace
+        while left and time.monotonic() < deadline:
+            time.sleep(0.02)
+            left = [pid for pid in left if alive(pid, handles[pid][1])]
+    finally:
+        for fd, _ in handles.values():
+            if fd >= 0:
+                os.close(fd)
+    return list(handles)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import pexpect
 from ptyprocess import PtyProcess
 
 from dbgcore import prespawn, procutil
-from dbgcore.errors import BackendError, DebuggerTimeout, UsageError
+from dbgcore.errors import BackendError, DebuggerStopped, DebuggerTimeout, UsageError
 from dbgcore.translog import TransLog
 
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]")
@@ -191,10 +192,7 @@ class PtyDriver:
         if self.child is None:
             raise PtyEOF(f"{self.name} is not running")
         wanted = [prompt or self.prompt, *patterns]
-        try:
-            index = self.child.expect([*wanted, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
-        except OSError as exc:
-            raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
+        index = self._expect_awake([*wanted, pexpect.EOF, pexpect.TIMEOUT], timeout)
         before = strip_ansi(self.child.before or "")
         if index == len(wanted):
             self.log.received(before + "<EOF>")
@@ -210,6 +208,29 @@ class PtyDriver:
         named = {k: v or "" for k, v in matched.groupdict().items()} if matched is not None else {}
         return Match(index, before, groups, named)
 
+    def _expect_awake(self, patterns: list[Any], timeout: float | None) -> int:
+        """pexpect's expect over ``patterns`` (TIMEOUT last), in slices of
+        :data:`~dbgcore.procutil.STOP_CHECK` seconds (what was read stays in
+        pexpect's buffer between them), looking between slices whether the
+        debugger's process is stopped by a signal: DebuggerStopped once it
+        has been for :data:`~dbgcore.procutil.STOPPED_GRACE` seconds."""
+        child = self._spawned()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        watch = procutil.StoppedWatch(self.pid)
+        while True:
+            wait = procutil.STOP_CHECK if deadline is None else \
+                max(0.0, min(procutil.STOP_CHECK, deadline - time.monotonic()))
+            try:
+                index = int(child.expect(patterns, timeout=wait))
+            except OSError as exc:
+                raise PtyEOF(f"lost {self.name}'s terminal: {exc}") from exc
+            if index != len(patterns) - 1 or (deadline is not None
+                                                and time.monotonic() >= deadline):
+                return index
+            if watch.stopped_long():
+                self.log.note(f"{self.name} (pid {self.pid}) is stopped by a signal")
+                raise DebuggerStopped(self.name, self.pid)
+
     def exchange(self, text: str, timeout: float) -> Match:
         """Send one line and read the answer up to the next prompt.
 
@@ -221,7 +242,7 @@ class PtyDriver:
         self.send_line(text)
         try:
             return self.expect([], timeout)
-        except PtyTimeout:
+        except (PtyTimeout, DebuggerStopped):
             self.owed = 1
             raise
 

@@ -87,6 +87,9 @@ class Session:
         #: The program's stdin: a FIFO `dbg input` writes to, or the user's file.
         self.stdin: StdinFeed | None = None
         self.stdin_file: str | None = None
+        #: The backend whose program ended without it saying so (killed
+        #: while stopped, see Backend.ended_unseen): its state is "exited".
+        self._ended_under: Backend | None = None
 
     # -- identity ------------------------------------------------------------
 
@@ -130,7 +133,9 @@ class Session:
     def state(self) -> str:
         """The program's state, or "debugger_lost" once the debugger died."""
         assert self.backend is not None
-        return "debugger_lost" if self.backend.lost is not None else self.backend.state()
+        if self.backend.lost is not None:
+            return "debugger_lost"
+        return "exited" if self.backend is self._ended_under else self.backend.state()
 
     # -- dispatch -------------------------------------------------------------
 
@@ -150,7 +155,11 @@ class Session:
                            "memory when it died", "a core file is a snapshot: `dbg start "
                            "PROGRAM` runs it; stack, frame, locals, print look around")
         if spec.send != "start" and spec.checked:
-            self.refresh(timeout)
+            end = self.refresh(timeout)
+            if end is not None and spec.group == "execution" and not spec.ended_ok:
+                # The program died before this execution command could run
+                # it: what it ran into is the end, said as any end is.
+                return end.to_dict()
             if spec.needs == "stopped" or (not spec.ended_ok and self.state() == "exited"):
                 self._check_state(spec)
         if spec.handler is None:
@@ -200,16 +209,28 @@ class Session:
                 hint += ", which sets the session's breakpoints again; then this one"
             raise TargetExited(f"{op} needs a live target, and the program {how}", hint)
 
-    def refresh(self, timeout: float) -> None:
+    def refresh(self, timeout: float) -> StopSnapshot | None:
         """A target left running by a timed-out op may have stopped since.
         Asked whenever the last answer said "running": a backend whose events
-        arrive on their own (DAP) may already be stopped, with the stop unseen."""
-        if self.backend is not None and self.backend.lost is None and (
-                self.backend.state() == "running"
-                or (self.last is not None and self.last.state == "running")):
-            event = self.backend.poll(0)
+        arrive on their own (DAP) may already be stopped, with the stop unseen.
+        A stopped program may have been killed meanwhile (see
+        :meth:`Backend.ended_unseen`). Returns the end found now, if any."""
+        backend = self.backend
+        if backend is None or backend.lost is not None or backend is self._ended_under:
+            return None
+        if backend.state() == "running" or (self.last is not None
+                                            and self.last.state == "running"):
+            event = backend.poll(0)
             if event is not None:
                 self.snapshot(event, timeout)
+        if backend.state() not in ("stopped", "exited") or self.last is None \
+                or self.last.state == "exited":
+            return None
+        ended = backend.ended_unseen(timeout)
+        if ended is None:
+            return None
+        self._ended_under = backend
+        return self.snapshot(ended, timeout)
 
     # -- starting --------------------------------------------------------------
 

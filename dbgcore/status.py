@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dbgcore import procutil
 from dbgcore.jsontypes import JsonObject
-from dbgcore.paths import CHILD_SEP_IN_DIR, session_dir, sessions_dir
+from dbgcore.paths import CHILD_SEP_IN_DIR, CHILD_SESSION_ROLE, session_dir, sessions_dir
 
 STATUS_NAME = "status.json"
 
@@ -94,6 +94,28 @@ def clean_stale(name: str, status: JsonObject | None) -> list[int]:
         with contextlib.suppress(OSError):
             path.unlink()
     return leftovers
+
+
+def end_by_force(name: str, status: JsonObject, grace: float = 1.0) -> int:
+    """End the daemon of ``status`` that did not answer `kill` (stopped,
+    hung), with every process of its session: the daemon, what it recorded
+    having started and everything below them, looked up before any of them
+    ends (a process orphaned by its parent's end is no one's descendant).
+    Each is signalled only while its start time matches (see
+    :func:`dbgcore.procutil.end_processes`); then the runtime files go as
+    after a dead daemon (:func:`clean_stale`). Returns how many processes
+    besides the daemon were still running."""
+    pid = int(status.get("pid", 0))
+    daemon = [(pid, status.get("start_time"))] if daemon_alive(status) else []
+    recorded = [(int(c.get("pid", 0)), c.get("start_time")) for c in status.get("children", [])
+                if not str(c.get("role", "")).startswith(CHILD_SESSION_ROLE)]
+    recorded = [(p, started) for p, started in recorded if procutil.alive(p, started)]
+    found = dict(procutil.tree_of([p for p, _ in daemon + recorded]))
+    found.update(recorded)
+    found.pop(pid, None)
+    procutil.end_processes(daemon + list(found.items()), grace)
+    clean_stale(name, status)
+    return len(found)
 
 
 #: The FIFOs a daemon makes for a program's stdio: ``PREFIX-PID-N-STREAM.fifo``,

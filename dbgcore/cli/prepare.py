@@ -455,8 +455,7 @@ def kill(values: Values, session: str, timeout: float,
          front: Front) -> tuple[Values, Via | None]:
     from dbgcore import client
 
-    client.live_status(session)
-    response = client.call(session, "kill", None, timeout)
+    response = client.kill(session, timeout)
     if not response.get("ok"):
         raise DbgError.from_wire(response.get("error") or {})
     return response.get("result") or {}, response.get("via")

@@ -462,6 +462,10 @@ def tool(p: Payload) -> str:
 
 def kill(p: Payload) -> str:
     program = p.get("program")
+    if p.get("forced") is not None:
+        forced = p["forced"]
+        return f"session {p['killed']} ended: the daemon did not answer; killed it and its " \
+               f"{forced} process{'' if forced == 1 else 'es'}"
     return f"session {p['killed']} ended" + (f"; its program: {program}" if program else "")
 
 

@@ -18,12 +18,14 @@ import itertools
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 
+from dbgcore import procutil
 from dbgcore.dap.framing import DEFAULT_MAX_BODY, FrameDecoder, FramingError, encode
 from dbgcore.dap.framing import Message as Message  # the plugin API names it here
 from dbgcore.dap.transport import AdapterProcess, Transport
-from dbgcore.errors import BackendError, DebuggerTimeout, OpFailed
+from dbgcore.errors import BackendError, DebuggerStopped, DebuggerTimeout, OpFailed
 from dbgcore.translog import TransLog
 
 log = logging.getLogger(__name__)
@@ -64,9 +66,11 @@ class PendingRequest:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def wait(self, timeout: float, adapter: str = "the adapter") -> Message:
-        """The response body; raises DapRequestError, DebuggerTimeout, BackendError."""
-        if not self._done.wait(timeout):
+    def wait(self, timeout: float, adapter: str = "the adapter", pid: int = 0) -> Message:
+        """The response body; raises DapRequestError, DebuggerTimeout,
+        BackendError (DebuggerStopped when the adapter's process, ``pid``,
+        is stopped by a signal from outside for a while)."""
+        if not self._wait(timeout, adapter, pid):
             raise DebuggerTimeout(f"{adapter} did not answer {self.command} within "
                                   f"{round(timeout, 2):g}s",
                                   "raise --timeout, or `dbg kill` if it is stuck")
@@ -79,6 +83,22 @@ class PendingRequest:
                                   response.get("body") or {})
         body: Message = response.get("body") or {}
         return body
+
+
+    def _wait(self, timeout: float, adapter: str, pid: int) -> bool:
+        """Whether the answer came within ``timeout``, looked for in slices
+        between which the adapter's process state is read (a stopped
+        adapter would hold the op for its whole timeout)."""
+        deadline = time.monotonic() + timeout
+        watch = procutil.StoppedWatch(pid)
+        while True:
+            left = deadline - time.monotonic()
+            if self._done.wait(max(0.0, min(left, procutil.STOP_CHECK))):
+                return True
+            if left <= procutil.STOP_CHECK:
+                return False
+            if watch.stopped_long():
+                raise DebuggerStopped(adapter, pid)
 
 
 def _error_text(command: str, response: Message) -> str:
@@ -170,7 +190,8 @@ class DapChannel:
         return pending
 
     def request(self, command: str, arguments: Message | None, timeout: float) -> Message:
-        return self.send_request(command, arguments).wait(timeout, self.name)
+        pid = self.process.pid if self.process is not None else 0
+        return self.send_request(command, arguments).wait(timeout, self.name, pid)
 
     # -- receiving -------------------------------------------------------------
 

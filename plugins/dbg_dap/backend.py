@@ -413,6 +413,28 @@ class DapBackend(DapEvents, DapInspection):
             return "stopped"
         return "exited" if state == "exited" else "running"
 
+    def program_pids(self) -> list[int]:
+        """The processes the adapter announced (or dbg started for it);
+        for an adapter that names none (delve), the adapter's own children,
+        which are the program it launched. None of an attached process's."""
+        if self.attached or self.is_child or self.core is not None:
+            return []
+        if self.debuggees:
+            return list(self.debuggees)
+        from dbgcore.api import procutil
+
+        pid = self.process.pid if self.process is not None else None
+        return procutil.children_of(pid) if pid is not None else []
+
+    def ended_unseen(self, timeout: float) -> StopEvent | None:
+        # An end the adapter reported while nothing waited (debugpy and
+        # lldb-dap see a SIGKILL at once), with the code it gave; else what
+        # the program's processes say (gdb and delve say nothing until the
+        # next resume, which then hangs or fails).
+        if self.dap is not None and not self.dap.lost and self.dap.state == "exited":
+            return self.stop_event("exited", max(timeout, STOP_READ_TIMEOUT))
+        return super().ended_unseen(timeout)
+
     def poll(self, timeout: float) -> StopEvent | None:
         # Not `state() == "running"`: events arrive on their own, so the
         # stop may be here already, unreported.

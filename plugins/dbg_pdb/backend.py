@@ -138,6 +138,8 @@ class PdbBackend(ConsoleBackend):
     }
 
     end_patterns = (EXIT_RE,)
+    #: pdb runs in the program's process (the launcher runs the program).
+    runs_in_program = True
     #: The launcher opens the program's fd 0 on LaunchRequest.stdin.
     reads_stdin = True
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",

@@ -85,6 +85,7 @@ class PerlBackend(ConsoleBackend):
     id = "perl"  # backends.yaml selects this class with `plugin: perl`
     tool = "perl"  # answers start with [via perl VERSION]
     reads_stdin = True  # the program's STDIN is LaunchRequest.stdin (see launch)
+    runs_in_program = True  # the program's process is the debugger's
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "return-value": "native"}
     unsupported_hints: ClassVar[dict[str, str]] = {
         "watch": "perl's debugger watches with `dbg raw w EXPR`",

@@ -341,6 +341,16 @@ class NodeBackend(Backend):
         return StopEvent(state="stopped", reason=reason, location=self._where(0), thread=1,
                          description=description, hit_breakpoints=list(hit))
 
+    def ended_unseen(self, timeout: float) -> StopEvent | None:
+        # Node killed while paused (SIGKILL from outside): its inspector's
+        # connection closed with nothing waiting to read why; our child's
+        # wait status says how it ended.
+        if self._exit is not None:
+            return self._exit
+        if self._attached or self.proc is None or self.proc.poll() is None:
+            return None
+        return self._ended()
+
     def _ended(self) -> StopEvent:
         if self._exit is not None:
             return self._exit

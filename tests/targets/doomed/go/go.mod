@@ -1,0 +1,3 @@
+module doomed
+
+go 1.19
