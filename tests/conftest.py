@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from builds import Target, copy_target, marked_lines
 
@@ -23,6 +24,13 @@ from dbgcore.testing import DBG, Dbg, Result, dbg_in, require_backend
 __all__ = ["DBG", "Dbg", "Result", "Target", "copy_target", "marked_lines", "require_backend"]
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The property tests check what holds, never how fast: on a loaded machine
+# (CI's workers beside real debuggers) drawing inputs can take a second, and
+# hypothesis's deadline and too_slow health check would fail a correct test.
+hypothesis.settings.register_profile(
+    "dbg", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow])
+hypothesis.settings.load_profile("dbg")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
