@@ -32,9 +32,20 @@ DISK_ERRNOS: dict[int, str] = {
     errno.EFBIG: "refuses files that large (the file size limit, ulimit -f)",
 }
 
-#: What to do about it.
-FREE_HINT = ("free some space there, or set DBG_HOME to a folder on another disk; "
-             "what was recorded before is kept")
+#: What to do about each.
+_HINTS: dict[int, str] = {
+    errno.ENOSPC: "free some space there",
+    errno.EDQUOT: "free some of your files there",
+    errno.EROFS: "mount it read-write",
+    errno.EIO: "check the disk (dmesg tells its errors)",
+    errno.EFBIG: "raise the file size limit (ulimit -f)",
+}
+
+
+def hint(err: int) -> str:
+    """What to do about a disk that refused a write with ``err``."""
+    return (f"{_HINTS.get(err, 'make it writable')}, or set DBG_HOME to a folder on another "
+            "disk; what was recorded before is kept")
 
 #: The size of the probe :func:`write_problem` writes: one page, the least a
 #: file with data takes on tmpfs and most disks.
@@ -58,7 +69,7 @@ def refused(exc: BaseException, folder: Path | str, what: str,
     """``exc`` as the one-line error a user gets (``WHAT: the disk holding
     DBG_HOME (...) is full``) when it is a disk refusing a write; else None."""
     err = disk_errno(exc)
-    return None if err is None else DiskFull(f"{what}: {describe(err, folder, label)}", FREE_HINT)
+    return None if err is None else DiskFull(f"{what}: {describe(err, folder, label)}", hint(err))
 
 
 def write_problem(folder: Path | str) -> int | None:
@@ -91,11 +102,23 @@ def write_problem(folder: Path | str) -> int | None:
             pass
 
 
-def home_problem(home: Path | str) -> str | None:
+def home_problem(home: Path | str, write: bool = True) -> tuple[str, str] | None:
     """What is wrong with the disk holding ``home`` (``the disk holding
-    DBG_HOME (...) is full``), or None when a write there works."""
-    err = write_problem(home) if os.path.isdir(home) else None
-    return None if err is None else describe(err, home)
+    DBG_HOME (...) is full``) and what to do, or None when a write there
+    works. ``write=False``: only what statvfs tells (read-only, no block
+    free), for a folder dbg must not write in."""
+    if not os.path.isdir(home):
+        return None
+    if write:
+        err = write_problem(home)
+    else:
+        try:
+            info = os.statvfs(home)
+        except OSError:
+            return None
+        err = errno.EROFS if info.f_flag & os.ST_RDONLY else \
+            errno.ENOSPC if info.f_bavail == 0 else None
+    return None if err is None else (describe(err, home), hint(err))
 
 
 def free_bytes(folder: Path | str) -> int | None:

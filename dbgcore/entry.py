@@ -209,7 +209,7 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
     """A start whose daemon could not begin because the disk holding DBG_HOME
     refuses writes (its status file, its log): said here in one line, as the
     full CLI says it; None when the disk is not why (the full CLI finds out)."""
-    from dbgcore.diskspace import FREE_HINT, home_problem
+    from dbgcore.diskspace import home_problem
 
     problem = home_problem(home)
     if problem is None:
@@ -220,7 +220,7 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
 
     set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
     print_answer(Answer(op, session, None, error=DiskFull(
-        f"cannot start session {session!r}: {problem}", FREE_HINT)))
+        f"cannot start session {session!r}: {problem[0]}", problem[1])))
 
 
 def _has_ended(path: str) -> bool:

@@ -17,7 +17,7 @@ import time
 
 from dbgcore import client, procutil
 from dbgcore.daemonfork import fork_daemon
-from dbgcore.diskspace import FREE_HINT, home_problem, refused
+from dbgcore.diskspace import home_problem, refused
 from dbgcore.ended import replace_ended
 from dbgcore.errors import BackendError, DbgError, DiskFull, SessionExists
 from dbgcore.jsontypes import JsonObject
@@ -77,7 +77,7 @@ def spawn_daemon(name: str, idle_timeout: float | None,
             # said about that (daemon.log is on the same disk).
             problem = home_problem(dbg_home())
             if problem is not None:
-                raise DiskFull(f"cannot start session {name!r}: {problem}", FREE_HINT)
+                raise DiskFull(f"cannot start session {name!r}: {problem[0]}", problem[1])
             raise DbgError(f"the session daemon exited at start (code {code})",
                            f"see {log_path}")
         # Every poll saved is time the start answers sooner (a forked daemon
