@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -216,3 +217,47 @@ def test_a_continue_over_a_flood_on_a_full_disk_answers(tiny_home: Dbg, backend:
     done = dbg.json("continue")
     assert done["ok"] and done["state"] == "exited", done
     assert "after the flood" in dbg.output("stdout")
+
+
+def _remount(dbg: Dbg, how: str) -> None:
+    """Remount DBG_HOME's tmpfs ``ro`` or ``rw``. A daemon that answered its
+    kill may still hold its log open for writing a moment (the kernel
+    refuses a read-only remount then): tried again until it is gone."""
+    deadline = time.monotonic() + 30
+    while True:
+        done = subprocess.run(["mount", "-o", f"remount,{how}", str(dbg.home)],
+                              capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        assert time.monotonic() < deadline, done.stderr
+        time.sleep(0.1)
+
+
+def test_a_read_only_home_is_said_by_start_report_and_doctor(tiny_home: Dbg) -> None:
+    dbg = tiny_home
+    require_backend("pdb")
+    program = copy_target("counter.py", dbg.cwd)
+    started = dbg.json("start", "--backend", "pdb", "--break", program.loc("accumulate"),
+                       "--run", str(program.path))
+    assert started["ok"], started
+    assert dbg("kill").code == 0
+    _remount(dbg, "ro")
+    try:
+        for env in ({}, {"DBG_NO_FAST_PATH": "1"}):
+            refused = dbg("start", "--backend", "pdb", str(program.path), env=env)
+            one_line(refused)
+            assert f"the disk holding DBG_HOME ({dbg.home}) is read-only" in refused.err, refused
+            assert "mount it read-write" in refused.err, refused
+        report = dbg("report")
+        one_line(report)
+        # Its folder cannot be made (dbgcore.paths says so), or its file written.
+        assert "is read-only" in report.err or "Read-only file system" in report.err, report
+        doctor = dbg.json("doctor")
+        assert doctor["_exit"] == 1, doctor
+        disk = next(c for c in doctor["checks"] if c["check"] == "disk")
+        assert disk["status"] == "fail" and "is read-only" in disk["detail"], disk
+        hits = dbg.json("hits")
+        assert hits["ok"] and hits["hits"][0]["line"] == program.lines["accumulate"], hits
+    finally:
+        _remount(dbg, "rw")
+    assert dbg.json("start", "--backend", "pdb", str(program.path))["ok"]
