@@ -140,6 +140,7 @@ def test_a_session_goes_on_when_the_disk_fills_under_it(tiny_home: Dbg, backend:
     status = dbg.json("status")
     assert status["state"] == "stopped", status
     assert "debugger.log cannot be written" in status.get("logs", ""), status
+    assert "daemon.log cannot be written" in status.get("logs", ""), status
     assert "logs: debugger.log cannot be written" in dbg("status").out
 
     report = dbg("report")
@@ -261,3 +262,32 @@ def test_a_read_only_home_is_said_by_start_report_and_doctor(tiny_home: Dbg) -> 
     finally:
         _remount(dbg, "rw")
     assert dbg.json("start", "--backend", "pdb", str(program.path))["ok"]
+
+
+@pytest.mark.parametrize("backend", ["pdb", "debugpy"])
+def test_a_restart_on_a_full_disk_leaves_the_session_usable(tiny_home: Dbg,
+                                                            backend: str) -> None:
+    """pdb's start hands its launcher a file: a restart the disk refuses
+    fails in one line and leaves the program ended, not "running" for good."""
+    dbg = tiny_home
+    require_backend(backend)
+    program = copy_target("counter.py", dbg.cwd)
+    started = dbg.json("start", "--backend", backend, "--break", program.loc("accumulate"),
+                       "--run", str(program.path))
+    assert started["ok"], started
+    fill(dbg)
+    restarted = dbg("restart")
+    no_traceback(restarted)
+    status = dbg.json("status")
+    if restarted.code != 0:
+        one_line(restarted)
+        assert "is full" in restarted.err, restarted
+        assert status["state"] == "exited", status
+    else:
+        assert status["state"] == "stopped", status
+    free(dbg)
+    again = dbg.json("restart")
+    assert again["ok"] and again["state"] == "stopped", again
+    assert dbg.json("continue")["location"]["line"] == program.lines["accumulate"]
+    hits = dbg.json("hits", "--all")
+    assert hits["ok"] and hits["hits"][0]["line"] == program.lines["accumulate"], hits
