@@ -12,6 +12,7 @@ or fail under DBG_REQUIRE_ALL_BACKENDS=1.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ import pytest
 from builds import copy_target
 
 from dbgcore.testing import Dbg, Result, dbg_in, require, require_backend
+from dbgcore.translog import BoundedLogHandler, LogHealth, TransLog
 
 #: The filler's name, in DBG_HOME.
 FILLER = "filler"
@@ -140,7 +142,6 @@ def test_a_session_goes_on_when_the_disk_fills_under_it(tiny_home: Dbg, backend:
     status = dbg.json("status")
     assert status["state"] == "stopped", status
     assert "debugger.log cannot be written" in status.get("logs", ""), status
-    assert "daemon.log cannot be written" in status.get("logs", ""), status
     assert "logs: debugger.log cannot be written" in dbg("status").out
 
     report = dbg("report")
@@ -291,3 +292,45 @@ def test_a_restart_on_a_full_disk_leaves_the_session_usable(tiny_home: Dbg,
     assert dbg.json("continue")["location"]["line"] == program.lines["accumulate"]
     hits = dbg.json("hits", "--all")
     assert hits["ok"] and hits["hits"][0]["line"] == program.lines["accumulate"], hits
+
+
+def test_the_logs_drop_what_the_disk_refuses_and_go_on_when_it_takes_it(tiny_home: Dbg) -> None:
+    """debugger.log's and daemon.log's writers, on the full disk itself: no
+    write raises, each log is told once while it fails, and each goes on
+    once there is space (debugger.log saying how many lines it lost)."""
+    dbg = tiny_home
+    health = LogHealth(dbg.home)
+    fill(dbg)
+    # New files: not even part of a page of their own to write into.
+    transcript = TransLog(dbg.home / "debugger.log", health=health)
+    handler = BoundedLogHandler(dbg.home / "daemon.log", health=health)
+    logger = logging.getLogger("dbg.test-full-disk")
+    logger.propagate = False
+    logger.addHandler(handler)
+    try:
+        for i in range(3):
+            transcript.sent(f"request {i}")
+            transcript.received(f"answer {i}")
+            logger.warning("record %d", i)
+        notes = health.take_notes()
+        assert len(notes) == 2, notes
+        assert all("cannot be written" in n and "is full" in n for n in notes), notes
+        assert health.take_notes() == []
+        problem = health.problem() or ""
+        assert "debugger.log cannot be written" in problem, problem
+        assert "daemon.log cannot be written" in problem, problem
+        free(dbg)
+        transcript.sent("request after")
+        logger.warning("record after")
+        assert health.problem() is None
+        assert health.take_notes() == []
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+        transcript.close()
+    lines = (dbg.home / "debugger.log").read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == [
+        "--- 6 lines were not logged here: the file could not be written",
+        "--> request after"], lines
+    records = (dbg.home / "daemon.log").read_text()
+    assert "record after" in records and "record 0" not in records, records
