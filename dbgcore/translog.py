@@ -95,10 +95,13 @@ class LogHealth:
     def problem(self) -> str | None:
         """Which logs cannot be written now, and why; None when all can."""
         with self._lock:
-            if not self._failing:
-                return None
-            return "; ".join(f"{name} cannot be written ({why})"
-                             for name, why in sorted(self._failing.items()))
+            names_by_why: dict[str, list[str]] = {}
+            for name, why in sorted(self._failing.items()):
+                names_by_why.setdefault(why, []).append(name)
+        if not names_by_why:
+            return None
+        return "; ".join(f"{' and '.join(names)} cannot be written ({why})"
+                         for why, names in names_by_why.items())
 
 
 class TransLog:
