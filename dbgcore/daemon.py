@@ -176,9 +176,9 @@ class Daemon:
                 if required or disk_errno(exc) is None:
                     raise
                 log.warning("status.json not written: %s", exc)
-                self.session.store.notes.append(
-                    f"{status_file(self.name)} was not updated ({exc.strerror}): "
-                    "the session goes on (see dbg doctor)")
+                self.session.log_health.failed(status_file(self.name), exc)
+                return
+            self.session.log_health.recovered(status_file(self.name))
 
     def track_process(self, pid: int, role: str) -> None:
         self.children.append({"pid": pid, "start_time": procutil.start_time(pid),

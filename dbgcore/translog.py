@@ -54,7 +54,8 @@ def rotated(path: Path) -> Path:
 
 
 class LogHealth:
-    """Whether a session's logs can be written, for its answers and its status.
+    """Whether a session's logs (and its status file) can be written, for
+    its answers and its status.
 
     A log write that fails (a full disk, above all) must not fail the op
     that logged it: the line is dropped, the failure is told once (the next
@@ -79,8 +80,8 @@ class LogHealth:
             if path.name in self._failing:
                 return
             self._failing[path.name] = why
-            self._notes.append(f"log writes failing: {path.name} cannot be written ({why}); "
-                               "the session goes on, unlogged until it can be (see dbg doctor)")
+            self._notes.append(f"{path.name} cannot be written ({why}): the session goes on "
+                               "without it until it can be (see dbg doctor)")
 
     def recovered(self, path: Path) -> None:
         with self._lock:
@@ -100,8 +101,13 @@ class LogHealth:
                 names_by_why.setdefault(why, []).append(name)
         if not names_by_why:
             return None
-        return "; ".join(f"{' and '.join(names)} cannot be written ({why})"
+        return "; ".join(f"{_listed(names)} cannot be written ({why})"
                          for why, names in names_by_why.items())
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 class TransLog:
