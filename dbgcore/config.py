@@ -13,6 +13,7 @@ names the file, the line and the key.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import zlib
@@ -187,7 +188,8 @@ def _keep_parsed(digest: str, result: tuple[dict[str, Entry], dict[str, int]]) -
     except OSError:
         # A cache: without it, the file is only parsed again. A full disk leaves the
         # temporary file empty, not one more for each call.
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a folder that is not one, say
+            temporary.unlink()
 
 
 def _parse_file(path: Path, text: str) -> tuple[dict[str, Entry], dict[str, int]]:

@@ -9,6 +9,7 @@ dbg's own interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -227,4 +228,5 @@ def remember(path: Path, key: str, value: str) -> None:
     except OSError:
         # A cache: without it, the shim is only asked again. A full disk leaves the
         # temporary file empty, not one more for each call.
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a folder that is not one, say
+            temporary.unlink()
