@@ -13,6 +13,7 @@ names the file, the line and the key.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import zlib
@@ -177,15 +178,18 @@ def _keep_parsed(digest: str, result: tuple[dict[str, Entry], dict[str, int]]) -
         data = {}
     data.pop(digest, None)
     data[digest] = list(result)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(dict(list(data.items())[-20:]), f)
         os.replace(temporary, path)
     except OSError:
-        pass  # a cache: without it, the file is only parsed again
+        # A cache: without it, the file is only parsed again. A full disk leaves the
+        # temporary file empty, not one more for each call.
+        with contextlib.suppress(OSError):  # a folder that is not one, say
+            temporary.unlink()
 
 
 def _parse_file(path: Path, text: str) -> tuple[dict[str, Entry], dict[str, int]]:

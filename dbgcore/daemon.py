@@ -26,6 +26,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 from dbgcore import client, prespawn, procutil, successor
+from dbgcore.diskspace import disk_errno, refused
 from dbgcore.ended import ENDED_STATES
 from dbgcore.errors import DbgError, InternalError, NoSession, NotStopped, SessionExists, UsageError
 from dbgcore.frontend import call_op
@@ -33,7 +34,7 @@ from dbgcore.jsontypes import JsonObject
 from dbgcore.location import BreakLoc
 from dbgcore.model import StopSnapshot
 from dbgcore.ops import front
-from dbgcore.paths import CHILD_SESSION_ROLE, private_dir, session_dir, socket_path
+from dbgcore.paths import CHILD_SESSION_ROLE, dbg_home, private_dir, session_dir, socket_path
 from dbgcore.plugins import PluginHost
 from dbgcore.protocol import encode_message, recv_message
 from dbgcore.registry import Front
@@ -41,7 +42,7 @@ from dbgcore.session import Session
 from dbgcore.status import read_status, remove_status, status_file, write_status
 from dbgcore.store import Store
 from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
-from dbgcore.translog import BoundedLogHandler
+from dbgcore.translog import BoundedLogHandler, LogHealth
 
 log = logging.getLogger("dbg.daemon")
 
@@ -104,7 +105,7 @@ def preload() -> None:
 
 class Daemon:
     def __init__(self, name: str, idle_timeout: float, first_client: bool = False,
-                 replacing_at: str | None = None) -> None:
+                 replacing_at: str | None = None, log_health: LogHealth | None = None) -> None:
         self.name = name
         self.run_dir = private_dir(session_dir(name))
         self.idle_timeout = idle_timeout
@@ -121,7 +122,8 @@ class Daemon:
         self._status_lock = threading.Lock()
         #: When this child process's session saw its child end.
         self._child_ended_at: float | None = None
-        self.session = Session(name, self.run_dir, self.front, self.store, self.track_process)
+        self.session = Session(name, self.run_dir, self.front, self.store, self.track_process,
+                               log_health or LogHealth(dbg_home()))
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
         #: The op that waits for the program (queued or running), and the
@@ -158,14 +160,25 @@ class Daemon:
             **{k: v for k, v in self.session.describe().items() if k in ("backend", "program")},
         }
 
-    def _write_status(self) -> None:
+    def _write_status(self, required: bool = False) -> None:
+        """``required``: the first, without which no client finds the
+        daemon; a later one that the disk refuses leaves the file as it was
+        (the daemon holds what it would add) and the answer says so."""
         # One writer at a time: a child process's session is tracked from
         # another thread than the op's, and both write the same file.
         with self._status_lock:
             if self.stopping.is_set():
                 # Removed by the end: the name may be a new session's already.
                 return
-            write_status(self.name, self.status_data())
+            try:
+                write_status(self.name, self.status_data())
+            except OSError as exc:
+                if required or disk_errno(exc) is None:
+                    raise
+                log.warning("status.json not written: %s", exc)
+                self.session.log_health.failed(status_file(self.name), exc)
+                return
+            self.session.log_health.recovered(status_file(self.name))
 
     def track_process(self, pid: int, role: str) -> None:
         self.children.append({"pid": pid, "start_time": procutil.start_time(pid),
@@ -193,7 +206,7 @@ class Daemon:
         listener.settimeout(0.5)
         self.listener = listener
         if not self._replacing:  # the status file is still the ended session's
-            self._write_status()
+            self._write_status(required=True)
         worker = threading.Thread(target=self._work, name="dbg-worker", daemon=True)
         worker.start()
         log.info("daemon %s listening on %s (pid %d)", self.name, self.sock_path, os.getpid())
@@ -542,6 +555,14 @@ class Daemon:
             self.busy = True
             try:
                 result = self._run_op(op, args, timeout)
+            except Exception as exc:
+                # After the op (a record, the status file): its caller still
+                # gets an answer, and the next op a worker.
+                log.exception("error after %s", op)
+                result = {"ok": False, "error": InternalError(
+                    f"internal error in dbg after {op}: {type(exc).__name__}: {exc}",
+                    f"this is a bug in dbg; the traceback is in {self.run_dir / 'daemon.log'}",
+                ).to_wire(), "via": self.session.via()}
             finally:
                 with self._waiting_lock:
                     if self.waiting is not None and self.waiting[1] is future:
@@ -566,19 +587,18 @@ class Daemon:
     def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
         log.info("op %s %s", op, args)
         spec = self.table.find(op)
+        starts = spec is not None and spec.send == "start"
         try:
             result = self.session.handle(op, args, timeout)
         except DbgError as exc:
-            error = exc.to_wire()
-            self.session.record_command(op, args, False, {"error": error})
-            if spec is not None and spec.send == "start":
-                # A session that failed to start must not linger.
-                self._failed_start = True
-                threading.Thread(target=self.shutdown, daemon=True).start()
-            return {"ok": False, "error": error, "via": self.session.via()}
+            return self._failed_op(op, args, exc, starts)
         except Exception as exc:
             tb = traceback.format_exc()
             log.error("internal error in %s:\n%s", op, tb)
+            disk = refused(exc, dbg_home(), f"{op} failed")
+            if disk is not None:
+                # Not a bug: a write of dbg's own that the disk refused.
+                return self._failed_op(op, args, disk, starts)
             error = InternalError(
                 f"internal error in dbg while running {op}: {type(exc).__name__}: {exc}",
                 f"this is a bug in dbg; the traceback is in {self.run_dir / 'daemon.log'}",
@@ -598,6 +618,15 @@ class Daemon:
             if told:
                 result = {**result, "children": told}
         return {"ok": True, "result": result, "via": self.session.via()}
+
+    def _failed_op(self, op: str, args: JsonObject, exc: DbgError, starts: bool) -> JsonObject:
+        error = exc.to_wire()
+        self.session.record_command(op, args, False, {"error": error})
+        if starts:
+            # A session that failed to start must not linger.
+            self._failed_start = True
+            threading.Thread(target=self.shutdown, daemon=True).start()
+        return {"ok": False, "error": error, "via": self.session.via()}
 
     def _tell_children(self, op: str, args: JsonObject, result: JsonObject,
                        timeout: float) -> list[JsonObject]:
@@ -768,14 +797,14 @@ class _Connections:
             done.wait(timeout)
 
 
-def _setup_logging(run_dir: Path) -> None:
+def _setup_logging(run_dir: Path, health: LogHealth) -> None:
     path = run_dir / "daemon.log"
     try:
         # The client opened daemon.log as our fd 2: it follows the rotations.
         owns_stderr = os.path.samestat(os.fstat(2), os.stat(path))
     except OSError:
         owns_stderr = False
-    handler = BoundedLogHandler(path, owns_stderr=owns_stderr)
+    handler = BoundedLogHandler(path, owns_stderr=owns_stderr, health=health)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
@@ -798,8 +827,9 @@ def main(argv: list[str] | None = None, first_client: bool = False,
     name = args[0]
     idle = float(args[1]) if len(args) > 1 else DEFAULT_IDLE_TIMEOUT
     run_dir = private_dir(session_dir(name))
-    _setup_logging(run_dir)
-    daemon = Daemon(name, idle, first_client, replacing_at)
+    health = LogHealth(dbg_home())
+    _setup_logging(run_dir, health)
+    daemon = Daemon(name, idle, first_client, replacing_at, health)
 
     def on_signal(signum: int, frame: object) -> None:
         log.info("signal %d: ending session", signum)

@@ -111,7 +111,11 @@ def home_checks(fix: bool) -> list[Values]:
                                      "makes it, private)")]
     checks = [_home_check(home, fix)]
     if checks[0]["status"] == "fail":
-        return checks  # what is inside cannot be trusted or read
+        # What is inside cannot be trusted or read; a read-only disk shows
+        # as a home that cannot be written: said, without writing in it.
+        disk = disk_check(home, write=False)
+        return checks + ([disk] if disk["status"] == "fail" else [])
+    checks.append(disk_check(home))
     checks.append(store_check(home / "store.sqlite3", fix))
     checks.extend(set_aside_checks(home / "store.sqlite3", fix))
     checks.extend(session_checks(home, fix))
@@ -146,6 +150,29 @@ def _home_check(home: Path, fix: bool) -> Values:
         return _check("home", "fail", f"DBG_HOME {home} is not writable",
                       f"chmod u+rwx {home}, or set DBG_HOME elsewhere")
     return _check("home", "ok", f"DBG_HOME {home} (private)")
+
+
+#: Free space under which the disk check warns: a few minutes of a chatty
+#: session's logs.
+LOW_SPACE = 16 * 1024 * 1024
+
+
+def disk_check(home: Path, write: bool = True) -> Values:
+    """Whether dbg can write on the disk holding DBG_HOME: a small write
+    tried there (with ``write``), and the space left."""
+    from dbgcore.diskspace import free_bytes, home_problem
+
+    problem = home_problem(home, write)
+    if problem is not None:
+        return _check("disk", "fail", f"{problem[0]}: sessions cannot start, and live ones "
+                                      "log and record nothing", problem[1])
+    free = free_bytes(home)
+    if free is not None and free < LOW_SPACE:
+        return _check("disk", "warn", f"{free / 1e6:.1f} MB left on the disk holding "
+                                      f"DBG_HOME ({home}): logs and records stop when it "
+                                      "is full", "free some space there")
+    return _check("disk", "ok", "the disk holding DBG_HOME can be written"
+                  + (f" ({free / 1e9:.1f} GB free)" if free is not None else ""))
 
 
 def store_check(path: Path, fix: bool) -> Values:

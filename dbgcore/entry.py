@@ -209,11 +209,29 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
             return None
     pid = _fork_daemon(session, None if listen == path else listen, words)
     if pid is None or not _listening(listen, pid):
-        return None
+        return _no_room(session, as_json, words[0], os.path.dirname(os.path.dirname(folder)))
     code = _quick(session, as_json, timeout, words, first=True, path=listen)
     if code is None:
         _end_daemon(listen, folder, pid, replacing=listen != path)
     return code
+
+
+def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
+    """A start whose daemon could not begin because the disk holding DBG_HOME
+    refuses writes (its status file, its log): said here in one line, as the
+    full CLI says it; None when the disk is not why (the full CLI finds out)."""
+    from dbgcore.diskspace import home_problem
+
+    problem = home_problem(home)
+    if problem is None:
+        return None
+    from dbgcore.cli.output import Ctx, print_answer, set_ctx
+    from dbgcore.errors import DiskFull
+    from dbgcore.frontend import Answer
+
+    set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
+    print_answer(Answer(op, session, None, error=DiskFull(
+        f"cannot start session {session!r}: {problem[0]}", problem[1])))
 
 
 def _has_ended(path: str) -> bool:

@@ -9,7 +9,8 @@
     ├── SessionExists         "session_exists" `dbg start` on a live session name
     ├── UnsupportedOp         "unsupported"    exit 3: the backend cannot do this op
     ├── OpFailed              "failed"         the debugger refused (bad location, eval error)
-    │   └── NotAProgram       "failed"         `dbg start` on something the backend cannot run
+    │   ├── NotAProgram       "failed"         `dbg start` on something the backend cannot run
+    │   └── DiskFull          "failed"         dbg's own files cannot be written (a full disk)
     ├── BackendError          "backend"        the debugger failed, died, or refused
     │   ├── BackendMissing    "backend"        the debugger is not installed
     │   └── DebuggerLost      "backend"        the debugger process died under dbg
@@ -123,6 +124,12 @@ class OpFailed(DbgError):
 class NotAProgram(OpFailed):
     """What `dbg start` was given is not a program this backend can run (a
     text file, a folder without a package, a source file not yet compiled)."""
+
+
+class DiskFull(OpFailed):
+    """A write of dbg's own (a status file, a report) that the disk refused:
+    full, over quota, read-only or failing. Not a bug in dbg; the message
+    names the disk (:mod:`dbgcore.diskspace`)."""
 
 
 class BackendError(DbgError):

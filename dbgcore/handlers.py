@@ -223,7 +223,14 @@ def restart(session: Session, args: Payload, timeout: float) -> Payload:
                 replayed[1].append({"location": "catch " + " ".join(session.catch_filters),
                                     "error": exc.message})
 
-    event = backend.launch(replace(request, before_run=replay) if run else request, timeout)
+    try:
+        event = backend.launch(replace(request, before_run=replay) if run else request, timeout)
+    except BaseException:
+        # Half launched (a full disk refused a file of its start): nothing
+        # of it runs on, and the session says its program has ended, where
+        # another `dbg restart` tries again.
+        backend.terminate()
+        raise
     early = replayed is not None
     if replayed is None:
         replay()

@@ -494,11 +494,15 @@ def _write(records: dict[str, JsonObject]) -> None:
 
     path = _record_path()
     temporary = f"{path}.{os.getpid()}"
-    with contextlib.suppress(OSError):
+    try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with open(fd, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(records))
         os.replace(temporary, path)
+    except OSError:
+        # A full disk leaves the temporary file empty, not one more for each start.
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
 
 
 def discard() -> None:

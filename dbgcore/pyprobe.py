@@ -9,6 +9,7 @@ dbg's own interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -217,12 +218,15 @@ def remember(path: Path, key: str, value: str) -> None:
         data = {}
     data.pop(key, None)
     data[key] = value
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             json.dump(dict(list(data.items())[-20:]), f)
         os.replace(temporary, path)
     except OSError:
-        pass  # a cache: without it, the shim is only asked again
+        # A cache: without it, the shim is only asked again. A full disk leaves the
+        # temporary file empty, not one more for each call.
+        with contextlib.suppress(OSError):  # a folder that is not one, say
+            temporary.unlink()

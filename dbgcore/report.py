@@ -12,6 +12,7 @@ every one wherever it occurs, and what has a secret's shape besides.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -157,14 +158,27 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
         raise UsageError(f"{out_dir} is not a folder", "give --output an existing folder")
     path = out_dir / f"dbg-report-{name}-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz"
     root = path.name.removesuffix(".tar.gz")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
-        for member, text in files.items():
-            # JSON files were redacted value by value (above), the rest is text.
-            data = (text if member.endswith(".json") else redactor.text(text)).encode()
-            info = tarfile.TarInfo(f"{root}/{member}")
-            info.size, info.mtime, info.mode = len(data), int(time.time()), 0o600
-            tar.addfile(info, io.BytesIO(data))
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+            for member, text in files.items():
+                # JSON files were redacted value by value (above), the rest is text.
+                data = (text if member.endswith(".json") else redactor.text(text)).encode()
+                info = tarfile.TarInfo(f"{root}/{member}")
+                info.size, info.mtime, info.mode = len(data), int(time.time()), 0o600
+                tar.addfile(info, io.BytesIO(data))
+    except OSError as exc:
+        from dbgcore.diskspace import refused
+        from dbgcore.errors import OpFailed
+
+        with contextlib.suppress(OSError):
+            path.unlink()  # half a report is no report
+        disk = refused(exc, out_dir, f"cannot write the report {path}", "--output") \
+            if values.get("output") else refused(exc, dbg_home(), f"cannot write the report {path}")
+        if disk is None:
+            raise OpFailed(f"cannot write the report {path}: {exc.strerror or exc}",
+                           "give --output a folder you can write in") from exc
+        raise disk from exc
     answer: Values = {"path": str(path), "session": name, "files": sorted(files)}
     if notes:
         answer["note"] = "; ".join(notes)

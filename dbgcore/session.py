@@ -35,7 +35,7 @@ from dbgcore.snapshot import arrange
 from dbgcore.source import source_window
 from dbgcore.store import Store
 from dbgcore.streams import StdinFeed, waiting_for_stdin
-from dbgcore.translog import TransLog
+from dbgcore.translog import LogHealth, TransLog
 
 if TYPE_CHECKING:
     from dbgcore.opspec import Op, Payload
@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 class Session:
     def __init__(self, name: str, run_dir: Path, front: Front, store: Store,
-                 track_process: Callable[[int, str], None]) -> None:
+                 track_process: Callable[[int, str], None],
+                 log_health: LogHealth | None = None) -> None:
         self.name = name
         self.run_dir = run_dir
         #: The daemon's op table and backends (their plugin host is told of
@@ -52,7 +53,9 @@ class Session:
         self.front = front
         self.store = store
         self.output = OutputBuffer()
-        self.log = TransLog(run_dir / "debugger.log")
+        #: Whether the session's logs can be written (a full disk).
+        self.log_health = log_health or LogHealth()
+        self.log = TransLog(run_dir / "debugger.log", health=self.log_health)
         self.track_process = track_process
         self.backend: Backend | None = None
         self.spec: BackendSpec | None = None
@@ -125,6 +128,9 @@ class Session:
                 info["signal"] = self.last.signal
         if self.backend is not None and self.backend.lost is not None:
             info["problem"] = self.backend.lost.message
+        logs = self.log_health.problem()
+        if logs:
+            info["logs"] = logs
         if state == "running" and self.waiting_for_input():
             info["waiting_for_input"] = True
             info["prompt"] = self.prompt()
@@ -169,7 +175,7 @@ class Session:
             payload = spec.handler(self, args, timeout)
         finally:
             self._show = []
-        notes = self.store.take_notes()
+        notes = [*self.store.take_notes(), *self.log_health.take_notes()]
         if notes:
             payload["note"] = "; ".join([payload["note"], *notes] if payload.get("note") else notes)
         return payload

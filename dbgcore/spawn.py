@@ -17,10 +17,11 @@ import time
 
 from dbgcore import client, procutil
 from dbgcore.daemonfork import fork_daemon
+from dbgcore.diskspace import home_problem, refused
 from dbgcore.ended import replace_ended
-from dbgcore.errors import BackendError, DbgError, SessionExists
+from dbgcore.errors import BackendError, DbgError, DiskFull, SessionExists
 from dbgcore.jsontypes import JsonObject
-from dbgcore.paths import private_dir, session_dir
+from dbgcore.paths import dbg_home, private_dir, session_dir
 from dbgcore.status import daemon_alive, read_status
 
 #: How long a new daemon has to start listening.
@@ -39,7 +40,13 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     run_dir = private_dir(session_dir(name))
     log_path = run_dir / "daemon.log"
     argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError as exc:
+        disk = refused(exc, dbg_home(), f"cannot start session {name!r}")
+        if disk is None:
+            raise
+        raise disk from exc
     words = ["start", "--backend", backend] if backend else None
     try:
         # A new process session and no inherited stdio: a harness that runs
@@ -66,6 +73,11 @@ def spawn_daemon(name: str, idle_timeout: float | None,
             return status
         code = _exit_code(pid)
         if code is not None:
+            # Its status file could not be written, nor what it would have
+            # said about that (daemon.log is on the same disk).
+            problem = home_problem(dbg_home())
+            if problem is not None:
+                raise DiskFull(f"cannot start session {name!r}: {problem[0]}", problem[1])
             raise DbgError(f"the session daemon exited at start (code {code})",
                            f"see {log_path}")
         # Every poll saved is time the start answers sooner (a forked daemon

@@ -22,13 +22,16 @@ its program prints:
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import logging
 import os
+import sys
 import threading
 import time
 from pathlib import Path
-from typing import TextIO
+
+from dbgcore.diskspace import describe, disk_errno
 
 #: The most of one message a log keeps.
 MESSAGE_LIMIT = 16 * 1024
@@ -50,52 +53,145 @@ def rotated(path: Path) -> Path:
     return path.with_name(path.name + ".1")
 
 
+class LogHealth:
+    """Whether a session's logs (and its status file) can be written, for
+    its answers and its status.
+
+    A log write that fails (a full disk, above all) must not fail the op
+    that logged it: the line is dropped, the failure is told once (the next
+    answer's ``note``) and for as long as it lasts (``dbg status``), and the
+    log goes on when writes work again, with a line saying how many it lost.
+    Written to from any thread that logs (a DAP reader's among them).
+    """
+
+    def __init__(self, home: Path | None = None) -> None:
+        #: DBG_HOME, to name the disk a failure is on.
+        self.home = home
+        self._lock = threading.Lock()
+        #: Log file name -> why it cannot be written, while it cannot.
+        self._failing: dict[str, str] = {}
+        self._notes: list[str] = []
+
+    def failed(self, path: Path, exc: OSError) -> None:
+        err = disk_errno(exc)
+        why = describe(err, self.home or path.parent) if err is not None \
+            else exc.strerror or str(exc)
+        with self._lock:
+            if path.name in self._failing:
+                return
+            self._failing[path.name] = why
+            self._notes.append(f"{path.name} cannot be written ({why}): the session goes on "
+                               "without it until it can be (see dbg doctor)")
+
+    def recovered(self, path: Path) -> None:
+        with self._lock:
+            self._failing.pop(path.name, None)
+
+    def take_notes(self) -> list[str]:
+        """What the user has not been told yet."""
+        with self._lock:
+            notes, self._notes = self._notes, []
+        return notes
+
+    def problem(self) -> str | None:
+        """Which logs cannot be written now, and why; None when all can."""
+        with self._lock:
+            names_by_why: dict[str, list[str]] = {}
+            for name, why in sorted(self._failing.items()):
+                names_by_why.setdefault(why, []).append(name)
+        if not names_by_why:
+            return None
+        return "; ".join(f"{_listed(names)} cannot be written ({why})"
+                         for why, names in names_by_why.items())
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 class TransLog:
-    def __init__(self, path: Path | None, max_bytes: int = DEBUGGER_LOG_BYTES) -> None:
+    """``health``: told of each write that fails and of the first that
+    works again; a write that fails drops its lines and never raises."""
+
+    def __init__(self, path: Path | None, max_bytes: int = DEBUGGER_LOG_BYTES,
+                 health: LogHealth | None = None) -> None:
         self.path = path
         self.max_bytes = max_bytes
+        self.health = health
         self._lock = threading.Lock()
-        self._fh: TextIO | None = None
+        self._fd: int | None = None
+        self._closed = path is None
         self._size = 0
+        #: Lines dropped since the last write that worked, and whether that
+        #: one was cut short (the disk filled in the middle of it).
+        self._lost = 0
+        self._torn = False
         if path is not None:
-            self._open()
+            self._reopen()
 
     def _open(self) -> None:
         assert self.path is not None
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self._size = os.fstat(fd).st_size
-        self._fh = os.fdopen(fd, "a", encoding="utf-8", errors="replace")
+        self._fd = fd
+
+    def _reopen(self) -> bool:
+        """Open the file if it is not; False when it cannot be (told to health)."""
+        if self._fd is not None:
+            return True
+        try:
+            self._open()
+        except OSError as exc:
+            self._failed(exc)
+            return False
+        return True
+
+    def _failed(self, exc: OSError) -> None:
+        if self.health is not None and self.path is not None:
+            self.health.failed(self.path, exc)
 
     def _rotate(self) -> None:
-        assert self.path is not None and self._fh is not None
-        self._fh.close()
-        self._fh = None
+        assert self.path is not None and self._fd is not None
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+        self._fd = None
         with contextlib.suppress(OSError):
             os.replace(self.path, rotated(self.path))
-        self._open()
+        self._reopen()
 
     def _write(self, arrow: str, text: str) -> None:
-        if self._fh is None:
+        if self.path is None:
             return
         # One reading of the clock: two (the seconds, then the milliseconds)
         # wrote 08:21:58.002 for 08:21:59.002 across a second's turn.
         now = time.time()
         stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
         lines = bounded(text).splitlines() or [""]
-        block = "".join(f"{stamp} {arrow} {line}\n" for line in lines)
+        block = "".join(f"{stamp} {arrow} {line}\n" for line in lines).encode("utf-8", "replace")
         with self._lock:
-            if not self._is_open():
+            if self._closed:
                 return  # closed by another thread meanwhile
-            if self._size and self._size + len(block) > self.max_bytes:
+            if self._reopen() and self._size and self._size + len(block) > self.max_bytes:
                 self._rotate()
-            assert self._fh is not None
-            self._fh.write(block)
-            self._fh.flush()
-            # Characters, not bytes: close enough for a bound, and cheap.
-            self._size += len(block)
-
-    def _is_open(self) -> bool:
-        return self._fh is not None
+            if self._fd is None:
+                self._lost += len(lines)
+                return
+            if self._lost:
+                block = (("\n" if self._torn else "")
+                         + f"{stamp} --- {self._lost} lines were not logged here: the file "
+                           "could not be written\n").encode() + block
+            try:
+                self._size += _write_all(self._fd, block)
+            except _ShortWrite as short:
+                self._size += short.written
+                self._lost += len(lines)
+                self._torn = bool(short.written)
+                self._failed(short.error)
+                return
+            self._lost, self._torn = 0, False
+            if self.health is not None and self.path is not None:
+                self.health.recovered(self.path)
 
     def sent(self, text: str) -> None:
         self._write("-->", text)
@@ -108,9 +204,32 @@ class TransLog:
 
     def close(self) -> None:
         with self._lock:
-            if self._fh is not None:
-                self._fh.close()
-                self._fh = None
+            self._closed = True
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._fd)
+                self._fd = None
+
+
+class _ShortWrite(Exception):
+    def __init__(self, written: int, error: OSError) -> None:
+        super().__init__(str(error))
+        self.written = written
+        self.error = error
+
+
+def _write_all(fd: int, data: bytes) -> int:
+    """Write all of ``data``; its length, or _ShortWrite with what was written."""
+    view, written = memoryview(data), 0
+    while written < len(data):
+        try:
+            n = os.write(fd, view[written:])
+        except OSError as exc:
+            raise _ShortWrite(written, exc) from exc
+        if n == 0:
+            raise _ShortWrite(written, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+        written += n
+    return written
 
 
 class BoundedLogHandler(logging.FileHandler):
@@ -124,9 +243,12 @@ class BoundedLogHandler(logging.FileHandler):
     2 ms of every daemon's start, for one rename."""
 
     def __init__(self, path: Path, max_bytes: int = DAEMON_LOG_BYTES,
-                 owns_stderr: bool = False) -> None:
+                 owns_stderr: bool = False, health: LogHealth | None = None) -> None:
         self.max_bytes = max_bytes
         self.owns_stderr = owns_stderr
+        #: Told when a record cannot be written, and when one can again.
+        self.health = health
+        self._record_failed = False
         super().__init__(path, encoding="utf-8")
 
     def _open(self) -> io.TextIOWrapper:
@@ -138,6 +260,8 @@ class BoundedLogHandler(logging.FileHandler):
         return bounded(super().format(record))
 
     def emit(self, record: logging.LogRecord) -> None:
+        # Handler.handle holds the handler's lock around emit: one record at a time.
+        self._record_failed = False
         try:
             if self.stream is None:
                 self.stream = self._open()
@@ -150,6 +274,26 @@ class BoundedLogHandler(logging.FileHandler):
             self.handleError(record)
             return
         super().emit(record)
+        if not self._record_failed and self.health is not None:
+            self.health.recovered(Path(self.baseFilename))
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A record that cannot be written (a full disk) is dropped, and the
+        session told once; logging's own report of it would go to stderr,
+        which is this same file."""
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)
+            return
+        self._record_failed = True
+        if self.health is not None:
+            self.health.failed(Path(self.baseFilename), exc)
+        # Its buffer holds what could not be written; the next record opens
+        # the file again rather than pile up behind it.
+        if self.stream is not None:
+            with contextlib.suppress(Exception):
+                self.stream.close()
+            self.stream = None
 
     def rotate(self) -> None:
         """``NAME`` becomes ``NAME.1`` (replacing the one before) and a

@@ -125,6 +125,16 @@ def main(argv: list[str] | None = None) -> None:
              session=os.environ.get("DBG_SESSION", "default"), as_json="--json" in args)
     except DbgError as exc:
         fail(_op_name(args), exc)
+    except OSError as exc:
+        # A write of dbg's own that the disk refused, wherever it was made:
+        # one line, not a traceback (any other OSError is a bug, and says so).
+        from dbgcore.diskspace import refused
+        from dbgcore.paths import dbg_home
+
+        disk = refused(exc, dbg_home(), f"{_op_name(args)} failed")
+        if disk is None:
+            raise
+        fail(_op_name(args), disk)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)

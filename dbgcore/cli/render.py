@@ -348,6 +348,8 @@ def status(p: Payload) -> str:
         line += f" (another call's `{p['busy']}` waits for it to stop)"
     if p.get("problem"):
         line += f"\nproblem: {p['problem']}"
+    if p.get("logs"):
+        line += f"\nlogs: {p['logs']}"
     return line
 
 

@@ -233,10 +233,10 @@ class PdbBackend(ConsoleBackend):
                         *request.args],
                "env": self._launcher_env(request)}
         handoff = self.ctx.run_dir / f"pdb-{os.getpid()}-{driver.pid}-run.json"
-        fd = os.open(handoff, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:
-            json.dump(run, fh)
         try:
+            fd = os.open(handoff, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as fh:
+                json.dump(run, fh)  # a full disk refuses it: removed all the same
             driver.send_line(str(handoff))
             hello = driver.expect([HELLO_RE], timeout=START_WAIT)
         except PtyEOF as exc:
@@ -445,8 +445,12 @@ class PdbBackend(ConsoleBackend):
         import tempfile
 
         fd, path = tempfile.mkstemp(prefix="line-", dir=self.ctx.run_dir)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(line)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(line)
+        except OSError:
+            os.unlink(path)  # a full disk: the op fails, and leaves no empty file
+            raise
         return f"_dbg_long {path!r}"
 
     def _native(self, command: str, timeout: float) -> str:
