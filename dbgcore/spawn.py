@@ -15,12 +15,12 @@ import signal
 import sys
 import time
 
-from dbgcore import client, procutil
+from dbgcore import client, homecheck, procutil
 from dbgcore.daemonfork import fork_daemon
 from dbgcore.ended import replace_ended
 from dbgcore.errors import BackendError, DbgError, SessionExists
 from dbgcore.jsontypes import JsonObject
-from dbgcore.paths import private_dir, session_dir
+from dbgcore.paths import private_dir, session_dir, socket_path, untrusted
 from dbgcore.status import daemon_alive, read_status
 
 #: How long a new daemon has to start listening.
@@ -37,9 +37,15 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     if client.live_status(name) is not None:
         raise SessionExists.taken(name)
     run_dir = private_dir(session_dir(name))
+    # Here, where its refusal reaches the user, rather than in the daemon,
+    # whose refusal only its log would tell (a /tmp/dbg-UID of someone else's).
+    socket_path(name)
     log_path = run_dir / "daemon.log"
     argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        fd = homecheck.open_log(str(log_path))
+    except homecheck.Untrusted as exc:
+        raise untrusted(exc.problem) from None
     words = ["start", "--backend", backend] if backend else None
     try:
         # A new process session and no inherited stdio: a harness that runs
@@ -62,7 +68,7 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     deadline = time.monotonic() + DAEMON_START_TIMEOUT
     while time.monotonic() < deadline:
         status = read_status(name)
-        if status is not None and status.get("pid") == pid and daemon_alive(status):
+        if status is not None and status.get("pid") == pid and daemon_alive(status, name):
             return status
         code = _exit_code(pid)
         if code is not None:
