@@ -98,6 +98,24 @@ def folders_problem(home: str, path: str | None = None) -> str | None:
     return None
 
 
+def files_problem(folder: str, names: tuple[str, ...]) -> str | None:
+    """What is wrong with the first of the files ``names`` in ``folder`` (a
+    verified folder of the home) that exists and is not to be trusted; None
+    when none is. For a look before a process is started that would meet
+    it later, where its refusal would not reach the user (it opens them
+    with :func:`open_file` too)."""
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        why = why_untrusted(info, folder=False)
+        if why is not None:
+            return f"{path} {why}"
+    return None
+
+
 def make_folders(home: str, path: str | None = None) -> None:
     """Make the home and the folders down to ``path`` (in the home) where
     they are missing, 0700, and verify each by its file descriptor: the

@@ -23,6 +23,9 @@ from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import private_dir, session_dir, socket_path, untrusted
 from dbgcore.status import daemon_alive, read_status
 
+#: The files a session's daemon writes in its folder (their rotations,
+#: NAME.1, are only renamed over).
+SESSION_FILES = ("daemon.log", "debugger.log", "status.json")
 #: How long a new daemon has to start listening.
 DAEMON_START_TIMEOUT = 15.0
 
@@ -40,6 +43,9 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     # Here, where its refusal reaches the user, rather than in the daemon,
     # whose refusal only its log would tell (a /tmp/dbg-UID of someone else's).
     socket_path(name)
+    problem = homecheck.files_problem(str(run_dir), SESSION_FILES)
+    if problem is not None:
+        raise untrusted(problem)
     log_path = run_dir / "daemon.log"
     argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
     try:
