@@ -179,7 +179,7 @@ def _keep_parsed(digest: str, result: tuple[dict[str, Entry], dict[str, int]]) -
     data.pop(digest, None)
     data[digest] = list(result)
     try:
-        make_folders(str(path.parent))
+        make_folders(str(path.parent), tighten=False)
         write_file(str(path), json.dumps(dict(list(data.items())[-20:])).encode("utf-8"),
                    str(path.with_name(f".{path.name}.{os.getpid()}")))
     except OSError:

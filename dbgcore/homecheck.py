@@ -116,13 +116,15 @@ def files_problem(folder: str, names: tuple[str, ...]) -> str | None:
     return None
 
 
-def make_folders(home: str, path: str | None = None) -> None:
+def make_folders(home: str, path: str | None = None, tighten: bool = True) -> None:
     """Make the home and the folders down to ``path`` (in the home) where
     they are missing, 0700, and verify each by its file descriptor: the
     user's own folder, no link, writable by no one else (a folder of the
     user's that others can only read is made 0700 through that descriptor).
     The folders above the home are the user's choice and are only made.
-    Raises :class:`Untrusted`, or OSError when a folder cannot be made."""
+    Without ``tighten``, a folder others can read is left so (a cache
+    written beside what `dbg doctor` is to find as it was). Raises
+    :class:`Untrusted`, or OSError when a folder cannot be made."""
     names = _names(home, path or home)
     top = os.path.dirname(home) or "/"
     os.makedirs(top, exist_ok=True)
@@ -153,7 +155,7 @@ def make_folders(home: str, path: str | None = None) -> None:
             problem = why_untrusted(info)
             if problem is not None:
                 raise Untrusted(f"{here} {problem}")
-            if info.st_mode & 0o077:
+            if tighten and info.st_mode & 0o077:
                 os.fchmod(at, 0o700)
     finally:
         os.close(at)

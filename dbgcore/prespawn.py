@@ -494,7 +494,7 @@ def _write(records: dict[str, JsonObject]) -> None:
 
     path = _record_path()
     with contextlib.suppress(OSError):
-        make_folders(os.path.dirname(path))
+        make_folders(os.path.dirname(path), tighten=False)
         write_file(path, json.dumps(records).encode("utf-8"), f"{path}.{os.getpid()}")
 
 

@@ -222,7 +222,7 @@ def remember(path: Path, key: str, value: str) -> None:
     try:
         # The home's own folders are verified as they are made; a cache is
         # written nowhere else (DBG_HOME, never through a link).
-        make_folders(str(path.parent))
+        make_folders(str(path.parent), tighten=False)
         write_file(str(path), json.dumps(dict(list(data.items())[-20:])).encode(),
                    str(path.with_name(f".{path.name}.{os.getpid()}")))
     except OSError:
