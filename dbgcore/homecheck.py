@@ -88,8 +88,8 @@ def folders_problem(home: str, path: str | None = None) -> str | None:
         here = os.path.join(here, name) if here else name
         try:
             info = os.lstat(here)
-        except FileNotFoundError:
-            return None
+        except (FileNotFoundError, NotADirectoryError):
+            return None  # not there: making it says what is wrong, if anything
         except OSError as exc:
             return f"{here} cannot be read: {exc.strerror}"
         why = why_untrusted(info)
