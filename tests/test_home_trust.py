@@ -328,16 +328,20 @@ if sys.argv[1] == "foreign":
     out["full"] = dbg("start", "--backend", "pdb", "cart.py", extra={{"DBG_NO_FAST_PATH": "1"}})
 else:
     # The attacker's own folder, and a loop that keeps putting a link to
-    # it (or nothing) where the user's short folder goes.
+    # it (or nothing) where the user's short folder goes, for a while each
+    # (random: to meet the gaps between the user's steps).
     theirs = "/tmp/theirs"
     subprocess.run([*AS_NOBODY, "mkdir", "-m", "755", theirs], check=True)
     racer = subprocess.Popen([*AS_NOBODY, {python!r}, "-c", (
-        "import os\\n"
+        "import os, random\\n"
         "while True:\\n"
         "    try: os.symlink({{theirs!r}}, {{short!r}})\\n"
         "    except OSError: pass\\n"
+        "    for _ in range(random.randrange(300)): pass\\n"
         "    try: os.unlink({{short!r}})\\n"
-        "    except OSError: pass\\n").format(theirs=theirs, short=short)],
+        "    except OSError: pass\\n"
+        "    for _ in range(random.randrange(300)): pass\\n"
+        ).format(theirs=theirs, short=short)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         race(theirs)
