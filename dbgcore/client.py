@@ -36,7 +36,7 @@ def live_status(name: str) -> JsonObject | None:
         # A socket without a status file is left over from a crash: not trusted.
         clean_stale(name, None)
         return None
-    if daemon_alive(status):
+    if daemon_alive(status, name):
         return status
     clean_stale(name, status)
     raise NoSession(
@@ -111,7 +111,7 @@ def stopped_daemon(name: str, pid: int) -> DbgError:
 def no_answer(name: str, op: str) -> DbgError:
     """The error for a daemon that closed the connection without answering."""
     status = read_status(name)
-    if status is None or not daemon_alive(status):
+    if status is None or not daemon_alive(status, name):
         clean_stale(name, status)
         return NoSession(
             f"the daemon of session {name!r} died while running {op}",

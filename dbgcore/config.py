@@ -13,7 +13,6 @@ names the file, the line and the key.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import zlib
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from dbgcore.backend import BackendSpec
 from dbgcore.errors import ConfigError
+from dbgcore.homecheck import make_folders, read_file, write_file
 from dbgcore.jsontypes import Json, JsonObject
 from dbgcore.paths import dbg_home, project_config_file, user_config_file
 
@@ -157,7 +157,7 @@ _PARSED_CACHE = "backends-parsed.json"
 
 def _parsed_before(digest: str) -> tuple[dict[str, Entry], dict[str, int]] | None:
     try:
-        data = json.loads((dbg_home() / _PARSED_CACHE).read_text(encoding="utf-8"))
+        data = json.loads(read_file(str(dbg_home() / _PARSED_CACHE)))
         entries, lines = data[digest]
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -171,25 +171,19 @@ def _parsed_before(digest: str) -> tuple[dict[str, Entry], dict[str, int]] | Non
 def _keep_parsed(digest: str, result: tuple[dict[str, Entry], dict[str, int]]) -> None:
     path = dbg_home() / _PARSED_CACHE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_file(str(path)))
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):
         data = {}
     data.pop(digest, None)
     data[digest] = list(result)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(dict(list(data.items())[-20:]), f)
-        os.replace(temporary, path)
+        make_folders(str(path.parent), tighten=False)
+        write_file(str(path), json.dumps(dict(list(data.items())[-20:])).encode("utf-8"),
+                   str(path.with_name(f".{path.name}.{os.getpid()}")))
     except OSError:
-        # A cache: without it, the file is only parsed again. A full disk leaves the
-        # temporary file empty, not one more for each call.
-        with contextlib.suppress(OSError):  # a folder that is not one, say
-            temporary.unlink()
+        pass  # a cache: without it, the file is only parsed again
 
 
 def _parse_file(path: Path, text: str) -> tuple[dict[str, Entry], dict[str, int]]:

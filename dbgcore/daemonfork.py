@@ -106,7 +106,9 @@ def _await_session(control: int, done: int) -> tuple[list[str], int] | None:
     os.close(control)
     os.close(done)
     request = json.loads(data)
-    log_fd = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    from dbgcore.homecheck import open_log
+
+    log_fd = open_log(request["log"])
     return [str(a) for a in request["argv"]], log_fd
 
 

@@ -101,7 +101,7 @@ def home_checks(fix: bool) -> list[Values]:
     from dbgcore.paths import dbg_home
 
     home = dbg_home()
-    if not home.exists():
+    if not os.path.lexists(home):
         base = next(p for p in home.parents if p.exists())
         if not _can_make_folder_in(base):
             return [_check("home", "fail", f"DBG_HOME {home} cannot be made: {base} is not "
@@ -132,13 +132,13 @@ def _can_make_folder_in(base: Path) -> bool:
 
 
 def _home_check(home: Path, fix: bool) -> Values:
+    from dbgcore.homecheck import FIX, folders_problem
+
+    # The one rule every command refuses a home by (the folders in it too).
+    problem = folders_problem(str(home), str(home / "sessions"))
+    if problem is not None:
+        return _check("home", "fail", f"DBG_HOME is not to be trusted: {problem}", FIX)
     info = home.stat()
-    if not stat.S_ISDIR(info.st_mode):
-        return _check("home", "fail", f"DBG_HOME {home} is not a folder",
-                      "set DBG_HOME to a folder of yours")
-    if info.st_uid != os.getuid():
-        return _check("home", "fail", f"DBG_HOME {home} belongs to uid {info.st_uid}, not you",
-                      "set DBG_HOME to a folder of yours")
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o077:
         if fix:
@@ -232,6 +232,7 @@ def set_aside_checks(path: Path, fix: bool) -> list[Values]:
 
 
 def session_checks(home: Path, fix: bool) -> list[Values]:
+    from dbgcore.homecheck import FIX, folders_problem
     from dbgcore.paths import CHILD_SEP_IN_DIR
     from dbgcore.status import clean_stale, daemon_alive, leftover_files, read_status
 
@@ -241,6 +242,11 @@ def session_checks(home: Path, fix: bool) -> list[Values]:
                    if p.is_dir()) if root.is_dir() else []
     live, out = [], []
     for name in names:
+        folder = root / name.replace("/", CHILD_SEP_IN_DIR)
+        problem = folders_problem(str(home), str(folder))
+        if problem is not None:
+            out.append(_check(f"session {name}", "fail", f"not to be trusted: {problem}", FIX))
+            continue
         status = read_status(name)
         if status is None:
             # An ended session: only its records remain, and perhaps the
@@ -257,7 +263,7 @@ def session_checks(home: Path, fix: bool) -> list[Values]:
             else:
                 out.append(_check(f"session {name}", "warn", what, "dbg doctor --fix"))
             continue
-        if daemon_alive(status):
+        if daemon_alive(status, name):
             live.append(name)
             continue
         from dbgcore import procutil

@@ -110,6 +110,27 @@ def _socket_path(session: str) -> str | None:
     return path if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
 
 
+def _private(path: str) -> bool:
+    """Whether the home and the session folder above ``path`` (its socket)
+    are private folders of the user's, as dbg makes them: then the socket
+    there is its daemon's. Anything else (a folder of someone else's, one
+    others can write in, a link; or one not made yet) is for the full CLI,
+    which says what is wrong (dbgcore.homecheck). One lstat a folder: once
+    the home is found so, no one else can change what is in it."""
+    session = os.path.dirname(path)
+    sessions = os.path.dirname(session)
+    uid = os.geteuid()
+    for folder in (os.path.dirname(sessions), sessions, session):
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            return False
+        # S_ISDIR, without the stat module: a link's mode is not 0o040000.
+        if info.st_mode & 0o170000 != 0o040000 or info.st_uid != uid or info.st_mode & 0o077:
+            return False
+    return True
+
+
 def _json(value: object) -> str:
     """Enough JSON for the request: strings, lists of them, bools, numbers."""
     if isinstance(value, str):
@@ -131,7 +152,7 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
     the daemon was just forked by this client for the `start` in ``words``,
     and listens at ``path``."""
     path = path or _socket_path(session)
-    if path is None:
+    if path is None or not _private(path):
         return None
     try:
         request = _json({"op": "argv", "timeout": timeout, "args": {
@@ -205,7 +226,8 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
         # (Linux's pids have 22 bits), so within the socket path's limit
         # whenever the session's own socket is.
         listen = os.path.join(folder, f"{os.getpid():x}.sock")
-        if len(os.fsencode(listen)) > _MAX_SOCKET_PATH or not (_ended_seen or _has_ended(path)):
+        if len(os.fsencode(listen)) > _MAX_SOCKET_PATH or not _private(path) \
+                or not (_ended_seen or _has_ended(path)):
             return None
     pid = _fork_daemon(session, None if listen == path else listen, words)
     if pid is None or not _listening(listen, pid):
@@ -263,15 +285,17 @@ def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> in
     if path is None:
         return None
     folder = os.path.dirname(path)
+    # Made and verified as dbgcore.paths.private_dir does (a module of os
+    # and stat only).
+    from dbgcore.homecheck import make_folders, open_log
+
     try:
-        for private in (os.path.dirname(folder), folder):  # dbgcore.paths.private_dir
-            os.makedirs(private, mode=0o700, exist_ok=True)
-            if os.stat(private).st_mode & 0o077:
-                os.chmod(private, 0o700)
-        log = os.open(os.path.join(folder, "daemon.log"),
-                      os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        make_folders(os.path.dirname(os.path.dirname(folder)), folder)
+        log = open_log(os.path.join(folder, "daemon.log"))
     except OSError:
-        return None  # a folder that cannot be made: the full CLI says so, in one line
+        # A folder that cannot be made, or one dbg does not trust (a
+        # homecheck.Untrusted): the full CLI says so, in one line.
+        return None
     spare = _take_spare(folder, replacing_at, words)
     if spare is not None:
         os.close(log)

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import IO
 
+from dbgcore.homecheck import open_log
+
 
 class _Spare:
     """A daemon forked before its session's start, its debugger spawned
@@ -132,7 +134,7 @@ def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
         pid = spares.take([str(w) for w in words], [str(a) for a in argv], log)
         if pid is not None:
             return {"pid": pid}
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = open_log(log)
     try:
         return {"pid": fork_daemon([str(a) for a in argv], fd,
                                    start_words=[str(w) for w in words or []])}

@@ -3,17 +3,21 @@
 Everything dbg writes lives under one home directory: ``$DBG_HOME`` when set
 (tests use it), else ``$XDG_STATE_HOME/dbg`` (``~/.local/state/dbg``). The home
 and every session directory are private to the user (0700); sockets are 0600.
+dbg trusts no folder in the home it did not make (:mod:`dbgcore.homecheck`):
+one that is another user's, that others can write in, or that is a link is
+refused with a :class:`~dbgcore.errors.UsageError` saying whose it is.
 Unix socket paths are limited to ~107 bytes, so a session whose socket path
 would be too long gets one under a short private directory in /tmp instead.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-import stat
 from pathlib import Path
 
+from dbgcore import homecheck
 from dbgcore.bounds import shortened
 from dbgcore.errors import UsageError
 
@@ -38,16 +42,40 @@ def dbg_home() -> Path:
 
 
 def private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) and make sure only the user can enter it."""
+    """Create ``path`` (and parents) and make sure only the user can enter
+    it; a folder in the home is made and verified from the home down
+    (:func:`dbgcore.homecheck.make_folders`), one elsewhere (a build folder
+    a plugin keeps) by itself. Raises UsageError for a folder that cannot
+    be made or is not to be trusted."""
+    home = dbg_home()
+    inside = path == home or home in path.parents
     try:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o700)
+        if inside:
+            homecheck.make_folders(str(home), str(path))
+        else:
+            homecheck.make_folders(str(path))
+    except homecheck.Untrusted as exc:
+        raise untrusted(exc.problem) from None
     except OSError as exc:
         raise UsageError(f"cannot make the private folder {path}: {exc.strerror}",
                          "set DBG_HOME to a folder of yours that can be written "
                          "(see dbg doctor)") from None
     return path
+
+
+def untrusted(problem: str) -> UsageError:
+    """The refusal of a path in the home dbg does not trust (``problem``
+    says which and why)."""
+    return UsageError(f"not using dbg's home: {problem}", homecheck.FIX)
+
+
+def check_home(path: Path | None = None) -> None:
+    """Refuse a home whose folders down to ``path`` (those that exist) are
+    not to be trusted; what every command does before it reads anything
+    there (the folders it makes are verified as they are made)."""
+    problem = homecheck.folders_problem(str(dbg_home()), None if path is None else str(path))
+    if problem is not None:
+        raise untrusted(problem)
 
 
 def check_session_name(name: str) -> str:
@@ -64,11 +92,66 @@ def sessions_dir() -> Path:
 
 
 def session_dir(name: str) -> Path:
-    return sessions_dir() / check_session_name(name).replace("/", CHILD_SEP_IN_DIR)
+    """The session's folder (verified if it exists, not made: see
+    :func:`private_dir`)."""
+    folder = sessions_dir() / check_session_name(name).replace("/", CHILD_SEP_IN_DIR)
+    check_home(folder)
+    return folder
 
 
 def store_path() -> Path:
     return private_dir(dbg_home()) / "store.sqlite3"
+
+
+#: Where the socket of a session whose own path is too long goes: a folder
+#: named for the user in this shared, sticky folder.
+SHORT_SOCKET_BASE = "/tmp"
+
+
+def short_socket_dir() -> Path:
+    """``/tmp/dbg-UID``, made private or found so, without a race: the
+    folder is made (no chmod by name: the name may be swapped meanwhile),
+    then opened without following a link and verified by that descriptor;
+    /tmp's sticky bit keeps a folder of ours ours once it is. One made by
+    someone else first is refused, saying whose it is."""
+    short = os.path.join(SHORT_SOCKET_BASE, f"dbg-{os.geteuid()}")
+    why = "cannot be made"
+    for _ in range(20):
+        try:
+            os.mkdir(short, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            why = f"cannot be made: {exc.strerror}"
+            break
+        try:
+            fd = os.open(short, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue  # removed between the two (by whoever made it): again
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                why = f"cannot be opened: {exc.strerror}"
+                break
+            try:
+                why = homecheck.why_untrusted(os.lstat(short)) or "is not a folder"
+            except OSError:
+                continue
+            break
+        try:
+            info = os.fstat(fd)
+            problem = homecheck.why_untrusted(info)
+            if problem is None:
+                if info.st_mode & 0o077:
+                    os.fchmod(fd, 0o700)
+                return Path(short)
+            why = problem
+            break
+        finally:
+            os.close(fd)
+    else:
+        why = "kept changing while dbg made it"
+    raise UsageError(f"the folder for sockets of long DBG_HOMEs, {short}, {why}; not using it",
+                     "remove it, or set DBG_HOME to a shorter path")
 
 
 def socket_path(name: str) -> Path:
@@ -79,15 +162,7 @@ def socket_path(name: str) -> Path:
     import hashlib
 
     digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:20]
-    short = Path("/tmp") / f"dbg-{os.getuid()}"
-    if not short.exists():
-        private_dir(short)
-    # /tmp is shared: someone else may have made this name first, to catch our socket.
-    info = os.lstat(short)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise UsageError(f"{short} is not a private directory of yours; not using it",
-                         "set DBG_HOME to a shorter path, or remove that directory")
-    return short / f"{digest}.sock"
+    return short_socket_dir() / f"{digest}.sock"
 
 
 def user_config_file() -> Path:

@@ -261,12 +261,10 @@ def _records() -> dict[str, JsonObject]:
     command lines are run as they are)."""
     import json
 
+    from dbgcore.homecheck import read_file
+
     try:
-        with open(_record_path(), "rb") as fh:
-            facts = os.fstat(fh.fileno())
-            if facts.st_uid != os.getuid() or facts.st_mode & 0o022:
-                return {}
-            data = json.loads(fh.read())
+        data = json.loads(read_file(_record_path()))
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict)} \
@@ -492,17 +490,12 @@ def _write(records: dict[str, JsonObject]) -> None:
     import contextlib
     import json
 
+    from dbgcore.homecheck import make_folders, write_file
+
     path = _record_path()
-    temporary = f"{path}.{os.getpid()}"
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(records))
-        os.replace(temporary, path)
-    except OSError:
-        # A full disk leaves the temporary file empty, not one more for each start.
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    with contextlib.suppress(OSError):
+        make_folders(os.path.dirname(path), tighten=False)
+        write_file(path, json.dumps(records).encode("utf-8"), f"{path}.{os.getpid()}")
 
 
 def discard() -> None:

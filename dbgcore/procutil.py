@@ -167,6 +167,59 @@ def alive(pid: int, started: int | None = None) -> bool:
     return started is None or now == started
 
 
+def owner_of(pid: int) -> int | None:
+    """The real uid of the process (``Uid:`` in /proc/PID/status), None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return None
+
+
+def ours(pid: int, started: int | None) -> bool:
+    """:func:`alive` with that start time, and the user's: what a pid read
+    from a file must be before it is signalled."""
+    return started is not None and alive(pid, started) and owner_of(pid) == os.getuid()
+
+
+def group_is_ours(pgid: int) -> bool:
+    """Whether the process group has live members, all of them the user's."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and pgid_of(int(entry)) == pgid and not is_zombie(int(entry)):
+            members.append(int(entry))
+    return bool(members) and all(owner_of(pid) == os.getuid() for pid in members)
+
+
+def is_daemon_of(pid: int, started: int | None, folder: str) -> bool:
+    """Whether ``pid`` (started at ``started``) is the user's and the daemon
+    of the session whose folder is ``folder``: a daemon holds its session's
+    files open (its stderr is the session's daemon.log, the first place
+    looked), which no other process of the user's does by chance. A
+    process whose descriptors cannot be read is judged by the rest."""
+    if not ours(pid, started):
+        return False
+    inside = os.path.realpath(folder) + os.sep
+    try:
+        if os.readlink(f"/proc/{pid}/fd/2").startswith(inside):
+            return True
+        entries = os.listdir(f"/proc/{pid}/fd")
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    for entry in entries:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{entry}").startswith(inside):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def pgid_of(pid: int) -> int | None:
     try:
         return os.getpgid(pid)

@@ -9,7 +9,6 @@ dbg's own interpreter.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -18,6 +17,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from dbgcore.homecheck import make_folders, read_file, write_file
 
 #: Run by the program's interpreter (3.8 and newer): one JSON line. With a
 #: module's name (`-m MODULE`), also the file `python -m` runs for it.
@@ -200,7 +201,7 @@ def file_key(path: str) -> str:
 def recall(path: Path, key: str) -> str:
     """``key``'s value in the JSON cache at ``path`` ("" when it has none)."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_file(str(path)))
     except (OSError, ValueError):
         return ""
     found = data.get(key) if isinstance(data, dict) else None
@@ -211,22 +212,18 @@ def remember(path: Path, key: str, value: str) -> None:
     """``key: value`` into the JSON cache at ``path`` (its last 20 entries;
     private to the user, replaced whole). A cache: a failed write is let go."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_file(str(path)))
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):
         data = {}
     data.pop(key, None)
     data[key] = value
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(dict(list(data.items())[-20:]), f)
-        os.replace(temporary, path)
+        # The home's own folders are verified as they are made; a cache is
+        # written nowhere else (DBG_HOME, never through a link).
+        make_folders(str(path.parent), tighten=False)
+        write_file(str(path), json.dumps(dict(list(data.items())[-20:])).encode(),
+                   str(path.with_name(f".{path.name}.{os.getpid()}")))
     except OSError:
-        # A cache: without it, the shim is only asked again. A full disk leaves the
-        # temporary file empty, not one more for each call.
-        with contextlib.suppress(OSError):  # a folder that is not one, say
-            temporary.unlink()
+        pass  # a cache: without it, the shim is only asked again (or one not to be trusted)

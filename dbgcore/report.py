@@ -58,8 +58,11 @@ def given_argv(commands: list[Values]) -> list[str]:
 
 
 def log_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
-    """The last ``limit`` bytes of a log, from the first whole line in them."""
-    with path.open("rb") as fh:
+    """The last ``limit`` bytes of a log, from the first whole line in them
+    (never read through a link: see dbgcore.homecheck)."""
+    from dbgcore.homecheck import open_file
+
+    with open(open_file(str(path), os.O_RDONLY), "rb") as fh:
         size = fh.seek(0, os.SEEK_END)
         fh.seek(max(0, size - limit))
         data = fh.read(limit)
@@ -124,7 +127,7 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
     logs: dict[str, str] = {}
     if folder.is_dir():
         for log in sorted([*folder.glob("*.log"), *folder.glob("*.log.1")]):
-            if log.is_file():
+            if log.is_file() and not log.is_symlink():
                 logs[f"logs/{log.name}"] = log_tail(log)
     # Every secret, gathered once from wherever it reached dbg, then taken
     # out of every file wherever it is echoed.
@@ -159,7 +162,7 @@ def report(values: Values, session: str, timeout: float, front: Front) -> tuple[
     path = out_dir / f"dbg-report-{name}-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz"
     root = path.name.removesuffix(".tar.gz")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
             for member, text in files.items():
                 # JSON files were redacted value by value (above), the rest is text.

@@ -52,7 +52,9 @@ def run(session: str, words: list[str], control: int, done: int,
             comm.write("dbg-daemon")
     except OSError:
         pass
-    log = os.open(str(taken["log"]), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    from dbgcore.homecheck import open_log
+
+    log = open_log(str(taken["log"]))
     os.dup2(log, 2)
     os.close(log)
     start = taken.get("words")

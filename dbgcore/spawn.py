@@ -15,15 +15,18 @@ import signal
 import sys
 import time
 
-from dbgcore import client, procutil
+from dbgcore import client, homecheck, procutil
 from dbgcore.daemonfork import fork_daemon
 from dbgcore.diskspace import home_problem, refused
 from dbgcore.ended import replace_ended
 from dbgcore.errors import BackendError, DbgError, DiskFull, SessionExists
 from dbgcore.jsontypes import JsonObject
-from dbgcore.paths import dbg_home, private_dir, session_dir
+from dbgcore.paths import dbg_home, private_dir, session_dir, socket_path, untrusted
 from dbgcore.status import daemon_alive, read_status
 
+#: The files a session's daemon writes in its folder (their rotations,
+#: NAME.1, are only renamed over).
+SESSION_FILES = ("daemon.log", "debugger.log", "status.json")
 #: How long a new daemon has to start listening.
 DAEMON_START_TIMEOUT = 15.0
 
@@ -38,10 +41,18 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     if client.live_status(name) is not None:
         raise SessionExists.taken(name)
     run_dir = private_dir(session_dir(name))
+    # Here, where its refusal reaches the user, rather than in the daemon,
+    # whose refusal only its log would tell (a /tmp/dbg-UID of someone else's).
+    socket_path(name)
+    problem = homecheck.files_problem(str(run_dir), SESSION_FILES)
+    if problem is not None:
+        raise untrusted(problem)
     log_path = run_dir / "daemon.log"
     argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
     try:
-        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = homecheck.open_log(str(log_path))
+    except homecheck.Untrusted as exc:
+        raise untrusted(exc.problem) from None
     except OSError as exc:
         disk = refused(exc, dbg_home(), f"cannot start session {name!r}")
         if disk is None:
@@ -69,15 +80,15 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     deadline = time.monotonic() + DAEMON_START_TIMEOUT
     while time.monotonic() < deadline:
         status = read_status(name)
-        if status is not None and status.get("pid") == pid and daemon_alive(status):
+        if status is not None and status.get("pid") == pid and daemon_alive(status, name):
             return status
         code = _exit_code(pid)
         if code is not None:
             # Its status file could not be written, nor what it would have
             # said about that (daemon.log is on the same disk).
-            problem = home_problem(dbg_home())
-            if problem is not None:
-                raise DiskFull(f"cannot start session {name!r}: {problem[0]}", problem[1])
+            full = home_problem(dbg_home())
+            if full is not None:
+                raise DiskFull(f"cannot start session {name!r}: {full[0]}", full[1])
             raise DbgError(f"the session daemon exited at start (code {code})",
                            f"see {log_path}")
         # Every poll saved is time the start answers sooner (a forked daemon

@@ -17,7 +17,7 @@ import stat
 import time
 from pathlib import Path
 
-from dbgcore import procutil
+from dbgcore import homecheck, procutil
 from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import CHILD_SEP_IN_DIR, CHILD_SESSION_ROLE, session_dir, sessions_dir
 
@@ -29,8 +29,10 @@ def status_file(name: str) -> Path:
 
 
 def read_status(name: str) -> JsonObject | None:
+    """The session's status; None when it has none (or one dbg did not
+    write: a link, or a file of someone else's)."""
     try:
-        data = json.loads(status_file(name).read_text(encoding="utf-8"))
+        data = json.loads(homecheck.read_file(str(status_file(name))))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -38,11 +40,8 @@ def read_status(name: str) -> JsonObject | None:
 
 def write_status(name: str, data: JsonObject) -> None:
     path = status_file(name)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+    homecheck.write_file(str(path), json.dumps(data).encode("utf-8"),
+                         str(path.with_suffix(".tmp")))
 
 
 def remove_status(name: str, pid: int | None = None) -> None:
@@ -56,8 +55,13 @@ def remove_status(name: str, pid: int | None = None) -> None:
         status_file(name).unlink()
 
 
-def daemon_alive(status: JsonObject) -> bool:
-    return procutil.alive(int(status.get("pid", 0)), status.get("start_time"))
+def daemon_alive(status: JsonObject, name: str) -> bool:
+    """Whether the status's daemon runs: its pid alive with its start time,
+    the user's, and holding session ``name``'s files open (see
+    :func:`procutil.is_daemon_of`). What a status file says is acted on
+    only once this is known."""
+    return procutil.is_daemon_of(int(status.get("pid", 0)), status.get("start_time"),
+                                 str(session_dir(name)))
 
 
 def clean_stale(name: str, status: JsonObject | None) -> list[int]:
@@ -69,17 +73,21 @@ def clean_stale(name: str, status: JsonObject | None) -> list[int]:
         groups = set()
         for child in status.get("children", []):
             pid = int(child.get("pid", 0))
-            if procutil.alive(pid, child.get("start_time")):
+            # Only processes of the user's, as the file says they started:
+            # the file is trusted no further than that.
+            if procutil.ours(pid, child.get("start_time")):
                 leftovers.append(pid)
                 pgid = procutil.pgid_of(pid)
                 if pgid is not None:
                     groups.add(pgid)
             elif child.get("pgid") == pid and procutil.start_time(pid) in (
-                    None, child.get("start_time")):
+                    None, child.get("start_time")) and procutil.group_is_ours(pid):
                 # The leader is dead (or a zombie), but a member that ignores
                 # SIGHUP (the debuggee's own child) outlives it. Linux hands
                 # out no pid while a process group of that number exists, so
-                # a group numbered like our dead leader is still the one it led.
+                # a group numbered like our dead leader is still the one it
+                # led; and its members are all the user's, not a group
+                # named by the file alone.
                 groups.add(pid)
         procutil.terminate_groups(groups, grace=0.5)
         sock = status.get("socket")
@@ -106,10 +114,12 @@ def end_by_force(name: str, status: JsonObject, grace: float = 1.0) -> int:
     after a dead daemon (:func:`clean_stale`). Returns how many processes
     besides the daemon were still running."""
     pid = int(status.get("pid", 0))
-    daemon = [(pid, status.get("start_time"))] if daemon_alive(status) else []
+    daemon = [(pid, status.get("start_time"))] if daemon_alive(status, name) else []
     recorded = [(int(c.get("pid", 0)), c.get("start_time")) for c in status.get("children", [])
                 if not str(c.get("role", "")).startswith(CHILD_SESSION_ROLE)]
-    recorded = [(p, started) for p, started in recorded if procutil.alive(p, started)]
+    # Only what is still the user's process of that start (procutil.ours):
+    # a status file is not enough to signal anything by.
+    recorded = [(p, started) for p, started in recorded if procutil.ours(p, started)]
     found = dict(procutil.tree_of([p for p, _ in daemon + recorded]))
     found.update(recorded)
     found.pop(pid, None)
@@ -133,7 +143,7 @@ def leftover_files(name: str, status: JsonObject | None) -> list[Path]:
     folder = session_dir(name)
     if status is None:
         status = read_status(name)
-    live = status is not None and daemon_alive(status)
+    live = status is not None and daemon_alive(status, name)
     dead_pid = None if live or status is None else status.get("pid")
     found = []
     try:
@@ -162,4 +172,6 @@ def leftover_files(name: str, status: JsonObject | None) -> list[Path]:
 
 def list_session_names() -> list[str]:
     root = sessions_dir()
-    return sorted(p.name.replace(CHILD_SEP_IN_DIR, "/") for p in root.iterdir() if p.is_dir())
+    # By lstat: a link among them is no session folder of dbg's.
+    return sorted(p.name.replace(CHILD_SEP_IN_DIR, "/") for p in root.iterdir()
+                  if stat.S_ISDIR(p.lstat().st_mode))

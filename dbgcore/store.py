@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from dbgcore.jsontypes import Json, JsonObject
-from dbgcore.paths import store_path
+from dbgcore.paths import store_path, untrusted
 
 #: A value sqlite3 stores and gives back (the types it maps to SQL's).
 SqlValue = int | float | str | bytes | None
@@ -289,6 +289,11 @@ class Store:
         #: fresh store after damage, and the ids they have there.
         self._sessions: dict[int, SqlRow] = {}
         self._renumbered: dict[int, int] = {}
+        # SQLite would follow a link (and write its -wal and -shm beside
+        # it); the home is the user's own (store_path), so no one else
+        # could make one here after this look.
+        if self.path.is_symlink():
+            raise untrusted(f"{self.path} is a symbolic link")
         self._open_checked()
 
     def _open_checked(self) -> None:

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 
 from dbgcore.diskspace import describe, disk_errno
+from dbgcore.homecheck import Untrusted, open_log
+from dbgcore.paths import untrusted
 
 #: The most of one message a log keeps.
 MESSAGE_LIMIT = 16 * 1024
@@ -132,7 +134,10 @@ class TransLog:
 
     def _open(self) -> None:
         assert self.path is not None
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            fd = open_log(str(self.path))
+        except Untrusted as exc:
+            raise untrusted(exc.problem) from None
         self._size = os.fstat(fd).st_size
         self._fd = fd
 
@@ -253,7 +258,7 @@ class BoundedLogHandler(logging.FileHandler):
 
     def _open(self) -> io.TextIOWrapper:
         # Private like every file of a session, also after a rotation.
-        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = open_log(self.baseFilename)
         return open(fd, "a", encoding="utf-8", errors="replace")
 
     def format(self, record: logging.LogRecord) -> str:

@@ -20,7 +20,7 @@ from dbgcore.cli.output import Ctx, fail, set_ctx
 from dbgcore.errors import DbgError, InternalError, UsageError
 from dbgcore.jsontypes import JsonObject
 from dbgcore.ops import builtin_table, front
-from dbgcore.paths import check_session_name
+from dbgcore.paths import check_home, check_session_name
 from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
 
 if TYPE_CHECKING:
@@ -91,6 +91,8 @@ def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None
     set_ctx(ctx.obj)
     try:
         check_session_name(session)
+        if ctx.invoked_subcommand != "doctor":  # which says what is wrong with it
+            check_home()
         problem = timeout_problem(timeout)
         if problem is not None:
             raise UsageError(problem)

@@ -156,11 +156,12 @@ class DebugpyProfile(AdapterProfile):
             # only its bytecode loader on (see launch_arguments), through
             # the adapter, which passes this on to it alone
             # (adapterboot/dbg_debugpy_adapter.py).
-            from dbgcore.api import dbg_home
+            from dbgcore.api import dbg_home, private_dir
 
             previous = os.environ.get("PYTHONPATH", "")
             env["DBG_LAUNCHER_PYTHONPATH"] = PYBOOT + (os.pathsep + previous if previous else "")
-            env["DBG_PYC_DIR"] = str(dbg_home() / "pyc")
+            # Code is loaded from there: a folder of the user's own, verified.
+            env["DBG_PYC_DIR"] = str(private_dir(dbg_home() / "pyc"))
             env["DBG_DEBUGPY_ROOT"] = root
             if self._attach_pid is None:
                 # A launcher waits, started with the adapter, for the launch
@@ -246,9 +247,9 @@ class DebugpyProfile(AdapterProfile):
         if root:
             # debugpy's modules from dbg's bytecode for the program's Python
             # (pyboot/dbg_boot.py's _DebugpyLoader).
-            from dbgcore.api import dbg_home
+            from dbgcore.api import dbg_home, private_dir
 
-            env["DBG_PYC_DIR"] = str(dbg_home() / "pyc")
+            env["DBG_PYC_DIR"] = str(private_dir(dbg_home() / "pyc"))
             env["DBG_DEBUGPY_ROOT"] = root
         if request.test:
             env["DBG_TEST_RUN"] = "1"

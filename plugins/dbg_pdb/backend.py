@@ -234,7 +234,8 @@ class PdbBackend(ConsoleBackend):
                "env": self._launcher_env(request)}
         handoff = self.ctx.run_dir / f"pdb-{os.getpid()}-{driver.pid}-run.json"
         try:
-            fd = os.open(handoff, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            # Made new, never written through a link left at that name.
+            fd = os.open(handoff, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             with open(fd, "w", encoding="utf-8") as fh:
                 json.dump(run, fh)  # a full disk refuses it: removed all the same
             driver.send_line(str(handoff))

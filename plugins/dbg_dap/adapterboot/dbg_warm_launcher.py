@@ -115,7 +115,8 @@ def _remember(path: str, base: dict[str, str], cmdline: list[str],
         return
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # Made new, never written through a link left at that name.
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(record, fh)
         os.replace(temporary, path)
