@@ -301,6 +301,13 @@ def quick_check(db: sqlite3.Connection, path: Path) -> None:
         # One line for a note: SQLite heads its findings with the schema name.
         found = " ".join(" ".join(verdict).replace("*** in database main ***", "").split())
         raise StoreDamaged(found[:200])
+    _stamp_checked(path, stamp)
+
+
+def _stamp_checked(path: Path, stamp: str) -> None:
+    """Keep ``stamp`` as the store's last check that passed (also what
+    :func:`shrunk` measures it against)."""
+    marker = _checked_file(path)
     with contextlib.suppress(OSError):
         tmp = marker.with_name(f"{marker.name}.{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -377,6 +384,9 @@ class Store:
                 self._connect()
                 if found is not None:
                     quick_check(self.db, self.path)
+                elif not self.readonly:
+                    # Made here, sound: an empty file in its place later is damage.
+                    _stamp_checked(self.path, _check_stamp(self.path))
                 self._opened = _identity(self.path)
                 return
             except (StoreDamaged, sqlite3.Error, OSError) as exc:
