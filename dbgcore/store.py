@@ -669,9 +669,9 @@ class Store:
              run_id: int | None = None) -> list[JsonObject]:
         """Recorded runs, newest last: of the sessions named ``name`` (None:
         all; or the one run ``run_id``), each with its count of stops, traced
-        calls and sampled values, and its ``state`` (dbgcore.recording.run_state:
+        calls and sampled values, and its ``state`` (dbgcore.runstate.run_state:
         a run whose end was never written is in progress, or was cut short)."""
-        from dbgcore.recording import run_state
+        from dbgcore.runstate import run_state
 
         query = (
             "SELECT runs.id, sessions.name, runs.program, runs.args, runs.started_at,"
