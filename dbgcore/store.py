@@ -1,15 +1,21 @@
 """The session store: every session, command and stop, in SQLite (WAL).
 
 Each write commits at once, so a daemon that dies loses nothing it had already
-recorded. Several daemons share one database file; WAL mode and a busy timeout
-let them write side by side while clients read.
+recorded; what an op records while the program runs (a trace's calls, `history
+--at`'s values in ``samples``) comes in batches, each one transaction, from a
+writer thread (dbgcore.recording), so a lock keeps the connection to one use
+at a time. Several daemons share one database file; WAL mode and a busy
+timeout let them write side by side while clients read.
 
 Damage is never passed over in silence. A store that SQLite cannot read (not
-a database, a page that does not add up, a directory in its place), found on
-open (``PRAGMA quick_check``, whenever the file changed since the last check)
-or by any read or write later, is moved aside with its -wal and -shm, a fresh
-one records from then on, the answer of the op that found it carries a note,
-and ``store-set-aside.jsonl`` beside it keeps telling `dbg doctor` (which then
+a database, a page that does not add up, a directory in its place), or that
+is smaller than at its last check that passed (emptied, cut short: SQLite
+would take an empty file for a new store), found on open (``PRAGMA
+quick_check``, whenever the file changed since the last check) or by any read
+or write later, is moved aside with its -wal and -shm, a fresh one records
+from then on, the answer of the op that found it carries a note, and
+``store-set-aside.jsonl`` beside it keeps telling every op that opens the
+store (a note each time, :func:`standing_note`) and `dbg doctor` (which then
 fails) until the user clears it (`dbg doctor --fix`, or deleting the copy).
 """
 
