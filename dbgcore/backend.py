@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     )
     from dbgcore.opspec import Op
     from dbgcore.output import OutputBuffer
-    from dbgcore.tracing import TraceOutcome
+    from dbgcore.tracing import CallSink, TraceOutcome
     from dbgcore.translog import TransLog
 
 Support = Literal["native", "fallback", "none"]
@@ -445,13 +445,16 @@ class Backend:
     # -- history -------------------------------------------------------------
 
     def trace(self, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome:
+              timeout: float, sink: CallSink) -> TraceOutcome:
         """`dbg trace`: run the program from here without stopping, recording
         each call of ``functions`` (args at entry, the return value or the
         exception at exit, the caller, the thread; with ``lines`` each line
         reached and the locals changed there), at most ``max_calls`` of them,
         until it stops (a breakpoint, an exception, the end). When ``timeout``
         runs out, pause it and return what was recorded (``timed_out``).
+        Each call is given to ``sink`` as it is recorded and again as it
+        ends, so that a daemon killed meanwhile keeps it (a tracer that
+        writes a trace file: :func:`dbgcore.tracing.follow_trace_file`).
 
         A backend whose debugger can trace by itself overrides this; for one
         that does not, the core uses dbg's fallback (:mod:`dbgcore.tracefall`:

@@ -178,8 +178,12 @@ def disk_check(home: Path, write: bool = True) -> Values:
 def store_check(path: Path, fix: bool) -> Values:
     if not os.path.lexists(path):
         return _check("store", "ok", f"no session store yet ({path})")
+    from dbgcore.store import shrunk
+
     if not path.is_file():
         verdict = ["a directory is in its place" if path.is_dir() else "not a regular file"]
+    elif (cut := shrunk(path)) is not None:
+        verdict = [cut]  # SQLite finds an empty file sound: an empty store
     else:
         try:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2)

@@ -385,21 +385,22 @@ TRACE_LINES_SHOWN = 30
 def trace(session: Session, args: Payload, timeout: float) -> Payload:
     from dbgcore import tracefall
     from dbgcore.inspect_ops import one_line
+    from dbgcore.recording import StoredCalls
+    from dbgcore.store import shifted_call
     from dbgcore.tracing import DEFAULT_MAX_CALLS
 
     assert session.backend is not None
     functions = [one_line(str(f)).strip() for f in args.get("functions") or []]
     if not functions or not all(functions):
         raise UsageError("trace needs the functions to trace", "dbg trace FUNCTION...")
-    outcome = tracefall.trace(session.backend, functions, bool(args.get("lines")),
-                              int(args.get("max") or DEFAULT_MAX_CALLS), timeout)
+    # Each call is in the store as it is recorded: a daemon killed meanwhile keeps them.
+    with StoredCalls(session.store, session.current_run()) as kept:
+        outcome = tracefall.trace(session.backend, functions, bool(args.get("lines")),
+                                  int(args.get("max") or DEFAULT_MAX_CALLS), timeout, kept)
+        kept.settle(outcome.calls)
     snapshot = session.snapshot(outcome.event, timeout)
-    calls = [c.to_dict() for c in outcome.calls]
-    first = session.store.record_calls(session.current_run(), calls)
-    for call in calls:  # numbered as the store numbers them, after the run's earlier traces
-        call["seq"] += first - 1
-        if call.get("parent") is not None:
-            call["parent"] += first - 1
+    # Numbered as the store numbers them, after the run's earlier traces.
+    calls = [shifted_call(c.to_dict(), kept.base) for c in outcome.calls]
     limit = int(args.get("limit") or TRACE_SHOWN)
     shown = calls[-limit:]
     for call in shown:
@@ -433,6 +434,7 @@ def history(session: Session, args: Payload, timeout: float) -> Payload:
 
     from dbgcore.inspect_ops import one_line
     from dbgcore.model import BreakLoc, BreakOptions
+    from dbgcore.recording import StoredSamples
 
     backend = session.backend
     assert backend is not None
@@ -451,6 +453,8 @@ def history(session: Session, args: Payload, timeout: float) -> Payload:
     rows: list[Payload] = []
     timed_out = False
     last: object = object()
+    # Each value is in the store as it is taken: a daemon killed meanwhile keeps them.
+    kept = StoredSamples(session.store, session.current_run(), "history", expression.strip())
     try:
         event = backend.cont(left())
         while event.state == "stopped" and bp.id in event.hit_breakpoints:
@@ -467,6 +471,7 @@ def history(session: Session, args: Payload, timeout: float) -> Payload:
             if value is None:
                 row["error"] = error
             rows.append(row)
+            kept.add({**row, "location": loc.text or loc.key()})
             last = value
             if len(rows) >= most or len(event.hit_breakpoints) > 1 \
                     or time.monotonic() >= deadline:
@@ -476,6 +481,7 @@ def history(session: Session, args: Payload, timeout: float) -> Payload:
             timed_out = True
             event = backend.pause(2.0)
     finally:
+        kept.close()
         if backend.state() not in ("exited", "debugger_lost"):
             backend.remove_breakpoint(bp.id, 2.0)
     snapshot = session.snapshot(event, timeout)

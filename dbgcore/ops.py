@@ -391,7 +391,8 @@ BUILTIN: tuple[Op, ...] = (
     Op("history", "The values EXPR took: at each recorded stop, or with --at at each hit of "
        "LOCATION as the program runs on, without stopping there.", (
         Arg("expression", "text", "The expression (without --at: a local's name, or an "
-            "expression over recorded locals).", required=True, expression=True),
+            "expression over recorded locals; the values an earlier --at of the same EXPR "
+            "recorded are read too).", required=True, expression=True),
         Arg("at", "location", "Run on, evaluating EXPR at each hit of LOC (" + _LOCATION_HELP
             + ") until the program stops by itself.", flags=("--at",), metavar="LOC"),
         Arg("max", "int", "With --at: stop the program at the Nth hit (default 1000).",
@@ -407,7 +408,8 @@ BUILTIN: tuple[Op, ...] = (
            "  dbg history total --at ledger.py:41\n"
            "  dbg history 'len(items)'")),
     Op("runs", "List the recorded runs of the program (start, restart, test): ids for "
-       "`dbg diff`.", (
+       "`dbg diff`, and how each ended (in progress, or cut short when its end was never "
+       "written).", (
         Arg("all", "bool", "Every session's runs, not only this session's.", flags=("--all",)),
         Arg("limit", "int", "The last N (default 40).", flags=("--limit",), minimum=1,
             metavar="N"),

@@ -90,10 +90,12 @@ def _recorded(name: str) -> tuple[Values | None, list[Values], list[Values], lis
     """The latest recorded session of this name: its row, commands and
     stops; and what was found wrong with the store on the way."""
     from dbgcore.paths import store_path
-    from dbgcore.store import Store
+    from dbgcore.store import Store, standing_note
 
     if not store_path().exists() and not os.path.lexists(store_path()):
-        return None, [], [], []
+        # None made since one was set aside: that one is still told of.
+        note = standing_note(store_path())
+        return None, [], [], [note] if note else []
     try:
         store = Store(readonly=True, by="dbg report")
     except (sqlite3.Error, OSError) as exc:

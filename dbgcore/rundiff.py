@@ -84,7 +84,8 @@ def _kind_of(a: JsonObject | None, b: JsonObject | None) -> str:
 def _summary(run: JsonObject) -> JsonObject:
     return {"id": run["id"], "session": run.get("session"), "program": run.get("program"),
             "args": run.get("args"), "exit_code": run.get("exit_code"),
-            "signal": run.get("signal"), "calls": run.get("calls"), "stops": run.get("stops")}
+            "signal": run.get("signal"), "calls": run.get("calls"), "stops": run.get("stops"),
+            "state": run.get("state"), "cut_short": run.get("cut_short")}
 
 
 def compare(run_a: JsonObject, run_b: JsonObject, calls_a: list[JsonObject],

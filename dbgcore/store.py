@@ -1,15 +1,21 @@
 """The session store: every session, command and stop, in SQLite (WAL).
 
 Each write commits at once, so a daemon that dies loses nothing it had already
-recorded. Several daemons share one database file; WAL mode and a busy timeout
-let them write side by side while clients read.
+recorded; what an op records while the program runs (a trace's calls, `history
+--at`'s values in ``samples``) comes in batches, each one transaction, from a
+writer thread (dbgcore.recording), so a lock keeps the connection to one use
+at a time. Several daemons share one database file; WAL mode and a busy
+timeout let them write side by side while clients read.
 
 Damage is never passed over in silence. A store that SQLite cannot read (not
-a database, a page that does not add up, a directory in its place), found on
-open (``PRAGMA quick_check``, whenever the file changed since the last check)
-or by any read or write later, is moved aside with its -wal and -shm, a fresh
-one records from then on, the answer of the op that found it carries a note,
-and ``store-set-aside.jsonl`` beside it keeps telling `dbg doctor` (which then
+a database, a page that does not add up, a directory in its place), or that
+is smaller than at its last check that passed (emptied, cut short: SQLite
+would take an empty file for a new store), found on open (``PRAGMA
+quick_check``, whenever the file changed since the last check) or by any read
+or write later, is moved aside with its -wal and -shm, a fresh one records
+from then on, the answer of the op that found it carries a note, and
+``store-set-aside.jsonl`` beside it keeps telling every op that opens the
+store (a note each time, :func:`standing_note`) and `dbg doctor` (which then
 fails) until the user clears it (`dbg doctor --fix`, or deleting the copy).
 """
 
@@ -20,11 +26,13 @@ import json
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from dbgcore.homecheck import open_file, open_log, write_file
 from dbgcore.jsontypes import Json, JsonObject
 from dbgcore.paths import store_path, untrusted
 
@@ -100,6 +108,17 @@ CREATE TABLE IF NOT EXISTS calls (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_run ON calls(run_id, seq);
+-- Values an op samples as the program runs, one JSON object each: `dbg history
+-- --at`'s (kind 'history', key its expression); profile samples to come.
+CREATE TABLE IF NOT EXISTS samples (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    kind TEXT NOT NULL,
+    key TEXT,
+    at REAL NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id, kind, key);
 """
 
 #: Columns of `stops` added since the first schema, with their types.
@@ -129,6 +148,9 @@ def keep_aside(path: Path, why: str) -> Path:
     for suffix in ("-wal", "-shm", ""):
         with contextlib.suppress(FileNotFoundError):
             os.replace(f"{path}{suffix}", f"{aside}{suffix}")
+    # The stamp of the last check was the damaged file's: the fresh one has none.
+    with contextlib.suppress(OSError):
+        _checked_file(path).unlink()
     return aside
 
 
@@ -170,7 +192,7 @@ def set_aside(path: Path, why: str, detail: str, by: str,
     one in its place is not the damaged one): where that one went instead."""
     import fcntl
 
-    fd = os.open(_lock_file(path), os.O_WRONLY | os.O_CREAT, 0o600)
+    fd = open_file(str(_lock_file(path)), os.O_WRONLY | os.O_CREAT)
     try:
         # Two processes that find the same damage at once: one moves it.
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -180,13 +202,11 @@ def set_aside(path: Path, why: str, detail: str, by: str,
         aside = keep_aside(path, why)
         entry = {"aside": str(aside), "why": why, "detail": detail[:300], "by": by,
                  "at": time.time()}
-        log = os.open(set_aside_log(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        log = open_log(str(set_aside_log(path)))
         try:
             os.write(log, (json.dumps(entry) + "\n").encode())
         finally:
             os.close(log)
-        with contextlib.suppress(OSError):
-            _checked_file(path).unlink()
         return aside
     finally:
         os.close(fd)
@@ -223,6 +243,44 @@ def clear_set_aside(path: Path) -> None:
         set_aside_log(path).unlink()
 
 
+def standing_note(path: Path, told: str = "") -> str | None:
+    """One line on the stores set aside and not acknowledged yet, for every
+    answer that reads the store until `dbg doctor --fix` (what they held is
+    missing from it meanwhile); None when there are none, or when ``told``
+    (what the op says already) names the latest."""
+    entries = stores_set_aside(path)
+    if not entries:
+        return None
+    latest = entries[-1]
+    if str(latest.get("aside")) in told:
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(latest.get("at") or 0)))
+    what = "locked past the timeout" if latest.get("why") == "locked" else "damaged"
+    more = f" (and {len(entries) - 1} earlier)" if len(entries) > 1 else ""
+    return (f"the session store was {what}{more} ({latest.get('detail')}; found by "
+            f"{latest.get('by')} at {when}): what it held is kept at {latest.get('aside')} and "
+            "is missing here; a fresh one records since (`dbg doctor --fix` once you have "
+            "looked)")
+
+
+def shrunk(path: Path) -> str | None:
+    """Why the store file is damaged if it is smaller than at its last check
+    that passed, the same file (emptied, cut short): SQLite never makes a
+    store smaller without VACUUM, which dbg never runs. None: it is not."""
+    try:
+        stamp = _checked_file(path).read_text(encoding="utf-8").split(":")
+        info = os.stat(path)
+        device, inode, size = int(stamp[0]), int(stamp[1]), int(stamp[2])
+    except (OSError, ValueError, IndexError):
+        return None
+    if (info.st_dev, info.st_ino) != (device, inode) or info.st_size >= size:
+        return None
+    held = f"where a store of {size:,} bytes was"
+    if info.st_size == 0:
+        return f"emptied: 0 bytes {held}"
+    return f"cut short: {info.st_size:,} bytes {held}"
+
+
 def _check_stamp(path: Path) -> str:
     """What identifies the store file's content for the check: device,
     inode, size and modification time (SQLite writes the main file only when
@@ -250,18 +308,29 @@ def quick_check(db: sqlite3.Connection, path: Path) -> None:
         # One line for a note: SQLite heads its findings with the schema name.
         found = " ".join(" ".join(verdict).replace("*** in database main ***", "").split())
         raise StoreDamaged(found[:200])
+    _stamp_checked(path, stamp)
+
+
+def _stamp_checked(path: Path, stamp: str) -> None:
+    """Keep ``stamp`` as the store's last check that passed (also what
+    :func:`shrunk` measures it against)."""
+    marker = _checked_file(path)
     with contextlib.suppress(OSError):
-        tmp = marker.with_name(f"{marker.name}.{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(stamp)
-        os.replace(tmp, marker)
+        write_file(str(marker), stamp.encode("utf-8"),
+                   str(marker.with_name(f"{marker.name}.{os.getpid()}")))
 
 
 def damage_note(detail: str, aside: Path) -> str:
     return (f"the session store was damaged and could not be used ({detail}); it is kept at "
             f"{aside}, and a fresh one records from now on (`dbg doctor` reports it until "
             "`dbg doctor --fix`)")
+
+
+def shifted_call(call: JsonObject, base: int) -> JsonObject:
+    """A trace's call (numbered from 1) numbered after the ``base`` calls
+    its run had before the trace."""
+    return {**call, "seq": int(call["seq"]) + base,
+            "parent": None if call.get("parent") is None else int(call["parent"]) + base}
 
 
 _INSERT_SESSION = (
@@ -294,7 +363,13 @@ class Store:
         # could make one here after this look.
         if self.path.is_symlink():
             raise untrusted(f"{self.path} is a symbolic link")
+        #: One use of the connection at a time: a recorder's writer thread
+        #: writes batches while the op's thread records (see dbgcore.recording).
+        self._lock = threading.RLock()
         self._open_checked()
+        note = standing_note(self.path, " ".join(self.notes))
+        if note is not None:
+            self.notes.append(note)
 
     def _open_checked(self) -> None:
         """Open the store, checking it first; a damaged one is set aside and
@@ -304,13 +379,23 @@ class Store:
             if found is None and self.readonly:
                 self._in_memory()  # nothing recorded yet
                 return
+            if found is None:
+                # Deleted by the user: what the check knew was of that file.
+                with contextlib.suppress(OSError):
+                    _checked_file(self.path).unlink()
             try:
                 if found is not None and not stat.S_ISREG(os.stat(self.path).st_mode):
                     kind = "a directory" if self.path.is_dir() else "not a regular file"
                     raise StoreDamaged(f"{kind} is in its place")
+                if found is not None and (cut := shrunk(self.path)) is not None:
+                    # Before SQLite makes an empty file a fresh store over it.
+                    raise StoreDamaged(cut)
                 self._connect()
                 if found is not None:
                     quick_check(self.db, self.path)
+                elif not self.readonly:
+                    # Made here, sound: an empty file in its place later is damage.
+                    _stamp_checked(self.path, _check_stamp(self.path))
                 self._opened = _identity(self.path)
                 return
             except (StoreDamaged, sqlite3.Error, OSError) as exc:
@@ -411,15 +496,16 @@ class Store:
         return self._guarded(run)
 
     def _guarded(self, run: Callable[[], _T]) -> _T:
-        self._follow()
-        try:
-            return run()
-        except sqlite3.Error as exc:
-            if not is_damage(exc) or self._opened is None:
-                raise
-            self._damaged(str(exc), self._opened)
-            self._reopen()
-            return run()
+        with self._lock:
+            self._follow()
+            try:
+                return run()
+            except sqlite3.Error as exc:
+                if not is_damage(exc) or self._opened is None:
+                    raise
+                self._damaged(str(exc), self._opened)
+                self._reopen()
+                return run()
 
     def _renumber(self, sql: str, params: SqlRow) -> SqlRow:
         """``params`` with this process's session ids as the fresh store has them."""
@@ -434,7 +520,8 @@ class Store:
         return tuple(fixed)
 
     def close(self) -> None:
-        self.db.close()
+        with self._lock:
+            self.db.close()
 
     # -- writes (daemon side) ------------------------------------------------
 
@@ -489,37 +576,69 @@ class Store:
                     (time.time(), exit_code, signal, run_id))
 
     def record_calls(self, run_id: int, calls: list[JsonObject]) -> int:
-        """Add `dbg trace`'s records to a run, numbered after those it has;
-        returns the number the first one got (its ``seq`` is rewritten)."""
+        """Add `dbg trace`'s records to a run at once, numbered after those
+        it has; returns the number the first one got (a trace in progress
+        writes them as they come instead: dbgcore.recording.StoredCalls)."""
         if not run_id or not calls:
             return 1
+        base = self.last_call_seq(run_id)
+        self.write_calls(run_id, [shifted_call(call, base) for call in calls], [])
+        return base + 1
+
+    def last_call_seq(self, run_id: int) -> int:
+        """The ``seq`` of the run's last recorded call (0: none yet)."""
         try:
             rows, _ = self._rows("SELECT COALESCE(MAX(seq), 0) FROM calls WHERE run_id = ?",
                                  (run_id,))
         except sqlite3.Error:
-            rows = [(0,)]
-        base = int(rows[0][0] or 0)
-        params: list[SqlRow] = []
-        for call in calls:
-            shifted = {**call, "seq": int(call["seq"]) + base,
-                       "parent": None if call.get("parent") is None
-                       else int(call["parent"]) + base}
-            params.append((run_id, shifted["seq"], str(call.get("function")),
-                           json.dumps(shifted, default=str)))
+            return 0
+        return int(rows[0][0] or 0)
+
+    def write_calls(self, run_id: int, new: list[JsonObject],
+                    changed: list[JsonObject]) -> None:
+        """One batch of a run's traced calls (``seq`` as the store numbers
+        them), in one transaction: ``new`` ones added, and ``changed`` ones
+        (kept before, ended since) written over."""
+        if not run_id or not (new or changed):
+            return
+        added: list[SqlRow] = [
+            (run_id, int(c["seq"]), str(c.get("function")), json.dumps(c, default=str))
+            for c in new]
+        over: list[SqlRow] = [
+            (str(c.get("function")), json.dumps(c, default=str), run_id, int(c["seq"]))
+            for c in changed]
+        self._batch([("INSERT INTO calls (run_id, seq, function, data) VALUES (?, ?, ?, ?)",
+                      added),
+                     ("UPDATE calls SET function = ?, data = ? WHERE run_id = ? AND seq = ?",
+                      over)], "the trace is answered but not kept for `dbg calls`")
+
+    def record_samples(self, run_id: int, kind: str, key: str | None,
+                       samples: list[tuple[float, JsonObject]]) -> None:
+        """One batch of values an op sampled in a run, each (when, what), in
+        one transaction; ``kind`` says which op (``history``), ``key`` of what."""
+        if not run_id or not samples:
+            return
+        rows: list[SqlRow] = [(run_id, kind, key, at, json.dumps(data, default=str))
+                              for at, data in samples]
+        self._batch([("INSERT INTO samples (run_id, kind, key, at, data)"
+                      " VALUES (?, ?, ?, ?, ?)", rows)],
+                    f"the {kind} values are answered but not kept")
+
+    def _batch(self, writes: list[tuple[str, list[SqlRow]]], lost: str) -> None:
+        """Several writes as one transaction; a failed one is noted, once,
+        saying what is ``lost``, as :meth:`_write` does."""
+        def run() -> None:
+            with self.db:  # one transaction: thousands of records are one write
+                self.db.execute("BEGIN")
+                for sql, params in writes:
+                    if params:
+                        self.db.executemany(sql, params)
         try:
-            self._guarded(lambda: self._many(
-                "INSERT INTO calls (run_id, seq, function, data) VALUES (?, ?, ?, ?)", params))
+            self._guarded(run)
         except sqlite3.Error as exc:
             if not self._write_failed:
                 self._write_failed = True
-                self.notes.append(f"the session store cannot be written ({exc}): the trace "
-                                  "is answered but not kept for `dbg calls`")
-        return base + 1
-
-    def _many(self, sql: str, params: list[SqlRow]) -> None:
-        with self.db:  # one transaction: a trace of thousands of calls is one write
-            self.db.execute("BEGIN")
-            self.db.executemany(sql, params)
+                self.notes.append(f"the session store cannot be written ({exc}): {lost}")
 
     def record_stop(self, session_id: int, snapshot: JsonObject,
                     stack: list[JsonObject], run_id: int | None = None) -> None:
@@ -555,28 +674,60 @@ class Store:
             "SELECT id FROM sessions WHERE name = ? ORDER BY id DESC LIMIT 1", (name,))
         return int(rows[0][0] or 0) if rows else None
 
-    def runs(self, name: str | None, limit: int = 200) -> list[JsonObject]:
+    def runs(self, name: str | None, limit: int = 200,
+             run_id: int | None = None) -> list[JsonObject]:
         """Recorded runs, newest last: of the sessions named ``name`` (None:
-        all), each with its count of stops and traced calls."""
+        all; or the one run ``run_id``), each with its count of stops, traced
+        calls and sampled values, and its ``state`` (dbgcore.runstate.run_state:
+        a run whose end was never written is in progress, or was cut short)."""
+        from dbgcore.runstate import run_state
+
         query = (
             "SELECT runs.id, sessions.name, runs.program, runs.args, runs.started_at,"
             " runs.ended_at, runs.exit_code, runs.signal,"
             " (SELECT COUNT(*) FROM stops WHERE stops.run_id = runs.id),"
-            " (SELECT COUNT(*) FROM calls WHERE calls.run_id = runs.id)"
+            " (SELECT COUNT(*) FROM calls WHERE calls.run_id = runs.id),"
+            " (SELECT COUNT(*) FROM samples WHERE samples.run_id = runs.id),"
+            " sessions.daemon_pid, sessions.started_at, sessions.ended_at,"
+            " (SELECT MAX(later.id) FROM runs AS later"
+            "  WHERE later.session_id = runs.session_id) = runs.id"
             " FROM runs JOIN sessions ON sessions.id = runs.session_id")
         params: SqlRow = ()
-        if name is not None:
+        if run_id is not None:
+            query += " WHERE runs.id = ?"
+            params = (run_id,)
+        elif name is not None:
             query += " WHERE sessions.name = ?"
             params = (name,)
         rows, _ = self._rows(f"SELECT * FROM ({query} ORDER BY runs.id DESC LIMIT ?)"
                              " ORDER BY 1", (*params, limit))
         keys = ("id", "session", "program", "args", "started_at", "ended_at", "exit_code",
-                "signal", "stops", "calls")
+                "signal", "stops", "calls", "values")
         out = []
         for row in rows:
-            item: JsonObject = dict(zip(keys, row, strict=True))
+            item: JsonObject = dict(zip(keys, row[:len(keys)], strict=True))
             item["args"] = _json_column(item["args"], "[]")
+            pid, session_began, session_ended, latest = row[len(keys):]
+            item["state"], item["cut_short"] = run_state(
+                item["ended_at"] is not None, bool(latest), session_ended is not None,
+                int(pid or 0), float(session_began or 0))
             out.append(item)
+        return out
+
+    def samples(self, run_id: int, kind: str, key: str | None = None) -> list[JsonObject]:
+        """The values an op of ``kind`` sampled in a run (of ``key``), in
+        the order they were taken, each with its time (``at``)."""
+        query = "SELECT at, data FROM samples WHERE run_id = ? AND kind = ?"
+        params: SqlRow = (run_id, kind)
+        if key is not None:
+            query += " AND key = ?"
+            params = (*params, key)
+        rows, _ = self._rows(query + " ORDER BY id", params)
+        out = []
+        for at, data in rows:
+            value = _json_column(data, "null")
+            if isinstance(value, dict):
+                out.append({**value, "at": at})
         return out
 
     def has_run(self, run_id: int) -> bool:

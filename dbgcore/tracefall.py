@@ -27,7 +27,7 @@ from dbgcore.errors import DbgError, OpFailed
 from dbgcore.location import BreakLoc
 from dbgcore.model import BreakOptions, StopEvent
 from dbgcore.source import source_window
-from dbgcore.tracing import CallRecord, LineRecord, TraceOutcome, cut
+from dbgcore.tracing import CallRecord, CallSink, LineRecord, TraceOutcome, cut
 
 if TYPE_CHECKING:
     from dbgcore.backend import Backend
@@ -53,8 +53,9 @@ class _Open:
 
 class _Tracer:
     def __init__(self, backend: Backend, functions: list[str], lines: bool,
-                 max_calls: int, timeout: float) -> None:
+                 max_calls: int, timeout: float, sink: CallSink) -> None:
         self.backend = backend
+        self.sink = sink
         self.lines = lines
         self.max_calls = max_calls
         self.deadline = time.monotonic() + max(timeout - _MARGIN, timeout / 2)
@@ -94,6 +95,7 @@ class _Tracer:
             for entry in self.open:
                 entry.record.outcome = "raised"
                 entry.record.value = cut(event.description or event.reason)
+                self.sink.record(entry.record)
         unknown = self.lines and any(c.outcome == "returned" and c.value is None
                                      for c in self.calls)
         return TraceOutcome(
@@ -187,6 +189,7 @@ class _Tracer:
         self.open.append(_Open(record, depth, {}))
         if self.lines:
             self.line(None)
+        self.sink.record(record)
         return True
 
     def returned(self, event: StopEvent, depth: int) -> bool:
@@ -198,6 +201,7 @@ class _Tracer:
             done.outcome = "returned"
             if event.return_value is not None:
                 done.value = cut(event.return_value.value)
+            self.sink.record(done)
         return True
 
     def line(self, event: StopEvent | None) -> None:
@@ -215,6 +219,7 @@ class _Tracer:
             entry.record.line
         if where is not None:
             entry.record.lines.append(LineRecord(where, changed))
+            self.sink.record(entry.record)
 
 
 def _returns_here(event: StopEvent) -> bool:
@@ -229,20 +234,21 @@ def _returns_here(event: StopEvent) -> bool:
 
 
 def trace(backend: Backend, functions: list[str], lines: bool, max_calls: int,
-          timeout: float) -> TraceOutcome:
+          timeout: float, sink: CallSink) -> TraceOutcome:
     """`dbg trace` on ``backend``: by its debugger's own means where it has
     them (it overrides :meth:`~dbgcore.backend.Backend.trace`), else by dbg's
-    fallback where it can, else refused."""
+    fallback where it can, else refused. Each call goes to ``sink`` as it is
+    recorded and as it ends."""
     from dbgcore.backend import Backend
 
     if type(backend).trace is Backend.trace and backend.has_fallback("trace"):
-        return trace_by_stops(backend, functions, lines, max_calls, timeout)
-    return backend.trace(functions, lines, max_calls, timeout)
+        return trace_by_stops(backend, functions, lines, max_calls, timeout, sink)
+    return backend.trace(functions, lines, max_calls, timeout, sink)
 
 
 def trace_by_stops(backend: Backend, functions: list[str], lines: bool, max_calls: int,
-                   timeout: float) -> TraceOutcome:
+                   timeout: float, sink: CallSink) -> TraceOutcome:
     """:meth:`dbgcore.backend.Backend.trace` by breakpoints and `finish`."""
     if not functions:
         raise OpFailed("trace: no function named", "name one: dbg trace FUNCTION")
-    return _Tracer(backend, functions, lines, max_calls, timeout).run()
+    return _Tracer(backend, functions, lines, max_calls, timeout, sink).run()

@@ -37,20 +37,27 @@ A backend traces in one of two ways:
     more calls were made and not recorded.
 
 Values are the debugger's text, cut at :data:`VALUE_CHARS`.
+
+**What a trace records is kept as it comes**, not when the op ends: a
+backend's ``trace`` is given a :class:`CallSink` and hands it each call as
+it is entered and again as it ends (the core's sink writes them to the store
+in batches, :mod:`dbgcore.recording`). A tracer that writes a trace file
+has it read as it grows by :func:`follow_trace_file`, which feeds the sink.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from dbgcore.jsontypes import JsonObject
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from dbgcore.model import StopEvent
 
@@ -64,6 +71,8 @@ DEFAULT_MAX_CALLS = 10_000
 #: How a call ended: returned, left by an exception, or still running when
 #: the trace ended (the program stopped inside it, or died in it).
 Outcome = Literal["returned", "raised", "unfinished"]
+#: How often a trace file is read while it is written, in seconds.
+FOLLOW_SECONDS = 0.1
 
 
 def cut(text: str, limit: int = VALUE_CHARS) -> str:
@@ -154,6 +163,23 @@ class TraceOutcome:
     timed_out: bool = False
 
 
+class CallSink(Protocol):
+    """Where a trace's calls go as they are recorded (the store, in batches:
+    dbgcore.recording.StoredCalls)."""
+
+    def record(self, call: CallRecord) -> None:
+        """``call`` was entered, or has changed since it was given (it
+        returned, raised, reached a line): keep it as it is now. Called from
+        the thread that records; cheap (the sink writes later)."""
+
+
+class Discard:
+    """A sink that keeps nothing: for a trace whose calls only its answer needs."""
+
+    def record(self, call: CallRecord) -> None:
+        return None
+
+
 def traced_run(resume: Callable[[float], StopEvent], pause: Callable[[float], StopEvent],
                timeout: float) -> tuple[StopEvent, bool]:
     """Run the program on, a tracer in place, until it stops by itself; when
@@ -171,27 +197,87 @@ def read_trace_file(path: Path) -> tuple[list[CallRecord], int]:
     the order they were entered, and the count of calls it did not record.
     A torn last line (a tracer killed mid-write) is skipped; a missing file
     is no calls."""
-    calls: dict[int, CallRecord] = {}
-    dropped = 0
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return [], 0
-    for raw in text.splitlines():
+    reader = TraceFileReader(path)
+    reader.read(final=True)
+    return reader.calls(), reader.dropped
+
+
+class TraceFileReader:
+    """A trace file read as it grows: each :meth:`read` applies the lines
+    completed since the last one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._calls: dict[int, CallRecord] = {}
+        self.dropped = 0
+        self._offset = 0
+        #: The start of a line not completed yet.
+        self._partial = b""
+
+    def read(self, final: bool = False) -> list[CallRecord]:
+        """Apply what was written since; the calls it entered or changed.
+        ``final``: the tracer has stopped, a last line without its newline
+        is read too (if it is whole)."""
         try:
-            event = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(event, dict):
-            continue
-        with contextlib.suppress(KeyError, TypeError, ValueError):
-            _apply(calls, event)
-            if event.get("e") == "dropped":
-                dropped += int(event["count"])
-    return [calls[k] for k in sorted(calls)], dropped
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return []
+        self._offset += len(data)
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        if final and self._partial:
+            lines.append(self._partial)
+            self._partial = b""
+        touched: dict[int, CallRecord] = {}
+        for raw in lines:
+            try:
+                event = json.loads(raw.decode("utf-8", errors="replace"))
+            except ValueError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                record = _apply(self._calls, event)
+                if record is not None:
+                    touched[record.seq] = record
+                if event.get("e") == "dropped":
+                    self.dropped += int(event["count"])
+        return list(touched.values())
+
+    def calls(self) -> list[CallRecord]:
+        """The calls read so far, in the order they were entered."""
+        return [self._calls[k] for k in sorted(self._calls)]
 
 
-def _apply(calls: dict[int, CallRecord], event: JsonObject) -> None:
+@contextlib.contextmanager
+def follow_trace_file(path: Path, sink: CallSink) -> Iterator[TraceFileReader]:
+    """Read the trace file at ``path`` every :data:`FOLLOW_SECONDS` while the
+    block runs (the tracer writing it), handing the sink each call entered
+    or changed; at the block's end, once more to its last line. The reader
+    it yields has the calls and the count dropped, after the block."""
+    reader = TraceFileReader(path)
+    done = threading.Event()
+
+    def follow() -> None:
+        while not done.wait(FOLLOW_SECONDS):
+            for call in reader.read():
+                sink.record(call)
+
+    thread = threading.Thread(target=follow, name="dbg-trace-follow", daemon=True)
+    thread.start()
+    try:
+        yield reader
+    finally:
+        done.set()
+        thread.join()
+        for call in reader.read(final=True):
+            sink.record(call)
+
+
+def _apply(calls: dict[int, CallRecord], event: JsonObject) -> CallRecord | None:
+    """Apply one event of a trace file; the call it entered or changed."""
     kind = event.get("e")
     if kind == "call":
         caller = event.get("caller")
@@ -204,14 +290,17 @@ def _apply(calls: dict[int, CallRecord], event: JsonObject) -> None:
             and len(caller) == 3 else None,
             thread=event.get("thread"), depth=int(event.get("depth") or 0),
             parent=event.get("parent"))
-        return
+        return calls[seq]
+    if kind not in ("return", "raise", "line"):
+        return None
     record = calls.get(int(event.get("seq", 0)))
     if record is None:
-        return
+        return None
     if kind in ("return", "raise"):
         record.outcome = "returned" if kind == "return" else "raised"
         value = event.get("value")
         record.value = None if value is None else cut(str(value))
-    elif kind == "line":
+    else:
         record.lines.append(LineRecord(int(event["line"]), [
             (str(n), cut(str(v))) for n, v in event.get("changed") or []]))
+    return record

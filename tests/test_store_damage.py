@@ -1,6 +1,8 @@
 """A damaged session store is always told: whichever op finds it first says
 so, keeps the damaged copy aside, and `dbg doctor` fails until `doctor --fix`
-acknowledges it. And what a daemon killed with SIGKILL leaves in its session
+acknowledges it; until then every op that reads the store says so too, each
+time (what the copy held is missing from its answers), an emptied store as
+much as one SQLite finds unreadable. And what a daemon killed with SIGKILL leaves in its session
 folder (FIFOs, its socket, its status file) goes at the next start of that
 name, or at `dbg doctor --fix`."""
 
@@ -69,7 +71,18 @@ def damage(store: Path, how: str) -> None:
         Path(f"{store}{extra}").unlink(missing_ok=True)
     size = store.stat().st_size
     rng = random.Random(20)
-    if how == "truncated":
+    if how == "emptied":  # `: > store.sqlite3`: SQLite would take it for a new store
+        store.open("wb").close()
+    elif how == "first page only":  # a sound header, the rest gone
+        with store.open("r+b") as fh:
+            fh.truncate(4096)
+    elif how == "zeroed":
+        with store.open("r+b") as fh:
+            fh.write(bytes(size))
+    elif how == "fifo":
+        store.unlink()
+        os.mkfifo(store, 0o600)
+    elif how == "truncated":
         with store.open("r+b") as fh:
             fh.truncate(size // 3)
     elif how == "random header":
@@ -88,8 +101,11 @@ def damage(store: Path, how: str) -> None:
 
 
 def copy_home(source: Path, dbg: Dbg) -> None:
+    """The recorded home, as a home in use has it: its store checked (and
+    stamped) by the last op that opened it."""
     shutil.copytree(source, dbg.home, dirs_exist_ok=True)
     (dbg.home / ".store-checked").unlink(missing_ok=True)
+    Store(dbg.home / "store.sqlite3").close()
 
 
 def kept_aside(home: Path) -> list[Path]:
@@ -102,6 +118,9 @@ def checks(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 DAMAGE = ["truncated", "random header", "directory", "random middle"]
+#: Every kind of damage the store is checked for: the four above, and those
+#: SQLite alone would not find (an emptied file is a new store to it).
+ALL_DAMAGE = [*DAMAGE, "emptied", "first page only", "zeroed", "fifo"]
 
 
 @pytest.mark.parametrize("how", DAMAGE)
@@ -114,8 +133,10 @@ def test_the_first_op_to_find_damage_says_so_and_doctor_fails_until_fix(
     program = count_program(dbg)
     if first == "hits":
         answer = dbg.json("hits")
-        text = dbg("hits")  # the text form of the next one: nothing left to tell
-        assert text.code == 0 and "note:" not in text.out, text
+        text = dbg("hits")  # the text form of the next one: told again, in one line
+        assert text.code == 0, text
+        told = [ln for ln in text.out.splitlines() if ln.startswith("note:")]
+        assert len(told) == 1 and "session store was damaged" in told[0], text
     elif first == "start":
         answer = dbg.json("start", "--backend", "pdb", str(program))
     else:
@@ -151,6 +172,81 @@ def test_the_first_op_to_find_damage_says_so_and_doctor_fails_until_fix(
         assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
     assert dbg.json("next")["ok"]
     assert len(dbg.json("hits")["hits"]) == 2
+
+
+#: The ops that read the store, as a user asks them.
+READERS: dict[str, tuple[str, ...]] = {
+    "hits": ("hits",), "runs": ("runs",), "calls": ("calls",),
+    "history": ("history", "total"), "report": ("report",), "doctor": ("doctor",)}
+
+
+def told(answer: dict[str, Any]) -> str:
+    """What an answer says besides its rows: its note, or its error's words."""
+    error = answer.get("error") or {}
+    return f"{answer.get('note') or ''} {error.get('message') or ''}"
+
+
+def read(dbg: Dbg, op: str, out: Path) -> dict[str, Any]:
+    args = READERS[op] + (("--output", str(out)) if op == "report" else ())
+    return dbg.json(*args)
+
+
+@pytest.mark.parametrize("op", list(READERS))
+@pytest.mark.parametrize("how", ALL_DAMAGE)
+def test_every_read_tells_the_damage_until_doctor_fix(
+        dbg: Dbg, recorded: Path, tmp_path: Path, how: str, op: str) -> None:
+    copy_home(recorded, dbg)
+    before = read(dbg, op, tmp_path)
+    assert "damaged" not in told(before), before
+    damage(dbg.home / "store.sqlite3", how)
+    answers = [read(dbg, op, tmp_path) for _ in range(3)]
+    kept = kept_aside(dbg.home)
+    if op == "doctor":
+        # It changes nothing without --fix: the damaged store stays, told each time.
+        assert kept == []
+        for answer in answers:
+            assert answer["_exit"] == 1 and "store" in answer["failed"], answer
+            assert "damaged" in checks(answer)["store"]["detail"], answer
+    else:
+        assert len(kept) == 1, kept
+        for answer in answers:  # each time, not only the first that found it
+            words = told(answer)
+            assert "session store was damaged" in words and str(kept[0]) in words, answer
+            assert words.count("session store was") == 1, words  # one note, not two
+        # The answer is otherwise the op's own: rows (none: they are in the copy) or
+        # the error it gives when there is no run.
+        shapes = {"hits": "hits", "runs": "runs", "report": "path"}
+        for answer in answers:
+            if op in shapes:
+                assert answer["ok"] and shapes[op] in answer, answer
+            else:
+                assert answer["error"]["kind"] == "failed", answer
+                assert answer["error"]["message"].startswith("no recorded run"), answer
+        assert dbg("doctor").code == 1
+    fixed = dbg.json("doctor", "--fix")
+    assert fixed["_exit"] == 0, fixed
+    assert dbg.json("doctor")["_exit"] == 0
+    after = read(dbg, op, tmp_path)
+    assert "damaged" not in told(after), after
+
+
+def test_damage_under_a_live_session_is_told_by_every_read_while_it_records_on(
+        dbg: Dbg, recorded: Path, tmp_path: Path) -> None:
+    copy_home(recorded, dbg)
+    program = count_program(dbg)
+    assert dbg.json("start", "--backend", "pdb", str(program))["ok"]
+    store = dbg.home / "store.sqlite3"
+    store.open("wb").close()  # emptied under the daemon
+    first = dbg.json("hits")
+    kept = kept_aside(dbg.home)
+    assert len(kept) == 1 and str(kept[0]) in told(first), first
+    for _ in range(2):
+        for op in ("runs", "calls", "history", "hits", "report"):
+            answer = read(dbg, op, tmp_path)
+            assert str(kept[0]) in told(answer), (op, answer)
+        assert dbg.json("next")["ok"]  # the session goes on, recording in the fresh store
+    assert dbg.json("hits")["total"] == 2
+    assert dbg("doctor").code == 1
 
 
 @pytest.mark.parametrize("how", DAMAGE)

@@ -35,18 +35,33 @@ def _budget(rows: list[JsonObject], limit: int | None, newest: bool = True) -> t
     return (rows[-keep:] if newest else rows[:keep]), len(rows) - keep
 
 
-def _run_id(store: Store, session: str, asked: object) -> int:
-    """The run asked for (--run, which must exist), else the session's latest."""
+def _run(store: Store, session: str, asked: object) -> JsonObject:
+    """The run asked for (--run, which must exist), else the session's
+    latest: its row of `dbg runs`. The error when there is none says what
+    the store said on the way (its damage: why there may be none)."""
+    said = "".join(f"; {note}" for note in store.notes)
     if asked is not None:
         run_id = int(str(asked))
-        if not store.has_run(run_id):
-            raise OpFailed(f"no recorded run {run_id}", "list them with `dbg runs --all`")
-        return run_id
+        found = store.runs(None, run_id=run_id)
+        if not found:
+            raise OpFailed(f"no recorded run {run_id}{said}", "list them with `dbg runs --all`")
+        return found[-1]
     runs = store.runs(session, limit=1)
     if not runs:
-        raise OpFailed(f"no recorded run of session {session!r}",
+        raise OpFailed(f"no recorded run of session {session!r}{said}",
                        "start one: dbg start PROGRAM (see `dbg runs --all`)")
-    return int(runs[-1]["id"])
+    return runs[-1]
+
+
+def run_note(run: JsonObject, what: str) -> str | None:
+    """What an answer from a run's records says of a run whose end was
+    never written (``what``: what it shows of it)."""
+    if run.get("state") == "in progress":
+        return f"run {run['id']} is in progress: the {what} recorded so far"
+    if run.get("state") == "cut short":
+        return f"run {run['id']} was cut short ({run.get('cut_short')}): the {what} " \
+            "recorded until then"
+    return None
 
 
 def same_function(recorded: str | None, asked: str) -> bool:
@@ -73,11 +88,14 @@ def calls(values: Payload, session: str, timeout: float,
     where = RecordedExpression(values["where"], "--where") if values.get("where") else None
     store = _open("dbg calls")
     try:
-        run_id = _run_id(store, session, values.get("run"))
+        run = _run(store, session, values.get("run"))
+        run_id = int(run["id"])
         rows = store.calls(run_id)
         notes = store.take_notes()
     finally:
         store.close()
+    if (said := run_note(run, "calls")) is not None:
+        notes.insert(0, said)
     if function:
         rows = [r for r in rows if same_function(r.get("function"), function)]
     if where is not None:
@@ -96,7 +114,8 @@ def calls(values: Payload, session: str, timeout: float,
         rows = kept
     shown, omitted = _budget(rows, values.get("limit"))
     answer: Payload = {"calls": shown, "total": len(rows), "omitted": omitted,
-                       "run": run_id, "function": function, "where": values.get("where")}
+                       "run": run_id, "run_state": run.get("state"),
+                       "function": function, "where": values.get("where")}
     if notes:
         answer["note"] = "; ".join(notes)
     return answer, None
@@ -119,13 +138,35 @@ def history(values: Payload, session: str, timeout: float,
     parsed = RecordedExpression(expression)
     store = _open("dbg history")
     try:
-        run_id = _run_id(store, session, values.get("run"))
+        run = _run(store, session, values.get("run"))
+        run_id = int(run["id"])
         stops = store.hits(None, run_id=run_id, limit=100_000)
+        sampled = store.samples(run_id, "history", expression.strip())
         notes = store.take_notes()
     finally:
         store.close()
-    rows: list[JsonObject] = []
-    last: object = object()
+    rows = _recorded_values(expression, parsed, stops, sampled)
+    shown, omitted = _budget(rows, values.get("limit"))
+    if not rows:
+        notes.insert(0, f"no recorded stop of run {run_id} has {expression!r} among its "
+                        "locals; --at LOCATION evaluates it as the program runs")
+    if (said := run_note(run, "values")) is not None:
+        notes.insert(0, said)
+    places = sorted({str(s.get("location")) for s in sampled})
+    source = "recorded stops" + (f" and hits of {', '.join(places)}" if places else "")
+    # The same shape as with --at (there beside the stop it ended at).
+    return {"history": {
+        "expression": expression, "at": None, "values": shown, "total": len(rows),
+        "omitted": omitted, "changes": sum(1 for r in rows if r["changed"]), "run": run_id,
+        "source": source, "note": "; ".join(notes)}}, None
+
+
+def _recorded_values(expression: str, parsed: RecordedExpression, stops: list[JsonObject],
+                     sampled: list[JsonObject]) -> list[JsonObject]:
+    """The values EXPR had in a run's records, in the order they were taken:
+    at each recorded stop whose locals answer it, and at each hit `history
+    --at` sampled it (kept as they were taken, so a run cut short keeps them)."""
+    taken: list[tuple[float, JsonObject]] = []
     bare = expression.strip().isidentifier()
     for stop in stops:
         if stop.get("state") != "stopped":
@@ -136,20 +177,22 @@ def history(values: Payload, session: str, timeout: float,
                 else parsed.evaluate(names)
         except Unknown:
             continue
-        text = value if isinstance(value, str) else repr(value)
-        rows.append({"value": text, "file": stop.get("file"), "line": stop.get("line"),
-                     "function": stop.get("function"), "stop": stop.get("id"),
-                     "changed": text != last})
-        last = text
-    shown, omitted = _budget(rows, values.get("limit"))
-    if not rows:
-        notes.insert(0, f"no recorded stop of run {run_id} has {expression!r} among its "
-                        "locals; --at LOCATION evaluates it as the program runs")
-    # The same shape as with --at (there beside the stop it ended at).
-    return {"history": {
-        "expression": expression, "at": None, "values": shown, "total": len(rows),
-        "omitted": omitted, "changes": sum(1 for r in rows if r["changed"]), "run": run_id,
-        "source": "recorded stops", "note": "; ".join(notes)}}, None
+        taken.append((float(stop.get("at") or 0), {
+            "value": value if isinstance(value, str) else repr(value),
+            "file": stop.get("file"), "line": stop.get("line"),
+            "function": stop.get("function"), "stop": stop.get("id")}))
+    for sample in sampled:
+        row = {k: sample.get(k) for k in ("value", "file", "line", "function", "hit")}
+        if sample.get("error") is not None:
+            row["error"] = sample["error"]
+        taken.append((float(sample.get("at") or 0), row))
+    taken.sort(key=lambda pair: pair[0])
+    rows: list[JsonObject] = []
+    last: object = object()
+    for _, row in taken:
+        rows.append({**row, "changed": row["value"] != last})
+        last = row["value"]
+    return rows
 
 
 def runs(values: Payload, session: str, timeout: float,

@@ -117,17 +117,26 @@ def runs(p: Payload) -> str:
     out = []
     for r in rows:
         stamp = time.strftime("%H:%M:%S", time.localtime(r["started_at"]))
-        if r.get("signal"):
-            end = f"killed by {r['signal']}"
-        elif r.get("exit_code") is not None:
-            end = f"exit {r['exit_code']}"
-        else:
-            end = "not ended" if r.get("ended_at") is None else "ended"
         args = " ".join(str(a) for a in r.get("args") or [])
+        values = f", {r['values']} history values" if r.get("values") else ""
         out.append(f"run {r['id']}  {stamp}  {r.get('session')}  {_short(r.get('program'))}"
-                   f"{' ' + args if args else ''}  {end}, {r.get('stops', 0)} stops, "
-                   f"{r.get('calls', 0)} traced calls")
+                   f"{' ' + args if args else ''}  {run_end(r)}, {r.get('stops', 0)} stops, "
+                   f"{r.get('calls', 0)} traced calls{values}")
     return "\n".join(out)
+
+
+def run_end(r: Payload) -> str:
+    """How a run ended, as `dbg runs` says it: a run whose end was never
+    written is in progress, or was cut short (and why)."""
+    if r.get("signal"):
+        return f"killed by {r['signal']}"
+    if r.get("exit_code") is not None:
+        return f"exit {r['exit_code']}"
+    if r.get("state") == "cut short":
+        return f"cut short ({r.get('cut_short')})"
+    if r.get("state") == "in progress":
+        return "in progress"
+    return "ended" if r.get("ended_at") is not None else "not ended"
 
 
 def _event(e: Payload | None) -> str:
@@ -162,8 +171,7 @@ def diff(p: Payload) -> str:
         if p.get("before"):
             out.append("after the same: " + "; ".join(_event(e) for e in p["before"]))
     for side in (a, b):
-        end = f"killed by {side['signal']}" if side.get("signal") else \
-            f"exit {side['exit_code']}" if side.get("exit_code") is not None else "not ended"
+        end = run_end(side)
         out.append(f"run {side['id']}: {_short(side.get('program'))} "
                    f"{' '.join(str(x) for x in side.get('args') or [])} -> {end}")
     if p.get("note"):

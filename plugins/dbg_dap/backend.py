@@ -37,6 +37,7 @@ from dbgcore.api import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    CallSink,
     DapChannel,
     DapSession,
     DbgError,
@@ -645,12 +646,12 @@ class DapBackend(DapEvents, DapInspection):
         return self.console(text, timeout), None
 
     def trace(self, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome:
+              timeout: float, sink: CallSink) -> TraceOutcome:
         # The adapter's own means where its profile has them, else dbg's fallback.
-        done = self.profile.trace(self, functions, lines, max_calls, timeout)
+        done = self.profile.trace(self, functions, lines, max_calls, timeout, sink)
         if done is not None:
             return done
-        return trace_by_stops(self, functions, lines, max_calls, timeout)
+        return trace_by_stops(self, functions, lines, max_calls, timeout, sink)
 
     # -- expert ops (dbg scopes, vars, disasm, memory, modules, ...) -------------------
     # Declared in dbg_dap.ops (through dbg_add_ops) and answered, like any

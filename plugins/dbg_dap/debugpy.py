@@ -21,6 +21,7 @@ from dbgcore.api import (
     AttachRequest,
     BackendSpec,
     BreakLoc,
+    CallSink,
     DbgError,
     LaunchRequest,
     Location,
@@ -37,8 +38,8 @@ from dbgcore.api import (
     UsageError,
     Variable,
     adapter_secret,
+    follow_trace_file,
     peers,
-    read_trace_file,
     traced_run,
 )
 
@@ -993,7 +994,7 @@ class DebugpyProfile(AdapterProfile):
         return {EXIT_MARK_VAR: str(Path(backend.ctx.run_dir) / "ended")}
 
     def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome | None:
+              timeout: float, sink: CallSink) -> TraceOutcome | None:
         """`dbg trace` by a profile hook in the program (dbgcore/pytrace.py),
         started and stopped by evaluates in the stopped thread: pydevd
         evaluates there, and the hook is that thread's (and the threads it
@@ -1019,13 +1020,14 @@ class DebugpyProfile(AdapterProfile):
                 f"{VALUE_CHARS!r})"), timeout)
             if not isinstance(started, dict) or not started.get("installed"):
                 raise OpFailed(f"debugpy could not start the tracer: {started}")
-            event, timed_out = traced_run(partial(backend.resume, "continue"), backend.pause,
-                                          timeout)
-            if backend.state() == "stopped":
-                where = backend.stack_frames(timeout)
-                if where:
-                    _tracer_call(backend, where[0], "uninstall()", timeout)
-            calls, dropped = read_trace_file(path)
+            with follow_trace_file(path, sink) as trace_file:
+                event, timed_out = traced_run(partial(backend.resume, "continue"),
+                                              backend.pause, timeout)
+                if backend.state() == "stopped":
+                    where = backend.stack_frames(timeout)
+                    if where:
+                        _tracer_call(backend, where[0], "uninstall()", timeout)
+            calls, dropped = trace_file.calls(), trace_file.dropped
         finally:
             path.unlink(missing_ok=True)
         return TraceOutcome(calls=calls, event=event, dropped=dropped,

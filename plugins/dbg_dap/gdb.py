@@ -18,6 +18,7 @@ from dbg_dap.host import AdapterHost
 from dbg_dap.native import NativeProfile, version_number, version_of
 from dbgcore.api import (
     VALUE_CHARS,
+    CallSink,
     DbgError,
     LaunchRequest,
     Message,
@@ -27,7 +28,7 @@ from dbgcore.api import (
     Support,
     TraceOutcome,
     UsageError,
-    read_trace_file,
+    follow_trace_file,
     signal_name,
     traced_run,
 )
@@ -214,7 +215,7 @@ class GdbProfile(NativeProfile):
         return signal_name(int(match.group(1))) if match else None
 
     def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome | None:
+              timeout: float, sink: CallSink) -> TraceOutcome | None:
         """`dbg trace` by gdb's Python (gdbboot/dbg_gdbtrace.py): internal
         breakpoints whose stop() records each call, its return (a finish
         breakpoint per call) and with ``lines`` each line, and lets the
@@ -235,17 +236,18 @@ class GdbProfile(NativeProfile):
                 words = exc.message.partition("failed: ")[2] or exc.message
                 raise OpFailed(f"trace: {words}", "`dbg raw info functions NAME` lists "
                                "the functions gdb knows") from None
-            try:
-                event, timed_out = traced_run(partial(backend.resume, "continue"),
-                                              backend.pause, timeout)
-            except BaseException:
-                with contextlib.suppress(DbgError):
-                    backend.console("dbg-trace-stop", timeout)
-                raise
-            # Also after the program's end: its breakpoints would trace the
-            # next run (`dbg restart`) too.
-            ended = backend.console("dbg-trace-stop", timeout)
-            calls, dropped = read_trace_file(path)
+            with follow_trace_file(path, sink) as trace_file:
+                try:
+                    event, timed_out = traced_run(partial(backend.resume, "continue"),
+                                                  backend.pause, timeout)
+                except BaseException:
+                    with contextlib.suppress(DbgError):
+                        backend.console("dbg-trace-stop", timeout)
+                    raise
+                # Also after the program's end: its breakpoints would trace the
+                # next run (`dbg restart`) too.
+                ended = backend.console("dbg-trace-stop", timeout)
+            calls, dropped = trace_file.calls(), trace_file.dropped
         finally:
             path.unlink(missing_ok=True)
         fault = re.search(r"^fault: (.+)$", ended, re.MULTILINE)

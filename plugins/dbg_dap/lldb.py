@@ -18,6 +18,7 @@ from dbg_dap.host import AdapterHost, JsonValue
 from dbg_dap.native import NativeProfile, version_of
 from dbgcore.api import (
     VALUE_CHARS,
+    CallSink,
     DbgError,
     LaunchRequest,
     Message,
@@ -29,7 +30,7 @@ from dbgcore.api import (
     TraceOutcome,
     UsageError,
     Variable,
-    read_trace_file,
+    follow_trace_file,
     traced_run,
 )
 
@@ -303,7 +304,7 @@ class LldbProfile(NativeProfile):
         return ""
 
     def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome | None:
+              timeout: float, sink: CallSink) -> TraceOutcome | None:
         """`dbg trace` by lldb's Python (lldbboot/dbg_lldbtrace.py):
         breakpoints whose callbacks record each call, its return (a
         breakpoint on each return address, the value read from the return
@@ -334,21 +335,22 @@ class LldbProfile(NativeProfile):
                 why = refused.group(1) if refused else started.strip() or "no answer"
                 raise OpFailed(f"trace: {why}", "`dbg raw image lookup -n NAME` says "
                                "whether lldb knows the function")
-            try:
-                # A pause, then, comes after no traced call since the
-                # deadline: no stop of the tracer's to race with.
-                event, timed_out = traced_run(run_on, backend.pause, timeout)
-            except BaseException:
-                with contextlib.suppress(DbgError):
-                    backend.console("script dbg_lldbtrace.stop()", timeout)
-                raise
-            ended = backend.console("script dbg_lldbtrace.stop()", timeout)
+            with follow_trace_file(path, sink) as trace_file:
+                try:
+                    # A pause, then, comes after no traced call since the
+                    # deadline: no stop of the tracer's to race with.
+                    event, timed_out = traced_run(run_on, backend.pause, timeout)
+                except BaseException:
+                    with contextlib.suppress(DbgError):
+                        backend.console("script dbg_lldbtrace.stop()", timeout)
+                    raise
+                ended = backend.console("script dbg_lldbtrace.stop()", timeout)
             if re.search(r"^time ran out$", ended, re.MULTILINE):
                 # The tracer stopped it at one of its breakpoints: that is the
                 # pause of a run out of time.
                 timed_out = True
                 event.reason = "pause"
-            calls, dropped = read_trace_file(path)
+            calls, dropped = trace_file.calls(), trace_file.dropped
         finally:
             path.unlink(missing_ok=True)
         fault = re.search(r"^fault: (.+)$", ended, re.MULTILINE)

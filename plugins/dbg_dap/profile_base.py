@@ -21,6 +21,7 @@ from dbg_dap.host import AdapterHost, JsonValue
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
+    CallSink,
     LaunchRequest,
     Location,
     Message,
@@ -405,7 +406,7 @@ class AdapterProfile:
         return None
 
     def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome | None:
+              timeout: float, sink: CallSink) -> TraceOutcome | None:
         """`dbg trace` by the debugger's own means (see
         :meth:`dbgcore.backend.Backend.trace`); None: dbg's fallback
         (breakpoints and step out, :mod:`dbgcore.tracefall`)."""

@@ -27,6 +27,7 @@ from dbgcore.api import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    CallSink,
     ConsoleBackend,
     DbgError,
     DebuggerLost,
@@ -52,13 +53,13 @@ from dbgcore.api import (
     UsageError,
     Value,
     Variable,
+    follow_trace_file,
     next_python_code_line,
     no_code_message,
     probe_python,
     python_object_repr,
     python_program_problem,
     pywatch,
-    read_trace_file,
     real_python,
     resolve_source,
     traced_run,
@@ -543,7 +544,7 @@ class PdbBackend(ConsoleBackend):
         return self.interrupt_and_wait(timeout)
 
     def trace(self, functions: list[str], lines: bool, max_calls: int,
-              timeout: float) -> TraceOutcome:
+              timeout: float, sink: CallSink) -> TraceOutcome:
         """`dbg trace` by a profile hook in the program (dbgcore/pytrace.py),
         started and stopped by the launcher's _dbg_trace: pdb itself takes
         no part, so the program runs at its own speed but for the calls
@@ -565,12 +566,14 @@ class PdbBackend(ConsoleBackend):
             self._at_stop = kept
             if "error" in started:
                 raise OpFailed(f"pdb could not start the tracer: {started['error']}")
-            event, timed_out = traced_run(partial(self._resume, "continue"), self.pause, timeout)
-            if self.state() == "stopped":
-                kept = self._at_stop
-                self._query("_dbg_trace ('off',)", "trace", timeout)
-                self._at_stop = kept
-            calls, dropped = read_trace_file(path)
+            with follow_trace_file(path, sink) as trace_file:
+                event, timed_out = traced_run(partial(self._resume, "continue"), self.pause,
+                                              timeout)
+                if self.state() == "stopped":
+                    kept = self._at_stop
+                    self._query("_dbg_trace ('off',)", "trace", timeout)
+                    self._at_stop = kept
+            calls, dropped = trace_file.calls(), trace_file.dropped
         finally:
             path.unlink(missing_ok=True)
         return TraceOutcome(calls=calls, event=event, dropped=dropped,

@@ -16,6 +16,7 @@ from dbgcore.model import BreakLoc, BreakOptions, Breakpoint
 from dbgcore.ops import BACKEND_OPS, BUILTIN
 from dbgcore.output import OutputBuffer
 from dbgcore.plugins import PluginHost
+from dbgcore.tracing import Discard
 from dbgcore.translog import TransLog
 
 #: The ops a backend answers by overriding a Backend method, as the op table
@@ -56,6 +57,7 @@ ARGS: dict[str, Any] = {
     "functions": ["main"],
     "lines": False,
     "max_calls": 10,
+    "sink": Discard(),
 }
 
 

@@ -6,6 +6,7 @@ backend in tests/behavior/test_history.py."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from dbgcore.errors import UsageError
 from dbgcore.output import OutputBuffer
 from dbgcore.recorded import RecordedExpression, Unknown, read_value
+from dbgcore.recording import Batches, StoredCalls
 from dbgcore.rundiff import compare
 from dbgcore.store import Store
 from dbgcore.tracing import CallRecord, LineRecord, read_trace_file
@@ -107,6 +109,44 @@ def test_runs_and_their_calls_are_kept_numbered_after_the_runs_earlier_traces(
         (run, ["1"], 0, 1, 3), (other, ["2"], None, 0, 0)]
     assert [h["run"] for h in store.hits(None, run_id=run)] == [run]
     assert store.runs("nobody") == []
+    store.close()
+
+
+def test_records_are_written_as_they_come_not_only_at_the_end() -> None:
+    written: list[list[str]] = []
+    batches: Batches[str] = Batches(written.append, "test")
+    batches.put(1, "entered")
+    deadline = time.monotonic() + 30
+    while not written:  # written by the writer thread, the batches still open
+        assert time.monotonic() < deadline, "nothing written before close()"
+        time.sleep(0.01)
+    assert written == [["entered"]]
+    batches.put(1, "returned")
+    batches.put(2, "entered")
+    batches.close()  # what is left, as it is last
+    assert [item for batch in written[1:] for item in batch] == ["returned", "entered"]
+
+
+def test_a_call_kept_as_it_began_is_written_over_as_it_ends(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.db")
+    session = store.open_session("s", "pdb", "pdb", "3.11", "/p.py", [], "/")
+    run = store.open_run(session, "/p.py", [])
+    store.record_calls(run, [_call(1, "f", [("a", "1")], "2")])  # an earlier trace
+    call = CallRecord(1, "g", [("b", "3")])
+    with StoredCalls(store, run) as kept:
+        kept.record(call)
+        deadline = time.monotonic() + 30
+        while len(store.calls(run)) < 2:
+            assert time.monotonic() < deadline, "the call was not kept as it began"
+            time.sleep(0.01)
+        assert store.calls(run)[1]["outcome"] == "unfinished"
+        call.outcome, call.value = "returned", "4"
+        kept.record(call)
+        kept.settle([call, CallRecord(2, "h")])  # h: never given as it went
+    rows = store.calls(run)
+    assert [(r["seq"], r["function"], r["outcome"], r["value"]) for r in rows] == [
+        (1, "f", "returned", "2"), (2, "g", "returned", "4"), (3, "h", "unfinished", None)]
+    assert kept.base == 1
     store.close()
 
 
