@@ -103,6 +103,14 @@ class ConsoleBackend(Backend):
         inside = [self.driver.pid] if self.runs_in_program and self.driver is not None else []
         return inside + list(self.child_pids)
 
+    def ended_unseen(self, timeout: float) -> StopEvent | None:
+        # A debugger of its own process that is gone too took the program
+        # with it (a JVM ends when the jdb that launched it dies): that is
+        # the debugger's death, which the next command tells, not an end.
+        if not self.runs_in_program and self.driver is not None and not self.driver.alive():
+            return None
+        return super().ended_unseen(timeout)
+
     # -- state ------------------------------------------------------------------------
 
     def state(self) -> StopState:

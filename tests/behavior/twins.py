@@ -157,6 +157,17 @@ def caps_of(backend: str) -> dict[str, str]:
     return dict(cls.support(spec, full_table(host)))
 
 
+def debugger_in_program(backend: str) -> bool:
+    """Whether the backend's debugger runs in the program's own process (pdb):
+    a SIGKILL of it is the program's death, told as the program's end
+    (docs/semantics.md, "The end")."""
+    from dbgcore.plugins import PluginHost
+    from dbgcore.registry import BackendRegistry
+
+    _, cls = BackendRegistry(PluginHost()).loaded(backend)
+    return bool(getattr(cls, "runs_in_program", False))
+
+
 def session_processes(dbg: Dbg, name: str = "default") -> list[dict[str, Any]]:
     """The processes a session's daemon recorded (debugger, program...)."""
     status = dbg.home / "sessions" / name / "status.json"
