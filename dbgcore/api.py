@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbgcore import peers, procutil, pyrepr, pytrace, pywatch
+    from dbgcore import peers, procutil
     from dbgcore.backend import (
         AttachRequest,
         Backend,
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         UsageError,
     )
     from dbgcore.hookspecs import hookimpl
+    from dbgcore.inprogram import pyrepr, pytrace, pywatch
     from dbgcore.lang import (
         function_span,
         next_python_code_line,
@@ -310,8 +311,10 @@ _HOME: dict[str, str] = {
 # module, a constant), loaded on first use; mypy reads the TYPE_CHECKING
 # imports above for each name's own type.
 def __getattr__(name: str) -> Any:
-    if name in ("procutil", "peers", "pyrepr", "pytrace", "pywatch"):
+    if name in ("procutil", "peers"):
         return importlib.import_module(f"dbgcore.{name}")
+    if name in ("pyrepr", "pytrace", "pywatch"):
+        return importlib.import_module(f"dbgcore.inprogram.{name}")
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"dbgcore.api has no {name!r}: see docs/plugins.md")

@@ -58,7 +58,7 @@ BREAK_COMMANDS = ("break", "b", "tbreak", "clear", "cl", "ignore", "condition", 
 HERE = os.path.abspath(__file__)
 #: launch.py, which the backend runs: it loads this file from its bytecode.
 BOOT = os.path.join(os.path.dirname(HERE), "launch.py")
-#: The name dbg's tracer (dbgcore/pytrace.py) is loaded under in the program.
+#: The name dbg's tracer (dbgcore/inprogram/pytrace.py) is loaded under in the program.
 _PYTRACE = "_dbg_pytrace"
 
 _short = reprlib.Repr()
@@ -251,7 +251,7 @@ class DbgPdb(pdb.Pdb):
         self.raising: tuple[FrameType, ExcInfo] | None = None
         #: The exception `dbg exception` tells of, as _exception_info gives it.
         self.exception_info: JsonObject | None = None
-        #: `dbg watch`: dbgcore/pywatch.py loaded from the path dbg gives
+        #: `dbg watch`: dbgcore/inprogram/pywatch.py loaded from the path dbg gives
         #: (it keeps each watch's frame, code and last value), the watches
         #: by id, and those whose value changed at this stop.
         self.pywatch: ModuleType | None = None
@@ -585,7 +585,7 @@ class DbgPdb(pdb.Pdb):
         except BaseException as exc:
             self.emit("found", {"error": _error_line(exc)})
 
-    # -- dbg trace: a profile hook in the program (dbgcore/pytrace.py) ----------
+    # -- dbg trace: a profile hook in the program (dbgcore/inprogram/pytrace.py) ----------
     # (loaded as _PYTRACE, the name its own MODULE_NAME says)
 
     def do__dbg_trace(self, arg: str) -> None:
@@ -1283,7 +1283,7 @@ def _stop_at_failures(debugger: DbgPdb) -> None:
     result.addSubTest = addSubTest  # type: ignore[method-assign]
 
 
-#: dbgcore/pyrepr.py in the program, once dbg has said where it is.
+#: dbgcore/inprogram/pyrepr.py in the program, once dbg has said where it is.
 _pyrepr: ModuleType | None = None
 
 

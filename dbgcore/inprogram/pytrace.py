@@ -120,7 +120,7 @@ def call_expression(path: str, call: str) -> str:
 
 
 def _program_repr() -> reprlib.Repr:
-    """A bounded repr in the values' own order (dbgcore/pyrepr.py, beside
+    """A bounded repr in the values' own order (dbgcore/inprogram/pyrepr.py, beside
     this file, loaded by its path as the program's ``_dbg_pyrepr``); plain
     reprlib's, which sorts a dict's keys, if it cannot be loaded."""
     name = "_dbg_pyrepr"
