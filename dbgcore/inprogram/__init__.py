@@ -3,8 +3,9 @@
 The plugins keep their debuggee-side code in folders of its own
 (``dbg_dap/pyboot``, ``dbg_dap/gdbboot``, ``dbg_dap/lldbboot``); this is the
 core's: :mod:`pytrace` (`dbg trace`'s profile hook), :mod:`pywatch` (`dbg
-watch`'s line-by-line check) and :mod:`pyrepr` (values and exceptions as the
-program holds them).
+watch`'s line-by-line check), :mod:`pyrepr` (values and exceptions as the
+program holds them) and :mod:`libfiles` (whether a file is the standard
+library's or an installed package's, which dbg's own side asks too).
 
 Each is loaded into the program's interpreter by its file's path (the pdb
 launcher, a debugpy evaluate, the tracer itself), under a name of its own
