@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         SessionContext,
         Support,
     )
+    from dbgcore.backendchoice import binary_kind
     from dbgcore.bounds import number_or_name
     from dbgcore.children import child_session_name, start_child_session
     from dbgcore.cli.output import emit
@@ -80,7 +81,7 @@ if TYPE_CHECKING:
     from dbgcore.output import OutputBuffer
     from dbgcore.paths import dbg_home, private_dir
     from dbgcore.prespawn import adapter_secret
-    from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
+    from dbgcore.ptydriver import Match, PtyDriver, PtyEOF, PtyTimeout
     from dbgcore.pyframes import STDLIB_EXPRESSION, PythonLibraries, python_parameters
     from dbgcore.pyprobe import (
         PythonSetup,
@@ -90,7 +91,6 @@ if TYPE_CHECKING:
         recall,
         remember,
     )
-    from dbgcore.select import binary_kind
     from dbgcore.sources import Tier, resolve_source, walk_sources
     from dbgcore.streams import OutputPump
     from dbgcore.timeouts import DEFAULT_TIMEOUT
@@ -259,10 +259,10 @@ _HOME: dict[str, str] = {
     "read_core": "dbgcore.corefile",
     "child_session_name": "dbgcore.children",
     "start_child_session": "dbgcore.children",
-    "Match": "dbgcore.pty",
-    "PtyDriver": "dbgcore.pty",
-    "PtyEOF": "dbgcore.pty",
-    "PtyTimeout": "dbgcore.pty",
+    "Match": "dbgcore.ptydriver",
+    "PtyDriver": "dbgcore.ptydriver",
+    "PtyEOF": "dbgcore.ptydriver",
+    "PtyTimeout": "dbgcore.ptydriver",
     "PythonLibraries": "dbgcore.pyframes",
     "STDLIB_EXPRESSION": "dbgcore.pyframes",
     "python_parameters": "dbgcore.pyframes",
@@ -300,7 +300,7 @@ _HOME: dict[str, str] = {
     "dbg_home": "dbgcore.paths",
     "private_dir": "dbgcore.paths",
     "adapter_secret": "dbgcore.prespawn",
-    "binary_kind": "dbgcore.select",
+    "binary_kind": "dbgcore.backendchoice",
     "emit": "dbgcore.cli.output",
     "render": "dbgcore.ops",
 }
