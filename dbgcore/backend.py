@@ -136,7 +136,7 @@ class BackendSpec:
     extensions: list[str] = field(default_factory=list)
     root_markers: list[str] = field(default_factory=list)
     #: Kinds of executable this backend is chosen for: "go" (a Go binary),
-    #: "elf" (any other ELF executable). See :mod:`dbgcore.select`.
+    #: "elf" (any other ELF executable). See :mod:`dbgcore.backendchoice`.
     binaries: list[str] = field(default_factory=list)
     launch: JsonObject = field(default_factory=dict)
     install: str = ""

@@ -1,6 +1,6 @@
 """A base for backends that drive a console debugger over a PTY (pdb, jdb...).
 
-It holds what such backends share, above :class:`dbgcore.pty.PtyDriver`:
+It holds what such backends share, above :class:`dbgcore.ptydriver.PtyDriver`:
 the debugger process and the program's output pump, the running / stopped /
 exited state, one command at a time with an answer a timed-out command still
 owes read before the next one, refusing ops while the program runs, waiting
@@ -22,7 +22,7 @@ from dbgcore import procutil
 from dbgcore.backend import Backend, BackendSpec, SessionContext
 from dbgcore.errors import DebuggerLost, DebuggerTimeout, NotStopped, TargetExited
 from dbgcore.model import StopEvent, StopState, ended, signal_name
-from dbgcore.pty import Match, PtyDriver, PtyEOF, PtyTimeout
+from dbgcore.ptydriver import Match, PtyDriver, PtyEOF, PtyTimeout
 from dbgcore.streams import OutputPump
 from dbgcore.timeouts import DEFAULT_TIMEOUT
 

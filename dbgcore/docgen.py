@@ -1,7 +1,10 @@
-"""The command reference in ``docs/cli.md``, made from the op table.
+"""What is made from dbg's tables: the command reference in ``docs/cli.md``
+(from the op table) and the plugin API's type stub ``dbgcore/api.pyi`` (from
+:data:`dbgcore.api.EXPORTS`).
 
 ``python -m dbgcore.docgen`` rewrites the part of ``docs/cli.md`` between
-``<!-- ops:begin -->`` and ``<!-- ops:end -->``; a test checks that it is current.
+``<!-- ops:begin -->`` and ``<!-- ops:end -->``, and the stub; unit tests check
+that both are current.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from dbgcore.api import EXPORTS
 from dbgcore.ops import full_table
 from dbgcore.opspec import Arg, Op, OpTable
 from dbgcore.plugins import PluginHost
@@ -88,11 +92,36 @@ def rewrite(path: Path, table: OpTable) -> bool:
     return True
 
 
+#: The stub mypy reads for dbgcore.api, whose names are looked up on first use.
+API_STUB = Path(__file__).resolve().parent / "api.pyi"
+
+
+def _import_order(name: str) -> tuple[int, str]:
+    """Where isort (ruff's ``I``) puts a name: constants, classes, then the rest."""
+    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+
+def api_stub(exports: dict[str, tuple[str, ...]] = EXPORTS) -> str:
+    """The text of ``dbgcore/api.pyi``: each public name imported from its
+    home as itself, which is how a stub says that it exports the name."""
+    out = ["# Made from dbgcore/api.py's EXPORTS by `python -m dbgcore.docgen`;"
+           " do not edit by hand.", ""]
+    for home in sorted(exports):
+        out += [f"from {home} import {name} as {name}"
+                for name in sorted(exports[home], key=_import_order)]
+    return "\n".join([*out, "", "EXPORTS: dict[str, tuple[str, ...]]"]) + "\n"
+
+
 def main() -> None:
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else \
         Path(__file__).resolve().parent.parent / "docs" / "cli.md"
     changed = rewrite(path, full_table(PluginHost()))
     print(f"{path}: {'updated' if changed else 'already current'}")
+    stub = api_stub()
+    current = API_STUB.exists() and API_STUB.read_text(encoding="utf-8") == stub
+    if not current:
+        API_STUB.write_text(stub, encoding="utf-8")
+    print(f"{API_STUB}: {'already current' if current else 'updated'}")
 
 
 if __name__ == "__main__":

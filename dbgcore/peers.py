@@ -239,20 +239,6 @@ def check_accepted(sock: socket.socket, roots: Iterable[int]) -> str | None:
         return f"a connection that closed at once ({exc.strerror or exc})"
 
 
-def connections_on(port: int, listeners: Iterable[int],
-                   ) -> list[tuple[TcpSocket, TcpSocket | None]]:
-    """The established connections that processes ``listeners`` (and what
-    they started) accepted on local ``port``, each with its other end."""
-    rows = tcp_sockets()
-    tree = family_tree(listeners)
-    found = []
-    for row in rows:
-        if row.local[1] == port and row.state == ESTABLISHED and row.inode \
-                and holders(row.inode, tree):
-            found.append((row, other_end(row.local, row.remote, rows)))
-    return found
-
-
 def listening_ports(roots: Iterable[int]) -> list[tuple[int, tuple[str, int]]]:
     """(pid, address) of every TCP socket ``roots`` and what they started listen on."""
     rows = {row.inode: row for row in tcp_sockets() if row.state == LISTEN and row.inode}

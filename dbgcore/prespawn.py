@@ -32,7 +32,7 @@ backend whose spawn changed (another gdb on PATH, a project's backends.yaml)
 spawn as before, and so does every start with ``DBG_NO_EARLY_SPAWN`` set.
 
 A console debugger (pdb's launcher) can be spawned early too, in a
-pseudo-terminal as dbgcore.pty spawns one, when its command line starts it
+pseudo-terminal as dbgcore.ptydriver spawns one, when its command line starts it
 waiting for its run: the backend's spawn adopts it (:func:`adopt_console`)
 on the same terms and then tells it the run's details (the program, the
 session's FIFOs); its record says ``"console": true``.
@@ -327,13 +327,13 @@ def _spawn(spawn: _Spawn, cwd: str) -> _Early | None:
     return _Early(proc, spawn.argv, env, cwd, time.monotonic())
 
 
-#: The terminal size every console debugger is spawned with (dbgcore.pty's).
+#: The terminal size every console debugger is spawned with (dbgcore.ptydriver's).
 CONSOLE_DIMENSIONS = (50, 4000)
 
 
 def _spawn_console(argv: list[str], env: dict[str, str], cwd: str) -> _Early | None:
     """A console debugger's waiting start, in a pseudo-terminal, as
-    dbgcore.pty.PtyDriver spawns one (echo off, its terminal size, its own
+    dbgcore.ptydriver.PtyDriver spawns one (echo off, its terminal size, its own
     session, the parent-death signal)."""
     from ptyprocess import PtyProcess
 

@@ -111,29 +111,28 @@ def _on_path(program: str, search: str) -> str | None:
     return None
 
 
-def start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot, or None if it is gone."""
+def _stat_fields(pid: int) -> list[bytes]:
+    """The fields of ``/proc/PID/stat`` from the third (the state letter)
+    on; empty if the process is gone. The command name (field 2) may hold
+    spaces and parentheses, so they begin after its last ')'."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             data = fh.read()
     except OSError:
-        return None
-    # The command name (field 2) may contain spaces and parentheses; the
-    # fields after it start after the last ')'.
-    rest = data[data.rindex(b")") + 2 :].split()
+        return []
+    return data[data.rindex(b")") + 2 :].split()
+
+
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, or None if it is gone."""
     try:
-        return int(rest[19])
+        return int(_stat_fields(pid)[19])
     except (IndexError, ValueError):
         return None
 
 
 def is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return False
-    return data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"Z"
+    return state_of(pid) == "Z"
 
 
 def exit_status(pid: int) -> int | None:
@@ -142,12 +141,7 @@ def exit_status(pid: int) -> int | None:
     returncode says it (negative: the signal that killed it); None for a
     process that is not a zombie, or gone. From field 52 of
     ``/proc/PID/stat``, its wait status (Linux 3.5 and later)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return None
-    rest = data[data.rindex(b")") + 2 :].split()
+    rest = _stat_fields(pid)
     try:
         if rest[0] != b"Z":
             return None
@@ -352,13 +346,8 @@ def end_strays(processes: Iterable[tuple[int, int | None]], grace: float = 0.5) 
 def state_of(pid: int) -> str:
     """The process's state letter from ``/proc/PID/stat`` (``R``, ``S``,
     ``T`` stopped, ``t`` stopped by its tracer, ``Z``...), "" if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return ""
-    end = data.rindex(b")")
-    return data[end + 2 : end + 3].decode("ascii", "replace")
+    fields = _stat_fields(pid)
+    return fields[0].decode("ascii", "replace") if fields else ""
 
 
 #: How long a debugger's process may stay stopped by a signal while dbg

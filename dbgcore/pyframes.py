@@ -12,15 +12,13 @@ import ast
 import functools
 import json
 import os
-import re
+
+from dbgcore.inprogram import libfiles
 
 #: A Python expression (3.8 and newer, no names of the frame's) whose value
 #: is JSON text: the interpreter's standard library folders.
 STDLIB_EXPRESSION = ("__import__('json').dumps(sorted({__import__('sysconfig').get_path(k) "
                      "for k in ('stdlib', 'platstdlib')}))")
-
-_INSTALLED = ("site-packages", "dist-packages")
-_FROZEN_RE = re.compile(r"<frozen ([\w.]+)>")
 
 
 class PythonLibraries:
@@ -48,38 +46,13 @@ class PythonLibraries:
     def library_of(self, path: str | None) -> str | None:
         """The name of the library ``path`` belongs to (its top-level
         package or module: ``_pytest``, ``unittest``, ``runpy``), or None
-        for the program's own code."""
+        for the program's own code: by the rule the program's side asks
+        too (:func:`dbgcore.inprogram.libfiles.library_of`)."""
         if not path:
             return None
         if path not in self._known:
-            self._known[path] = self._owner(path)
+            self._known[path] = libfiles.library_of(path, self.stdlib, self.program_root)
         return self._known[path]
-
-    def _owner(self, path: str) -> str | None:
-        frozen = _FROZEN_RE.fullmatch(path)
-        if frozen:
-            return frozen.group(1).split(".")[0]
-        if not os.path.isabs(path):
-            return None
-        parts = os.path.normpath(path).split(os.sep)
-        for i in range(len(parts) - 2, 0, -1):
-            if parts[i] in _INSTALLED:
-                return _module_name(parts[i + 1])
-        if self.program_root and _below(path, self.program_root):
-            return None
-        for folder in self.stdlib:
-            if _below(path, folder):
-                rest = os.path.relpath(path, folder).split(os.sep)
-                return _module_name(rest[0]) if rest[0] != "lib-dynload" else None
-        return None
-
-
-def _below(path: str, folder: str) -> bool:
-    return os.path.normpath(path).startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _module_name(part: str) -> str:
-    return part[:-3] if part.endswith(".py") else part
 
 
 def python_parameters(path: str | None, line: int | None, function: str | None) -> list[str] | None:

@@ -73,8 +73,8 @@ class BackendRegistry:
         return spec, cls
 
     def select(self, program: Path, cwd: Path | None = None) -> BackendSpec:
-        """The backend that fits ``program`` (:mod:`dbgcore.select`)."""
-        from dbgcore.select import select_backend
+        """The backend that fits ``program`` (:mod:`dbgcore.backendchoice`)."""
+        from dbgcore.backendchoice import select_backend
 
         return select_backend(program, self.config(cwd).backends, self.classes())
 

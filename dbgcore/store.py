@@ -730,10 +730,6 @@ class Store:
                 out.append({**value, "at": at})
         return out
 
-    def has_run(self, run_id: int) -> bool:
-        rows, _ = self._rows("SELECT 1 FROM runs WHERE id = ?", (run_id,))
-        return bool(rows)
-
     def calls(self, run_id: int, function: str | None = None) -> list[JsonObject]:
         """A run's traced calls (CallRecord dicts) in the order they were
         entered; ``function``: only those of that name."""

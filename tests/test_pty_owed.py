@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.pty import PtyDriver, PtyTimeout
+from dbgcore.ptydriver import PtyDriver, PtyTimeout
 from dbgcore.translog import TransLog
 
 #: Answers each line with "said LINE" after sleeping as long as a line

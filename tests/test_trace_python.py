@@ -1,5 +1,5 @@
 """`dbg trace` on Python: pdb and debugpy, both by dbg's tracer inside the
-program (dbgcore/pytrace.py, a profile hook), on tests/targets/tracee.py.
+program (dbgcore/inprogram/pytrace.py, a profile hook), on tests/targets/tracee.py.
 
 What the trace records is checked against what the program itself printed
 of the same calls; what the debugger does after it (its breakpoints, a
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from dbgcore import pytrace
+from dbgcore.inprogram import pytrace
 from dbgcore.testing import require_backend
 from dbgcore.tracing import read_trace_file
 

@@ -1,6 +1,6 @@
 """`dbg watch EXPR` on pdb and debugpy: Python has no hardware watchpoints,
 so a watch is checked at each line of the frame it was set in (dbg's helper
-in the program, dbgcore/pywatch.py). The stop is at the line after the
+in the program, dbgcore/inprogram/pywatch.py). The stop is at the line after the
 change, with the old and the new value, only in that frame."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from dbgcore.errors import DbgError
-from dbgcore.frontend import Answer, from_response
+from dbgcore.frontend import Answer
 from dbgcore.jsontypes import JsonObject
 from dbgcore.timeouts import DEFAULT_TIMEOUT
 
@@ -80,11 +80,6 @@ def emit(op: str, payload: JsonObject, via: dict[str, str] | None = None,
     """Print a successful answer (its text by ``render``, default the
     generic one) and exit 0."""
     print_answer(Answer(op, _session(), via, payload, render=render))
-
-
-def emit_response(op: str, response: JsonObject) -> NoReturn:
-    """Print a daemon response (success or error) and exit."""
-    print_answer(from_response(op, _session(), response))
 
 
 def fail(op: str, error: DbgError, via: dict[str, str] | None = None,

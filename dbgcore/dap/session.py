@@ -330,6 +330,3 @@ class DapSession:
         closed = self.channel.closed
         assert closed is not None
         return copy.copy(closed)
-
-    def describe_exit(self) -> Message:
-        return {"exit_code": self.exit_code, "terminated": self.terminated}

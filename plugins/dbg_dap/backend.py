@@ -276,9 +276,6 @@ class DapBackend(DapEvents, DapInspection):
             self.failure_bps.add(int(self.breaks.add(
                 BreakLoc(function=function), BreakOptions(), timeout, internal=True).id))
 
-    def ctx_cwd(self) -> str:
-        return self.cwd or os.getcwd()
-
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         if request.core:
             return self._open_core(request, request.core, timeout)

@@ -254,6 +254,11 @@ class DebugpyProfile(AdapterProfile):
             env["DBG_DEBUGPY_ROOT"] = root
         if request.test:
             env["DBG_TEST_RUN"] = "1"
+            # The test hook tells the program's code from a library's by
+            # dbg's one rule (dbgcore/inprogram/libfiles.py, beside pyrepr).
+            from dbgcore.api import pyrepr
+
+            env["DBG_LIBFILES"] = os.path.join(os.path.dirname(pyrepr.__file__), "libfiles.py")
             if self.spec.options.get("lazy_tracing", True):
                 # Untraced while nothing needs pydevd's tracing (pyboot/dbg_lazytrace.py).
                 env["DBG_LAZY_TRACE"] = "1"
@@ -320,7 +325,7 @@ class DebugpyProfile(AdapterProfile):
     def watch_hint(self) -> str:
         return "debugpy has no data breakpoints; try `dbg break FILE:LINE --if EXPR`"
 
-    # pydevd has no data breakpoints: dbgcore/pywatch.py, loaded into the
+    # pydevd has no data breakpoints: dbgcore/inprogram/pywatch.py, loaded into the
     # program, checks a watch from hidden conditional breakpoints.
     line_watches = True
 
@@ -995,7 +1000,7 @@ class DebugpyProfile(AdapterProfile):
 
     def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
               timeout: float, sink: CallSink) -> TraceOutcome | None:
-        """`dbg trace` by a profile hook in the program (dbgcore/pytrace.py),
+        """`dbg trace` by a profile hook in the program (dbgcore/inprogram/pytrace.py),
         started and stopped by evaluates in the stopped thread: pydevd
         evaluates there, and the hook is that thread's (and the threads it
         starts). pydevd's own tracing is left as it is, so its breakpoints
@@ -1191,7 +1196,7 @@ def unknown_class_hint(name: str, filters: str) -> str:
             f"own), or a filter: {filters}")
 
 
-#: dbgcore/pywatch.py as a module of the program's, and the prefixes of
+#: dbgcore/inprogram/pywatch.py as a module of the program's, and the prefixes of
 #: pydevd's and debugpy's own modules (frames between a condition and the
 #: frame it is evaluated for).
 _PYWATCH_MODULE = "_dbg_pywatch"
@@ -1199,7 +1204,7 @@ _PYDEVD_MODULES = ("pydevd", "_pydevd", "_pydev", "debugpy")
 
 
 def _pyrepr() -> str:
-    """An expression for dbgcore/pyrepr.py in the program (loaded once)."""
+    """An expression for dbgcore/inprogram/pyrepr.py in the program (loaded once)."""
     from dbgcore.api import pyrepr, pywatch
 
     return pywatch.load_expression(pyrepr.__file__, pyrepr.MODULE_NAME)

@@ -146,7 +146,7 @@ class PdbBackend(ConsoleBackend):
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",
                                                "return-value": "native"}
     # pdb has no watchpoints: the launcher checks a watch at each line of its
-    # frame (dbgcore/pywatch.py).
+    # frame (dbgcore/inprogram/pywatch.py).
     op_support: ClassVar[Mapping[str, Support]] = {"watch": "fallback"}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
@@ -545,7 +545,7 @@ class PdbBackend(ConsoleBackend):
 
     def trace(self, functions: list[str], lines: bool, max_calls: int,
               timeout: float, sink: CallSink) -> TraceOutcome:
-        """`dbg trace` by a profile hook in the program (dbgcore/pytrace.py),
+        """`dbg trace` by a profile hook in the program (dbgcore/inprogram/pytrace.py),
         started and stopped by the launcher's _dbg_trace: pdb itself takes
         no part, so the program runs at its own speed but for the calls
         recorded, and pdb's breakpoints stop it as they would."""
@@ -705,7 +705,7 @@ class PdbBackend(ConsoleBackend):
 
     def watch(self, expression: str, timeout: float) -> Breakpoint:
         """A watch of ``expression`` in the selected frame, checked by the
-        launcher at each line that frame runs (see dbgcore/pywatch.py)."""
+        launcher at each line that frame runs (see dbgcore/inprogram/pywatch.py)."""
         self._not_post_mortem("watch")
         number = next(self._watch_numbers)
         placed = self._query(f"_dbg_watch {(pywatch.__file__, number, expression)!r}",

@@ -58,7 +58,7 @@ BREAK_COMMANDS = ("break", "b", "tbreak", "clear", "cl", "ignore", "condition", 
 HERE = os.path.abspath(__file__)
 #: launch.py, which the backend runs: it loads this file from its bytecode.
 BOOT = os.path.join(os.path.dirname(HERE), "launch.py")
-#: The name dbg's tracer (dbgcore/pytrace.py) is loaded under in the program.
+#: The name dbg's tracer (dbgcore/inprogram/pytrace.py) is loaded under in the program.
 _PYTRACE = "_dbg_pytrace"
 
 _short = reprlib.Repr()
@@ -251,7 +251,7 @@ class DbgPdb(pdb.Pdb):
         self.raising: tuple[FrameType, ExcInfo] | None = None
         #: The exception `dbg exception` tells of, as _exception_info gives it.
         self.exception_info: JsonObject | None = None
-        #: `dbg watch`: dbgcore/pywatch.py loaded from the path dbg gives
+        #: `dbg watch`: dbgcore/inprogram/pywatch.py loaded from the path dbg gives
         #: (it keeps each watch's frame, code and last value), the watches
         #: by id, and those whose value changed at this stop.
         self.pywatch: ModuleType | None = None
@@ -585,7 +585,7 @@ class DbgPdb(pdb.Pdb):
         except BaseException as exc:
             self.emit("found", {"error": _error_line(exc)})
 
-    # -- dbg trace: a profile hook in the program (dbgcore/pytrace.py) ----------
+    # -- dbg trace: a profile hook in the program (dbgcore/inprogram/pytrace.py) ----------
     # (loaded as _PYTRACE, the name its own MODULE_NAME says)
 
     def do__dbg_trace(self, arg: str) -> None:
@@ -846,7 +846,7 @@ class DbgPdb(pdb.Pdb):
 
 def _load_helper(name: str, path: str) -> ModuleType:
     """One of dbgcore's modules that run in the program (pywatch, pytrace,
-    pyrepr), from the path dbg gives (dbg's package is not on the program's
+    pyrepr, libfiles), from the path dbg gives (dbg's package is not on the program's
     path), as a module of its own: ``name`` in sys.modules."""
     import importlib.util
 
@@ -1054,27 +1054,16 @@ def _debugger_frame(frame: FrameType) -> bool:
 
 _DEBUGGER_FILES = frozenset(os.path.abspath(getattr(m, "__file__", "") or "")
                             for m in (pdb, bdb, sys.modules.get("cmd")) if m is not None)
-_library_roots: list[str] = []
-_library_files: dict[str, bool] = {}
 
 
 def _library_file(path: str) -> bool:
     """Whether ``path`` is the standard library's or an installed package's
-    (below a site-packages or dist-packages folder), not the program's."""
-    known = _library_files.get(path)
-    if known is not None:
-        return known
-    if not _library_roots:
-        import sysconfig
-
-        for key in ("stdlib", "platstdlib"):
-            folder = sysconfig.get_path(key)
-            if folder:
-                _library_roots.extend({os.path.normpath(folder), os.path.realpath(folder)})
-    parts = path.split(os.sep)
-    found = path.startswith("<") or "site-packages" in parts or "dist-packages" in parts or \
-        any(path.startswith(root + os.sep) for root in _library_roots)
-    _library_files[path] = found
+    (below a site-packages or dist-packages folder), not the program's: by
+    dbgcore/inprogram/libfiles.py, loaded from pyrepr's folder. (A launcher
+    started without pyrepr's path, not by dbg: code with no file only.)"""
+    if _libfiles is None:
+        return path.startswith("<")
+    found: bool = _libfiles.library_file(path)
     return found
 
 
@@ -1283,8 +1272,10 @@ def _stop_at_failures(debugger: DbgPdb) -> None:
     result.addSubTest = addSubTest  # type: ignore[method-assign]
 
 
-#: dbgcore/pyrepr.py in the program, once dbg has said where it is.
+#: dbgcore/inprogram/pyrepr.py in the program, once dbg has said where it
+#: is, and libfiles.py beside it.
 _pyrepr: ModuleType | None = None
+_libfiles: ModuleType | None = None
 
 
 def _program_environment() -> bool:
@@ -1294,10 +1285,12 @@ def _program_environment() -> bool:
     width they are told). Returns whether this is a test run."""
     for name, default in (("COLUMNS", "80"), ("LINES", "24")):
         os.environ[name] = os.environ.pop("DBG_PDB_" + name, "") or default
-    global _pyrepr
+    global _pyrepr, _libfiles
     path = os.environ.pop("DBG_PDB_PYREPR", "")
     if path:
         _pyrepr = _load_helper("_dbg_pyrepr", path)
+        _libfiles = _load_helper("_dbg_libfiles",
+                                 os.path.join(os.path.dirname(path), "libfiles.py"))
         # Values as the program holds them: reprlib sorts a dict's keys.
         for shown in (_short, _long, _arg_repr):
             _pyrepr.keep_order(shown)

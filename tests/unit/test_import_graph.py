@@ -1,4 +1,6 @@
-"""No import cycles: in dbgcore, and inside each plugin package.
+"""No import cycles: in dbgcore, and inside each plugin package. And the
+core's code that runs in the debugged program (dbgcore/inprogram) imports
+the standard library only.
 
 The graph is read from the source with ``ast``, counting every import a module
 makes: at module level, inside functions, and under ``TYPE_CHECKING`` (a cycle
@@ -12,11 +14,14 @@ implicit edge is not counted (every submodule would then depend on its package).
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The core's modules loaded into the debugged program by their file's path.
+IN_PROGRAM = ROOT / "dbgcore" / "inprogram"
 
 #: Each package checked: its name and folder.
 PACKAGES = {
@@ -122,3 +127,52 @@ def test_no_import_cycle(package: str) -> None:
     found = cycles(graph_of(package, PACKAGES[package]))
     assert found == [], "modules importing each other: " + "; ".join(
         " <-> ".join(component) for component in found)
+
+
+def outside_imports(folder: Path) -> list[str]:
+    """The imports of the modules in ``folder`` of anything but the standard
+    library, as ``file:line: module``. A relative import is one too: each
+    module is loaded into the program alone, by its path, as a top-level
+    module of its own, so neither ``from . import pyrepr`` nor
+    ``dbgcore.inprogram.pyrepr`` would be found there (a sibling is loaded
+    by its path, as pytrace loads pyrepr)."""
+    found: list[tuple[str, int, str]] = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = ["." * node.level + (node.module or "")]
+            else:
+                continue
+            found += [(str(path.relative_to(folder)), node.lineno, name) for name in names
+                      if name.startswith(".") or name.split(".")[0] not in sys.stdlib_module_names]
+    return [f"{file}:{line}: {name}" for file, line, name in sorted(found)]
+
+
+def test_the_in_program_rule_sees_each_kind_of_outside_import(tmp_path: Path) -> None:
+    # The check itself: in a tree like dbgcore/inprogram, an import of the
+    # rest of dbgcore (in a function, under TYPE_CHECKING too), of another
+    # package, and a relative one are each found; the standard library's
+    # (__future__, a submodule, a from-import) are not.
+    folder = tmp_path / "dbgcore" / "inprogram"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    (folder / "fine.py").write_text(
+        "from __future__ import annotations\nimport os, importlib.util\n"
+        "from collections.abc import Callable\n")
+    assert outside_imports(folder) == []
+    (folder / "wrong.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from dbgcore import paths\n"
+        "def f():\n    import dbgcore.tracing\n    from . import fine\n"
+        "import json, yaml\n")
+    assert outside_imports(folder) == [
+        "wrong.py:3: dbgcore", "wrong.py:5: dbgcore.tracing", "wrong.py:6: .",
+        "wrong.py:7: yaml"]
+
+
+def test_in_program_code_imports_the_standard_library_only() -> None:
+    assert sorted(p.name for p in IN_PROGRAM.glob("*.py")) != ["__init__.py"]
+    found = outside_imports(IN_PROGRAM)
+    assert found == [], "code that runs in the debugged program imports what it cannot " \
+        "find there: " + "; ".join(found)

@@ -53,3 +53,14 @@ def test_the_docs_list_every_public_name() -> None:
     section = text.split("## The public API", 1)[1].split("\n## ", 1)[0]
     missing = [n for n in api.__all__ if f"`{n}`" not in section]
     assert missing == []
+
+
+def test_the_type_stub_is_made_from_the_one_list_of_names() -> None:
+    from dbgcore.docgen import API_STUB, api_stub
+
+    assert API_STUB.read_text(encoding="utf-8") == api_stub(), \
+        "dbgcore/api.pyi is stale: run python -m dbgcore.docgen"
+    stubbed = ast.parse(API_STUB.read_text(encoding="utf-8"))
+    names = [a.asname for node in stubbed.body if isinstance(node, ast.ImportFrom)
+             for a in node.names]
+    assert sorted(names) == sorted(api.__all__)

@@ -1,4 +1,4 @@
-"""The PTY layer (dbgcore.pty, dbgcore.console) on a real console program:
+"""The PTY layer (dbgcore.ptydriver, dbgcore.console) on a real console program:
 prompts that change, answers owed by timed-out commands, ANSI stripping,
 EOF and TIMEOUT as typed errors, and cleanup."""
 
@@ -16,7 +16,7 @@ from dbgcore.console import ConsoleBackend
 from dbgcore.errors import DebuggerTimeout, NotStopped, TargetExited
 from dbgcore.model import StopEvent
 from dbgcore.output import OutputBuffer
-from dbgcore.pty import PtyEOF, PtyTimeout
+from dbgcore.ptydriver import PtyEOF, PtyTimeout
 from dbgcore.translog import TransLog
 
 TOY = str(Path(__file__).with_name("toy_console.py"))

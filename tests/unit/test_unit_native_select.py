@@ -16,10 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import builds
 
+from dbgcore.backendchoice import binary_kind, candidates
 from dbgcore.errors import NotAProgram
 from dbgcore.plugins import PluginHost
 from dbgcore.registry import BackendRegistry
-from dbgcore.select import binary_kind, candidates
 
 
 @pytest.fixture(scope="module")

@@ -445,7 +445,7 @@ def _test_run() -> None:
     # the environment, so the programs the tests start are not test runs.
     if os.environ.pop("DBG_TEST_RUN", "") != "1":
         return
-    importlib.import_module("dbg_testhook").install()
+    importlib.import_module("dbg_testhook").install(os.environ.pop("DBG_LIBFILES", ""))
     # From 3.12 pydevd traces with sys.monitoring and dbg_lazytrace does
     # nothing: not even loaded.
     if os.environ.pop("DBG_LAZY_TRACE", "") == "1" and sys.version_info < (3, 12):

@@ -18,10 +18,16 @@ it cannot rewrite this plugin's asserts).
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dbg_dap.pyboot import dbg_bytecode
+else:  # this folder is on the program's path, as a folder of top-level modules
+    dbg_bytecode = importlib.import_module("dbg_bytecode")
 
 if TYPE_CHECKING:
     # Only named in annotations: pytest is the run's, if it is one.
@@ -73,21 +79,29 @@ def _to_program(tb: TracebackType) -> TracebackType:
     return copy if copy is not None else tb
 
 
-_library_roots: list[str] = []
+#: dbgcore/inprogram/libfiles.py, loaded from the path dbg gives (install).
+_libfiles: list[ModuleType] = []
 
 
 def _library_file(path: str) -> bool:
-    """Whether ``path`` is the standard library's or an installed package's."""
-    if not _library_roots:
-        import sysconfig
+    """Whether ``path`` is the standard library's or an installed package's
+    (libfiles.library_file; without it, only code with no file is)."""
+    if not _libfiles:
+        return path.startswith("<")
+    found: bool = _libfiles[0].library_file(path)
+    return found
 
-        for key in ("stdlib", "platstdlib"):
-            folder = sysconfig.get_path(key)
-            if folder:
-                _library_roots.extend({os.path.normpath(folder), os.path.realpath(folder)})
-    parts = path.split(os.sep)
-    return path.startswith("<") or "site-packages" in parts or "dist-packages" in parts or \
-        any(path.startswith(root + os.sep) for root in _library_roots)
+
+def _load_libfiles(path: str) -> None:
+    """dbg's rule for a library's file, as the program's ``_dbg_libfiles``,
+    from dbg's bytecode for it (dbg_bytecode: not compiled in every run)."""
+    module = sys.modules.get("_dbg_libfiles")
+    if module is None:
+        module = ModuleType("_dbg_libfiles")
+        module.__file__ = path
+        exec(dbg_bytecode.code_of(path), module.__dict__)
+        sys.modules["_dbg_libfiles"] = module
+    _libfiles.append(module)
 
 
 # -- pytest ----------------------------------------------------------------------
@@ -150,8 +164,11 @@ def _wrap_unittest() -> None:
     result.addSubTest = addSubTest  # type: ignore[method-assign]
 
 
-def install() -> None:
-    """Stop where a test fails, under pytest and unittest alike."""
+def install(libfiles: str = "") -> None:
+    """Stop where a test fails, under pytest and unittest alike.
+    ``libfiles``: the path of dbgcore/inprogram/libfiles.py."""
+    if libfiles:
+        _load_libfiles(libfiles)
     plugins = os.environ.get("PYTEST_PLUGINS", "")
     os.environ["PYTEST_PLUGINS"] = f"{plugins},{_PLUGIN}" if plugins else _PLUGIN
     _wrap_unittest()

@@ -14,8 +14,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,18 +143,6 @@ class PtyDriver:
         # scheduler slice, several times per `next`.
         self.child.delayafterread = None
         self.pgid = procutil.pgid_of(self.child.pid)
-
-    @contextmanager
-    def paced(self, seconds: float = 0.05) -> Iterator[None]:
-        """Pause before each line sent, meanwhile: for a debugger that may
-        still print a late prompt of its own while it starts (jdb while its
-        VM connects), so that no answer is read as the next command's."""
-        child = self._spawned()
-        child.delaybeforesend = seconds
-        try:
-            yield
-        finally:
-            child.delaybeforesend = None
 
     def _spawned(self) -> pexpect.spawn:
         """The debugger's process (PtyEOF before :meth:`spawn`)."""

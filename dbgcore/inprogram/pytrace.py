@@ -39,7 +39,7 @@ import reprlib
 import sys
 import threading
 from collections.abc import Callable
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
@@ -70,6 +70,9 @@ def install(path: str, functions: list[str], lines: bool = False, max_calls: int
     global _tracer
     if _tracer is not None:
         uninstall()
+    # Loaded now, not at the first call the hook sees: a helper that cannot
+    # be loaded is said in this answer, not swallowed by the hook.
+    _sibling("_dbg_libfiles", "libfiles.py")
     tracer = _Tracer(path, [str(f) for f in functions], bool(lines), int(max_calls),
                      int(value_chars))
     tracer.start()
@@ -120,26 +123,33 @@ def call_expression(path: str, call: str) -> str:
 
 
 def _program_repr() -> reprlib.Repr:
-    """A bounded repr in the values' own order (dbgcore/pyrepr.py, beside
-    this file, loaded by its path as the program's ``_dbg_pyrepr``); plain
-    reprlib's, which sorts a dict's keys, if it cannot be loaded."""
-    name = "_dbg_pyrepr"
+    """A bounded repr in the values' own order (dbgcore/inprogram/pyrepr.py,
+    beside this file, loaded by its path as the program's ``_dbg_pyrepr``);
+    plain reprlib's, which sorts a dict's keys, if it cannot be loaded."""
+    try:
+        module = _sibling("_dbg_pyrepr", "pyrepr.py")
+    except Exception:
+        return reprlib.Repr()
+    shown: reprlib.Repr = module.keep_order(reprlib.Repr())
+    return shown
+
+
+def _sibling(name: str, filename: str) -> ModuleType:
+    """A module of this folder, ``filename``, loaded by its path as the
+    program's ``name`` (once: kept in sys.modules, where the pdb launcher
+    may have put it already)."""
     module = sys.modules.get(name)
     if module is None:
         import importlib.util
 
         spec = importlib.util.spec_from_file_location(
-            name, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyrepr.py"))
+            name, os.path.join(os.path.dirname(os.path.abspath(__file__)), filename))
         if spec is None or spec.loader is None:
-            return reprlib.Repr()
+            raise ImportError(f"cannot load {filename}")
         module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except Exception:
-            return reprlib.Repr()
+        spec.loader.exec_module(module)
         sys.modules[name] = module
-    shown: reprlib.Repr = module.keep_order(reprlib.Repr())
-    return shown
+    return module
 
 
 def unseen_note(started: object) -> str:
@@ -607,23 +617,11 @@ def _argument_names(code: CodeType) -> list[str]:
     return [n for n in positional + star + keyword_only + double_star if not n.startswith(".")]
 
 
-_library_roots: list[str] = []
-
-
 def _library_file(path: str) -> bool:
-    """Whether ``path`` is the standard library's or an installed package's."""
-    parts = path.replace("\\", "/").split("/")
-    if "site-packages" in parts or "dist-packages" in parts or path.startswith("<"):
-        return True
-    if not _library_roots:
-        import sysconfig
-
-        for key in ("stdlib", "platstdlib"):
-            folder = sysconfig.get_path(key)
-            if folder:
-                _library_roots.extend({os.path.normpath(folder) + os.sep,
-                                       os.path.realpath(folder) + os.sep})
-    return any(path.startswith(root) for root in _library_roots)
+    """Whether ``path`` is the standard library's or an installed package's
+    (dbgcore/inprogram/libfiles.py, beside this file, as ``_dbg_libfiles``)."""
+    found: bool = _sibling("_dbg_libfiles", "libfiles.py").library_file(path)
+    return found
 
 
 #: Folders of debuggers' own code in the debuggee (debugpy's, pydevd's).
