@@ -595,21 +595,13 @@ class Daemon:
         except Exception as exc:
             tb = traceback.format_exc()
             log.error("internal error in %s:\n%s", op, tb)
-            disk = refused(exc, dbg_home(), f"{op} failed")
-            if disk is not None:
-                # Not a bug: a write of dbg's own that the disk refused.
-                return self._failed_op(op, args, disk, starts)
-            error = InternalError(
+            # A write of dbg's own that the disk refused is not a bug.
+            failure = refused(exc, dbg_home(), f"{op} failed") or InternalError(
                 f"internal error in dbg while running {op}: {type(exc).__name__}: {exc}",
                 f"this is a bug in dbg; the traceback is in {self.run_dir / 'daemon.log'}",
                 traceback=tb,
-            ).to_wire()
-            with contextlib.suppress(Exception):
-                self.session.record_command(op, args, False, {"error": error})
-            if spec is not None and spec.send == "start":
-                self._failed_start = True
-                threading.Thread(target=self.shutdown, daemon=True).start()
-            return {"ok": False, "error": error, "via": self.session.via()}
+            )
+            return self._failed_op(op, args, failure, starts)
         self.session.record_command(op, args, True, result)
         if spec is not None and spec.new_debugger:
             self._write_status()
@@ -621,7 +613,9 @@ class Daemon:
 
     def _failed_op(self, op: str, args: JsonObject, exc: DbgError, starts: bool) -> JsonObject:
         error = exc.to_wire()
-        self.session.record_command(op, args, False, {"error": error})
+        # Its record is not worth its answer, nor a failed start's end.
+        with contextlib.suppress(Exception):
+            self.session.record_command(op, args, False, {"error": error})
         if starts:
             # A session that failed to start must not linger.
             self._failed_start = True

@@ -8,8 +8,14 @@ was recorded before stays. Logs that cannot be written do not fail an op at
 all (:class:`dbgcore.translog.LogHealth`).
 
 Light to import (``os``, the built-in ``errno`` and :mod:`dbgcore.errors`):
-the fast-path client (:mod:`dbgcore.entry`) asks :func:`home_problem` when
+the fast-path client (:mod:`dbgcore.entry`) asks :func:`home_errno` when
 a daemon it forked died at start.
+
+Two questions, each answered by an errno (or None): :func:`disk_errno` of an
+error a write raised, :func:`home_errno` of a folder tried. And one way to
+tell it: :func:`refusal` (the one-line error; :func:`refused` for an error
+raised), or :func:`describe` and :func:`hint` where the words go elsewhere
+(a log note, a doctor check).
 """
 
 from __future__ import annotations
@@ -64,12 +70,17 @@ def describe(err: int, folder: Path | str, label: str = "DBG_HOME") -> str:
     return f"the disk holding {label} ({folder}) {DISK_ERRNOS.get(err, 'refuses writes')}"
 
 
+def refusal(err: int, folder: Path | str, what: str, label: str = "DBG_HOME") -> DiskFull:
+    """The one-line error a user gets for a disk errno: ``WHAT: the disk
+    holding DBG_HOME (...) is full``, and what to do."""
+    return DiskFull(f"{what}: {describe(err, folder, label)}", hint(err))
+
+
 def refused(exc: BaseException, folder: Path | str, what: str,
             label: str = "DBG_HOME") -> DiskFull | None:
-    """``exc`` as the one-line error a user gets (``WHAT: the disk holding
-    DBG_HOME (...) is full``) when it is a disk refusing a write; else None."""
+    """``exc`` as :func:`refusal` when it is a disk refusing a write; else None."""
     err = disk_errno(exc)
-    return None if err is None else DiskFull(f"{what}: {describe(err, folder, label)}", hint(err))
+    return None if err is None else refusal(err, folder, what, label)
 
 
 def write_problem(folder: Path | str) -> int | None:
@@ -102,23 +113,20 @@ def write_problem(folder: Path | str) -> int | None:
             pass
 
 
-def home_problem(home: Path | str, write: bool = True) -> tuple[str, str] | None:
-    """What is wrong with the disk holding ``home`` (``the disk holding
-    DBG_HOME (...) is full``) and what to do, or None when a write there
-    works. ``write=False``: only what statvfs tells (read-only, no block
-    free), for a folder dbg must not write in."""
+def home_errno(home: Path | str, write: bool = True) -> int | None:
+    """The disk errno that keeps dbg from writing in ``home``, or None when
+    a write there works. ``write=False``: only what statvfs tells (read-only,
+    no block free), for a folder dbg must not write in."""
     if not os.path.isdir(home):
         return None
     if write:
-        err = write_problem(home)
-    else:
-        try:
-            info = os.statvfs(home)
-        except OSError:
-            return None
-        err = errno.EROFS if info.f_flag & os.ST_RDONLY else \
-            errno.ENOSPC if info.f_bavail == 0 else None
-    return None if err is None else (describe(err, home), hint(err))
+        return write_problem(home)
+    try:
+        info = os.statvfs(home)
+    except OSError:
+        return None
+    return errno.EROFS if info.f_flag & os.ST_RDONLY else \
+        errno.ENOSPC if info.f_bavail == 0 else None
 
 
 def free_bytes(folder: Path | str) -> int | None:

@@ -160,12 +160,12 @@ LOW_SPACE = 16 * 1024 * 1024
 def disk_check(home: Path, write: bool = True) -> Values:
     """Whether dbg can write on the disk holding DBG_HOME: a small write
     tried there (with ``write``), and the space left."""
-    from dbgcore.diskspace import free_bytes, home_problem
+    from dbgcore.diskspace import describe, free_bytes, hint, home_errno
 
-    problem = home_problem(home, write)
-    if problem is not None:
-        return _check("disk", "fail", f"{problem[0]}: sessions cannot start, and live ones "
-                                      "log and record nothing", problem[1])
+    err = home_errno(home, write)
+    if err is not None:
+        return _check("disk", "fail", f"{describe(err, home)}: sessions cannot start, and live "
+                                      "ones log and record nothing", hint(err))
     free = free_bytes(home)
     if free is not None and free < LOW_SPACE:
         return _check("disk", "warn", f"{free / 1e6:.1f} MB left on the disk holding "

@@ -242,18 +242,17 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
     """A start whose daemon could not begin because the disk holding DBG_HOME
     refuses writes (its status file, its log): said here in one line, as the
     full CLI says it; None when the disk is not why (the full CLI finds out)."""
-    from dbgcore.diskspace import home_problem
+    from dbgcore.diskspace import home_errno, refusal
 
-    problem = home_problem(home)
-    if problem is None:
+    err = home_errno(home)
+    if err is None:
         return None
     from dbgcore.cli.output import Ctx, print_answer, set_ctx
-    from dbgcore.errors import DiskFull
     from dbgcore.frontend import Answer
 
     set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
-    print_answer(Answer(op, session, None, error=DiskFull(
-        f"cannot start session {session!r}: {problem[0]}", problem[1])))
+    print_answer(Answer(op, session, None, error=refusal(
+        err, home, f"cannot start session {session!r}")))
 
 
 def _has_ended(path: str) -> bool:

@@ -17,9 +17,9 @@ import time
 
 from dbgcore import client, homecheck, procutil
 from dbgcore.daemonfork import fork_daemon
-from dbgcore.diskspace import home_problem, refused
+from dbgcore.diskspace import home_errno, refusal, refused
 from dbgcore.ended import replace_ended
-from dbgcore.errors import BackendError, DbgError, DiskFull, SessionExists
+from dbgcore.errors import BackendError, DbgError, SessionExists
 from dbgcore.jsontypes import JsonObject
 from dbgcore.paths import dbg_home, private_dir, session_dir, socket_path, untrusted
 from dbgcore.status import daemon_alive, read_status
@@ -86,9 +86,9 @@ def spawn_daemon(name: str, idle_timeout: float | None,
         if code is not None:
             # Its status file could not be written, nor what it would have
             # said about that (daemon.log is on the same disk).
-            full = home_problem(dbg_home())
-            if full is not None:
-                raise DiskFull(f"cannot start session {name!r}: {full[0]}", full[1])
+            err = home_errno(dbg_home())
+            if err is not None:
+                raise refusal(err, dbg_home(), f"cannot start session {name!r}")
             raise DbgError(f"the session daemon exited at start (code {code})",
                            f"see {log_path}")
         # Every poll saved is time the start answers sooner (a forked daemon

@@ -253,7 +253,6 @@ class BoundedLogHandler(logging.FileHandler):
         self.owns_stderr = owns_stderr
         #: Told when a record cannot be written, and when one can again.
         self.health = health
-        self._record_failed = False
         super().__init__(path, encoding="utf-8")
 
     def _open(self) -> io.TextIOWrapper:
@@ -265,8 +264,6 @@ class BoundedLogHandler(logging.FileHandler):
         return bounded(super().format(record))
 
     def emit(self, record: logging.LogRecord) -> None:
-        # Handler.handle holds the handler's lock around emit: one record at a time.
-        self._record_failed = False
         try:
             if self.stream is None:
                 self.stream = self._open()
@@ -279,7 +276,9 @@ class BoundedLogHandler(logging.FileHandler):
             self.handleError(record)
             return
         super().emit(record)
-        if not self._record_failed and self.health is not None:
+        # A record that failed closed the stream (handleError): one that has
+        # it still open was written.
+        if self.stream is not None and self.health is not None:
             self.health.recovered(Path(self.baseFilename))
 
     def handleError(self, record: logging.LogRecord) -> None:
@@ -290,7 +289,6 @@ class BoundedLogHandler(logging.FileHandler):
         if not isinstance(exc, OSError):
             super().handleError(record)
             return
-        self._record_failed = True
         if self.health is not None:
             self.health.failed(Path(self.baseFilename), exc)
         # Its buffer holds what could not be written; the next record opens

@@ -182,6 +182,23 @@ def test_a_session_goes_on_when_the_disk_fills_under_it(tiny_home: Dbg, backend:
     assert disk["status"] != "fail", disk
 
 
+def stopped_past_the_flood(dbg: Dbg, answer: Result, program: builds.Target) -> None:
+    """``answer`` (a start or a continue over disk_flood.py's flood, on a
+    full disk) is its stop after the flood, with debugger.log's failure
+    noted; the session steps on, and ends once space is freed."""
+    no_traceback(answer)
+    snap = answer.json
+    assert answer.code == 0 and snap["ok"], answer
+    assert snap["state"] == "stopped" and snap["location"]["line"] == program.lines["flooded"]
+    assert "debugger.log cannot be written" in snap.get("note", ""), snap.get("note")
+    step = dbg.json("next")
+    assert step["ok"] and step["location"]["line"] == program.lines["after"], step
+    free(dbg)
+    done = dbg.json("continue")
+    assert done["ok"] and done["state"] == "exited", done
+    assert "after the flood" in dbg.output("stdout")
+
+
 def test_a_start_whose_program_floods_a_nearly_full_disk_answers(tiny_home: Dbg) -> None:
     """debugpy's output comes as DAP events, which debugger.log logs: a
     start whose program prints 50 MB fills the disk on its way."""
@@ -195,19 +212,9 @@ def test_a_start_whose_program_floods_a_nearly_full_disk_answers(tiny_home: Dbg)
     fill(dbg, leave=64 * 1024)
     started = dbg("--json", "--timeout", "120", "start", "--backend", "debugpy", "--break",
                   program.loc("flooded"), "--run", str(program.path), timeout=240)
-    no_traceback(started)
-    snap = started.json
-    assert started.code == 0 and snap["ok"], started
-    assert snap["state"] == "stopped" and snap["location"]["line"] == program.lines["flooded"]
     info = os.statvfs(dbg.home)
     assert info.f_bavail * info.f_frsize < 16 * 1024, "the flood did not fill the disk"
-    assert "debugger.log cannot be written" in snap.get("note", ""), snap.get("note")
-    step = dbg.json("next")
-    assert step["ok"] and step["location"]["line"] == program.lines["after"], step
-    free(dbg)
-    done = dbg.json("continue")
-    assert done["ok"] and done["state"] == "exited", done
-    assert "after the flood" in dbg.output("stdout")
+    stopped_past_the_flood(dbg, started, program)
 
 
 @pytest.mark.parametrize("backend", ["pdb", "debugpy"])
@@ -222,17 +229,7 @@ def test_a_continue_over_a_flood_on_a_full_disk_answers(tiny_home: Dbg, backend:
     assert started["ok"] and started["location"]["line"] == program.lines["begin"], started
     fill(dbg)
     flooded = dbg("--json", "--timeout", "120", "continue", timeout=240)
-    no_traceback(flooded)
-    snap = flooded.json
-    assert flooded.code == 0 and snap["ok"], flooded
-    assert snap["state"] == "stopped" and snap["location"]["line"] == program.lines["flooded"]
-    assert "debugger.log cannot be written" in snap.get("note", ""), snap.get("note")
-    step = dbg.json("next")
-    assert step["ok"] and step["location"]["line"] == program.lines["after"], step
-    free(dbg)
-    done = dbg.json("continue")
-    assert done["ok"] and done["state"] == "exited", done
-    assert "after the flood" in dbg.output("stdout")
+    stopped_past_the_flood(dbg, flooded, program)
 
 
 def _remount(dbg: Dbg, how: str) -> None:
