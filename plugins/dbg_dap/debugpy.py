@@ -253,12 +253,12 @@ class DebugpyProfile(AdapterProfile):
             env["DBG_PYC_DIR"] = str(private_dir(dbg_home() / "pyc"))
             env["DBG_DEBUGPY_ROOT"] = root
         if request.test:
-            env["DBG_TEST_RUN"] = "1"
-            # The test hook tells the program's code from a library's by
-            # dbg's one rule (dbgcore/inprogram/libfiles.py, beside pyrepr).
+            # A test run: the test hook (pyboot/dbg_testhook.py) is given the
+            # path of dbg's one rule for a library's file, which it tells the
+            # program's code by (dbgcore/inprogram/libfiles.py, beside pyrepr).
             from dbgcore.api import pyrepr
 
-            env["DBG_LIBFILES"] = os.path.join(os.path.dirname(pyrepr.__file__), "libfiles.py")
+            env["DBG_TEST_RUN"] = os.path.join(os.path.dirname(pyrepr.__file__), "libfiles.py")
             if self.spec.options.get("lazy_tracing", True):
                 # Untraced while nothing needs pydevd's tracing (pyboot/dbg_lazytrace.py).
                 env["DBG_LAZY_TRACE"] = "1"

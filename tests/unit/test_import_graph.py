@@ -100,8 +100,18 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def graph_of(package: str, folder: Path) -> dict[str, set[str]]:
+    """Each module's imports. A module with a type stub beside it counts the
+    stub's too: dbgcore.api imports its names by string, on first use, and
+    its stub (api.pyi) says where each comes from, so a core module importing
+    from dbgcore.api is still seen to depend on those modules."""
     known = modules(package, folder)
-    return {name: imports(name, path, known) for name, path in known.items()}
+    graph = {}
+    for name, path in known.items():
+        graph[name] = imports(name, path, known)
+        stub = path.with_suffix(".pyi")
+        if stub.exists():
+            graph[name] |= imports(name, stub, known)
+    return graph
 
 
 def test_the_reader_sees_a_cycle_and_each_kind_of_import(tmp_path: Path) -> None:
@@ -120,6 +130,12 @@ def test_the_reader_sees_a_cycle_and_each_kind_of_import(tmp_path: Path) -> None
     assert cycles(graph) == [["pkg.a", "pkg.sub.b"]]
     (pkg / "sub" / "b.py").write_text("import pkg\n")
     assert cycles(graph_of("pkg", pkg)) == []
+    # A module that imports by string, as dbgcore.api does, has its stub's
+    # imports counted.
+    (pkg / "lazy.py").write_text("import importlib\n")
+    (pkg / "lazy.pyi").write_text("from pkg.c import x as x\n")
+    (pkg / "a.py").write_text("from pkg.lazy import x\n")
+    assert cycles(graph_of("pkg", pkg)) == [["pkg.a", "pkg.c", "pkg.lazy"]]
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))

@@ -443,9 +443,11 @@ _mark_normal_end()
 def _test_run() -> None:
     # `dbg test`: stop where a test fails (see dbg_testhook). Taken out of
     # the environment, so the programs the tests start are not test runs.
-    if os.environ.pop("DBG_TEST_RUN", "") != "1":
+    # Its value is the path of dbg's rule for a library's file (libfiles.py).
+    libfiles = os.environ.pop("DBG_TEST_RUN", "")
+    if not libfiles:
         return
-    importlib.import_module("dbg_testhook").install(os.environ.pop("DBG_LIBFILES", ""))
+    importlib.import_module("dbg_testhook").install(libfiles)
     # From 3.12 pydevd traces with sys.monitoring and dbg_lazytrace does
     # nothing: not even loaded.
     if os.environ.pop("DBG_LAZY_TRACE", "") == "1" and sys.version_info < (3, 12):

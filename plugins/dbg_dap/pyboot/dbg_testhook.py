@@ -79,15 +79,13 @@ def _to_program(tb: TracebackType) -> TracebackType:
     return copy if copy is not None else tb
 
 
-#: dbgcore/inprogram/libfiles.py, loaded from the path dbg gives (install).
+#: dbgcore/inprogram/libfiles.py, loaded by install from the path dbg gives.
 _libfiles: list[ModuleType] = []
 
 
 def _library_file(path: str) -> bool:
     """Whether ``path`` is the standard library's or an installed package's
-    (libfiles.library_file; without it, only code with no file is)."""
-    if not _libfiles:
-        return path.startswith("<")
+    (libfiles.library_file)."""
     found: bool = _libfiles[0].library_file(path)
     return found
 
@@ -164,11 +162,10 @@ def _wrap_unittest() -> None:
     result.addSubTest = addSubTest  # type: ignore[method-assign]
 
 
-def install(libfiles: str = "") -> None:
+def install(libfiles: str) -> None:
     """Stop where a test fails, under pytest and unittest alike.
     ``libfiles``: the path of dbgcore/inprogram/libfiles.py."""
-    if libfiles:
-        _load_libfiles(libfiles)
+    _load_libfiles(libfiles)
     plugins = os.environ.get("PYTEST_PLUGINS", "")
     os.environ["PYTEST_PLUGINS"] = f"{plugins},{_PLUGIN}" if plugins else _PLUGIN
     _wrap_unittest()
