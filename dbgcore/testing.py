@@ -41,7 +41,8 @@ import pytest
 from dbgcore import procutil
 from dbgcore.jsontypes import JsonObject
 
-__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require", "require_backend"]
+__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "debugger_rss_kb", "marked_lines", "require",
+           "require_backend"]
 
 #: How the kit runs dbg: the installed package, with this interpreter.
 DBG = [sys.executable, "-m", "dbgcore"]
@@ -125,6 +126,24 @@ def marked_lines(path: Path) -> dict[str, int]:
         for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
             marks[name] = number
     return marks
+
+
+def debugger_rss_kb(home: Path, program: Path, session: str = "default") -> int:
+    """The resident memory, in kB, of a session's debugger: the daemon's
+    children other than ``program`` (gdb; lldb-dap), from /proc. 0 when
+    none is found."""
+    status = json.loads((home / "sessions" / session / "status.json").read_text())
+    total = 0
+    for child in procutil.children_of(status["pid"]):
+        try:
+            text = Path(f"/proc/{child}/status").read_text()
+            exe = os.readlink(f"/proc/{child}/exe")
+        except OSError:  # it ended meanwhile
+            continue
+        rss = re.search(r"^VmRSS:\s+(\d+) kB", text, re.M)
+        if rss and exe != str(program.resolve()):
+            total += int(rss.group(1))
+    return total
 
 
 def require(ready: bool, why: str) -> None:
