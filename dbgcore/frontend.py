@@ -196,16 +196,8 @@ def _number(arg: Arg, value: Json, where: str) -> int | float:
     if arg.minimum is not None and number < arg.minimum:
         raise UsageError(f"{where} must be at least {arg.minimum:g}")
     if upper is not None and number > upper:
-        raise too_large(where, _digits(number), upper)
+        raise too_large(where, number, upper)
     return number
-
-
-def _digits(number: float) -> str:
-    """A large number as its digits (shortened when there are many); Python
-    cannot write an int of more than 4300 digits in decimal."""
-    if isinstance(number, int) and number.bit_length() > 4000:
-        return f"a number of about {int(number.bit_length() * 0.30103) + 1} digits"
-    return str(number)
 
 
 #: An argument's value once checked: a flag, a number, a line of text, a
