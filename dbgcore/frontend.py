@@ -188,8 +188,11 @@ def _number(arg: Arg, value: Json, where: str) -> int | float:
                 number = float(value)
             except ValueError:
                 raise UsageError(f"{where}: {shortened(value)!r} is not a number") from None
+    # isfinite() of an int past a float's range (a JSON number of 400
+    # digits) raises OverflowError: only a float can be NaN or infinite.
     if isinstance(number, bool) or not isinstance(number, (int, float)) or (
-            whole and not isinstance(number, int)) or not math.isfinite(number):
+            whole and not isinstance(number, int)) or (
+            isinstance(number, float) and not math.isfinite(number)):
         shown = shortened(value) if isinstance(value, str) else value
         raise UsageError(f"{where}: {shown!r} is not "
                          f"{'a whole number' if whole else 'a number'}")
