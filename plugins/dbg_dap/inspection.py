@@ -11,6 +11,7 @@ from dbg_dap.core import (
     DapCore,
     frame_location,
 )
+from dbg_dap.ops import MAX_CHILDREN
 from dbgcore.api import (
     Frame,
     Message,
@@ -22,11 +23,6 @@ from dbgcore.api import (
 
 #: The most of a value `dbg print` answers (as pdb's bounded repr).
 MAX_VALUE_CHARS = 4096
-#: The most children one `variables` request asks a paging adapter for (a
-#: scope, a struct's fields, a page of `dbg vars`). Asked for "all", gdb and
-#: lldb-dap build every child first: a 10,000,000-element array took them
-#: past 2 GB, and the session with them (gdb answers nothing meanwhile).
-MAX_CHILDREN = 1000
 
 
 class DapInspection(DapCore):
