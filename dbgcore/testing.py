@@ -8,6 +8,7 @@ A backend plugin's author gets the same tools dbg's own tests use:
 - :func:`require_backend`: skip a test when a debugger is missing (fail with
   ``DBG_REQUIRE_ALL_BACKENDS=1``, as in CI);
 - :func:`marked_lines`: the lines of ``# @name`` / ``// @name`` markers;
+- :func:`debugger_rss_kb`: the memory of a session's debugger;
 - :class:`BackendSuite`: the cross-backend behaviour suite as a test class.
   Subclass it, name the backend and a marked program, and pytest runs every
   test of it on your backend::
