@@ -11,14 +11,14 @@ daemon's children other than the program (gdb; lldb-dap).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from dbgcore.testing import debugger_rss_kb, marked_lines
 
 VAST = Path(__file__).resolve().parents[1] / "tests" / "targets" / "bounds" / "vast.c"
 OPS = (["vars", "arr"], ["--json", "vars", "arr"], ["print", "arr"], ["vars", "big"],
@@ -33,22 +33,6 @@ def dbg(*args: str, env: dict[str, str]) -> tuple[float, str]:
     return (time.perf_counter() - begin) * 1000, done.stdout + done.stderr
 
 
-def debugger_rss_kb(home: Path, program: Path) -> int:
-    daemon = json.loads((home / "sessions" / "default" / "status.json").read_text())["pid"]
-    total = 0
-    for proc in Path("/proc").iterdir():
-        try:
-            text = (proc / "status").read_text()
-            exe = str((proc / "exe").resolve())
-        except OSError:
-            continue
-        parent = re.search(r"^PPid:\s+(\d+)", text, re.M)
-        rss = re.search(r"^VmRSS:\s+(\d+) kB", text, re.M)
-        if parent and rss and int(parent.group(1)) == daemon and exe != str(program):
-            total += int(rss.group(1))
-    return total
-
-
 def one_backend(backend: str) -> None:
     work = Path(tempfile.mkdtemp(prefix="dbg-vast-"))
     source = work / "vast.c"
@@ -57,7 +41,7 @@ def one_backend(backend: str) -> None:
     subprocess.run(["gcc", "-g", "-O0", str(source), "-o", str(program)], check=True)
     home = work / "home"
     env = {**os.environ, "DBG_HOME": str(home)}
-    line = next(n for n, t in enumerate(source.read_text().splitlines(), 1) if "@here" in t)
+    line = marked_lines(source)["here"]
     try:
         dbg("start", "--backend", backend, "--break", f"{source}:{line}", "--run",
             str(program), env=env)

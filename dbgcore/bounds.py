@@ -73,9 +73,20 @@ def whole_number(text: str, what: str, maximum: int = MAX_WHOLE, noun: str = "a 
     return number
 
 
-def too_large(what: str, given: object, maximum: float, noun: str = "a number") -> UsageError:
-    return UsageError(f"{what} {shortened(str(given))} is too large",
-                      f"give {noun} up to {maximum:.0f}")
+def shown_number(number: float) -> str:
+    """``number`` as a one-line error shows it: its digits, shortened when
+    there are many (``111111111111...1 (5000 digits)``), or their count past
+    what Python writes in decimal (4300 digits)."""
+    if isinstance(number, int) and number.bit_length() > 4000:
+        return f"a number of about {int(number.bit_length() * 0.30103) + 1} digits"
+    return shortened(str(number))
+
+
+def too_large(what: str, given: str | float, maximum: float,
+              noun: str = "a number") -> UsageError:
+    """``given``: the word as it was written, or the number it was read as."""
+    shown = shortened(given) if isinstance(given, str) else shown_number(given)
+    return UsageError(f"{what} {shown} is too large", f"give {noun} up to {maximum:.0f}")
 
 
 def number_or_name(text: str, what: str) -> int | str:

@@ -188,24 +188,19 @@ def _number(arg: Arg, value: Json, where: str) -> int | float:
                 number = float(value)
             except ValueError:
                 raise UsageError(f"{where}: {shortened(value)!r} is not a number") from None
+    # isfinite() of an int past a float's range (a JSON number of 400
+    # digits) raises OverflowError: only a float can be NaN or infinite.
     if isinstance(number, bool) or not isinstance(number, (int, float)) or (
-            whole and not isinstance(number, int)) or not math.isfinite(number):
+            whole and not isinstance(number, int)) or (
+            isinstance(number, float) and not math.isfinite(number)):
         shown = shortened(value) if isinstance(value, str) else value
         raise UsageError(f"{where}: {shown!r} is not "
                          f"{'a whole number' if whole else 'a number'}")
     if arg.minimum is not None and number < arg.minimum:
         raise UsageError(f"{where} must be at least {arg.minimum:g}")
     if upper is not None and number > upper:
-        raise too_large(where, _digits(number), upper)
+        raise too_large(where, number, upper)
     return number
-
-
-def _digits(number: float) -> str:
-    """A large number as its digits (shortened when there are many); Python
-    cannot write an int of more than 4300 digits in decimal."""
-    if isinstance(number, int) and number.bit_length() > 4000:
-        return f"a number of about {int(number.bit_length() * 0.30103) + 1} digits"
-    return str(number)
 
 
 #: An argument's value once checked: a flag, a number, a line of text, a

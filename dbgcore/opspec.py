@@ -362,14 +362,22 @@ def _unknown_to_click(word: str, flags: dict[str, Arg]) -> bool:
 _HELP_FLAGS = ("-h", "--help")
 
 
-def _whole_number(word: str, arg: Arg) -> int | None:
-    """``word`` as click reads an int option, when it is plain digits in the
-    option's range; None for anything click must read or refuse."""
-    # Past 18 digits, past every option's range: click's to refuse (and
-    # Python's int() refuses past 4300 digits).
+def plain_whole(word: str) -> int | None:
+    """``word`` as an int when it is plain digits (no sign, blank or ``_``)
+    of at most 18, past which it is past every argument's range (and past
+    4300, Python's int() refuses it); else None, for the argument checks
+    (:func:`dbgcore.frontend.check_values`) to read or refuse."""
     if not (word.isascii() and word.isdigit()) or len(word) > 18:
         return None
-    number = int(word)
+    return int(word)
+
+
+def _whole_number(word: str, arg: Arg) -> int | None:
+    """``word`` as the CLI reads an int option, when it is plain digits in
+    the option's range; None for anything the CLI must read or refuse."""
+    number = plain_whole(word)
+    if number is None:
+        return None
     if (arg.minimum is not None and number < arg.minimum) or (
             arg.maximum is not None and number > arg.maximum):
         return None

@@ -8,6 +8,7 @@ A backend plugin's author gets the same tools dbg's own tests use:
 - :func:`require_backend`: skip a test when a debugger is missing (fail with
   ``DBG_REQUIRE_ALL_BACKENDS=1``, as in CI);
 - :func:`marked_lines`: the lines of ``# @name`` / ``// @name`` markers;
+- :func:`debugger_rss_kb`: the memory of a session's debugger;
 - :class:`BackendSuite`: the cross-backend behaviour suite as a test class.
   Subclass it, name the backend and a marked program, and pytest runs every
   test of it on your backend::
@@ -41,7 +42,8 @@ import pytest
 from dbgcore import procutil
 from dbgcore.jsontypes import JsonObject
 
-__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "marked_lines", "require", "require_backend"]
+__all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "debugger_rss_kb", "marked_lines", "require",
+           "require_backend"]
 
 #: How the kit runs dbg: the installed package, with this interpreter.
 DBG = [sys.executable, "-m", "dbgcore"]
@@ -125,6 +127,24 @@ def marked_lines(path: Path) -> dict[str, int]:
         for name in re.findall(r"(?:#|//)\s*@([\w-]+)", line):
             marks[name] = number
     return marks
+
+
+def debugger_rss_kb(home: Path, program: Path, session: str = "default") -> int:
+    """The resident memory, in kB, of a session's debugger: the daemon's
+    children other than ``program`` (gdb; lldb-dap), from /proc. 0 when
+    none is found."""
+    status = json.loads((home / "sessions" / session / "status.json").read_text())
+    total = 0
+    for child in procutil.children_of(status["pid"]):
+        try:
+            text = Path(f"/proc/{child}/status").read_text()
+            exe = os.readlink(f"/proc/{child}/exe")
+        except OSError:  # it ended meanwhile
+            continue
+        rss = re.search(r"^VmRSS:\s+(\d+) kB", text, re.M)
+        if rss and exe != str(program.resolve()):
+            total += int(rss.group(1))
+    return total
 
 
 def require(ready: bool, why: str) -> None:

@@ -22,14 +22,14 @@ def timeout_problem(value: object, name: str = "--timeout") -> str | None:
     why not (NaN, infinities, 0, negatives and huge values all fail the
     range test)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        shown = repr(value)
-        if len(shown) > 40:  # one line, whatever was given (MCP's 5000 digits)
-            shown = f"{shown[:24]}... ({len(shown)} characters)"
-        return f"{name} must be a number of seconds, not {shown}"
+        from dbgcore.bounds import shortened  # only on this error: the import-free rule
+
+        # One line, whatever was given (MCP's 5000 digits).
+        return f"{name} must be a number of seconds, not {shortened(repr(value), 24)}"
     if not 0 < value <= MAX_TIMEOUT:
-        # An int past a float's range has no :g (OverflowError).
-        shown = f"{value:g}" if isinstance(value, float) or abs(value) < 10**20 \
-            else f"a number of about {value.bit_length() * 0.30103:.0f} digits"
+        from dbgcore.bounds import shown_number
+
+        shown = f"{value:g}" if isinstance(value, float) else shown_number(value)
         return (f"{name} must be more than 0 and at most {MAX_TIMEOUT:g} seconds (a day), "
                 f"not {shown}")
     return None

@@ -552,6 +552,7 @@ MCP_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("dbg_frame", {"index": "@BIG@"}),
     ("dbg_frame", {"index": 2**40}),
     ("dbg_stack", {"levels": BIG}),
+    ("dbg_stack", {"levels": 10**400}),  # a JSON number past a float's range
     ("dbg_more", {"op": "unbreak", "args": {"target": BIG}}),
     ("dbg_more", {"op": "until", "args": {"location": BIG}}),
     ("dbg_more", {"op": "thread", "args": {"id": BIG}}),

@@ -16,6 +16,7 @@ from dbgcore.cli.output import get_ctx, print_answer
 from dbgcore.frontend import call_op
 from dbgcore.jsontypes import JsonObject
 from dbgcore.ops import Arg, Op
+from dbgcore.opspec import plain_whole
 
 
 # Not click.ParamType[object]: click before 8.2 (pyproject takes 8.1) has no
@@ -31,9 +32,8 @@ class _Whole(click.ParamType):  # type: ignore[type-arg]
 
     def convert(self, value: object, param: click.Parameter | None,
                 ctx: click.Context | None) -> object:
-        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
-            return int(value)
-        return value
+        number = plain_whole(value) if isinstance(value, str) else None
+        return value if number is None else number
 
 
 WHOLE = _Whole()

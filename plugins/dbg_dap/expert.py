@@ -13,7 +13,8 @@ import json
 import re
 from collections.abc import Iterator
 
-from dbg_dap.inspection import MAX_CHILDREN, DapInspection
+from dbg_dap.inspection import DapInspection
+from dbg_dap.ops import MAX_CHILDREN, VARS_PAGE
 from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import BreakOptions, Message, OpFailed, Support, UsageError, number_or_name
 
@@ -83,8 +84,6 @@ def require_op(b: DapInspection, op: str) -> None:
     b.dap_session().require(capability, title, b.tool_name, b.profile.hints.get(op, ""))
 
 
-#: Children `dbg vars` shows when not told how many.
-VARS_PAGE = 100
 #: Each child's value `dbg vars` shows is cut at this length (`cut`: its own).
 VARS_VALUE_CHARS = 400
 

@@ -11,6 +11,7 @@ from dbg_dap.core import (
     DapCore,
     frame_location,
 )
+from dbg_dap.ops import MAX_CHILDREN
 from dbgcore.api import (
     Frame,
     Message,
@@ -22,11 +23,6 @@ from dbgcore.api import (
 
 #: The most of a value `dbg print` answers (as pdb's bounded repr).
 MAX_VALUE_CHARS = 4096
-#: The most children one `variables` request asks a paging adapter for (a
-#: scope, a struct's fields, a page of `dbg vars`). Asked for "all", gdb and
-#: lldb-dap build every child first: a 10,000,000-element array took them
-#: past 2 GB, and the session with them (gdb answers nothing meanwhile).
-MAX_CHILDREN = 1000
 
 
 class DapInspection(DapCore):
@@ -88,29 +84,24 @@ class DapInspection(DapCore):
             return []
         return list(dap.request("scopes", {"frameId": frame_id}, timeout).get("scopes") or [])
 
-    def pages_variables(self) -> bool:
-        """Whether the adapter answers `variables` one page at a time (DAP's
-        start/count; see AdapterProfile.pages_variables)."""
-        return self.profile.pages_variables
-
     def pages_children_of(self, row: Message) -> bool:
         """Whether the children of ``row`` (a variable, an evaluate's answer)
         can be asked for a page at a time: on an adapter that pages, or on
         one that pages indexed children only (delve) when ``row`` has them."""
-        return self.pages_variables() or (
+        return self.profile.pages_variables or (
             self.profile.pages_indexed and bool(row.get("indexedVariables")))
 
     def variables(self, reference: int, timeout: float, start: int = 0,
                   count: int = 0, indexed: bool = False) -> list[Message]:
         """The children of ``reference``: on an adapter that pages (see
-        :meth:`pages_variables`), the page of ``count`` from ``start``, and
+        AdapterProfile.pages_variables), the page of ``count`` from ``start``, and
         never more than :data:`MAX_CHILDREN` (``count`` 0: that many); with
         ``indexed``, on an adapter that pages indexed children only, the page
         of those; else all the adapter gives (it bounds them itself: debugpy
         folds a long container, delve loads 64 elements)."""
         dap = self.stopped_session("vars")
         arguments: Message = {"variablesReference": reference}
-        if self.pages_variables():
+        if self.profile.pages_variables:
             arguments.update(start=start, count=min(count or MAX_CHILDREN, MAX_CHILDREN))
         elif indexed and self.profile.pages_indexed:
             arguments.update(filter="indexed", start=start,
@@ -136,7 +127,7 @@ class DapInspection(DapCore):
                 continue
             wanted.append(int(scope["variablesReference"]))
         # Asked together (gdb's Arguments and Locals): one round trip a stop.
-        page: Message = {"start": 0, "count": MAX_CHILDREN} if self.pages_variables() else {}
+        page: Message = {"start": 0, "count": MAX_CHILDREN} if self.profile.pages_variables else {}
         answers = self.stopped_session("vars").request_all(
             [("variables", {"variablesReference": ref, **page}) for ref in wanted], timeout)
         for answer in answers:

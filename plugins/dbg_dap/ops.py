@@ -16,6 +16,15 @@ from dbgcore.api import Arg, Op
 
 Payload = dict[str, Any]
 
+#: The most children one `variables` request asks a paging adapter for (a
+#: scope, a struct's fields, a page of `dbg vars`, whose --count it bounds).
+#: Asked for "all", gdb and lldb-dap build every child first: a
+#: 10,000,000-element array took them past 2 GB, and the session with them
+#: (gdb answers nothing meanwhile).
+MAX_CHILDREN = 1000
+#: Children `dbg vars` shows when not told how many.
+VARS_PAGE = 100
+
 
 def _var(v: Payload) -> str:
     kind = f" ({v['type']})" if v.get("type") else ""
@@ -98,8 +107,9 @@ OPS = (
         Arg("ref", "str", "A reference from `dbg scopes`/`dbg vars`, or a value path.",
             required=True, metavar="REF|PATH"),
         Arg("start", "int", "First child to show.", flags=("--start",), default=0, minimum=0),
-        Arg("count", "int", "How many (0: a page, 100 where the debugger pages; at most 1000).",
-            flags=("--count",), default=0, minimum=0, maximum=1000),
+        Arg("count", "int", f"How many (0: a page, {VARS_PAGE} where the debugger pages; "
+            f"at most {MAX_CHILDREN}).", flags=("--count",), default=0, minimum=0,
+            maximum=MAX_CHILDREN),
     ), needs="stopped", method="op_vars", render=render_vars, group="dap"),
     Op("disasm", "Disassemble around ADDRESS (default: the current instruction).", (
         Arg("address", "str", "An address or an expression giving one.", expression=True),

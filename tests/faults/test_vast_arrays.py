@@ -11,18 +11,17 @@ lldb-dap past 4 GB, and every later op timed out."""
 from __future__ import annotations
 
 import json
-import re
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from builds import build_c
+from builds import build_c, build_go, copy_tree
+
+from dbgcore.testing import debugger_rss_kb as rss_of_debugger
+from dbgcore.testing import marked_lines
 
 if TYPE_CHECKING:
     from conftest import Dbg
-
-HUGE = Path(__file__).resolve().parents[1] / "targets" / "bounds"
 
 #: The most an answer about these arrays may be.
 ANSWER_BYTES = 8192
@@ -31,35 +30,24 @@ GROWTH_KB = 100_000
 
 
 def marked(source: Path, name: str) -> int:
-    return next(n for n, text in enumerate(source.read_text().splitlines(), 1)
-                if f"@{name}" in text)
+    return marked_lines(source)[name]
 
 
-@pytest.fixture(scope="module")
-def vast(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    source = tmp_path_factory.mktemp("vast") / "vast.c"
-    shutil.copy(HUGE / "vast.c", source)
+def built(factory: pytest.TempPathFactory, name: str) -> Path:
+    """tests/targets/bounds/NAME copied into a folder of its own and built."""
+    source = copy_tree(f"bounds/{name}", factory.mktemp(name.split(".")[0]))
     build_c(source)
     return source
 
 
+@pytest.fixture(scope="module")
+def vast(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built(tmp_path_factory, "vast.c")
+
+
 def debugger_rss_kb(dbg: Dbg, program: Path) -> int:
-    """The RSS of the daemon's children other than the program (the
-    debugger: gdb, or lldb-dap and its lldb-server)."""
-    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
-    total = 0
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            text = (proc / "status").read_text()
-            exe = str((proc / "exe").resolve())
-        except OSError:
-            continue
-        parent = re.search(r"^PPid:\s+(\d+)", text, re.M)
-        rss = re.search(r"^VmRSS:\s+(\d+) kB", text, re.M)
-        if parent and rss and int(parent.group(1)) == status["pid"] and exe != str(program):
-            total += int(rss.group(1))
+    """The RSS of the debugger (gdb, or lldb-dap), which must be there."""
+    total = rss_of_debugger(dbg.home, program)
     assert total, "no debugger process found"
     return total
 
@@ -118,15 +106,12 @@ def test_a_vast_array_answers_a_page_and_the_session_goes_on(
     last = bounded(dbg, "--json", "print", "arr[9999999]")
     assert json.loads(last.out)["value"] == "9999999", last
     stepped = json.loads(bounded(dbg, "--json", "next").out)
-    assert stepped["ok"] and stepped["location"]["line"] == marked(vast, "after"), stepped
+    assert stepped["ok"] and stepped["location"]["line"] == marked(vast, 'after'), stepped
 
 
 @pytest.fixture(scope="module")
 def vast_vector(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    source = tmp_path_factory.mktemp("vastvec") / "vastvec.cpp"
-    shutil.copy(HUGE / "vastvec.cpp", source)
-    build_c(source)
-    return source
+    return built(tmp_path_factory, "vastvec.cpp")
 
 
 @pytest.mark.parametrize("backend", ["gdb", "lldb"])
@@ -164,7 +149,7 @@ def test_a_vast_container_is_listed_in_part_and_the_session_goes_on(
     assert grown < GROWTH_KB, (before, grown)
     assert json.loads(bounded(dbg, "--json", "print", "v[9999999]").out)["value"] == "9999999"
     stepped = json.loads(bounded(dbg, "--json", "next").out)
-    assert stepped["ok"] and stepped["location"]["line"] == marked(vast_vector, "after"), \
+    assert stepped["ok"] and stepped["location"]["line"] == marked(vast_vector, 'after'), \
         stepped
 
 
@@ -173,10 +158,7 @@ def test_dlv_pages_a_vast_slice_past_the_64_elements_it_loads(
     """dlv loads 64 elements of a slice or map (its memory never grew), and
     loads a page of them when `variables` asks with filter "indexed"."""
     backend_ready("dlv")
-    from builds import build_go
-
-    package = tmp_path / "vastgo"
-    shutil.copytree(HUGE / "vastgo", package)
+    package = copy_tree("bounds/vastgo", tmp_path)
     program = build_go(package)
     source = package / "main.go"
     started = dbg("start", "--backend", "dlv", "--break", f"{source}:{marked(source, 'here')}",
@@ -191,7 +173,7 @@ def test_dlv_pages_a_vast_slice_past_the_64_elements_it_loads(
     assert (entries["shown"], entries["total"], entries["more"]) == (10, 100_000, False), entries
     assert json.loads(bounded(dbg, "--json", "print", "arr[9999999]").out)["value"] == "9999999"
     stepped = json.loads(bounded(dbg, "--json", "next").out)
-    assert stepped["ok"] and stepped["location"]["line"] == marked(source, "after"), stepped
+    assert stepped["ok"] and stepped["location"]["line"] == marked(source, 'after'), stepped
 
 
 def test_a_page_of_long_values_stays_some_kb(dbg: Dbg, tmp_path: Path,

@@ -92,6 +92,15 @@ def _forget_ids() -> None:
         clear(None)
 
 
+def _reads(method: Any, *names: str) -> bool:
+    """Whether gdb's DAP server's ``method`` reads each of ``names`` (the
+    internals a replacement below relies on): a server that does otherwise
+    is left as it is, not patched into an AttributeError."""
+    # Under gdb's in_gdb_thread wrapper (functools.wraps: __wrapped__).
+    code = getattr(inspect.unwrap(method), "__code__", None) if method else None
+    return code is not None and set(names) <= set(code.co_names)
+
+
 class _SparseChildren:
     """The children a variable reference of gdb's DAP server has built, by
     index: only those asked for. The server keeps them in a list as long as
@@ -116,16 +125,14 @@ class _SparseChildren:
 def _page_children_sparsely() -> None:
     """Make gdb's DAP server keep the children of a reference in a
     :class:`_SparseChildren`, set before its own fetch_children would make
-    the list (where that method reads ``self._children``, as gdb 18.1's
-    does; a server that does otherwise is left as it is)."""
+    the list (where that method reads ``self._children`` and sizes it by
+    ``child_count()``, as gdb 18.1's does)."""
     try:
         from gdb.dap.varref import BaseReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         return
     fetch = getattr(BaseReference, "fetch_children", None)
-    # Under gdb's in_gdb_thread wrapper (functools.wraps: __wrapped__).
-    code = getattr(inspect.unwrap(fetch), "__code__", None) if fetch else None
-    if fetch is None or code is None or "_children" not in code.co_names:
+    if fetch is None or not _reads(fetch, "_children", "child_count"):
         return
 
     def fetch_children(self: Any, start: int, count: int) -> Any:
@@ -149,15 +156,15 @@ MORE_KEY = "dbgMoreChildren"
 def _list_children_up_to_a_bound() -> None:
     """Make gdb's DAP server list at most LISTED_CHILDREN children of a value
     whose printer has no child(i), and say in its answer when there were more
-    (where the server keeps them in ``_child_cache``, as gdb 18.1's does)."""
+    (where the server keeps them in ``_child_cache``, listed from
+    ``_printer.children()``, as gdb 18.1's does)."""
     try:
         from gdb.dap.varref import VariableReference  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         return
     listing = getattr(VariableReference, "cache_children", None)
     answer = getattr(VariableReference, "to_object", None)
-    code = getattr(inspect.unwrap(listing), "__code__", None) if listing else None
-    if answer is None or code is None or "_child_cache" not in code.co_names:
+    if answer is None or not _reads(listing, "_child_cache", "_printer", "children"):
         return
 
     def cache_children(self: Any) -> Any:

@@ -9,7 +9,7 @@ int main(void) {
     double big[100000];
     for (int i = 0; i < 10000000; i++) arr[i] = i;
     fill(big, 100000);
-    printf("%d %g\n", arr[9999999], big[99999]); /* @here */
-    printf("done\n"); /* @after */
+    printf("%d %g\n", arr[9999999], big[99999]); // @here
+    printf("done\n"); // @after
     return 0;
 }
