@@ -481,11 +481,6 @@ class Store:
         if self._opened is not None and _identity(self.path) != self._opened:
             self._reopen()
 
-    def _execute(self, sql: str, params: SqlRow) -> sqlite3.Cursor:
-        """Run one write; damage it finds is set aside, told, and the write
-        made again in the fresh store."""
-        return self._guarded(lambda: self.db.execute(sql, self._renumber(sql, params)))
-
     def _rows(self, sql: str, params: SqlRow) -> tuple[list[SqlRow], list[str]]:
         """Run one query: its rows and column names. Damage it finds (rows
         are read lazily, so it may be found at any of them) is set aside and
@@ -526,17 +521,24 @@ class Store:
     # -- writes (daemon side) ------------------------------------------------
 
     def _write(self, sql: str, params: SqlRow) -> int:
-        """One write; a failed one (a full disk, a file size limit, an I/O
-        error) is noted, once, and does not end the session: answers go on
-        without being recorded."""
+        """One write: the row id it made (0: not written, see :meth:`_written`)."""
+        return self._written(
+            lambda: int(self.db.execute(sql, self._renumber(sql, params)).lastrowid or 0), 0,
+            "answers go on, but `dbg hits` will miss what follows (see dbg doctor)")
+
+    def _written(self, run: Callable[[], _T], failed: _T, lost: str) -> _T:
+        """Every write: damage it finds is set aside, told, and the write made
+        again in the fresh store (:meth:`_guarded`); a failed one (a full
+        disk, a file size limit, an I/O error) gives ``failed`` and is noted,
+        once, saying what is ``lost``, and does not end the session: answers
+        go on without being recorded."""
         try:
-            return int(self._execute(sql, params).lastrowid or 0)
+            return self._guarded(run)
         except sqlite3.Error as exc:
             if not self._write_failed:
                 self._write_failed = True
-                self.notes.append(f"the session store cannot be written ({exc}): answers go "
-                                  "on, but `dbg hits` will miss what follows (see dbg doctor)")
-            return 0
+                self.notes.append(f"the session store cannot be written ({exc}): {lost}")
+            return failed
 
     def take_notes(self) -> list[str]:
         """What happened to the store that the user has not been told yet."""
@@ -625,20 +627,14 @@ class Store:
                     f"the {kind} values are answered but not kept")
 
     def _batch(self, writes: list[tuple[str, list[SqlRow]]], lost: str) -> None:
-        """Several writes as one transaction; a failed one is noted, once,
-        saying what is ``lost``, as :meth:`_write` does."""
+        """Several writes as one transaction (see :meth:`_written`)."""
         def run() -> None:
             with self.db:  # one transaction: thousands of records are one write
                 self.db.execute("BEGIN")
                 for sql, params in writes:
                     if params:
                         self.db.executemany(sql, params)
-        try:
-            self._guarded(run)
-        except sqlite3.Error as exc:
-            if not self._write_failed:
-                self._write_failed = True
-                self.notes.append(f"the session store cannot be written ({exc}): {lost}")
+        self._written(run, None, lost)
 
     def record_stop(self, session_id: int, snapshot: JsonObject,
                     stack: list[JsonObject], run_id: int | None = None) -> None:
