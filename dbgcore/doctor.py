@@ -178,7 +178,7 @@ def disk_check(home: Path, write: bool = True) -> Values:
 def store_check(path: Path, fix: bool) -> Values:
     if not os.path.lexists(path):
         return _check("store", "ok", f"no session store yet ({path})")
-    from dbgcore.store import shrunk
+    from dbgcore.storedamage import shrunk
 
     if not path.is_file():
         verdict = ["a directory is in its place" if path.is_dir() else "not a regular file"]
@@ -200,7 +200,7 @@ def store_check(path: Path, fix: bool) -> Values:
         return _check("store", "warn", f"{path}: locked by another process ({why})",
                       "let the other dbg finish, or end it with dbg kill")
     if fix:
-        from dbgcore.store import keep_aside
+        from dbgcore.storedamage import keep_aside
 
         aside = keep_aside(path, "damaged")
         return _check("store", "ok", f"{path} was damaged ({why}); moved to {aside}, a fresh "
@@ -213,7 +213,7 @@ def store_check(path: Path, fix: bool) -> Values:
 def set_aside_checks(path: Path, fix: bool) -> list[Values]:
     """Stores found damaged by an op and set aside: told until the user
     acknowledges them (``--fix``) or deletes the copies."""
-    from dbgcore.store import clear_set_aside, stores_set_aside
+    from dbgcore.storedamage import clear_set_aside, stores_set_aside
 
     out = []
     for entry in stores_set_aside(path):

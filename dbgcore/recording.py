@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dbgcore.jsontypes import JsonObject
 
@@ -116,7 +116,27 @@ class Batches(Generic[_Item]):
                 return
 
 
-class StoredCalls:
+class _Stored(Generic[_Item]):
+    """What each kind of record shares: the batches that write its records,
+    written out and ended by :meth:`close` (or at the end of a ``with``)."""
+
+    _batches: Batches[_Item]
+
+    def close(self) -> None:
+        self._batches.close()
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+_Self = TypeVar("_Self", bound=_Stored[Any])
+
+
+class StoredCalls(_Stored["CallRecord"]):
     """A trace's calls, kept in the store as they are recorded and as they
     end, numbered after the calls the run had before (:attr:`base`)."""
 
@@ -143,16 +163,6 @@ class StoredCalls:
             if call.seq not in self._given:
                 self.record(call)
 
-    def close(self) -> None:
-        self._batches.close()
-
-    def __enter__(self) -> StoredCalls:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
     def _write(self, calls: list[CallRecord]) -> None:
         from dbgcore.store import shifted_call
 
@@ -166,7 +176,7 @@ class StoredCalls:
         self.store.write_calls(self.run_id, new, changed)
 
 
-class StoredSamples:
+class StoredSamples(_Stored[tuple[float, JsonObject]]):
     """Values an op samples in a run, of one ``kind`` (the op: ``history``)
     and ``key`` (what is sampled: history's expression), kept in the store
     as they come. A later kind (a profiler's samples) is another
@@ -183,16 +193,6 @@ class StoredSamples:
     def add(self, sample: JsonObject) -> None:
         self._count += 1
         self._batches.put(self._count, (time.time(), dict(sample)))
-
-    def close(self) -> None:
-        self._batches.close()
-
-    def __enter__(self) -> StoredSamples:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
     def _write(self, samples: list[tuple[float, JsonObject]]) -> None:
         self.store.record_samples(self.run_id, self.kind, self.key, samples)

@@ -90,7 +90,8 @@ def _recorded(name: str) -> tuple[Values | None, list[Values], list[Values], lis
     """The latest recorded session of this name: its row, commands and
     stops; and what was found wrong with the store on the way."""
     from dbgcore.paths import store_path
-    from dbgcore.store import Store, standing_note
+    from dbgcore.store import Store
+    from dbgcore.storedamage import standing_note
 
     if not store_path().exists() and not os.path.lexists(store_path()):
         # None made since one was set aside: that one is still told of.

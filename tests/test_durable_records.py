@@ -34,10 +34,13 @@ if TYPE_CHECKING:
 LEAST = 400
 
 
-def start(dbg: Dbg, backend: str, program: Path, progress: Path) -> None:
+def start(dbg: Dbg, backend: str, program: Path, tmp_path: Path) -> Path:
+    """Start a session on a long-running program; the progress file it writes."""
     require_backend(backend)
+    progress = tmp_path / "progress"
     started = dbg.json("start", "--backend", backend, str(program), str(progress))
     assert started["ok"] and started["state"] == "stopped", started
+    return progress
 
 
 def stored(dbg: Dbg, table: str) -> int:
@@ -110,8 +113,7 @@ def python_longrun(target: Any) -> Target:
 def test_a_trace_killed_midway_keeps_its_calls_in_a_run_cut_short(
         dbg: Dbg, target: Any, tmp_path: Path, backend: str) -> None:
     longrun = python_longrun(target)
-    progress = tmp_path / "progress"
-    start(dbg, backend, longrun.path, progress)
+    progress = start(dbg, backend, longrun.path, tmp_path)
     held, calls = killed_mid_op(dbg, ["trace", "work"], "calls", progress)
     kept_calls(dbg, held, calls)
 
@@ -137,8 +139,7 @@ def test_a_native_trace_killed_midway_keeps_its_calls(
         dbg: Dbg, tmp_path: Path) -> None:
     source = copy_target("native/longrun.c", tmp_path / "work")
     program = build_c(source.path)
-    progress = tmp_path / "progress"
-    start(dbg, "gdb", program, progress)
+    progress = start(dbg, "gdb", program, tmp_path)
     held, calls = killed_mid_op(dbg, ["trace", "work"], "calls", progress)
     kept_calls(dbg, held, calls)
 
@@ -147,8 +148,7 @@ def test_a_native_trace_killed_midway_keeps_its_calls(
 def test_history_at_killed_midway_keeps_its_values(
         dbg: Dbg, target: Any, tmp_path: Path, backend: str) -> None:
     longrun = python_longrun(target)
-    progress = tmp_path / "progress"
-    start(dbg, backend, longrun.path, progress)
+    progress = start(dbg, backend, longrun.path, tmp_path)
     where = f"{longrun.path.name}:{longrun.lines['work-return']}"
     held, calls = killed_mid_op(
         dbg, ["history", "i * 3", "--at", where, "--max", "100000"], "samples", progress)
