@@ -16,7 +16,8 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,18 @@ def _kill_program(pid: int) -> None:
         time.sleep(0.01)
 
 
+@contextmanager
+def _stopped(pid: int) -> Iterator[None]:
+    """Process ``pid`` SIGSTOPped meanwhile, and continued after if it still
+    lives: never leave a stopped process behind, whatever the op did."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        if procutil.alive(pid):
+            os.kill(pid, signal.SIGCONT)
+
+
 def _agrees(dbg: Dbg) -> None:
     status = dbg.json("status")
     assert status["ok"] and status["state"] == "exited", status
@@ -111,11 +124,8 @@ def test_a_stopped_debugger_fails_next_clearly(
     tool = dbg.json("tool")["tool"]
     status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
     debugger = next(c["pid"] for c in status["children"] if c["role"] == tool)
-    os.kill(debugger, signal.SIGSTOP)
-    try:
+    with _stopped(debugger):
         result = dbg("next", timeout=60)
-    finally:
-        os.kill(debugger, signal.SIGCONT)
     assert result.code == 1, result
     assert result.out == "", result
     lines = result.err.strip().splitlines()
@@ -137,26 +147,26 @@ def _session_processes(dbg: Dbg) -> list[tuple[int, int | None]]:
     return daemon + recorded + below
 
 
-@pytest.mark.parametrize("fast_path", [True, False], ids=["fast-path", "full-cli"])
+@pytest.fixture(params=[True, False], ids=["fast-path", "full-cli"])
+def client_dbg(request: pytest.FixtureRequest, short_dbg: Dbg) -> Dbg:
+    """A runner whose calls go by the fast path, or (DBG_NO_FAST_PATH) by
+    the full CLI: each has its own wait for the daemon's answer."""
+    if not request.param:
+        short_dbg.env["DBG_NO_FAST_PATH"] = "1"
+    return short_dbg
+
+
 def test_kill_ends_a_stopped_daemon_and_its_processes(
-        fast_path: bool, short_dbg: Dbg, tmp_path: Path,
-        backend_ready: Callable[[str], None]) -> None:
+        client_dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     # debugpy: besides the daemon, an adapter, a launcher and the program.
     backend_ready("debugpy")
-    dbg = short_dbg
-    if not fast_path:
-        dbg.env["DBG_NO_FAST_PATH"] = "1"
+    dbg = client_dbg
     _start(dbg, "debugpy", tmp_path)
     processes = _session_processes(dbg)
     assert len(processes) >= 3, processes
     daemon = processes[0][0]
-    os.kill(daemon, signal.SIGSTOP)
-    try:
+    with _stopped(daemon):
         result = dbg("--json", "kill", timeout=BOUND)
-    finally:
-        # Never leave a stopped daemon behind, whatever the kill did.
-        if procutil.alive(daemon):
-            os.kill(daemon, signal.SIGCONT)
     answer = json.loads(result.out)
     assert result.code == 0 and answer["ok"], (answer, result.err)
     assert answer["forced"] == len({pid for pid, _ in processes}) - 1, (answer, processes)
@@ -169,22 +179,15 @@ def test_kill_ends_a_stopped_daemon_and_its_processes(
     assert gone["_exit"] == 1 and gone["error"]["kind"] == "no_session", gone
 
 
-@pytest.mark.parametrize("fast_path", [True, False], ids=["fast-path", "full-cli"])
 def test_an_op_sent_to_a_stopped_daemon_fails_clearly(
-        fast_path: bool, short_dbg: Dbg, tmp_path: Path,
-        backend_ready: Callable[[str], None]) -> None:
+        client_dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     """It held the client for the op's timeout and 15 s more (45 s)."""
     backend_ready("pdb")
-    dbg = short_dbg
-    if not fast_path:
-        dbg.env["DBG_NO_FAST_PATH"] = "1"
+    dbg = client_dbg
     _start(dbg, "pdb", tmp_path)
     daemon = _session_processes(dbg)[0][0]
-    os.kill(daemon, signal.SIGSTOP)
-    try:
+    with _stopped(daemon):
         result = dbg("next", timeout=BOUND)
-    finally:
-        os.kill(daemon, signal.SIGCONT)
     assert result.code == 1 and result.out == "", result
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and f"(pid {daemon}) is stopped by a signal" in lines[0], result
@@ -214,12 +217,8 @@ def test_mcp_kill_ends_a_stopped_daemon(dbg: Dbg, tmp_path: Path,
         with anyio.fail_after(BOUND):
             answers["kill"] = (await session.call_tool("dbg_kill", {})).structured_content
 
-    os.kill(daemon, signal.SIGSTOP)
-    try:
+    with _stopped(daemon):
         run_mcp(dbg, scenario)
-    finally:
-        if procutil.alive(daemon):
-            os.kill(daemon, signal.SIGCONT)
     killed = answers["kill"]
     assert isinstance(killed, dict) and killed["ok"], killed
     assert killed["forced"] == len({pid for pid, _ in processes}) - 1, (killed, processes)
