@@ -138,6 +138,26 @@ def test_a_stopped_debugger_fails_next_clearly(
     assert dbg.json("next")["state"] == "stopped"
 
 
+@pytest.mark.parametrize("backend", ("debugpy", "gdb", "lldb", "dlv"))
+def test_a_stopped_adapter_fails_print_clearly(
+        backend: str, dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
+    """`print` may run the program's code, and waits for the adapter's
+    answer by a wait of its own (one it can interrupt): that wait held the
+    op for its whole --timeout."""
+    backend_ready(backend)
+    _start(dbg, backend, tmp_path)
+    tool = dbg.json("tool")["tool"]
+    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
+    adapter = next(c["pid"] for c in status["children"] if c["role"] == tool)
+    with _stopped(adapter):
+        result = dbg("--timeout", str(BOUND), "print", "count", timeout=2 * BOUND)
+    assert result.code == 1 and result.out == "", result
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and f"(pid {adapter}) is stopped by a signal" in lines[0], result
+    # Continued, it answers, and the session goes on.
+    assert dbg.json("next")["state"] == "stopped"
+
+
 def _session_processes(dbg: Dbg) -> list[tuple[int, int | None]]:
     """The daemon, what it recorded having started, and all below them."""
     status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
