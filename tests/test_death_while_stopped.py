@@ -257,3 +257,12 @@ def test_the_fast_path_sends_no_op_the_client_answers() -> None:
     local = {word for op in table if op.send == "local" for word in (op.path[0], *op.aliases)}
     sent = {word for op in table if op.send != "local" for word in (op.path[0], *op.aliases)}
     assert local - sent == entry._LOCAL_WORDS
+
+
+def test_the_fast_path_waits_for_a_stopped_daemon_as_long_as_the_cli() -> None:
+    """The fast path (which imports no procutil) keeps its own copy of how
+    often it looks whether the daemon is stopped, and for how long."""
+    from dbgcore import entry
+
+    assert (entry._STOP_CHECK, entry._STOPPED_GRACE) == \
+        (procutil.STOP_CHECK, procutil.STOPPED_GRACE)
