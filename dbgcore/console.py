@@ -104,12 +104,17 @@ class ConsoleBackend(Backend):
         return inside + list(self.child_pids)
 
     def ended_unseen(self, timeout: float) -> StopEvent | None:
-        # A debugger of its own process that is gone too took the program
-        # with it (a JVM ends when the jdb that launched it dies): that is
-        # the debugger's death, which the next command tells, not an end.
-        if not self.runs_in_program and self.driver is not None and not self.driver.alive():
-            return None
-        return super().ended_unseen(timeout)
+        end = super().ended_unseen(timeout)
+        # A program killed by a signal died first, whatever became of its
+        # debugger since (jdb leaves when its VM is gone). Else, with a
+        # debugger of its own process gone too, the debugger died first and
+        # took the program with it (a JVM ends, code 0, when the jdb it
+        # serves dies): that is the debugger's death, which the next command
+        # tells, not the program's end.
+        if end is None or end.signal is not None or self.runs_in_program \
+                or self.driver is None or self.driver.alive():
+            return end
+        return None
 
     # -- state ------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,18 @@ def _kill_program(pid: int) -> None:
         time.sleep(0.01)
 
 
+@contextmanager
+def _stopped(pid: int) -> Iterator[None]:
+    """Process ``pid`` SIGSTOPped meanwhile, and continued after if it still
+    lives: never leave a stopped process behind, whatever the op did."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        if procutil.alive(pid):
+            os.kill(pid, signal.SIGCONT)
+
+
 def _agrees(dbg: Dbg) -> None:
     status = dbg.json("status")
     assert status["ok"] and status["state"] == "exited", status
@@ -111,11 +124,8 @@ def test_a_stopped_debugger_fails_next_clearly(
     tool = dbg.json("tool")["tool"]
     status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
     debugger = next(c["pid"] for c in status["children"] if c["role"] == tool)
-    os.kill(debugger, signal.SIGSTOP)
-    try:
+    with _stopped(debugger):
         result = dbg("next", timeout=60)
-    finally:
-        os.kill(debugger, signal.SIGCONT)
     assert result.code == 1, result
     assert result.out == "", result
     lines = result.err.strip().splitlines()
@@ -128,6 +138,26 @@ def test_a_stopped_debugger_fails_next_clearly(
     assert dbg.json("next")["state"] == "stopped"
 
 
+@pytest.mark.parametrize("backend", ("debugpy", "gdb", "lldb", "dlv"))
+def test_a_stopped_adapter_fails_print_clearly(
+        backend: str, dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
+    """`print` may run the program's code, and waits for the adapter's
+    answer by a wait of its own (one it can interrupt): that wait held the
+    op for its whole --timeout."""
+    backend_ready(backend)
+    _start(dbg, backend, tmp_path)
+    tool = dbg.json("tool")["tool"]
+    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
+    adapter = next(c["pid"] for c in status["children"] if c["role"] == tool)
+    with _stopped(adapter):
+        result = dbg("--timeout", str(BOUND), "print", "count", timeout=2 * BOUND)
+    assert result.code == 1 and result.out == "", result
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and f"(pid {adapter}) is stopped by a signal" in lines[0], result
+    # Continued, it answers, and the session goes on.
+    assert dbg.json("next")["state"] == "stopped"
+
+
 def _session_processes(dbg: Dbg) -> list[tuple[int, int | None]]:
     """The daemon, what it recorded having started, and all below them."""
     status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
@@ -137,26 +167,26 @@ def _session_processes(dbg: Dbg) -> list[tuple[int, int | None]]:
     return daemon + recorded + below
 
 
-@pytest.mark.parametrize("fast_path", [True, False], ids=["fast-path", "full-cli"])
+@pytest.fixture(params=[True, False], ids=["fast-path", "full-cli"])
+def client_dbg(request: pytest.FixtureRequest, short_dbg: Dbg) -> Dbg:
+    """A runner whose calls go by the fast path, or (DBG_NO_FAST_PATH) by
+    the full CLI: each has its own wait for the daemon's answer."""
+    if not request.param:
+        short_dbg.env["DBG_NO_FAST_PATH"] = "1"
+    return short_dbg
+
+
 def test_kill_ends_a_stopped_daemon_and_its_processes(
-        fast_path: bool, short_dbg: Dbg, tmp_path: Path,
-        backend_ready: Callable[[str], None]) -> None:
+        client_dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     # debugpy: besides the daemon, an adapter, a launcher and the program.
     backend_ready("debugpy")
-    dbg = short_dbg
-    if not fast_path:
-        dbg.env["DBG_NO_FAST_PATH"] = "1"
+    dbg = client_dbg
     _start(dbg, "debugpy", tmp_path)
     processes = _session_processes(dbg)
     assert len(processes) >= 3, processes
     daemon = processes[0][0]
-    os.kill(daemon, signal.SIGSTOP)
-    try:
+    with _stopped(daemon):
         result = dbg("--json", "kill", timeout=BOUND)
-    finally:
-        # Never leave a stopped daemon behind, whatever the kill did.
-        if procutil.alive(daemon):
-            os.kill(daemon, signal.SIGCONT)
     answer = json.loads(result.out)
     assert result.code == 0 and answer["ok"], (answer, result.err)
     assert answer["forced"] == len({pid for pid, _ in processes}) - 1, (answer, processes)
@@ -169,22 +199,15 @@ def test_kill_ends_a_stopped_daemon_and_its_processes(
     assert gone["_exit"] == 1 and gone["error"]["kind"] == "no_session", gone
 
 
-@pytest.mark.parametrize("fast_path", [True, False], ids=["fast-path", "full-cli"])
 def test_an_op_sent_to_a_stopped_daemon_fails_clearly(
-        fast_path: bool, short_dbg: Dbg, tmp_path: Path,
-        backend_ready: Callable[[str], None]) -> None:
+        client_dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     """It held the client for the op's timeout and 15 s more (45 s)."""
     backend_ready("pdb")
-    dbg = short_dbg
-    if not fast_path:
-        dbg.env["DBG_NO_FAST_PATH"] = "1"
+    dbg = client_dbg
     _start(dbg, "pdb", tmp_path)
     daemon = _session_processes(dbg)[0][0]
-    os.kill(daemon, signal.SIGSTOP)
-    try:
+    with _stopped(daemon):
         result = dbg("next", timeout=BOUND)
-    finally:
-        os.kill(daemon, signal.SIGCONT)
     assert result.code == 1 and result.out == "", result
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and f"(pid {daemon}) is stopped by a signal" in lines[0], result
@@ -214,12 +237,8 @@ def test_mcp_kill_ends_a_stopped_daemon(dbg: Dbg, tmp_path: Path,
         with anyio.fail_after(BOUND):
             answers["kill"] = (await session.call_tool("dbg_kill", {})).structured_content
 
-    os.kill(daemon, signal.SIGSTOP)
-    try:
+    with _stopped(daemon):
         run_mcp(dbg, scenario)
-    finally:
-        if procutil.alive(daemon):
-            os.kill(daemon, signal.SIGCONT)
     killed = answers["kill"]
     assert isinstance(killed, dict) and killed["ok"], killed
     assert killed["forced"] == len({pid for pid, _ in processes}) - 1, (killed, processes)
@@ -238,3 +257,12 @@ def test_the_fast_path_sends_no_op_the_client_answers() -> None:
     local = {word for op in table if op.send == "local" for word in (op.path[0], *op.aliases)}
     sent = {word for op in table if op.send != "local" for word in (op.path[0], *op.aliases)}
     assert local - sent == entry._LOCAL_WORDS
+
+
+def test_the_fast_path_waits_for_a_stopped_daemon_as_long_as_the_cli() -> None:
+    """The fast path (which imports no procutil) keeps its own copy of how
+    often it looks whether the daemon is stopped, and for how long."""
+    from dbgcore import entry
+
+    assert (entry._STOP_CHECK, entry._STOPPED_GRACE) == \
+        (procutil.STOP_CHECK, procutil.STOPPED_GRACE)

@@ -47,9 +47,14 @@ class DapRequestError(OpFailed):
 
 
 class PendingRequest:
-    def __init__(self, seq: int, command: str) -> None:
+    def __init__(self, seq: int, command: str, adapter: str = "the adapter",
+                 pid: int = 0) -> None:
         self.seq = seq
         self.command = command
+        #: The adapter asked, and its process (0: not known), whose state
+        #: every wait for the answer watches.
+        self.adapter = adapter
+        self.pid = pid
         self._done = threading.Event()
         self._response: Message | None = None
         self._error: Exception | None = None
@@ -66,11 +71,13 @@ class PendingRequest:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def wait(self, timeout: float, adapter: str = "the adapter", pid: int = 0) -> Message:
+    def wait(self, timeout: float, adapter: str | None = None) -> Message:
         """The response body; raises DapRequestError, DebuggerTimeout,
-        BackendError (DebuggerStopped when the adapter's process, ``pid``,
-        is stopped by a signal from outside for a while)."""
-        if not self._wait(timeout, adapter, pid):
+        BackendError (DebuggerStopped when the adapter's process is stopped
+        by a signal from outside for a while). ``adapter`` names it in
+        errors, if not as the channel does."""
+        adapter = adapter or self.adapter
+        if not self._wait(timeout, adapter):
             raise DebuggerTimeout(f"{adapter} did not answer {self.command} within "
                                   f"{round(timeout, 2):g}s",
                                   "raise --timeout, or `dbg kill` if it is stuck")
@@ -84,13 +91,12 @@ class PendingRequest:
         body: Message = response.get("body") or {}
         return body
 
-
-    def _wait(self, timeout: float, adapter: str, pid: int) -> bool:
+    def _wait(self, timeout: float, adapter: str) -> bool:
         """Whether the answer came within ``timeout``, looked for in slices
         between which the adapter's process state is read (a stopped
         adapter would hold the op for its whole timeout)."""
         deadline = time.monotonic() + timeout
-        watch = procutil.StoppedWatch(pid)
+        watch = procutil.StoppedWatch(self.pid)
         while True:
             left = deadline - time.monotonic()
             if self._done.wait(max(0.0, min(left, procutil.STOP_CHECK))):
@@ -98,7 +104,7 @@ class PendingRequest:
             if left <= procutil.STOP_CHECK:
                 return False
             if watch.stopped_long():
-                raise DebuggerStopped(adapter, pid)
+                raise DebuggerStopped(adapter, self.pid)
 
 
 def _error_text(command: str, response: Message) -> str:
@@ -175,7 +181,8 @@ class DapChannel:
         """Send without waiting; ``.wait(timeout)`` on the result for the body."""
         with self._lock:
             seq = next(self._seq)
-            pending = PendingRequest(seq, command)
+            pending = PendingRequest(seq, command, self.name,
+                                     self.process.pid if self.process is not None else 0)
             if self._closed is not None:
                 pending.fail(self._closed)
                 return pending
@@ -190,8 +197,7 @@ class DapChannel:
         return pending
 
     def request(self, command: str, arguments: Message | None, timeout: float) -> Message:
-        pid = self.process.pid if self.process is not None else 0
-        return self.send_request(command, arguments).wait(timeout, self.name, pid)
+        return self.send_request(command, arguments).wait(timeout)
 
     # -- receiving -------------------------------------------------------------
 

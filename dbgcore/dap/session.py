@@ -205,7 +205,7 @@ class DapSession:
         deadline = time.monotonic() + timeout
         while not self.initialized.wait(0.05):
             if pending.done:
-                pending.wait(0, self.channel.name)  # raises if the launch failed
+                pending.wait(0)  # raises if the launch failed
             if self.channel.closed is not None:
                 raise self.channel.closed
             if time.monotonic() > deadline:
@@ -216,12 +216,12 @@ class DapSession:
                     f"({missing})", "raise --timeout; the adapter may be waiting for something")
         if self.channel.closed is not None:
             if pending.done:
-                pending.wait(0, self.channel.name)  # its own failure says more
+                pending.wait(0)  # its own failure says more
             raise self.channel.closed
         configure()
         if self.supports("supportsConfigurationDoneRequest"):
             self.channel.request("configurationDone", None, max(1.0, deadline - time.monotonic()))
-        return pending.wait(max(1.0, deadline - time.monotonic()), self.channel.name)
+        return pending.wait(max(1.0, deadline - time.monotonic()))
 
     # -- running ---------------------------------------------------------------------
 
@@ -317,8 +317,7 @@ class DapSession:
         failed: DbgError | None = None
         for pending in sent:
             try:
-                answers.append(pending.wait(max(0.0, deadline - time.monotonic()),
-                                            self.channel.name))
+                answers.append(pending.wait(max(0.0, deadline - time.monotonic())))
             except DbgError as exc:
                 failed = failed or exc
         if failed is not None:

@@ -46,13 +46,13 @@ def run_code(backend: DapCore, command: str, arguments: Message, timeout: float)
                 return dap.request(command, arguments, timeout)  # says how the adapter ended
             pending = dap.channel.send_request(command, arguments)
             try:
-                return pending.wait(timeout, dap.channel.name)
+                return pending.wait(timeout)
             except DebuggerTimeout:
                 interrupted = _interrupt(backend, pending.seq)
                 if not interrupted:
                     raise
             try:
-                return pending.wait(INTERRUPT_GRACE, dap.channel.name)  # just in time
+                return pending.wait(INTERRUPT_GRACE)  # just in time
             except DebuggerTimeout as exc:
                 raise DebuggerTimeout(
                     f"the expression ran past --timeout ({timeout:g}s), and dbg's interrupt "
