@@ -300,21 +300,10 @@ def descendants(pid: int) -> list[int]:
     found: list[int] = []
     todo = [pid]
     while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{tid}/children") as fh:
-                    children = [int(c) for c in fh.read().split()]
-            except (OSError, ValueError):
-                continue
-            for child in children:
-                if child not in found:
-                    found.append(child)
-                    todo.append(child)
+        for child in children_of(todo.pop()):
+            if child not in found:
+                found.append(child)
+                todo.append(child)
     return found
 
 
