@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 #: libc's prctl, looked up once per process (see death_pact).
 _prctl: Callable[..., int] | None = None
@@ -181,10 +181,7 @@ def ours(pid: int, started: int | None) -> bool:
 
 def group_is_ours(pgid: int) -> bool:
     """Whether the process group has live members, all of them the user's."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and pgid_of(int(entry)) == pgid and not is_zombie(int(entry)):
-            members.append(int(entry))
+    members = list(_live_members(pgid))
     return bool(members) and all(owner_of(pid) == os.getuid() for pid in members)
 
 
@@ -234,12 +231,14 @@ def _group_alive(pgid: int) -> bool:
     except PermissionError:
         return True
     # killpg(0) also succeeds while only zombies remain; look for a live member.
+    return next(_live_members(pgid), None) is not None
+
+
+def _live_members(pgid: int) -> Iterator[int]:
+    """The pids of the group's members that are not zombies, from /proc."""
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            pid = int(entry)
-            if pgid_of(pid) == pgid and not is_zombie(pid):
-                return True
-    return False
+        if entry.isdigit() and pgid_of(int(entry)) == pgid and not is_zombie(int(entry)):
+            yield int(entry)
 
 
 def terminate_groups(pgids: Iterable[int], grace: float = 1.0,
