@@ -133,7 +133,8 @@ def kill(name: str, timeout: float) -> JsonObject:
     sock: socket.socket | None = _send_kill(str(status["socket"]), timeout)
     try:
         began = time.monotonic()
-        stopped_since: float | None = None
+        # A stop by a tracer ("t") counts too: a daemon held so cannot end either.
+        stopped = procutil.StoppedWatch(pid, KILL_GRACE, ("T", "t"))
         while True:
             if sock is not None and select.select([sock], [], [], _KILL_POLL)[0]:
                 try:
@@ -151,13 +152,7 @@ def kill(name: str, timeout: float) -> JsonObject:
                 clean_stale(name, status)
                 return _ended(name, None)
             now = time.monotonic()
-            taken = _taken(name, pid)
-            if procutil.state_of(pid) in ("T", "t"):
-                stopped_since = now if stopped_since is None else stopped_since
-            else:
-                stopped_since = None
-            if (not taken and now - began > KILL_GRACE) \
-                    or (stopped_since is not None and now - stopped_since > KILL_GRACE) \
+            if (now - began > KILL_GRACE and not _taken(name, pid)) or stopped.stopped_long() \
                     or now - began > timeout + ANSWER_MARGIN:
                 break
     finally:

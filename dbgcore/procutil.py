@@ -347,21 +347,24 @@ STOP_CHECK = 0.5
 
 
 class StoppedWatch:
-    """Whether process ``pid`` has been stopped by a signal (state ``T``,
-    not a tracer's ``t``) for :data:`STOPPED_GRACE` seconds, as far as the
-    looks between the slices of a wait saw."""
+    """Whether process ``pid`` has been stopped by a signal (state ``T``;
+    not a tracer's ``t`` unless ``states`` has it) for ``grace`` seconds, as
+    far as the looks between the slices of a wait saw."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, grace: float = STOPPED_GRACE,
+                 states: tuple[str, ...] = ("T",)) -> None:
         self.pid = pid
+        self.grace = grace
+        self.states = states
         self._since: float | None = None
 
     def stopped_long(self) -> bool:
         now = time.monotonic()
-        if self.pid <= 0 or state_of(self.pid) != "T":
+        if self.pid <= 0 or state_of(self.pid) not in self.states:
             self._since = None
             return False
         self._since = now if self._since is None else self._since
-        return now - self._since >= STOPPED_GRACE
+        return now - self._since >= self.grace
 
 
 def _handle_of(pid: int, started: int | None) -> int | None:
