@@ -149,6 +149,8 @@ def make_folders(home: str, path: str | None = None, tighten: bool = True) -> No
                     raise
                 try:
                     found = why_untrusted(os.lstat(name, dir_fd=at))
+                except FileNotFoundError:
+                    raise  # gone meanwhile (the link removed): as if never there
                 except OSError:
                     found = None
                 raise Untrusted(f"{here} {found or 'is not a folder'}") from None
