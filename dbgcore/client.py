@@ -56,16 +56,16 @@ def call(name: str, op: str, args: JsonObject | None, timeout: float) -> JsonObj
     """Send one op to the session's daemon and return its response; the
     timeout is the op's (every caller knows its own)."""
     status = require_live(name)
-    return exchange(name, str(status["socket"]), op, args or {}, timeout,
-                    int(status.get("pid", 0)))
+    return exchange(name, status, op, args or {}, timeout)
 
 
-def exchange(name: str, sock_path: str, op: str, args: JsonObject,
-             timeout: float, daemon: int = 0) -> JsonObject:
-    """``op`` sent to the daemon at ``sock_path`` and its answer, waited
-    for up to the op's timeout and :data:`ANSWER_MARGIN`; sooner, an error
-    that says so when the daemon's process (pid ``daemon``) stays stopped
-    by a signal (procutil.StoppedWatch)."""
+def exchange(name: str, status: JsonObject, op: str, args: JsonObject,
+             timeout: float) -> JsonObject:
+    """``op`` sent to the daemon of ``status`` (the session's, read and
+    found alive) and its answer, waited for up to the op's timeout and
+    :data:`ANSWER_MARGIN`; sooner, an error that says so when the daemon's
+    process stays stopped by a signal (procutil.StoppedWatch)."""
+    sock_path, daemon = str(status["socket"]), int(status.get("pid", 0))
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout + ANSWER_MARGIN)
     try:
