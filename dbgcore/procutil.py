@@ -392,9 +392,8 @@ def end_processes(processes: Iterable[tuple[int, int | None]], grace: float = 1.
     recorded: SIGCONT first (a stopped process acts on no signal but SIGKILL,
     and a SIGTERM to it would wait for a SIGCONT nobody sends), then SIGTERM,
     and SIGKILL to those still there after ``grace`` seconds. A process whose
-    start time does not match, or with none recorded, is not signalled. The
-    one place dbg signals processes by a record it did not make in this
-    process (a status file's): what is signalled here is checked here.
+    start time does not match, or with none recorded, is not signalled (the
+    caller checks that a pid read from a file is the user's: :func:`ours`).
     Returns the pids it signalled."""
     handles: dict[int, tuple[int, int | None]] = {}
     for pid, started in processes:
