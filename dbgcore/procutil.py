@@ -153,10 +153,12 @@ def exit_status(pid: int) -> int | None:
 
 def alive(pid: int, started: int | None = None) -> bool:
     """Is ``pid`` running, and (when ``started`` is given) the same process?"""
-    if pid <= 0:
+    fields = _stat_fields(pid) if pid > 0 else []
+    if not fields or fields[0] == b"Z":
         return False
-    now = start_time(pid)
-    if now is None or is_zombie(pid):
+    try:
+        now = int(fields[19])
+    except (IndexError, ValueError):
         return False
     return started is None or now == started
 
