@@ -56,16 +56,16 @@ def call(name: str, op: str, args: JsonObject | None, timeout: float) -> JsonObj
     """Send one op to the session's daemon and return its response; the
     timeout is the op's (every caller knows its own)."""
     status = require_live(name)
-    return exchange(name, str(status["socket"]), op, args or {}, timeout,
-                    int(status.get("pid", 0)))
+    return exchange(name, status, op, args or {}, timeout)
 
 
-def exchange(name: str, sock_path: str, op: str, args: JsonObject,
-             timeout: float, daemon: int = 0) -> JsonObject:
-    """``op`` sent to the daemon at ``sock_path`` and its answer, waited
-    for up to the op's timeout and :data:`ANSWER_MARGIN`; sooner, an error
-    that says so when the daemon's process (pid ``daemon``) stays stopped
-    by a signal (procutil.StoppedWatch)."""
+def exchange(name: str, status: JsonObject, op: str, args: JsonObject,
+             timeout: float) -> JsonObject:
+    """``op`` sent to the daemon of ``status`` (the session's, read and
+    found alive) and its answer, waited for up to the op's timeout and
+    :data:`ANSWER_MARGIN`; sooner, an error that says so when the daemon's
+    process stays stopped by a signal (procutil.StoppedWatch)."""
+    sock_path, daemon = str(status["socket"]), int(status.get("pid", 0))
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout + ANSWER_MARGIN)
     try:
@@ -133,7 +133,8 @@ def kill(name: str, timeout: float) -> JsonObject:
     sock: socket.socket | None = _send_kill(str(status["socket"]), timeout)
     try:
         began = time.monotonic()
-        stopped_since: float | None = None
+        # A stop by a tracer ("t") counts too: a daemon held so cannot end either.
+        stopped = procutil.StoppedWatch(pid, KILL_GRACE, ("T", "t"))
         while True:
             if sock is not None and select.select([sock], [], [], _KILL_POLL)[0]:
                 try:
@@ -151,13 +152,7 @@ def kill(name: str, timeout: float) -> JsonObject:
                 clean_stale(name, status)
                 return _ended(name, None)
             now = time.monotonic()
-            taken = _taken(name, pid)
-            if procutil.state_of(pid) in ("T", "t"):
-                stopped_since = now if stopped_since is None else stopped_since
-            else:
-                stopped_since = None
-            if (not taken and now - began > KILL_GRACE) \
-                    or (stopped_since is not None and now - stopped_since > KILL_GRACE) \
+            if (now - began > KILL_GRACE and not _taken(name, pid)) or stopped.stopped_long() \
                     or now - began > timeout + ANSWER_MARGIN:
                 break
     finally:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import _socket
     from typing import NoReturn
 
-#: Must match dbgcore.paths: the longest socket path used as it is.
+#: The longest socket path used as it is (dbgcore.paths._MAX_SOCKET_PATH).
 _MAX_SOCKET_PATH = 100
 #: Extra seconds beyond the op's timeout (dbgcore.client.ANSWER_MARGIN).
 _ANSWER_MARGIN = 15.0
@@ -58,6 +58,7 @@ _STARTS = ("start", "test", "attach")
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "calls", "caps", "diff", "doctor", "history",
                           "hits", "kill", "mcp", "plugins", "report", "runs", "sessions"))
+#: The letters of a session name (dbgcore.paths._SESSION_RE; see _socket_path).
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
@@ -94,8 +95,9 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
 
 
 def _socket_path(session: str) -> str | None:
-    """Where the session's daemon listens (as dbgcore.paths puts it), for a
-    well-formed name and a path short enough to be used as it is."""
+    """Where the session's daemon listens, for a well-formed name and a path
+    short enough to be used as it is: dbgcore.paths.socket_path, with its
+    dbg_home, check_session_name and CHILD_SEP_IN_DIR ("+")."""
     for part in session.split("/"):  # a child process's session: PARENT/NAME-PID
         if not 0 < len(part) <= 64 or not set(part) <= _NAME_CHARS or part[0] in "._-":
             return None
@@ -115,8 +117,10 @@ def _private(path: str) -> bool:
     are private folders of the user's, as dbg makes them: then the socket
     there is its daemon's. Anything else (a folder of someone else's, one
     others can write in, a link; or one not made yet) is for the full CLI,
-    which says what is wrong (dbgcore.homecheck). One lstat a folder: once
-    the home is found so, no one else can change what is in it."""
+    which says what is wrong (dbgcore.homecheck.folders_problem, which this
+    mirrors; stricter: a folder others can only read is left to it too). One
+    lstat a folder: once the home is found so, no one else can change what
+    is in it."""
     session = os.path.dirname(path)
     sessions = os.path.dirname(session)
     uid = os.geteuid()
@@ -406,8 +410,9 @@ _STOPPED_GRACE = 2.0
 def _read_answer(sock: _socket.socket, wait: float) -> bytes:
     """All the daemon answers, within ``wait`` seconds (TimeoutError after);
     _Stopped sooner when the daemon (the socket's peer) stays stopped by a
-    signal: it would hold this client for the whole wait. Nothing is
-    imported or asked of the system until the answer is slow to come."""
+    signal: it would hold this client for the whole wait (as
+    dbgcore.procutil.StoppedWatch tells it). Nothing is imported or asked of
+    the system until the answer is slow to come."""
     chunks: list[bytes] = []
     deadline = stopped_since = None
     peer = 0
@@ -453,7 +458,8 @@ def _peer(sock: _socket.socket) -> int:
 
 
 def _stopped(pid: int) -> bool:
-    """Whether process ``pid`` is stopped by a signal (dbgcore.procutil.state_of)."""
+    """Whether process ``pid`` is stopped by a signal (``dbgcore.procutil.state_of(pid)
+    == "T"``, its /proc/PID/stat read as procutil._stat_fields reads it)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             data = fh.read()

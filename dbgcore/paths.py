@@ -12,7 +12,6 @@ would be too long gets one under a short private directory in /tmp instead.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 from pathlib import Path
@@ -109,45 +108,22 @@ SHORT_SOCKET_BASE = "/tmp"
 
 
 def short_socket_dir() -> Path:
-    """``/tmp/dbg-UID``, made private or found so, without a race: the
-    folder is made (no chmod by name: the name may be swapped meanwhile),
-    then opened without following a link and verified by that descriptor;
+    """``/tmp/dbg-UID``, made private or found so, without a race: made and
+    verified by its descriptor (:func:`dbgcore.homecheck.make_folders`);
     /tmp's sticky bit keeps a folder of ours ours once it is. One made by
     someone else first is refused, saying whose it is."""
     short = os.path.join(SHORT_SOCKET_BASE, f"dbg-{os.geteuid()}")
-    why = "cannot be made"
     for _ in range(20):
         try:
-            os.mkdir(short, 0o700)
-        except FileExistsError:
-            pass
+            homecheck.make_folders(short)
+            return Path(short)
+        except FileNotFoundError:
+            continue  # removed between its making and its opening (by whoever made it): again
+        except homecheck.Untrusted as exc:
+            why = exc.problem.removeprefix(f"{short} ")
         except OSError as exc:
             why = f"cannot be made: {exc.strerror}"
-            break
-        try:
-            fd = os.open(short, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
-            continue  # removed between the two (by whoever made it): again
-        except OSError as exc:
-            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
-                why = f"cannot be opened: {exc.strerror}"
-                break
-            try:
-                why = homecheck.why_untrusted(os.lstat(short)) or "is not a folder"
-            except OSError:
-                continue
-            break
-        try:
-            info = os.fstat(fd)
-            problem = homecheck.why_untrusted(info)
-            if problem is None:
-                if info.st_mode & 0o077:
-                    os.fchmod(fd, 0o700)
-                return Path(short)
-            why = problem
-            break
-        finally:
-            os.close(fd)
+        break
     else:
         why = "kept changing while dbg made it"
     raise UsageError(f"the folder for sockets of long DBG_HOMEs, {short}, {why}; not using it",

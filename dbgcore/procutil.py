@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 #: libc's prctl, looked up once per process (see death_pact).
 _prctl: Callable[..., int] | None = None
@@ -153,10 +153,12 @@ def exit_status(pid: int) -> int | None:
 
 def alive(pid: int, started: int | None = None) -> bool:
     """Is ``pid`` running, and (when ``started`` is given) the same process?"""
-    if pid <= 0:
+    fields = _stat_fields(pid) if pid > 0 else []
+    if not fields or fields[0] == b"Z":
         return False
-    now = start_time(pid)
-    if now is None or is_zombie(pid):
+    try:
+        now = int(fields[19])
+    except (IndexError, ValueError):
         return False
     return started is None or now == started
 
@@ -181,10 +183,7 @@ def ours(pid: int, started: int | None) -> bool:
 
 def group_is_ours(pgid: int) -> bool:
     """Whether the process group has live members, all of them the user's."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and pgid_of(int(entry)) == pgid and not is_zombie(int(entry)):
-            members.append(int(entry))
+    members = list(_live_members(pgid))
     return bool(members) and all(owner_of(pid) == os.getuid() for pid in members)
 
 
@@ -234,12 +233,14 @@ def _group_alive(pgid: int) -> bool:
     except PermissionError:
         return True
     # killpg(0) also succeeds while only zombies remain; look for a live member.
+    return next(_live_members(pgid), None) is not None
+
+
+def _live_members(pgid: int) -> Iterator[int]:
+    """The pids of the group's members that are not zombies, from /proc."""
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            pid = int(entry)
-            if pgid_of(pid) == pgid and not is_zombie(pid):
-                return True
-    return False
+        if entry.isdigit() and pgid_of(int(entry)) == pgid and not is_zombie(int(entry)):
+            yield int(entry)
 
 
 def terminate_groups(pgids: Iterable[int], grace: float = 1.0,
@@ -300,21 +301,10 @@ def descendants(pid: int) -> list[int]:
     found: list[int] = []
     todo = [pid]
     while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{tid}/children") as fh:
-                    children = [int(c) for c in fh.read().split()]
-            except (OSError, ValueError):
-                continue
-            for child in children:
-                if child not in found:
-                    found.append(child)
-                    todo.append(child)
+        for child in children_of(todo.pop()):
+            if child not in found:
+                found.append(child)
+                todo.append(child)
     return found
 
 
@@ -359,21 +349,24 @@ STOP_CHECK = 0.5
 
 
 class StoppedWatch:
-    """Whether process ``pid`` has been stopped by a signal (state ``T``,
-    not a tracer's ``t``) for :data:`STOPPED_GRACE` seconds, as far as the
-    looks between the slices of a wait saw."""
+    """Whether process ``pid`` has been stopped by a signal (state ``T``;
+    not a tracer's ``t`` unless ``states`` has it) for ``grace`` seconds, as
+    far as the looks between the slices of a wait saw."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, grace: float = STOPPED_GRACE,
+                 states: tuple[str, ...] = ("T",)) -> None:
         self.pid = pid
+        self.grace = grace
+        self.states = states
         self._since: float | None = None
 
     def stopped_long(self) -> bool:
         now = time.monotonic()
-        if self.pid <= 0 or state_of(self.pid) != "T":
+        if self.pid <= 0 or state_of(self.pid) not in self.states:
             self._since = None
             return False
         self._since = now if self._since is None else self._since
-        return now - self._since >= STOPPED_GRACE
+        return now - self._since >= self.grace
 
 
 def _handle_of(pid: int, started: int | None) -> int | None:
@@ -401,9 +394,8 @@ def end_processes(processes: Iterable[tuple[int, int | None]], grace: float = 1.
     recorded: SIGCONT first (a stopped process acts on no signal but SIGKILL,
     and a SIGTERM to it would wait for a SIGCONT nobody sends), then SIGTERM,
     and SIGKILL to those still there after ``grace`` seconds. A process whose
-    start time does not match, or with none recorded, is not signalled. The
-    one place dbg signals processes by a record it did not make in this
-    process (a status file's): what is signalled here is checked here.
+    start time does not match, or with none recorded, is not signalled (the
+    caller checks that a pid read from a file is the user's: :func:`ours`).
     Returns the pids it signalled."""
     handles: dict[int, tuple[int, int | None]] = {}
     for pid, started in processes:

@@ -129,7 +129,7 @@ def start(name: str, op: str, args: JsonObject, timeout: float,
     replaced = replace_ended(name)
     backend = args.get("backend") if op == "start" else None
     status = spawn_daemon(name, idle_timeout, backend if isinstance(backend, str) else None)
-    response = client.exchange(name, str(status["socket"]), op, args, timeout)
+    response = client.exchange(name, status, op, args, timeout)
     if replaced and response.get("ok"):
         result = response.setdefault("result", {})
         result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)

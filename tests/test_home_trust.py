@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,14 +26,17 @@ from typing import Any
 import pytest
 
 from dbgcore import procutil
-from dbgcore.testing import DBG, Dbg, Result
+from dbgcore.testing import DBG, Dbg, Result, require
 
 NOBODY = 65534
 AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
 FULL_CLI = {"DBG_NO_FAST_PATH": "1"}
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                                reason="planting as another user needs root and setpriv")
+
+@pytest.fixture(autouse=True)
+def _as_another_user() -> None:
+    require(os.geteuid() == 0 and shutil.which("setpriv") is not None,
+            "planting as another user needs root and setpriv")
 
 
 def assert_refused(result: Result, *words: str, code: int = 2) -> None:
@@ -61,27 +65,18 @@ def shared() -> Iterator[Path]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def owner_of(pid: int) -> int | None:
-    """The process's real uid, after its exec (setpriv's own is root's)."""
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            if line.startswith("Uid:"):
-                return int(line.split()[1])
-    return None
-
-
 @pytest.fixture
 def foreign_process() -> Iterator[tuple[int, int]]:
     """A live process of uid 65534, leading its own process group: its pid
     and its real start time."""
     proc = subprocess.Popen([*AS_NOBODY, "sleep", "600"], start_new_session=True)
     try:
-        started = None
-        for _ in range(500):
-            started = procutil.start_time(proc.pid)
-            if started is not None and owner_of(proc.pid) == NOBODY:
-                break
-        assert started is not None
+        # setpriv runs as root until it has changed its uid.
+        deadline = time.monotonic() + 30
+        while procutil.owner_of(proc.pid) != NOBODY and time.monotonic() < deadline:
+            time.sleep(0.01)
+        started = procutil.start_time(proc.pid)
+        assert started is not None and procutil.owner_of(proc.pid) == NOBODY
         yield proc.pid, started
     finally:
         proc.kill()
@@ -355,15 +350,13 @@ print(json.dumps(out))
 def in_own_tmp(*args: str) -> Any:
     """Run the script above in a mount namespace whose /tmp is a fresh
     tmpfs (sticky, 1777, as /tmp is): its /tmp/dbg-UID is no one else's."""
-    if shutil.which("unshare") is None:
-        pytest.skip("unshare is not installed")
+    require(shutil.which("unshare") is not None, "unshare is not installed")
     root = Path(__file__).resolve().parents[1]
     # The attacker's Python: one that uid 65534 can run (the suite's may be
     # under /root).
     python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3")
                    if os.access(p, os.X_OK)), None)
-    if python is None:
-        pytest.skip("no system python3 for the racing user")
+    require(python is not None, "no system python3 for the racing user")
     script = _IN_NAMESPACE.format(as_nobody=AS_NOBODY, dbg=DBG, root=str(root), python=python,
                                   cart=str(root / "tests" / "targets" / "cart.py"))
     done = subprocess.run(
@@ -371,8 +364,9 @@ def in_own_tmp(*args: str) -> Any:
          'mount -t tmpfs -o mode=1777 dbg-trust /tmp && exec "$@"',
          "sh", sys.executable, "-c", textwrap.dedent(script), *args],
         capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-    if done.returncode != 0 and ("unshare failed" in done.stderr or "mount:" in done.stderr):
-        pytest.skip(f"no mount namespace here: {done.stderr.strip()}")
+    require(done.returncode == 0 or ("unshare failed" not in done.stderr
+                                     and "mount:" not in done.stderr),
+            f"no mount namespace here: {done.stderr.strip()}")
     assert done.returncode == 0, done
     return json.loads(done.stdout.splitlines()[-1])
 

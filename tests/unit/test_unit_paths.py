@@ -232,3 +232,16 @@ def test_the_fast_path_finds_sockets_where_paths_puts_them(name: str) -> None:
                 os.environ["DBG_HOME"] = saved
     assert entry._MAX_SOCKET_PATH == paths._MAX_SOCKET_PATH
     assert entry._ANSWER_MARGIN == client.ANSWER_MARGIN
+
+
+def test_the_fast_paths_copies_of_constants_are_their_modules() -> None:
+    """dbgcore.entry imports none of the modules whose values it copies."""
+    from dbgcore import entry, procutil, spawn
+    from dbgcore.ops import builtin_table
+
+    assert entry._DAEMON_START_TIMEOUT == spawn.DAEMON_START_TIMEOUT
+    assert (entry._STOP_CHECK, entry._STOPPED_GRACE) == (procutil.STOP_CHECK,
+                                                         procutil.STOPPED_GRACE)
+    starts = {word for op in builtin_table() if op.send == "start"
+              for word in (op.path[0], *op.aliases)}
+    assert set(entry._STARTS) == starts
