@@ -69,6 +69,13 @@ def _kill_program(pid: int) -> None:
         time.sleep(0.01)
 
 
+def _debugger_pid(dbg: Dbg) -> int:
+    """The pid of the session's debugger (or adapter), as its daemon recorded it."""
+    tool = dbg.json("tool")["tool"]
+    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
+    return int(next(c["pid"] for c in status["children"] if c["role"] == tool))
+
+
 @contextmanager
 def _stopped(pid: int) -> Iterator[None]:
     """Process ``pid`` SIGSTOPped meanwhile, and continued after if it still
@@ -121,9 +128,7 @@ def test_a_stopped_debugger_fails_next_clearly(
         backend: str, dbg: Dbg, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
     backend_ready(backend)
     _start(dbg, backend, tmp_path)
-    tool = dbg.json("tool")["tool"]
-    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
-    debugger = next(c["pid"] for c in status["children"] if c["role"] == tool)
+    debugger = _debugger_pid(dbg)
     with _stopped(debugger):
         result = dbg("next", timeout=60)
     assert result.code == 1, result
@@ -146,9 +151,7 @@ def test_a_stopped_adapter_fails_print_clearly(
     op for its whole --timeout."""
     backend_ready(backend)
     _start(dbg, backend, tmp_path)
-    tool = dbg.json("tool")["tool"]
-    status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
-    adapter = next(c["pid"] for c in status["children"] if c["role"] == tool)
+    adapter = _debugger_pid(dbg)
     with _stopped(adapter):
         result = dbg("--timeout", str(BOUND), "print", "count", timeout=2 * BOUND)
     assert result.code == 1 and result.out == "", result
