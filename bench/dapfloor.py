@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from dbgcore.dap.channel import DapChannel
-from dbgcore.dap.transport import AdapterProcess, Transport
-from dbgcore.translog import TransLog
+from dbgcore.transport.dap.adapter import AdapterProcess, Transport
+from dbgcore.transport.dap.channel import DapChannel
+from dbgcore.transport.translog import TransLog
 
 
 class FloorClient:

@@ -12,7 +12,7 @@ The scenario S1: `start` to a breakpoint in the loop of a small ledger program
   one with a snapshot); a bare client of node's inspector for node
   (bench/nodefloor.py);
 * ``daemon``: the ops through dbg's session daemon from this process
-  (``dbgcore.frontend.call_op``, what `dbg mcp` does without MCP);
+  (``dbgcore.frontends.call.call_op``, what `dbg mcp` does without MCP);
 * ``cli``: one `dbg` process per op, run from another folder, with the
   breakpoint given by file name, as an agent calls it;
 * ``mcp``: `dbg mcp` driven over stdio by a minimal JSON-RPC client (``McpClient``);
@@ -154,8 +154,8 @@ class DapFloor(FloorClient):
     def __init__(self, target: Target) -> None:
         from dbg_dap.profiles import profile_for
 
-        from dbgcore.config import load_config
-        from dbgcore.dap.transport import (
+        from dbgcore.backends.config import load_config
+        from dbgcore.transport.dap.adapter import (
             LISTENING_RE,
             AdapterProcess,
             PipeTransport,
@@ -180,7 +180,7 @@ class DapFloor(FloorClient):
             import debugpy
             from dbg_dap.debugpy import DEBUGPY_ADAPTER
 
-            from dbgcore import peers
+            from dbgcore.transport import peers
 
             cache = {"DBG_PYC_DIR": str(HOME / "pyc"),
                      "DBG_DEBUGPY_ROOT": str(Path(debugpy.__file__).resolve().parent)}
@@ -416,8 +416,8 @@ async def dbg_steps(backend: str, op: Op) -> Times:
 def daemon_run(target: Target, work: Path) -> Times:
     import anyio
 
-    from dbgcore.cli.app import FRONT
-    from dbgcore.frontend import call_op
+    from dbgcore.frontends.call import call_op
+    from dbgcore.frontends.cli.app import FRONT
 
     table = FRONT.table
     values = {"start": start_values(target), "print": {"expression": EXPRESSION}}
@@ -757,8 +757,8 @@ def row(name: str, times: Times, spread: list[float]) -> str:
 
 def versions(backends: list[str]) -> str:
     from dbgcore import __version__
-    from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.backends.registry import BackendRegistry
 
     registry = BackendRegistry(PluginHost())  # with the plugins' backends (node)
     config = registry.config()

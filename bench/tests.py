@@ -313,7 +313,7 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> Resu
                 for mode in modes:
                     # As an agent reads an answer before its next command:
                     # what a dbg run readies after its answer (the session's
-                    # spare, dbgcore.successor) is done before the next run,
+                    # spare, dbgcore.start.successor) is done before the next run,
                     # whichever mode that is, and does not slow it.
                     time.sleep(0 if small else SETTLE)
                     times[mode].append(RUNNERS[mode](folder, tests, home))

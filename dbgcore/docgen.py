@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from dbgcore.api import EXPORTS
-from dbgcore.ops import full_table
-from dbgcore.opspec import Arg, Op, OpTable
-from dbgcore.plugins import PluginHost
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.ops.table import full_table
+from dbgcore.vocab.opspec import Arg, Op, OpTable
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 GROUPS = {"sessions": "Sessions", "breakpoints": "Breakpoints", "execution": "Execution",

@@ -6,10 +6,10 @@ Stepping and looking around (``next``, ``step``, ``continue``, ``locals``,
 what a client costs is Python starting and importing. So a command line of the
 shape ``dbg [-s NAME] [--json] [--timeout T] OP [WORD...]`` for a live session
 is handed as it is to the session's daemon, which already holds the op table:
-it reads the words (:meth:`dbgcore.ops.OpTable.read_words`), runs the op and
+it reads the words (:meth:`dbgcore.ops.table.OpTable.read_words`), runs the op and
 sends back the exit code and the text to print. This module imports nothing
 beyond what Python has loaded at start (``os``, ``sys``), the built-in
-``_socket`` and the import-free :mod:`dbgcore.timeouts`: the client costs
+``_socket`` and the import-free :mod:`dbgcore.shared.timeouts`: the client costs
 little more than ``python -c pass``.
 
 The ops the client answers itself (``kill``, ``sessions``, ``mcp``...) are
@@ -25,9 +25,10 @@ A start's words sent to a session whose program has ended are answered
 ``dbg start`` (and ``test``, ``attach``) for a session that does not exist
 yet forks the session's daemon first, before anything else is imported: the
 daemon loads the plugins and the configuration while this client waits, then
-reads the command line as the click CLI would (:meth:`dbgcore.opspec.OpTable.read_start_words`) and
-starts the program. Anything it cannot read (``--help``, a number, a typo)
-ends that daemon, and the click CLI takes the command line.
+reads the command line as the click CLI would
+(:meth:`dbgcore.vocab.opspec.OpTable.read_start_words`) and starts the
+program. Anything it cannot read (``--help``, a number, a typo) ends that
+daemon, and the click CLI takes the command line.
 """
 
 from __future__ import annotations
@@ -35,30 +36,30 @@ from __future__ import annotations
 import os
 import sys
 
-from dbgcore.timeouts import DEFAULT_TIMEOUT, timeout_problem
+from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, timeout_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
     from typing import NoReturn
 
-#: The longest socket path used as it is (dbgcore.paths._MAX_SOCKET_PATH).
+#: The longest socket path used as it is (dbgcore.shared.paths._MAX_SOCKET_PATH).
 _MAX_SOCKET_PATH = 100
-#: Extra seconds beyond the op's timeout (dbgcore.client.ANSWER_MARGIN).
+#: Extra seconds beyond the op's timeout (dbgcore.shared.client.ANSWER_MARGIN).
 _ANSWER_MARGIN = 15.0
-#: How long a forked daemon has to listen (dbgcore.spawn.DAEMON_START_TIMEOUT).
+#: How long a forked daemon has to listen (dbgcore.start.spawn.DAEMON_START_TIMEOUT).
 _DAEMON_START_TIMEOUT = 15.0
-#: The ops that start a session (send "start" in dbgcore.ops): a new
+#: The ops that start a session (send "start" in dbgcore.ops.table): a new
 #: session's first client forks its daemon before anything else is imported.
 _STARTS = ("start", "test", "attach")
 #: The first words of the ops the client answers itself (send "local" in
-#: dbgcore.ops; a test holds the two lists together): the daemon would only
+#: dbgcore.ops.table; a test holds the two lists together): the daemon would only
 #: answer "fallback", and a stopped or hung daemon of the session would hold
 #: the command until the op's timeout (45 s: `dbg kill`, which must end such
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "calls", "caps", "diff", "doctor", "history",
                           "hits", "kill", "mcp", "plugins", "report", "runs", "sessions"))
-#: The letters of a session name (dbgcore.paths._SESSION_RE; see _socket_path).
+#: The letters of a session name (dbgcore.shared.paths._SESSION_RE; see _socket_path).
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
@@ -96,7 +97,7 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
 
 def _socket_path(session: str) -> str | None:
     """Where the session's daemon listens, for a well-formed name and a path
-    short enough to be used as it is: dbgcore.paths.socket_path, with its
+    short enough to be used as it is: dbgcore.shared.paths.socket_path, with its
     dbg_home, check_session_name and CHILD_SEP_IN_DIR ("+")."""
     for part in session.split("/"):  # a child process's session: PARENT/NAME-PID
         if not 0 < len(part) <= 64 or not set(part) <= _NAME_CHARS or part[0] in "._-":
@@ -117,7 +118,7 @@ def _private(path: str) -> bool:
     are private folders of the user's, as dbg makes them: then the socket
     there is its daemon's. Anything else (a folder of someone else's, one
     others can write in, a link; or one not made yet) is for the full CLI,
-    which says what is wrong (dbgcore.homecheck.folders_problem, which this
+    which says what is wrong (dbgcore.shared.homecheck.folders_problem, which this
     mirrors; stricter: a folder others can only read is left to it too). One
     lstat a folder: once the home is found so, no one else can change what
     is in it."""
@@ -246,13 +247,13 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
     """A start whose daemon could not begin because the disk holding DBG_HOME
     refuses writes (its status file, its log): said here in one line, as the
     full CLI says it; None when the disk is not why (the full CLI finds out)."""
-    from dbgcore.diskspace import home_errno, refusal
+    from dbgcore.shared.diskspace import home_errno, refusal
 
     err = home_errno(home)
     if err is None:
         return None
-    from dbgcore.cli.output import Ctx, print_answer, set_ctx
-    from dbgcore.frontend import Answer
+    from dbgcore.frontends.call import Answer
+    from dbgcore.frontends.cli.emit import Ctx, print_answer, set_ctx
 
     set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
     print_answer(Answer(op, session, None, error=refusal(
@@ -261,10 +262,10 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
 
 def _has_ended(path: str) -> bool:
     """Whether the daemon at ``path`` answers that its program has ended
-    (dbgcore.ended); False when it does not answer."""
+    (dbgcore.start.ended); False when it does not answer."""
     import json
 
-    from dbgcore.ended import ENDED_STATES
+    from dbgcore.start.ended import ENDED_STATES
 
     try:
         reply = json.loads(_ask(path, b'{"op":"ping","args":{},"timeout":5}\n', 5.0) or b"null")
@@ -275,22 +276,22 @@ def _has_ended(path: str) -> bool:
 
 
 def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> int | None:
-    """Run ``dbgcore.daemon.main([session], first_client=True,
-    replacing_at=replacing_at)`` as dbgcore.spawn runs a daemon (its stderr
+    """Run ``dbgcore.daemon.server.main([session], first_client=True,
+    replacing_at=replacing_at)`` as dbgcore.start.spawn runs a daemon (its stderr
     to the session's daemon.log), which may spawn the debugger of the start
-    in ``words`` first (dbgcore.prespawn); its pid, None when it cannot start
+    in ``words`` first (dbgcore.start.prespawn); its pid, None when it cannot start
     (the full CLI then says why). Nothing is imported before the fork (the
-    session's folder is made as dbgcore.paths makes it): what this client
+    session's folder is made as dbgcore.shared.paths makes it): what this client
     imported would delay the daemon's early spawn of the debugger."""
-    from dbgcore.daemonfork import fork_daemon
+    from dbgcore.start.daemonfork import fork_daemon
 
     path = _socket_path(session)
     if path is None:
         return None
     folder = os.path.dirname(path)
-    # Made and verified as dbgcore.paths.private_dir does (a module of os
+    # Made and verified as dbgcore.shared.paths.private_dir does (a module of os
     # and stat only).
-    from dbgcore.homecheck import make_folders, open_log
+    from dbgcore.shared.homecheck import make_folders, open_log
 
     try:
         make_folders(os.path.dirname(os.path.dirname(folder)), folder)
@@ -313,11 +314,11 @@ def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> in
 
 
 def _take_spare(folder: str, replacing_at: str | None, words: list[str]) -> int | None:
-    """The pid of the session's spare daemon (dbgcore.successor), which the
+    """The pid of the session's spare daemon (dbgcore.start.successor), which the
     ended session's daemon readied for this start, once it has taken it;
     None when there is none or it refused (another environment, folder,
     umask or resource limits than its own)."""
-    from dbgcore.successor import NO_SPARE, SPARE_NAME, request_line
+    from dbgcore.start.successor import NO_SPARE, SPARE_NAME, request_line
 
     path = os.path.join(folder, SPARE_NAME)
     if os.environ.get(NO_SPARE) or not os.path.exists(path):
@@ -401,7 +402,7 @@ class _Stopped(Exception):
 
 
 #: How often a fast-path client waiting for its answer looks whether the
-#: daemon is stopped, and how long it may stay so (dbgcore.procutil's
+#: daemon is stopped, and how long it may stay so (dbgcore.shared.procutil's
 #: STOP_CHECK and STOPPED_GRACE).
 _STOP_CHECK = 0.5
 _STOPPED_GRACE = 2.0
@@ -411,7 +412,7 @@ def _read_answer(sock: _socket.socket, wait: float) -> bytes:
     """All the daemon answers, within ``wait`` seconds (TimeoutError after);
     _Stopped sooner when the daemon (the socket's peer) stays stopped by a
     signal: it would hold this client for the whole wait (as
-    dbgcore.procutil.StoppedWatch tells it). Nothing is imported or asked of
+    dbgcore.shared.procutil.StoppedWatch tells it). Nothing is imported or asked of
     the system until the answer is slow to come."""
     chunks: list[bytes] = []
     deadline = stopped_since = None
@@ -458,7 +459,7 @@ def _peer(sock: _socket.socket) -> int:
 
 
 def _stopped(pid: int) -> bool:
-    """Whether process ``pid`` is stopped by a signal (``dbgcore.procutil.state_of(pid)
+    """Whether process ``pid`` is stopped by a signal (``dbgcore.shared.procutil.state_of(pid)
     == "T"``, its /proc/PID/stat read as procutil._stat_fields reads it)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -482,10 +483,10 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None,
     """The daemon went away, fell silent or is stopped (pid ``stopped``)
     after the op was sent: say so as the full client would (rare, so the
     imports do not matter here)."""
-    from dbgcore.cli.output import Ctx, print_answer, set_ctx
-    from dbgcore.client import late_answer, no_answer, stopped_daemon
-    from dbgcore.errors import BackendError
-    from dbgcore.frontend import Answer
+    from dbgcore.frontends.call import Answer
+    from dbgcore.frontends.cli.emit import Ctx, print_answer, set_ctx
+    from dbgcore.shared.client import late_answer, no_answer, stopped_daemon
+    from dbgcore.shared.errors import BackendError
 
     set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
     if stopped:
@@ -528,7 +529,7 @@ def main() -> None:
             code = 130
         if code is not None:
             _exit(code)
-    from dbgcore.cli.app import main as full_main
+    from dbgcore.frontends.cli.app import main as full_main
 
     full_main(argv)
 

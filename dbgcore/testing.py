@@ -39,8 +39,8 @@ from typing import ClassVar
 
 import pytest
 
-from dbgcore import procutil
-from dbgcore.jsontypes import JsonObject
+from dbgcore.shared import procutil
+from dbgcore.shared.jsontypes import JsonObject
 
 __all__ = ["BackendSuite", "Dbg", "Result", "dbg_in", "debugger_rss_kb", "marked_lines", "require",
            "require_backend"]
@@ -160,8 +160,8 @@ def require(ready: bool, why: str) -> None:
 def require_backend(name: str) -> None:
     """Skip when a backend's debugger is missing, unless DBG_REQUIRE_ALL_BACKENDS=1
     (as in CI), where a missing debugger is a failure."""
-    from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.backends.registry import BackendRegistry
 
     registry = BackendRegistry(PluginHost())
     spec = registry.config().backends.get(name)

@@ -429,7 +429,7 @@ def test_a_program_that_is_not_one(dbg: Dbg, backend: str, kind: str,
 
 
 # -- numbers, sizes and nesting past every bound ---------------------------------
-# Checked once at the edge (dbgcore.bounds, through check_values), for the
+# Checked once at the edge (dbgcore.shared.bounds, through check_values), for the
 # click CLI, its fast path and MCP alike: one short usage line, exit 2, one
 # JSON object with --json, and the session where it was.
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 
 SPAWNER = textwrap.dedent("""
     import subprocess, sys, time
-    from dbgcore import procutil
+    from dbgcore.shared import procutil
     argv, preexec = procutil.bound_to_parent(sys.argv[1:], cwd=None)
     child = subprocess.Popen(argv, preexec_fn=preexec, stdin=subprocess.DEVNULL)
     print(child.pid, flush=True)

@@ -6,7 +6,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from dbgcore.ops import BACKEND_OPS
+from dbgcore.ops.table import BACKEND_OPS
 
 #: The ops a backend answers by overriding a Backend method (the op table's).
 CANONICAL_OPS = [op.name for op in BACKEND_OPS]

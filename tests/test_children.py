@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import Dbg, require_backend
 
 

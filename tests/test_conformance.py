@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import builds
 import pytest
 
-from dbgcore.ops import BACKEND_OPS
+from dbgcore.ops.table import BACKEND_OPS
 
 if TYPE_CHECKING:
     from conftest import Dbg, Result, Target
@@ -103,9 +103,9 @@ class Conf:
 
 @pytest.fixture(scope="module")
 def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
-    from dbgcore.ops import full_table
-    from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.backends.registry import BackendRegistry
+    from dbgcore.ops.table import full_table
 
     host = PluginHost()
     spec, cls = BackendRegistry(host).loaded(case.backend)

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 from builds import TARGETS, build_c, build_go
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import Dbg, marked_lines, require, require_backend
 
 BACKENDS = ["gdb", "lldb", "dlv"]

@@ -1,4 +1,4 @@
-"""The daemon's connection threads (dbgcore.daemon._Connections): every
+"""The daemon's connection threads (dbgcore.daemon.server._Connections): every
 connection is served at once, however many wait at the same time; a thread
 done with one waits for the next rather than ending, and no more than
 KEEP_THREADS of them wait."""
@@ -9,7 +9,7 @@ import socket
 import threading
 import time
 
-from dbgcore.daemon import KEEP_THREADS, _Connections
+from dbgcore.daemon.server import KEEP_THREADS, _Connections
 
 
 def _pair() -> tuple[socket.socket, socket.socket]:

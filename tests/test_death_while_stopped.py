@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from builds import build_c, build_go, copy_tree, marked_lines
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import Dbg
 
 #: backend -> its program in tests/targets/doomed (each writes its pid to
@@ -254,7 +254,7 @@ def test_the_fast_path_sends_no_op_the_client_answers() -> None:
     straight to the full CLI: a stopped daemon of the session must not hold
     it. The fast path's list (it imports no op table) is the table's."""
     from dbgcore import entry
-    from dbgcore.ops import builtin_table
+    from dbgcore.ops.table import builtin_table
 
     table = list(builtin_table())
     local = {word for op in table if op.send == "local" for word in (op.path[0], *op.aliases)}

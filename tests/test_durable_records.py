@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from builds import build_c, copy_target
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import DBG, require_backend
 
 if TYPE_CHECKING:

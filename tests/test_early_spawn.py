@@ -1,4 +1,4 @@
-"""Early spawn (dbgcore.prespawn): a daemon forked by the first client of a
+"""Early spawn (dbgcore.start.prespawn): a daemon forked by the first client of a
 `dbg start --backend NAME` spawns the debugger that backend spawned last time
 while it imports (without --backend: the backend chosen last for the
 program's suffix), and the backend adopts it only when it is exactly what it
@@ -22,8 +22,8 @@ from typing import Any
 import builds
 import pytest
 
-from dbgcore import procutil
-from dbgcore.prespawn import backend_of, program_key
+from dbgcore.shared import procutil
+from dbgcore.start.prespawn import backend_of, program_key
 from dbgcore.testing import Dbg, dbg_in
 
 
@@ -135,7 +135,7 @@ def test_a_killed_daemon_takes_its_early_process_with_it(gdb_home: tuple[Dbg, Pa
     # A daemon forked as `dbg start` forks one, whose start never comes: it
     # waits for it with the early process running, and is killed outright.
     fork = ("import os, sys\n"
-            "from dbgcore.daemonfork import fork_daemon\n"
+            "from dbgcore.start.daemonfork import fork_daemon\n"
             "fd = os.open(os.devnull, os.O_WRONLY)\n"
             "print(fork_daemon(['orphan'], fd, first_client=True,\n"
             "                  start_words=['start', '--backend', 'sleeper', sys.argv[1]]))\n")

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from dbgcore import procutil
 from dbgcore.entry import _globals
-from dbgcore.ops import Op, builtin_table
+from dbgcore.ops.table import Op, builtin_table
+from dbgcore.shared import procutil
 
 
 def fast_parse(argv: list[str]) -> tuple[str, bool, float, Op, dict[str, Any]] | None:
@@ -71,8 +71,8 @@ def test_fast_and_full_paths_give_the_same_answers(dbg, target) -> None:
 
 def click_start_values(words: list[str], name: str = "start") -> dict[str, Any]:
     """What the click CLI's command ``name`` hands call_op for ``words``."""
-    from dbgcore.cli.app import cli
-    from dbgcore.cli.build import _values
+    from dbgcore.frontends.cli.app import cli
+    from dbgcore.frontends.cli.build import _values
 
     command = cli.commands[name]
     with command.make_context(name, list(words)) as ctx:
@@ -257,8 +257,8 @@ def test_a_replaced_session_ends_beside_the_new_start_and_leaves_the_name_to_it(
 #: Modules a fast-path client must not import (each costs a call or a
 #: start milliseconds, and before a new session's fork they delay the
 #: daemon's early spawn of the debugger).
-_HEAVY = ("typing", "pathlib", "json", "logging", "re", "subprocess", "dbgcore.errors",
-          "dbgcore.paths", "dbgcore.spawn", "dbgcore.prespawn", "dbgcore.cli.app")
+_HEAVY = ("typing", "pathlib", "json", "logging", "re", "subprocess", "dbgcore.shared.errors",
+          "dbgcore.shared.paths", "dbgcore.start.spawn", "dbgcore.start.prespawn", "dbgcore.frontends.cli.app")
 
 
 def _imported(err: str) -> set[str]:
@@ -269,7 +269,7 @@ def _imported(err: str) -> set[str]:
 @pytest.mark.usefixtures("pdb_ready")
 def test_the_client_imports_nothing_heavy_for_a_start_or_a_call(short_dbg, target) -> None:
     """A new session's `start` forks its daemon with nothing but os and sys
-    imported (dbgcore.daemonfork), and a call on it imports no more: what
+    imported (dbgcore.start.daemonfork), and a call on it imports no more: what
     the client imports is read from its own -X importtime (its daemon's
     goes to daemon.log), and the answers are whole (the client ends with
     os._exit once it has flushed them)."""
@@ -280,7 +280,7 @@ def test_the_client_imports_nothing_heavy_for_a_start_or_a_call(short_dbg, targe
                   str(cart.path), env=timed)
     assert started.code == 0 and '"reason": "breakpoint"' in started.out, started
     loaded = _imported(started.err)
-    assert "dbgcore.daemonfork" in loaded and not loaded & set(_HEAVY), loaded
+    assert "dbgcore.start.daemonfork" in loaded and not loaded & set(_HEAVY), loaded
     call = dbg("print", "1 + 1", env=timed)
     assert call.code == 0 and call.out.endswith("\n2 (int)\n"), call
     loaded = _imported(call.err)

@@ -14,12 +14,12 @@ import sys
 import textwrap
 from pathlib import Path
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import Dbg
 
 FORKER = textwrap.dedent("""
     import os, sys
-    from dbgcore.daemonfork import fork_daemon
+    from dbgcore.start.daemonfork import fork_daemon
     held = [open(sys.argv[1], "rb") for _ in range(3)]  # what the caller holds
     log = os.open(os.devnull, os.O_WRONLY)
     pid = fork_daemon(["forked"], log)

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pytest
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 
 if TYPE_CHECKING:
     from conftest import Dbg
@@ -82,7 +82,7 @@ def _mcp_session(dbg: Dbg, env: dict[str, str], session: str) -> dict[str, Any]:
         assert json.loads(proc.stdout.readline())["id"] == "init"
         _send(proc.stdin, INITIALIZED)
         helpers = [p for p in _children(proc.pid)
-                   if "dbgcore.forkhelper" in _cmdline(p)]
+                   if "dbgcore.start.forkhelper" in _cmdline(p)]
         snap = _call(proc, "start", "dbg_start", program=str(program), backend="pdb",
                      breaks=["here.py:2"], run=True, session=session)
         assert snap["ok"] and snap["location"]["line"] == 2, snap
@@ -107,14 +107,14 @@ def _mcp_session(dbg: Dbg, env: dict[str, str], session: str) -> dict[str, Any]:
 def test_an_mcp_session_is_forked_off_the_fork_server(dbg: Dbg) -> None:
     forked = _mcp_session(dbg, dict(dbg.env), "forked")
     # The server started exactly one helper, and the daemon is a fork of it:
-    # its command line is the helper's, not `python -m dbgcore.daemon`.
+    # its command line is the helper's, not `python -m dbgcore.daemon.server`.
     assert len(forked["helpers"]) == 1, forked
-    assert forked["cmdline"][-2:] == ["-m", "dbgcore.forkhelper"], forked["cmdline"]
+    assert forked["cmdline"][-2:] == ["-m", "dbgcore.start.forkhelper"], forked["cmdline"]
     # The helper ended with the server: no process outlives its parent.
     assert forked["helpers_alive"] == [], forked
 
     old = _mcp_session(dbg, {**dbg.env, "DBG_NO_FORK_SERVER": "1"}, "spawned")
-    assert old["helpers"] == [] and old["cmdline"][-3:] == ["-m", "dbgcore.daemon", "spawned"]
+    assert old["helpers"] == [] and old["cmdline"][-3:] == ["-m", "dbgcore.daemon.server", "spawned"]
     # What the daemon runs with is what a new interpreter gets.
     old["env"].pop("DBG_NO_FORK_SERVER")
     assert forked["env"] == old["env"]

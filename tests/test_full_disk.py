@@ -26,7 +26,7 @@ import pytest
 from builds import copy_target
 
 from dbgcore.testing import Dbg, Result, dbg_in, require, require_backend
-from dbgcore.translog import BoundedLogHandler, LogHealth, TransLog
+from dbgcore.transport.translog import BoundedLogHandler, LogHealth, TransLog
 
 #: The filler's name, in DBG_HOME.
 FILLER = "filler"
@@ -263,7 +263,7 @@ def test_a_read_only_home_is_said_by_start_report_and_doctor(tiny_home: Dbg) -> 
             assert "mount it read-write" in refused.err, refused
         report = dbg("report")
         one_line(report)
-        # Its folder cannot be made (dbgcore.paths says so), or its file written.
+        # Its folder cannot be made (dbgcore.shared.paths says so), or its file written.
         assert "is read-only" in report.err or "Read-only file system" in report.err, report
         doctor = dbg.json("doctor")
         assert doctor["_exit"] == 1, doctor

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "behavior"))
-from twins import TWINS, build_twin  # noqa: E402
+from twins import TWINS, build_twin
 
 if TYPE_CHECKING:
     from conftest import Dbg

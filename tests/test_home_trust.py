@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import DBG, Dbg, Result, require
 
 NOBODY = 65534
@@ -287,8 +287,8 @@ def dbg(*argv, extra=None):
 def race(theirs):
     sys.path.insert(0, {root!r})
     os.environ.update(env)
-    from dbgcore import paths
-    from dbgcore.errors import UsageError
+    from dbgcore.shared import paths
+    from dbgcore.shared.errors import UsageError
     tries, refused, wrong, made = int(sys.argv[2]), [], [], 0
     for _ in range(tries):
         remove(short)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from behavior.twins import TWINS, build_twin
+
 from dbgcore.testing import BackendSuite
 
 LEDGER = Path(__file__).resolve().parent / "targets" / "ledger"

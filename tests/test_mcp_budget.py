@@ -12,9 +12,9 @@ import pytest
 from mcp.client.session import ClientSession
 from mcpclient import run_mcp
 
-from dbgcore.mcp_server import LISTING_BUDGET, MORE, tool_name
-from dbgcore.ops import full_table
-from dbgcore.plugins import PluginHost
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.frontends.mcp.server import LISTING_BUDGET, MORE, tool_name
+from dbgcore.ops.table import full_table
 
 if TYPE_CHECKING:
     from conftest import Dbg, Target

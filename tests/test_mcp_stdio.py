@@ -110,7 +110,7 @@ def test_which_tool_calls_the_transport_answers() -> None:
     task, other `_meta`, arguments that are no object, another method: the SDK's."""
     import mcp_types as types
 
-    from dbgcore.mcp_stdio import plain_call
+    from dbgcore.frontends.mcp.stdio import plain_call
 
     def request(params: dict[str, Any], method: str = "tools/call") -> types.JSONRPCRequest:
         return types.JSONRPCRequest(jsonrpc="2.0", id=1, method=method, params=params)

@@ -1,6 +1,6 @@
 """`dbg test`'s question whether the program's Python has pytest: asked of
 the interpreter once, then kept in DBG_HOME while nothing on its path changed
-(dbgcore/cli/prepare.py, _has_module)."""
+(dbgcore/ops/prepare.py, _has_module)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.cli.prepare import _has_module
+from dbgcore.ops.prepare import _has_module
 
 
 @pytest.fixture

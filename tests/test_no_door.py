@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 from builds import build_c, build_go
 
-from dbgcore import peers
-from dbgcore.dap.transport import AdapterProcess, LoopbackListener
 from dbgcore.testing import Dbg, marked_lines, require
+from dbgcore.transport import peers
+from dbgcore.transport.dap.adapter import AdapterProcess, LoopbackListener
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 #: An interpreter uid 65534 can run (dbg's own may sit in a folder of root's).

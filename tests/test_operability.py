@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 
 if TYPE_CHECKING:
     from conftest import Dbg

@@ -1,4 +1,4 @@
-"""Who is at the other end of a loopback connection (dbgcore.peers): the
+"""Who is at the other end of a loopback connection (dbgcore.transport.peers): the
 kernel's answer by address pair (sock_diag) is the /proc table's, for an
 IPv4 socket, an IPv6 one dialing 127.0.0.1 and one on ::1; a process that
 is not the session's is refused, whichever way it is found."""
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dbgcore import peers
+from dbgcore.transport import peers
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and netlink")
 

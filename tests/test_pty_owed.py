@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.ptydriver import PtyDriver, PtyTimeout
-from dbgcore.translog import TransLog
+from dbgcore.transport.ptydriver import PtyDriver, PtyTimeout
+from dbgcore.transport.translog import TransLog
 
 #: Answers each line with "said LINE" after sleeping as long as a line
 #: "slow SECONDS" asks, then prints its prompt again.

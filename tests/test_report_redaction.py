@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from dbgcore.report import LOG_TAIL_BYTES
+from dbgcore.frontends.report import LOG_TAIL_BYTES
 from dbgcore.testing import marked_lines, require_backend
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The debugger of a `dbg restart` spawned ahead (dbgcore.prespawn.spawn_ahead):
+"""The debugger of a `dbg restart` spawned ahead (dbgcore.start.prespawn.spawn_ahead):
 when the program stops at a failure, where a rerun is likely, the session's
 daemon spawns what the restart would, and the restart adopts it; on debugpy
 its launcher then starts the program's interpreter ahead too. Nothing else

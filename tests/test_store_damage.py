@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from dbgcore import procutil
-from dbgcore.store import Store
+from dbgcore.shared import procutil
+from dbgcore.store.db import Store
 from dbgcore.testing import dbg_in
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""A session's spare daemon (dbgcore.successor): the next start of an ended
+"""A session's spare daemon (dbgcore.start.successor): the next start of an ended
 session through the CLI is served by it, only on the terms it was made on,
 and it lives no longer than the session."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_debugpy import processes_of
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import Dbg
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from dbgcore.inprogram import pytrace
 from dbgcore.testing import require_backend
-from dbgcore.tracing import read_trace_file
+from dbgcore.vocab.traces import read_trace_file
 
 if TYPE_CHECKING:
     from conftest import Dbg, Target

@@ -1,7 +1,7 @@
 """Whether a Python file is a library's (the standard library's or an
 installed package's) or the program's own: the one rule for it, asked in the
 program (dbg's tracer, the pdb launcher, the test hook under debugpy) and by
-dbg itself (:class:`dbgcore.pyframes.PythonLibraries`, for `dbg stack`).
+dbg itself (:class:`dbgcore.lang.pyframes.PythonLibraries`, for `dbg stack`).
 
 In the program it is loaded by its path, as ``_dbg_libfiles`` (see this
 package's docstring); dbg imports it as a module. So: the standard library

@@ -1,5 +1,5 @@
 """`dbg trace` inside a Python program: a profile hook that records each call
-of the named functions to dbg's trace file (see :mod:`dbgcore.tracing`).
+of the named functions to dbg's trace file (see :mod:`dbgcore.vocab.traces`).
 
 It runs in the *debuggee*, loaded by file path (as ``_dbg_pytrace``) by the
 pdb launcher or by a debugpy evaluate, so it imports nothing of dbg's, only

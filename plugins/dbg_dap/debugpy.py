@@ -101,7 +101,7 @@ class DebugpyProfile(AdapterProfile):
         #: command line, which any local user reads; the adapter's ports take
         #: only connections from the session's own processes (see
         #: adapterboot/dbg_debugpy_adapter.py). The early adapter's, when
-        #: one was spawned for this start (dbgcore.prespawn).
+        #: one was spawned for this start (dbgcore.start.prespawn).
         self.adapter_access_token = adapter_secret("DBG_ADAPTER_TOKEN")
         #: `dbg attach --pid`: that process connects to the adapter too.
         self._attach_pid: int | None = None
@@ -1302,7 +1302,7 @@ def _real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
     """The interpreter behind ``python``. Version-manager shims (pyenv's are
     shell scripts) cost about half a second per start, and debugpy starts the
     interpreter twice (its launcher, then the program); what a shim chose is
-    kept between sessions (dbgcore.pyprobe.real_python). An executable that
+    kept between sessions (dbgcore.lang.pyprobe.real_python). An executable that
     is not a script is no shim: used as it is, without asking it."""
     from dbgcore.api import real_python
 

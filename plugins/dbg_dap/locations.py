@@ -1,4 +1,4 @@
-"""Where a ``FILE:LINE`` is, for every DAP adapter (see dbgcore.sources).
+"""Where a ``FILE:LINE`` is, for every DAP adapter (see dbgcore.lang.sourcefind).
 
 The file is looked for beside the program, then by name or path suffix
 among the program's sources, tier by tier: first those under the program's

@@ -408,8 +408,8 @@ class AdapterProfile:
     def trace(self, backend: AdapterHost, functions: list[str], lines: bool, max_calls: int,
               timeout: float, sink: CallSink) -> TraceOutcome | None:
         """`dbg trace` by the debugger's own means (see
-        :meth:`dbgcore.backend.Backend.trace`); None: dbg's fallback
-        (breakpoints and step out, :mod:`dbgcore.tracefall`)."""
+        :meth:`dbgcore.backends.contract.Backend.trace`); None: dbg's fallback
+        (breakpoints and step out, :mod:`dbgcore.backends.stoptracer`)."""
         return None
 
     def configuration_requests(self) -> list[tuple[str, Message]]:

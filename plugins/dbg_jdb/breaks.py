@@ -186,7 +186,7 @@ class JdbBreakpoints:
         raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
 
     def _resolve(self, path: str) -> str:
-        """The source file a typed name means (see dbgcore.sources)."""
+        """The source file a typed name means (see dbgcore.lang.sourcefind)."""
         roots = self._source_roots()
         found = resolve_source(path, roots, [
             lambda: (f for root in roots for f in walk_sources(root, (".java",)))])

@@ -678,7 +678,7 @@ class PdbBackend(ConsoleBackend):
         return f"{file}:{loc.line}", None
 
     def _resolve(self, file: str, timeout: float) -> str:
-        """The source file a typed name means (see dbgcore.sources)."""
+        """The source file a typed name means (see dbgcore.lang.sourcefind)."""
 
         def loaded() -> list[str]:
             if self.state() != "stopped":

@@ -10,7 +10,7 @@ holding the launcher's arguments and its settings from the environment,
      "env": {"DBG_PDB_TEST": "1", ...}}
 
 so that a daemon forked for a start can spawn it before it knows the run
-(dbgcore.prespawn), and the interpreter's start and the launcher's imports
+(dbgcore.start.prespawn), and the interpreter's start and the launcher's imports
 go on beside the daemon's own. ``python launch.py PROMPT STDOUT_FIFO ...``
 (the arguments themselves, the settings in the environment) runs at once.
 

@@ -48,9 +48,9 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, 
 
 
 def test_tools_are_the_op_table(dbg: Dbg) -> None:
-    from dbgcore.mcp_server import input_schema
-    from dbgcore.ops import full_table
-    from dbgcore.plugins import PluginHost
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.frontends.mcp.server import input_schema
+    from dbgcore.ops.table import full_table
 
     async def scenario(session: ClientSession) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}

@@ -51,8 +51,8 @@ def test_the_location_table_matches_which_backends_make_pending_breakpoints(
 def pends_unknown_files(backend: str) -> bool:
     from dbg_dap.profiles import profile_for
 
-    from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.backends.registry import BackendRegistry
 
     spec = BackendRegistry(PluginHost()).spec(backend)
     return spec.plugin == "dap" and profile_for(spec).pending_unknown_files

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import builds
-import pytest
 
 if TYPE_CHECKING:
     from conftest import Dbg
@@ -148,9 +147,9 @@ def twin_program(backend: str, dbg: Dbg, backend_ready: Callable[[str], None],
 
 def caps_of(backend: str) -> dict[str, str]:
     """What `dbg caps` says of a backend (asked of the installed debugger)."""
-    from dbgcore.ops import full_table
-    from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.backends.registry import BackendRegistry
+    from dbgcore.ops.table import full_table
 
     host = PluginHost()
     spec, cls = BackendRegistry(host).loaded(backend)
@@ -161,8 +160,8 @@ def debugger_in_program(backend: str) -> bool:
     """Whether the backend's debugger runs in the program's own process (pdb):
     a SIGKILL of it is the program's death, told as the program's end
     (docs/semantics.md, "The end")."""
-    from dbgcore.plugins import PluginHost
-    from dbgcore.registry import BackendRegistry
+    from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.backends.registry import BackendRegistry
 
     _, cls = BackendRegistry(PluginHost()).loaded(backend)
     return bool(getattr(cls, "runs_in_program", False))

@@ -22,11 +22,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from dbgcore.dap.channel import DapChannel, DapRequestError
-from dbgcore.dap.framing import FrameDecoder, FramingError, encode
-from dbgcore.dap.transport import SocketTransport
-from dbgcore.errors import BackendError, DebuggerTimeout
-from dbgcore.translog import TransLog
+from dbgcore.shared.errors import BackendError, DebuggerTimeout
+from dbgcore.transport.dap.adapter import SocketTransport
+from dbgcore.transport.dap.channel import DapChannel, DapRequestError
+from dbgcore.transport.dap.framing import FrameDecoder, FramingError, encode
+from dbgcore.transport.translog import TransLog
 
 Message = dict[str, Any]
 

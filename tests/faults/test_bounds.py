@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from builds import build_c
 
-from dbgcore.translog import DEBUGGER_LOG_BYTES, TransLog
+from dbgcore.transport.translog import DEBUGGER_LOG_BYTES, TransLog
 
 if TYPE_CHECKING:
     from conftest import Dbg
@@ -216,7 +216,7 @@ def test_debugger_log_rotates_at_its_bound(tmp_path: Path) -> None:
 def test_daemon_log_rotates_at_its_bound(tmp_path: Path) -> None:
     import logging
 
-    from dbgcore.translog import BoundedLogHandler
+    from dbgcore.transport.translog import BoundedLogHandler
 
     handler = BoundedLogHandler(tmp_path / "daemon.log", max_bytes=50_000)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))

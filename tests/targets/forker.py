@@ -1,6 +1,5 @@
 """Forks and execs a long sleeper, then waits at a breakpoint."""
 
-import os
 import subprocess
 
 child = subprocess.Popen(["sleep", "300"])

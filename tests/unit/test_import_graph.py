@@ -180,10 +180,10 @@ def test_the_in_program_rule_sees_each_kind_of_outside_import(tmp_path: Path) ->
     assert outside_imports(folder) == []
     (folder / "wrong.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from dbgcore import paths\n"
-        "def f():\n    import dbgcore.tracing\n    from . import fine\n"
+        "def f():\n    import dbgcore.vocab.traces\n    from . import fine\n"
         "import json, yaml\n")
     assert outside_imports(folder) == [
-        "wrong.py:3: dbgcore", "wrong.py:5: dbgcore.tracing", "wrong.py:6: .",
+        "wrong.py:3: dbgcore", "wrong.py:5: dbgcore.vocab.traces", "wrong.py:6: .",
         "wrong.py:7: yaml"]
 
 

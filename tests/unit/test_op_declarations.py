@@ -1,5 +1,5 @@
-"""Each op is declared once, in the op table (dbgcore/ops.py), and only the
-backend registry (dbgcore/registry.py) maps a backend's name to its class:
+"""Each op is declared once, in the op table (dbgcore/ops/table.py), and only the
+backend registry (dbgcore/backends/registry.py) maps a backend's name to its class:
 read from the source with ast, and checked by behaviour where it can be."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import ClassVar
 
 import pytest
 
-from dbgcore.backend import Backend, BackendSpec, Support, answered_ops
-from dbgcore.errors import BackendMissing, UnsupportedOp, UsageError
-from dbgcore.model import StopEvent
-from dbgcore.ops import BUILTIN, builtin_table
-from dbgcore.plugins import PluginHost
-from dbgcore.registry import BackendRegistry
+from dbgcore.backends.contract import Backend, BackendSpec, Support, answered_ops
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.backends.registry import BackendRegistry
+from dbgcore.ops.table import BUILTIN, builtin_table
+from dbgcore.shared.errors import BackendMissing, UnsupportedOp, UsageError
+from dbgcore.vocab.model import StopEvent
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = sorted((ROOT / "dbgcore").rglob("*.py"))
@@ -29,7 +29,7 @@ OP_WORDS = {word for op in BUILTIN for word in (op.name, *op.aliases)}
 #: Lists of op names that are no second declaration, and why.
 NOT_DECLARATIONS = {
     # The resources each session offers, named after the ops that show them.
-    ("dbgcore/mcp_server.py", frozenset({"hits", "output"})),
+    ("dbgcore/frontends/mcp/server.py", frozenset({"hits", "output"})),
     # The testing kit's example command line of each op, to try it on a backend.
     ("dbgcore/testing.py", frozenset({
         "break", "unbreak", "breaks", "watch", "catch", "continue", "step", "next", "finish",
@@ -76,14 +76,14 @@ def test_the_reader_finds_a_second_declaration() -> None:
         {"break", "step"}, {"status", "tool"}, {"raw", "input"}]
 
 
-@pytest.mark.parametrize("path", [p for p in CORE if p != ROOT / "dbgcore" / "ops.py"],
+@pytest.mark.parametrize("path", [p for p in CORE if p != ROOT / "dbgcore" / "ops" / "table.py"],
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_op_is_declared_outside_the_table(path: Path) -> None:
     where = path.relative_to(ROOT).as_posix()
     found = [(line, sorted(words)) for line, words in
              op_collections(ast.parse(path.read_text(encoding="utf-8")))
              if (where, words) not in NOT_DECLARATIONS]
-    assert found == [], f"ops listed again outside dbgcore/ops.py: {found}"
+    assert found == [], f"ops listed again outside dbgcore/ops/table.py: {found}"
 
 
 def test_every_backend_op_method_is_one_ops() -> None:
@@ -104,7 +104,7 @@ def test_every_backend_op_method_is_one_ops() -> None:
 def test_backend_py_declares_no_op() -> None:
     # Which method answers which op is said once, in the table: backend.py
     # names no op (its methods refuse by the name the core gave them).
-    source = (ROOT / "dbgcore" / "backend.py").read_text()
+    source = (ROOT / "dbgcore" / "backends" / "contract.py").read_text()
     tree = ast.parse(source)
     decorated = [node.name for node in ast.walk(tree)
                  if isinstance(node, ast.FunctionDef) and node.decorator_list
@@ -165,13 +165,13 @@ def _lookups(tree: ast.AST) -> list[tuple[int, str]]:
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_only_the_registry_maps_a_backend_name_to_its_class(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    if path.relative_to(ROOT).as_posix() == "dbgcore/plugins.py":
+    if path.relative_to(ROOT).as_posix() == "dbgcore/backends/pluginhost.py":
         # The host gathers the classes the plugins register (and reports them).
         allowed = {"backend_classes"}
     else:
         allowed = set()
     found = [(line, name) for line, name in _lookups(tree) if name not in allowed]
-    assert found == [], f"a backend looked up outside dbgcore/registry.py: {found}"
+    assert found == [], f"a backend looked up outside dbgcore/backends/registry.py: {found}"
 
 
 @pytest.fixture
@@ -217,6 +217,6 @@ def test_plugin_ops_name_methods_their_backend_has() -> None:
         assert op.method_name is not None and isinstance(op.method, str), op
         assert callable(getattr(DapBackend, op.method_name, None)), op
     with pytest.raises(ValueError):
-        from dbgcore.opspec import Op
+        from dbgcore.vocab.opspec import Op
 
         Op("heap", "Show the heap.", method="op heap")

@@ -7,8 +7,9 @@ import ast
 import importlib
 from pathlib import Path
 
-import dbgcore.api as api
 import pytest
+
+import dbgcore.api as api
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The plugins' own code; their tests may use the testing kit (dbgcore.testing).
@@ -39,8 +40,8 @@ def test_every_public_name_resolves_to_its_home() -> None:
     for name in api.__all__:
         value = getattr(api, name)
         assert value is not None, name
-    assert api.procutil is importlib.import_module("dbgcore.procutil")
-    assert api.Backend is importlib.import_module("dbgcore.backend").Backend
+    assert api.procutil is importlib.import_module("dbgcore.shared.procutil")
+    assert api.Backend is importlib.import_module("dbgcore.backends.contract").Backend
 
 
 def test_an_unknown_name_says_where_to_look() -> None:

@@ -10,14 +10,14 @@ from typing import Any, ClassVar
 
 import pytest
 
-from dbgcore.backend import AttachRequest, Backend, BackendSpec, SessionContext
-from dbgcore.errors import EXIT_UNSUPPORTED, DbgError, UnsupportedOp
-from dbgcore.model import BreakLoc, BreakOptions, Breakpoint
-from dbgcore.ops import BACKEND_OPS, BUILTIN
-from dbgcore.output import OutputBuffer
-from dbgcore.plugins import PluginHost
-from dbgcore.tracing import Discard
-from dbgcore.translog import TransLog
+from dbgcore.backends.contract import AttachRequest, Backend, BackendSpec, SessionContext
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.ops.table import BACKEND_OPS, BUILTIN
+from dbgcore.shared.errors import EXIT_UNSUPPORTED, DbgError, UnsupportedOp
+from dbgcore.transport.outputbuffer import OutputBuffer
+from dbgcore.transport.translog import TransLog
+from dbgcore.vocab.model import BreakLoc, BreakOptions, Breakpoint
+from dbgcore.vocab.traces import Discard
 
 #: The ops a backend answers by overriding a Backend method, as the op table
 #: declares them.

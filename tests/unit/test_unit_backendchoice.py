@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from dbgcore.backendchoice import candidates, select_backend
-from dbgcore.errors import BackendMissing, UsageError
-from dbgcore.plugins import PluginHost
-from dbgcore.registry import BackendRegistry
+from dbgcore.backends.choice import candidates, select_backend
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.backends.registry import BackendRegistry
+from dbgcore.shared.errors import BackendMissing, UsageError
 
 NOWHERE = "dbgtest-no-such-debugger-7f3a"
 

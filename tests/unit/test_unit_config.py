@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from dbgcore.config import config_files, load_config, shipped_config_file
-from dbgcore.errors import ConfigError
+from dbgcore.backends.config import config_files, load_config, shipped_config_file
+from dbgcore.shared.errors import ConfigError
 
 #: These tests are about dbg's file and the user's and project's; the plugins
 #: installed beside dbg (contrib/dbg-node) add a file of their own.

@@ -1,4 +1,4 @@
-"""The PTY layer (dbgcore.ptydriver, dbgcore.console) on a real console program:
+"""The PTY layer (dbgcore.transport.ptydriver, dbgcore.backends.console) on a real console program:
 prompts that change, answers owed by timed-out commands, ANSI stripping,
 EOF and TIMEOUT as typed errors, and cleanup."""
 
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from dbgcore.backend import BackendSpec, SessionContext
-from dbgcore.console import ConsoleBackend
-from dbgcore.errors import DebuggerTimeout, NotStopped, TargetExited
-from dbgcore.model import StopEvent
-from dbgcore.output import OutputBuffer
-from dbgcore.ptydriver import PtyEOF, PtyTimeout
-from dbgcore.translog import TransLog
+from dbgcore.backends.console import ConsoleBackend
+from dbgcore.backends.contract import BackendSpec, SessionContext
+from dbgcore.shared.errors import DebuggerTimeout, NotStopped, TargetExited
+from dbgcore.transport.outputbuffer import OutputBuffer
+from dbgcore.transport.ptydriver import PtyEOF, PtyTimeout
+from dbgcore.transport.translog import TransLog
+from dbgcore.vocab.model import StopEvent
 
 TOY = str(Path(__file__).with_name("toy_console.py"))
 PROMPT = re.compile(r"(?:\A|\n)(> |main\[\d+\] )$")

@@ -10,10 +10,10 @@ from pathlib import Path
 from dbg_dap.frames import go_package, go_parameters, lldb_arguments, native_library
 from dbg_jdb.parse import java_library, method_arguments
 
-from dbgcore.inspect_ops import shown_frames
-from dbgcore.model import Frame
-from dbgcore.ops import render
-from dbgcore.pyframes import PythonLibraries, python_parameters
+from dbgcore.lang.pyframes import PythonLibraries, python_parameters
+from dbgcore.ops.inspecting import shown_frames
+from dbgcore.ops.table import render
+from dbgcore.vocab.model import Frame
 
 
 def test_python_libraries_are_site_packages_and_the_standard_library(tmp_path: Path) -> None:

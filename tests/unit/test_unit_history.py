@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.errors import UsageError
-from dbgcore.output import OutputBuffer
-from dbgcore.recorded import RecordedExpression, Unknown, read_value
-from dbgcore.recording import Batches, StoredCalls
-from dbgcore.rundiff import compare
-from dbgcore.store import Store
-from dbgcore.tracing import CallRecord, LineRecord, read_trace_file
+from dbgcore.shared.errors import UsageError
+from dbgcore.store.db import Store
+from dbgcore.store.recorded import RecordedExpression, Unknown, read_value
+from dbgcore.store.recording import Batches, StoredCalls
+from dbgcore.store.rundiff import compare
+from dbgcore.transport.outputbuffer import OutputBuffer
+from dbgcore.vocab.traces import CallRecord, LineRecord, read_trace_file
 
 
 @pytest.mark.parametrize(("text", "value"), [

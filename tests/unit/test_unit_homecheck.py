@@ -1,4 +1,4 @@
-"""dbgcore.homecheck: folders made and verified by descriptor, files opened
+"""dbgcore.shared.homecheck: folders made and verified by descriptor, files opened
 without following links (the user's own links here; another user's are in
 tests/test_home_trust.py)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore import homecheck
+from dbgcore.shared import homecheck
 
 
 def mode(path: Path) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dbgcore import hookspecs
+from dbgcore.backends import hookspecs
 
 TESTS = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from dbgcore.errors import UsageError
-from dbgcore.model import BreakLoc
+from dbgcore.shared.errors import UsageError
+from dbgcore.vocab.model import BreakLoc
 
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,15}", fullmatch=True)
 dotted = st.lists(identifiers, min_size=1, max_size=4).map(".".join)

@@ -16,10 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import builds
 
-from dbgcore.backendchoice import binary_kind, candidates
-from dbgcore.errors import NotAProgram
-from dbgcore.plugins import PluginHost
-from dbgcore.registry import BackendRegistry
+from dbgcore.backends.choice import binary_kind, candidates
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.backends.registry import BackendRegistry
+from dbgcore.shared.errors import NotAProgram
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,16 @@ from pathlib import Path
 import click
 import pytest
 
-from dbgcore.cli.app import cli
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.daemon.snapshot import BUDGET, arrange
 from dbgcore.docgen import BEGIN, END, reference
-from dbgcore.errors import UsageError
-from dbgcore.frontend import check_values
-from dbgcore.lang import python_object_repr, split_expressions
-from dbgcore.mcp_server import call_tool, input_schema
-from dbgcore.model import Variable
-from dbgcore.ops import BUILTIN, Arg, Op, OpTable, builtin_table, front, full_table
-from dbgcore.plugins import PluginHost
-from dbgcore.snapshot import BUDGET, arrange
+from dbgcore.frontends.call import check_values
+from dbgcore.frontends.cli.app import cli
+from dbgcore.frontends.mcp.server import call_tool, input_schema
+from dbgcore.lang.rules import python_object_repr, split_expressions
+from dbgcore.ops.table import BUILTIN, Arg, Op, OpTable, builtin_table, front, full_table
+from dbgcore.shared.errors import UsageError
+from dbgcore.vocab.model import Variable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,7 +117,7 @@ def test_arrange_orders_marks_and_budgets() -> None:
 def test_opaque_values_are_expanded_one_level() -> None:
     from dbg_dap.profiles import AdapterProfile, DebugpyProfile
 
-    from dbgcore.backend import BackendSpec
+    from dbgcore.backends.contract import BackendSpec
 
     spec = BackendSpec(name="any", plugin="dap")
 

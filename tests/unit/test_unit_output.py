@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from dbgcore.output import OutputBuffer
+from dbgcore.transport.outputbuffer import OutputBuffer
 
 
 def texts(page: dict[str, Any]) -> list[str]:

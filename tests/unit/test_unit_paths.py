@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dbgcore import paths
-from dbgcore.errors import UsageError
+from dbgcore.shared import paths
+from dbgcore.shared.errors import UsageError
 
 #: sun_path holds 108 bytes on Linux, including the terminating NUL.
 SUN_PATH_MAX = 107
@@ -207,8 +207,9 @@ def test_user_and_project_config_files(tmp_path: Path, monkeypatch: pytest.Monke
 @given(st.text(alphabet="ab-._Z9 !é/", min_size=0, max_size=70))
 def test_the_fast_path_finds_sockets_where_paths_puts_them(name: str) -> None:
     """dbgcore.entry repeats the session-name rule and the socket path (it may
-    not import dbgcore.paths, which costs more than the call it serves)."""
-    from dbgcore import client, entry
+    not import dbgcore.shared.paths, which costs more than the call it serves)."""
+    from dbgcore import entry
+    from dbgcore.shared import client
 
     saved = os.environ.get("DBG_HOME")
     with tempfile.TemporaryDirectory() as tmp:
@@ -236,8 +237,10 @@ def test_the_fast_path_finds_sockets_where_paths_puts_them(name: str) -> None:
 
 def test_the_fast_paths_copies_of_constants_are_their_modules() -> None:
     """dbgcore.entry imports none of the modules whose values it copies."""
-    from dbgcore import entry, procutil, spawn
-    from dbgcore.ops import builtin_table
+    from dbgcore import entry
+    from dbgcore.ops.table import builtin_table
+    from dbgcore.shared import procutil
+    from dbgcore.start import spawn
 
     assert entry._DAEMON_START_TIMEOUT == spawn.DAEMON_START_TIMEOUT
     assert (entry._STOP_CHECK, entry._STOPPED_GRACE) == (procutil.STOP_CHECK,

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from dbgcore.plugins import DEFAULT_PLUGINS, PluginHost
+from dbgcore.backends.pluginhost import DEFAULT_PLUGINS, PluginHost
 
 GOOD = """
     import click
 
-    from dbgcore.backend import Backend
-    from dbgcore.hookspecs import hookimpl
+    from dbgcore.backends.contract import Backend
+    from dbgcore.backends.hookspecs import hookimpl
 
 
     class EchoBackend(Backend):
@@ -47,28 +47,28 @@ BROKEN = {
         raise RuntimeError("boom at import time")
     """, ["RuntimeError", "boom at import time"]),
     "misspelled": ("""
-        from dbgcore.hookspecs import hookimpl
+        from dbgcore.backends.hookspecs import hookimpl
 
         @hookimpl
         def dbg_register_backend(register):
             pass
     """, ["unknown hook", "dbg_register_backend"]),
     "hook-raises": ("""
-        from dbgcore.hookspecs import hookimpl
+        from dbgcore.backends.hookspecs import hookimpl
 
         @hookimpl
         def dbg_register_backends(register):
             raise ValueError("registration exploded")
     """, ["ValueError", "registration exploded"]),
     "registers-junk": ("""
-        from dbgcore.hookspecs import hookimpl
+        from dbgcore.backends.hookspecs import hookimpl
 
         @hookimpl
         def dbg_register_backends(register):
             register(dict)
     """, ["TypeError", "not a Backend subclass"]),
     "commands-raise": ("""
-        from dbgcore.hookspecs import hookimpl
+        from dbgcore.backends.hookspecs import hookimpl
 
         @hookimpl
         def dbg_add_commands(cli):
@@ -230,7 +230,7 @@ STOP_LOGGER = """
     import json
     import os
 
-    from dbgcore.hookspecs import hookimpl
+    from dbgcore.backends.hookspecs import hookimpl
 
 
     @hookimpl
@@ -243,7 +243,7 @@ STOP_RAISER = """
     import json
     import os
 
-    from dbgcore.hookspecs import hookimpl
+    from dbgcore.backends.hookspecs import hookimpl
 
 
     @hookimpl
@@ -315,8 +315,8 @@ def test_plugin_module_is_imported_once_per_process(plugin_site: Any, tmp_path: 
 
 
 def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() -> None:
-    from dbgcore.hookspecs import hookimpl
-    from dbgcore.ops import BUILTIN, Arg, Op, OpTable
+    from dbgcore.backends.hookspecs import hookimpl
+    from dbgcore.ops.table import BUILTIN, Arg, Op, OpTable
 
     class HeapPlugin:
         @hookimpl
@@ -422,7 +422,7 @@ def test_one_backend_class_imports_only_the_plugins_up_to_its_own() -> None:
 
     code = textwrap.dedent("""
         import json, sys
-        from dbgcore.plugins import PluginHost
+        from dbgcore.backends.pluginhost import PluginHost
         host = PluginHost()
         pdb = host.backend_class("pdb")
         before = sorted(m for m in sys.modules if m.endswith(".backend"))
@@ -448,7 +448,7 @@ def test_a_backend_lookup_passes_over_plugins_that_declare_other_ids() -> None:
 
     code = textwrap.dedent("""
         import json, sys
-        from dbgcore.plugins import PluginHost
+        from dbgcore.backends.pluginhost import PluginHost
         seen = {}
         for backend_id in sys.argv[1:]:
             host = PluginHost(load_entry_points=False)
@@ -466,7 +466,7 @@ def test_a_backend_lookup_passes_over_plugins_that_declare_other_ids() -> None:
 def test_a_declared_id_is_its_plugins_and_a_plugin_registers_only_what_it_declares() -> None:
     import types
 
-    from dbgcore.plugins import PluginHost
+    from dbgcore.backends.pluginhost import PluginHost
 
     def plugin(name: str, source: str) -> types.ModuleType:
         module = types.ModuleType(name)
@@ -474,8 +474,8 @@ def test_a_declared_id_is_its_plugins_and_a_plugin_registers_only_what_it_declar
         return module
 
     takes_dap = plugin("takes_dap", """
-        from dbgcore.backend import Backend
-        from dbgcore.hookspecs import hookimpl
+        from dbgcore.backends.contract import Backend
+        from dbgcore.backends.hookspecs import hookimpl
 
         class Impostor(Backend):
             id = "dap"
@@ -485,8 +485,8 @@ def test_a_declared_id_is_its_plugins_and_a_plugin_registers_only_what_it_declar
             register(Impostor)
     """)
     says_a_does_b = plugin("says_a_does_b", """
-        from dbgcore.backend import Backend
-        from dbgcore.hookspecs import hookimpl
+        from dbgcore.backends.contract import Backend
+        from dbgcore.backends.hookspecs import hookimpl
 
         DBG_BACKEND_IDS = ("a-test",)
 
@@ -520,12 +520,12 @@ def test_the_op_table_imports_no_backend() -> None:
 
     code = textwrap.dedent("""
         import json, sys
-        from dbgcore.ops import front
-        from dbgcore.plugins import PluginHost
+        from dbgcore.ops.table import front
+        from dbgcore.backends.pluginhost import PluginHost
         table = front(PluginHost).table
         print(json.dumps({"disasm": table.find("disasm") is not None,
                           "backends": sorted(m for m in sys.modules if m.endswith(".backend")
-                                             and m != "dbgcore.backend")}))
+                                             and m != "dbgcore.backends.contract")}))
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
@@ -539,7 +539,7 @@ def test_entry_points_are_importlib_metadatas_without_importing_it(plugin_site: 
 
     code = textwrap.dedent("""
         import json, sys
-        from dbgcore.plugins import PluginHost, entry_points
+        from dbgcore.backends.pluginhost import PluginHost, entry_points
         host = PluginHost()
         mine = [[e.name, e.value, e.source] for e in entry_points("dbg")]
         imported = "importlib.metadata" in sys.modules

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore import procutil
+from dbgcore.shared import procutil
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -1,4 +1,4 @@
-"""dbgcore.pyprobe.real_python: the interpreter behind a version manager's
+"""dbgcore.lang.pyprobe.real_python: the interpreter behind a version manager's
 shim, asked once and kept in DBG_HOME until what the shim chooses by changes.
 A real shell script stands for the shim (it counts its runs), and a real
 interpreter answers for it."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.pyprobe import real_python
+from dbgcore.lang.pyprobe import real_python
 
 REAL = os.path.realpath(sys.executable)
 

@@ -1,4 +1,4 @@
-"""The one redaction (dbgcore/redact.py): what it masks, and as much what it
+"""The one redaction (dbgcore/shared/redact.py): what it masks, and as much what it
 leaves alone (paths, numbers, short words, settings, dbg's own JSON)."""
 
 from __future__ import annotations
@@ -9,7 +9,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dbgcore.redact import REDACTED, Redactor, Secrecy, argv_secrets, looks_like_key, secret_name
+from dbgcore.shared.redact import (
+    REDACTED,
+    Redactor,
+    Secrecy,
+    argv_secrets,
+    looks_like_key,
+    secret_name,
+)
 
 EVERYWHERE, IN_PLACE, NONE = Secrecy.EVERYWHERE, Secrecy.IN_PLACE, Secrecy.NONE
 
@@ -115,7 +122,7 @@ def test_masked_by_shape_with_nothing_known(text: str, secret: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "/usr/lib/python3.11/site-packages/dbgcore/report.py:123",
+    "/usr/lib/python3.11/site-packages/dbgcore/frontends/report.py:123",
     "breakpoint 1 at /tmp/redact-play/prog.py:9 in <module>",
     "break /tmp/work/secrets.py:7", "auth.go:12: undefined: token",
     "KeyError: 'username'", "open('/etc/passwd: x')",

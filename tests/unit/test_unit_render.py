@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dbgcore.ops import render
+from dbgcore.ops.table import render
 
 ENVELOPE = ("ok", "op", "session", "via", "_exit")
 

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from builds import TARGETS, marked_lines
 
-from dbgcore.errors import OpFailed, UsageError
-from dbgcore.lang import (
+from dbgcore.lang.rules import (
     function_span,
     next_python_code_line,
     python_code_lines,
     python_function,
     python_is_generator,
 )
-from dbgcore.location import BreakLoc, location_arg
-from dbgcore.sources import resolve_source, suffix_matches, walk_sources
+from dbgcore.lang.sourcefind import resolve_source, suffix_matches, walk_sources
+from dbgcore.shared.errors import OpFailed, UsageError
+from dbgcore.vocab.location import BreakLoc, location_arg
 
 LEDGER = TARGETS / "ledger"
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from dbgcore.streams import StdinFeed, waiting_for_stdin
+from dbgcore.transport.streams import StdinFeed, waiting_for_stdin
 
 
 def _settle(pid: int, feed: StdinFeed, want: bool) -> bool:

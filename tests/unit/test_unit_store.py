@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from dbgcore import store as store_module
-from dbgcore.store import Store
+from dbgcore.store import db as store_module
+from dbgcore.store.db import Store
 
 
 def snapshot(line: int, **extra: Any) -> dict[str, Any]:
@@ -102,7 +102,7 @@ def test_stops_survive_a_writer_killed_outright(db_path: Path) -> None:
     writer = textwrap.dedent(f"""
         import os, signal, sys
         from pathlib import Path
-        from dbgcore.store import Store
+        from dbgcore.store.db import Store
         store = Store(Path({str(db_path)!r}))
         sid = store.open_session("crashy", "pdb", "pdb", "", "p.py", [], "/")
         store.record_command(sid, "continue", {{}}, True, {{"state": "stopped"}})
@@ -132,7 +132,7 @@ def test_two_processes_write_side_by_side(db_path: Path) -> None:
     writer = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from dbgcore.store import Store
+        from dbgcore.store.db import Store
         store = Store(Path({str(db_path)!r}))
         sid = store.open_session(sys.argv[1], "pdb", "pdb", "", "p.py", [], "/")
         for i in range(150):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbgcore import procutil
+from dbgcore.shared import procutil
 from dbgcore.testing import BackendSuite, Dbg, marked_lines, require_backend
 
 LEDGER = Path(__file__).resolve().parent / "programs" / "ledger"

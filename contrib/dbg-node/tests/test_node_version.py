@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from dbgcore.backend import BackendSpec
+from dbgcore.backends.contract import BackendSpec
 from dbgcore.testing import require_backend
 
 from dbg_node.backend import NodeBackend

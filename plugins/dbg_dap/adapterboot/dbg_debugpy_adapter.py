@@ -16,7 +16,7 @@ held by the dbg session's daemon (``$DBG_SESSION_PID``) or a process it
 started (the adapter, launcher, debuggee and its children), or by the
 process ``dbg attach --pid`` names (``$DBG_ATTACH_PID``); any other is
 closed before a byte is read or written, and the wait goes on. The check is
-dbgcore/peers.py, loaded by path (``$DBG_PEERS``): this interpreter is the
+dbgcore/transport/peers.py, loaded by path (``$DBG_PEERS``): this interpreter is the
 one with debugpy, not necessarily dbg's.
 
 dbg also chooses the adapter's access token (``$DBG_ADAPTER_TOKEN``) instead

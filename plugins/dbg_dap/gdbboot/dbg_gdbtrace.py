@@ -3,7 +3,7 @@ through the console) the first time a session traces; adds the commands
 ``dbg-trace-start JSON`` and ``dbg-trace-stop``.
 
 Each traced function gets an internal breakpoint whose ``stop()`` writes the
-call to the trace file (dbgcore/tracing.py describes it) and answers False,
+call to the trace file (dbgcore/vocab/traces.py describes it) and answers False,
 so the program never stops there; each recorded call gets an internal
 ``gdb.FinishBreakpoint`` that writes its return value the same way. With
 ``--lines``, an internal breakpoint on each line of a traced function writes

@@ -3,7 +3,7 @@
 calls :func:`start` and :func:`stop` by ``script``.
 
 Each traced function gets a breakpoint whose Python callback writes the call
-to the trace file (dbgcore/tracing.py describes it) and answers False, so
+to the trace file (dbgcore/vocab/traces.py describes it) and answers False, so
 the program does not stop there. Its return is seen by a breakpoint on the
 return address (one per address, whatever the call), whose callback matches
 the call by the stack pointer (after a return it is the call's CFA) and reads

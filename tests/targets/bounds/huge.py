@@ -1,6 +1,5 @@
 """Huge values beside a runaway function: dbg's bounds (tests/faults/test_bounds.py, bench/bounds.py)."""
 
-import sys
 
 
 def spin():

@@ -1,6 +1,5 @@
-import pytest
-
 import helper
+import pytest
 
 
 def test_total_passes(ledger):

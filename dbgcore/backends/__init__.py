@@ -1,0 +1,1 @@
+"""The backend contract and the plugin host that finds, loads and picks backends."""

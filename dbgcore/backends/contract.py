@@ -1,0 +1,479 @@
+"""The canonical vocabulary: one base class every backend implements.
+
+A backend subclasses :class:`Backend` and overrides the ops its debugger can do.
+Every op it leaves alone raises :class:`UnsupportedOp` naming the tool and the
+``dbg raw`` escape hatch; there are no silent no-ops. The op table
+(:mod:`dbgcore.ops.table`) names, in each op's declaration, the method here that
+answers it; what a backend supports is derived from the table and the methods
+it overrides (:meth:`Backend.capabilities`, corrected by the data in
+:attr:`Backend.op_support`), so the core never guesses from a backend's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from dbgcore.shared.errors import DebuggerLost, UnsupportedOp
+from dbgcore.shared.jsontypes import JsonObject
+
+if TYPE_CHECKING:
+    # Only named in signatures: the op table, which every front end imports,
+    # refers to this class's methods, so it stays light.
+    from pathlib import Path
+
+    from dbgcore.transport.outputbuffer import OutputBuffer
+    from dbgcore.transport.translog import TransLog
+    from dbgcore.vocab.model import (
+        BreakLoc,
+        BreakOptions,
+        Breakpoint,
+        Frame,
+        StopEvent,
+        StopState,
+        Thread,
+        Value,
+        Variable,
+    )
+    from dbgcore.vocab.opspec import Op
+    from dbgcore.vocab.traces import CallSink, TraceOutcome
+
+Support = Literal["native", "fallback", "none"]
+
+
+#: The methods a backend must have for dbg's fallback of a method it does not
+#: override (`dbg caps`: "fallback" then).
+_FALLBACK_NEEDS: dict[str, tuple[str, ...]] = {
+    "trace": ("set_breakpoint", "remove_breakpoint", "cont", "finish", "stack", "locals"),
+}
+
+
+def answered_ops(ops: Iterable[Op]) -> list[Op]:
+    """Of ``ops`` (an op table), those a backend supports by overriding a
+    :class:`Backend` method (not its ``op_<name>`` ops, which are listed with
+    the backends' own), in the order `dbg caps` lists them: the table's, the
+    session ops (attach) last."""
+    found = [op for op in ops if op.method_name is not None
+             and not op.method_name.startswith("op_")
+             and getattr(Backend, op.method_name, None) is op.method]
+    return sorted(found, key=lambda op: op.group == "sessions")
+
+
+#: Parts of ops a backend may lack, shown by `dbg caps` as rows of their
+#: own: name -> what it is. A backend declares the ones it has in
+#: :attr:`Backend.features` (or computes them in :meth:`Backend.support`).
+FEATURES: dict[str, str] = {
+    "break-if": "conditional breakpoints (`dbg break LOC --if COND`)",
+    "break-hit": "hit counts (`dbg break LOC --hit N`)",
+    "break-log": "logpoints (`dbg break LOC --log MSG`)",
+    "return-value": "the return value after `dbg finish`",
+    "pending": "breakpoints in code not loaded yet, bound when it loads",
+    "stdin": "the program's standard input (`dbg start --stdin FILE`, `dbg input`)",
+    "core": "post-mortem of a core dump (`dbg start --core CORE PROGRAM`)",
+    "children": "child processes followed as sessions of their own (PARENT/NAME-PID)",
+}
+
+
+@dataclass
+class LaunchRequest:
+    program: str
+    args: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    module: bool = False
+    stop_on_entry: bool = True
+    #: Stop where an exception (a panic, an uncaught throw) would end the
+    #: program; `dbg start --no-catch` turns it off.
+    stop_on_uncaught: bool = True
+    options: JsonObject = field(default_factory=dict)
+    #: The path the program reads as its standard input (fd 0): a file the
+    #: user gave (`dbg start --stdin FILE`) or a FIFO whose write end the core
+    #: holds open for `dbg input` (so opening it to read never blocks). A
+    #: backend that sets :attr:`Backend.reads_stdin` must give the program
+    #: this path as its stdin; None: the program reads nothing (/dev/null).
+    stdin: str | None = None
+    #: The program is a test run (`dbg test`): stop where a test fails (the
+    #: frame that raised the assertion or error), even though the runner
+    #: catches it; passing tests do not stop.
+    test: bool = False
+    #: `dbg start --core CORE`: open this core dump of ``program`` instead of
+    #: running it (only a backend with :attr:`Backend.opens_cores` gets one).
+    #: The program is then a snapshot: the stop is reason "core" in the frame
+    #: where the process died, its ``signal`` the one that killed it and its
+    #: description :func:`dbgcore.backends.corefile.post_mortem_description`'s; the
+    #: core refuses every op that would run or change the program. A launch,
+    #: not an attach: there is no live process to detach from, and the session
+    #: is dbg's own from start to end.
+    core: str | None = None
+    #: `dbg start --run`: places the session's breakpoints. A backend that
+    #: can take them before the program runs calls it then, and launches
+    #: straight to the first stop instead of stopping at entry; one that
+    #: cannot ignores it, and the session places them at the entry stop and
+    #: continues.
+    before_run: Callable[[], object] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass
+class AttachRequest:
+    pid: int | None = None
+    host: str | None = None
+    port: int | None = None
+    program: str | None = None
+    options: JsonObject = field(default_factory=dict)
+    #: A child process's session (options["child"]): places the session's
+    #: breakpoints before the child runs on, like LaunchRequest.before_run.
+    before_run: Callable[[], None] | None = None
+
+
+@dataclass
+class BackendSpec:
+    """One entry of backends.yaml, after merging."""
+
+    name: str
+    plugin: str
+    command: list[str] = field(default_factory=list)
+    extensions: list[str] = field(default_factory=list)
+    root_markers: list[str] = field(default_factory=list)
+    #: Kinds of executable this backend is chosen for: "go" (a Go binary),
+    #: "elf" (any other ELF executable). See :mod:`dbgcore.backends.choice`.
+    binaries: list[str] = field(default_factory=list)
+    launch: JsonObject = field(default_factory=dict)
+    install: str = ""
+    description: str = ""
+    options: JsonObject = field(default_factory=dict)
+
+
+@dataclass
+class Readiness:
+    ready: bool
+    detail: str = ""
+    version: str = ""
+
+
+@dataclass
+class SessionContext:
+    """What the core lends a backend for the life of a session."""
+
+    name: str
+    run_dir: Path
+    output: OutputBuffer
+    log: TransLog
+    #: Called with (pid, role) for every process the backend starts, so the
+    #: core can clean up after a daemon that died without doing so itself.
+    track_process: Callable[[int, str], None] = lambda pid, role: None
+    shutdown_grace: float = 1.0
+    #: Each op's words in a refusal ("step into"), from the op table
+    #: (:attr:`dbgcore.vocab.opspec.Op.title`), for :meth:`Backend.unsupported`.
+    op_titles: Mapping[str, str] = field(default_factory=dict)
+
+
+class Backend:
+    """Base class of all backends. Subclasses override the ops they support."""
+
+    #: The name backends.yaml uses in ``plugin:`` to pick this class.
+    id: ClassVar[str] = ""
+    #: The debugger's own name, as shown in ``[via <tool> <version>]``.
+    tool: ClassVar[str] = "debugger"
+    #: Per-op hints shown when an op is unsupported (op name -> hint).
+    unsupported_hints: ClassVar[Mapping[str, str]] = {}
+    #: Which of :data:`FEATURES` the backend has (missing: "none").
+    features: ClassVar[Mapping[str, Support]] = {}
+    #: What the overridden methods alone do not tell (op -> support), laid
+    #: over them by :meth:`capabilities`: "fallback" for an op dbg builds out
+    #: of other requests, "native" for one a live debugger decides.
+    op_support: ClassVar[Mapping[str, Support]] = {}
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        self.spec = spec
+        self.ctx = ctx
+        #: Set when the debugger died under the session; every op then fails
+        #: with it, and the session's state is "debugger_lost".
+        self.lost: DebuggerLost | None = None
+        self._checked_version: str | None = None
+
+    # -- availability ------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        """Is the debugger installed? The default looks up the first word of
+        the command line on PATH."""
+        if not spec.command:
+            return Readiness(False, "no command configured")
+        exe = spec.command[0]
+        import shutil  # (the CLI loads this module for the op table; few commands check)
+
+        found = shutil.which(exe)
+        if not found:
+            return Readiness(False, f"{exe} not found")
+        return Readiness(True, found)
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        """Refuse, before a session starts, a program this backend cannot run,
+        with a UsageError that says what to do (e.g. compile it first)."""
+
+    @classmethod
+    def capabilities(cls, ops: Iterable[Op]) -> dict[str, Support]:
+        """Which of ``ops`` (the op table) that a :class:`Backend` method
+        answers this backend supports: every op whose method the subclass
+        overrides, corrected by :attr:`op_support`."""
+        caps: dict[str, Support] = {}
+
+        for op in answered_ops(ops):
+            assert op.method_name is not None
+            name = op.method_name
+            caps[op.name] = "native" if getattr(cls, name) is not getattr(Backend, name) \
+                else "fallback" if cls.has_fallback(name) else "none"
+        caps.update(cls.op_support)
+        return caps
+
+    @classmethod
+    def extension_ops(cls) -> list[str]:
+        """Names of the backend-specific ops it offers (``op_<name>`` methods,
+        but not this class's own refusals, :meth:`op_exception`)."""
+        return [name[3:].replace("_", "-") for name in dir(cls)
+                if name.startswith("op_") and callable(getattr(cls, name))
+                and getattr(cls, name) is not getattr(Backend, name, None)]
+
+    @classmethod
+    def support(cls, spec: BackendSpec, ops: Iterable[Op]) -> dict[str, Support]:
+        """What `dbg caps` shows for a backends.yaml entry: every op of
+        ``ops`` (the op table) a backend method answers, and every extension
+        op, "native", "fallback" (done by dbg out of other requests or the
+        debugger's console) or "none". Backends whose support depends on the
+        debugger installed ask it here."""
+        return cls.declared_support(ops)
+
+    @classmethod
+    def declared_support(cls, ops: Iterable[Op]) -> dict[str, Support]:
+        """What the code declares, without asking any debugger (what
+        :meth:`support` answers unless a backend asks the installed one)."""
+        return {**cls.capabilities(ops), **{op: "native" for op in cls.extension_ops()},
+                **{name: cls.features.get(name, "none") for name in FEATURES},
+                "stdin": "native" if cls.reads_stdin else "none",
+                "core": "native" if cls.opens_cores else "none"}
+
+    @classmethod
+    def tool_for(cls, spec: BackendSpec) -> str:
+        """The tool's name for a backends.yaml entry (one class may drive many)."""
+        return cls.tool
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool_for(self.spec)
+
+    @classmethod
+    def unsupported_for(cls, spec: BackendSpec, op: str, hint: str | None = None,
+                        title: str | None = None) -> UnsupportedOp:
+        """The refusal of ``op``, in the words ``title`` (the op table's
+        :attr:`~dbgcore.vocab.opspec.Op.title`; default the op's name)."""
+        return UnsupportedOp(title or op, cls.tool_for(spec),
+                             hint or cls.unsupported_hints.get(op, ""))
+
+    def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:
+        return self.unsupported_for(self.spec, op, hint, self.ctx.op_titles.get(op))
+
+    def extension_op(self, op: str) -> Callable[[JsonObject, float], JsonObject] | None:
+        """A backend-specific op (``dbg disasm``, ``dbg scopes``...) by name:
+        a method ``op_<name>(args, timeout) -> payload``, or None."""
+        method = getattr(self, f"op_{op.replace('-', '_')}", None)
+        return method if callable(method) else None
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def version(self) -> str:
+        """The debugger's version, for ``[via TOOL VERSION]``: by default the
+        one :meth:`check` found, asked once per session."""
+        if self._checked_version is None:
+            self._checked_version = self.check(self.spec).version
+        return self._checked_version
+
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
+        raise NotImplementedError
+
+    def attach(self, request: AttachRequest, timeout: float) -> StopEvent:
+        raise self.unsupported("attach")
+
+    def state(self) -> StopState:
+        raise NotImplementedError
+
+    def poll(self, timeout: float) -> StopEvent | None:
+        """While the target runs: wait up to ``timeout`` for it to stop or exit
+        and return what happened, or None if it still runs."""
+        raise NotImplementedError
+
+    def terminate(self) -> None:
+        """End the debuggee and the debugger; must not raise."""
+        raise NotImplementedError
+
+    def program_pids(self) -> list[int]:
+        """The program's own processes, as far as the backend knows them (the
+        debugger's too where the debugger runs inside the program, as pdb
+        does); [] when it does not know them. See :meth:`ended_unseen`."""
+        return []
+
+    def ended_unseen(self, timeout: float) -> StopEvent | None:
+        """The program's end while it was stopped and no op waited for it (a
+        SIGKILL from outside), which the debugger may never report (gdb and
+        delve wait for the next resume, and a resume then hangs or fails);
+        None while it lives. Asked by the core before each op on a stopped
+        program, and when the backend's state is "exited" with the end not
+        told yet. The default looks at :meth:`program_pids`: all gone means
+        the program ended, how as its zombie's wait status says (unknown
+        once the debugger reaped it). A backend whose debugger has reported
+        the end overrides this to say what it reported."""
+        from dbgcore.shared import procutil
+        from dbgcore.vocab.model import StopEvent, ended
+
+        pids = [pid for pid in self.program_pids() if pid > 0]
+        if not pids or any(procutil.alive(pid) for pid in pids):
+            return None
+        statuses = [procutil.exit_status(pid) for pid in pids]
+        status = next((s for s in statuses if s is not None), None)
+        return ended(status) if status is not None else \
+            StopEvent(state="exited", reason="exited")
+
+    # -- breakpoints ---------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        raise self.unsupported("break")
+
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        raise self.unsupported("unbreak")
+
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
+        raise self.unsupported("breaks")
+
+    def watch(self, expression: str, timeout: float) -> Breakpoint:
+        raise self.unsupported("watch")
+
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
+        raise self.unsupported("catch")
+
+    # -- execution (each returns what stopped it, or state "running") --------
+
+    def cont(self, timeout: float) -> StopEvent:
+        raise self.unsupported("continue")
+
+    def step(self, timeout: float) -> StopEvent:
+        raise self.unsupported("step")
+
+    def next(self, timeout: float) -> StopEvent:
+        raise self.unsupported("next")
+
+    def finish(self, timeout: float) -> StopEvent:
+        """Run until the selected frame returns; stop in its caller, with
+        ``return_value`` when the debugger can know it. The core has already
+        refused `finish` in the outermost frame."""
+        raise self.unsupported("finish")
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        """Run to ``loc`` (None: the next line, not going back in a loop). A
+        location where no code is is refused (OpFailed) before anything runs;
+        one behind the current line in the same function the core refuses."""
+        raise self.unsupported("until")
+
+    def pause(self, timeout: float) -> StopEvent:
+        raise self.unsupported("pause")
+
+    # -- inspection ----------------------------------------------------------
+
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        """Frames of the current thread, innermost first; the debugger's and
+        the runtime's own frames marked ``internal`` (the core hides the
+        outermost run of them), libraries' and test runners' ``library``
+        (`dbg stack` hides them unless `--all`). Cheap: every stop asks."""
+        raise self.unsupported("stack")
+
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
+        """Set each frame's ``args`` to its arguments where the debugger can
+        tell (the default leaves them None). The core asks only for the
+        frames it shows, since some debuggers answer a request per frame."""
+
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        raise self.unsupported("frame")
+
+    def locals(self, timeout: float) -> list[Variable]:
+        raise self.unsupported("locals")
+
+    #: Whether the backend gives the program :attr:`LaunchRequest.stdin` as
+    #: its standard input (`dbg start --stdin`, `dbg input`). A class whose
+    #: answer depends on its configuration (one class, many debuggers) may
+    #: set it per instance, and say so in :meth:`support`.
+    reads_stdin: bool = False
+
+    #: Whether the backend opens a core dump (:attr:`LaunchRequest.core`).
+    #: Like :attr:`reads_stdin`, a class may set it per instance.
+    opens_cores: bool = False
+
+    def interrupt(self) -> None:
+        """Ask the running program to stop, and return at once. Called from
+        another thread than the one blocked in an execution op (`continue`,
+        `step`...), which then returns the stop this causes: `dbg pause` from
+        a second client. Must be safe to call while that op waits (a signal
+        to the debugger, a request on a thread-safe channel), and do nothing
+        when the program is not running."""
+        raise self.unsupported("pause", "this backend cannot be interrupted while another "
+                                        "command waits for the program")
+
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
+        """The fields of a struct or object among the last ``locals()`` whose
+        value does not show them (``{...}``, ``<Cart object at 0x...>``), one
+        level, for a stop snapshot; None for a value that shows its contents,
+        or when the backend cannot tell. Asked only for what the snapshot shows."""
+        return None
+
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        raise self.unsupported("print")
+
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        raise self.unsupported("set")
+
+    def threads(self, timeout: float) -> list[Thread]:
+        raise self.unsupported("threads")
+
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
+        raise self.unsupported("thread")
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        """Send native text; return its answer, and a stop event if the command
+        moved the target (e.g. ``dbg raw next``)."""
+        raise self.unsupported("raw")
+
+    # -- history -------------------------------------------------------------
+
+    def trace(self, functions: list[str], lines: bool, max_calls: int,
+              timeout: float, sink: CallSink) -> TraceOutcome:
+        """`dbg trace`: run the program from here without stopping, recording
+        each call of ``functions`` (args at entry, the return value or the
+        exception at exit, the caller, the thread; with ``lines`` each line
+        reached and the locals changed there), at most ``max_calls`` of them,
+        until it stops (a breakpoint, an exception, the end). When ``timeout``
+        runs out, pause it and return what was recorded (``timed_out``).
+        Each call is given to ``sink`` as it is recorded and again as it
+        ends, so that a daemon killed meanwhile keeps it (a tracer that
+        writes a trace file: :func:`dbgcore.vocab.traces.follow_trace_file`).
+
+        A backend whose debugger can trace by itself overrides this; for one
+        that does not, the core uses dbg's fallback (:mod:`dbgcore.backends.stoptracer`:
+        internal breakpoints and `finish`, out of the backend's own op
+        methods) when it has what that needs (:meth:`has_fallback`)."""
+        raise self.unsupported("trace")
+
+    @classmethod
+    def has_fallback(cls, method: str) -> bool:
+        """Whether dbg's fallback can do ``method`` (a :class:`Backend`
+        method name) on this backend: it overrides every method the fallback
+        uses (:data:`_FALLBACK_NEEDS`)."""
+        needs = _FALLBACK_NEEDS.get(method)
+        return bool(needs) and all(getattr(cls, n) is not getattr(Backend, n)
+                                   for n in needs or ())
+
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
+        """`dbg exception`: the exception the program stopped on (``type``,
+        ``message``, ``traceback`` in call order), by the debugger's own means.
+        Like a backend-specific op, `dbg caps` lists it among those (native
+        where a class overrides this)."""
+        raise self.unsupported("exception")

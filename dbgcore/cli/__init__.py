@@ -1,5 +1,0 @@
-"""The ``dbg`` command line: the click application is in :mod:`dbgcore.cli.app`.
-
-This package's own import is kept empty so the fast path in
-:mod:`dbgcore.entry` can use :mod:`dbgcore.cli.output` without loading click.
-"""

@@ -1,0 +1,1 @@
+"""The daemon: the socket server, the session it holds, dispatch of ops."""

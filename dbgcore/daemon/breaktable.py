@@ -1,0 +1,192 @@
+"""The session's breakpoints and watchpoints, with ids that last as long as
+the session.
+
+Backends number breakpoints their own way, and start again from 1 when
+`dbg restart` starts a new debugger. The user sees only this table's ids:
+each entry keeps what the user asked for (a location and options, or a
+watched expression) and the id the current backend gave it, so restart can
+set everything again under the same ids, `unbreak` can find an entry by the
+location as typed or as bound, and a stop's hit breakpoints are reported by
+the user's ids.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, replace
+
+from dbgcore.backends.contract import Backend
+from dbgcore.lang.sourcefind import suffix_matches
+from dbgcore.shared.errors import DbgError, OpFailed
+from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.vocab.location import BreakLoc
+from dbgcore.vocab.model import BreakOptions, Breakpoint
+
+
+@dataclass
+class Entry:
+    id: int
+    #: "break", "watch", or "adopted" (made by a backend-specific op, such as
+    #: `dbg break-instruction`, and not set again on restart).
+    kind: str
+    loc: BreakLoc | None = None
+    expression: str | None = None
+    options: BreakOptions | None = None
+    #: The current backend's id for it; None while it is not set (it could
+    #: not be set again after a restart: ``error`` says why).
+    backend_id: int | str | None = None
+    error: str = ""
+    #: The backend's last word on it (where it bound, hits).
+    last: Breakpoint | None = None
+    #: A watch: the expression's value when last seen.
+    value: str | None = None
+    #: A watch: the frame it was set in, as (file, function, stack depth);
+    #: its value is read again only at stops in such a frame (elsewhere the
+    #: same name is another frame's variable).
+    scope: tuple[str | None, str | None, int] | None = None
+
+    def requested(self) -> str:
+        if self.loc is not None:
+            return str(self.loc)
+        return self.expression or ""
+
+
+class BreakTable:
+    def __init__(self) -> None:
+        self.entries: dict[int, Entry] = {}
+        self._ids = itertools.count(1)
+
+    # -- adding and removing -------------------------------------------------------
+
+    def add(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
+            timeout: float) -> Breakpoint:
+        bp = backend.set_breakpoint(loc, options, timeout)
+        entry = Entry(next(self._ids), "break", loc=loc, options=options, backend_id=bp.id)
+        return self._keep(entry, bp)
+
+    def watch(self, backend: Backend, expression: str, timeout: float) -> Breakpoint:
+        bp = backend.watch(expression, timeout)
+        entry = Entry(next(self._ids), "watch", expression=expression, backend_id=bp.id)
+        return self._keep(entry, bp)
+
+    def _keep(self, entry: Entry, bp: Breakpoint) -> Breakpoint:
+        self.entries[entry.id] = entry
+        return self._view(entry, bp)
+
+    def _view(self, entry: Entry, bp: Breakpoint) -> Breakpoint:
+        shown = replace(bp, id=entry.id, requested=entry.requested() or bp.requested)
+        entry.last = shown
+        return shown
+
+    def remove(self, backend: Backend, ids: list[int], timeout: float) -> list[Breakpoint]:
+        removed = []
+        for entry_id in ids:
+            entry = self.entries[entry_id]
+            if entry.backend_id is not None and backend.state() not in ("exited",
+                                                                         "debugger_lost"):
+                backend.remove_breakpoint(entry.backend_id, timeout)
+            del self.entries[entry_id]
+            if entry.last is not None:
+                removed.append(entry.last)
+        return removed
+
+    # -- reading -----------------------------------------------------------------------
+
+    def listing(self, backend: Backend, timeout: float) -> list[Breakpoint]:
+        """Every entry as the backend sees it now, by the user's ids. Entries
+        the backend dropped (a temporary breakpoint that fired) are dropped
+        here too; breakpoints a backend-specific op made are taken in."""
+        if backend.state() in ("exited", "debugger_lost"):
+            current = [e.last for e in self.entries.values() if e.last is not None]
+            return current
+        seen: set[int] = set()
+        out = []
+        for bp in backend.list_breakpoints(timeout):
+            entry = self._by_backend_id(bp.id)
+            if entry is None:
+                entry = Entry(next(self._ids), "adopted", backend_id=bp.id)
+                self.entries[entry.id] = entry
+            seen.add(entry.id)
+            out.append(self._view(entry, bp))
+        for entry in list(self.entries.values()):
+            if entry.id in seen:
+                continue
+            if entry.backend_id is None:
+                out.append(self._unset_view(entry))
+            else:
+                del self.entries[entry.id]  # the backend let it go
+        return sorted(out, key=lambda b: int(b.id))
+
+    def _unset_view(self, entry: Entry) -> Breakpoint:
+        base = entry.last or Breakpoint(id=entry.id, kind=entry.kind)
+        return replace(base, id=entry.id, verified=False, requested=entry.requested(),
+                       message=entry.error)
+
+    def _by_backend_id(self, backend_id: int | str) -> Entry | None:
+        for entry in self.entries.values():
+            if entry.backend_id is not None and str(entry.backend_id) == str(backend_id):
+                return entry
+        return None
+
+    def user_ids(self, backend: Backend, backend_ids: list[int | str],
+                 timeout: float) -> list[int | str]:
+        """A stop's hit breakpoints, by the user's ids."""
+        out: list[int | str] = []
+        for backend_id in backend_ids:
+            entry = self._by_backend_id(backend_id)
+            if entry is None:
+                self.listing(backend, timeout)  # takes in breakpoints made behind our back
+                entry = self._by_backend_id(backend_id)
+            out.append(entry.id if entry is not None else backend_id)
+        return out
+
+    def matching(self, backend: Backend, wanted: BreakLoc, timeout: float) -> list[int]:
+        """Ids of the entries at ``wanted``: as the user typed it then, or
+        where the breakpoint bound (a file given by name or path suffix)."""
+        found = []
+        for bp in self.listing(backend, timeout):
+            entry = self.entries[int(bp.id)]
+            if entry.loc is not None and entry.loc == wanted:
+                found.append(entry.id)
+            elif wanted.function is not None:
+                if bp.function and (bp.function == wanted.function
+                                    or bp.function.endswith("." + wanted.function)):
+                    found.append(entry.id)
+            elif bp.file and wanted.file and wanted.line in (bp.line, bp.requested_line) and (
+                    suffix_matches(wanted.file, [bp.file])
+                    or os.path.realpath(wanted.file) == os.path.realpath(bp.file)):
+                found.append(entry.id)
+        return found
+
+    # -- a new debugger ----------------------------------------------------------------
+
+    def replay(self, backend: Backend,
+               timeout: float) -> tuple[list[Breakpoint], list[JsonObject]]:
+        """Set every entry again on a new backend (after `dbg restart`), under
+        the same ids; what cannot be set again is kept, unset, with why."""
+        placed, failed = [], []
+        for entry in list(self.entries.values()):
+            if entry.kind == "adopted":
+                del self.entries[entry.id]
+                continue
+            try:
+                if entry.kind == "watch":
+                    assert entry.expression is not None
+                    bp = backend.watch(entry.expression, timeout)
+                else:
+                    assert entry.loc is not None and entry.options is not None
+                    bp = backend.set_breakpoint(entry.loc, entry.options, timeout)
+            except DbgError as exc:
+                entry.backend_id, entry.error = None, f"not set again: {exc.message}"
+                failed.append({"id": entry.id, "location": entry.requested(),
+                               "error": exc.message})
+                continue
+            entry.backend_id, entry.error = bp.id, ""
+            placed.append(self._view(entry, bp))
+        return placed, failed
+
+    def require(self, ids: list[int]) -> None:
+        missing = [str(i) for i in ids if i not in self.entries]
+        if missing:
+            raise OpFailed(f"no breakpoint {', '.join(missing)}", "list them with `dbg breaks`")

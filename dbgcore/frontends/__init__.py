@@ -1,0 +1,1 @@
+"""The front ends: the CLI, the MCP server, agent setup, doctor and report."""

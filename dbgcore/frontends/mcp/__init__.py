@@ -1,0 +1,1 @@
+"""`dbg mcp`: the MCP server over stdio."""

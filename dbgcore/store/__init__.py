@@ -1,0 +1,1 @@
+"""The session store and its queries: stops, traces, runs, diffs."""

@@ -1,0 +1,1 @@
+"""Transports to a debugger: DAP, a PTY, the program output, the transcript."""

@@ -1,0 +1,296 @@
+"""The values canonical ops take and return, shared by every backend.
+
+All of them are plain dataclasses with ``to_dict`` so the daemon can send them
+to the client as JSON and the session store can record them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, fields
+from typing import Literal
+
+from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.vocab.location import BreakLoc
+
+#: "debugger_lost": the debugger died under the session (see DebuggerLost).
+StopState = Literal["stopped", "running", "exited", "debugger_lost"]
+
+__all__ = ["BreakLoc"]  # re-exported: it lives in dbgcore.vocab.location, cheap to import
+
+#: The values :func:`_plain` hands on as they are (immutable).
+_LEAVES = (str, int, float, bool, type(None))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: object) -> object:
+    """What :func:`dataclasses.asdict` makes of ``value``, without its deep
+    copy of every string and number (immutable): a stop snapshot is turned
+    into JSON twice per stop (its answer and its record), and asdict's
+    copying was most of that time."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    names = _FIELD_NAMES.get(kind)
+    if names is None and hasattr(kind, "__dataclass_fields__"):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))  # type: ignore[arg-type]
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return kind(*[_plain(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return kind(_plain(v) for v in value)  # type: ignore[call-arg]
+    if isinstance(value, dict):
+        return kind((_plain(k), _plain(v)) for k, v in value.items())  # type: ignore[call-arg]
+    return copy.deepcopy(value)
+
+
+def _record(value: object) -> JsonObject:
+    """A dataclass instance as :func:`_plain` makes it: a JSON object."""
+    data = _plain(value)
+    assert isinstance(data, dict)
+    return data
+
+
+@dataclass
+class BreakOptions:
+    """What a breakpoint does beyond stopping: its condition, hit count, log
+    message, and whether it goes at its first hit."""
+
+    condition: str | None = None
+    hit_count: int | None = None
+    log_message: str | None = None
+    temporary: bool = False
+
+
+@dataclass
+class Location:
+    """Where the program is: a file and line, and the function (each None
+    when the debugger cannot tell)."""
+
+    file: str | None
+    line: int | None
+    function: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.file or '?'}:{self.line or '?'}"
+        return f"{where} in {self.function}" if self.function else where
+
+
+@dataclass
+class Breakpoint:
+    """A breakpoint as the debugger holds it, with what was asked for."""
+
+    id: int | str
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
+    verified: bool = True
+    condition: str | None = None
+    hits: int = 0
+    requested: str = ""
+    requested_line: int | None = None
+    temporary: bool = False
+    hit_count: int | None = None
+    log_message: str | None = None
+    kind: str = "source"
+    message: str = ""
+
+    def to_dict(self) -> JsonObject:
+        return _record(self)
+
+
+@dataclass
+class Frame:
+    """One frame of a stack, innermost first (index 0)."""
+
+    index: int
+    function: str | None
+    file: str | None
+    line: int | None
+    current: bool = False
+    #: The debugger's, the runner's or the runtime's own frame (runpy, libc's
+    #: __libc_start_main, Go's runtime.main), not the program's. Stacks hide
+    #: the outermost run of them unless `dbg stack --all`.
+    internal: bool = False
+    #: A library's or a test runner's frame (the standard library,
+    #: site-packages, Go's testing package...) rather than the program's own
+    #: code: `dbg stack` hides it unless `--all`, and says how many it hid.
+    library: bool = False
+    #: Whose code a library frame is: its package or library ("_pytest",
+    #: "testing", "java.util", "libc.so.6"), for `dbg stack`'s count of the
+    #: frames it hid (None: not a library frame, or the backend cannot tell).
+    library_name: str | None = None
+    #: The frame's arguments, in order (None: the backend cannot tell).
+    args: list[Variable] | None = None
+
+    def to_dict(self) -> JsonObject:
+        data = _record(self)
+        if self.library_name is None:
+            data.pop("library_name")
+        if self.args is None:
+            data.pop("args")
+        else:
+            data["args"] = [a.to_dict() for a in self.args]
+        return data
+
+
+@dataclass
+class Variable:
+    """A named value: a local, an argument, a field."""
+
+    name: str
+    value: str
+    type: str | None = None
+    #: In a stop snapshot: the value differs from the previous stop in this frame.
+    changed: bool = False
+    #: The value's length before the snapshot cut it (None: not cut).
+    cut: int | None = None
+    #: A struct's or an object's fields, one level (a stop snapshot expands them).
+    fields: list[Variable] | None = None
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"name": self.name, "value": self.value, "type": self.type}
+        if self.changed:
+            data["changed"] = True
+        if self.cut is not None:
+            data["cut"] = self.cut
+        if self.fields is not None:
+            data["fields"] = [f.to_dict() for f in self.fields]
+        return data
+
+
+@dataclass
+class Value:
+    """The value of an expression (`dbg print`)."""
+
+    value: str
+    type: str | None = None
+
+    def to_dict(self) -> JsonObject:
+        return _record(self)
+
+
+@dataclass
+class ReturnValue:
+    """What the function that `finish` ran out of returned (or, for a
+    generator, yielded)."""
+
+    value: str
+    type: str | None = None
+    kind: Literal["returned", "yielded"] = "returned"
+
+    def to_dict(self) -> JsonObject:
+        return _record(self)
+
+
+@dataclass
+class Thread:
+    """One thread of the program."""
+
+    id: int | str
+    name: str
+    current: bool = False
+
+    def to_dict(self) -> JsonObject:
+        return _record(self)
+
+
+@dataclass
+class StopEvent:
+    """What a backend reports after a stopping op: the bare facts of the stop.
+
+    The core turns it into a StopSnapshot by adding the source context and the
+    locals, so every backend's snapshot has the same shape.
+    """
+
+    state: StopState
+    reason: str = ""
+    location: Location | None = None
+    thread: int | str | None = None
+    #: How the program ended: its exit status, or the signal that killed it
+    #: ("SIGSEGV"; exit_code is then None).
+    exit_code: int | None = None
+    signal: str | None = None
+    description: str = ""
+    hit_breakpoints: list[int | str] = field(default_factory=list)
+    return_value: ReturnValue | None = None
+
+
+@dataclass
+class SourceLine:
+    """A line of source around a stop."""
+
+    line: int
+    text: str
+    current: bool = False
+
+
+@dataclass
+class StopSnapshot:
+    """Everything a stop answers with: the stop's facts (:class:`StopEvent`),
+    the source around it, the locals, the watched and shown values."""
+
+    state: StopState
+    reason: str = ""
+    thread: int | str | None = None
+    location: Location | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+    description: str = ""
+    hit_breakpoints: list[int | str] = field(default_factory=list)
+    return_value: ReturnValue | None = None
+    source: list[SourceLine] = field(default_factory=list)
+    locals: list[Variable] = field(default_factory=list)
+    locals_truncated: bool = False
+    #: How many locals the snapshot left out (`dbg locals` shows them all).
+    locals_more: int = 0
+    #: `dbg display` expressions and `--show` ones, each with its value or error.
+    shown: list[JsonObject] = field(default_factory=list)
+    #: At a watchpoint stop: each watch that changed, with its old and new value.
+    watch: list[JsonObject] = field(default_factory=list)
+    #: At the program's end: the breakpoints it never stopped at in this run.
+    never_hit: list[JsonObject] = field(default_factory=list)
+    #: At an end with a non-zero code or a signal: the last lines the program
+    #: wrote to stderr (a usage error, a traceback).
+    stderr_tail: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_event(cls, event: StopEvent) -> StopSnapshot:
+        return cls(
+            state=event.state,
+            reason=event.reason,
+            thread=event.thread,
+            location=event.location,
+            exit_code=event.exit_code,
+            signal=event.signal,
+            description=event.description,
+            hit_breakpoints=list(event.hit_breakpoints),
+            return_value=event.return_value,
+        )
+
+    def to_dict(self) -> JsonObject:
+        data = _record(self)
+        data["locals"] = [v.to_dict() for v in self.locals]
+        for key in ("never_hit", "stderr_tail"):
+            if not data[key]:
+                del data[key]  # said only at an end that has them
+        return data
+
+
+def signal_name(number: int) -> str:
+    """``11`` -> ``"SIGSEGV"`` (``"signal 77"`` for a number Python does not know)."""
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def ended(status: int | None) -> StopEvent:
+    """The end of a program from a wait status as Python gives it
+    (``Popen.returncode``: negative for a signal), as a StopEvent."""
+    if status is not None and status < 0:
+        return StopEvent(state="exited", reason="exited", signal=signal_name(-status))
+    return StopEvent(state="exited", reason="exited", exit_code=status)
