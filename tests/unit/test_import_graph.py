@@ -9,6 +9,12 @@ read, or changed, one without the other). ``from pkg import name`` is an edge
 to ``pkg.name`` when that is a module, else to ``pkg``. A package's
 ``__init__`` is the module ``pkg``; importing ``pkg.mod`` runs it too, but that
 implicit edge is not counted (every submodule would then depend on its package).
+
+Imports also run one way: each of dbgcore's packages may import only the
+packages its rule in :data:`MAY_IMPORT` names (docs/architecture.md draws the
+same rules), and a plugin imports only the public API. Today's exceptions are
+listed, each with its reason, in :data:`ALLOWED_TODAY`: the check fails on a
+new one, and on an entry that is no longer needed.
 """
 
 from __future__ import annotations
@@ -192,3 +198,290 @@ def test_in_program_code_imports_the_standard_library_only() -> None:
     found = outside_imports(IN_PROGRAM)
     assert found == [], "code that runs in the debugged program imports what it cannot " \
         "find there: " + "; ".join(found)
+
+
+
+# -- Imports run one way -------------------------------------------------------------------
+
+#: Every package the rules below let a package import; `dbgcore` is the
+#: package's ``__init__`` (its ``__version__`` alone), which anything may import.
+_BELOW_THE_DAEMON = frozenset({"dbgcore", "shared", "vocab", "lang", "store", "transport",
+                               "backends", "ops"})
+
+#: What each part of dbgcore may import of the rest of dbgcore: a package
+#: under dbgcore by its folder's name, a top-level module by its own name.
+#: Module-level, function-level and ``TYPE_CHECKING`` imports all count: a
+#: type-only import still makes a reader of the importer read the imported
+#: (a ``Protocol`` in the lower package is how such a type is named without
+#: it). An import inside one package is always allowed. Lowest first; each
+#: rule is docs/architecture.md's "may import".
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    # The package's __init__: the version, nothing imported.
+    "dbgcore": frozenset(),
+    # What every process shares, the bottom: the standard library only.
+    "shared": frozenset({"dbgcore"}),
+    # Loaded into the debugged program by path, alone: the standard library
+    # only (test_in_program_code_imports_the_standard_library_only says which).
+    "inprogram": frozenset(),
+    # The op vocabulary: the words, with no process behind them.
+    "vocab": frozenset({"dbgcore", "shared"}),
+    # Language rules and sources; inprogram's files are stdlib-only, so the
+    # daemon may read their rules (which files are a library's) too.
+    "lang": frozenset({"dbgcore", "shared", "vocab", "inprogram"}),
+    "store": frozenset({"dbgcore", "shared", "vocab"}),
+    # Talking to a debugger: never how a daemon was started (start).
+    "transport": frozenset({"dbgcore", "shared", "vocab"}),
+    # The backend contract and the plugin host, over the transports.
+    "backends": frozenset({"dbgcore", "shared", "vocab", "lang", "transport"}),
+    # The ops: never the daemon, a front end, the daemon's start, or entry.
+    "ops": frozenset({"dbgcore", "shared", "vocab", "lang", "store", "transport", "backends"}),
+    # The daemon runs the ops; it is given its start-up, never imports start,
+    # and no front end.
+    "daemon": _BELOW_THE_DAEMON,
+    # Starting a daemon: everything a daemon is made of, never a front end.
+    "start": _BELOW_THE_DAEMON | {"daemon"},
+    # The front ends run in the client: they start daemons and talk to
+    # them over the wire, never import the daemon or a transport.
+    "frontends": frozenset({"dbgcore", "shared", "vocab", "lang", "store", "backends", "ops",
+                            "start"}),
+    # The `dbg` command: the fast path, then a front end.
+    "entry": frozenset({"dbgcore", "shared", "start", "frontends"}),
+    "__main__": frozenset({"entry"}),
+    # The public API for plugins names what it re-exports (by string, its
+    # stub api.pyi by import): anything but the top-level tools.
+    "api": _BELOW_THE_DAEMON | {"inprogram", "daemon", "start", "frontends"},
+    # The testing kit drives `dbg` as a command; it reads the plugin host.
+    "testing": frozenset({"dbgcore", "shared", "vocab", "backends", "api"}),
+    # Writes api.pyi and docs/cli.md from the op table and the API.
+    "docgen": _BELOW_THE_DAEMON | {"frontends", "api"},
+}
+
+#: Today's imports against the rules, each (importer, imported) with its
+#: reason and what ends it. Remove an entry when its import is gone: the
+#: check fails on an entry that no longer matches an import, so this list
+#: only shrinks.
+ALLOWED_TODAY: dict[tuple[str, str], str] = {
+    # ops -> daemon (type only): the handlers take the daemon's Session.
+    # Ends with a Protocol in ops of what a handler may ask of its session.
+    ("dbgcore.ops.handlers", "dbgcore.daemon.session"):
+        "the handlers' session argument is typed as the daemon's Session",
+    # ops -> frontends: ops the client runs itself (doctor, report, mcp,
+    # agent install) are named by the op table, their code is a front end's.
+    # Ends when each op group registers itself as an op plugin (issue 39,
+    # item 3) and the front ends register their own.
+    ("dbgcore.ops.deferred", "dbgcore.frontends.doctor"): "`dbg doctor` runs in the client",
+    ("dbgcore.ops.deferred", "dbgcore.frontends.report"): "`dbg report` runs in the client",
+    ("dbgcore.ops.deferred", "dbgcore.frontends.mcp.server"): "`dbg mcp` runs in the client",
+    ("dbgcore.ops.prepare", "dbgcore.frontends.agents"):
+        "`dbg agent install` runs in the client",
+    # daemon -> frontends: the fast path answers a whole CLI call (checks,
+    # parsing, rendering) inside the daemon with the front ends' call_op.
+    # Ends when parsing and rendering happen in one place whatever the path
+    # (issue 39, item 3).
+    ("dbgcore.daemon.server", "dbgcore.frontends.call"): "the fast path's call_op",
+    # daemon -> start: the daemon ends the debugger started ahead and its
+    # spare, and reads which states give a session's name away. Ends when
+    # the daemon is given its start-up collaborator (issue 39, items 2, 4).
+    ("dbgcore.daemon.server", "dbgcore.start.prespawn"): "discards the early spawn",
+    ("dbgcore.daemon.server", "dbgcore.start.successor"): "readies and ends the spare",
+    ("dbgcore.daemon.server", "dbgcore.start.ended"): "ENDED_STATES",
+    ("dbgcore.daemon.session", "dbgcore.start.prespawn"):
+        "tells the early spawn what was chosen and started; spawns ahead of a restart",
+    # transport -> start: a transport adopts the debugger prespawn started
+    # early. Ends when the transport is handed its early-started process as
+    # a parameter (issue 39, item 2).
+    ("dbgcore.transport.dap.adapter", "dbgcore.start.prespawn"): "adopts the early adapter",
+    ("dbgcore.transport.ptydriver", "dbgcore.start.prespawn"): "adopts the early console",
+    # start -> frontends: `dbg mcp`'s fork helper computes the tool
+    # listing's backend support, where the backends are loaded anyway. Ends
+    # when backend_support lives below the front ends or is handed in.
+    ("dbgcore.start.forkhelper", "dbgcore.frontends.mcp.server"): "backend_support",
+}
+
+
+def part_of(module: str) -> str:
+    """The part of dbgcore a module is in: its package under dbgcore
+    (``dbgcore.daemon.server`` -> ``daemon``), a top-level module's own name
+    (``dbgcore.entry`` -> ``entry``), or ``dbgcore`` for the package itself."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def against_the_rules(graph: dict[str, set[str]],
+                      may_import: dict[str, frozenset[str]]) -> set[tuple[str, str]]:
+    """Each import (importer, imported) from one part of ``graph`` into
+    another that the importer's rule in ``may_import`` does not name (a part
+    with no rule may import nothing)."""
+    found: set[tuple[str, str]] = set()
+    for importer, imported in graph.items():
+        part = part_of(importer)
+        allowed = may_import.get(part, frozenset())
+        found |= {(importer, other) for other in imported
+                  if part_of(other) != part and part_of(other) not in allowed}
+    return found
+
+
+def test_the_rules_see_each_kind_of_wrong_import(tmp_path: Path) -> None:
+    # The check itself, with dbgcore's own rules on a small tree: an import
+    # against them is found at module level, in a function and under
+    # TYPE_CHECKING, through a relative import and a from-import of a
+    # module; an allowed one, one inside a package and the package's
+    # __init__ are not; a part the rules do not name may import nothing.
+    root = tmp_path / "dbgcore"
+    for folder in ("shared", "vocab", "ops", "daemon", "start", "transport", "newpart"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "__init__.py").write_text("")
+    (root / "__init__.py").write_text('__version__ = "0"\n')
+    (root / "shared" / "paths.py").write_text("import dbgcore\n")
+    (root / "shared" / "errors.py").write_text("from . import paths\n")
+    (root / "vocab" / "model.py").write_text(
+        "from dbgcore.shared import errors\ndef f():\n    from dbgcore.ops import table\n")
+    (root / "ops" / "table.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom dbgcore.vocab import model\n"
+        "if TYPE_CHECKING:\n    from ..daemon.session import Session\n")
+    (root / "daemon" / "session.py").write_text("from dbgcore.ops.table import x\n")
+    (root / "daemon" / "server.py").write_text("from dbgcore.start import spawn\n")
+    (root / "start" / "spawn.py").write_text("import dbgcore.daemon.server\n")
+    (root / "transport" / "pty.py").write_text("from dbgcore.start import spawn\n")
+    (root / "newpart" / "thing.py").write_text("from dbgcore.shared import paths\n")
+    graph = graph_of("dbgcore", root)
+    assert against_the_rules(graph, MAY_IMPORT) == {
+        ("dbgcore.vocab.model", "dbgcore.ops.table"),
+        ("dbgcore.ops.table", "dbgcore.daemon.session"),
+        ("dbgcore.daemon.server", "dbgcore.start.spawn"),
+        ("dbgcore.transport.pty", "dbgcore.start.spawn"),
+        ("dbgcore.newpart.thing", "dbgcore.shared.paths"),
+    }
+
+
+def test_every_part_of_dbgcore_has_a_rule() -> None:
+    parts = {part_of(module) for module in graph_of("dbgcore", PACKAGES["dbgcore"])}
+    assert parts == set(MAY_IMPORT), (
+        f"a part with no rule in MAY_IMPORT (add it, and to docs/architecture.md): "
+        f"{sorted(parts - set(MAY_IMPORT))}; a rule for no part: {sorted(set(MAY_IMPORT) - parts)}")
+
+
+def test_imports_run_one_way() -> None:
+    found = against_the_rules(graph_of("dbgcore", PACKAGES["dbgcore"]), MAY_IMPORT)
+    new = sorted(found - set(ALLOWED_TODAY))
+    gone = sorted(set(ALLOWED_TODAY) - found)
+    assert new == [], "imports against the rules of MAY_IMPORT (docs/architecture.md): " + \
+        "; ".join(f"{importer} -> {imported}" for importer, imported in new)
+    assert gone == [], "ALLOWED_TODAY entries with no import left (remove them): " + \
+        "; ".join(f"{importer} -> {imported}" for importer, imported in gone)
+
+
+# -- Plugins import the public API only ----------------------------------------------------
+
+#: The built-in plugins' folders and the contrib plugins' projects (the
+#: package and its tests).
+BUILT_IN_PLUGINS = ("dbg_dap", "dbg_pdb", "dbg_jdb")
+CONTRIB_PLUGINS = {"dbg_node": ROOT / "contrib" / "dbg-node",
+                   "dbg_example_plugin": ROOT / "contrib" / "dbg-example-plugin"}
+
+#: What a plugin's package may import of dbgcore, and what a contrib
+#: plugin's tests may (the testing kit too).
+PLUGIN_MAY_IMPORT = frozenset({"dbgcore.api"})
+PLUGIN_TESTS_MAY_IMPORT = frozenset({"dbgcore.api", "dbgcore.testing"})
+
+#: Today's imports of a contrib plugin's tests beyond the API and the
+#: testing kit: (file, module) with the reason. Remove an entry when its
+#: import is gone (the check fails on one that no longer matches).
+PLUGIN_TESTS_ALLOWED_TODAY: dict[tuple[str, str], str] = {
+    ("contrib/dbg-node/tests/test_dbg_node.py", "dbgcore"):
+        "dbgcore.__file__: the checkout that becomes a wheel for a fresh venv",
+    ("contrib/dbg-node/tests/test_dbg_node.py", "dbgcore.shared.procutil"):
+        "looks for processes left behind; the testing kit has no such helper yet",
+    ("contrib/dbg-node/tests/test_node_version.py", "dbgcore.backends.contract"):
+        "BackendSpec, to make a spec without a backends.yaml; dbgcore.api does not export it",
+}
+
+
+def named_imports(folder: Path) -> list[tuple[Path, int, str]]:
+    """Every absolute import in the modules under ``folder``: (file, line,
+    module); ``from pkg import name`` is ``pkg.name`` when that is one of
+    dbgcore's modules (``from dbgcore import api`` imports the module api),
+    else ``pkg``."""
+    core = modules("dbgcore", PACKAGES["dbgcore"])
+    found: list[tuple[Path, int, str]] = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                found += [(path, node.lineno, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found += [(path, node.lineno, f"{node.module}.{alias.name}"
+                           if f"{node.module}.{alias.name}" in core else node.module)
+                          for alias in node.names]
+    return found
+
+
+def beyond_the_api(folder: Path, own: str, may_import: frozenset[str]) -> list[tuple[Path, str]]:
+    """The imports under ``folder`` of dbgcore beyond ``may_import`` (a
+    module or its submodules), and of any other plugin's package than
+    ``own``: (file, module)."""
+    others = {*BUILT_IN_PLUGINS, *CONTRIB_PLUGINS} - {own}
+    def beyond(module: str) -> bool:
+        top = module.split(".")[0]
+        if top == "dbgcore":
+            return not any(module == m or module.startswith(m + ".") for m in may_import)
+        return top in others
+
+    return sorted({(path, module) for path, _line, module in named_imports(folder)
+                   if beyond(module)})
+
+
+def test_the_plugin_rule_sees_each_kind_of_import(tmp_path: Path) -> None:
+    # The check itself: a plugin importing dbgcore beyond its API (at module
+    # level, in a function, `from dbgcore import` a module, dbgcore itself)
+    # and another plugin's package is found; its own package, the API and
+    # the rest are not.
+    folder = tmp_path / "dbg_thing"
+    folder.mkdir()
+    (folder / "fine.py").write_text(
+        "import os\nfrom dbgcore.api import Backend\nfrom dbgcore import api\n"
+        "import dbg_thing.fine\nimport pexpect\n")
+    assert beyond_the_api(folder, "dbg_thing", PLUGIN_MAY_IMPORT) == []
+    (folder / "wrong.py").write_text(
+        "from dbgcore.backends.contract import Backend\ndef f():\n    import dbgcore\n"
+        "from dbgcore import testing\nfrom dbg_dap.core import x\nimport dbgcore.apix\n")
+    wrong = folder / "wrong.py"
+    assert beyond_the_api(folder, "dbg_thing", PLUGIN_MAY_IMPORT) == [
+        (wrong, "dbg_dap.core"), (wrong, "dbgcore"), (wrong, "dbgcore.apix"),
+        (wrong, "dbgcore.backends.contract"), (wrong, "dbgcore.testing")]
+    assert (wrong, "dbgcore.testing") not in beyond_the_api(
+        folder, "dbg_thing", PLUGIN_TESTS_MAY_IMPORT)
+
+
+@pytest.mark.parametrize("plugin", BUILT_IN_PLUGINS)
+def test_a_built_in_plugin_imports_the_public_api_only(plugin: str) -> None:
+    # Built-in plugins are ordinary plugins: what a third party could write.
+    found = beyond_the_api(ROOT / "plugins" / plugin, plugin, PLUGIN_MAY_IMPORT)
+    assert found == [], "imports beyond dbgcore.api: " + "; ".join(
+        f"{path.relative_to(ROOT)}: {module}" for path, module in found)
+
+
+@pytest.mark.parametrize("plugin", sorted(CONTRIB_PLUGINS))
+def test_a_contrib_plugin_imports_the_api_and_the_testing_kit_only(plugin: str) -> None:
+    project = CONTRIB_PLUGINS[plugin]
+    found = beyond_the_api(project / plugin, plugin, PLUGIN_MAY_IMPORT)
+    assert found == [], "the package imports beyond dbgcore.api: " + "; ".join(
+        f"{path.relative_to(ROOT)}: {module}" for path, module in found)
+    in_tests = {(str(path.relative_to(ROOT)), module) for path, module
+                in beyond_the_api(project / "tests", plugin, PLUGIN_TESTS_MAY_IMPORT)}
+    allowed = {entry for entry in PLUGIN_TESTS_ALLOWED_TODAY
+               if entry[0].startswith(str(project.relative_to(ROOT)) + "/")}
+    assert sorted(in_tests - allowed) == [], "tests importing beyond dbgcore.api and " \
+        "dbgcore.testing: " + "; ".join(f"{file}: {module}" for file, module in
+                                        sorted(in_tests - allowed))
+    assert sorted(allowed - in_tests) == [], "PLUGIN_TESTS_ALLOWED_TODAY entries with no " \
+        "import left (remove them): " + "; ".join(
+            f"{file}: {module}" for file, module in sorted(allowed - in_tests))
+
+
+def test_the_core_imports_no_plugin() -> None:
+    # The core loads plugins by name (pluginhost.DEFAULT_PLUGINS, entry
+    # points), never by an import a reader would have to follow.
+    plugins = {*BUILT_IN_PLUGINS, *CONTRIB_PLUGINS}
+    found = [f"{path.relative_to(ROOT)}:{line}: {module}" for path, line, module
+             in named_imports(PACKAGES["dbgcore"]) if module.split(".")[0] in plugins]
+    assert found == [], "the core imports a plugin: " + "; ".join(found)
