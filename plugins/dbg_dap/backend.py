@@ -26,7 +26,6 @@ from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
 from dbg_dap.events import DapEvents
 from dbg_dap.finish import finish_by_returns, finish_generator
-from dbg_dap.inspection import DapInspection
 from dbg_dap.profile_base import AdapterProfile
 from dbg_dap.profiles import profile_for
 from dbgcore.api import (
@@ -93,7 +92,7 @@ ATTACH_PAUSE_TIMEOUT = 10.0
 _STEP_OPS = {"next": "next", "stepIn": "step", "stepOut": "finish"}
 
 
-class DapBackend(DapEvents, DapInspection):
+class DapBackend(DapEvents):
     id = "dap"
     tool = "dap"
     unsupported_hints: ClassVar[dict[str, str]] = {}

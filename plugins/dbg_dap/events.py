@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from dbg_dap.core import (
     QUIET_REASONS,
     REASONS,
-    DapCore,
     frame_location,
 )
+from dbg_dap.inspection import DapInspection
 from dbgcore.api import (
     DEFAULT_TIMEOUT,
     BackendSpec,
@@ -51,8 +51,10 @@ CHILD_RELEASE_TIMEOUT = 10.0
 CHILD_CONNECT_WAIT = 5.0
 
 
+class DapEvents(DapInspection):
+    """Stops and events, over inspection: what a stop means needs its
+    frames (the layers: DapCore, DapInspection, DapEvents, DapBackend)."""
 
-class DapEvents(DapCore):
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
         #: The exit status an adapter gave only as text (delve).

@@ -25,7 +25,6 @@ from dbgcore.api import (
     LaunchRequest,
     Location,
     Message,
-    PythonLibraries,
     Readiness,
     ReturnValue,
     StopEvent,
@@ -182,9 +181,6 @@ class AdapterProfile:
         self.stdin: str | None = None
         #: A private folder of the session's, for build outputs.
         self.build_dir: str | None = None
-        #: Python profiles: which frames are the standard library's or an
-        #: installed package's (made at the first stack).
-        self._libraries: PythonLibraries | None = None
 
     def check_program(self, program: Path) -> None:
         """Refuse, before anything starts, a program this adapter cannot run

@@ -26,9 +26,27 @@ LAYERS = {
 }
 
 
+def _sources(module: str) -> list[Path]:
+    """The files of ``module``: itself, or every module of a package's."""
+    package = PLUGIN / module
+    return sorted(package.glob("*.py")) if package.is_dir() else [PLUGIN / f"{module}.py"]
+
+
+def _is_module(name: str) -> bool:
+    return (PLUGIN / f"{name}.py").exists() or (PLUGIN / name / "__init__.py").exists()
+
+
 def plugin_imports(module: str) -> set[str]:
-    """The dbg_dap modules ``module`` imports, anywhere in it."""
-    tree = ast.parse((PLUGIN / f"{module}.py").read_text())
+    """The dbg_dap modules ``module`` imports, anywhere in it (a package's
+    imports of its own modules are its own)."""
+    found: set[str] = set()
+    for source in _sources(module):
+        found |= _imports_of(ast.parse(source.read_text()))
+    found.discard(module)
+    return found
+
+
+def _imports_of(tree: ast.Module) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         names: list[str] = []
@@ -38,9 +56,8 @@ def plugin_imports(module: str) -> set[str]:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
         for name in names:
             parts = name.split(".")
-            if parts[0] == "dbg_dap" and len(parts) > 1 and (PLUGIN / f"{parts[1]}.py").exists():
+            if parts[0] == "dbg_dap" and len(parts) > 1 and _is_module(parts[1]):
                 found.add(parts[1])
-    found.discard(module)
     return found
 
 

@@ -21,8 +21,9 @@ one with debugpy, not necessarily dbg's.
 
 dbg also chooses the adapter's access token (``$DBG_ADAPTER_TOKEN``) instead
 of debugpy's random one, so that dbg can start a process that connects to the
-server port itself (DebugpyProfile.adapter_access_token). Both variables are
-removed from the environment before anything is started.
+server port itself (``DebugpyLaunch.adapter_access_token`` in
+dbg_dap/debugpy/launching.py). Both variables are removed from the
+environment before anything is started.
 
 Python 3.8 syntax and the standard library only.
 """

@@ -1,0 +1,308 @@
+"""What a paused JavaScript program shows through the inspector: its
+stack and a frame's arguments, locals and fields, values (and setting
+them), its one thread, the exception it stopped at, and `dbg raw`
+(an inspector request as it is)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote
+
+from dbgcore.api import (
+    Frame,
+    OpFailed,
+    StopEvent,
+    TargetExited,
+    Thread,
+    UsageError,
+    Value,
+    Variable,
+)
+
+import dbg_node.values as values
+from dbg_node.connection import function_name
+from dbg_node.execution import NodeExecution
+from dbg_node.functions import parameter_names
+from dbg_node.messages import JsonObject
+
+#: Names Node's CommonJS wrapper puts in every module's scope.
+WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
+#: Scopes whose variables are the frame's own ("locals").
+OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
+
+
+class NodeInspection(NodeExecution):
+    """The inspection ops of the node backend."""
+
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        frames = []
+        for index in range(len(self._frames[:levels] if levels else self._frames)):
+            where = self._where(index)
+            assert where is not None
+            owner = _library(where.file or "")
+            frames.append(Frame(index, where.function, where.file, where.line,
+                                current=index == self._selected,
+                                internal=(where.file or "").startswith("node:"),
+                                library=owner is not None, library_name=owner))
+        return frames
+
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
+        # V8 lists a function's arguments among its locals: the names come
+        # from the source at the function's start, the values from its local
+        # scope (one request a frame).
+        for frame in frames:
+            if frame.args is not None or frame.index >= len(self._frames):
+                continue
+            call = self._frames[frame.index]
+            names = self._parameters(call) if frame.function != "<module>" else []
+            if not names:
+                frame.args = None if names is None else []
+                continue
+            scope = next((s for s in call.get("scopeChain", []) if s.get("type") == "local"),
+                         None)
+            if scope is None:
+                continue
+            found = {p["name"]: p["value"]
+                     for p in self._properties(scope["object"]["objectId"], timeout)
+                     if "value" in p}
+            frame.args = [Variable(n, *values.show(found[n])) for n in names if n in found]
+
+    def _parameters(self, call: JsonObject) -> list[str] | None:
+        start = call.get("functionLocation") or {}
+        file = self.file_of(str(start.get("scriptId", "")))
+        if not file or not os.path.isabs(file):
+            return None
+        try:
+            lines = Path(file).read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            return None
+        row, column = int(start.get("lineNumber", 0)), int(start.get("columnNumber", 0))
+        return parameter_names("\n".join(lines[row:row + 20])[column:])
+
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        if not 0 <= index < len(self._frames):
+            raise OpFailed(f"no frame {index}; the stack has {len(self._frames)} frames "
+                           f"(0 to {len(self._frames) - 1})", "`dbg stack` lists them")
+        self._selected = index
+        self._locals = {}
+        return self.stack(None, timeout)[index]
+
+    def locals(self, timeout: float) -> list[Variable]:
+        frame = self._frame()
+        found: dict[str, JsonObject] = {}
+        scopes = []
+        for scope in frame.get("scopeChain", []):
+            if scope.get("type") not in OWN_SCOPES:
+                break
+            scopes.append(scope["object"]["objectId"])
+        # The scopes' requests go out together: one round trip for a frame's
+        # blocks and its function scope, not one each.
+        for listed in self._properties_of(scopes, timeout):
+            for prop in listed:
+                if "value" in prop:
+                    found.setdefault(prop["name"], prop["value"])
+        if set(found) >= WRAPPER:
+            for name in WRAPPER:  # CommonJS's wrapper, not the program's
+                found.pop(name)
+        self._locals = found
+        return [Variable(name, *values.show(obj)) for name, obj in found.items()]
+
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
+        obj = self._locals.get(variable.name)
+        if obj is None or not values.expandable(obj):
+            return None
+        return [Variable(p["name"], *values.show(p["value"]))
+                for p in self._properties(obj["objectId"], timeout)
+                if "value" in p and p.get("enumerable", True)]
+
+    def _properties(self, object_id: str, timeout: float) -> list[JsonObject]:
+        return self._properties_of([object_id], timeout)[0]
+
+    def _properties_of(self, object_ids: list[str], timeout: float) -> list[list[JsonObject]]:
+        """The own properties of each object, asked all at once."""
+        if not object_ids:
+            return []
+        if self.inspector is None:
+            raise TargetExited("the program has ended")
+        answers = self.inspector.call_all([
+            ("Runtime.getProperties",
+             {"objectId": object_id, "ownProperties": True, "generatePreview": True})
+            for object_id in object_ids], timeout)
+        return [list(found.get("result") or []) for found in answers]
+
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        return Value(*values.show(self._evaluate(expression, timeout)))
+
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
+        """What was thrown: its class, its message, where it was made (its
+        own stack, in call order), and its causes (ES2022's ``cause``)."""
+        thrown = self._thrown
+        if self._state != "stopped" or thrown is None:
+            raise OpFailed("the program did not stop at an exception",
+                           "an uncaught exception stops it, and so does `dbg catch`; "
+                           "`dbg stack` shows where it is")
+        if not thrown.get("objectId"):
+            # A value thrown that is no object (`throw "bad"`): no stack of its own.
+            return {"exception": str(thrown.get("type", "undefined")),
+                    "description": str(thrown.get("value", thrown.get("description", ""))),
+                    "stack": _call_order_of(self._frames, self.file_of), "chain": []}
+        answer = self.call("Runtime.callFunctionOn", {
+            "objectId": thrown["objectId"], "functionDeclaration": _THROWN_FUNCTION,
+            "returnByValue": True}, timeout)
+        try:
+            found = json.loads(str((answer.get("result") or {}).get("value")))
+            chain = [(str(n), str(m), str(s)) for n, m, s in found]
+        except (ValueError, TypeError):
+            chain = []
+        if not chain:
+            text = str(thrown.get("description") or "")
+            name, _, message = text.split("\n")[0].partition(": ")
+            chain = [(name or str(thrown.get("className", "")), message, text)]
+        (name, message, stack), causes = chain[0], chain[1:]
+        lines: list[str] = []
+        for cause_name, cause_message, cause_stack in reversed(causes):
+            lines += [*_js_frames(cause_stack), f"{cause_name}: {cause_message}", "",
+                      "The above exception was the direct cause of the following exception:", ""]
+        lines += _js_frames(stack) or _call_order_of(self._frames, self.file_of).splitlines()
+        return {"exception": name, "description": message, "stack": "\n".join(lines),
+                "chain": [{"exception": n, "description": m, "relation": "cause"}
+                          for n, m, _ in reversed(causes)]}
+
+    def _evaluate(self, expression: str, timeout: float) -> JsonObject:
+        answer = self.call("Debugger.evaluateOnCallFrame", {
+            "callFrameId": self._frame()["callFrameId"], "expression": expression,
+            "generatePreview": True, "objectGroup": "dbg"}, timeout)
+        if "exceptionDetails" in answer:
+            details = answer["exceptionDetails"]
+            thrown = (details.get("exception") or {}).get("description") or details.get("text")
+            raise OpFailed(str(thrown).split("\n")[0])
+        result: JsonObject = answer["result"]
+        return result
+
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        """A variable is written in the scope that holds it (a `let` of the
+        frame, a closure's); anything else (``obj.field``) by assignment.
+        ``value`` is evaluated once either way."""
+        try:
+            return self._assign(lhs, value, timeout)
+        except OpFailed as exc:
+            raise OpFailed(f"cannot set {lhs}: {exc.message}", "nothing was changed") from exc
+
+    def _assign(self, lhs: str, value: str, timeout: float) -> Value:
+        frame = self._frame()
+        self._locals = {}
+        if re.fullmatch(r"[A-Za-z_$][\w$]*", lhs):
+            for number, scope in enumerate(frame.get("scopeChain", [])):
+                if scope.get("type") == "global":
+                    break
+                names = {p["name"] for p in self._properties(scope["object"]["objectId"],
+                                                             timeout)}
+                if lhs in names:
+                    self.call("Debugger.setVariableValue", {
+                        "scopeNumber": number, "variableName": lhs,
+                        "newValue": values.call_argument(self._evaluate(value, timeout)),
+                        "callFrameId": frame["callFrameId"]}, timeout)
+                    return self.evaluate(lhs, timeout)
+        self._evaluate(f"{lhs} = ({value})", timeout)
+        return self.evaluate(lhs, timeout)
+
+    def threads(self, timeout: float) -> list[Thread]:
+        return [Thread(1, "main", current=True)]
+
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
+        if str(thread_id) not in ("1", "main"):
+            raise OpFailed(f"no thread {thread_id}; node runs the program on one: 1 (main)")
+        return Thread(1, "main", current=True)
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        """An inspector request: ``Domain.method`` and, optionally, its
+        params as a JSON object (``Runtime.evaluate {"expression": "1+1"}``)."""
+        method, _, rest = text.strip().partition(" ")
+        if not re.fullmatch(r"[A-Z]\w*\.\w+", method):
+            raise UsageError(f"not an inspector request: {text!r}",
+                             'give Domain.method and JSON params, e.g. '
+                             '`dbg raw Runtime.evaluate \'{"expression": "1+1"}\'`')
+        try:
+            params = json.loads(rest) if rest.strip() else {}
+        except ValueError as exc:
+            raise UsageError(f"the params of {method} are not JSON: {exc}") from exc
+        if not isinstance(params, dict):
+            raise UsageError(f"the params of {method} must be a JSON object")
+        moves = method in ("Debugger.resume", "Debugger.stepOver", "Debugger.stepInto",
+                           "Debugger.stepOut", "Debugger.continueToLocation")
+        if moves:
+            self._resume(method, timeout, params)
+            return "", self._wait_stop(timeout, timeout, "step")
+        answer = self.call(method, params, timeout)
+        if method == "Debugger.pause":
+            return "", self._wait_stop(timeout, timeout, "pause")
+        return json.dumps(answer, indent=1), None
+
+
+
+def _library(file: str) -> str | None:
+    """Whose code a frame is when not the program's: node's own (``node:``
+    modules) or a package from node_modules (``express``, ``@scope/name``)."""
+    if file.startswith("node:"):
+        return "node"
+    if "/node_modules/" not in file:
+        return None
+    parts = file.rsplit("/node_modules/", 1)[1].split("/")
+    return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
+
+
+#: Run on what was thrown (V8's callFunctionOn): JSON of it and its causes,
+#: each [name, message, stack].
+_THROWN_FUNCTION = """function () {
+  const one = (e) => (e !== null && typeof e === "object" && "stack" in e)
+    ? [String(e.name || (e.constructor && e.constructor.name) || "Error"),
+       String(e.message === undefined ? "" : e.message), String(e.stack || "")]
+    : [typeof e, String(e), ""];
+  const out = [one(this)];
+  const seen = new Set([this]);
+  let e = this.cause;
+  while (e !== undefined && e !== null && !seen.has(e)) {
+    seen.add(e);
+    out.push(one(e));
+    e = typeof e === "object" ? e.cause : undefined;
+  }
+  return JSON.stringify(out);
+}"""
+
+#: A frame of a JavaScript stack: "    at FUNCTION (FILE:LINE:COLUMN)" or
+#: "    at FILE:LINE:COLUMN".
+_JS_FRAME_RE = re.compile(r"^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$")
+
+
+def _js_frames(stack: str) -> list[str]:
+    """A JavaScript error's stack (innermost first) as `dbg exception` shows
+    a traceback: in call order, one line a frame, node's own left out."""
+    frames = []
+    for line in stack.splitlines():
+        found = _JS_FRAME_RE.match(line)
+        if found is None:
+            continue
+        function, path, number = found.group(1) or "<module>", found.group(2), found.group(3)
+        if path.startswith("node:"):
+            continue
+        path = unquote(path.removeprefix("file://"))
+        frames.append(f'  File "{path}", line {number}, in {function}')
+    return list(reversed(frames))
+
+
+def _call_order_of(frames: list[JsonObject], file_of: Callable[[str], str | None]) -> str:
+    """The paused stack as a traceback: in call order, node's own left out."""
+    lines = []
+    for frame in reversed(frames):
+        where = frame.get("location") or {}
+        path = file_of(str(where.get("scriptId", ""))) or ""
+        if path and not path.startswith("node:"):
+            lines.append(f'  File "{path}", line {int(where.get("lineNumber", 0)) + 1}, '
+                         f"in {function_name(frame)}")
+    return "\n".join(lines)
+
+

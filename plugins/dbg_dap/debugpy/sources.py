@@ -1,0 +1,104 @@
+"""Where a Python program's code is, for breakpoints: the files of its
+loaded modules by name, and where a function starts in its sources.
+
+pydevd stops at a function's `def` line and never in a generator, and
+verifies a function breakpoint of any name; so dbg finds the function in
+the program's sources itself and sets a line breakpoint at its first
+statement, as gdb and pdb stop there. Stateless: each answer is read
+from the files and the stopped program."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from dbg_dap.host import AdapterHost, program_root
+from dbgcore.api import DbgError, OpFailed
+
+
+def source_files(backend: AdapterHost, name: str, timeout: float) -> list[str]:
+    """The files of the modules the program has loaded, named ``name``."""
+    expression = ("[f for m in list(__import__('sys').modules.values()) "
+                  "for f in [getattr(m, '__file__', None)] "
+                  f"if f and f.endswith({'/' + name!r})]")
+    answer = backend.evaluate_with(expression, "repl", timeout).value
+    try:
+        files = ast.literal_eval(answer)
+    except (ValueError, SyntaxError):
+        return []
+    return [str(f) for f in files if isinstance(f, str)]
+
+
+def python_functions(backend: AdapterHost, module: str | None,
+                     function: str) -> list[tuple[str, int]] | None:
+    """Where ``function`` (in ``module``, a dotted name or its last
+    parts) starts in the program's sources; None: no folder to search."""
+    from dbgcore.api import python_function, walk_sources
+
+    root = program_root(backend.program)
+    if not root:
+        return None
+    found = []
+    for path in walk_sources(root, (".py",)):
+        if module:
+            dotted = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+            dotted = dotted.removesuffix(".__init__")
+            if dotted != module and not dotted.endswith("." + module):
+                continue
+        hit = python_function(path, function)
+        if hit is not None:
+            found.append((os.path.realpath(path), hit[0]))
+    return found
+
+
+def function_line(backend: AdapterHost, module: str | None, function: str,
+                  timeout: float) -> tuple[str, int] | None:
+    """Where a function breakpoint goes as a line breakpoint (None: as a
+    function breakpoint); OpFailed where it cannot be told apart."""
+    # pydevd stops at a function's `def` line, and never in a generator;
+    # gdb and pdb stop at its first statement. So a function found in the
+    # program's sources gets a line breakpoint there.
+    found = python_functions(backend, module, function)
+    if found is None:
+        return None
+    if len(found) == 1:
+        return found[0]
+    if module or "." in function:
+        # pydevd matches a function breakpoint against a code object's bare
+        # name: sent as "mod.f" or "C.m" it would never stop.
+        where = f" in module {module}" if module else ""
+        if not found:
+            bare = function.rsplit(".", 1)[-1]
+            raise OpFailed(f"no function {function}{where} in the program's sources",
+                           f"nothing was set; `dbg break {bare}` stops in any function "
+                           f"named {bare} that runs")
+        raise OpFailed(f"{function}{where} is in {len(found)} files: "
+                       f"{', '.join(path for path, _ in found)}",
+                       "nothing was set; give FILE:LINE")
+    return None
+
+
+def check_function(backend: AdapterHost, module: str | None, function: str,
+                   timeout: float) -> None:
+    """Refuse (OpFailed) a function breakpoint that would never stop."""
+    # pydevd verifies any name and stops in whatever function of that name
+    # runs. As on pdb, a bare name binds when it is in the program's
+    # sources (function_line placed it) or names a function in scope where
+    # the program is stopped (a library's); anything else is refused.
+    if module or "." in function or python_functions(backend, None, function) != []:
+        return  # function_line placed it, refused it, or found it twice
+    in_scope = ""
+    if function.isidentifier():
+        try:
+            frames = backend.stack_frames(timeout)
+            if frames:
+                frame = frames[min(backend.frame_index, len(frames) - 1)]
+                in_scope = backend.evaluate_in(frame, f"type({function}).__name__", timeout)
+        except DbgError:
+            in_scope = ""  # running, or not defined there
+    if in_scope.strip("'\"") in ("function", "method"):
+        return
+    raise OpFailed(f"no function {function} in the program's sources, nor in scope "
+                   "where the program is stopped",
+                   "nothing was set; a library's function: stop where it is in scope, "
+                   "or give MODULE!FUNCTION of the program, or FILE:LINE")
