@@ -82,7 +82,7 @@ class Answer:
         a debugger answered), or the one error line."""
         if self.error is not None:
             return error_line(self.error)
-        from dbgcore.ops.render import text as render_text
+        from dbgcore.ops.stops import text as render_text
 
         text = render_text(self.render, self.payload)
         if self.via.get("tool") != "dbg":

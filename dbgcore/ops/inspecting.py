@@ -1,5 +1,5 @@
 """What the inspection ops (stack, frames, variables, source: their
-handlers are in :mod:`dbgcore.ops.handlers`) share with :mod:`dbgcore.daemon.session`:
+handlers are in :mod:`dbgcore.ops.inspection`) share with :mod:`dbgcore.daemon.session`:
 which frames to show, how long a value may be, where a file is.
 """
 
