@@ -16,7 +16,7 @@ from dbgcore.shared.errors import (
     UsageError,
 )
 from dbgcore.shared.jsontypes import Json
-from dbgcore.vocab.opspec import Arg, Op
+from dbgcore.vocab.opspec import Arg, Op, breaks_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,7 +34,7 @@ def prepare_break(values: Values, front: Front) -> tuple[str, Values]:
         raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
     condition, hit, log = values.get("condition"), values.get("hit"), values.get("log")
     for text in (condition, log):
-        if text is not None and (not text.strip() or any(c in text for c in "\r\n")):
+        if text is not None and (not text.strip() or breaks_line(text)):
             raise UsageError("--if and --log take one non-empty line")
     if instruction is not None:
         return "break-instruction", {"address": instruction, "condition": condition, "hit": hit}
@@ -119,7 +119,7 @@ def handle_catch(session: Session, args: Payload, timeout: float) -> Payload:
 def _optional_line(text: Json, option: str) -> str | None:
     if text is None:
         return None
-    if not isinstance(text, str) or not text.strip() or any(c in text for c in "\r\n\0"):
+    if not isinstance(text, str) or not text.strip() or breaks_line(text):
         raise UsageError(f"{option} takes one non-empty line")
     return text
 

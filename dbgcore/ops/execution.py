@@ -18,7 +18,7 @@ from dbgcore.shared.errors import (
     TargetExited,
     UsageError,
 )
-from dbgcore.vocab.opspec import Arg, Op
+from dbgcore.vocab.opspec import Arg, Op, breaks_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -152,7 +152,7 @@ def send_input(session: Session, args: Payload) -> Payload:
         raise TargetExited("the program has exited", "run it again with `dbg restart`")
     sent = 0
     if text is not None:
-        if any(c in text for c in "\r\n\0"):
+        if breaks_line(text):
             raise UsageError("input takes one line", "send one `dbg input` per line")
         try:
             sent = session.stdin.write((text + "\n").encode("utf-8"))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from dbgcore.shared.errors import UsageError
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.vocab.model import Frame, Variable
+from dbgcore.vocab.opspec import breaks_line
 
 if TYPE_CHECKING:
     from dbgcore.backends.contract import LaunchRequest
@@ -26,7 +27,7 @@ ARG_VALUE_CHARS = 60
 
 def one_line(text: str) -> str:
     # A newline would let a second command reach a line-oriented debugger.
-    if any(c in text for c in "\r\n\0"):
+    if breaks_line(text):
         raise UsageError("the text must be a single line",
                          "remove the newline; send one command at a time")
     if not text.strip():
