@@ -16,10 +16,9 @@ from dbgcore.shared.errors import (
     UsageError,
 )
 from dbgcore.shared.jsontypes import Json
-from dbgcore.vocab.opspec import Arg, Op, breaks_line
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook, breaks_line
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
@@ -215,7 +214,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the breakpoint ops."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

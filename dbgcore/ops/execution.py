@@ -18,10 +18,9 @@ from dbgcore.shared.errors import (
     TargetExited,
     UsageError,
 )
-from dbgcore.vocab.opspec import Arg, Op, breaks_line
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook, breaks_line
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.model import BreakLoc, StopEvent
@@ -235,7 +234,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the ops that run the program."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

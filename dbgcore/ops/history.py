@@ -34,10 +34,9 @@ from dbgcore.shared.errors import (
     UsageError,
 )
 from dbgcore.store.recorded import RecordedExpression, Unknown
-from dbgcore.vocab.opspec import Arg, Op
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
@@ -608,7 +607,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the history ops."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

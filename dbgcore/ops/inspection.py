@@ -14,10 +14,9 @@ from dbgcore.shared.errors import (
     DbgError,
     OpFailed,
 )
-from dbgcore.vocab.opspec import Arg, Op
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.model import Frame
@@ -354,7 +353,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the inspection ops."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

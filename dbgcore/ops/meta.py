@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 from dbgcore.shared.errors import (
     UsageError,
 )
-from dbgcore.vocab.opspec import Arg, Op
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.backends.registry import Front
     from dbgcore.vocab.opspec import Payload, Via
@@ -162,7 +161,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the backend and plugin ops."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

@@ -11,10 +11,9 @@ from dbgcore.ops.stops import ending, location_text
 from dbgcore.shared.errors import (
     DbgError,
 )
-from dbgcore.vocab.opspec import Op
+from dbgcore.vocab.opspec import Op, add_ops_hook
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
@@ -136,7 +135,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the session ops."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

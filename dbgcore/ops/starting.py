@@ -22,10 +22,9 @@ from dbgcore.shared.errors import (
     UsageError,
 )
 from dbgcore.shared.jsontypes import Json
-from dbgcore.vocab.opspec import Arg, Op
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from dbgcore.backends.contract import AttachRequest, LaunchRequest
     from dbgcore.backends.registry import BackendRegistry, Front
@@ -575,7 +574,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def dbg_add_ops(add: Callable[[Op], None]) -> None:
-    """The ``dbg_add_ops`` hook, as a plugin's: the ops that start a program."""
-    for op in OPS:
-        add(op)
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

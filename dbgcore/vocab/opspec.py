@@ -394,3 +394,15 @@ def _whole_number(word: str, arg: Arg) -> int | None:
             arg.maximum is not None and number > arg.maximum):
         return None
     return number
+
+
+def add_ops_hook(ops: Iterable[Op]) -> Callable[[Callable[[Op], None]], None]:
+    """A ``dbg_add_ops(add)`` hook that adds ``ops`` in their order: how each
+    of dbg's op groups registers its ops, as a plugin does."""
+    listed = tuple(ops)
+
+    def dbg_add_ops(add: Callable[[Op], None]) -> None:
+        for op in listed:
+            add(op)
+
+    return dbg_add_ops
