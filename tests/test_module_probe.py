@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.ops.prepare import _has_module
+from dbgcore.ops.pythonfind import has_module as _has_module
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ the rules every backend shares (stop snapshots, state checks, recording).
 Ops arrive here as ``(op, args, timeout)`` from the daemon's worker thread, one
 at a time, and return a JSON-ready payload or raise a DbgError.
 :meth:`Session.handle` applies the rules the op's declaration asks for
-(:mod:`dbgcore.ops.table`) and calls its handler (:mod:`dbgcore.ops.handlers`), or the
-backend's method for an op a plugin's backend answers.
+(:mod:`dbgcore.ops.table`) and calls its handler (in its op group, such as
+:mod:`dbgcore.ops.breakpoints`), or the backend's method for an op a plugin's backend answers.
 """
 
 from __future__ import annotations
@@ -503,3 +503,10 @@ def _loc_dict(snapshot: StopSnapshot) -> JsonObject:
     loc = snapshot.location
     assert loc is not None
     return {"file": loc.file, "line": loc.line, "function": loc.function}
+
+
+if TYPE_CHECKING:
+    from dbgcore.ops.opsession import OpSession
+
+    #: The op handlers see a session as an OpSession: mypy holds the two together.
+    _AS_OPS_SEE_IT: type[OpSession] = Session

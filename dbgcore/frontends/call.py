@@ -23,6 +23,7 @@ from dbgcore.shared.bounds import (
 )
 from dbgcore.shared.errors import EXIT_OK, DbgError, InternalError, UsageError
 from dbgcore.shared.jsontypes import Json, JsonObject
+from dbgcore.vocab.opspec import breaks_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -82,7 +83,7 @@ class Answer:
         a debugger answered), or the one error line."""
         if self.error is not None:
             return error_line(self.error)
-        from dbgcore.ops.render import text as render_text
+        from dbgcore.ops.stops import text as render_text
 
         text = render_text(self.render, self.payload)
         if self.via.get("tool") != "dbg":
@@ -255,7 +256,7 @@ def _one(op: Op, arg: Arg, value: Json, cwd: str | None) -> CheckedValue:
         raise UsageError(f"{where} is not UTF-8 text (at character {exc.start + 1})",
                          "dbg takes UTF-8 text; write other bytes as escapes of the "
                          "program's language") from None
-    if arg.one_line and any(c in value for c in "\r\n\0"):
+    if arg.one_line and breaks_line(value):
         # The one newline rule (Arg.one_line): checked here, before anything
         # is sent, so a stopping op never runs the program and then refuses.
         name = arg.flags[0] if arg.flags else arg.label

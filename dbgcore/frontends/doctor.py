@@ -61,7 +61,7 @@ def doctor(values: Values, session: str, timeout: float, front: Front) -> tuple[
 
 
 def backend_checks(front: Front) -> list[Values]:
-    from dbgcore.ops.prepare import backends
+    from dbgcore.ops.meta import run_backends as backends
 
     out = []
     for row in backends({}, "", 0, front)[0]["backends"]:

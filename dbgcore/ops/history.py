@@ -1,94 +1,253 @@
-"""The history ops a front end answers from the store, with no debugger:
-`dbg calls`, `dbg history` (recorded stops; with ``--at`` it asks the
-session's daemon), `dbg runs` and `dbg diff`. They work after the session
-ended, and after a crash, as `dbg hits` does."""
+"""The history ops: `dbg hits`, `trace`, `calls`, `history`, `runs` and
+`diff`. `trace` and `history --at` run the program in the session's daemon
+and record what they see; the others are answered in the front end's
+process from the session store, with no debugger, also after the session
+ended and after a crash. What they share (reading the store, the text of a
+call or a run) is :mod:`dbgcore.ops.records`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any
 
-from dbgcore.shared.errors import DbgError, OpFailed, UsageError
+from dbgcore.backends.contract import Backend
+from dbgcore.ops.records import (
+    DEFAULT_SHOWN,
+    budget,
+    call_names,
+    calls_text,
+    chosen_run,
+    event_text,
+    open_store,
+    place,
+    run_end,
+    run_note,
+    same_function,
+    short_path,
+)
+from dbgcore.ops.stops import LOCATION_HELP, ending, location_text, render_stop
+from dbgcore.shared.errors import (
+    DbgError,
+    NotStopped,
+    OpFailed,
+    UsageError,
+)
 from dbgcore.store.recorded import RecordedExpression, Unknown
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
+
     from dbgcore.backends.registry import Front
+    from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.shared.jsontypes import JsonObject
-    from dbgcore.store.db import Store
+    from dbgcore.vocab.model import BreakLoc
     from dbgcore.vocab.opspec import Payload, Via
 
-#: Rows an answer shows unless --limit says otherwise.
-DEFAULT_SHOWN = 40
+Values = dict[str, Any]
 
 
-def _open(by: str) -> Store:
+def run_hits(values: Values, session: str, timeout: float,
+             front: Front | None) -> tuple[Values, Via | None]:
     from dbgcore.store.db import Store
+    from dbgcore.vocab.location import BreakLoc
 
-    return Store(by=by)
-
-
-def _budget(rows: list[JsonObject], limit: int | None, newest: bool = True) -> tuple[
-        list[JsonObject], int]:
-    """At most ``limit`` rows (the newest, or the first), and how many were cut."""
-    keep = limit or DEFAULT_SHOWN
-    if len(rows) <= keep:
-        return rows, 0
-    return (rows[-keep:] if newest else rows[:keep]), len(rows) - keep
-
-
-def _run(store: Store, session: str, asked: object) -> JsonObject:
-    """The run asked for (--run, which must exist), else the session's
-    latest: its row of `dbg runs`. The error when there is none says what
-    the store said on the way (its damage: why there may be none)."""
-    said = "".join(f"; {note}" for note in store.notes)
-    if asked is not None:
-        run_id = int(str(asked))
-        found = store.runs(None, run_id=run_id)
-        if not found:
-            raise OpFailed(f"no recorded run {run_id}{said}", "list them with `dbg runs --all`")
-        return found[-1]
-    runs = store.runs(session, limit=1)
-    if not runs:
-        raise OpFailed(f"no recorded run of session {session!r}{said}",
-                       "start one: dbg start PROGRAM (see `dbg runs --all`)")
-    return runs[-1]
+    location = values.get("location")
+    wanted = BreakLoc.parse(location) if location else None
+    store = Store(by="dbg hits")
+    try:
+        session_id = None if values.get("all") else store.latest_session_id(session)
+        rows = [] if session_id is None and not values.get("all") else \
+            store.hits(session_id, name=session, limit=100_000)
+        notes = store.take_notes()  # damage found on the way: said, never passed over
+    finally:
+        store.close()
+    if wanted is not None:
+        rows = [r for r in rows if _matches(r, wanted)]
+    if values.get("diff"):
+        rows = _changes(rows)
+    answer: Values = {"hits": rows[: values.get("limit") or 200], "filter": location,
+                      "total": len(rows)}
+    if values.get("diff"):
+        answer["diff"] = True
+    if notes:
+        answer["note"] = "; ".join(notes)
+    return answer, None
 
 
-def run_note(run: JsonObject, what: str) -> str | None:
-    """What an answer from a run's records says of a run whose end was
-    never written (``what``: what it shows of it)."""
-    if run.get("state") == "in progress":
-        return f"run {run['id']} is in progress: the {what} recorded so far"
-    if run.get("state") == "cut short":
-        return f"run {run['id']} was cut short ({run.get('cut_short')}): the {what} " \
-            "recorded until then"
-    return None
+def _changes(rows: list[Values]) -> list[Values]:
+    """Each stop with only what changed in its locals since the previous
+    stop in the same function (of the same file): ``changed`` (name, value
+    and ``was``, absent for a new one) and ``gone`` (names no longer there);
+    a function's first stop has all its locals as changed."""
+    last: dict[tuple[str, str], dict[str, str]] = {}
+    out = []
+    for row in rows:
+        if row.get("state") == "exited":
+            out.append(row)
+            continue
+        key = (str(row.get("file") or ""), str(row.get("function") or ""))
+        now = {str(v["name"]): str(v.get("value")) for v in row.get("locals") or []}
+        before = last.get(key)
+        changed: list[Values] = []
+        for name, value in now.items():
+            if before is None or name not in before:
+                changed.append({"name": name, "value": value})
+            elif before[name] != value:
+                changed.append({"name": name, "value": value, "was": before[name]})
+        gone = sorted(set(before) - set(now)) if before is not None else []
+        last[key] = now
+        shown = {k: v for k, v in row.items() if k != "locals"}
+        out.append({**shown, "changed": changed, "gone": gone, "first": before is None})
+    return out
 
 
-def same_function(recorded: str | None, asked: str) -> bool:
-    """``asked`` names the recorded function: exactly, or as its last part
-    (``fee`` for Go's ``main.fee``, Java's ``Ledger.fee``)."""
-    name = recorded or ""
-    if "!" in asked:
-        asked = asked.split("!", 1)[1]
-    return name == asked or name.endswith(("." + asked, "::" + asked)) \
-        or asked.endswith("." + name)
+def _matches(row: Values, loc: BreakLoc) -> bool:
+    if loc.function:
+        name = row.get("function") or ""
+        return bool(name == loc.function or name.endswith("." + loc.function))
+    if loc.line != row.get("line"):
+        return False
+    if not loc.file:
+        return True
+    from dbgcore.lang.sourcefind import suffix_matches
+
+    file = row.get("file") or ""
+    return file == loc.file or bool(suffix_matches(loc.file, [file]))
 
 
-def _call_names(call: JsonObject) -> dict[str, object]:
-    names: dict[str, object] = {str(a["name"]): a["value"] for a in call.get("args") or []}
-    names.update(fn=call.get("function"), depth=call.get("depth"),
-                 ret=call.get("value") if call.get("outcome") == "returned" else None,
-                 exc=call.get("value") if call.get("outcome") == "raised" else None)
-    return names
+#: Calls a trace answer shows (the newest), and lines of one call; the store keeps them all.
+TRACE_SHOWN = 40
 
 
-def calls(values: Payload, session: str, timeout: float,
-          front: Front | None) -> tuple[Payload, Via | None]:
+TRACE_LINES_SHOWN = 30
+
+
+def handle_trace(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.backends import stoptracer
+    from dbgcore.ops.inspecting import one_line
+    from dbgcore.store.db import shifted_call
+    from dbgcore.store.recording import StoredCalls
+    from dbgcore.vocab.traces import DEFAULT_MAX_CALLS
+
+    assert session.backend is not None
+    functions = [one_line(str(f)).strip() for f in args.get("functions") or []]
+    if not functions or not all(functions):
+        raise UsageError("trace needs the functions to trace", "dbg trace FUNCTION...")
+    # Each call is in the store as it is recorded: a daemon killed meanwhile keeps them.
+    with StoredCalls(session.store, session.current_run()) as kept:
+        outcome = stoptracer.trace(session.backend, functions, bool(args.get("lines")),
+                                  int(args.get("max") or DEFAULT_MAX_CALLS), timeout, kept)
+        kept.settle(outcome.calls)
+    snapshot = session.snapshot(outcome.event, timeout)
+    # Numbered as the store numbers them, after the run's earlier traces.
+    calls = [shifted_call(c.to_dict(), kept.base) for c in outcome.calls]
+    limit = int(args.get("limit") or TRACE_SHOWN)
+    shown = calls[-limit:]
+    for call in shown:
+        lines = call.get("lines") or []
+        if len(lines) > TRACE_LINES_SHOWN:
+            call["lines"] = lines[:TRACE_LINES_SHOWN]
+            call["lines_omitted"] = len(lines) - TRACE_LINES_SHOWN
+    notes = [outcome.note] if outcome.note else []
+    if not calls:
+        notes.append(f"no call of {', '.join(functions)} was made before the program "
+                     "stopped (check the names with `dbg break FUNCTION`)")
+    if outcome.timed_out:
+        notes.append("the op's time ran out: the program was paused there (--timeout "
+                     "gives it longer)")
+    return {**snapshot.to_dict(), "trace": {
+        "functions": functions, "calls": shown, "total": len(calls),
+        "omitted": len(calls) - len(shown), "dropped": outcome.dropped,
+        "max": int(args.get("max") or DEFAULT_MAX_CALLS), "means": outcome.means,
+        "timed_out": outcome.timed_out, "run": session.run_id, "note": "; ".join(notes)}}
+
+
+#: Hits `dbg history --at` evaluates unless --max says otherwise.
+HISTORY_MAX = 1000
+
+
+def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
+    """`dbg history EXPR --at LOC`: run on, evaluating EXPR at each hit of
+    LOC without stopping there, until the program stops by itself (or --max
+    hits, or the op's time, which pauses it)."""
+    import time
+
+    from dbgcore.ops.inspecting import one_line
+    from dbgcore.store.recording import StoredSamples
+    from dbgcore.vocab.model import BreakLoc, BreakOptions
+
+    backend = session.backend
+    assert backend is not None
+    if session.state() == "running":
+        raise NotStopped("history --at runs the program from a stop, and it is running",
+                         "stop it with `dbg pause`, or wait for the next stop with `dbg wait`")
+    expression = one_line(str(args["expression"]))
+    loc = BreakLoc.from_wire(args["at"])
+    most = int(args.get("max") or HISTORY_MAX)
+    deadline = time.monotonic() + max(timeout - 2.0, timeout / 2)
+
+    def left() -> float:
+        return max(deadline - time.monotonic(), 0.1)
+
+    bp = backend.set_breakpoint(loc, BreakOptions(), timeout)
+    rows: list[Payload] = []
+    timed_out = False
+    last: object = object()
+    # Each value is in the store as it is taken: a daemon killed meanwhile keeps them.
+    kept = StoredSamples(session.store, session.current_run(), "history", expression.strip())
+    try:
+        event = backend.cont(left())
+        while event.state == "stopped" and bp.id in event.hit_breakpoints:
+            try:
+                value = backend.evaluate(expression, left()).value
+            except DbgError as exc:
+                value = None
+                error = exc.message
+            where = event.location
+            row: Payload = {"value": value, "file": where.file if where else None,
+                            "line": where.line if where else None,
+                            "function": where.function if where else None,
+                            "hit": len(rows) + 1, "changed": value != last}
+            if value is None:
+                row["error"] = error
+            rows.append(row)
+            kept.add({**row, "location": loc.text or loc.key()})
+            last = value
+            if len(rows) >= most or len(event.hit_breakpoints) > 1 \
+                    or time.monotonic() >= deadline:
+                break  # --max, a breakpoint of the user's here too, or the time
+            event = backend.cont(left())
+        if event.state == "running":
+            timed_out = True
+            event = backend.pause(2.0)
+    finally:
+        kept.close()
+        if backend.state() not in ("exited", "debugger_lost"):
+            backend.remove_breakpoint(bp.id, 2.0)
+    snapshot = session.snapshot(event, timeout)
+    limit = int(args.get("limit") or TRACE_SHOWN)
+    notes = []
+    if timed_out:
+        notes.append("the op's time ran out: the program was paused there")
+    elif len(rows) >= most:
+        notes.append(f"stopped at hit {most} (--max)")
+    if not rows:
+        notes.append(f"{loc.text or loc.key()} was not reached before the program stopped")
+    return {**snapshot.to_dict(), "history": {
+        "expression": expression, "at": loc.text or loc.key(), "values": rows[-limit:],
+        "total": len(rows), "omitted": max(len(rows) - limit, 0),
+        "changes": sum(1 for r in rows if r["changed"]), "run": session.current_run(),
+        "source": "hits of " + (loc.text or loc.key()), "note": "; ".join(notes)}}
+
+
+def run_calls(values: Payload, session: str, timeout: float,
+              front: Front | None) -> tuple[Payload, Via | None]:
     function = values.get("function")
     where = RecordedExpression(values["where"], "--where") if values.get("where") else None
-    store = _open("dbg calls")
+    store = open_store("dbg calls")
     try:
-        run = _run(store, session, values.get("run"))
+        run = chosen_run(store, session, values.get("run"))
         run_id = int(run["id"])
         rows = store.calls(run_id)
         notes = store.take_notes()
@@ -99,7 +258,7 @@ def calls(values: Payload, session: str, timeout: float,
     if function:
         rows = [r for r in rows if same_function(r.get("function"), function)]
     if where is not None:
-        known = set().union(*(_call_names(r) for r in rows)) if rows else set()
+        known = set().union(*(call_names(r) for r in rows)) if rows else set()
         missing = where.names - known
         if rows and missing:
             raise UsageError(f"--where names {', '.join(sorted(missing))}, which no recorded "
@@ -107,12 +266,12 @@ def calls(values: Payload, session: str, timeout: float,
         kept = []
         for row in rows:
             try:
-                if where.evaluate(_call_names(row)):
+                if where.evaluate(call_names(row)):
                     kept.append(row)
             except Unknown:
                 continue
         rows = kept
-    shown, omitted = _budget(rows, values.get("limit"))
+    shown, omitted = budget(rows, values.get("limit"))
     answer: Payload = {"calls": shown, "total": len(rows), "omitted": omitted,
                        "run": run_id, "run_state": run.get("state"),
                        "function": function, "where": values.get("where")}
@@ -121,8 +280,8 @@ def calls(values: Payload, session: str, timeout: float,
     return answer, None
 
 
-def history(values: Payload, session: str, timeout: float,
-            front: Front | None) -> tuple[Payload, Via | None]:
+def run_history(values: Payload, session: str, timeout: float,
+                front: Front | None) -> tuple[Payload, Via | None]:
     """The values EXPR took: with --at, at each hit of a location as the
     program runs on (asked of the session's daemon); without, at each stop
     recorded in the session's latest run (from the store)."""
@@ -136,9 +295,9 @@ def history(values: Payload, session: str, timeout: float,
             raise DbgError.from_wire(response.get("error") or {})
         return response.get("result") or {}, response.get("via")
     parsed = RecordedExpression(expression)
-    store = _open("dbg history")
+    store = open_store("dbg history")
     try:
-        run = _run(store, session, values.get("run"))
+        run = chosen_run(store, session, values.get("run"))
         run_id = int(run["id"])
         stops = store.hits(None, run_id=run_id, limit=100_000)
         sampled = store.samples(run_id, "history", expression.strip())
@@ -146,7 +305,7 @@ def history(values: Payload, session: str, timeout: float,
     finally:
         store.close()
     rows = _recorded_values(expression, parsed, stops, sampled)
-    shown, omitted = _budget(rows, values.get("limit"))
+    shown, omitted = budget(rows, values.get("limit"))
     if not rows:
         notes.insert(0, f"no recorded stop of run {run_id} has {expression!r} among its "
                         "locals; --at LOCATION evaluates it as the program runs")
@@ -195,9 +354,9 @@ def _recorded_values(expression: str, parsed: RecordedExpression, stops: list[Js
     return rows
 
 
-def runs(values: Payload, session: str, timeout: float,
-         front: Front | None) -> tuple[Payload, Via | None]:
-    store = _open("dbg runs")
+def run_runs(values: Payload, session: str, timeout: float,
+             front: Front | None) -> tuple[Payload, Via | None]:
+    store = open_store("dbg runs")
     try:
         rows = store.runs(None if values.get("all") else session,
                           limit=int(values.get("limit") or DEFAULT_SHOWN))
@@ -210,11 +369,11 @@ def runs(values: Payload, session: str, timeout: float,
     return answer, None
 
 
-def diff(values: Payload, session: str, timeout: float,
-         front: Front | None) -> tuple[Payload, Via | None]:
+def run_diff(values: Payload, session: str, timeout: float,
+             front: Front | None) -> tuple[Payload, Via | None]:
     from dbgcore.store.rundiff import compare
 
-    store = _open("dbg diff")
+    store = open_store("dbg diff")
     try:
         a, b = values.get("run_a"), values.get("run_b")
         if a is None or b is None:
@@ -238,3 +397,215 @@ def diff(values: Payload, session: str, timeout: float,
     if notes:
         answer["note"] = "; ".join(notes)
     return answer, None
+
+
+def render_hits(p: Payload) -> str:
+    rows = p.get("hits") or []
+    if not rows:
+        return "no recorded stops" + (f" at {p['filter']}" if p.get("filter") else "")
+    out = []
+    if len(rows) < int(p.get("total") or 0):
+        out.append(f"(the first {len(rows)} of {p['total']} stops; --limit N shows more)")
+    for h in rows:
+        stamp = time.strftime("%H:%M:%S", time.localtime(h["at"]))
+        if h["state"] == "exited":
+            out.append(f"{stamp} #{h['id']} {ending(h)}")
+            continue
+        line = f"{stamp} #{h['id']} {h.get('reason') or 'stop'} at {location_text(h)}"
+        if p.get("diff"):
+            out.append(line + f"  [{_changed(h)}]")
+            continue
+        shown = ", ".join(f"{v['name']}={v['value']}" for v in h.get("locals", [])[:6])
+        out.append(line + (f"  [{shown}]" if shown else ""))
+    return "\n".join(out)
+
+
+def _changed(h: Payload) -> str:
+    """A stop's changed locals (``hits --diff``): ``x=2 (was 1)``, a new one
+    as it is, a gone one ``-y``; ``no change`` when nothing did."""
+    parts = [f"{v['name']}={v['value']}" + (f" (was {v['was']})" if "was" in v else "")
+             for v in h.get("changed") or []]
+    parts += [f"-{name}" for name in h.get("gone") or []]
+    return ", ".join(parts) if parts else ("no locals" if h.get("first") else "no change")
+
+
+def render_trace(p: Payload) -> str:
+    t = p.get("trace") or {}
+    total, dropped = t.get("total", 0), t.get("dropped", 0)
+    head = f"traced {', '.join(t.get('functions') or [])}: {total} call" + \
+        ("s" if total != 1 else "") + f" recorded in run {t.get('run')}"
+    if t.get("means"):
+        head += f" (by {t['means']})"
+    out = [head]
+    out += calls_text(t.get("calls") or [], int(t.get("omitted") or 0), "calls")
+    if dropped:
+        out.append(f"... {dropped} later calls not recorded (--max {t.get('max')})")
+    if t.get("note"):
+        out.append(f"note: {t['note']}")
+    out.append("ended: " + render_stop(p))
+    return "\n".join(out)
+
+
+def render_calls(p: Payload) -> str:
+    rows = p.get("calls") or []
+    what = f"calls of {p['function']}" if p.get("function") else "traced calls"
+    if p.get("where"):
+        what += f" where {p['where']}"
+    if not rows:
+        return f"no recorded {what} in run {p.get('run')}"
+    out = [f"{p.get('total')} {what} in run {p.get('run')}"]
+    out += calls_text(rows, int(p.get("omitted") or 0), "calls")
+    if p.get("note"):
+        out.append(f"note: {p['note']}")
+    return "\n".join(out)
+
+
+def render_history(p: Payload) -> str:
+    h = p["history"]
+    out = [f"{h['expression']}: {h.get('total', 0)} values, {h.get('changes', 0)} changes "
+           f"({h.get('source')}, run {h.get('run')})"]
+    if h.get("omitted"):
+        out.append(f"... {h['omitted']} earlier values not shown (--limit N shows more)")
+    for r in h.get("values") or []:
+        mark = "*" if r.get("changed") else " "
+        value = r["value"] if r.get("value") is not None else f"<{r.get('error', 'no value')}>"
+        where = place(r.get("file"), r.get("line"))
+        if r.get("function"):
+            where += f" in {r['function']}"
+        out.append(f" {mark} {value}   [{where}]")
+    if h.get("note"):
+        out.append(f"note: {h['note']}")
+    if h.get("at") is not None:  # it ran the program: where it ended
+        out.append("ended: " + render_stop(p))
+    return "\n".join(out)
+
+
+def render_runs(p: Payload) -> str:
+    rows = p.get("runs") or []
+    if not rows:
+        return "no recorded runs" + (f" of session {p['session']}" if p.get("session") else "")
+    out = []
+    for r in rows:
+        stamp = time.strftime("%H:%M:%S", time.localtime(r["started_at"]))
+        args = " ".join(str(a) for a in r.get("args") or [])
+        values = f", {r['values']} history values" if r.get("values") else ""
+        out.append(f"run {r['id']}  {stamp}  {r.get('session')}  {short_path(r.get('program'))}"
+                   f"{' ' + args if args else ''}  {run_end(r)}, {r.get('stops', 0)} stops, "
+                   f"{r.get('calls', 0)} traced calls{values}")
+    return "\n".join(out)
+
+
+def render_diff(p: Payload) -> str:
+    a, b = p["a"], p["b"]
+    head = f"run {a['id']} vs run {b['id']} ({p.get('basis')})"
+    out = [head]
+    if p.get("same"):
+        out.append(f"no divergence: the same {p.get('compared')} events")
+    else:
+        d = p["divergence"]
+        out.append(f"first divergence at event {d['index']} ({d['kind']}):")
+        out.append(f"  run {a['id']}: {event_text(d.get('a'))}")
+        out.append(f"  run {b['id']}: {event_text(d.get('b'))}")
+        if p.get("before"):
+            out.append("after the same: " + "; ".join(event_text(e) for e in p["before"]))
+    for side in (a, b):
+        end = run_end(side)
+        out.append(f"run {side['id']}: {short_path(side.get('program'))} "
+                   f"{' '.join(str(x) for x in side.get('args') or [])} -> {end}")
+    if p.get("note"):
+        out.append(f"note: {p['note']}")
+    return "\n".join(out)
+
+
+#: The history ops, in the op table's order.
+OPS: tuple[Op, ...] = (
+    Op("hits", "List recorded stops (optionally only those at LOCATION); works after the "
+       "session ended, and after a crash.", (
+        Arg("location", "str", "Only stops at this location."),
+        Arg("all", "bool", "Every recorded session of this name, not just the latest.",
+            flags=("--all",)),
+        Arg("limit", "int", "At most this many.", flags=("--limit",), default=200,
+            minimum=1),
+        Arg("diff", "bool", "Show, hit to hit, only the locals that changed since the "
+            "previous hit in the same function.", flags=("--diff",)),
+    ), needs="none", send="local", run=run_hits, render=render_hits, group="history"),
+    Op("trace", "Run on without stopping, recording each call of FUNCTION...: arguments, "
+       "return value or exception, caller; with --lines each line and the locals it changed.", (
+        Arg("functions", "str", "The functions to trace, named as `dbg break` names them.",
+            required=True, multiple=True, metavar="FUNCTION"),
+        Arg("lines", "bool", "Also record each line a traced call reaches, with the locals "
+            "that changed there.", flags=("--lines",)),
+        Arg("max", "int", "Record at most N calls (default 10000); later ones are counted.",
+            flags=("--max",), minimum=1, metavar="N"),
+        Arg("limit", "int", "Show the last N calls (default 40); `dbg calls` has them all.",
+            flags=("--limit",), minimum=1, metavar="N"),
+    ), stops=True, handler=handle_trace, method=Backend.trace, title="call traces",
+       render=render_trace, group="history", core_ok=False, details=(
+           "The program runs from the current stop until it stops by itself (a "
+           "breakpoint, an exception, the end) or the op's --timeout, which pauses it; the "
+           "answer is that stop and one line per call, most recent last, nested by depth. "
+           "The calls are kept in the session store with the run (`dbg calls`, `dbg diff`), "
+           "also after the session ended. How each debugger traces: `dbg caps` row trace "
+           "(native: the debugger's own means in the program; fallback: dbg's breakpoints "
+           "and step out, a few calls a second, and without return values with --lines).\n\n"
+           "  dbg trace tri\n"
+           "  dbg trace parse_line emit --max 500\n"
+           "  dbg trace fee --lines")),
+    Op("calls", "List the calls `dbg trace` recorded (of FUNCTION), also after the session "
+       "ended.", (
+        Arg("function", "str", "Only the calls of this function."),
+        Arg("where", "str", "Only calls where EXPR holds, over their argument names, ret "
+            "(the return value), exc (the exception), fn, depth.", flags=("--where",),
+            metavar="EXPR", one_line=True),
+        Arg("run", "int", "The run (`dbg runs`; default the session's latest).",
+            flags=("--run",), minimum=1, metavar="ID"),
+        Arg("limit", "int", "Show the last N (default 40).", flags=("--limit",), minimum=1,
+            metavar="N"),
+    ), needs="none", send="local", run=run_calls, render=render_calls,
+       group="history", details=(
+           "Values are compared as the literals they read as (3, -1.5, 'abc', None), so the "
+           "same EXPR works on every language's records.\n\n"
+           "  dbg calls check_entry --where \"value < 0\"\n"
+           "  dbg calls tri --where \"n == 2 and ret != 3\"")),
+    Op("history", "The values EXPR took: at each recorded stop, or with --at at each hit of "
+       "LOCATION as the program runs on, without stopping there.", (
+        Arg("expression", "text", "The expression (without --at: a local's name, or an "
+            "expression over recorded locals; the values an earlier --at of the same EXPR "
+            "recorded are read too).", required=True, expression=True),
+        Arg("at", "location", "Run on, evaluating EXPR at each hit of LOC (" + LOCATION_HELP
+            + ") until the program stops by itself.", flags=("--at",), metavar="LOC"),
+        Arg("max", "int", "With --at: stop the program at the Nth hit (default 1000).",
+            flags=("--max",), minimum=1, metavar="N"),
+        Arg("run", "int", "Without --at: the run (`dbg runs`; default the latest).",
+            flags=("--run",), minimum=1, metavar="ID"),
+        Arg("limit", "int", "Show the last N values (default 40).", flags=("--limit",),
+            minimum=1, metavar="N"),
+    ), needs="none", send="local", run=run_history, handler=handle_history,
+       render=render_history, group="history", core_ok=False, waits=True, details=(
+           "Each value is marked * where it changed from the one before, with where it was "
+           "seen.\n\n"
+           "  dbg history total --at ledger.py:41\n"
+           "  dbg history 'len(items)'")),
+    Op("runs", "List the recorded runs of the program (start, restart, test): ids for "
+       "`dbg diff`, and how each ended (in progress, or cut short when its end was never "
+       "written).", (
+        Arg("all", "bool", "Every session's runs, not only this session's.", flags=("--all",)),
+        Arg("limit", "int", "The last N (default 40).", flags=("--limit",), minimum=1,
+            metavar="N"),
+    ), needs="none", send="local", run=run_runs, render=render_runs,
+       group="history"),
+    Op("diff", "Where two runs part ways: the first traced call, return value or line (or "
+       "stop) that differs, both sides shown.", (
+        Arg("run_a", "int", "The first run's id (`dbg runs`).", minimum=1, metavar="RUN_A"),
+        Arg("run_b", "int", "The second run's id.", minimum=1, metavar="RUN_B"),
+    ), needs="none", send="local", run=run_diff, render=render_diff,
+       group="history", details=(
+           "Without ids: the session's last two runs. Trace the same functions in both "
+           "(e.g. a passing input and a failing one) and the answer is the first call whose "
+           "arguments or result differ.\n\n"
+           "  dbg diff 12 13")),
+)
+
+
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

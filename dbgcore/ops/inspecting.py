@@ -1,5 +1,5 @@
 """What the inspection ops (stack, frames, variables, source: their
-handlers are in :mod:`dbgcore.ops.handlers`) share with :mod:`dbgcore.daemon.session`:
+handlers are in :mod:`dbgcore.ops.inspection`) share with :mod:`dbgcore.daemon.session`:
 which frames to show, how long a value may be, where a file is.
 """
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from dbgcore.shared.errors import UsageError
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.vocab.model import Frame, Variable
+from dbgcore.vocab.opspec import breaks_line
 
 if TYPE_CHECKING:
     from dbgcore.backends.contract import LaunchRequest
@@ -26,7 +27,7 @@ ARG_VALUE_CHARS = 60
 
 def one_line(text: str) -> str:
     # A newline would let a second command reach a line-oriented debugger.
-    if any(c in text for c in "\r\n\0"):
+    if breaks_line(text):
         raise UsageError("the text must be a single line",
                          "remove the newline; send one command at a time")
     if not text.strip():

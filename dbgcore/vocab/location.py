@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from dbgcore.shared.bounds import MAX_LINE, shortened, whole_number
 from dbgcore.shared.errors import UsageError
 from dbgcore.shared.jsontypes import Json, JsonObject
+from dbgcore.vocab.opspec import breaks_line
 
 _FUNCTION_RE = re.compile(r"^[^\s:!]+(?:::[^\s:!]+)*$")
 # ASCII only: str.isdigit() accepts '²', which int() then refuses.
@@ -42,7 +43,7 @@ class BreakLoc:
         """Parse a location the user typed; raise UsageError when it is malformed."""
         text = spec.strip()
         # Checked before stripping: a location is one line, wherever the break is.
-        if not text or any(c in spec for c in "\r\n\0"):
+        if not text or breaks_line(spec):
             raise UsageError(f"bad location {shortened(spec)!r}", _LOC_HINT)
         if "!" in text:
             module, _, function = text.partition("!")
@@ -92,7 +93,7 @@ class BreakLoc:
         for name in ("file", "function", "module", "text"):
             value = data.get(name)
             if value is not None and (not isinstance(value, str) or not value
-                                      or any(c in value for c in "\r\n\0")):
+                                      or breaks_line(value)):
                 raise UsageError(f"bad location: {name} must be a non-empty line of text")
         line = data.get("line")
         if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 1):

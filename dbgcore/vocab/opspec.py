@@ -37,6 +37,18 @@ Beside = Callable[..., "tuple[Payload | None, Payload]"]
 #: daemon's response: (session, op, args, timeout, idle timeout).
 Start = Callable[[str, str, Payload, float, "float | None"], Payload]
 
+#: What ends a line for a line-oriented debugger: dbg's one newline rule
+#: (docs/semantics.md) refuses these in a value the debugger reads as one line.
+LINE_BREAKS = "\r\n\0"
+
+
+def breaks_line(text: str) -> bool:
+    """Whether ``text`` holds a CR, LF or NUL: the one test of the newline
+    rule, which the front end's checks (:attr:`Arg.one_line`) and the
+    daemon's guards of its wire arguments all ask."""
+    return any(c in text for c in LINE_BREAKS)
+
+
 #: Argument kinds, and what they are on the wire.
 KINDS = ("str", "text", "int", "float", "bool", "location", "json")
 
@@ -382,3 +394,15 @@ def _whole_number(word: str, arg: Arg) -> int | None:
             arg.maximum is not None and number > arg.maximum):
         return None
     return number
+
+
+def add_ops_hook(ops: Iterable[Op]) -> Callable[[Callable[[Op], None]], None]:
+    """A ``dbg_add_ops(add)`` hook that adds ``ops`` in their order: how each
+    of dbg's op groups registers its ops, as a plugin does."""
+    listed = tuple(ops)
+
+    def dbg_add_ops(add: Callable[[Op], None]) -> None:
+        for op in listed:
+            add(op)
+
+    return dbg_add_ops

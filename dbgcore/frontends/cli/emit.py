@@ -3,8 +3,8 @@
 With ``--json`` every command prints exactly one JSON object on stdout:
 ``{"ok", "op", "session", "via": {"tool", "version"}, ...payload}``, plus
 ``"error": {"kind", "message", "hint"}`` when ``ok`` is false. Without it, the
-text renderers in :mod:`dbgcore.ops.render` print a concise answer whose first
-line is ``[via <tool> <version>]`` when a debugger answered.
+text renderers of the op groups (:mod:`dbgcore.ops.stops`, ...) print a concise
+answer whose first line is ``[via <tool> <version>]`` when a debugger answered.
 """
 
 from __future__ import annotations

@@ -313,7 +313,7 @@ def read_resource(uri: str) -> str:
 
     check_session_name(name)
     if what == "hits":
-        from dbgcore.ops.prepare import hits
+        from dbgcore.ops.history import run_hits as hits
 
         payload, _ = hits({"location": None, "all": False, "limit": 1000}, name, 5.0, None)
         return json.dumps(payload, ensure_ascii=False, default=str)

@@ -1,0 +1,218 @@
+"""The breakpoint ops: `dbg break`, `unbreak`, `breaks`, `watch` and
+`catch`: their declarations, the front end's preparation (`--instruction`
+sends another op, an id or a location is told apart), the daemon's handlers
+(over the session's breakpoint table) and the text of their answers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dbgcore.backends.contract import Backend
+from dbgcore.ops.stops import LOCATION_HELP, breakpoint_text
+from dbgcore.shared.errors import (
+    DbgError,
+    OpFailed,
+    UsageError,
+)
+from dbgcore.shared.jsontypes import Json
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook, breaks_line
+
+if TYPE_CHECKING:
+
+    from dbgcore.backends.registry import Front
+    from dbgcore.ops.opsession import OpSession as Session
+    from dbgcore.vocab.opspec import Payload
+
+Values = dict[str, Any]
+
+
+def prepare_break(values: Values, front: Front) -> tuple[str, Values]:
+    location, instruction = values.get("location"), values.get("instruction")
+    if (location is None) == (instruction is None):
+        raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
+    condition, hit, log = values.get("condition"), values.get("hit"), values.get("log")
+    for text in (condition, log):
+        if text is not None and (not text.strip() or breaks_line(text)):
+            raise UsageError("--if and --log take one non-empty line")
+    if instruction is not None:
+        return "break-instruction", {"address": instruction, "condition": condition, "hit": hit}
+    return "break", {"location": location, "condition": condition, "hit": hit, "log": log,
+                     "temp": bool(values.get("temp"))}
+
+
+def prepare_unbreak(values: Values, front: Front) -> tuple[str, Values]:
+    from dbgcore.shared.bounds import whole_number
+    from dbgcore.vocab.location import location_arg
+
+    text = str(values["target"]).strip()
+    if text.isascii() and text.isdigit():
+        return "unbreak", {"id": whole_number(text, "unbreak ID", noun="a breakpoint id")}
+    return "unbreak", {"location": location_arg(text)}
+
+
+def handle_break(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.vocab.model import BreakLoc, BreakOptions
+
+    assert session.backend is not None
+    loc = BreakLoc.from_wire(args["location"])
+    hit = args.get("hit")
+    if hit is not None and (not isinstance(hit, int) or hit < 1):
+        raise UsageError("--hit must be 1 or more")
+    options = BreakOptions(condition=_optional_line(args.get("condition"), "--if"),
+                           hit_count=hit,
+                           log_message=_optional_line(args.get("log"), "--log"),
+                           temporary=bool(args.get("temp")))
+    return {"breakpoint": session.breaks.add(session.backend, loc, options, timeout).to_dict()}
+
+
+def handle_unbreak(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.vocab.model import BreakLoc
+
+    assert session.backend is not None
+    if args.get("id") is not None:
+        wanted = args["id"]
+        if isinstance(wanted, bool) or not isinstance(wanted, int):
+            raise UsageError("unbreak takes a breakpoint id or a location")
+        session.breaks.listing(session.backend, timeout)
+        session.breaks.require([wanted])
+        ids = [wanted]
+    else:
+        loc = BreakLoc.from_wire(args.get("location"))
+        ids = session.breaks.matching(session.backend, loc, timeout)
+        if not ids:
+            raise OpFailed(f"no breakpoint matches {loc}", "list them with `dbg breaks`")
+    return {"removed": [b.to_dict() for b in session.breaks.remove(session.backend, ids, timeout)]}
+
+
+def handle_breaks(session: Session, args: Payload, timeout: float) -> Payload:
+    assert session.backend is not None
+    return {"breakpoints": [b.to_dict() for b in session.breaks.listing(session.backend, timeout)]}
+
+
+def handle_watch(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.ops.inspecting import one_line
+
+    assert session.backend is not None
+    expression = one_line(args["expression"])
+    bp = session.breaks.watch(session.backend, expression, timeout)
+    entry = session.breaks.entries.get(int(bp.id)) if isinstance(bp.id, int) else None
+    if entry is not None:
+        entry.scope = session.frame_key(timeout)
+        try:
+            entry.value = session.backend.evaluate(expression, timeout).value
+        except DbgError:
+            entry.value = None
+    return {"breakpoint": bp.to_dict()}
+
+
+def handle_catch(session: Session, args: Payload, timeout: float) -> Payload:
+    assert session.backend is not None
+    filters = list(args.get("filters", []))
+    if args.get("all_code"):
+        filters.append("all-code")  # a filter of the backend's, kept for restart too
+    session.catch_filters = session.backend.catch(filters, timeout)
+    return {"filters": session.catch_filters}
+
+
+def _optional_line(text: Json, option: str) -> str | None:
+    if text is None:
+        return None
+    if not isinstance(text, str) or not text.strip() or breaks_line(text):
+        raise UsageError(f"{option} takes one non-empty line")
+    return text
+
+
+def render_break(p: Payload) -> str:
+    return breakpoint_text(p["breakpoint"]) + _children_told(p)
+
+
+def _children_told(p: Payload) -> str:
+    """What the parent's child sessions did with a break or unbreak."""
+    told = p.get("children") or []
+    done = sorted({t["session"] for t in told if t.get("ok")})
+    lines = [f"\nalso in child session {name}" for name in done]
+    lines += [f"\nnot in child session {t['session']}: {t.get('error', '')}"
+              for t in told if not t.get("ok")]
+    return "".join(lines)
+
+
+def render_breaks(p: Payload) -> str:
+    bps = p.get("breakpoints") or []
+    return "\n".join(breakpoint_text(b) for b in bps) if bps else "no breakpoints"
+
+
+def render_unbreak(p: Payload) -> str:
+    return "\n".join("removed " + breakpoint_text(b) for b in p.get("removed", [])) \
+        + _children_told(p)
+
+
+def render_catch(p: Payload) -> str:
+    filters = p.get("filters") or []
+    return "catching: " + ", ".join(filters) if filters else "catching no exceptions"
+
+
+#: The breakpoint ops, in the op table's order.
+OPS: tuple[Op, ...] = (
+    Op("break", "Set a breakpoint at FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION.", (
+        Arg("location", "location", LOCATION_HELP),
+        Arg("instruction", "str", "Break at an instruction address instead.",
+            flags=("--instruction",), metavar="ADDR"),
+        Arg("condition", "str", "Stop only when COND is true.", flags=("--if",),
+            metavar="COND", one_line=True, expression=True),
+        Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N"),
+        Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
+            metavar="MSG", one_line=True),
+        Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
+    ), prepare=prepare_break, handler=handle_break, method=Backend.set_breakpoint,
+       title="breakpoints",
+       own_tool=True,
+       render=render_break, group="breakpoints", core_ok=False,
+       children=True),
+    Op("unbreak", "Remove a breakpoint by its id or location.", (
+        Arg("target", "str", "A breakpoint id (from `dbg breaks`) or a location.",
+            required=True, metavar="ID|LOCATION"),
+    ), prepare=prepare_unbreak, handler=handle_unbreak, method=Backend.remove_breakpoint,
+       title="removing breakpoints",
+       render=render_unbreak, group="breakpoints",
+       ended_ok=True, children=True),
+    Op("breaks", "List breakpoints: where each bound, its condition and hit count.",
+       handler=handle_breaks, method=Backend.list_breakpoints, title="listing breakpoints",
+       render=render_breaks, group="breakpoints", lost_ok=True, ended_ok=True),
+    Op("watch", "Stop when EXPRESSION's value changes (a watchpoint).", (
+        Arg("expression", "text", "What to watch: a variable or an expression.",
+            required=True, expression=True),
+    ), handler=handle_watch, method=Backend.watch, title="watchpoints", render=render_break,
+       own_tool=True,
+       group="breakpoints", core_ok=False),
+    Op("catch", "Stop where exceptions are raised: of the classes named, or as FILTERS say "
+       "(none: stop catching).", (
+        Arg("filters", "str", "Exception classes (ValueError, mypkg.errors.ParseError: "
+            "subclasses too) and filters: raised, uncaught, userUnhandled, or the debugger's "
+            "own (`dbg caps`).", multiple=True),
+        Arg("all_code", "bool", "Python: stop where an exception is raised in the standard "
+            "library's or an installed package's code too, not only in the program's.",
+            flags=("--all-code",)),
+    ), handler=handle_catch, method=Backend.catch, title="exception catchpoints",
+       render=render_catch, group="breakpoints", core_ok=False, details=(
+        "FILTERS: exception classes, and raised (every exception), uncaught (where one "
+        "would end the program), userUnhandled (debugpy: where one leaves the program's "
+        "code for a library's that does not handle it), or the debugger's own (`dbg caps`). "
+        "Each call replaces the filters set before, `uncaught` included, which a session "
+        "starts with (unless `dbg start --no-catch`): name it to keep it. Python (pdb, "
+        "debugpy): a class or `raised` stops once, where the exception is raised in the "
+        "program's own code; one raised inside the standard library or an installed package "
+        "stops where it comes out into the program's code (the line that called), and one "
+        "handled in there does not stop, unless --all-code. A class name without its module "
+        "is a builtin one, or any class of that name loaded when the catch is set. `dbg "
+        "exception` tells the rest; `dbg test` stops where a test fails without any catch. "
+        "Other debuggers take their own filters and class names (jdb: "
+        "java.io.IOException).\n\n"
+        "  dbg catch ValueError uncaught\n"
+        "  dbg catch mypkg.errors.ParseError\n"
+        "  dbg catch raised --all-code")),
+)
+
+
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

@@ -1,0 +1,199 @@
+"""What the program and its debugger show besides frames and values: `dbg
+list` (the source), `exception`, `output` (the program's, paged by cursor),
+`raw` (the debugger's own answer) and `tool` (which debugger it is).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dbgcore.backends.contract import Backend
+from dbgcore.ops.stops import render_stop, source_lines
+from dbgcore.shared.errors import (
+    DbgError,
+    OpFailed,
+    TargetExited,
+    UsageError,
+)
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
+
+if TYPE_CHECKING:
+
+    from dbgcore.ops.opsession import OpSession as Session
+    from dbgcore.vocab.opspec import Payload
+
+Values = dict[str, Any]
+
+
+#: Characters of output one `dbg output` answer carries (the cursor pages on).
+OUTPUT_CHARS = 64_000
+
+
+#: Traceback lines `dbg exception` shows: the first and the last, the middle cut.
+TRACEBACK_HEAD, TRACEBACK_TAIL = 20, 40
+
+
+def handle_list(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.lang.sourcetext import source_problem, source_window
+    from dbgcore.ops.inspecting import resolve_file
+    from dbgcore.vocab.model import BreakLoc, Location
+
+    spec = args.get("location")
+    context = int(args.get("context", 5))
+    current = session.last.location if session.last is not None else None
+    if session.backend is not None and session.backend.state() == "stopped":
+        # The selected frame (after `dbg up` / `dbg frame N`), not just the stop.
+        try:
+            selected = next((f for f in session.backend.stack(None, timeout) if f.current),
+                            None)
+        except DbgError:
+            selected = None
+        if selected is not None and selected.file and selected.line:
+            current = Location(selected.file, selected.line, selected.function)
+    if spec:
+        loc = BreakLoc.from_wire(spec)
+        if loc.line is None:
+            raise UsageError("list takes FILE:LINE or LINE", "e.g. dbg list app.py:20")
+        file = loc.file or (current.file if current else None)
+        line = loc.line
+    elif current is not None and current.file and current.line:
+        file, line = current.file, current.line
+    else:
+        raise OpFailed("no current location to list", "give one: dbg list FILE:LINE")
+    if not file:
+        raise OpFailed("no current file to list", "give one: dbg list FILE:LINE")
+    resolved = resolve_file(file, session.launch_request)
+    lines = source_window(resolved, line, context, context)
+    if not lines:
+        problem = source_problem(resolved)
+        raise OpFailed(problem or f"cannot read line {line} of {resolved}")
+    here = current.line if current is not None and current.file == resolved else None
+    return {"file": resolved,
+            "lines": [{"line": n, "text": t, "current": n == here} for n, t in lines]}
+
+
+def handle_exception(session: Session, args: Payload, timeout: float) -> Payload:
+    """The backend's answer, its traceback cut in the middle past a budget
+    (a RecursionError's has a thousand frames)."""
+    assert session.backend is not None
+    answer = session.backend.op_exception(args, timeout)
+    text = answer.get("stack")
+    if isinstance(text, str):
+        lines = text.splitlines()
+        if len(lines) > TRACEBACK_HEAD + TRACEBACK_TAIL:
+            cut = len(lines) - TRACEBACK_HEAD - TRACEBACK_TAIL
+            answer["stack"] = "\n".join([*lines[:TRACEBACK_HEAD],
+                                          f"... {cut} lines cut ...",
+                                          *lines[-TRACEBACK_TAIL:]])
+            answer["stack_cut"] = cut
+    return answer
+
+
+def handle_output(session: Session, args: Payload, timeout: float) -> Payload:
+    cats = args.get("categories") or [
+        c for c in ("stdout", "stderr") if args.get(c)]
+    return session.output.read(int(args.get("since", 0)), set(cats) if cats else None,
+                               int(args.get("limit", 1000)), OUTPUT_CHARS)
+
+
+def handle_raw(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.ops.inspecting import one_line
+
+    assert session.backend is not None
+    text = one_line(args["text"])
+    if session.backend.state() == "exited":
+        raise TargetExited("the program has exited", "run it again with `dbg restart`")
+    output, event = session.backend.raw(text, timeout)
+    payload: Payload = {"output": output}
+    if event is not None:
+        payload["stop"] = session.snapshot(event, timeout).to_dict()
+    return payload
+
+
+def handle_tool(session: Session, args: Payload, timeout: float) -> Payload:
+    return {"backend": session.spec.name if session.spec else None, **session.via()}
+
+
+def output_beside(session: Session, args: Payload, timeout: float,
+                  busy: str) -> tuple[Payload | None, Payload]:
+    return handle_output(session, args, timeout), {}
+
+
+def tool_beside(session: Session, args: Payload, timeout: float,
+                busy: str) -> tuple[Payload | None, Payload]:
+    return handle_tool(session, args, timeout), {}
+
+
+def render_list(p: Payload) -> str:
+    return "\n".join([p["file"], *source_lines(p.get("lines") or [])])
+
+
+def render_exception(p: Payload) -> str:
+    head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
+    return "\n".join([head, *([p["stack"]] if p.get("stack") else [])])
+
+
+def render_output(p: Payload) -> str:
+    parts = []
+    if p.get("dropped"):
+        parts.append("(older output was dropped to bound memory)")
+    # Chunks split lines anywhere; join runs of one stream before marking lines.
+    runs: list[list[str]] = []
+    for chunk in p.get("chunks", []):
+        if runs and runs[-1][0] == chunk["category"]:
+            runs[-1][1] += chunk["text"]
+        else:
+            runs.append([chunk["category"], chunk["text"]])
+    for category, text in runs:
+        if category != "stdout":
+            text = "".join(f"[{category}] {line}" for line in text.splitlines(True))
+        parts.append(text.rstrip("\n"))
+
+    more = " (more: repeat with this --since)" if p.get("more") else ""
+    parts.append(f"-- cursor {p.get('cursor', 0)}{more}")
+    return "\n".join(parts)
+
+
+def render_raw(p: Payload) -> str:
+    text: str = p.get("output", "").rstrip("\n")
+    if p.get("stop"):
+        text += ("\n" if text else "") + render_stop(p["stop"])
+    return text
+
+
+def render_tool(p: Payload) -> str:
+    return f"{p.get('tool')} {p.get('version')} (backend {p.get('backend')})"
+
+
+#: The program's source, exception, output and debugger, in the op table's order.
+OPS: tuple[Op, ...] = (
+    Op("list", "Show source around the current line, or around FILE:LINE / LINE.", (
+        Arg("location", "location", "Where: FILE:LINE or LINE."),
+        Arg("context", "int", "Lines before and after.", flags=("--context",), default=5,
+            minimum=0),
+    ), handler=handle_list, render=render_list, ended_ok=True),
+    Op("exception", "The exception the target stopped on: type, message, traceback in "
+       "call order.", needs="stopped", method=Backend.op_exception,
+       handler=handle_exception, render=render_exception),
+    Op("output", "Show the program's output (stdout and stderr kept apart), paged by cursor.", (
+        Arg("since", "int", "Cursor from the previous answer; only newer output is shown.",
+            flags=("--since",), default=0, minimum=0),
+        Arg("stdout", "bool", "Only the program's stdout.", flags=("--stdout",)),
+        Arg("stderr", "bool", "Only the program's stderr.", flags=("--stderr",)),
+    ), handler=handle_output, beside=output_beside, render=render_output,
+       own_tool=True,
+       lost_ok=True, ended_ok=True),
+    Op("raw", "Send TEXT to the native debugger and print its answer unparsed.", (
+        Arg("text", "text", "A command in the debugger's own language.", required=True,
+            passthrough=True),
+    ), handler=handle_raw, method=Backend.raw, title="raw commands", render=render_raw,
+       own_tool=True,
+       waits=True),
+    Op("tool", "Show the debugger (tool and version) behind the current session.",
+       handler=handle_tool, beside=tool_beside, render=render_tool, group="meta",
+       lost_ok=True, ended_ok=True),
+)
+
+
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)
