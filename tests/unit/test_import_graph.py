@@ -261,19 +261,6 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 #: check fails on an entry that no longer matches an import, so this list
 #: only shrinks.
 ALLOWED_TODAY: dict[tuple[str, str], str] = {
-    # ops -> daemon (type only): the handlers take the daemon's Session.
-    # Ends with a Protocol in ops of what a handler may ask of its session.
-    ("dbgcore.ops.handlers", "dbgcore.daemon.session"):
-        "the handlers' session argument is typed as the daemon's Session",
-    # ops -> frontends: ops the client runs itself (doctor, report, mcp,
-    # agent install) are named by the op table, their code is a front end's.
-    # Ends when each op group registers itself as an op plugin (issue 39,
-    # item 3) and the front ends register their own.
-    ("dbgcore.ops.deferred", "dbgcore.frontends.doctor"): "`dbg doctor` runs in the client",
-    ("dbgcore.ops.deferred", "dbgcore.frontends.report"): "`dbg report` runs in the client",
-    ("dbgcore.ops.deferred", "dbgcore.frontends.mcp.server"): "`dbg mcp` runs in the client",
-    ("dbgcore.ops.prepare", "dbgcore.frontends.agents"):
-        "`dbg agent install` runs in the client",
     # daemon -> frontends: the fast path answers a whole CLI call (checks,
     # parsing, rendering) inside the daemon with the front ends' call_op.
     # Ends when parsing and rendering happen in one place whatever the path
