@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from dbgcore.lang.sourcefind import suffix_matches
+from dbgcore.ops import stacks
 from dbgcore.shared.bounds import number_or_name
 from dbgcore.shared.errors import (
     DbgError,
@@ -529,7 +530,8 @@ def pause(session: Session, args: Payload, timeout: float) -> Payload:
         return {**session.last.to_dict(), "note": "the target was already stopped"}
     if state == "exited":
         raise TargetExited("the program has exited", "run it again with `dbg restart`")
-    return _run(session, session.backend.pause(timeout), timeout)
+    paused = stacks.pause(session, timeout)  # a Python program blocked in C: its stacks
+    return paused if isinstance(paused, dict) else _run(session, paused, timeout)
 
 
 def wait(session: Session, args: Payload, timeout: float) -> Payload:

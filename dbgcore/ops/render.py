@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dbgcore.lang.sourcefind import suffix_matches
+from dbgcore.ops.stacks import blocked_lines
 
 Payload = dict[str, Any]
 
@@ -69,6 +70,8 @@ def snapshot(p: Payload) -> str:
                    "line and waits for the next stop, `dbg input --eof` closes it)")
         if p.get("prompt"):
             out.append(f"it printed last: {p['prompt']!r}")
+    elif state == "running" and p.get("blocked"):
+        out += blocked_lines(p)
     elif state == "running":
         out.append("running: the target has not stopped yet "
                    "(`dbg wait` waits for the next stop, `dbg pause` interrupts it)")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend, answered_ops
 from dbgcore.backends.registry import Front
-from dbgcore.ops import deferred, handlers, prepare, render_history
+from dbgcore.ops import deferred, handlers, prepare, render_history, stacks
 from dbgcore.ops import history as recorded
 from dbgcore.ops import render as renderers
 from dbgcore.vocab.opspec import Arg, Beside, Handler, Op, OpTable, Payload, Renderer, Start
@@ -270,6 +270,7 @@ BUILTIN: tuple[Op, ...] = (
         "counted in their place (`... 24 frames of _pytest, pluggy`). Frames keep the "
         "numbers `dbg stack --all` gives them; `dbg frame N` selects any of them, `up` "
         "and `down` move among the frames shown.")),
+    stacks.OP,
     Op("frame", "Select frame INDEX (0 is where the target stopped).", (
         Arg("index", "int", "The frame's index in `dbg stack` (a hidden one's in "
             "`dbg stack --all`).", required=True, minimum=0),
