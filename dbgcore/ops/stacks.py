@@ -199,7 +199,10 @@ def answer(threads: list[ThreadStack], args: Payload, *, source: str,
     """The JSON answer: each thread with its frames, library and runtime
     frames folded and counted as `dbg stack` folds them (unless ``all``)."""
     shown_threads = []
-    for thread in threads[:THREADS_SHOWN]:
+    folded = [] if args.get("all") else [
+        t for t in threads[1:] if not t.current and t.frames
+        and all(f.library or f.internal for f in t.frames)]
+    for thread in [t for t in threads if t not in folded][:THREADS_SHOWN]:
         frames, hidden = (thread.frames, []) if args.get("all") else \
             shown_frames(program_frames(thread.frames))
         cut = max(len(frames) - FRAMES_SHOWN, 0)
@@ -217,8 +220,12 @@ def answer(threads: list[ThreadStack], args: Payload, *, source: str,
                                for f in frames if thread.locals.get(f.index)}
         shown_threads.append(entry)
     payload: Payload = {"pid": pid, "source": source, "threads": shown_threads}
-    if len(threads) > THREADS_SHOWN:
-        payload["threads_cut"] = len(threads) - THREADS_SHOWN
+    if folded:
+        # A pool's idle workers, the debugger's own threads: nothing of the
+        # program's on their stacks.
+        payload["library_threads"] = {"count": len(folded), "names": [t.name for t in folded]}
+    if len(threads) - len(folded) > THREADS_SHOWN:
+        payload["threads_cut"] = len(threads) - len(folded) - THREADS_SHOWN
     return payload
 
 
@@ -230,21 +237,26 @@ def render(p: Payload) -> str:
         lines += _thread_lines(thread)
     if p.get("threads_cut"):
         lines.append(f"... {p['threads_cut']} more threads not shown")
+    folded = p.get("library_threads")
+    if folded:
+        names = ", ".join(folded["names"][:4]) + (", ..." if len(folded["names"]) > 4 else "")
+        lines.append(f"... {folded['count']} thread{'s' if folded['count'] != 1 else ''} "
+                     f"with library code only: {names} (--all shows them)")
     return "\n".join(lines)
 
 
 def blocked_lines(p: Payload) -> list[str]:
     """A pause's "running" answer on a program blocked in C (a stop
     snapshot's text calls this for a ``blocked`` one)."""
-    count = len(p.get("threads") or [])
-    return [f"running: every thread ({count}) is blocked in C (a lock, a read, a sleep), "
+    return ["running: every thread is blocked in C (a lock, a read, a sleep), "
             "where the debugger's pause cannot stop it; their stacks:",
             *render(p).splitlines()[1:]]
 
 
 def _header(p: Payload) -> str:
     whose = f"process {p['pid']}" if p.get("pid") else "the program"
-    count = len(p.get("threads") or []) + int(p.get("threads_cut") or 0)
+    count = len(p.get("threads") or []) + int(p.get("threads_cut") or 0) + int(
+        (p.get("library_threads") or {}).get("count") or 0)
     return f"{whose}: {count} thread{'s' if count != 1 else ''} (read by {p.get('source')})"
 
 
