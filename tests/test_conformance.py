@@ -289,6 +289,19 @@ def op_set(c: Conf) -> Result:
     return result
 
 
+def op_stacks(c: Conf) -> Result:
+    result = c.dbg("--json", "stacks")
+    if result.code == 0:
+        threads = result.json["threads"]
+        # The stopped thread's stack holds the stop's function (py-spy's
+        # names a method Class.name); `dbg stack` still answers the same.
+        functions = [str(f["function"]) for t in threads for f in t["frames"]]
+        assert any(f.split(".")[-1] == c.case.function for f in functions), threads
+        after = c.dbg("--json", "stack")
+        assert after.json["frames"][0]["function"] == c.case.function, after
+    return result
+
+
 def op_threads(c: Conf) -> Result:
     result = c.dbg("--json", "threads")
     if result.code == 0:

@@ -47,7 +47,7 @@ Support = Literal["native", "fallback", "none"]
 #: override (`dbg caps`: "fallback" then).
 _FALLBACK_NEEDS: dict[str, tuple[str, ...]] = {
     "trace": ("set_breakpoint", "remove_breakpoint", "cont", "finish", "stack", "locals"),
-    "stacks": ("threads", "select_thread", "stack"),
+    "thread_stacks": ("threads", "select_thread", "stack"),
 }
 
 
@@ -439,7 +439,7 @@ class Backend:
     def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
         raise self.unsupported("thread")
 
-    def stacks(self, with_locals: bool, timeout: float) -> list[ThreadStack]:
+    def thread_stacks(self, with_locals: bool, timeout: float) -> list[ThreadStack]:
         """`dbg stacks`: every thread's whole stack, by the debugger's own
         means, while the program runs where the debugger can (delve's
         goroutines, jstack). A Python program's are read by py-spy before

@@ -14,7 +14,7 @@ How the stacks are read, first that works:
    :meth:`Backend.program_pids`): py-spy reads them from outside, while it
    runs (:mod:`dbgcore.backends.pyspy`).
 2. The backend reads them by its debugger's own means
-   (:meth:`Backend.stacks`).
+   (:meth:`Backend.thread_stacks`).
 3. The backend lists threads, selects one and gives its stack: at a stop,
    dbg walks every thread that way and selects the one it found again. A
    running program is refused, saying it must be stopped first.
@@ -77,9 +77,9 @@ def handle(session: Session, args: Payload, timeout: float) -> Payload:
     if pid is not None:
         return answer(pyspy.dump(pid, with_locals, timeout), args, pid=pid,
                       source=_pyspy_name())
-    if type(backend).stacks is not Backend.stacks:
-        return answer(backend.stacks(with_locals, timeout), args, source=backend.tool_name)
-    if not backend.has_fallback("stacks"):
+    if type(backend).thread_stacks is not Backend.thread_stacks:
+        return answer(backend.thread_stacks(with_locals, timeout), args, source=backend.tool_name)
+    if not backend.has_fallback("thread_stacks"):
         raise backend.unsupported("stacks", "a Python program's stacks are read with py-spy; "
                                   f"for this one: `dbg raw` with {backend.tool_name}'s own "
                                   "command, at a stop")
@@ -322,7 +322,7 @@ OP = Op(
         Arg("all", "bool", "Also the library and runtime frames each stack folds.",
             flags=("--all",)),
     ), needs="none", send="local", run=run, handler=handle, beside=beside,
-    method=Backend.stacks, title="all-thread stacks", render=render, details=(
+    method=Backend.thread_stacks, title="all-thread stacks", render=render, details=(
         "For a deadlock, a thread blocked in C, an endless loop: what every thread is "
         "doing now. A Python program's stacks are read by py-spy from outside, while it "
         "runs, with each thread's state (idle: blocked in C or waiting; running; holds "
