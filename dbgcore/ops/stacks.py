@@ -43,9 +43,9 @@ if TYPE_CHECKING:
 THREADS_SHOWN = 32
 #: Frames each thread shows, after library frames are folded.
 FRAMES_SHOWN = 24
-#: How long `dbg pause` waits for a Python program's stop between two looks
-#: at its threads (py-spy's dump takes some 10 ms).
-PAUSE_LOOK = 1.0
+#: How long `dbg pause` tries, on a Python program whose threads are all
+#: idle, before it looks again whether they are blocked in C.
+PAUSE_TRY = 2.0
 
 
 def run(values: Payload, session: str, timeout: float,
@@ -155,31 +155,36 @@ def _must_stop(tool: str, why: str = "") -> NotStopped:
 
 
 def pause(session: Session, timeout: float) -> StopEvent | Payload:
-    """The backend's pause, looking every :data:`PAUSE_LOOK` seconds (on a
-    Python program) whether every thread is blocked in C, where neither
-    pdb's SIGINT nor debugpy's pause reaches it: then the answer at once is
-    "running", with every thread's stacks, instead of the pause's timeout
-    run out. The pause stays asked: a thread that comes back to Python code
-    stops, and `dbg wait` or `dbg status` sees it."""
+    """The backend's pause; but on a Python program whose threads are all
+    blocked in C (py-spy says so before and after a short try), where
+    neither pdb's SIGINT nor debugpy's pause reaches them, "running" at once
+    with every thread's stacks instead of the pause's timeout run out. A
+    program that runs Python code is paused as ever. The pause stays asked:
+    a thread that comes back to Python code stops, and `dbg wait` or `dbg
+    status` sees it."""
     backend = session.backend
     assert backend is not None
     pid = python_pid(session)
-    if pid is None:
+    if pid is None or not _all_blocked(pid, timeout):
         return backend.pause(timeout)
-    deadline = time.monotonic() + timeout
-    event = backend.pause(min(PAUSE_LOOK, timeout))
-    while event.state == "running":
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return event
-        try:
-            threads = pyspy.dump(pid, False, min(remaining, 10.0))
-        except DbgError:
-            threads = []
-        if threads and all(t.state == "idle" for t in threads):
-            return blocked_answer(threads, pid)
-        event = backend.poll(min(PAUSE_LOOK, remaining)) or event
-    return event
+    # A program merely asleep (time.sleep) is idle too, and stops soon.
+    began = time.monotonic()
+    event = backend.pause(min(PAUSE_TRY, timeout))
+    if event.state != "running":
+        return event
+    threads = _all_blocked(pid, timeout)
+    if threads:
+        return blocked_answer(threads, pid)
+    return backend.poll(max(timeout - (time.monotonic() - began), 0)) or event
+
+
+def _all_blocked(pid: int, timeout: float) -> list[ThreadStack]:
+    """Every thread of ``pid``, when py-spy finds them all idle; else []."""
+    try:
+        threads = pyspy.dump(pid, False, min(timeout, 10.0))
+    except DbgError:
+        return []
+    return threads if threads and all(t.state == "idle" for t in threads) else []
 
 
 def blocked_answer(threads: list[ThreadStack], pid: int) -> Payload:
