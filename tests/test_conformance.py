@@ -289,6 +289,21 @@ def op_set(c: Conf) -> Result:
     return result
 
 
+def op_stacks(c: Conf) -> Result:
+    before = c.dbg("--json", "stack").json["frames"][0]["function"]
+    result = c.dbg("--json", "stacks")
+    if result.code == 0:
+        threads = result.json["threads"]
+        # Some thread's stack holds the stop's function, as `dbg stack` names
+        # it (py-spy's names a method Class.name); and `dbg stack` answers
+        # the same after (the walk selected its thread and frame again).
+        top = c.dbg("--json", "stack").json["frames"][0]["function"]
+        functions = [str(f["function"]) for t in threads for f in t["frames"]]
+        assert any(top in (f, f.split(".")[-1]) for f in functions), (top, threads)
+        assert top == before, (before, top)
+    return result
+
+
 def op_threads(c: Conf) -> Result:
     result = c.dbg("--json", "threads")
     if result.code == 0:

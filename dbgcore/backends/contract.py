@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         StopEvent,
         StopState,
         Thread,
+        ThreadStack,
         Value,
         Variable,
     )
@@ -46,6 +47,7 @@ Support = Literal["native", "fallback", "none"]
 #: override (`dbg caps`: "fallback" then).
 _FALLBACK_NEEDS: dict[str, tuple[str, ...]] = {
     "trace": ("set_breakpoint", "remove_breakpoint", "cont", "finish", "stack", "locals"),
+    "thread_stacks": ("threads", "select_thread", "stack"),
 }
 
 
@@ -436,6 +438,15 @@ class Backend:
 
     def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
         raise self.unsupported("thread")
+
+    def thread_stacks(self, with_locals: bool, timeout: float) -> list[ThreadStack]:
+        """`dbg stacks`: every thread's whole stack, by the debugger's own
+        means, while the program runs where the debugger can (delve's
+        goroutines, jstack). A Python program's are read by py-spy before
+        this is asked (:mod:`dbgcore.ops.stacks`); for a backend that does
+        not override this, dbg walks :meth:`threads` with
+        :meth:`select_thread` and :meth:`stack` at a stop."""
+        raise self.unsupported("stacks")
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         """Send native text; return its answer, and a stop event if the command

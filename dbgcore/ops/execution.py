@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from dbgcore.backends.contract import Backend
 from dbgcore.lang.sourcefind import suffix_matches
+from dbgcore.ops import stacks
 from dbgcore.ops.starting import NO_STDIN
 from dbgcore.ops.stops import render_stop, stopping
 from dbgcore.shared.errors import (
@@ -100,7 +101,8 @@ def handle_pause(session: Session, args: Payload, timeout: float) -> Payload:
         return {**session.last.to_dict(), "note": "the target was already stopped"}
     if state == "exited":
         raise TargetExited("the program has exited", "run it again with `dbg restart`")
-    return _run(session, session.backend.pause(timeout), timeout)
+    paused = stacks.pause(session, timeout)  # a Python program blocked in C: its stacks
+    return paused if isinstance(paused, dict) else _run(session, paused, timeout)
 
 
 def handle_wait(session: Session, args: Payload, timeout: float) -> Payload:

@@ -128,6 +128,10 @@ def render_stop(p: Payload) -> str:
                    "line and waits for the next stop, `dbg input --eof` closes it)")
         if p.get("prompt"):
             out.append(f"it printed last: {p['prompt']!r}")
+    elif state == "running" and p.get("blocked"):
+        from dbgcore.ops.stacks import blocked_lines
+
+        out += blocked_lines(p)
     elif state == "running":
         out.append("running: the target has not stopped yet "
                    "(`dbg wait` waits for the next stop, `dbg pause` interrupts it)")

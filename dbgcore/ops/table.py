@@ -50,6 +50,7 @@ DEFAULT_OP_PLUGINS: tuple[str, ...] = (
     "dbgcore.ops.breakpoints",
     "dbgcore.ops.execution",
     "dbgcore.ops.inspection",
+    "dbgcore.ops.stacks",
     "dbgcore.ops.program",
     "dbgcore.ops.history",
     "dbgcore.ops.meta",

@@ -197,6 +197,26 @@ class Thread:
 
 
 @dataclass
+class ThreadStack:
+    """One thread and its whole stack, innermost frame first, as `dbg
+    stacks` reads it from a program that may be running."""
+
+    id: int | str
+    name: str
+    frames: list[Frame]
+    #: What the thread was doing, where the tool can tell: "running" (it
+    #: runs Python code, or holds the GIL), "idle" (blocked in C: a lock,
+    #: a read, a sleep), "stopped" (the debugger holds it); None: unknown.
+    state: str | None = None
+    #: Holds CPython's global interpreter lock (None: not Python, or unknown).
+    gil: bool | None = None
+    #: The thread the session's debugger has selected.
+    current: bool = False
+    #: Each frame's local variables by frame index (`dbg stacks --locals`).
+    locals: dict[int, list[Variable]] | None = None
+
+
+@dataclass
 class StopEvent:
     """What a backend reports after a stopping op: the bare facts of the stop.
 

@@ -146,8 +146,8 @@ class PdbBackend(ConsoleBackend):
     features: ClassVar[dict[str, Support]] = {"break-if": "native", "break-hit": "native",
                                                "return-value": "native"}
     # pdb has no watchpoints: the launcher checks a watch at each line of its
-    # frame (dbgcore/inprogram/pywatch.py).
-    op_support: ClassVar[Mapping[str, Support]] = {"watch": "fallback"}
+    # frame (dbgcore/inprogram/pywatch.py). Its program's stacks are read by py-spy.
+    op_support: ClassVar[Mapping[str, Support]] = {"watch": "fallback", "stacks": "fallback"}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)

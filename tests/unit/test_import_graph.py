@@ -232,7 +232,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     # Talking to a debugger: never how a daemon was started (start).
     "transport": frozenset({"dbgcore", "shared", "vocab"}),
     # The backend contract and the plugin host, over the transports.
-    "backends": frozenset({"dbgcore", "shared", "vocab", "lang", "transport"}),
+    "backends": frozenset({"dbgcore", "shared", "vocab", "lang", "transport", "inprogram"}),
     # The ops: never the daemon, a front end, the daemon's start, or entry.
     "ops": frozenset({"dbgcore", "shared", "vocab", "lang", "store", "transport", "backends"}),
     # The daemon runs the ops; it is given its start-up, never imports start,

@@ -135,9 +135,9 @@ def test_every_op_sent_to_the_daemon_has_its_handler() -> None:
     for op in table:
         if op.send == "local":
             # A local op with a handler sends itself to the daemon for the part
-            # that needs the debugger (`history --at`).
+            # that needs the debugger (`history --at`; `stacks` without --pid).
             assert op.run is not None, op
-            assert op.handler is None or op.name == "history", op
+            assert op.handler is None or op.name in ("history", "stacks"), op
         elif op.prepare is None or op.name == "start":
             # (`test` is sent as `start`.) An op without a handler is the backend's.
             assert op.handler is not None or op.method is not None, op

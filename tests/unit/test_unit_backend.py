@@ -58,6 +58,7 @@ ARGS: dict[str, Any] = {
     "lines": False,
     "max_calls": 10,
     "sink": Discard(),
+    "with_locals": False,
 }
 
 
