@@ -9,7 +9,7 @@ light.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
@@ -17,8 +17,6 @@ if TYPE_CHECKING:
 
     from dbgcore.backends.registry import Front
     from dbgcore.vocab.opspec import Payload, Via
-
-Values = dict[str, Any]
 
 
 def run_doctor(values: Payload, session: str, timeout: float,
@@ -35,8 +33,8 @@ def run_report(values: Payload, session: str, timeout: float,
     return bundle(values, session, timeout, front)
 
 
-def run_agent_install(values: Values, session: str, timeout: float,
-                      front: Front) -> tuple[Values, Via | None]:
+def run_agent_install(values: Payload, session: str, timeout: float,
+                      front: Front) -> tuple[Payload, Via | None]:
     from dbgcore.frontends.agents import install
 
     return install(values, session, timeout, front)

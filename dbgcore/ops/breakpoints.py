@@ -6,7 +6,7 @@ sends another op, an id or a location is told apart), the daemon's handlers
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
 from dbgcore.ops.stops import LOCATION_HELP, breakpoint_text
@@ -24,10 +24,8 @@ if TYPE_CHECKING:
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.opspec import Payload
 
-Values = dict[str, Any]
 
-
-def prepare_break(values: Values, front: Front) -> tuple[str, Values]:
+def prepare_break(values: Payload, front: Front) -> tuple[str, Payload]:
     location, instruction = values.get("location"), values.get("instruction")
     if (location is None) == (instruction is None):
         raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
@@ -41,7 +39,7 @@ def prepare_break(values: Values, front: Front) -> tuple[str, Values]:
                      "temp": bool(values.get("temp"))}
 
 
-def prepare_unbreak(values: Values, front: Front) -> tuple[str, Values]:
+def prepare_unbreak(values: Payload, front: Front) -> tuple[str, Payload]:
     from dbgcore.shared.bounds import whole_number
     from dbgcore.vocab.location import location_arg
 

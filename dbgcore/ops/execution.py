@@ -7,7 +7,7 @@ and `input` are also answered beside another client's op that waits.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
 from dbgcore.lang.sourcefind import suffix_matches
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.model import BreakLoc, StopEvent
     from dbgcore.vocab.opspec import Payload
-
-Values = dict[str, Any]
 
 
 def _run(session: Session, event: StopEvent, timeout: float) -> Payload:

@@ -9,7 +9,7 @@ call or a run) is :mod:`dbgcore.ops.records`.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
 from dbgcore.ops.records import (
@@ -44,11 +44,9 @@ if TYPE_CHECKING:
     from dbgcore.vocab.model import BreakLoc
     from dbgcore.vocab.opspec import Payload, Via
 
-Values = dict[str, Any]
 
-
-def run_hits(values: Values, session: str, timeout: float,
-             front: Front | None) -> tuple[Values, Via | None]:
+def run_hits(values: Payload, session: str, timeout: float,
+             front: Front | None) -> tuple[Payload, Via | None]:
     from dbgcore.store.db import Store
     from dbgcore.vocab.location import BreakLoc
 
@@ -66,7 +64,7 @@ def run_hits(values: Values, session: str, timeout: float,
         rows = [r for r in rows if _matches(r, wanted)]
     if values.get("diff"):
         rows = _changes(rows)
-    answer: Values = {"hits": rows[: values.get("limit") or 200], "filter": location,
+    answer: Payload = {"hits": rows[: values.get("limit") or 200], "filter": location,
                       "total": len(rows)}
     if values.get("diff"):
         answer["diff"] = True
@@ -75,7 +73,7 @@ def run_hits(values: Values, session: str, timeout: float,
     return answer, None
 
 
-def _changes(rows: list[Values]) -> list[Values]:
+def _changes(rows: list[Payload]) -> list[Payload]:
     """Each stop with only what changed in its locals since the previous
     stop in the same function (of the same file): ``changed`` (name, value
     and ``was``, absent for a new one) and ``gone`` (names no longer there);
@@ -89,7 +87,7 @@ def _changes(rows: list[Values]) -> list[Values]:
         key = (str(row.get("file") or ""), str(row.get("function") or ""))
         now = {str(v["name"]): str(v.get("value")) for v in row.get("locals") or []}
         before = last.get(key)
-        changed: list[Values] = []
+        changed: list[Payload] = []
         for name, value in now.items():
             if before is None or name not in before:
                 changed.append({"name": name, "value": value})
@@ -102,7 +100,7 @@ def _changes(rows: list[Values]) -> list[Values]:
     return out
 
 
-def _matches(row: Values, loc: BreakLoc) -> bool:
+def _matches(row: Payload, loc: BreakLoc) -> bool:
     if loc.function:
         name = row.get("function") or ""
         return bool(name == loc.function or name.endswith("." + loc.function))

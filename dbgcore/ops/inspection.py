@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
 from dbgcore.ops.stops import shown_text, source_lines, variable_text
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.model import Frame
     from dbgcore.vocab.opspec import Payload
-
-Values = dict[str, Any]
 
 
 #: Frames `dbg stack` shows without --levels (a deep recursion has thousands).

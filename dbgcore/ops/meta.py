@@ -4,7 +4,7 @@ process: `dbg backends`, `plugins` and `caps`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.shared.errors import (
     UsageError,
@@ -16,11 +16,9 @@ if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
     from dbgcore.vocab.opspec import Payload, Via
 
-Values = dict[str, Any]
 
-
-def run_backends(values: Values, session: str, timeout: float,
-                 front: Front) -> tuple[Values, Via | None]:
+def run_backends(values: Payload, session: str, timeout: float,
+                 front: Front) -> tuple[Payload, Via | None]:
     rows = []
     for spec in front.backends.config().backends.values():
         cls = front.backends.class_of(spec)
@@ -41,8 +39,8 @@ def run_backends(values: Values, session: str, timeout: float,
     return {"backends": rows}, None
 
 
-def run_plugins(values: Values, session: str, timeout: float,
-                front: Front) -> tuple[Values, Via | None]:
+def run_plugins(values: Payload, session: str, timeout: float,
+                front: Front) -> tuple[Payload, Via | None]:
     # Plugins' hooks for commands and ops run only when a front end looks past
     # the built-in ones; run them here, so that one that fails is reported too.
     assert front.table is not None
@@ -53,8 +51,8 @@ def run_plugins(values: Values, session: str, timeout: float,
     return {"plugins": rows}, None
 
 
-def run_caps(values: Values, session: str, timeout: float,
-             front: Front) -> tuple[Values, Via | None]:
+def run_caps(values: Payload, session: str, timeout: float,
+             front: Front) -> tuple[Payload, Via | None]:
     """Asked of the code and of the installed debuggers themselves (each DAP
     adapter is started to read the capabilities it announces)."""
     from dbgcore.backends.contract import FEATURES, answered_ops
@@ -65,12 +63,12 @@ def run_caps(values: Values, session: str, timeout: float,
     if unknown:
         raise UsageError(f"unknown backend {', '.join(unknown)}",
                          f"known backends: {', '.join(config.backends)}")
-    columns: list[Values] = []
+    columns: list[Payload] = []
     for spec in config.backends.values():
         if names and spec.name not in names:
             continue
         cls = front.backends.class_of(spec)
-        column: Values = {"name": spec.name, "tool": spec.name, "ready": False}
+        column: Payload = {"name": spec.name, "tool": spec.name, "ready": False}
         if cls is None:
             column["detail"] = f"plugin {spec.plugin!r} is not loaded"
         else:
@@ -92,7 +90,7 @@ def run_caps(values: Values, session: str, timeout: float,
     for column in columns:
         if column["ready"]:
             column["ops"] = {op: column["ops"].get(op, "none") for op in ops}
-    payload: Values = {"ops": ops, "backends": columns}
+    payload: Payload = {"ops": ops, "backends": columns}
     if values.get("markdown"):
         payload["markdown"] = True
     return payload, None

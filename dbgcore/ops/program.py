@@ -5,7 +5,7 @@ list` (the source), `exception`, `output` (the program's, paged by cursor),
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
 from dbgcore.ops.stops import render_stop, source_lines
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.opspec import Payload
-
-Values = dict[str, Any]
 
 
 #: Characters of output one `dbg output` answer carries (the cursor pages on).

@@ -5,7 +5,7 @@ and `kill` (answered in the front end's process).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.ops.stops import ending, location_text
 from dbgcore.shared.errors import (
@@ -19,11 +19,9 @@ if TYPE_CHECKING:
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.opspec import Payload, Via
 
-Values = dict[str, Any]
 
-
-def run_sessions(values: Values, session: str, timeout: float,
-                 front: Front) -> tuple[Values, Via | None]:
+def run_sessions(values: Payload, session: str, timeout: float,
+                 front: Front) -> tuple[Payload, Via | None]:
     from dbgcore.shared import client
     from dbgcore.shared.status import list_session_names
 
@@ -45,8 +43,8 @@ def run_sessions(values: Values, session: str, timeout: float,
     return {"sessions": rows}, None
 
 
-def run_kill(values: Values, session: str, timeout: float,
-             front: Front) -> tuple[Values, Via | None]:
+def run_kill(values: Payload, session: str, timeout: float,
+             front: Front) -> tuple[Payload, Via | None]:
     from dbgcore.shared import client
 
     response = client.kill(session, timeout)

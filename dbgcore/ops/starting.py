@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
 from dbgcore.ops.pythonfind import has_module, project_python, python_path, takes_python, venv_note
@@ -32,14 +32,12 @@ if TYPE_CHECKING:
     from dbgcore.vocab.model import Breakpoint
     from dbgcore.vocab.opspec import Payload
 
-Values = dict[str, Any]
 
-
-def prepare_start(values: Values, front: Front) -> tuple[str, Values]:
+def prepare_start(values: Payload, front: Front) -> tuple[str, Payload]:
     program: str = values["program"]
     cwd = values.get("cwd")
     as_module, classpath = values.get("module"), values.get("classpath")
-    options: Values = {}
+    options: Payload = {}
     base = Path(cwd).absolute() if cwd else Path.cwd()
     if cwd and not base.is_dir():
         raise UsageError(f"--cwd {cwd}: no such directory")
@@ -105,7 +103,7 @@ _NOT_WITH_CORE = (("args", "PROGRAM's arguments"), ("run", "--run"), ("breaks", 
                   ("module", "-m"), ("classpath", "-cp"), ("test", "a test run"))
 
 
-def _core(values: Values, program: Path) -> tuple[str | None, str]:
+def _core(values: Payload, program: Path) -> tuple[str | None, str]:
     """`--core CORE`: the core's absolute path (relative to the folder the
     command was typed in, like --stdin), checked to be a core dump, with
     nothing given that only a run would use; and a note when it is the core
@@ -144,7 +142,7 @@ def _is_test_runner(program: str, as_module: bool) -> bool:
     return name.split(".")[0] in PYTHON_RUNNERS or name in ("py.test", "pytest")
 
 
-def prepare_test(values: Values, front: Front) -> tuple[str, Values]:
+def prepare_test(values: Payload, front: Front) -> tuple[str, Payload]:
     """`dbg test [ARGS...]`: a start of the test runner, straight to the first
     failure (or breakpoint)."""
     args = list(values.get("args") or [])
@@ -157,7 +155,7 @@ def prepare_test(values: Values, front: Front) -> tuple[str, Values]:
         raise UsageError(f"unknown --runner {runner!r}", f"choose from: {', '.join(RUNNERS)}")
     if runner is None:
         runner = "go" if _go_tests(args, base) else None
-    start_values: Values = {k: values.get(k) for k in (
+    start_values: Payload = {k: values.get(k) for k in (
         "backend", "breaks", "cwd", "env", "stdin", "idle_timeout", "python", "show")}
     start_values.update(run=True, test=True)
     if runner == "go":
@@ -217,7 +215,7 @@ def _go_test_flags(flags: list[str]) -> list[str]:
     return out
 
 
-def prepare_attach(values: Values, front: Front) -> tuple[str, Values]:
+def prepare_attach(values: Payload, front: Front) -> tuple[str, Payload]:
     pid, port, backend = values.get("pid"), values.get("port"), values["backend"]
     if (pid is None) == (port is None):
         raise UsageError("attach needs exactly one of --pid or --port")
@@ -467,7 +465,6 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
         snapshot = session.snapshot(backend.cont(timeout), timeout)
     return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
             "failed_breakpoints": failed, "run": session.current_run()}
-
 
 
 #: The arguments several of these ops take.
