@@ -146,7 +146,7 @@ def test_a_daemon_forked_off_the_helper_takes_the_host_it_made(dbg: Dbg) -> None
     a daemon forked off it uses that copy (with every backend registered),
     not a host of its own made at each start; any other daemon makes its own."""
     script = (
-        "from dbgcore import daemon\n"
+        "from dbgcore.daemon import server as daemon\n"
         "daemon.preload()\n"
         "made = daemon.prepared_front\n"
         "assert made is not None and made.table.find('start') is not None\n"

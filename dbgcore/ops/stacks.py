@@ -24,6 +24,7 @@ How the stacks are read, first that works:
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -302,14 +303,11 @@ def _folded(run: Payload) -> str:
     return f"    ... {run['count']} frame{'s' if run['count'] != 1 else ''} of {whose}"
 
 
-_pyspy_found: list[str] = []
-
-
+@functools.cache
 def _pyspy_version() -> str:
-    if not _pyspy_found:
-        path = pyspy.find()
-        _pyspy_found.append(pyspy.version(path) if path else "")
-    return _pyspy_found[0]
+    """py-spy's version, asked once per process."""
+    path = pyspy.find()
+    return pyspy.version(path) if path else ""
 
 
 def _pyspy_name() -> str:
