@@ -44,8 +44,8 @@ if TYPE_CHECKING:
 THREADS_SHOWN = 32
 #: Frames each thread shows, after library frames are folded.
 FRAMES_SHOWN = 24
-#: How long `dbg pause` tries, on a Python program whose threads are all
-#: idle, before it looks again whether they are blocked in C.
+#: How long `dbg pause` waits for a Python program to stop before py-spy
+#: looks whether its threads are all blocked in C, and between two looks.
 PAUSE_TRY = 2.0
 
 
@@ -157,35 +157,47 @@ def _must_stop(tool: str, why: str = "") -> NotStopped:
 
 def pause(session: Session, timeout: float) -> StopEvent | Payload:
     """The backend's pause; but on a Python program whose threads are all
-    blocked in C (py-spy says so before and after a short try), where
-    neither pdb's SIGINT nor debugpy's pause reaches them, "running" at once
-    with every thread's stacks instead of the pause's timeout run out. A
-    program that runs Python code is paused as ever. The pause stays asked:
-    a thread that comes back to Python code stops, and `dbg wait` or `dbg
-    status` sees it."""
+    blocked in C, where neither pdb's SIGINT nor debugpy's pause reaches
+    them, "running" soon with every thread's stacks instead of the pause's
+    timeout run out. The pause is tried first, for a short while: a program
+    that runs Python code (or merely sleeps) stops in it, and py-spy is
+    never asked. While it does not stop, py-spy looks every
+    :data:`PAUSE_TRY` seconds whether the program's threads are all blocked
+    (a look taken once could fall on a moment when one is not yet, or when
+    the debugger's own threads are busy with the pause). The pause stays
+    asked: a thread that comes back to Python code stops, and `dbg wait` or
+    `dbg status` sees it."""
     backend = session.backend
     assert backend is not None
     pid = python_pid(session)
-    if pid is None or not _all_blocked(pid, timeout):
+    if pid is None:
         return backend.pause(timeout)
-    # A program merely asleep (time.sleep) is idle too, and stops soon.
-    began = time.monotonic()
+    deadline = time.monotonic() + timeout
     event = backend.pause(min(PAUSE_TRY, timeout))
-    if event.state != "running":
-        return event
-    threads = _all_blocked(pid, timeout)
-    if threads:
-        return blocked_answer(threads, pid)
-    return backend.poll(max(timeout - (time.monotonic() - began), 0)) or event
+    while event.state == "running":
+        threads = _all_blocked(pid, max(deadline - time.monotonic(), 0.5))
+        if threads:
+            return blocked_answer(threads, pid)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        stopped = backend.poll(min(PAUSE_TRY, left))
+        if stopped is not None:
+            return stopped
+    return event
 
 
 def _all_blocked(pid: int, timeout: float) -> list[ThreadStack]:
-    """Every thread of ``pid``, when py-spy finds them all idle; else []."""
+    """Every thread of ``pid``, when py-spy finds all of the program's idle;
+    else []. A thread with none of the program's frames (the debugger's
+    own, a pool's idle worker) is not asked to be idle: debugpy's wake up
+    on timers and to answer the pause itself."""
     try:
         threads = pyspy.dump(pid, False, min(timeout, 10.0))
     except DbgError:
         return []
-    return threads if threads and all(t.state == "idle" for t in threads) else []
+    own = [t for t in threads if any(not (f.library or f.internal) for f in t.frames)]
+    return threads if own and all(t.state == "idle" for t in own) else []
 
 
 def blocked_answer(threads: list[ThreadStack], pid: int) -> Payload:
