@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 #: How much of the debugger's text before a stop is kept for it.
 STOP_OUTPUT_CHARS = 16384
+#: At most how long the program's end waits for an adapter that says the
+#: exit status only on disconnect (delve) to say it.
+EXIT_STATUS_WAIT = 5.0
 #: How long a stop at a conditional breakpoint waits for the debugger to say
 #: the condition failed, where it says so just after the stop (gdb, lldb
 #: print it within a millisecond or two).
@@ -344,17 +347,20 @@ class DapEvents(DapInspection):
         code = self.dap.exit_code
         if code is None and self._text_exit_code is None and \
                 self.profile.exit_status_on_disconnect and self.channel is not None:
-            # delve says the exit status only when told to disconnect.
+            # delve says the exit status only when told to disconnect. Its
+            # answer is given more than the shutdown grace, within the op's
+            # time: a loaded machine (CI) has seen the code come too late.
+            grace = max(self.ctx.shutdown_grace, min(timeout, EXIT_STATUS_WAIT))
             try:
                 self.channel.request("disconnect", {"terminateDebuggee": True},
-                                     timeout=self.ctx.shutdown_grace)
+                                     timeout=grace)
             except DbgError:
                 pass
             # Its output event may come after the answer (seen under load):
             # the adapter closes the connection next, and every message it
             # sent has been read by then.
             if self._text_exit_code is None:
-                self.channel.wait_closed(self.ctx.shutdown_grace)
+                self.channel.wait_closed(grace)
         code = self._text_exit_code if code is None else code
         for proc in self._terminal:
             try:
