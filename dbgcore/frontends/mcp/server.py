@@ -3,7 +3,7 @@
 Built on the official ``mcp`` SDK's low-level server, because the tools are
 made at run time from the op table (:mod:`dbgcore.ops.table`): each op is a tool
 ``dbg_<op>`` whose input schema comes from the op's typed arguments, and whose
-call goes through :func:`dbgcore.frontends.call.call_op` like a CLI command. A
+call goes through :func:`dbgcore.ops.call.call_op` like a CLI command. A
 result carries the JSON object ``--json`` prints (as structured content) and
 the text the CLI prints; an error is a tool error with the same kind, message
 and hint. Sessions are the same daemons the CLI uses, so an agent and a person
@@ -31,7 +31,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
-from dbgcore.frontends.call import Answer, call_op
+from dbgcore.ops.call import Answer, call_op
 from dbgcore.shared.errors import DbgError, UsageError
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, timeout_problem
 
