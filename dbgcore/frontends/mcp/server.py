@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from dbgcore import __version__
 from dbgcore.ops.call import Answer, call_op
 from dbgcore.shared.errors import DbgError, UsageError
-from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, timeout_problem
+from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, check_timeout
 
 if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
@@ -290,16 +290,12 @@ def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
         if not isinstance(session, str):
             raise UsageError("session must be a name")
         check_session_name(session)
-        if timeout is None:
-            timeout = DEFAULT_TIMEOUT
-        problem = timeout_problem(timeout, "timeout")
-        if problem is not None:
-            raise UsageError(problem)
+        timeout = check_timeout(DEFAULT_TIMEOUT if timeout is None else timeout, "timeout")
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
     if describe:
         return _describe(op, known_support(front), session)
-    return call_op(op, values, session, float(timeout), front, cwd, start=front.start)
+    return call_op(op, values, session, timeout, front, cwd, start=front.start)
 
 
 def read_resource(uri: str) -> str:
