@@ -57,17 +57,17 @@ def check_values(op: Op, values: JsonObject, cwd: str | None = None) -> JsonObje
         if arg.multiple:
             if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
                 value = [value]
-            checked[arg.name] = [check_value(op, arg, v, cwd) for v in value]
+            checked[arg.name] = [check_value(op.name, arg, v, cwd) for v in value]
         else:
-            checked[arg.name] = check_value(op, arg, value, cwd)
+            checked[arg.name] = check_value(op.name, arg, value, cwd)
     return checked
 
 
-def check_value(op: Op, arg: Arg, value: Json, cwd: str | None = None) -> CheckedValue:
-    """One given value (not None) of ``op``'s argument ``arg`` checked
-    against its declaration; a UsageError naming the op and the option when
-    it breaks a rule."""
-    where = f"{op.name} {arg.flags[0] if arg.flags else arg.label}"
+def check_value(op_name: str, arg: Arg, value: Json, cwd: str | None = None) -> CheckedValue:
+    """One given value (not None) of the op ``op_name``'s argument ``arg``
+    checked against its declaration; a UsageError naming the op and the
+    option when it breaks a rule."""
+    where = f"{op_name} {arg.flags[0] if arg.flags else arg.label}"
     kind = arg.kind
     if kind == "bool":
         if not isinstance(value, bool):
@@ -91,7 +91,7 @@ def check_value(op: Op, arg: Arg, value: Json, cwd: str | None = None) -> Checke
         # The one newline rule (Arg.one_line): checked before anything is
         # sent, so a stopping op never runs the program and then refuses.
         name = arg.flags[0] if arg.flags else arg.label
-        raise UsageError(f"{op.name} {name} must be a single line (it has a "
+        raise UsageError(f"{op_name} {name} must be a single line (it has a "
                          f"{'NUL' if chr(0) in value else 'newline'})",
                          "join the lines with spaces, or send one line per command")
     if arg.expression:
@@ -107,7 +107,7 @@ def check_value(op: Op, arg: Arg, value: Json, cwd: str | None = None) -> Checke
         except ValueError as exc:
             raise UsageError(f"{where} is not JSON: {exc}") from None
     if kind == "text" and not value.strip() and arg.required:
-        raise UsageError(f"{op.name} needs {arg.label}", arg.help)
+        raise UsageError(f"{op_name} needs {arg.label}", arg.help)
     return value
 
 
