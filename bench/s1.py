@@ -12,7 +12,7 @@ The scenario S1: `start` to a breakpoint in the loop of a small ledger program
   one with a snapshot); a bare client of node's inspector for node
   (bench/nodefloor.py);
 * ``daemon``: the ops through dbg's session daemon from this process
-  (``dbgcore.frontends.call.call_op``, what `dbg mcp` does without MCP);
+  (``dbgcore.ops.call.call_op``, what `dbg mcp` does without MCP);
 * ``cli``: one `dbg` process per op, run from another folder, with the
   breakpoint given by file name, as an agent calls it;
 * ``mcp``: `dbg mcp` driven over stdio by a minimal JSON-RPC client (``McpClient``);
@@ -416,8 +416,8 @@ async def dbg_steps(backend: str, op: Op) -> Times:
 def daemon_run(target: Target, work: Path) -> Times:
     import anyio
 
-    from dbgcore.frontends.call import call_op
     from dbgcore.frontends.cli.app import FRONT
+    from dbgcore.ops.call import call_op
 
     table = FRONT.table
     values = {"start": start_values(target), "print": {"expression": EXPRESSION}}

@@ -253,12 +253,10 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
     err = home_errno(home)
     if err is None:
         return None
-    from dbgcore.frontends.call import Answer
-    from dbgcore.frontends.cli.emit import Ctx, print_answer, set_ctx
+    from dbgcore.frontends.cli.emit import fail
 
-    set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
-    print_answer(Answer(op, session, None, error=refusal(
-        err, home, f"cannot start session {session!r}")))
+    fail(op, refusal(err, home, f"cannot start session {session!r}"), session=session,
+         as_json=as_json)
 
 
 def _has_ended(path: str) -> bool:
@@ -484,12 +482,10 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None,
     """The daemon went away, fell silent or is stopped (pid ``stopped``)
     after the op was sent: say so as the full client would (rare, so the
     imports do not matter here)."""
-    from dbgcore.frontends.call import Answer
-    from dbgcore.frontends.cli.emit import Ctx, print_answer, set_ctx
+    from dbgcore.frontends.cli.emit import fail
     from dbgcore.shared.client import late_answer, no_answer, stopped_daemon
     from dbgcore.shared.errors import BackendError
 
-    set_ctx(Ctx(session=session, json=as_json, timeout=DEFAULT_TIMEOUT))
     if stopped:
         error = stopped_daemon(session, stopped)
     elif isinstance(exc, TimeoutError):
@@ -498,7 +494,7 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None,
         error = BackendError(f"lost the daemon of session {session!r}: {exc}")
     else:
         error = no_answer(session, op)
-    print_answer(Answer(op, session, None, error=error))
+    fail(op, error, session=session, as_json=as_json)
 
 
 def _exit(code: int) -> NoReturn:

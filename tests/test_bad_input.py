@@ -180,6 +180,41 @@ def test_one_newline_rule(module_dbg: Dbg, argv: list[str]) -> None:
     assert module_dbg.json("breaks")["breakpoints"] == before
 
 
+#: A client of the daemon's socket other than dbg's front ends, sending
+#: `break` with the arguments given as JSON: the daemon's error for each.
+WIRE_BREAK = """\
+import json, sys
+from dbgcore.shared import client
+from dbgcore.vocab.location import location_arg
+for options in json.loads(sys.argv[2]):
+    args = {"location": location_arg(sys.argv[1]), **options}
+    print(json.dumps(client.call("default", "break", args, 10).get("error")))
+"""
+
+
+@pytest.mark.usefixtures("still_usable")
+def test_a_wire_client_is_refused_a_bad_breakpoint_in_the_front_ends_words(
+        module_dbg: Dbg, cart: Target) -> None:
+    # The daemon checks a break's --if, --hit and --log with the front end's
+    # own check: a client that skips the front end meets the same rule, in
+    # the same words, and nothing is set.
+    where = cart.loc("discount")
+    cases = [(["--hit", "0"], {"hit": 0}), (["--if", "1\n2"], {"condition": "1\n2"}),
+             (["--log", " "], {"log": " "}), (["--if", ""], {"condition": ""})]
+    before = module_dbg.json("breaks")["breakpoints"]
+    done = subprocess.run([sys.executable, "-c", WIRE_BREAK, where,
+                           json.dumps([options for _, options in cases])],
+                          capture_output=True, text=True, timeout=60, cwd=module_dbg.cwd,
+                          env=module_dbg.env)
+    assert done.returncode == 0, done.stderr
+    errors = [json.loads(line) for line in done.stdout.splitlines()]
+    for (argv, _), error in zip(cases, errors, strict=True):
+        said = module_dbg.json("break", where, *argv)
+        assert (said["_exit"], said["error"]["kind"]) == (2, "usage"), said
+        assert (error["kind"], error["message"]) == ("usage", said["error"]["message"]), argv
+    assert module_dbg.json("breaks")["breakpoints"] == before
+
+
 @pytest.mark.usefixtures("still_usable")
 def test_pdb_separator_in_user_text_is_data(module_dbg: Dbg, cart: Target) -> None:
     # pdb runs `a;;b` as two commands; dbg's ops must not let text the user

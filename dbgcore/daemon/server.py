@@ -28,7 +28,7 @@ from pathlib import Path
 from dbgcore.backends.pluginhost import PluginHost
 from dbgcore.backends.registry import Front
 from dbgcore.daemon.session import Session
-from dbgcore.frontends.call import call_op
+from dbgcore.ops.call import call_op
 from dbgcore.ops.table import front
 from dbgcore.shared import client, procutil
 from dbgcore.shared.diskspace import disk_errno, refused

@@ -15,8 +15,8 @@ from dbgcore.shared.errors import (
     OpFailed,
     UsageError,
 )
-from dbgcore.shared.jsontypes import Json
-from dbgcore.vocab.opspec import Arg, Op, add_ops_hook, breaks_line
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
+from dbgcore.vocab.values import check_value
 
 if TYPE_CHECKING:
 
@@ -24,15 +24,36 @@ if TYPE_CHECKING:
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.opspec import Payload
 
+#: What a breakpoint does beyond stopping, declared once: the front end
+#: checks a call's values against these, and the daemon's handler the
+#: arguments a wire client sent (:func:`break_options`), in the same words.
+CONDITION = Arg("condition", "str", "Stop only when COND is true.", flags=("--if",),
+                metavar="COND", one_line=True, expression=True)
+HIT = Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N")
+LOG = Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
+          metavar="MSG", one_line=True)
+
+
+def break_options(values: Payload) -> tuple[str | None, int | None, str | None]:
+    """A breakpoint's ``--if``, ``--hit`` and ``--log`` (each None when not
+    given), checked by their declarations and refused when blank: the one
+    check of them, which the front end's preparation asks of a call's
+    values and the daemon's handler of what reached it, since a client of
+    the socket need not be dbg's own front end (a newline in a condition
+    would reach a line-oriented debugger as a second command)."""
+    checked: Payload = {arg.name: check_value("break", arg, values[arg.name])
+                        for arg in (CONDITION, HIT, LOG) if values.get(arg.name) is not None}
+    condition, log = checked.get("condition"), checked.get("log")
+    if any(text is not None and not text.strip() for text in (condition, log)):
+        raise UsageError("--if and --log take one non-empty line")
+    return condition, checked.get("hit"), log
+
 
 def prepare_break(values: Payload, front: Front) -> tuple[str, Payload]:
     location, instruction = values.get("location"), values.get("instruction")
     if (location is None) == (instruction is None):
         raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
-    condition, hit, log = values.get("condition"), values.get("hit"), values.get("log")
-    for text in (condition, log):
-        if text is not None and (not text.strip() or breaks_line(text)):
-            raise UsageError("--if and --log take one non-empty line")
+    condition, hit, log = break_options(values)
     if instruction is not None:
         return "break-instruction", {"address": instruction, "condition": condition, "hit": hit}
     return "break", {"location": location, "condition": condition, "hit": hit, "log": log,
@@ -54,12 +75,8 @@ def handle_break(session: Session, args: Payload, timeout: float) -> Payload:
 
     assert session.backend is not None
     loc = BreakLoc.from_wire(args["location"])
-    hit = args.get("hit")
-    if hit is not None and (not isinstance(hit, int) or hit < 1):
-        raise UsageError("--hit must be 1 or more")
-    options = BreakOptions(condition=_optional_line(args.get("condition"), "--if"),
-                           hit_count=hit,
-                           log_message=_optional_line(args.get("log"), "--log"),
+    condition, hit, log = break_options(args)
+    options = BreakOptions(condition=condition, hit_count=hit, log_message=log,
                            temporary=bool(args.get("temp")))
     return {"breakpoint": session.breaks.add(session.backend, loc, options, timeout).to_dict()}
 
@@ -113,14 +130,6 @@ def handle_catch(session: Session, args: Payload, timeout: float) -> Payload:
     return {"filters": session.catch_filters}
 
 
-def _optional_line(text: Json, option: str) -> str | None:
-    if text is None:
-        return None
-    if not isinstance(text, str) or not text.strip() or breaks_line(text):
-        raise UsageError(f"{option} takes one non-empty line")
-    return text
-
-
 def render_break(p: Payload) -> str:
     return breakpoint_text(p["breakpoint"]) + _children_told(p)
 
@@ -156,11 +165,7 @@ OPS: tuple[Op, ...] = (
         Arg("location", "location", LOCATION_HELP),
         Arg("instruction", "str", "Break at an instruction address instead.",
             flags=("--instruction",), metavar="ADDR"),
-        Arg("condition", "str", "Stop only when COND is true.", flags=("--if",),
-            metavar="COND", one_line=True, expression=True),
-        Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N"),
-        Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
-            metavar="MSG", one_line=True),
+        CONDITION, HIT, LOG,
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=prepare_break, handler=handle_break, method=Backend.set_breakpoint,
        title="breakpoints",

@@ -1,7 +1,7 @@
 """The bounds of what dbg takes at its edge: whole numbers, the size of an
 argument, the nesting of an expression.
 
-Checked once, where a value enters (:func:`dbgcore.frontends.call.check_values`,
+Checked once, where a value enters (:func:`dbgcore.vocab.values.check_values`,
 which the click CLI, its fast path and MCP all go through, and the parsers
 it calls: :mod:`dbgcore.vocab.location`, :mod:`dbgcore.store.recorded`), so that a
 number of 5000 digits, a 100 KB path or an expression nested 10,000 deep is

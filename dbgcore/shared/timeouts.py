@@ -33,3 +33,16 @@ def timeout_problem(value: object, name: str = "--timeout") -> str | None:
         return (f"{name} must be more than 0 and at most {MAX_TIMEOUT:g} seconds (a day), "
                 f"not {shown}")
     return None
+
+
+def check_timeout(value: object, name: str = "--timeout") -> float:
+    """``value`` as a number of seconds to wait, or a UsageError whose
+    message is :func:`timeout_problem`'s line: how a front end refuses a
+    timeout (the fast path's own test, which must not raise, and the
+    daemon's answer to a wire client ask :func:`timeout_problem` itself)."""
+    problem = timeout_problem(value, name)
+    if problem is None and isinstance(value, (int, float)):
+        return float(value)
+    from dbgcore.shared.errors import UsageError  # only on this error: the import-free rule
+
+    raise UsageError(str(problem))

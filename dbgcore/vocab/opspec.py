@@ -378,7 +378,7 @@ def plain_whole(word: str) -> int | None:
     """``word`` as an int when it is plain digits (no sign, blank or ``_``)
     of at most 18, past which it is past every argument's range (and past
     4300, Python's int() refuses it); else None, for the argument checks
-    (:func:`dbgcore.frontends.call.check_values`) to read or refuse."""
+    (:func:`dbgcore.vocab.values.check_values`) to read or refuse."""
     if not (word.isascii() and word.isdigit()) or len(word) > 18:
         return None
     return int(word)

@@ -261,11 +261,6 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 #: check fails on an entry that no longer matches an import, so this list
 #: only shrinks.
 ALLOWED_TODAY: dict[tuple[str, str], str] = {
-    # daemon -> frontends: the fast path answers a whole CLI call (checks,
-    # parsing, rendering) inside the daemon with the front ends' call_op.
-    # Ends when parsing and rendering happen in one place whatever the path
-    # (issue 39, item 3).
-    ("dbgcore.daemon.server", "dbgcore.frontends.call"): "the fast path's call_op",
     # daemon -> start: the daemon ends the debugger started ahead and its
     # spare, and reads which states give a session's name away. Ends when
     # the daemon is given its start-up collaborator (issue 39, items 2, 4).

@@ -11,13 +11,13 @@ import pytest
 from dbgcore.backends.pluginhost import PluginHost
 from dbgcore.daemon.snapshot import BUDGET, arrange
 from dbgcore.docgen import BEGIN, END, reference
-from dbgcore.frontends.call import check_values
 from dbgcore.frontends.cli.app import cli
 from dbgcore.frontends.mcp.server import call_tool, input_schema
 from dbgcore.lang.rules import python_object_repr, split_expressions
 from dbgcore.ops.table import BUILTIN, Arg, Op, OpTable, builtin_table, front, full_table
 from dbgcore.shared.errors import UsageError
 from dbgcore.vocab.model import Variable
+from dbgcore.vocab.values import check_values
 
 ROOT = Path(__file__).resolve().parents[2]
 

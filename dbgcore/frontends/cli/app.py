@@ -21,7 +21,7 @@ from dbgcore.shared.bounds import shortened
 from dbgcore.shared.errors import DbgError, InternalError, UsageError
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import check_home, check_session_name
-from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, timeout_problem
+from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, check_timeout
 
 if TYPE_CHECKING:
     from dbgcore.backends.pluginhost import PluginHost
@@ -93,9 +93,7 @@ def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None
         check_session_name(session)
         if ctx.invoked_subcommand != "doctor":  # which says what is wrong with it
             check_home()
-        problem = timeout_problem(timeout)
-        if problem is not None:
-            raise UsageError(problem)
+        check_timeout(timeout)
     except DbgError as exc:
         fail(ctx.invoked_subcommand or "dbg", exc)
 

@@ -3,7 +3,7 @@
 Each op becomes a command whose parameters are its arguments: positional
 ones as click arguments (``text`` ones take every remaining word, joined
 with spaces), flagged ones as options. The command checks nothing itself:
-it hands its values to :func:`dbgcore.frontends.call.call_op`, as every front end does.
+it hands its values to :func:`dbgcore.ops.call.call_op`, as every front end does.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 import click
 
-from dbgcore.frontends.call import call_op
 from dbgcore.frontends.cli.emit import get_ctx, print_answer
+from dbgcore.ops.call import call_op
 from dbgcore.ops.table import Arg, Op
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.vocab.opspec import plain_whole
@@ -22,7 +22,7 @@ from dbgcore.vocab.opspec import plain_whole
 # Not click.ParamType[object]: click before 8.2 (pyproject takes 8.1) has no
 # subscript for it at run time.
 class _Whole(click.ParamType):  # type: ignore[type-arg]
-    """A whole number, checked and bounded by :func:`dbgcore.frontends.call.check_values`
+    """A whole number, checked and bounded by :func:`dbgcore.vocab.values.check_values`
     as every front end's are (a word of 5000 digits is too large there, in
     one line): click passes the word on, as a number when it is plain
     digits (as the fast path's :meth:`dbgcore.vocab.opspec.OpTable.read_start_words`

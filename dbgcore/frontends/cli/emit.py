@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from dbgcore.frontends.call import Answer
+from dbgcore.ops.call import Answer
 from dbgcore.shared.errors import DbgError
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT

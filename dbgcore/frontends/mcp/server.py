@@ -3,7 +3,7 @@
 Built on the official ``mcp`` SDK's low-level server, because the tools are
 made at run time from the op table (:mod:`dbgcore.ops.table`): each op is a tool
 ``dbg_<op>`` whose input schema comes from the op's typed arguments, and whose
-call goes through :func:`dbgcore.frontends.call.call_op` like a CLI command. A
+call goes through :func:`dbgcore.ops.call.call_op` like a CLI command. A
 result carries the JSON object ``--json`` prints (as structured content) and
 the text the CLI prints; an error is a tool error with the same kind, message
 and hint. Sessions are the same daemons the CLI uses, so an agent and a person
@@ -31,9 +31,9 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
-from dbgcore.frontends.call import Answer, call_op
+from dbgcore.ops.call import Answer, call_op
 from dbgcore.shared.errors import DbgError, UsageError
-from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, timeout_problem
+from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, check_timeout
 
 if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
@@ -290,16 +290,12 @@ def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
         if not isinstance(session, str):
             raise UsageError("session must be a name")
         check_session_name(session)
-        if timeout is None:
-            timeout = DEFAULT_TIMEOUT
-        problem = timeout_problem(timeout, "timeout")
-        if problem is not None:
-            raise UsageError(problem)
+        timeout = check_timeout(DEFAULT_TIMEOUT if timeout is None else timeout, "timeout")
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
     if describe:
         return _describe(op, known_support(front), session)
-    return call_op(op, values, session, float(timeout), front, cwd, start=front.start)
+    return call_op(op, values, session, timeout, front, cwd, start=front.start)
 
 
 def read_resource(uri: str) -> str:

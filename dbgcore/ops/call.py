@@ -1,35 +1,34 @@
-"""One op call, the same for every front end (the CLI, its fast path, MCP).
+"""One op call, the same whatever path it takes: the click CLI and MCP call
+it in the client, the daemon calls it for a fast-path client
+(:mod:`dbgcore.entry` sends its words there), so an op is parsed, checked and
+rendered by the same functions on every path.
 
-:func:`call_op` checks the values against the op's typed arguments, parses
-locations once (anchored to the caller's folder), sends the op to the
-session's daemon (or answers it here) and returns an :class:`Answer`: the JSON
-object ``--json`` prints, the text the CLI prints, and the exit code.
+:func:`call_op` checks the values against the op's typed arguments
+(:func:`dbgcore.vocab.values.check_values`), parses locations once (anchored to
+the caller's folder), prepares what is sent, sends the op to the session's
+daemon (or answers it here) and returns an :class:`Answer`: the JSON object
+``--json`` prints, the text the CLI prints (the op's renderer), and the exit
+code. It lives below the front ends, which only read command lines and
+print, so that the daemon's fast path can run it without importing one.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from typing import TYPE_CHECKING
 
 from dbgcore import __version__
-from dbgcore.shared.bounds import (
-    MAX_WHOLE,
-    check_nesting,
-    check_size,
-    shortened,
-    too_large,
-    whole_number,
-)
-from dbgcore.shared.errors import EXIT_OK, DbgError, InternalError, UsageError
-from dbgcore.shared.jsontypes import Json, JsonObject
-from dbgcore.vocab.opspec import breaks_line
+from dbgcore.shared.bounds import shortened
+from dbgcore.shared.errors import EXIT_OK, DbgError, InternalError
+from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.shared.timeouts import check_timeout
+from dbgcore.vocab.values import check_values
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from dbgcore.backends.registry import Front
-    from dbgcore.vocab.opspec import Arg, Op, Renderer, Start
+    from dbgcore.vocab.opspec import Op, Renderer, Start
 
     #: Sends one op to the session and returns the daemon's response.
     Send = Callable[[str, JsonObject, float], JsonObject]
@@ -125,13 +124,9 @@ def call_op(op: Op, values: JsonObject, session: str, timeout: float, front: Fro
     client passes its own); by default it goes over the session's socket.
     ``start`` starts a session for the ops that do (:func:`dbgcore.start.spawn.start`,
     passed by the front ends that start sessions: the CLI, MCP)."""
-    from dbgcore.shared.timeouts import timeout_problem
-
     sent = op.name
     try:
-        problem = timeout_problem(timeout)
-        if problem is not None:
-            raise UsageError(problem)
+        check_timeout(timeout)
         args = check_values(op, values, cwd)
         if op.send == "local":
             assert op.run is not None  # an Op that is local has one
@@ -172,108 +167,3 @@ def call_op(op: Op, values: JsonObject, session: str, timeout: float, front: Fro
     # What is sent may be another op than the one called (`break --instruction`).
     answered = op if sent == op.name else front.table.find(sent)
     return from_response(sent, session, response, answered.render if answered else None)
-
-
-def _number(arg: Arg, value: Json, where: str) -> int | float:
-    """A number argument's value (a word of the command line, or a JSON
-    number) within its bounds; an int argument without a maximum of its own
-    has :data:`dbgcore.shared.bounds.MAX_WHOLE`."""
-    whole = arg.kind == "int"
-    upper = arg.maximum if arg.maximum is not None else (MAX_WHOLE if whole else None)
-    number: object = value
-    if isinstance(value, str):
-        if whole:
-            number = whole_number(value, where, int(upper or MAX_WHOLE))
-        else:
-            try:
-                number = float(value)
-            except ValueError:
-                raise UsageError(f"{where}: {shortened(value)!r} is not a number") from None
-    # isfinite() of an int past a float's range (a JSON number of 400
-    # digits) raises OverflowError: only a float can be NaN or infinite.
-    if isinstance(number, bool) or not isinstance(number, (int, float)) or (
-            whole and not isinstance(number, int)) or (
-            isinstance(number, float) and not math.isfinite(number)):
-        shown = shortened(value) if isinstance(value, str) else value
-        raise UsageError(f"{where}: {shown!r} is not "
-                         f"{'a whole number' if whole else 'a number'}")
-    if arg.minimum is not None and number < arg.minimum:
-        raise UsageError(f"{where} must be at least {arg.minimum:g}")
-    if upper is not None and number > upper:
-        raise too_large(where, number, upper)
-    return number
-
-
-#: An argument's value once checked: a flag, a number, a line of text, a
-#: parsed location (:func:`dbgcore.vocab.location.location_arg`) or None.
-CheckedValue = bool | int | float | str | JsonObject | None
-
-
-def check_values(op: Op, values: JsonObject, cwd: str | None = None) -> JsonObject:
-    """The values checked against the op's arguments, with defaults; a
-    location parsed and anchored to ``cwd`` (default: this process's folder)."""
-    known = {a.name for a in op.args}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise UsageError(f"{op.name} takes no argument {', '.join(unknown)}",
-                         f"its arguments: {', '.join(sorted(known)) or 'none'}")
-    checked: JsonObject = {}
-    for arg in op.args:
-        value = values.get(arg.name)
-        if value is None or (arg.multiple and value == []) or (arg.kind == "bool" and not value):
-            if arg.required:
-                raise UsageError(f"{op.name} needs {arg.label}", arg.help)
-            checked[arg.name] = [] if arg.multiple else (
-                False if arg.kind == "bool" else arg.default)
-            continue
-        if arg.multiple:
-            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-                value = [value]
-            checked[arg.name] = [_one(op, arg, v, cwd) for v in value]
-        else:
-            checked[arg.name] = _one(op, arg, value, cwd)
-    return checked
-
-
-def _one(op: Op, arg: Arg, value: Json, cwd: str | None) -> CheckedValue:
-    where = f"{op.name} {arg.flags[0] if arg.flags else arg.label}"
-    kind = arg.kind
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise UsageError(f"{where} is a flag: true or false")
-        return value
-    if kind in ("int", "float"):
-        return _number(arg, value, where)
-    if not isinstance(value, str):
-        raise UsageError(f"{where} must be text")
-    # Before anything reads it: a path the kernel would refuse with
-    # ENAMETOOLONG, a word no program can be given (bounds.MAX_ARGUMENT).
-    check_size(value, where, arg.path)
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        # The shell's bytes arrive as lone surrogates (Python's surrogateescape).
-        raise UsageError(f"{where} is not UTF-8 text (at character {exc.start + 1})",
-                         "dbg takes UTF-8 text; write other bytes as escapes of the "
-                         "program's language") from None
-    if arg.one_line and breaks_line(value):
-        # The one newline rule (Arg.one_line): checked here, before anything
-        # is sent, so a stopping op never runs the program and then refuses.
-        name = arg.flags[0] if arg.flags else arg.label
-        raise UsageError(f"{op.name} {name} must be a single line (it has a "
-                         f"{'NUL' if chr(0) in value else 'newline'})",
-                         "join the lines with spaces, or send one line per command")
-    if arg.expression:
-        check_nesting(value, where)
-    if kind == "location":
-        from dbgcore.vocab.location import location_arg
-
-        return location_arg(value, cwd)
-    if kind == "json":
-        try:
-            json.loads(value)
-        except ValueError as exc:
-            raise UsageError(f"{where} is not JSON: {exc}") from None
-    if kind == "text" and not value.strip() and arg.required:
-        raise UsageError(f"{op.name} needs {arg.label}", arg.help)
-    return value
