@@ -263,10 +263,10 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
 
 def _has_ended(path: str) -> bool:
     """Whether the daemon at ``path`` answers that its program has ended
-    (dbgcore.start.ended); False when it does not answer."""
+    (dbgcore.shared.ended); False when it does not answer."""
     import json
 
-    from dbgcore.start.ended import ENDED_STATES
+    from dbgcore.shared.ended import ENDED_STATES
 
     try:
         reply = json.loads(_ask(path, b'{"op":"ping","args":{},"timeout":5}\n', 5.0) or b"null")

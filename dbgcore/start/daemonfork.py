@@ -177,19 +177,20 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         if spare is not None:
             session = _await_session(*spare)
             if session is None:
-                from dbgcore.start.prespawn import discard
+                from dbgcore.transport.early import THIS_PROCESS
 
-                discard()
+                THIS_PROCESS.discard()
                 code = 0
                 return
             argv, log_fd = session
             os.dup2(log_fd, 2)
             os.close(log_fd)
         from dbgcore.daemon.server import main
+        from dbgcore.start.startup import Forked
 
         gc.freeze()
         gc.enable()
-        code = main(argv, first_client=first_client, replacing_at=replacing_at)
+        code = main(argv, Forked(), first_client=first_client, replacing_at=replacing_at)
     except BaseException:
         from dbgcore.start.successor import print_exception
 

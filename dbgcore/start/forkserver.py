@@ -73,7 +73,7 @@ class ForkServer:
 
     def support(self) -> dict[str, dict[str, str]] | None:
         """Each configured backend's op support (what
-        :func:`dbgcore.frontends.mcp.server.backend_support` answers), as the helper
+        :meth:`dbgcore.backends.registry.Front.backend_support` answers), as the helper
         found it at its start with the plugins it loaded; None if it could
         not say."""
         with self._lock:

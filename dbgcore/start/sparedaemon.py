@@ -36,12 +36,13 @@ def run(session: str, words: list[str], control: int, done: int,
     if not told:
         return 0  # the session ended first
     from dbgcore.start import prespawn
+    from dbgcore.transport.early import THIS_PROCESS
 
     try:
         taken = _serve(session, words, control, done, own)
     finally:
         if _taken_by is None:
-            prespawn.discard()
+            THIS_PROCESS.discard()
     if taken is None:
         successor.end(1.0)  # its own spare too
         return 0
@@ -62,10 +63,12 @@ def run(session: str, words: list[str], control: int, done: int,
     import gc
 
     from dbgcore.daemon.server import main
+    from dbgcore.start.startup import Forked
 
     gc.freeze()
     gc.enable()
-    return main([session], first_client=True, replacing_at=str(taken["replacing_at"]) or None)
+    return main([session], Forked(), first_client=True,
+                replacing_at=str(taken["replacing_at"]) or None)
 
 
 #: The request of the start that took the spare.

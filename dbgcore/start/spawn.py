@@ -17,12 +17,12 @@ import time
 
 from dbgcore.shared import client, homecheck, procutil
 from dbgcore.shared.diskspace import home_errno, refusal, refused
+from dbgcore.shared.ended import noted, replace_ended
 from dbgcore.shared.errors import BackendError, DbgError, SessionExists
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import dbg_home, private_dir, session_dir, socket_path, untrusted
 from dbgcore.shared.status import daemon_alive, read_status
 from dbgcore.start.daemonfork import fork_daemon
-from dbgcore.start.ended import replace_ended
 
 #: The files a session's daemon writes in its folder (their rotations,
 #: NAME.1, are only renamed over).
@@ -129,8 +129,4 @@ def start(name: str, op: str, args: JsonObject, timeout: float,
     replaced = replace_ended(name)
     backend = args.get("backend") if op == "start" else None
     status = spawn_daemon(name, idle_timeout, backend if isinstance(backend, str) else None)
-    response = client.exchange(name, status, op, args, timeout)
-    if replaced and response.get("ok"):
-        result = response.setdefault("result", {})
-        result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
-    return response
+    return noted(client.exchange(name, status, op, args, timeout), replaced)
