@@ -148,8 +148,7 @@ def stop() -> None:
 def start() -> ForkServer | None:
     """A fork server for this process, or None where there can be none (no
     fork, or turned off by ``DBG_NO_FORK_SERVER``)."""
-    if not hasattr(os, "fork") or os.environ.get(NO_FORK_SERVER) \
-            or os.environ.get("DBG_DAEMON_NO_FORK"):
+    if not hasattr(os, "fork") or os.environ.get(NO_FORK_SERVER):
         return None
     try:
         return ForkServer()

@@ -323,13 +323,10 @@ def last_backend() -> str | None:
 
 
 def _record_path() -> str:
-    """RECORD in DBG_HOME (as dbgcore.shared.paths.dbg_home finds it, without pathlib)."""
-    home = os.environ.get("DBG_HOME")
-    if home:
-        return os.path.join(os.path.abspath(os.path.expanduser(home)), RECORD)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state")
-    return os.path.join(state, "dbg", RECORD)
+    """RECORD in dbg's home."""
+    from dbgcore.shared.sessionpaths import home
+
+    return os.path.join(home(), RECORD)
 
 
 def _records() -> dict[str, JsonObject]:
