@@ -36,9 +36,7 @@ from __future__ import annotations
 import os
 import sys
 
-from dbgcore.shared.quickwire import ask as _ask
-from dbgcore.shared.quickwire import json_text as _json
-from dbgcore.shared.sessionpaths import (
+from dbgcore.shared.sessionsocket import (
     DAEMON_LOG,
     SOCKET_NAME,
     STATUS_NAME,
@@ -46,7 +44,9 @@ from dbgcore.shared.sessionpaths import (
     session_folder,
     well_formed,
 )
-from dbgcore.shared.sessionpaths import MAX_SOCKET_PATH as _MAX_SOCKET_PATH
+from dbgcore.shared.sessionsocket import MAX_SOCKET_PATH as _MAX_SOCKET_PATH
+from dbgcore.shared.sessionsocket import ask as _ask
+from dbgcore.shared.sessionsocket import json_text as _json
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, timeout_problem
 
 TYPE_CHECKING = False

@@ -14,7 +14,7 @@ import pytest
 from test_successor import live_of, spares, wait_for
 
 from dbgcore.shared import procutil
-from dbgcore.shared.quickwire import ask
+from dbgcore.shared.sessionsocket import ask
 from dbgcore.testing import Dbg
 
 #: Starts session argv[1]'s daemon the way argv[2] names, in a fresh

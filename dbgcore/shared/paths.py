@@ -18,7 +18,7 @@ from pathlib import Path
 from dbgcore.shared import homecheck
 from dbgcore.shared.bounds import shortened
 from dbgcore.shared.errors import UsageError
-from dbgcore.shared.sessionpaths import (
+from dbgcore.shared.sessionsocket import (
     CHILD_SEP_IN_DIR,
     MAX_SOCKET_PATH,
     SESSIONS,

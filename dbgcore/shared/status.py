@@ -20,7 +20,7 @@ from pathlib import Path
 from dbgcore.shared import homecheck, procutil
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import CHILD_SESSION_ROLE, session_dir, sessions_dir
-from dbgcore.shared.sessionpaths import CHILD_SEP_IN_DIR, SOCKET_NAME, STATUS_NAME
+from dbgcore.shared.sessionsocket import CHILD_SEP_IN_DIR, SOCKET_NAME, STATUS_NAME
 
 
 def status_file(name: str) -> Path:

@@ -79,7 +79,7 @@ def take_spare(launch: Launch) -> int | None:
     """The pid of the session's spare daemon, once it has taken this start;
     None when there is none or it refused (another environment, folder,
     umask or resource limits than its own)."""
-    from dbgcore.shared.quickwire import ask, json_text
+    from dbgcore.shared.sessionsocket import ask, json_text
     from dbgcore.start.successor import NO_SPARE, SPARE_NAME, request_line
 
     path = os.path.join(launch.folder, SPARE_NAME)

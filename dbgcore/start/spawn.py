@@ -20,7 +20,7 @@ from dbgcore.shared.ended import noted, replace_ended
 from dbgcore.shared.errors import BackendError, DbgError, SessionExists
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import dbg_home, private_dir, session_dir, socket_path, untrusted
-from dbgcore.shared.sessionpaths import DAEMON_LOG
+from dbgcore.shared.sessionsocket import DAEMON_LOG
 from dbgcore.shared.status import daemon_alive, read_status
 from dbgcore.start.launch import AFTER_IMPORT, DAEMON_START_TIMEOUT, Launch, start_daemon
 

@@ -158,7 +158,7 @@ def terms() -> dict[str, object]:
 def request_line(folder: str, replacing_at: str | None, words: list[str]) -> dict[str, object]:
     """What a client sends the spare of the session in ``folder`` (for
     :mod:`dbgcore.entry`, which encodes it with what it has)."""
-    from dbgcore.shared.sessionpaths import DAEMON_LOG
+    from dbgcore.shared.sessionsocket import DAEMON_LOG
 
     return {**terms(), "replacing_at": replacing_at or "",
             "log": os.path.join(folder, DAEMON_LOG), "words": words}

@@ -324,7 +324,7 @@ def last_backend() -> str | None:
 
 def _record_path() -> str:
     """RECORD in dbg's home."""
-    from dbgcore.shared.sessionpaths import home
+    from dbgcore.shared.sessionsocket import home
 
     return os.path.join(home(), RECORD)
 
