@@ -163,13 +163,14 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         import gc
 
         gc.disable()
+        next_start = None
         if first_client and start_words:
             # Before anything else is imported or spawned (one thread, no
             # early debugger to inherit): the spare for this session's next
             # start through the CLI.
             from dbgcore.start import sparedaemon, successor
 
-            successor.fork(argv[0], start_words, sparedaemon.run)
+            next_start = successor.fork(argv[0], start_words, sparedaemon.run)
         if start_words:
             from dbgcore.start.prespawn import spawn_early
 
@@ -190,7 +191,8 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
 
         gc.freeze()
         gc.enable()
-        code = main(argv, Forked(), first_client=first_client, replacing_at=replacing_at)
+        code = main(argv, Forked(next_start), first_client=first_client,
+                    replacing_at=replacing_at)
     except BaseException:
         from dbgcore.start.successor import print_exception
 

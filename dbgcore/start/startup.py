@@ -19,14 +19,19 @@ if TYPE_CHECKING:
 
 class Forked:
     """A daemon forked for a start: this process's early debugger, and the
-    spare :func:`dbgcore.start.successor.fork` forked, if any."""
+    spare :func:`dbgcore.start.successor.fork` forked for it, if any."""
+
+    def __init__(self, spare: successor.Spare | None = None) -> None:
+        self.spare = spare
 
     @property
     def early(self) -> EarlyProcesses:
         return THIS_PROCESS
 
     def spare_ready(self) -> None:
-        successor.ready()
+        if self.spare is not None:
+            self.spare.ready()
 
     def end_spare(self, wait: float) -> None:
-        successor.end(wait)
+        if self.spare is not None:
+            self.spare.end(wait)
