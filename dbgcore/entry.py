@@ -36,6 +36,17 @@ from __future__ import annotations
 import os
 import sys
 
+from dbgcore.shared.sessionsocket import (
+    DAEMON_LOG,
+    SOCKET_NAME,
+    STATUS_NAME,
+    home,
+    session_folder,
+    well_formed,
+)
+from dbgcore.shared.sessionsocket import MAX_SOCKET_PATH as _MAX_SOCKET_PATH
+from dbgcore.shared.sessionsocket import ask as _ask
+from dbgcore.shared.sessionsocket import json_text as _json
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, timeout_problem
 
 TYPE_CHECKING = False
@@ -43,8 +54,6 @@ if TYPE_CHECKING:
     import _socket
     from typing import NoReturn
 
-#: The longest socket path used as it is (dbgcore.shared.paths._MAX_SOCKET_PATH).
-_MAX_SOCKET_PATH = 100
 #: Extra seconds beyond the op's timeout (dbgcore.shared.client.ANSWER_MARGIN).
 _ANSWER_MARGIN = 15.0
 #: How long a forked daemon has to listen (dbgcore.start.spawn.DAEMON_START_TIMEOUT).
@@ -60,12 +69,9 @@ _STARTS = ("start", "test", "attach")
 _LOCAL_WORDS = frozenset(("agent", "backends", "calls", "caps", "diff", "doctor", "history",
                           "hits", "kill", "mcp", "plugins", "report", "runs", "sessions",
                           "stacks"))
-#: The letters of a session name (dbgcore.shared.paths._SESSION_RE; see _socket_path).
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
 _ended_seen = False
-_JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
 
 
 def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
@@ -98,19 +104,11 @@ def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
 
 def _socket_path(session: str) -> str | None:
     """Where the session's daemon listens, for a well-formed name and a path
-    short enough to be used as it is: dbgcore.shared.paths.socket_path, with its
-    dbg_home, check_session_name and CHILD_SEP_IN_DIR ("+")."""
-    for part in session.split("/"):  # a child process's session: PARENT/NAME-PID
-        if not 0 < len(part) <= 64 or not set(part) <= _NAME_CHARS or part[0] in "._-":
-            return None
-    home = os.environ.get("DBG_HOME")
-    if home:
-        home = os.path.abspath(os.path.expanduser(home))
-    else:
-        state = os.environ.get("XDG_STATE_HOME") or os.path.join(
-            os.path.expanduser("~"), ".local", "state")
-        home = os.path.join(state, "dbg")
-    path = os.path.join(home, "sessions", session.replace("/", "+"), "daemon.sock")
+    short enough to be used as it is (dbgcore.shared.paths.socket_path puts
+    a longer one elsewhere)."""
+    if not well_formed(session):
+        return None
+    path = os.path.join(session_folder(home(), session), SOCKET_NAME)
     return path if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
 
 
@@ -135,20 +133,6 @@ def _private(path: str) -> bool:
         if info.st_mode & 0o170000 != 0o040000 or info.st_uid != uid or info.st_mode & 0o077:
             return False
     return True
-
-
-def _json(value: object) -> str:
-    """Enough JSON for the request: strings, lists of them, bools, numbers."""
-    if isinstance(value, str):
-        return '"' + value.translate(_JSON_ESCAPES) + '"'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ",".join(_json(v) for v in value) + "]"
-    assert isinstance(value, dict)
-    return "{" + ",".join(f"{_json(k)}:{_json(v)}" for k, v in value.items()) + "}"
 
 
 def _quick(session: str, as_json: bool, timeout: float, words: list[str],
@@ -218,12 +202,11 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
     when the full CLI must take the command (the daemon forked for it has
     ended then)."""
     path = _socket_path(session)
-    if path is None or os.environ.get("DBG_DAEMON_NO_FORK") or not hasattr(os, "fork") \
-            or "--help" in words or "-h" in words:
+    if path is None or not hasattr(os, "fork") or "--help" in words or "-h" in words:
         return None
     folder = os.path.dirname(path)
     listen = path
-    if os.path.exists(os.path.join(folder, "status.json")) or os.path.exists(path):
+    if os.path.exists(os.path.join(folder, STATUS_NAME)) or os.path.exists(path):
         # A session whose program has ended: the new daemon listens beside
         # it, and replaces it once it has read and checked the command line
         # (a refused one leaves it as it was). Any other: the full CLI says
@@ -261,10 +244,10 @@ def _no_room(session: str, as_json: bool, op: str, home: str) -> int | None:
 
 def _has_ended(path: str) -> bool:
     """Whether the daemon at ``path`` answers that its program has ended
-    (dbgcore.start.ended); False when it does not answer."""
+    (dbgcore.shared.ended); False when it does not answer."""
     import json
 
-    from dbgcore.start.ended import ENDED_STATES
+    from dbgcore.shared.ended import ENDED_STATES
 
     try:
         reply = json.loads(_ask(path, b'{"op":"ping","args":{},"timeout":5}\n', 5.0) or b"null")
@@ -275,14 +258,15 @@ def _has_ended(path: str) -> bool:
 
 
 def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> int | None:
-    """Run ``dbgcore.daemon.server.main([session], first_client=True,
-    replacing_at=replacing_at)`` as dbgcore.start.spawn runs a daemon (its stderr
-    to the session's daemon.log), which may spawn the debugger of the start
-    in ``words`` first (dbgcore.start.prespawn); its pid, None when it cannot start
-    (the full CLI then says why). Nothing is imported before the fork (the
-    session's folder is made as dbgcore.shared.paths makes it): what this client
-    imported would delay the daemon's early spawn of the debugger."""
-    from dbgcore.start.daemonfork import fork_daemon
+    """Start the session's daemon for the start of ``words``, which it reads
+    itself (``first_client``), the ways :data:`dbgcore.start.launch.BEFORE_IMPORT`
+    names: the spare its ended last run readied, else a fork, which may spawn
+    the debugger of the start first (dbgcore.start.prespawn); its pid, None
+    when it cannot start (the full CLI then says why). Nothing is imported
+    before the fork (the session's folder is made as dbgcore.shared.paths
+    makes it): what this client imported would delay the daemon's early
+    spawn of the debugger."""
+    from dbgcore.start.launch import BEFORE_IMPORT, Launch, start_daemon
 
     path = _socket_path(session)
     if path is None:
@@ -294,43 +278,16 @@ def _fork_daemon(session: str, replacing_at: str | None, words: list[str]) -> in
 
     try:
         make_folders(os.path.dirname(os.path.dirname(folder)), folder)
-        log = open_log(os.path.join(folder, "daemon.log"))
+        log = open_log(os.path.join(folder, DAEMON_LOG))
     except OSError:
         # A folder that cannot be made, or one dbg does not trust (a
         # homecheck.Untrusted): the full CLI says so, in one line.
         return None
-    spare = _take_spare(folder, replacing_at, words)
-    if spare is not None:
-        os.close(log)
-        return spare
     try:
-        return fork_daemon([session], log, first_client=True, replacing_at=replacing_at,
-                           start_words=words)
-    except Exception:  # the fork failed (a DbgError): the full CLI tries again and says why
-        return None
+        return start_daemon(Launch(session, folder, log, os.path.join(folder, DAEMON_LOG), words,
+                                   first_client=True, replacing_at=replacing_at), BEFORE_IMPORT)
     finally:
         os.close(log)
-
-
-def _take_spare(folder: str, replacing_at: str | None, words: list[str]) -> int | None:
-    """The pid of the session's spare daemon (dbgcore.start.successor), which the
-    ended session's daemon readied for this start, once it has taken it;
-    None when there is none or it refused (another environment, folder,
-    umask or resource limits than its own)."""
-    from dbgcore.start.successor import NO_SPARE, SPARE_NAME, request_line
-
-    path = os.path.join(folder, SPARE_NAME)
-    if os.environ.get(NO_SPARE) or not os.path.exists(path):
-        return None
-    try:
-        request = _json(request_line(folder, replacing_at, words)).encode("utf-8") + b"\n"
-        reply = _ask(path, request, _DAEMON_START_TIMEOUT)
-    except (UnicodeEncodeError, OSError):
-        return None  # bytes that are not UTF-8, a folder that is gone, no spare
-    try:
-        return int(reply)
-    except ValueError:
-        return None  # refused
 
 
 def _listening(path: str, pid: int) -> bool:
@@ -370,27 +327,13 @@ def _end_daemon(path: str, folder: str, pid: int, replacing: bool = False) -> No
     except OSError:
         pass
     deadline = time.monotonic() + _DAEMON_START_TIMEOUT
-    while not replacing and os.path.exists(os.path.join(folder, "status.json")) \
+    while not replacing and os.path.exists(os.path.join(folder, STATUS_NAME)) \
             and time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except OSError:
             return  # gone: the CLI tidies up what it left
         time.sleep(0.005)
-
-
-def _ask(path: str, request: bytes, timeout: float) -> bytes:
-    """``request`` (one op's line) to the daemon at ``path``, and all it answers."""
-    import _socket
-
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        sock.settimeout(timeout)
-        sock.connect(path)
-        sock.sendall(request)
-        return _read_all(sock)
-    finally:
-        sock.close()
 
 
 class _Stopped(Exception):
@@ -466,15 +409,6 @@ def _stopped(pid: int) -> bool:
     except OSError:
         return False
     return pid > 0 and data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"T"
-
-
-def _read_all(sock: _socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def _lost(session: str, as_json: bool, op: str, exc: OSError | None,

@@ -53,10 +53,13 @@ class ConsoleBackend(Backend):
         """Spawn the debugger in a terminal. ``early``: ``argv`` starts it
         waiting for what the backend sends it first (its run's details), so
         a daemon forked for a start may have spawned it already, while it
-        imported (dbgcore.start.prespawn); a process spawned with the same argv,
-        environment and folder is taken then."""
+        imported (the session's :attr:`SessionContext.early`); a process
+        spawned with the same argv, environment and folder is taken then."""
         driver = PtyDriver(argv, prompt, self.ctx.log, env=env, cwd=cwd, name=self.tool_name)
-        driver.spawn(early)
+        if early:
+            driver.spawn(self.ctx.early)
+        else:
+            driver.spawn()
         self.ctx.track_process(driver.pid, self.tool_name)
         self.driver = driver
         return driver

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from dbgcore.shared.errors import DebuggerLost, UnsupportedOp
 from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.transport.early import EarlyProcesses
 
 if TYPE_CHECKING:
     # Only named in signatures: the op table, which every front end imports,
@@ -168,6 +169,11 @@ class SessionContext:
     #: Each op's words in a refusal ("step into"), from the op table
     #: (:attr:`dbgcore.vocab.opspec.Op.title`), for :meth:`Backend.unsupported`.
     op_titles: Mapping[str, str] = field(default_factory=dict)
+    #: Where the backend's transport takes a debugger spawned before it was
+    #: asked for (a daemon forked for a start spawns it while it imports):
+    #: handed to :class:`~dbgcore.transport.dap.adapter.AdapterProcess` and
+    #: :meth:`~dbgcore.transport.ptydriver.PtyDriver.spawn`.
+    early: EarlyProcesses = field(default_factory=EarlyProcesses)
 
 
 class Backend:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dbgcore.shared.errors import BackendMissing, UsageError
+from dbgcore.shared.errors import BackendMissing, DbgError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,3 +115,20 @@ class Front:
         if self._backends is None:
             self._backends = BackendRegistry(self.host)
         return self._backends
+
+    def backend_support(self) -> dict[str, dict[str, str]]:
+        """Each configured backend's op support as its code declares it (no
+        debugger is started for this): what `dbg mcp`'s tool listing names.
+        Here, beside the table and the backends it reads, so that `dbg
+        mcp`'s fork helper, which has every backend's class loaded, answers
+        it for the front end without importing one."""
+        out: dict[str, dict[str, str]] = {}
+        try:
+            config = self.backends.config()
+        except DbgError:
+            return out
+        for spec in config.backends.values():
+            cls = self.backends.class_of(spec)
+            if cls is not None:
+                out[spec.name] = dict(cls.declared_support(self.table))
+        return out

@@ -28,10 +28,12 @@ from pathlib import Path
 from dbgcore.backends.pluginhost import PluginHost
 from dbgcore.backends.registry import Front
 from dbgcore.daemon.session import Session
+from dbgcore.daemon.startup import NewInterpreter, StartUp
 from dbgcore.ops.call import call_op
 from dbgcore.ops.table import front
 from dbgcore.shared import client, procutil
 from dbgcore.shared.diskspace import disk_errno, refused
+from dbgcore.shared.ended import ENDED_STATES, noted, replace_ended
 from dbgcore.shared.errors import (
     DbgError,
     InternalError,
@@ -45,8 +47,6 @@ from dbgcore.shared.paths import CHILD_SESSION_ROLE, dbg_home, private_dir, sess
 from dbgcore.shared.status import read_status, remove_status, status_file, write_status
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, timeout_problem
 from dbgcore.shared.wire import encode_message, recv_message
-from dbgcore.start import prespawn, successor
-from dbgcore.start.ended import ENDED_STATES
 from dbgcore.store.db import Store
 from dbgcore.transport.translog import BoundedLogHandler, LogHealth
 from dbgcore.vocab.location import BreakLoc
@@ -113,8 +113,13 @@ def preload() -> None:
 
 class Daemon:
     def __init__(self, name: str, idle_timeout: float, first_client: bool = False,
-                 replacing_at: str | None = None, log_health: LogHealth | None = None) -> None:
+                 replacing_at: str | None = None, log_health: LogHealth | None = None,
+                 startup: StartUp | None = None) -> None:
+        """``startup``: what whoever made this daemon leaves it to look
+        after (its early debugger, its spare); None: a daemon started as a
+        new interpreter has neither."""
         self.name = name
+        self.startup = startup or NewInterpreter()
         self.run_dir = private_dir(session_dir(name))
         self.idle_timeout = idle_timeout
         #: Where it listens until it takes the name (main's replacing_at).
@@ -131,7 +136,7 @@ class Daemon:
         #: When this child process's session saw its child end.
         self._child_ended_at: float | None = None
         self.session = Session(name, self.run_dir, self.front, self.store, self.track_process,
-                               log_health or LogHealth(dbg_home()))
+                               self.startup.early, log_health or LogHealth(dbg_home()))
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.busy = False
         #: The op that waits for the program (queued or running), and the
@@ -502,7 +507,7 @@ class Daemon:
             # nothing of this start runs and no session of its name is seen
             # or reached (a next call went on to find this daemon still
             # listening, with no program).
-            prespawn.discard()
+            self.startup.early.discard()
             remove_status(self.name, os.getpid())
             self._close_door()
         self._send(conn, b"%d %d\n" % (answer.exit_code, 2 if err else 1) + body)
@@ -518,18 +523,12 @@ class Daemon:
         if idle_timeout is not None:
             self.idle_timeout = float(idle_timeout)
         replaced = self._take_name() if self._replacing else ""
-        response = self._dispatch(op, args, timeout)
-        if replaced and response.get("ok"):
-            result = response.setdefault("result", {})
-            result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
-        return response
+        return noted(self._dispatch(op, args, timeout), replaced)
 
     def _take_name(self) -> str:
         """End the session whose program ended (as dbgcore.start.spawn does for
         the click CLI), and listen where clients look for this session; what
         was replaced."""
-        from dbgcore.start.ended import replace_ended
-
         replaced = replace_ended(self.name)
         # Not client.live_status: without a status file it tidies the
         # folder's sockets away, this daemon's own among them.
@@ -576,15 +575,15 @@ class Daemon:
                     if self.waiting is not None and self.waiting[1] is future:
                         self.waiting = None
                 self.busy = False
-                # An early debugger (dbgcore.start.prespawn) that the session's
-                # start did not adopt lives no longer than that start,
-                # however it came: ended before the start is answered.
-                prespawn.discard()
+                # An early debugger that the session's start did not adopt
+                # lives no longer than that start, however it came: ended
+                # before the start is answered.
+                self.startup.early.discard()
             future.set_result(result)
             if self._program_ended():
                 # The program is over: the next start may replace this
                 # session, and its spare gets ready for it.
-                successor.ready()
+                self.startup.spare_ready()
             elif not self.stopping.is_set():
                 self.session.restart_ahead()
 
@@ -730,10 +729,10 @@ class Daemon:
         self._end_child_sessions()
         # A debugger spawned for a start that never got to adopt it, or
         # ahead of a restart that never came.
-        prespawn.discard()
-        prespawn.end_ahead()
+        self.startup.early.discard()
+        self.startup.early.end_ahead()
         # The spare for the next start ends with the session.
-        successor.end(SPARE_END_WAIT)
+        self.startup.end_spare(SPARE_END_WAIT)
         groups = {g for c in self.children
                   if procutil.alive(c["pid"], c.get("start_time"))
                   and (g := procutil.pgid_of(c["pid"])) is not None}
@@ -817,11 +816,13 @@ def _ignore_signal(signum: int, frame: object) -> None:
     """A SIGINT (a terminal's Ctrl-C) does not end the daemon."""
 
 
-def main(argv: list[str] | None = None, first_client: bool = False,
-         replacing_at: str | None = None) -> int:
-    """``replacing_at``: the session's name is still held by a daemon whose
-    program has ended; listen at this path (the first client's `start` comes
-    there), and take the name only once that start was read and checked."""
+def main(argv: list[str] | None = None, startup: StartUp | None = None,
+         first_client: bool = False, replacing_at: str | None = None) -> int:
+    """``startup``: what the daemon's maker leaves it (dbgcore.start's);
+    None for a daemon started as a new interpreter. ``replacing_at``: the
+    session's name is still held by a daemon whose program has ended;
+    listen at this path (the first client's `start` comes there), and take
+    the name only once that start was read and checked."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print("usage: python -m dbgcore.daemon.server SESSION [IDLE_TIMEOUT]", file=sys.stderr)
@@ -831,7 +832,7 @@ def main(argv: list[str] | None = None, first_client: bool = False,
     run_dir = private_dir(session_dir(name))
     health = LogHealth(dbg_home())
     _setup_logging(run_dir, health)
-    daemon = Daemon(name, idle, first_client, replacing_at, health)
+    daemon = Daemon(name, idle, first_client, replacing_at, health, startup)
 
     def on_signal(signum: int, frame: object) -> None:
         log.info("signal %d: ending session", signum)

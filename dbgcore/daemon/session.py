@@ -30,7 +30,6 @@ from dbgcore.ops.inspecting import SHOWN_VALUE_CHARS, one_line, program_frames
 from dbgcore.shared.errors import DbgError, NotStopped, OpFailed, TargetExited, UsageError
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.procutil import descendants
-from dbgcore.start import prespawn
 from dbgcore.store.db import Store
 from dbgcore.transport.outputbuffer import OutputBuffer
 from dbgcore.transport.streams import StdinFeed, waiting_for_stdin
@@ -39,13 +38,17 @@ from dbgcore.vocab.model import Frame, SourceLine, StopEvent, StopSnapshot
 
 if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
+    from dbgcore.transport.early import EarlyProcesses
     from dbgcore.vocab.opspec import Op, Payload
 
 
 class Session:
     def __init__(self, name: str, run_dir: Path, front: Front, store: Store,
-                 track_process: Callable[[int, str], None],
+                 track_process: Callable[[int, str], None], early: EarlyProcesses,
                  log_health: LogHealth | None = None) -> None:
+        """``early``: the debugger spawned before its backend asked for it
+        (by the daemon's maker) or ahead of a restart, handed to each
+        backend's transport."""
         self.name = name
         self.run_dir = run_dir
         #: The daemon's op table and backends (their plugin host is told of
@@ -57,6 +60,7 @@ class Session:
         self.log_health = log_health or LogHealth()
         self.log = TransLog(run_dir / "debugger.log", health=self.log_health)
         self.track_process = track_process
+        self.early = early
         self.backend: Backend | None = None
         self.spec: BackendSpec | None = None
         self.launch_request: LaunchRequest | None = None
@@ -245,13 +249,13 @@ class Session:
         spec, cls = self.front.backends.ready(backend_name, Path(cwd) if cwd else None)
         # A start that named no backend: which one was chosen, for the next
         # such start's early spawn of its debugger.
-        prespawn.chosen(spec.name)
+        self.early.chosen(spec.name)
         # The backend the first spare daemon of the next `dbg mcp` is for.
-        prespawn.started(spec.name)
+        self.early.started(spec.name)
         ctx = SessionContext(
             name=self.name, run_dir=self.run_dir, output=self.output, log=self.log,
             track_process=self.track_process,
-            op_titles={op.name: op.title for op in self.front.table},
+            op_titles={op.name: op.title for op in self.front.table}, early=self.early,
         )
         self.spec = spec
         backend = cls(spec, ctx)
@@ -261,13 +265,13 @@ class Session:
     def restart_ahead(self) -> None:
         """Where a rerun is likely, the program stopped at a failure (a
         failing test, an uncaught exception): the debugger a `dbg restart`
-        spawns is spawned now, while the user looks (dbgcore.start.prespawn)."""
+        spawns is spawned now, while the user looks (dbgcore.transport.early)."""
         last, request = self.last, self.launch_request
         if self.spec is None or request is None or last is None or last is self._ahead_of \
                 or last.state != "stopped" or last.reason != "exception":
             return
         self._ahead_of = last  # once a stop: the ops that look at it ask no more
-        prespawn.spawn_ahead(self.spec.name, os.path.abspath(request.cwd or os.getcwd()))
+        self.early.spawn_ahead(self.spec.name, os.path.abspath(request.cwd or os.getcwd()))
 
     # -- child processes --------------------------------------------------------
 

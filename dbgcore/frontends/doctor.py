@@ -237,7 +237,7 @@ def set_aside_checks(path: Path, fix: bool) -> list[Values]:
 
 def session_checks(home: Path, fix: bool) -> list[Values]:
     from dbgcore.shared.homecheck import FIX, folders_problem
-    from dbgcore.shared.paths import CHILD_SEP_IN_DIR
+    from dbgcore.shared.sessionsocket import CHILD_SEP_IN_DIR
     from dbgcore.shared.status import clean_stale, daemon_alive, leftover_files, read_status
 
     root = home / "sessions"

@@ -13,23 +13,23 @@ would be too long gets one under a short private directory in /tmp instead.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from dbgcore.shared import homecheck
 from dbgcore.shared.bounds import shortened
 from dbgcore.shared.errors import UsageError
+from dbgcore.shared.sessionsocket import (
+    CHILD_SEP_IN_DIR,
+    MAX_SOCKET_PATH,
+    SESSIONS,
+    SOCKET_NAME,
+    well_formed,
+)
 
-# fullmatch, not match with $: "$" also matches before a trailing newline.
-_SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-#: A child process's session: its parent's name, "/", its own (NAME-PID).
-_CHILD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9][A-Za-z0-9_.-]{0,63})+")
-#: A child session's folder is a sibling of its parent's, "/" written as this.
-CHILD_SEP_IN_DIR = "+"
 #: How a session's daemon knows the sessions of its program's children: the
 #: role of their daemons' pids (SessionContext.track_process), then the name.
 CHILD_SESSION_ROLE = "child session "
-_MAX_SOCKET_PATH = 100
+_MAX_SOCKET_PATH = MAX_SOCKET_PATH
 
 
 def dbg_home() -> Path:
@@ -78,7 +78,7 @@ def check_home(path: Path | None = None) -> None:
 
 
 def check_session_name(name: str) -> str:
-    if not _SESSION_RE.fullmatch(name) and not _CHILD_RE.fullmatch(name):
+    if not well_formed(name):
         raise UsageError(
             f"bad session name {shortened(name)!r}",
             "use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
@@ -87,7 +87,7 @@ def check_session_name(name: str) -> str:
 
 
 def sessions_dir() -> Path:
-    return private_dir(dbg_home() / "sessions")
+    return private_dir(dbg_home() / SESSIONS)
 
 
 def session_dir(name: str) -> Path:
@@ -131,7 +131,7 @@ def short_socket_dir() -> Path:
 
 
 def socket_path(name: str) -> Path:
-    path = session_dir(name) / "daemon.sock"
+    path = session_dir(name) / SOCKET_NAME
     # The kernel limit is in bytes, and a non-ASCII home takes more than one each.
     if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return path

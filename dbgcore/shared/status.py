@@ -19,9 +19,8 @@ from pathlib import Path
 
 from dbgcore.shared import homecheck, procutil
 from dbgcore.shared.jsontypes import JsonObject
-from dbgcore.shared.paths import CHILD_SEP_IN_DIR, CHILD_SESSION_ROLE, session_dir, sessions_dir
-
-STATUS_NAME = "status.json"
+from dbgcore.shared.paths import CHILD_SESSION_ROLE, session_dir, sessions_dir
+from dbgcore.shared.sessionsocket import CHILD_SEP_IN_DIR, SOCKET_NAME, STATUS_NAME
 
 
 def status_file(name: str) -> Path:
@@ -95,7 +94,7 @@ def clean_stale(name: str, status: JsonObject | None) -> list[int]:
             with contextlib.suppress(OSError):
                 os.unlink(sock)
     folder = session_dir(name)
-    for leftover in ("daemon.sock", STATUS_NAME):
+    for leftover in (SOCKET_NAME, STATUS_NAME):
         with contextlib.suppress(OSError):
             (folder / leftover).unlink()
     for path in leftover_files(name, status):

@@ -163,13 +163,14 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         import gc
 
         gc.disable()
+        next_start = None
         if first_client and start_words:
             # Before anything else is imported or spawned (one thread, no
             # early debugger to inherit): the spare for this session's next
             # start through the CLI.
             from dbgcore.start import sparedaemon, successor
 
-            successor.fork(argv[0], start_words, sparedaemon.run)
+            next_start = successor.fork(argv[0], start_words, sparedaemon.run)
         if start_words:
             from dbgcore.start.prespawn import spawn_early
 
@@ -177,19 +178,21 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         if spare is not None:
             session = _await_session(*spare)
             if session is None:
-                from dbgcore.start.prespawn import discard
+                from dbgcore.transport.early import THIS_PROCESS
 
-                discard()
+                THIS_PROCESS.discard()
                 code = 0
                 return
             argv, log_fd = session
             os.dup2(log_fd, 2)
             os.close(log_fd)
         from dbgcore.daemon.server import main
+        from dbgcore.start.startup import Forked
 
         gc.freeze()
         gc.enable()
-        code = main(argv, first_client=first_client, replacing_at=replacing_at)
+        code = main(argv, Forked(next_start), first_client=first_client,
+                    replacing_at=replacing_at)
     except BaseException:
         from dbgcore.start.successor import print_exception
 

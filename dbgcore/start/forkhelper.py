@@ -86,7 +86,7 @@ class _Spares:
 def _first_words() -> list[str] | None:
     """The words of the start the first spare is forked for: one naming the
     backend a start spawned last (as `dbg mcp` names it)."""
-    from dbgcore.start.prespawn import last_backend
+    from dbgcore.transport.early import last_backend
 
     backend = last_backend()
     return ["start", "--backend", backend] if backend else None
@@ -148,10 +148,9 @@ def _support() -> dict[str, object]:
     end imports the MCP SDK, so the front end need not load them too."""
     from dbgcore.backends.pluginhost import PluginHost
     from dbgcore.daemon import server
-    from dbgcore.frontends.mcp.server import backend_support
     from dbgcore.ops.table import front
 
-    return {"support": backend_support(server.prepared_front or front(PluginHost))}
+    return {"support": (server.prepared_front or front(PluginHost)).backend_support()}
 
 
 def main() -> int:

@@ -73,7 +73,7 @@ class ForkServer:
 
     def support(self) -> dict[str, dict[str, str]] | None:
         """Each configured backend's op support (what
-        :func:`dbgcore.frontends.mcp.server.backend_support` answers), as the helper
+        :meth:`dbgcore.backends.registry.Front.backend_support` answers), as the helper
         found it at its start with the plugins it loaded; None if it could
         not say."""
         with self._lock:
@@ -148,8 +148,7 @@ def stop() -> None:
 def start() -> ForkServer | None:
     """A fork server for this process, or None where there can be none (no
     fork, or turned off by ``DBG_NO_FORK_SERVER``)."""
-    if not hasattr(os, "fork") or os.environ.get(NO_FORK_SERVER) \
-            or os.environ.get("DBG_DAEMON_NO_FORK"):
+    if not hasattr(os, "fork") or os.environ.get(NO_FORK_SERVER):
         return None
     try:
         return ForkServer()

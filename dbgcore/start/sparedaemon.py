@@ -36,14 +36,19 @@ def run(session: str, words: list[str], control: int, done: int,
     if not told:
         return 0  # the session ended first
     from dbgcore.start import prespawn
+    from dbgcore.transport.early import THIS_PROCESS
 
+    # This spare's own spare, once forked (for the start after the one
+    # that takes this one).
+    next_start: list[successor.Spare] = []
     try:
-        taken = _serve(session, words, control, done, own)
+        taken = _serve(session, words, control, done, own, next_start)
     finally:
         if _taken_by is None:
-            prespawn.discard()
+            THIS_PROCESS.discard()
     if taken is None:
-        successor.end(1.0)  # its own spare too
+        for spare in next_start:
+            spare.end(1.0)  # its own spare too
         return 0
     os.close(control)
     os.close(done)  # the old daemon's end waits for this spare no longer
@@ -62,10 +67,12 @@ def run(session: str, words: list[str], control: int, done: int,
     import gc
 
     from dbgcore.daemon.server import main
+    from dbgcore.start.startup import Forked
 
     gc.freeze()
     gc.enable()
-    return main([session], first_client=True, replacing_at=str(taken["replacing_at"]) or None)
+    return main([session], Forked(next_start[0] if next_start else None), first_client=True,
+                replacing_at=str(taken["replacing_at"]) or None)
 
 
 #: The request of the start that took the spare.
@@ -98,9 +105,9 @@ def _stamps(paths: list[str] | None = None) -> list[tuple[str, int, int]]:
 
 
 def _serve(session: str, words: list[str], control: int, done: int,
-           own: dict[str, object]) -> dict[str, object] | None:
-    """Listen, pause, load what a daemon needs, fork this spare's own spare,
-    spawn the debugger early, and wait: the request of the start that takes
+           own: dict[str, object], next_start: list[successor.Spare]) -> dict[str, object] | None:
+    """Listen, pause, load what a daemon needs, fork this spare's own spare
+    (into ``next_start``), spawn the debugger early, and wait: the request of the start that takes
     this spare, or None once the session has ended (or what it loaded
     changed). It listens first: a start that comes meanwhile waits for it
     to be ready rather than forking a daemon that would do the same work
@@ -140,7 +147,9 @@ def _serve(session: str, words: list[str], control: int, done: int,
         # This spare's own spare, for the start after the one that takes
         # this one: forked now, off any start's path, while this process has
         # one thread and no early debugger of its own to hand down.
-        successor.fork(session, words, run, own, (listener.fileno(), control, done))
+        spare = successor.fork(session, words, run, own, (listener.fileno(), control, done))
+        if spare is not None:
+            next_start.append(spare)
         prespawn.spawn_early(words)
         while True:
             readable, _, _ = select.select([listener.fileno(), control], [], [])

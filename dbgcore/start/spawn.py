@@ -12,32 +12,31 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import time
 
 from dbgcore.shared import client, homecheck, procutil
 from dbgcore.shared.diskspace import home_errno, refusal, refused
+from dbgcore.shared.ended import noted, replace_ended
 from dbgcore.shared.errors import BackendError, DbgError, SessionExists
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import dbg_home, private_dir, session_dir, socket_path, untrusted
+from dbgcore.shared.sessionsocket import DAEMON_LOG
 from dbgcore.shared.status import daemon_alive, read_status
-from dbgcore.start.daemonfork import fork_daemon
-from dbgcore.start.ended import replace_ended
+from dbgcore.start.launch import AFTER_IMPORT, DAEMON_START_TIMEOUT, Launch, start_daemon
 
 #: The files a session's daemon writes in its folder (their rotations,
 #: NAME.1, are only renamed over).
 SESSION_FILES = ("daemon.log", "debugger.log", "status.json")
-#: How long a new daemon has to start listening.
-DAEMON_START_TIMEOUT = 15.0
+
+__all__ = ["DAEMON_START_TIMEOUT", "spawn_daemon", "start"]
 
 
 def spawn_daemon(name: str, idle_timeout: float | None,
                  backend: str | None = None) -> JsonObject:
-    """Start a detached daemon for ``name`` and wait until it listens; one
-    forked for a start on ``backend`` spawns its debugger early
+    """Start a detached daemon for ``name`` (the first of
+    :data:`dbgcore.start.launch.AFTER_IMPORT` that can) and wait until it
+    listens; one forked for a start on ``backend`` spawns its debugger early
     (:mod:`dbgcore.start.prespawn`)."""
-    import subprocess
-
     if client.live_status(name) is not None:
         raise SessionExists.taken(name)
     run_dir = private_dir(session_dir(name))
@@ -47,8 +46,7 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     problem = homecheck.files_problem(str(run_dir), SESSION_FILES)
     if problem is not None:
         raise untrusted(problem)
-    log_path = run_dir / "daemon.log"
-    argv = [name] if idle_timeout is None else [name, str(idle_timeout)]
+    log_path = run_dir / DAEMON_LOG
     try:
         fd = homecheck.open_log(str(log_path))
     except homecheck.Untrusted as exc:
@@ -60,23 +58,11 @@ def spawn_daemon(name: str, idle_timeout: float | None,
         raise disk from exc
     words = ["start", "--backend", backend] if backend else None
     try:
-        # A new process session and no inherited stdio: a harness that runs
-        # `dbg start` and waits for its pipes to close must not wait for us.
-        pid = None
-        if _can_fork():
-            pid = fork_daemon(argv, fd, start_words=words)
-        else:
-            from dbgcore.start import forkserver
-
-            if (server := forkserver.current()) is not None:
-                pid = server.fork(argv, str(log_path), words)
-        if pid is None:
-            pid = subprocess.Popen(
-                [sys.executable, "-m", "dbgcore.daemon.server", *argv], stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=fd, start_new_session=True, close_fds=True,
-            ).pid
+        pid = start_daemon(Launch(name, str(run_dir), fd, str(log_path), words, idle_timeout),
+                           AFTER_IMPORT)
     finally:
         os.close(fd)
+    assert pid is not None  # a new interpreter can always be started
     deadline = time.monotonic() + DAEMON_START_TIMEOUT
     while time.monotonic() < deadline:
         status = read_status(name)
@@ -99,18 +85,6 @@ def spawn_daemon(name: str, idle_timeout: float | None,
     raise BackendError("the session daemon did not start in time", f"see {log_path}")
 
 
-def _can_fork() -> bool:
-    """Fork the daemon off a single-threaded client (the CLI): it has the
-    modules, the configuration and the plugins the daemon needs already
-    loaded, where a new interpreter would load them all again. A process
-    with other threads (the MCP server) starts a new interpreter instead:
-    forking it could copy a lock another thread holds."""
-    import threading
-
-    return hasattr(os, "fork") and threading.active_count() == 1 \
-        and not os.environ.get("DBG_DAEMON_NO_FORK")
-
-
 def _exit_code(pid: int) -> int | None:
     """The exit code of a daemon that ended (reaped if it is our child); None
     while it runs."""
@@ -129,8 +103,4 @@ def start(name: str, op: str, args: JsonObject, timeout: float,
     replaced = replace_ended(name)
     backend = args.get("backend") if op == "start" else None
     status = spawn_daemon(name, idle_timeout, backend if isinstance(backend, str) else None)
-    response = client.exchange(name, status, op, args, timeout)
-    if replaced and response.get("ok"):
-        result = response.setdefault("result", {})
-        result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
-    return response
+    return noted(client.exchange(name, status, op, args, timeout), replaced)

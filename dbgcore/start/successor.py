@@ -12,7 +12,7 @@ daemon keeps one instead:
   first, while it still has one thread and has imported nothing; the spare
   waits on a pipe and does nothing more yet.
 - When the session's program has ended (the moment a start may replace
-  it), the daemon tells the spare (:func:`ready`). The spare listens on
+  it), the daemon tells the spare (:meth:`Spare.ready`). The spare listens on
   ``spare.sock`` in the session's folder and, after a short pause (a
   session killed right after its program ended wants no spare), does what
   a new daemon does before its start: imports the daemon and loads the
@@ -29,7 +29,7 @@ daemon keeps one instead:
   with a spare of its own, forked as it got ready.
 - The spare's side is :mod:`dbgcore.start.sparedaemon`.
 - The spare lives no longer than the session: when the daemon ends
-  (:func:`end`, or its death closes the pipe), the spare ends its early
+  (:meth:`Spare.end`, or its death closes the pipe), the spare ends its early
   debugger and exits, and the daemon's end waits for that. A spare once
   taken is the new session's daemon and no longer the old one's.
 
@@ -47,31 +47,60 @@ if TYPE_CHECKING:
 
     #: A spare's life (dbgcore.start.sparedaemon.run): session, start words,
     #: control and done pipes, terms; its exit code.
-    Spare = Callable[[str, list[str], int, int, "dict[str, object] | None"], int]
+    SpareLife = Callable[[str, list[str], int, int, "dict[str, object] | None"], int]
 
 #: The spare's socket, in the session's folder.
 SPARE_NAME = "spare.sock"
 #: The variable that turns spares off.
 NO_SPARE = "DBG_NO_SPARE"
 
-#: In the daemon: the spare's control pipe (write end) and the read end of a
-#: pipe that closes when the spare is taken or has ended; -1 when none.
-_control = -1
-_done = -1
-_told = False
+class Spare:
+    """The daemon's side of its spare: the spare's control pipe (write end)
+    and the read end of a pipe that closes when the spare is taken or has
+    ended."""
+
+    def __init__(self, control: int, done: int) -> None:
+        self._control = control
+        self._done = done
+        self._told = False
+
+    def ready(self) -> None:
+        """The daemon's program has ended, so its spare may get ready for
+        the next start (once)."""
+        if self._control < 0 or self._told:
+            return
+        self._told = True
+        try:
+            os.write(self._control, b"g")
+        except OSError:
+            pass  # the spare is gone
+
+    def end(self, wait: float) -> None:
+        """As the daemon ends: its spare ends too (unless taken already);
+        wait up to ``wait`` seconds for it and its early debugger to be gone."""
+        control, done, self._control, self._done = self._control, self._done, -1, -1
+        if control >= 0:
+            os.close(control)
+        if done >= 0:
+            import select
+
+            try:
+                select.select([done], [], [], wait)
+            finally:
+                os.close(done)
 
 
-def fork(session: str, start_words: list[str], run: Spare,
-         own: dict[str, object] | None = None, inherited: tuple[int, ...] = ()) -> None:
+def fork(session: str, start_words: list[str], run: SpareLife,
+         own: dict[str, object] | None = None, inherited: tuple[int, ...] = ()) -> Spare | None:
     """In a daemon the CLI forked for a start of ``start_words``, while it has
     one thread: fork its spare, which waits (see the module) in ``run``
     (:func:`dbgcore.start.sparedaemon.run`, passed in: this module imports none of
     the daemon's). ``own``: the terms the spare serves (:func:`terms`,
     default this process's); ``inherited``: descriptors of the caller's that
-    the spare closes. Never raises."""
-    global _control, _done
+    the spare closes. The daemon's side of it, which the daemon is handed
+    (dbgcore.start.startup.Forked); None for none. Never raises."""
     if os.environ.get(NO_SPARE) or os.environ.get("DBG_NO_EARLY_SPAWN") or not start_words:
-        return
+        return None
     fds: list[int] = []
     try:
         fds += os.pipe()
@@ -80,7 +109,7 @@ def fork(session: str, start_words: list[str], run: Spare,
     except OSError:
         for fd in fds:
             os.close(fd)
-        return  # no spare: the next start forks its daemon, as before
+        return None  # no spare: the next start forks its daemon, as before
     control_read, control_write, done_read, done_write = fds
     if middle == 0:  # pragma: no cover - runs in the child
         code = 0
@@ -105,36 +134,7 @@ def fork(session: str, start_words: list[str], run: Spare,
         os.waitpid(middle, 0)
     except ChildProcessError:
         pass
-    _control, _done = control_write, done_read
-
-
-def ready() -> None:
-    """In the daemon: its program has ended, so its spare may get ready for
-    the next start (once; nothing when there is no spare)."""
-    global _told
-    if _control < 0 or _told:
-        return
-    _told = True
-    try:
-        os.write(_control, b"g")
-    except OSError:
-        pass  # the spare is gone
-
-
-def end(wait: float) -> None:
-    """In the daemon, as it ends: its spare ends too (unless taken already);
-    wait up to ``wait`` seconds for it and its early debugger to be gone."""
-    global _control, _done
-    control, done, _control, _done = _control, _done, -1, -1
-    if control >= 0:
-        os.close(control)
-    if done >= 0:
-        import select
-
-        try:
-            select.select([done], [], [], wait)
-        finally:
-            os.close(done)
+    return Spare(control_write, done_read)
 
 
 #: What a spare must share with the client of the start it takes, and what
@@ -158,8 +158,10 @@ def terms() -> dict[str, object]:
 def request_line(folder: str, replacing_at: str | None, words: list[str]) -> dict[str, object]:
     """What a client sends the spare of the session in ``folder`` (for
     :mod:`dbgcore.entry`, which encodes it with what it has)."""
+    from dbgcore.shared.sessionsocket import DAEMON_LOG
+
     return {**terms(), "replacing_at": replacing_at or "",
-            "log": os.path.join(folder, "daemon.log"), "words": words}
+            "log": os.path.join(folder, DAEMON_LOG), "words": words}
 
 
 def print_exception() -> None:

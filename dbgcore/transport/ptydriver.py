@@ -16,15 +16,18 @@ import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pexpect
 from ptyprocess import PtyProcess
 
 from dbgcore.shared import procutil
 from dbgcore.shared.errors import BackendError, DebuggerStopped, DebuggerTimeout, UsageError
-from dbgcore.start import prespawn
+from dbgcore.transport.early import CONSOLE_DIMENSIONS
 from dbgcore.transport.translog import TransLog
+
+if TYPE_CHECKING:
+    from dbgcore.transport.early import EarlyProcesses
 
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]")
 
@@ -76,7 +79,7 @@ MAX_LINE_BYTES = 4000
 
 class _Adopted(pexpect.spawn):  # type: ignore[misc]  # (pexpect has no types)
     """pexpect's spawn around a process started already in its terminal
-    (dbgcore.start.prespawn), in place of the one pexpect would start."""
+    (handed in: dbgcore.transport.early), in place of the one pexpect would start."""
 
     def __init__(self, process: PtyProcess, *args: Any, **kwargs: Any) -> None:
         self._process = process
@@ -110,11 +113,12 @@ class PtyDriver:
     def pid(self) -> int:
         return int(self.child.pid) if self.child is not None else 0
 
-    def spawn(self, early: bool = False) -> None:
-        """Start the debugger; ``early``: take the process a daemon forked for
-        this start spawned already with the same argv, environment and
-        folder, if there is one (dbgcore.start.prespawn.adopt_console)."""
-        adopted = prespawn.adopt_console(self.argv, self.env, self.cwd) if early else None
+    def spawn(self, early: EarlyProcesses | None = None) -> None:
+        """Start the debugger; ``early``: where to take the process a daemon
+        forked for this start spawned already with the same argv,
+        environment and folder, if there is one."""
+        adopted = early.adopt_console(self.argv, self.env, self.cwd) \
+            if early is not None else None
         self.log.note(("adopted " if adopted is not None else "spawn ") + " ".join(self.argv))
         parent = os.getpid()
         try:
@@ -126,7 +130,7 @@ class PtyDriver:
                 self.child = pexpect.spawn(
                     self.argv[0], self.argv[1:], env=self.env, cwd=self.cwd, echo=False,
                     encoding="utf-8", codec_errors="replace",
-                    dimensions=prespawn.CONSOLE_DIMENSIONS,
+                    dimensions=CONSOLE_DIMENSIONS,
                     preexec_fn=procutil.death_pact(), timeout=None,
                 )
         except (pexpect.ExceptionPexpect, OSError) as exc:

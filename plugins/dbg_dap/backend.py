@@ -178,12 +178,14 @@ class DapBackend(DapEvents):
             transport = SocketTransport.connect(server[0], server[1], SERVER_CONNECT_WAIT)
         elif mode == "stdio":
             self.process = AdapterProcess(argv, env=self.profile.adapter_env(), cwd=cwd,
-                                          name=name, on_stderr_line=self._adapter_stderr)
+                                          name=name, on_stderr_line=self._adapter_stderr,
+                                          early=self.ctx.early)
             transport = PipeTransport(self.process)
         elif mode == "tcp-listen":
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
                                           on_stdout_line=self._adapter_stdout,
-                                          stdin=self._adapter_stdin(), announces=LISTENING_RE)
+                                          stdin=self._adapter_stdin(), announces=LISTENING_RE,
+                                          early=self.ctx.early)
             host, port = parse_listening(self.process.wait_stdout(LISTENING_RE,
                                                                   ADAPTER_START_WAIT))
             transport = SocketTransport.connect(host, port, ADAPTER_CONNECT_WAIT)
@@ -192,7 +194,7 @@ class DapBackend(DapEvents):
             argv = [a.replace("{address}", listener.address) for a in argv]
             self.process = AdapterProcess(argv, cwd=cwd, name=name, stdio=False,
                                           on_stdout_line=self._adapter_stdout,
-                                          stdin=self._adapter_stdin())
+                                          stdin=self._adapter_stdin(), early=self.ctx.early)
             # Only the adapter's own connection; others are noted and closed.
             transport = listener.accept(ADAPTER_START_WAIT, self.process,
                                         on_refused=self.ctx.log.note)

@@ -261,23 +261,6 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 #: check fails on an entry that no longer matches an import, so this list
 #: only shrinks.
 ALLOWED_TODAY: dict[tuple[str, str], str] = {
-    # daemon -> start: the daemon ends the debugger started ahead and its
-    # spare, and reads which states give a session's name away. Ends when
-    # the daemon is given its start-up collaborator (issue 39, items 2, 4).
-    ("dbgcore.daemon.server", "dbgcore.start.prespawn"): "discards the early spawn",
-    ("dbgcore.daemon.server", "dbgcore.start.successor"): "readies and ends the spare",
-    ("dbgcore.daemon.server", "dbgcore.start.ended"): "ENDED_STATES",
-    ("dbgcore.daemon.session", "dbgcore.start.prespawn"):
-        "tells the early spawn what was chosen and started; spawns ahead of a restart",
-    # transport -> start: a transport adopts the debugger prespawn started
-    # early. Ends when the transport is handed its early-started process as
-    # a parameter (issue 39, item 2).
-    ("dbgcore.transport.dap.adapter", "dbgcore.start.prespawn"): "adopts the early adapter",
-    ("dbgcore.transport.ptydriver", "dbgcore.start.prespawn"): "adopts the early console",
-    # start -> frontends: `dbg mcp`'s fork helper computes the tool
-    # listing's backend support, where the backends are loaded anyway. Ends
-    # when backend_support lives below the front ends or is handed in.
-    ("dbgcore.start.forkhelper", "dbgcore.frontends.mcp.server"): "backend_support",
 }
 
 

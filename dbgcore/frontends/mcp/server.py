@@ -166,29 +166,14 @@ MORE_DESCRIPTION = ("Run a rarer op: op, and args as its CLI command takes them;
                     "describe=true shows an op's arguments.")
 
 
-def backend_support(front: Front) -> dict[str, dict[str, str]]:
-    """Each configured backend's op support as its code declares it (no
-    debugger is started for this)."""
-    out: dict[str, dict[str, str]] = {}
-    try:
-        config = front.backends.config()
-    except DbgError:
-        return out
-    for spec in config.backends.values():
-        cls = front.backends.class_of(spec)
-        if cls is not None:
-            out[spec.name] = dict(cls.declared_support(front.table))
-    return out
-
-
 def known_support(front: Front) -> dict[str, dict[str, str]]:
-    """:func:`backend_support`, from the fork server's helper when there is
-    one: it has every backend's class loaded, which this process need not."""
+    """:meth:`Front.backend_support`, from the fork server's helper when there
+    is one: it has every backend's class loaded, which this process need not."""
     from dbgcore.start import forkserver
 
     helper = forkserver.current()
     support = helper.support() if helper is not None else None
-    return support if support is not None else backend_support(front)
+    return support if support is not None else front.backend_support()
 
 
 def _load_backend_classes(front: Front) -> None:

@@ -31,13 +31,15 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from dbgcore.shared import procutil
 from dbgcore.shared.errors import BackendError, DebuggerLost
-from dbgcore.start import prespawn
 from dbgcore.transport import peers
 from dbgcore.vocab.model import signal_name
+
+if TYPE_CHECKING:
+    from dbgcore.transport.early import EarlyProcesses
 
 LISTENING_RE = re.compile(rb"listening (?:at|on):?\s*(?:\[?([\w.:-]+?)\]?):(\d+)", re.I)
 
@@ -71,13 +73,17 @@ class AdapterProcess:
                  on_stdout_line: Callable[[bytes], None] | None = None,
                  stdin: str | None = None,
                  announces: re.Pattern[bytes] | None = None,
-                 on_stderr_line: Callable[[str], None] | None = None) -> None:
+                 on_stderr_line: Callable[[str], None] | None = None,
+                 early: EarlyProcesses | None = None) -> None:
         """``stdin``: without ``stdio``, a file the adapter reads as its
         standard input instead of a pipe of ours (for an adapter whose
         program inherits it). ``announces``: a line the adapter prints
         before anything else (where it listens), never passed on as the
         program's, even when it comes before anyone waits for it.
-        ``on_stderr_line``: hears each line the adapter writes on stderr."""
+        ``on_stderr_line``: hears each line the adapter writes on stderr.
+        ``early``: where an adapter spawned before it was asked for is
+        taken from, when it is the one this would spawn (a daemon forked
+        for a start spawns it while it imports)."""
         self.name = name
         self._on_stderr_line = on_stderr_line
         self.argv = argv
@@ -103,9 +109,9 @@ class AdapterProcess:
                     source = opened.enter_context(open(stdin, "rb"))
                 # A daemon forked for this start may have spawned it already
                 # (only an adapter that speaks over its stdio is spawned early).
-                proc = prespawn.adopt(argv, env, cwd) if stdio else None
-                if not stdio:
-                    prespawn.discard()
+                proc = early.adopt(argv, env, cwd) if stdio and early is not None else None
+                if not stdio and early is not None:
+                    early.discard()
                 if proc is None:
                     command, preexec = procutil.bound_to_parent(argv, env, cwd)
                     proc = subprocess.Popen(

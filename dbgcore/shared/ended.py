@@ -4,13 +4,19 @@ Imports nothing at its top (dbgcore.entry, the fast path's client, reads
 ENDED_STATES before anything else is loaded): :func:`replace_ended` is run
 by dbgcore.start.spawn for the click CLI and MCP, and by a daemon forked by the
 fast path's client, which replaces the session once it has read and checked
-the start's command line.
+the start's command line. Either way the start's answer says what it
+replaced (:func:`noted`). Here, below the daemon and the ways of starting
+one, because both sides do it: what every process shares.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dbgcore.shared.jsontypes import JsonObject
 
 #: Session states whose program is over: a new start takes the name.
 ENDED_STATES = ("exited", "debugger_lost")
@@ -28,6 +34,15 @@ def replaced_note(name: str, info: dict[str, object]) -> str:
     if info.get("signal"):
         how = f"was killed by {info['signal']}"
     return f"replaced session {name!r}, whose program {how}"
+
+
+def noted(response: JsonObject, replaced: str) -> JsonObject:
+    """A start's ``response`` (the wire's), with ``replaced`` (what
+    :func:`replace_ended` said) before its own note, when it succeeded."""
+    if replaced and response.get("ok"):
+        result = response.setdefault("result", {})
+        result["note"] = "; ".join(n for n in (replaced, result.get("note")) if n)
+    return response
 
 
 def replace_ended(name: str) -> str:

@@ -1,0 +1,152 @@
+"""One way to start a session's daemon: :func:`start_daemon`, over the ways
+a process can do it, one function each.
+
+- :func:`take_spare`: the session's spare daemon, readied by the daemon of
+  its ended last run (:mod:`dbgcore.start.successor`), takes the start if
+  the client's environment, folder, umask and limits are its own.
+- :func:`fork_before_import`: the CLI's fast path forks the daemon before it
+  has imported anything (:mod:`dbgcore.entry`); the daemon spawns the
+  debugger of the start's words first (:mod:`dbgcore.start.prespawn`) and
+  forks the session's spare.
+- :func:`fork_after_import`: a single-threaded client that has imported dbg
+  (the click CLI, a test) forks the daemon, which has every module loaded.
+- :func:`ask_fork_helper`: a process with threads (`dbg mcp`) must not fork;
+  its fork helper (:mod:`dbgcore.start.forkserver`) forks the daemon, or
+  hands over its spare.
+- :func:`new_interpreter`: ``python -m dbgcore.daemon.server``, always
+  possible (a parent session's daemon starting a child's).
+
+Each answers the new daemon's pid, or None when it cannot start it here
+(the next way is tried). :data:`BEFORE_IMPORT` and :data:`AFTER_IMPORT` are
+the two orders the callers use. Imports nothing at its top but ``os`` and
+:mod:`dbgcore.start.daemonfork`: the fast path's client imports it before
+the fork.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from dbgcore.start.daemonfork import fork_daemon
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+#: How long a new daemon (or a spare taking a start) has to answer.
+DAEMON_START_TIMEOUT = 15.0
+
+
+class Launch:
+    """What a daemon is started with: its session, its folder and log (as
+    a descriptor, and as a path for a process that opens its own), the
+    words of the start it is made for (its debugger is spawned early), its
+    idle timeout; ``first_client``: it reads that start's words itself, from
+    the client that started it (dbgcore.entry); ``replacing_at``: the path it
+    listens at beside the ended session it replaces."""
+
+    def __init__(self, session: str, folder: str, log_fd: int, log_path: str,
+                 words: list[str] | None = None, idle_timeout: float | None = None,
+                 first_client: bool = False, replacing_at: str | None = None) -> None:
+        self.session = session
+        self.folder = folder
+        self.log_fd = log_fd
+        self.log_path = log_path
+        self.words = words
+        self.idle_timeout = idle_timeout
+        self.first_client = first_client
+        self.replacing_at = replacing_at
+
+    @property
+    def argv(self) -> list[str]:
+        """The daemon's command line (dbgcore.daemon.server.main's)."""
+        return [self.session] if self.idle_timeout is None \
+            else [self.session, str(self.idle_timeout)]
+
+
+def start_daemon(launch: Launch, ways: Sequence[Callable[[Launch], int | None]]) -> int | None:
+    """The pid of a daemon for ``launch``, started the first of ``ways``
+    that can; None when none could."""
+    for way in ways:
+        pid = way(launch)
+        if pid is not None:
+            return pid
+    return None
+
+
+def take_spare(launch: Launch) -> int | None:
+    """The pid of the session's spare daemon, once it has taken this start;
+    None when there is none or it refused (another environment, folder,
+    umask or resource limits than its own)."""
+    from dbgcore.shared.sessionsocket import ask, json_text
+    from dbgcore.start.successor import NO_SPARE, SPARE_NAME, request_line
+
+    path = os.path.join(launch.folder, SPARE_NAME)
+    if os.environ.get(NO_SPARE) or not launch.words or not os.path.exists(path):
+        return None
+    try:
+        request = json_text(request_line(launch.folder, launch.replacing_at, launch.words))
+        reply = ask(path, request.encode("utf-8") + b"\n", DAEMON_START_TIMEOUT)
+    except (UnicodeEncodeError, OSError):
+        return None  # bytes that are not UTF-8, a folder that is gone, no spare
+    try:
+        return int(reply)
+    except ValueError:
+        return None  # refused
+
+
+def fork_before_import(launch: Launch) -> int | None:
+    """Fork the daemon off this client, which has imported nothing yet (the
+    daemon imports what it needs beside its debugger's early start); None
+    when the fork fails (the caller's full CLI tries again and says why)."""
+    if not hasattr(os, "fork"):
+        return None
+    try:
+        return fork_daemon(launch.argv, launch.log_fd, first_client=launch.first_client,
+                           replacing_at=launch.replacing_at, start_words=launch.words)
+    except Exception:  # a DbgError: the fork failed
+        return None
+
+
+def fork_after_import(launch: Launch) -> int | None:
+    """Fork the daemon off a single-threaded client that has dbg loaded
+    already: the modules, the configuration and the plugins the daemon
+    needs, which a new interpreter would load again. None in a process with
+    other threads (forking it could copy a lock another thread holds).
+    Raises DbgError when the fork fails."""
+    import threading
+
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return None
+    return fork_daemon(launch.argv, launch.log_fd, start_words=launch.words)
+
+
+def ask_fork_helper(launch: Launch) -> int | None:
+    """This process's fork helper (`dbg mcp`'s) forks the daemon, or hands
+    over its spare; None when there is none, or it refuses."""
+    from dbgcore.start import forkserver
+
+    server = forkserver.current()
+    return server.fork(launch.argv, launch.log_path, launch.words) \
+        if server is not None else None
+
+
+def new_interpreter(launch: Launch) -> int:
+    """``python -m dbgcore.daemon.server``: a new process session and no
+    inherited stdio (a harness that waits for a start's pipes to close must
+    not wait for the daemon), its stderr the session's log."""
+    import subprocess
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "dbgcore.daemon.server", *launch.argv],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=launch.log_fd,
+        start_new_session=True, close_fds=True).pid
+
+
+#: The fast path's client, before it imports anything: the session's spare,
+#: else a fork.
+BEFORE_IMPORT = (take_spare, fork_before_import)
+#: Any other start (the click CLI, `dbg mcp`, a parent session's daemon):
+#: a fork, else the fork helper's, else a new interpreter.
+AFTER_IMPORT = (fork_after_import, ask_fork_helper, new_interpreter)
