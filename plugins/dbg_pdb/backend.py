@@ -71,7 +71,7 @@ from dbgcore.api import (
 Json = Any
 JsonObject = dict[str, Json]
 
-#: launcher.py, through launch.py, which loads it from its bytecode.
+#: The launcher (inprogram/), through launch.py, which loads it from its bytecode.
 LAUNCHER = str(Path(__file__).with_name("launch.py"))
 
 
