@@ -639,8 +639,11 @@ def _debugger_files() -> frozenset[str]:
     """Files whose functions are never the program's: this one, and the
     debugger's (pdb, bdb, dbg's pdb launcher, debugpy's pydevd)."""
     files = {os.path.abspath(__file__), __file__}
-    for name in ("bdb", "pdb", "_dbg_pdb_launcher"):
-        module = sys.modules.get(name)
+    # The launcher is a package of several modules, each a file of its own.
+    for name, module in list(sys.modules.items()):
+        if name not in ("bdb", "pdb", "_dbg_pdb_launcher") \
+                and not name.startswith("_dbg_pdb_launcher."):
+            continue
         path = getattr(module, "__file__", None)
         if path:
             files.add(path)

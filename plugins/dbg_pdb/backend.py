@@ -4,38 +4,40 @@ Ops that change the target use pdb's own commands (``break``, ``tbreak``,
 ``ignore``, ``clear``, ``continue``, ``step``, ``next``, ``return``, ``until``,
 ``up``, ``down``); ops that read state use the launcher's ``_dbg_*`` commands,
 which answer in JSON so nothing has to be scraped from pdb's prose.
+
+:class:`PdbBackend` is the top of three layers, one module each, low level
+under high level: :mod:`dbg_pdb.console` (queries and commands to the
+launcher, and their answers), :mod:`dbg_pdb.breakpoints` (breakpoints and
+watches), and this one: the interpreter and the launch, stops and
+stepping, `dbg trace`, inspection, exceptions and `dbg raw`. The code that
+runs in the program is in inprogram/.
 """
 
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import os
 import re
 import shutil
-import stat
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from dbg_pdb.breakpoints import PdbBreakpoints
+from dbg_pdb.console import EXIT_RE, FRAME_RE, HELLO_RE, INTERACTIVE, JsonObject, _frames
 from dbgcore.api import (
     STDLIB_EXPRESSION,
     BackendSpec,
     BreakLoc,
     BreakOptions,
-    Breakpoint,
     CallSink,
-    ConsoleBackend,
     DbgError,
-    DebuggerLost,
-    DebuggerTimeout,
     Frame,
     LaunchRequest,
     Location,
-    Match,
     NotAProgram,
     OpFailed,
     PtyEOF,
@@ -47,31 +49,20 @@ from dbgcore.api import (
     SessionContext,
     StopEvent,
     Support,
-    TargetExited,
     TraceOutcome,
-    UnsupportedOp,
     UsageError,
     Value,
     Variable,
     follow_trace_file,
-    next_python_code_line,
-    no_code_message,
     probe_python,
     python_object_repr,
     python_program_problem,
-    pywatch,
     real_python,
-    resolve_source,
     traced_run,
     walk_sources,
 )
 
-#: A value decoded from JSON (the launcher answers in JSON; an op's arguments
-#: and answer are JSON too): truly any of them.
-Json = Any
-JsonObject = dict[str, Json]
-
-#: launcher.py, through launch.py, which loads it from its bytecode.
+#: The launcher (inprogram/), through launch.py, which loads it from its bytecode.
 LAUNCHER = str(Path(__file__).with_name("launch.py"))
 
 
@@ -101,35 +92,17 @@ def _remember_version(python: str, version: str) -> None:
         remember(_version_cache(), key, version)
 
 
-#: How long an interrupted expression has to answer after SIGINT.
-INTERRUPT_GRACE = 3.0
 #: How long pdb has to start the program and stop at its first line, whatever
 #: the op's --timeout: an interpreter's start under load is slow.
 START_WAIT = 30.0
-FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
-EXIT_RE = re.compile(r"\x1edbg:exit:(\{.*?\})\x1f")
-HELLO_RE = re.compile(r"\x1edbg:hello:(\{.*?\})\x1f")
-BREAK_SET_RE = re.compile(r"Breakpoint (\d+) at (.+):(\d+)\s*$", re.M)
-# pdb answers through a terminal: lines end in "\r\n", and "." matches the "\r".
-ERROR_RE = re.compile(r"^\*\*\* (.*?)\r?$", re.M)
-
-#: pdb commands that start a nested interactive loop with its own prompt; over
-#: `dbg raw` they would leave the session waiting for input that never comes.
-INTERACTIVE = {"commands", "interact", "debug"}
 #: `dbg catch`'s word for "in the standard library's and installed packages'
 #: code too" (`dbg catch raised --all-code`).
 ALL_CODE = "all-code"
 #: An exception class as `dbg catch` takes it: a name, with its module or not.
 EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-#: Lines longer than this go to pdb through a file (a terminal line holds 4,095 bytes).
-LONG_LINE = 2000
 
 
-def _frames(text: str, kind: str) -> list[JsonObject]:
-    return [json.loads(body) for k, body in FRAME_RE.findall(text) if k == kind]
-
-
-class PdbBackend(ConsoleBackend):
+class PdbBackend(PdbBreakpoints):
     id = "pdb"
     tool = "pdb"
     unsupported_hints: ClassVar[dict[str, str]] = {
@@ -138,7 +111,6 @@ class PdbBackend(ConsoleBackend):
         "attach": "pdb can only start a program; use the debugpy backend to attach",
     }
 
-    end_patterns = (EXIT_RE,)
     #: pdb runs in the program's process (the launcher runs the program).
     runs_in_program = True
     #: The launcher opens the program's fd 0 on LaunchRequest.stdin.
@@ -153,29 +125,11 @@ class PdbBackend(ConsoleBackend):
         super().__init__(spec, ctx)
         self._python = ""
         self._cwd = os.getcwd()
-        self._last_location: Location | None = None
-        #: The function asked for, by pdb's breakpoint number, for a function
-        #: breakpoint dbg placed on a line (found in the program's sources).
-        self._asked_functions: dict[int, str] = {}
-        self._requested: dict[int, tuple[str, int | None, BreakOptions]] = {}
-        self._until_bp: int | None = None
-        self._last_breaks: list[Breakpoint] = []
-        #: The program's folder: file names are looked for below it.
-        self._root = os.getcwd()
-        #: Whether the last stop was the post-mortem one.
-        self._post_mortem = False
-        #: The last stop report's stack, locals and breakpoints, by the kind
-        #: of answer they stand for; any other command to pdb forgets them.
-        self._at_stop: dict[str, JsonObject] = {}
         #: The launch being run, and what its interpreter says of itself.
         self._request: LaunchRequest | None = None
         self._setup: PythonSetup | None = None
         #: Tells the standard library's and installed packages' frames.
         self._libraries: PythonLibraries | None = None
-        #: `dbg watch`: the launcher's number for the next one; each one's
-        #: Breakpoint as set (its id is "w" and that number).
-        self._watch_numbers = itertools.count(1)
-        self._watches: dict[str, Breakpoint] = {}
 
     # -- availability --------------------------------------------------------
 
@@ -375,113 +329,6 @@ class PdbBackend(ConsoleBackend):
                                                   returned.get("kind", "returned"))
                          if returned else None)
 
-    def _ended(self, code: int | None, text: str) -> StopEvent:
-        # Without a code, the launcher went away without reporting the
-        # program's end (os._exit, a signal): the process's own status says how.
-        return self.console_ended(code)
-
-    def _debugger_lost(self, output: str) -> DebuggerLost:
-        """pdb's terminal closed while the program was stopped: a stopped
-        program cannot end by itself, so pdb (its process) was killed."""
-        return self.debugger_lost(FRAME_RE.sub("", output), grace=2.0)
-
-    def _query(self, command: str, kind: str, timeout: float) -> JsonObject:
-        # Name the op the user asked for, not the launcher's command.
-        self.require_stopped(command.split()[0].removeprefix("_dbg_"), timeout)
-        if command == f"_dbg_{kind}":
-            cached = self._at_stop.get(kind)
-            if cached is not None:
-                return cached
-        try:
-            text = self.command(command, timeout)
-        except PtyEOF as exc:
-            raise self._debugger_lost(exc.output) from exc
-        except DebuggerTimeout:
-            if not command.startswith(("_dbg_eval ", "_dbg_set ")):
-                raise
-            text = self._interrupt_expression(timeout)
-        answers = _frames(text, kind)
-        if not answers:
-            errors = ERROR_RE.findall(text)
-            raise OpFailed(f"pdb did not answer {command.split()[0]}: "
-                           f"{errors[-1] if errors else text.strip()[:200]}")
-        return answers[-1]
-
-    def _interrupt_expression(self, timeout: float) -> str:
-        """An expression ran past --timeout: SIGINT to the program (the
-        launcher raises it inside the expression), and its answer read at
-        once, so that the next command does not wait for a runaway. An answer
-        that came just in time is kept."""
-        driver = self.drv()
-        driver.interrupt()
-        try:
-            match = driver.settle(self.end_patterns, INTERRUPT_GRACE)
-        except PtyTimeout as exc:
-            raise DebuggerTimeout(
-                f"the expression ran past --timeout ({timeout:g}s) and pdb could not "
-                f"interrupt it (Python checks for SIGINT between bytecodes, not inside "
-                f"one long C call)",
-                "the next command waits for it first; `dbg kill` ends the session") from exc
-        except PtyEOF as exc:
-            raise self._debugger_lost(exc.output) from exc
-        if match is not None:
-            self.on_owed_answer(match)
-        text = match.before if match is not None else ""
-        answers = _frames(text, "value")
-        if answers and "error" not in answers[-1]:
-            return text
-        raise DebuggerTimeout(f"the expression ran past --timeout ({timeout:g}s): "
-                              "dbg interrupted it", "the program is stopped where it was; "
-                              "a larger --timeout gives it longer")
-
-    def command(self, line: str, timeout: float) -> str:
-        self._at_stop = {}  # it may move the frame or change what is there
-        return super().command(self._short(line), timeout)
-
-    def _short(self, line: str) -> str:
-        """``line``, or for one longer than a terminal line may be (an
-        expression of 100 KB), a command that has the launcher read it from
-        a private file."""
-        if len(line.encode("utf-8")) <= LONG_LINE or any(c in line for c in "\r\n\0"):
-            return line  # a newline or NUL is refused as it is, not hidden in a file
-        import tempfile
-
-        fd, path = tempfile.mkstemp(prefix="line-", dir=self.ctx.run_dir)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(line)
-        except OSError:
-            os.unlink(path)  # a full disk: the op fails, and leaves no empty file
-            raise
-        return f"_dbg_long {path!r}"
-
-    def _native(self, command: str, timeout: float) -> str:
-        """Run a pdb command that answers in prose; its *** lines are errors."""
-        self.require_stopped(command.split()[0], timeout)
-        # Sent as one literal: pdb would cut the bare line at ';;' (which a
-        # condition may hold) and run the rest as a second command.
-        try:
-            text = self.command(f"_dbg_native {command!r}", timeout)
-        except PtyEOF as exc:
-            raise self._debugger_lost(exc.output) from exc
-        breaks = _frames(text, "breaks")
-        if breaks:
-            # A command that changed the breakpoints answers with them all.
-            self._at_stop["breaks"] = breaks[-1]
-        errors = ERROR_RE.findall(text)
-        if errors:
-            raise OpFailed(f"pdb: {errors[-1]}")
-        return text
-
-    def on_owed_answer(self, match: Match) -> None:
-        if match.index == 1:
-            self._ended(json.loads(match.groups[0]).get("code"), match.before)
-            raise TargetExited("the program ended while pdb was busy with an earlier command",
-                               "run it again with `dbg restart`")
-
-    def on_console_end(self, output: str) -> None:
-        self._ended(None, output)
-
     # -- execution ---------------------------------------------------------------
 
     def _resume(self, command: str, timeout: float) -> StopEvent:
@@ -505,13 +352,6 @@ class PdbBackend(ConsoleBackend):
     def next(self, timeout: float) -> StopEvent:
         self._not_post_mortem("next")
         return self._resume("next", timeout)
-
-    def _not_post_mortem(self, op: str) -> None:
-        if self._post_mortem and self.state() == "stopped":
-            raise OpFailed(f"cannot {op} here: the program stopped post mortem, after the "
-                           "exception ended these frames",
-                           "`dbg continue` goes on, to the next failing test or the end; "
-                           "`dbg print`, `dbg frame` and `dbg exception` look around")
 
     def finish(self, timeout: float) -> StopEvent:
         # Not pdb's `return`, which stops still inside the function (and not
@@ -584,7 +424,7 @@ class PdbBackend(ConsoleBackend):
         """Refuse, before the program runs on, a name `dbg break` would refuse:
         a bare name that is neither in the program's sources nor a function in
         scope where it is stopped (a mistyped one would cost the run)."""
-        from dbgcore.api import python_function, walk_sources
+        from dbgcore.api import python_function
 
         name = loc.function or ""
         if loc.module or "." in name or not name.isidentifier():
@@ -600,156 +440,6 @@ class PdbBackend(ConsoleBackend):
             raise OpFailed(f"no function {name} in the program's sources, nor in scope where "
                            "the program is stopped", "nothing was run; check the name "
                            "(`dbg break FUNCTION` finds the same ones), or give MODULE!FUNCTION")
-
-    # -- breakpoints -----------------------------------------------------------------
-
-    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
-                       timeout: float) -> Breakpoint:
-        return self._place(loc, options, timeout)
-
-    def _place(self, loc: BreakLoc, options: BreakOptions, timeout: float,
-               strict: bool = False) -> Breakpoint:
-        """A breakpoint; ``strict`` (for `until`): a line without code is an
-        error instead of moving to the next line that has some."""
-        if options.log_message:
-            raise UnsupportedOp("logpoints", self.tool,
-                                "pdb has no logpoints; a breakpoint with --if, or a "
-                                "print in the program, can stand in for one")
-        if options.condition:
-            compiled = self._query(f"_dbg_compile {options.condition!r}", "compiled", timeout)
-            if compiled.get("error"):
-                raise OpFailed(f"the condition does not compile: {compiled['error']}",
-                               "write it in Python; nothing was set")
-        target, requested_line = self._break_target(loc, timeout, strict)
-        command = ("tbreak " if options.temporary else "break ") + target
-        if options.condition:
-            command += ", " + options.condition
-        text = self._native(command, timeout)
-        placed = BREAK_SET_RE.search(text)
-        if placed is None:
-            raise OpFailed(f"pdb did not set a breakpoint at {loc.key()}: {text.strip()[:200]}")
-        bp_id = int(placed.group(1))
-        if options.hit_count and options.hit_count > 1:
-            self._native(f"ignore {bp_id} {options.hit_count - 1}", timeout)
-        self._requested[bp_id] = (loc.key(), requested_line, options)
-        if loc.function and not loc.module and not target.startswith(loc.function):
-            self._asked_functions[bp_id] = loc.function
-        return next(b for b in self.list_breakpoints(timeout) if b.id == bp_id)
-
-    def _break_target(self, loc: BreakLoc, timeout: float,
-                      strict: bool = False) -> tuple[str, int | None]:
-        """pdb's text for a location, and the line the user asked for when we
-        moved it (a `def` line, which pdb would only stop at while defining,
-        or a line without code)."""
-        if loc.module and loc.function:
-            found = self._query(f"_dbg_findfunc {(loc.module, loc.function)!r}", "found",
-                                timeout)
-            if "error" in found:
-                raise OpFailed(f"cannot find {loc.key()}: {found['error']}")
-            file, line = found["file"], int(found["line"])
-            body = _first_body_line(file, line)
-            return f"{file}:{body or line}", line
-        if loc.function:
-            # As debugpy does: a function found once in the program's sources
-            # is placed there, imported yet or not (pdb resolves a name only
-            # in the current frame's scope, so `money` of a module imported
-            # later would be refused); else pdb resolves the name.
-            from dbgcore.api import python_function, walk_sources
-
-            in_sources = [(path, hit[0]) for path in walk_sources(self._root, (".py",))
-                          if (hit := python_function(path, loc.function)) is not None]
-            if len(in_sources) == 1:
-                return f"{os.path.realpath(in_sources[0][0])}:{in_sources[0][1]}", None
-            return loc.function, None
-        assert loc.line is not None
-        if loc.file is None:
-            if self._last_location is None or not self._last_location.file:
-                raise UsageError("a bare line number needs a current file",
-                                 "give FILE:LINE instead")
-            file = self._last_location.file
-        else:
-            file = self._resolve(loc.file, timeout)
-        body = _first_body_line(file, loc.line)
-        moved = body if body is not None else next_python_code_line(file, loc.line)
-        if moved is None or (strict and moved != loc.line):
-            raise OpFailed(no_code_message(file, loc.line), "give a line that holds a statement")
-        if moved != loc.line:
-            return f"{file}:{moved}", loc.line
-        return f"{file}:{loc.line}", None
-
-    def _resolve(self, file: str, timeout: float) -> str:
-        """The source file a typed name means (see dbgcore.lang.sourcefind)."""
-
-        def loaded() -> list[str]:
-            if self.state() != "stopped":
-                return []
-            return list(self._query(f"_dbg_modules {os.path.basename(file)!r}",
-                                    "modules", timeout)["files"])
-
-        found = resolve_source(file, [self._root], [
-            lambda: walk_sources(self._root, (".py",)),
-            lambda: self._python_setup().first_on_path(file), loaded])
-        if found is None:
-            raise OpFailed(f"no Python source file matches {file} in {self._root}, on the "
-                           "program's Python path or among the loaded modules",
-                           "give a path (relative to here or to the program) or an absolute one")
-        return found
-
-    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
-        if str(bp_id) in self._watches:
-            self._query(f"_dbg_unwatch {int(str(bp_id)[1:])!r}", "unwatch", timeout)
-            del self._watches[str(bp_id)]
-            return
-        self._native(f"clear {int(bp_id)}", timeout)
-        self._requested.pop(int(bp_id), None)
-
-    def watch(self, expression: str, timeout: float) -> Breakpoint:
-        """A watch of ``expression`` in the selected frame, checked by the
-        launcher at each line that frame runs (see dbgcore/inprogram/pywatch.py)."""
-        self._not_post_mortem("watch")
-        number = next(self._watch_numbers)
-        placed = self._query(f"_dbg_watch {(pywatch.__file__, number, expression)!r}",
-                             "watch", timeout)
-        if "error" in placed:
-            raise OpFailed(f"cannot watch {expression}: {placed['error']}",
-                           "a watch is set in the selected frame, where the expression must "
-                           "evaluate now (`dbg frame N` selects another)")
-        bp = Breakpoint(id=f"w{number}", kind="watch", requested=expression,
-                        message=pywatch.note(placed["function"], placed["file"], placed["line"]))
-        self._watches[str(bp.id)] = bp
-        return bp
-
-    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
-        if self.state() == "exited":
-            return self._last_breaks  # pdb is gone; its last word on them stands
-        out = []
-        answer = self._query("_dbg_breaks", "breaks", timeout)
-        for item in answer["breakpoints"]:
-            if item["id"] == self._until_bp:
-                continue
-            requested, requested_line, options = self._requested.get(
-                item["id"], ("", None, BreakOptions()))
-            line = item["line"]
-            if item.get("function"):
-                # pdb files a function breakpoint under its `def` line and
-                # stops at the first line of the body: show where it stops.
-                line = _first_body_line(item["file"], line) or line
-            asked = self._asked_functions.get(item["id"])
-            out.append(Breakpoint(
-                id=item["id"], file=item["file"], line=line, kind="function" if asked else (
-                    "function" if item.get("function") else "source"),
-                function=item.get("function") or asked, verified=True,
-                condition=item.get("condition"),
-                hits=item.get("hits", 0), requested=requested, requested_line=requested_line,
-                temporary=item.get("temporary", False), hit_count=options.hit_count,
-            ))
-        for item in answer.get("watches") or []:
-            watch = self._watches.get(f"w{item['id']}")
-            if watch is not None:
-                out.append(watch if item["running"] else replace(
-                    watch, message=watch.message + pywatch.GONE))
-        self._last_breaks = out
-        return out
 
     # -- inspection --------------------------------------------------------------------
 
@@ -900,50 +590,3 @@ class PdbBackend(ConsoleBackend):
             return output, self._stopped(match.before, timeout)
         return output, None
 
-
-def _first_body_line(file: str, line: int) -> int | None:
-    """If ``line`` is a function's ``def`` (or decorator) line, the line of its
-    first statement; pdb would otherwise stop there only while the function
-    is being defined, never when it is called."""
-    text = _bounded_source(file)
-    if text is None:
-        return None
-    try:
-        tree = ast.parse(text, file)
-    except (SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        body = node.body[0]
-        if first <= line < body.lineno:
-            if (isinstance(body, ast.Expr) and isinstance(body.value, ast.Constant)
-                    and isinstance(body.value.value, str) and len(node.body) > 1):
-                body = node.body[1]  # a docstring is not a line pdb can stop on
-            return body.lineno
-    return None
-
-
-#: A source larger than this is not parsed (dbg's own limit for sources).
-MAX_SOURCE_BYTES = 8 * 1024 * 1024
-
-
-def _bounded_source(file: str) -> str | None:
-    """The text of ``file`` if it is a regular file of at most
-    MAX_SOURCE_BYTES: a FIFO or /dev/zero named as a source must neither
-    block nor fill the daemon's memory."""
-    try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
-            return None
-        data = os.read(fd, MAX_SOURCE_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return None if len(data) > MAX_SOURCE_BYTES else data.decode("utf-8", errors="replace")

@@ -1,4 +1,5 @@
-"""Starts launcher.py from its cached bytecode: the pdb backend runs
+"""Starts the pdb launcher (inprogram/) from its cached bytecode: the pdb
+backend runs
 
     python launch.py --wait
 
@@ -14,12 +15,13 @@ so that a daemon forked for a start can spawn it before it knows the run
 go on beside the daemon's own. ``python launch.py PROMPT STDOUT_FIFO ...``
 (the arguments themselves, the settings in the environment) runs at once.
 
-A file run as a script is compiled on every start, and launcher.py's 1,300
-lines took 20-40 ms of each `dbg start` to compile; loaded as a module (under
-its own name, since the program gets the real __main__), it is read from
+A file run as a script is compiled on every start, and the launcher's 1,300
+lines took 20-40 ms of each `dbg start` to compile; loaded as a package
+(under its own name, ``_dbg_pdb_launcher``, since the program gets the real
+__main__ and dbg's packages are not on its path), it is read from
 __pycache__ (written there even under PYTHONDONTWRITEBYTECODE, which is
 the program's to obey). This frame is hidden from the program's stack with
-the launcher's.
+the launcher's (inprogram/owners.py).
 
 Python 3.8 syntax and the standard library only.
 """
@@ -28,8 +30,13 @@ import importlib.util
 import os
 import sys
 
+# inprogram/launcher.py is loaded as the package itself (its siblings are
+# found by the folder given here): its __init__.py, a docstring for dbg's
+# side, would be one more file read at every start.
+_folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inprogram")
 _spec = importlib.util.spec_from_file_location(
-    "_dbg_pdb_launcher", os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py"))
+    "_dbg_pdb_launcher", os.path.join(_folder, "launcher.py"),
+    submodule_search_locations=[_folder])
 assert _spec is not None and _spec.loader is not None
 _module = importlib.util.module_from_spec(_spec)
 sys.modules["_dbg_pdb_launcher"] = _module
@@ -38,6 +45,7 @@ sys.modules["_dbg_pdb_launcher"] = _module
 # bytecode was never written compiled the launcher again (30-70 ms).
 _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
 try:
+    # Its siblings are imported with it, while dbg's bytecode is written.
     _spec.loader.exec_module(_module)
 finally:
     sys.dont_write_bytecode = _dont_write

@@ -200,6 +200,23 @@ def test_in_program_code_imports_the_standard_library_only() -> None:
         "find there: " + "; ".join(found)
 
 
+#: The pdb backend's launcher, loaded into the debugged program as one package
+#: of its own (plugins/dbg_pdb/launch.py): its modules import each other.
+PDB_LAUNCHER = ROOT / "plugins" / "dbg_pdb" / "inprogram"
+
+
+def test_the_pdb_launcher_imports_the_standard_library_and_itself_only() -> None:
+    # A relative import of a sibling is how its modules find each other in
+    # the program (by the package's folder); anything else must be stdlib.
+    # Besides: the program's __main__, and the type checkers' _typeshed
+    # under TYPE_CHECKING (test_unit_pdb_launcher_load loads it for real).
+    siblings = {f".{path.stem}" for path in PDB_LAUNCHER.glob("*.py")} | {"."}
+    found = [entry for entry in outside_imports(PDB_LAUNCHER)
+             if entry.rsplit(": ", 1)[1] not in siblings | {"__main__", "_typeshed"}]
+    assert len(siblings) > 2 and found == [], "the pdb launcher imports what it cannot " \
+        "find in the program: " + "; ".join(found)
+
+
 
 # -- Imports run one way -------------------------------------------------------------------
 

@@ -1,221 +1,67 @@
-"""Runs a Python program under pdb with its output kept apart from pdb's.
-
-Started by the pdb backend inside a pseudo-terminal, by the *target's* Python
-(so this file avoids syntax newer than Python 3.8):
-
-    python launcher.py PROMPT STDOUT_FIFO STDERR_FIFO STDIN CATCH (-m MODULE | SCRIPT) [ARGS...]
-
-STDIN is the file the program reads as its stdin (dbg's FIFO for `dbg input`,
-the user's file, or /dev/null). CATCH is ``catch`` (stop post mortem on an
-uncaught exception) or ``nocatch``. From the environment (taken out of the
-program's): DBG_PDB_TEST=1, a test run (stop where a test fails: the
-runner's hooks, see _stop_at_failures); DBG_PDB_COLUMNS and DBG_PDB_LINES,
-the terminal size the program is told (default 80x24).
-
-pdb keeps the terminal (a duplicate of its fds); the program's fds 1 and 2 go
-to the FIFOs and its fd 0 is STDIN, so nothing the program prints can be
-mistaken for pdb's answers and the program cannot read pdb's commands.
-
-pdb itself is unchanged except for a sentinel prompt and a few extra
-commands (all named ``_dbg_*``) that answer in JSON, framed as
-``\\x1edbg:KIND:{json}\\x1f``: the stop location and stack at every stop,
-locals, expression values, breakpoints. The program's end is reported the same
-way with its exit code, instead of pdb's "will be restarted" loop.
+"""The debugger: pdb with a sentinel prompt, a stop report in JSON before
+every prompt, and the ``_dbg_*`` commands dbg's backend sends (each answers
+in one JSON frame, ``\\x1edbg:KIND:{json}\\x1f``); and the stops pdb
+lacks or makes differently: `finish` into the caller, `dbg catch`,
+`dbg watch`, a step that follows an exception, post mortem at a failing
+test or thread. The one module that subclasses pdb.Pdb.
 """
 
 from __future__ import annotations
 
 import ast
 import bdb
-import dis
-import io
 import json
 import os
 import pdb
-import reprlib
 import sys
 import threading
-import traceback
-from types import CodeType, FrameType, ModuleType, TracebackType
+from types import FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
-if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
-    from collections.abc import Callable, Iterable
+from . import files
+from .exceptions import (
+    _Catch,
+    _exception_info,
+    _exception_line,
+    _from_program,
+    _loaded_classes,
+    _passing_note,
+)
+from .files import (
+    _debugger_frame,
+    _first_decorator_line,
+    _internal,
+    _library_file,
+    _load_helper,
+    _read_source,
+)
+from .values import (
+    _argument_names,
+    _condition_errors,
+    _error_line,
+    _how_it_left,
+    _Interruptible,
+    _safe_arg,
+    _safe_repr,
+    _type_name,
+)
 
-    from _typeshed import ExcInfo, OptExcInfo, TraceFunction
+if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
+    from collections.abc import Callable
+
+    from _typeshed import ExcInfo, TraceFunction
 
     #: What the launcher tells dbg, and what dbg's commands carry: JSON.
     Json = Any
     JsonObject = dict[str, Json]
-    #: A SIGINT handler, as signal.signal takes and gives it back.
-    SignalHandler = Callable[[int, FrameType | None], object] | int | None
 
 FRAME_START = "\x1edbg:"
 FRAME_END = "\x1f"
 #: pdb's commands that change the breakpoints (see do__dbg_native).
 BREAK_COMMANDS = ("break", "b", "tbreak", "clear", "cl", "ignore", "condition", "disable",
                   "enable")
-HERE = os.path.abspath(__file__)
-#: launch.py, which the backend runs: it loads this file from its bytecode.
-BOOT = os.path.join(os.path.dirname(HERE), "launch.py")
 #: The name dbg's tracer (dbgcore/inprogram/pytrace.py) is loaded under in the program.
 _PYTRACE = "_dbg_pytrace"
-
-_short = reprlib.Repr()
-_short.maxlevel = 3
-_short.maxlist = _short.maxtuple = _short.maxset = _short.maxfrozenset = 50
-_short.maxdeque = _short.maxarray = 50
-_short.maxdict = 30
-_short.maxstring = 300
-_short.maxother = 300
-_short.maxlong = 200
-
-
-#: The most of one value's repr that `print` and `set` answer: a full repr of
-#: a 10 MB string or a million-element list is megabytes through the
-#: terminal and seconds of pexpect matching, and no one reads it there.
-VALUE_LIMIT = 4096
-
-_long = reprlib.Repr()
-_long.maxlevel = 6
-_long.maxlist = _long.maxtuple = _long.maxset = _long.maxfrozenset = 500
-_long.maxdeque = _long.maxarray = 500
-_long.maxdict = 250
-_long.maxstring = VALUE_LIMIT
-_long.maxother = VALUE_LIMIT
-_long.maxlong = VALUE_LIMIT
-
-
-def _safe_repr(value: object, short: bool) -> str:
-    try:
-        if short:
-            return _short.repr(value)
-        return _bounded_repr(value)
-    except Exception as exc:  # a broken __repr__ must not break the debugger
-        return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
-
-
-def _bounded_repr(value: object) -> str:
-    """The repr of ``value``, cut to VALUE_LIMIT characters; a value shown in
-    part says how long it is in full (items of a container, characters of a
-    string), the way debugpy shows a bounded repr."""
-    text = _long.repr(value)
-    partial = len(text) > VALUE_LIMIT
-    if partial:
-        text = text[:VALUE_LIMIT] + "..."
-    size = _size_of(value)
-    if isinstance(value, (str, bytes, bytearray)):
-        # reprlib abbreviates a string in the middle: compare with the whole
-        # repr, cheap for a string this short.
-        partial = partial or len(value) > VALUE_LIMIT or text != repr(value)
-    elif isinstance(value, dict):
-        partial = partial or len(value) > _long.maxdict
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        partial = partial or len(value) > _long.maxlist
-    if partial and size is not None:
-        text += " (%s of %d %s; shown in part)" % (_type_name(value), size[0], size[1])
-    elif partial:
-        text += " (shown in part)"
-    return text
-
-
-def _size_of(value: object) -> tuple[int, str] | None:
-    if isinstance(value, str):
-        return len(value), "characters"
-    if isinstance(value, (bytes, bytearray)):
-        return len(value), "bytes"
-    try:
-        return len(value), "items"  # type: ignore[arg-type]
-    except Exception:
-        return None
-
-
-def _type_name(value: object) -> str:
-    kind = type(value)
-    if kind.__module__ in ("builtins", "__main__"):
-        return kind.__qualname__
-    return "%s.%s" % (kind.__module__, kind.__qualname__)
-
-
-def _error_line(exc: BaseException) -> str:
-    # format_exception_only gives a SyntaxError several lines (the source, a
-    # caret); an error dbg reports is one line, and the last one says what.
-    lines = traceback.format_exception_only(type(exc), exc)
-    return lines[-1].strip() if lines else type(exc).__name__
-
-
-def _internal(frame: FrameType) -> bool:
-    name = frame.f_code.co_filename
-    return name in (HERE, BOOT, "<string>") or name == bdb.__file__
-
-
-#: Why bdb could not evaluate a breakpoint's condition, since the last stop:
-#: bdb then stops as if the condition held ("the most conservative thing").
-_condition_errors: list[str] = []
-
-
-def _condition_eval(source: str | CodeType, globals: dict[str, object] | None = None,
-                    locals: dict[str, object] | None = None) -> object:
-    try:
-        return eval(source, globals, locals)
-    except Exception as exc:
-        if sys._getframe(1).f_code.co_name == "effective":
-            _condition_errors[:] = [_error_line(exc)]
-        raise
-
-
-# bdb.effective evaluates conditions by the name `eval`: a module global of
-# that name comes first, and notes why a condition failed.
-bdb.eval = _condition_eval  # type: ignore[attr-defined]
-
-
-class _Interrupted(BaseException):
-    """An expression dbg evaluates ran past its --timeout: dbg sent SIGINT."""
-
-    def __str__(self) -> str:
-        return "interrupted: the expression ran past dbg's --timeout"
-
-
-def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
-    raise _Interrupted()
-
-
-def _swallow_late(signum: int, frame: FrameType | None) -> None:
-    """A SIGINT dbg sent just as an evaluation ended: dropped, or pdb would
-    answer it at its prompt with a second prompt dbg did not ask for."""
-
-
-class _Interruptible:
-    """While an expression runs, SIGINT (dbg's interrupt at --timeout) raises
-    _Interrupted in it; after it, until the next command comes, a late SIGINT
-    is dropped. The program's own handler is back before any other command
-    runs (see precmd), so a `continue` sees it."""
-
-    saved: SignalHandler = None
-
-    def __enter__(self) -> None:
-        import signal
-
-        try:
-            previous = signal.signal(signal.SIGINT, _raise_interrupted)
-        except ValueError:  # not the main thread: no interrupting then
-            return
-        if _Interruptible.saved is None:
-            _Interruptible.saved = previous if previous is not None else signal.SIG_DFL
-
-    def __exit__(self, *exc: object) -> None:
-        import signal
-
-        if _Interruptible.saved is not None:
-            signal.signal(signal.SIGINT, _swallow_late)
-
-    @staticmethod
-    def restore() -> None:
-        import signal
-
-        if _Interruptible.saved is not None:
-            signal.signal(signal.SIGINT, _Interruptible.saved)
-            _Interruptible.saved = None
 
 
 class DbgPdb(pdb.Pdb):
@@ -815,7 +661,7 @@ class DbgPdb(pdb.Pdb):
                 self.exception_info = None
 
     def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
-        worker = _pyrepr.worker_place(exc) if _pyrepr is not None else ""
+        worker = files._pyrepr.worker_place(exc) if files._pyrepr is not None else ""
         self.exception_text = _exception_line(exc) + (
             " (raised in %s, in a worker process)" % worker if worker else "")
         self.exception_name = type(exc).__name__
@@ -843,527 +689,3 @@ class DbgPdb(pdb.Pdb):
                     break
         return stopped
 
-
-def _load_helper(name: str, path: str) -> ModuleType:
-    """One of dbgcore's modules that run in the program (pywatch, pytrace,
-    pyrepr, libfiles), from the path dbg gives (dbg's package is not on the program's
-    path), as a module of its own: ``name`` in sys.modules."""
-    import importlib.util
-
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError("cannot load %s" % path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    # dbg's own bytecode is written even where the program's is not (as
-    # launch.py does for this file): not compiled again at every start.
-    dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = dont_write
-    return module
-
-
-def _argument_names(code: CodeType) -> list[str]:
-    """A function's parameters in the order its `def` line gives them:
-    positional, *args, keyword-only, **kwargs (the code object keeps *args
-    after the keyword-only ones). A comprehension's hidden `.0` is left out."""
-    positional = list(code.co_varnames[:code.co_argcount])
-    end = code.co_argcount + code.co_kwonlyargcount
-    keyword_only = list(code.co_varnames[code.co_argcount:end])
-    star = []
-    if code.co_flags & 0x04:  # CO_VARARGS
-        star.append(code.co_varnames[end])
-        end += 1
-    double_star = [code.co_varnames[end]] if code.co_flags & 0x08 else []  # CO_VARKEYWORDS
-    return [n for n in positional + star + keyword_only + double_star if not n.startswith(".")]
-
-
-#: Arguments are shown on one line per frame: kept short (and cheap) here.
-_arg_repr = reprlib.Repr()
-_arg_repr.maxlevel = 2
-_arg_repr.maxlist = _arg_repr.maxtuple = _arg_repr.maxset = _arg_repr.maxfrozenset = 6
-_arg_repr.maxdeque = _arg_repr.maxarray = _arg_repr.maxdict = 6
-_arg_repr.maxstring = _arg_repr.maxother = _arg_repr.maxlong = 60
-
-
-def _safe_arg(value: object) -> str:
-    try:
-        return _arg_repr.repr(value)
-    except Exception as exc:  # a broken __repr__ must not break the debugger
-        return "<repr failed: %s: %s>" % (type(exc).__name__, exc)
-
-
-def _how_it_left(frame: FrameType) -> str:
-    """"yielded" if a generator's frame is leaving at a yield, else "returned"."""
-    flags = frame.f_code.co_flags
-    if not flags & (0x20 | 0x80 | 0x200):  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
-        return "returned"
-    code = frame.f_code.co_code
-    if 0 <= frame.f_lasti < len(code) and dis.opname[code[frame.f_lasti]].startswith("RETURN"):
-        return "returned"
-    return "yielded"
-
-
-#: A source file larger than this is not parsed (dbg's bound for sources).
-MAX_SOURCE_BYTES = 8 * 1024 * 1024
-
-
-def _read_source(path: str) -> str:
-    """The text of the regular file ``path`` of at most MAX_SOURCE_BYTES;
-    OSError for anything else (a FIFO must not block, /dev/zero not fill
-    memory)."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
-            raise OSError("%s is not a regular file of at most %d bytes"
-                          % (path, MAX_SOURCE_BYTES))
-        data = os.read(fd, MAX_SOURCE_BYTES + 1)
-    finally:
-        os.close(fd)
-    return data.decode("utf-8")
-
-
-def _first_decorator_line(filename: str, def_line: int) -> int:
-    """The line of the first decorator of the function defined at ``def_line``
-    (``def_line`` itself when it has none, or the file cannot be parsed)."""
-    try:
-        tree = ast.parse(_read_source(filename), filename)
-    except (OSError, SyntaxError, ValueError):
-        return def_line
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno == def_line and node.decorator_list:
-            return min(d.lineno for d in node.decorator_list)
-    return def_line
-
-
-def _console_streams() -> tuple[TextIO, TextIO]:
-    console_in = io.TextIOWrapper(io.FileIO(os.dup(0), "r"), encoding="utf-8",
-                                  errors="replace")
-    console_out = io.TextIOWrapper(io.FileIO(os.dup(1), "w"), encoding="utf-8",
-                                   errors="backslashreplace", line_buffering=True)
-    return console_in, console_out
-
-
-def _program_streams(stdin: str, stdout_fifo: str, stderr_fifo: str) -> None:
-    # dbg's FIFO opens at once: dbg holds its write end open.
-    source = os.open(stdin, os.O_RDONLY)
-    os.dup2(source, 0)
-    os.close(source)
-    for fd, path in ((1, stdout_fifo), (2, stderr_fifo)):
-        target = os.open(path, os.O_WRONLY)
-        os.dup2(target, fd)
-        os.close(target)
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True,
-                                  write_through=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True,
-                                  write_through=True)
-
-
-def _statement(is_module: bool, target: str,
-               debugger: DbgPdb) -> tuple[CodeType, dict[str, object]]:
-    """Set up __main__ like `python SCRIPT` / `python -m MODULE` would, and
-    return the statement for bdb to run."""
-    import runpy
-
-    import __main__
-
-    if is_module:
-        _, spec, code = runpy._get_module_details(target)  # type: ignore[attr-defined]
-        filename = code.co_filename
-        namespace = {"__name__": "__main__", "__file__": filename, "__package__": spec.parent,
-                     "__loader__": spec.loader, "__spec__": spec,
-                     "__builtins__": __builtins__}
-        sys.argv[0] = filename
-        sys.path[0] = os.getcwd()
-    else:
-        filename = os.path.realpath(target)
-        sys.path[0] = os.path.dirname(filename)
-        with io.open_code(filename) as fh:
-            source = fh.read()
-        code = compile(source, filename, "exec")
-        # __spec__ None as `python SCRIPT` has it: multiprocessing's spawn
-        # reads it to start its children.
-        namespace = {"__name__": "__main__", "__file__": filename, "__spec__": None,
-                     "__package__": None, "__builtins__": __builtins__}
-    __main__.__dict__.clear()
-    __main__.__dict__.update(namespace)
-    debugger._wait_for_mainpyfile = True
-    debugger.mainpyfile = debugger.canonic(filename)
-    debugger._user_requested_quit = False  # type: ignore[attr-defined]
-    return code, __main__.__dict__
-
-
-# -- exceptions ----------------------------------------------------------------------
-
-#: Exceptions that end a loop, a generator or the program the usual way: a
-#: catch of every exception (`raised`) passes them by; naming one catches it.
-_FLOW = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit)
-
-
-class _Catch:
-    """What `dbg catch` stops on: exceptions of the named classes (or their
-    subclasses; a name without a module is any class of that name, a builtin
-    one among them), or all of them (`raised`), in the program's own code
-    (in any code with ``all_code``)."""
-
-    def __init__(self, names: Iterable[object], raised: bool, all_code: bool) -> None:
-        self.names = frozenset(str(n) for n in names)
-        self.raised = bool(raised)
-        self.all_code = bool(all_code)
-
-    def matches(self, kind: object) -> bool:
-        if not isinstance(kind, type):
-            return False
-        for cls in kind.__mro__:
-            qualname = getattr(cls, "__qualname__", cls.__name__)
-            if qualname in self.names or "%s.%s" % (cls.__module__, qualname) in self.names:
-                return True
-        return self.raised and not issubclass(kind, _FLOW)
-
-    def code(self, frame: FrameType) -> bool:
-        return self.all_code or not _library_file(frame.f_code.co_filename)
-
-
-def _loaded_classes(name: str) -> list[type]:
-    """The exception classes called ``name``: the builtin one, or those of
-    the modules loaded now."""
-    import builtins
-
-    found = [getattr(builtins, name, None)]
-    if not isinstance(found[0], type):
-        found = [vars(m).get(name) for m in list(sys.modules.values()) if m is not None]
-    return [c for c in found if isinstance(c, type) and issubclass(c, BaseException)]
-
-
-def _debugger_frame(frame: FrameType) -> bool:
-    """A frame of the debugger's own (this launcher, bdb, pdb, cmd)."""
-    return _internal(frame) or frame.f_code.co_filename in _DEBUGGER_FILES
-
-
-_DEBUGGER_FILES = frozenset(os.path.abspath(getattr(m, "__file__", "") or "")
-                            for m in (pdb, bdb, sys.modules.get("cmd")) if m is not None)
-
-
-def _library_file(path: str) -> bool:
-    """Whether ``path`` is the standard library's or an installed package's
-    (below a site-packages or dist-packages folder), not the program's: by
-    dbgcore/inprogram/libfiles.py, loaded from pyrepr's folder. (A launcher
-    started without pyrepr's path, not by dbg: code with no file only.)"""
-    if _libfiles is None:
-        return path.startswith("<")
-    found: bool = _libfiles.library_file(path)
-    return found
-
-
-def _exception_line(exc: BaseException) -> str:
-    """A stop's description of ``exc``: its class and its message's first
-    line (a pytest assertion's message goes on over several)."""
-    message = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, message[0]) if message else type(exc).__name__
-
-
-def _raised_at(tb: TracebackType | None) -> str:
-    """Where the exception of traceback ``tb`` was raised: "FUNCTION at FILE:LINE"."""
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    if tb is None:
-        return ""
-    code = tb.tb_frame.f_code
-    return "%s at %s:%d" % (code.co_name, code.co_filename, tb.tb_lineno)
-
-
-def _passing_note(exc_info: ExcInfo, here: FrameType | None = None) -> str:
-    """One line for a stop an exception led to: what it is, and where it
-    was raised unless that is ``here``."""
-    kind, value, tb = exc_info
-    text = _exception_line(value) if isinstance(value, BaseException) else getattr(
-        kind, "__name__", str(kind))
-    last = tb
-    while last is not None and last.tb_next is not None:
-        last = last.tb_next
-    if last is None or last.tb_frame is here:
-        return text
-    return "%s (raised in %s)" % (text, _raised_at(tb))
-
-
-def _from_program(tb: TracebackType | None) -> TracebackType | None:
-    """``tb`` from the first frame of the program's own code: without the
-    runner's frames (pytest's, unittest's) above the test. If no frame is
-    the program's, from the first one that is not the debugger's."""
-    entry = tb
-    while entry is not None:
-        frame = entry.tb_frame
-        if not _debugger_frame(frame) and not _library_file(frame.f_code.co_filename):
-            return entry
-        entry = entry.tb_next
-    entry = tb
-    while entry is not None and _debugger_frame(entry.tb_frame):
-        entry = entry.tb_next
-    return entry if entry is not None else tb
-
-
-_CAUSE = "The above exception was the direct cause of the following exception:"
-_CONTEXT = "During handling of the above exception, another exception occurred:"
-
-
-def _exception_info(exc: BaseException, shown: TracebackType | None,
-                    here: FrameType | None = None) -> JsonObject:
-    """What `dbg exception` says: the exception, and its traceback as Python
-    prints it, causes first (without the final line, which is the
-    exception, said first). ``shown`` is its traceback from the program's
-    first frame; ``here`` (a stop where it was just raised or reached): the
-    frames that lead to it are the stack's, not the traceback's."""
-    # (Without pyrepr, which dbg always names: the exception alone.)
-    chain = _pyrepr.chain(exc) if _pyrepr is not None else []
-    blocks = []
-    for cause, relation in chain:
-        blocks.append(_traceback_block(cause.__traceback__) + [_error_line(cause), ""])
-        blocks.append([_CAUSE if relation == "cause" else _CONTEXT, ""])
-    if here is not None:
-        entries = [e for e in traceback.extract_stack(here)
-                   if not _internal_file(e.filename)] + \
-            list(traceback.extract_tb(shown.tb_next if shown is not None else None))
-        blocks.append(_format_entries(_program_entries(entries)))
-    else:
-        blocks.append(_traceback_block(shown))
-    return {"exception": type(exc).__name__, "description": str(exc),
-            "stack": "\n".join(line for block in blocks for line in block).rstrip("\n"),
-            "chain": [{"exception": type(c).__name__, "description": str(c), "relation": r}
-                      for c, r in chain]}
-
-
-def _internal_file(name: str) -> bool:
-    return name in (HERE, BOOT, "<string>") or name == bdb.__file__
-
-
-def _program_entries(entries: list[traceback.FrameSummary]) -> list[traceback.FrameSummary]:
-    """Stack entries without the runner's ones above the program's first."""
-    for index, entry in enumerate(entries):
-        if not _library_file(entry.filename):
-            return entries[index:]
-    return entries
-
-
-def _traceback_block(tb: TracebackType | None) -> list[str]:
-    if tb is None:
-        # Never raised (multiprocessing's RemoteTraceback, made to be a
-        # cause): Python prints its line alone.
-        return []
-    entries = [e for e in traceback.extract_tb(tb) if not _internal_file(e.filename)]
-    return _format_entries(entries)
-
-
-def _format_entries(entries: list[traceback.FrameSummary]) -> list[str]:
-    lines = ["Traceback (most recent call last):"]
-    for text in traceback.format_list(entries):
-        # Without the carets Python 3.11 puts under part of a line.
-        lines += [line for line in text.rstrip("\n").split("\n") if line.strip(" ^~")]
-    return lines
-
-
-def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: TracebackType | None) -> None:
-    """Stop where the uncaught exception was raised, with its story ready."""
-    debugger._describe(exc, shown)
-    debugger.catching = None
-    debugger.post_mortem = True
-    debugger.reset()
-    try:
-        debugger.interaction(None, exc.__traceback__)
-    except bdb.BdbQuit:
-        pass
-
-
-def _stop_at_thread_failures(debugger: DbgPdb) -> None:
-    """An exception that ends a thread stops the program there, as one that
-    ends the main thread does (and as on debugpy): threading's excepthook
-    reports it as Python does, then stops."""
-    report = threading.excepthook
-
-    def excepthook(args: threading.ExceptHookArgs) -> None:
-        report(args)
-        try:
-            sys.stderr.flush()
-        except Exception:
-            pass
-        debugger.thread_failure(args.exc_value, args.exc_traceback)
-
-    threading.excepthook = excepthook
-
-
-# -- test runs --------------------------------------------------------------------
-
-#: The name the pytest plugin below is registered under (PYTEST_PLUGINS).
-_PYTEST_PLUGIN = "_dbg_pdb_testhook"
-
-
-def _stop_at_failures(debugger: DbgPdb) -> None:
-    """A test run: stop where a test fails. pytest calls
-    `pytest_exception_interact` for a failure (not for a skip, an xfail or
-    an exception pytest.raises expected), as its own --pdb does; unittest
-    calls TestResult.addError or addFailure (an assertRaises keeps the
-    exception from them). Both hand the exception to test_failure."""
-    import types
-
-    # pytest's objects, of a pytest this module does not import: read by name.
-    sessions: list[object] = []
-
-    def pytest_configure(config: object) -> None:
-        if sessions:
-            return
-        sessions.append(config)
-        # Out of the environment again: pytest runs the tests start
-        # (pytester, a subprocess) are not ours to stop.
-        names = [n for n in os.environ.get("PYTEST_PLUGINS", "").split(",")
-                 if n.strip() and n.strip() != _PYTEST_PLUGIN]
-        if names:
-            os.environ["PYTEST_PLUGINS"] = ",".join(names)
-        else:
-            os.environ.pop("PYTEST_PLUGINS", None)
-
-    def pytest_exception_interact(node: object, call: object, report: object) -> None:
-        info = getattr(call, "excinfo", None)
-        if info is not None and sessions and getattr(node, "config", None) is sessions[0]:
-            debugger.test_failure(info.type, info.value, info.tb)
-
-    # PYTEST_DONT_REWRITE: pytest would warn that it cannot rewrite the
-    # asserts of a plugin imported before it started.
-    plugin = types.ModuleType(_PYTEST_PLUGIN, "dbg's stops at failing tests. PYTEST_DONT_REWRITE")
-    plugin.pytest_configure = pytest_configure  # type: ignore[attr-defined]
-    plugin.pytest_exception_interact = pytest_exception_interact  # type: ignore[attr-defined]
-    sys.modules[_PYTEST_PLUGIN] = plugin
-    plugins = os.environ.get("PYTEST_PLUGINS", "")
-    os.environ["PYTEST_PLUGINS"] = plugins + "," + _PYTEST_PLUGIN if plugins else _PYTEST_PLUGIN
-
-    import unittest.result
-
-    result = unittest.result.TestResult
-    add_error, add_failure, add_subtest = result.addError, result.addFailure, result.addSubTest
-
-    def addError(self: unittest.result.TestResult, test: unittest.TestCase,
-                 err: OptExcInfo) -> None:
-        debugger.test_failure(*err)
-        add_error(self, test, err)
-
-    def addFailure(self: unittest.result.TestResult, test: unittest.TestCase,
-                   err: OptExcInfo) -> None:
-        debugger.test_failure(*err)
-        add_failure(self, test, err)
-
-    def addSubTest(self: unittest.result.TestResult, test: unittest.TestCase,
-                   subtest: unittest.TestCase, err: OptExcInfo | None) -> None:
-        if err is not None:
-            debugger.test_failure(*err)
-        add_subtest(self, test, subtest, err)
-
-    result.addError = addError  # type: ignore[method-assign]
-    result.addFailure = addFailure  # type: ignore[method-assign]
-    result.addSubTest = addSubTest  # type: ignore[method-assign]
-
-
-#: dbgcore/inprogram/pyrepr.py in the program, once dbg has said where it
-#: is, and libfiles.py beside it.
-_pyrepr: ModuleType | None = None
-_libfiles: ModuleType | None = None
-
-
-def _program_environment() -> bool:
-    """Take the launcher's settings out of the environment the program sees;
-    give it the terminal size the user's environment had (the debugger's
-    terminal is 4,000 columns wide, and test runners draw lines across the
-    width they are told). Returns whether this is a test run."""
-    for name, default in (("COLUMNS", "80"), ("LINES", "24")):
-        os.environ[name] = os.environ.pop("DBG_PDB_" + name, "") or default
-    global _pyrepr, _libfiles
-    path = os.environ.pop("DBG_PDB_PYREPR", "")
-    if path:
-        _pyrepr = _load_helper("_dbg_pyrepr", path)
-        _libfiles = _load_helper("_dbg_libfiles",
-                                 os.path.join(os.path.dirname(path), "libfiles.py"))
-        # Values as the program holds them: reprlib sorts a dict's keys.
-        for shown in (_short, _long, _arg_repr):
-            _pyrepr.keep_order(shown)
-    return os.environ.pop("DBG_PDB_TEST", "") == "1"
-
-
-def main() -> None:
-    prompt, stdout_fifo, stderr_fifo, stdin, catch = sys.argv[1:6]
-    rest = sys.argv[6:]
-    is_module = bool(rest) and rest[0] == "-m"
-    if is_module:
-        rest = rest[1:]
-    target, args = rest[0], rest[1:]
-    console_in, console_out = _console_streams()
-    _program_streams(stdin, stdout_fifo, stderr_fifo)
-    test_run = _program_environment()
-    debugger = DbgPdb(console_in, console_out)
-    debugger.prompt = prompt
-    debugger.stop_uncaught = catch == "catch"
-    _stop_at_thread_failures(debugger)
-    if test_run:
-        _stop_at_failures(debugger)
-    sys.argv = [target] + list(args)
-    # The standard library's folders too: dbg asked them at the first stop,
-    # one more exchange on every start.
-    import sysconfig
-
-    stdlib = sorted({sysconfig.get_path(key) for key in ("stdlib", "platstdlib")} - {None})
-    debugger.emit("hello", {"python": sys.version.split()[0], "pid": os.getpid(),
-                            "stdlib": stdlib})
-    code = 0
-    try:
-        statement, namespace = _statement(is_module, target, debugger)
-        debugger.run(statement, namespace, namespace)
-    except SystemExit as exc:
-        if exc.code is None:
-            code = 0
-        elif isinstance(exc.code, int):
-            code = int(exc.code)  # sys.exit(True), as unittest.main ends, is 1
-        else:
-            sys.stderr.write("%s\n" % exc.code)
-            code = 1
-    except BaseException as exc:
-        # The traceback `python SCRIPT` would print: without the launcher's
-        # and bdb's own frames above the program's.
-        shown = exc.__traceback__
-        while shown is not None and _internal(shown.tb_frame):
-            shown = shown.tb_next
-        traceback.print_exception(type(exc), exc, shown)
-        sys.stderr.flush()
-        if debugger.stop_uncaught:
-            _post_mortem(debugger, exc, shown)
-        code = 1
-    tracer = sys.modules.get(_PYTRACE)
-    if tracer is not None:
-        tracer.finish()  # its last word (calls past --max): os._exit runs no atexit hook
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-    debugger.emit("exit", {"code": code})
-    os._exit(0)
-
-
-if __name__ == "__main__":
-    # The program gets the real __main__ module, so this file must not be it:
-    # load it again under its own name and run from there.
-    import importlib.util
-
-    _spec = importlib.util.spec_from_file_location("_dbg_pdb_launcher", HERE)
-    assert _spec is not None and _spec.loader is not None
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["_dbg_pdb_launcher"] = _module
-    _spec.loader.exec_module(_module)
-    _module.main()

@@ -1,0 +1,15 @@
+"""The pdb launcher: the code of the pdb backend that runs inside the
+debugged program, in the program's own interpreter (Python 3.8 to 3.13, the
+standard library only), apart from the backend that runs in dbg's daemon.
+
+launch.py loads :mod:`launcher` by its path as the package
+``_dbg_pdb_launcher`` (dbg's packages are not on the program's path, and the
+program must not see them), so these modules import each other relatively
+and nothing of dbg's; this file itself is not loaded there (one file less
+to read at each start) and holds nothing but this note. :mod:`launcher`
+starts the program under :mod:`debugger` (pdb.Pdb with dbg's commands and
+stops) and hooks into its test runners; :mod:`values`, :mod:`exceptions`
+and :mod:`files` (whose code a frame runs, sources read with a bound) are
+the rules they share. tests/unit/test_import_graph.py holds the folder to
+the standard library.
+"""
