@@ -39,6 +39,7 @@ from dbgcore.store.damage import (
     stamp_checked,
     standing_note,
 )
+from dbgcore.vocab.profiles import Profile, ProfileFrame, Sample
 
 #: A value sqlite3 stores and gives back (the types it maps to SQL's).
 SqlValue = int | float | str | bytes | None
@@ -123,6 +124,28 @@ CREATE TABLE IF NOT EXISTS samples (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id, kind, key);
+-- A run recorded by a profiler (`dbg profile`): which one, how, and the
+-- stacks (or call edges) it saw, one vocab.profiles.Sample each.
+CREATE TABLE IF NOT EXISTS profiles (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+    tool TEXT NOT NULL,
+    shape TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    rate REAL,
+    duration REAL,
+    pid INTEGER,
+    note TEXT
+);
+CREATE TABLE IF NOT EXISTS profile_samples (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    thread TEXT,
+    stack TEXT NOT NULL,
+    weight REAL NOT NULL,
+    total REAL,
+    calls INTEGER
+);
+CREATE INDEX IF NOT EXISTS profile_samples_run ON profile_samples(run_id);
 """
 
 #: Columns of `stops` added since the first schema, with their types.
@@ -438,6 +461,22 @@ class Store:
                       " VALUES (?, ?, ?, ?, ?)", rows)],
                     f"the {kind} values are answered but not kept")
 
+    def record_profile(self, run_id: int, profile: Profile) -> None:
+        """A profiler's record of a run: what recorded it, and every sample,
+        in one transaction (an answer that is not kept says so)."""
+        if not run_id:
+            return
+        header: list[SqlRow] = [(run_id, profile.tool, profile.shape, profile.unit,
+                                 profile.rate, profile.duration, profile.pid, profile.note)]
+        rows: list[SqlRow] = [
+            (run_id, sample.thread, json.dumps([f.to_dict() for f in sample.frames]),
+             sample.weight, sample.total, sample.calls) for sample in profile.samples]
+        self._batch([("INSERT OR REPLACE INTO profiles (run_id, tool, shape, unit, rate,"
+                      " duration, pid, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", header),
+                     ("INSERT INTO profile_samples (run_id, thread, stack, weight, total,"
+                      " calls) VALUES (?, ?, ?, ?, ?, ?)", rows)],
+                    "the profile is answered but not kept for `dbg hot`")
+
     def _batch(self, writes: list[tuple[str, list[SqlRow]]], lost: str) -> None:
         """Several writes as one transaction (see :meth:`_written`)."""
         def run() -> None:
@@ -537,6 +576,46 @@ class Store:
             if isinstance(value, dict):
                 out.append({**value, "at": at})
         return out
+
+    def latest_profile_run(self, name: str | None) -> int | None:
+        """The newest run a profiler recorded, of the sessions named
+        ``name`` (None: of any)."""
+        query = "SELECT profiles.run_id FROM profiles"
+        params: SqlRow = ()
+        if name is not None:
+            query += (" JOIN runs ON runs.id = profiles.run_id"
+                      " JOIN sessions ON sessions.id = runs.session_id WHERE sessions.name = ?")
+            params = (name,)
+        rows, _ = self._rows(query + " ORDER BY profiles.run_id DESC LIMIT 1", params)
+        return int(rows[0][0] or 0) if rows else None
+
+    def profile(self, run_id: int) -> Profile | None:
+        """The profile recorded of a run, with its program's exit code
+        (None: no profiler recorded that run)."""
+        rows, _ = self._rows(
+            "SELECT profiles.tool, profiles.shape, profiles.unit, profiles.rate,"
+            " profiles.duration, profiles.pid, profiles.note, runs.exit_code"
+            " FROM profiles JOIN runs ON runs.id = profiles.run_id WHERE profiles.run_id = ?",
+            (run_id,))
+        if not rows:
+            return None
+        tool, shape, unit, rate, duration, pid, note, exit_code = rows[0]
+        found = Profile(str(tool), str(shape), str(unit),
+                        rate=float(rate) if isinstance(rate, (int, float)) else None,
+                        duration=float(duration) if isinstance(duration, (int, float)) else 0.0,
+                        pid=int(pid) if isinstance(pid, int) else None, note=str(note or ""),
+                        exit_code=int(exit_code) if isinstance(exit_code, int) else None)
+        samples, _ = self._rows("SELECT thread, stack, weight, total, calls FROM profile_samples"
+                                " WHERE run_id = ? ORDER BY id", (run_id,))
+        for thread, stack, weight, total, calls in samples:
+            frames = _json_column(stack, "[]")
+            found.samples.append(Sample(
+                tuple(ProfileFrame.from_dict(f) for f in frames
+                      if isinstance(f, dict)) if isinstance(frames, list) else (),
+                float(weight or 0), None if thread is None else str(thread),
+                float(total) if isinstance(total, (int, float)) else None,
+                int(calls) if isinstance(calls, int) else None))
+        return found
 
     def calls(self, run_id: int, function: str | None = None) -> list[JsonObject]:
         """A run's traced calls (CallRecord dicts) in the order they were
