@@ -1,0 +1,210 @@
+"""`dbg profile`, `hot`, `callers`, `callees`: real py-spy and real cProfile
+on a slow Python program (tests/targets/slow/regexes.py: a helper, is_word,
+compiles a regular expression on every call), recorded into the session
+store and asked afterwards. The hottest function is found by both
+profilers, with the regex's library frames folded into it; `callers` names
+the line of the call; `--pid` samples a program that keeps running; a
+program that fails keeps what was recorded; bad input gets one line and a
+non-zero exit. A third-party profiler registers through the same hook as
+dbg's own."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from builds import Target, copy_target
+
+from dbg_profilers.pyspy import parse_raw
+from dbgcore.api import Profile, Profiler, ProfileTarget, Readiness, Sample, hookimpl, pyspy
+from dbgcore.backends.pluginhost import PluginHost
+from dbgcore.backends.profiler import choose
+from dbgcore.shared.errors import BackendMissing, UsageError
+from dbgcore.testing import Dbg, require
+
+#: Seconds the target runs: long enough for ~100 samples, short for a test.
+RUN = "1"
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> Target:
+    return copy_target("slow/regexes.py", tmp_path)
+
+
+def _needs_pyspy() -> None:
+    require(pyspy.find() is not None, f"py-spy is not installed: {pyspy.INSTALL}")
+
+
+def _the_hot_spot_is_found(dbg: Dbg, target: Target) -> None:
+    """What both profilers must find in the stored profile: is_word first by
+    its own time (re's frames folded into it), check_all's line its caller."""
+    hot = dbg.json("hot")
+    assert hot["ok"] and hot["rows"][0]["function"] == "is_word", hot
+    assert hot["rows"][0]["file"] == str(target.path), hot
+    assert hot["rows"][0]["self_share"] > 50, hot
+    assert hot["folded"]["functions"] > 0, hot
+    callers = dbg.json("callers", "is_word")
+    assert callers["ok"], callers
+    assert callers["sites"][0]["function"] == "check_all", callers
+    callees = dbg.json("callees", "is_word")
+    names = [site["function"] for site in callees["sites"]]
+    assert "compile" in names, callees  # where its time goes: re.compile, each call
+    text = dbg("hot").out
+    assert "is_word" in text.splitlines()[2] and "folded" in text, text
+
+
+def test_pyspy_finds_the_hottest_function(dbg: Dbg, target: Target) -> None:
+    _needs_pyspy()
+    answer = dbg.json("profile", str(target.path), RUN)
+    assert answer["ok"] and answer["tool"].startswith("py-spy"), answer
+    assert answer["exit_code"] == 0 and answer["weight"] >= 50, answer
+    assert answer["top"][0]["function"] == "is_word", answer
+    _the_hot_spot_is_found(dbg, target)
+    # The call site is the line in check_all that calls is_word.
+    site = dbg.json("callers", "is_word")["sites"][0]
+    assert site["line"] == target.lines["calls_is_word"], site
+    text = dbg("callers", "is_word").out
+    assert f"regexes.py:{target.lines['calls_is_word']}" in text, text
+    by_line = dbg.json("hot", "--by", "line")["rows"][0]
+    assert (by_line["function"], by_line["line"]) == ("is_word", target.lines["compile"]), \
+        by_line
+    # Unfolded, the regex compiler's own functions are there.
+    every = dbg.json("hot", "--all", "--limit", "50")
+    assert any(r["library"] == "re" for r in every["rows"]), every
+    assert "folded" not in every
+
+
+def test_cprofile_counts_the_calls(dbg: Dbg, target: Target) -> None:
+    answer = dbg.json("profile", "--tool", "cprofile", str(target.path), RUN)
+    assert answer["ok"] and answer["tool"].startswith("cprofile"), answer
+    assert answer["top"][0]["function"] == "is_word", answer
+    _the_hot_spot_is_found(dbg, target)
+    hot = dbg.json("hot")["rows"][0]
+    site = dbg.json("callers", "is_word")["sites"][0]
+    # Deterministic: every call counted, all of them from check_all (100 words a round).
+    assert hot["calls"] == site["calls"] and hot["calls"] % 100 == 0 and hot["calls"] > 0, \
+        (hot, site)
+    assert "calls" in dbg("hot").out.splitlines()[1]
+
+
+def test_pid_attach_samples_a_running_program(dbg: Dbg, target: Target) -> None:
+    _needs_pyspy()
+    proc = subprocess.Popen([sys.executable, str(target.path), "forever"],
+                            stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        answer = dbg.json("profile", "--pid", str(proc.pid), "--duration", "1")
+        assert answer["ok"] and answer["pid"] == proc.pid, answer
+        assert answer["top"][0]["function"] == "is_word", answer
+        assert proc.poll() is None  # sampled, not stopped
+        # A profiler that cannot attach says so.
+        refused = dbg("profile", "--tool", "cprofile", "--pid", str(proc.pid))
+        assert refused.code != 0 and "cannot attach" in refused.err, refused
+    finally:
+        proc.kill()
+        proc.wait()
+    _the_hot_spot_is_found(dbg, target)
+
+
+def test_a_failing_program_keeps_what_was_recorded(dbg: Dbg, target: Target) -> None:
+    _needs_pyspy()
+    answer = dbg.json("profile", str(target.path), "0.5", "crash")
+    assert answer["ok"] and answer["exit_code"] == 3, answer
+    assert answer["top"][0]["function"] == "is_word", answer
+    assert "exited with code 3" in dbg("profile", str(target.path), "0.3", "crash").out
+    kept = dbg.json("hot", "--run", str(answer["run"]))
+    assert kept["run"] == answer["run"] and kept["rows"][0]["function"] == "is_word", kept
+    runs = {r["id"]: r for r in dbg.json("runs")["runs"]}
+    assert runs[answer["run"]]["exit_code"] == 3, runs
+    # --duration stops a program that would run on, and keeps its samples.
+    cut = dbg.json("profile", "--duration", "0.5", str(target.path), "forever")
+    assert cut["ok"] and cut["top"][0]["function"] == "is_word", cut
+    assert "stopped" in cut.get("note", ""), cut
+
+
+def test_bad_input_gets_one_line(dbg: Dbg, target: Target, tmp_path: Path) -> None:
+    # No profile recorded yet.
+    for words in (("hot",), ("callers", "is_word")):
+        result = dbg(*words)
+        assert result.code != 0 and "no profile recorded" in result.err, result
+    cases = {
+        ("profile",): "needs a PROGRAM or --pid",
+        ("profile", str(tmp_path / "missing.py")): "no such program",
+        ("profile", "--tool", "nope", str(target.path)): "unknown profiler 'nope'",
+        ("profile", "--duration", "0", str(target.path)): "--duration must be more than 0",
+        ("profile", "--duration", "-2", str(target.path)): "--duration must be more than 0",
+        ("profile", str(tmp_path)): "no such program",
+    }
+    for words, said in cases.items():
+        result = dbg(*words)
+        assert result.code != 0 and said in result.err, (words, result)
+        assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err, \
+            (words, result)
+    assert dbg.json("profile", "--tool", "cprofile", str(target.path), "0.2")["ok"]
+    result = dbg("callers", "no_such_function")
+    assert result.code != 0 and "no function 'no_such_function'" in result.err, result
+    assert "is_word" in result.err and len(result.err.strip().splitlines()) == 1, result
+    result = dbg("hot", "--by", "module")
+    assert result.code != 0 and "--by module" in result.err, result
+
+
+def test_pyspys_raw_lines_are_read_with_their_process_and_thread_frames() -> None:
+    # A process frame is a command line, which may hold ";" and spaces.
+    line = ('process 7:"sh -c "$@"; echo $? > /t/code sh python3 a.py";process 8:"python3 a.py";'
+            "thread (8): MainThread;<module> (/w/a.py:9);work (/w/a.py:4);"
+            "compile (/usr/lib/python3.11/re/__init__.py:227) 5\n"
+            "thread (0x7F);idle (/w/a.py:2) 1\n")
+    first, second = parse_raw(line)
+    assert first.thread == "MainThread" and first.weight == 5.0
+    assert [(f.function, f.line, f.library) for f in first.frames] == [
+        ("<module>", 9, None), ("work", 4, None), ("compile", 227, "re")]
+    assert second.thread == "0x7F" and second.frames[0].function == "idle"
+
+
+class _Ruby(Profiler):
+    """A third party's profiler, as a plugin would write one: it fits .rb
+    programs and answers a profile of one stack."""
+
+    id = "ruby-prof"
+    languages = ("ruby",)
+    extensions = (".rb",)
+    install = "gem install ruby-prof"
+    installed = True
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        return Readiness(cls.installed, "" if cls.installed else "ruby-prof is not installed")
+
+    def record(self, target: ProfileTarget) -> Profile:
+        return Profile(self.id, "stacks", "samples", [Sample((), 1.0)])
+
+
+class _RubyPlugin:
+    @hookimpl
+    def dbg_register_profilers(self, register: Callable[[type[Profiler]], None]) -> None:
+        register(_Ruby)
+
+
+def test_a_plugins_profiler_is_chosen_by_the_programs_kind(tmp_path: Path) -> None:
+    host = PluginHost(load_entry_points=False)
+    host.pm.register(_RubyPlugin(), name="ruby")
+    host.pm.register(__import__("dbg_profilers"), name="profilers")
+    found = host.profilers()
+    assert list(found) == ["ruby-prof", "py-spy", "cprofile"], found
+    script = tmp_path / "tool"
+    script.write_text("#!/usr/bin/env ruby\nputs 1\n")
+    assert choose(found, None, script, None) is _Ruby
+    assert choose(found, None, tmp_path / "slow.py", None).id == "py-spy"
+    assert choose(found, "cprofile", tmp_path / "slow.py", None).id == "cprofile"
+    with pytest.raises(UsageError, match="no profiler fits"):
+        choose(found, None, tmp_path / "prog.go", None)
+    _Ruby.installed = False
+    try:
+        with pytest.raises(BackendMissing, match="ruby-prof is not installed") as refused:
+            choose(found, None, script, None)
+        assert refused.value.hint == "gem install ruby-prof"
+    finally:
+        _Ruby.installed = True
