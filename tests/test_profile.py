@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from builds import Target, copy_target
-
 from dbg_profilers.pyspy import parse_raw
+
 from dbgcore.api import Profile, Profiler, ProfileTarget, Readiness, Sample, hookimpl, pyspy
 from dbgcore.backends.pluginhost import PluginHost
 from dbgcore.backends.profiler import choose
