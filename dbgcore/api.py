@@ -22,7 +22,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.transport": ("peers",),
     "dbgcore.inprogram": ("libfiles", "pyrepr", "pytrace", "pywatch"),
     "dbgcore.backends": ("pyspy",),
-    "dbgcore.backends.profiler": ("ProfileTarget", "Profiler"),
+    "dbgcore.backends.profiler": ("RecordRequest", "Profiler"),
     "dbgcore.vocab.profiles": ("Profile", "ProfileFrame", "Sample"),
     "dbgcore.backends.contract": ("AttachRequest", "Backend", "BackendSpec", "LaunchRequest",
                         "Readiness", "SessionContext", "Support"),

@@ -14,8 +14,8 @@ from dbgcore.backends.corefile import CoreInfo as CoreInfo
 from dbgcore.backends.corefile import post_mortem_description as post_mortem_description
 from dbgcore.backends.corefile import read_core as read_core
 from dbgcore.backends.hookspecs import hookimpl as hookimpl
-from dbgcore.backends.profiler import ProfileTarget as ProfileTarget
 from dbgcore.backends.profiler import Profiler as Profiler
+from dbgcore.backends.profiler import RecordRequest as RecordRequest
 from dbgcore.backends.stoptracer import trace_by_stops as trace_by_stops
 from dbgcore.frontends.cli.emit import emit as emit
 from dbgcore.inprogram import libfiles as libfiles

@@ -19,7 +19,7 @@ import pytest
 from builds import Target, copy_target
 from dbg_profilers.pyspy import parse_raw
 
-from dbgcore.api import Profile, Profiler, ProfileTarget, Readiness, Sample, hookimpl, pyspy
+from dbgcore.api import Profile, Profiler, Readiness, RecordRequest, Sample, hookimpl, pyspy
 from dbgcore.backends.pluginhost import PluginHost
 from dbgcore.backends.profiler import choose
 from dbgcore.shared.errors import BackendMissing, UsageError
@@ -178,7 +178,7 @@ class _Ruby(Profiler):
     def readiness(cls) -> Readiness:
         return Readiness(cls.installed, "" if cls.installed else "ruby-prof is not installed")
 
-    def record(self, target: ProfileTarget) -> Profile:
+    def record(self, request: RecordRequest) -> Profile:
         return Profile(self.id, "stacks", "samples", [Sample((), 1.0)])
 
 
@@ -188,12 +188,14 @@ class _RubyPlugin:
         register(_Ruby)
 
 
-def test_a_plugins_profiler_is_chosen_by_the_programs_kind(tmp_path: Path) -> None:
+def test_a_plugins_profiler_is_chosen_by_the_programs_kind(dbg: Dbg, tmp_path: Path) -> None:
     host = PluginHost(load_entry_points=False)
     host.pm.register(_RubyPlugin(), name="ruby")
     host.pm.register(__import__("dbg_profilers"), name="profilers")
     found = host.profilers()
     assert list(found) == ["ruby-prof", "py-spy", "cprofile"], found
+    # `dbg plugins` says which plugin brought which (dbg's own: by its entry point).
+    assert "profilers py-spy, cprofile" in dbg("plugins").out
     script = tmp_path / "tool"
     script.write_text("#!/usr/bin/env ruby\nputs 1\n")
     assert choose(found, None, script, None) is _Ruby

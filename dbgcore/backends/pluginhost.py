@@ -49,6 +49,7 @@ class PluginInfo:
     ok: bool = True
     error: str = ""
     backends: tuple[str, ...] = ()
+    profilers: tuple[str, ...] = ()
 
 
 class PluginHost:
@@ -177,6 +178,9 @@ class PluginHost:
                     raise ValueError(f"profiler id {cls.id!r} is already registered by "
                                      f"{found[cls.id].__module__}")
                 found[cls.id] = cls
+                info = self.infos.get(_plugin)
+                if info is not None:
+                    info.profilers = (*info.profilers, cls.id)
 
             self._call_isolated(impl, {"register": register})
         self._profilers = found
@@ -242,6 +246,7 @@ class PluginHost:
     def report(self) -> list[PluginInfo]:
         self.backend_classes()
         self.backend_files()
+        self.profilers()
         return list(self.infos.values())
 
 

@@ -23,7 +23,7 @@ from dbgcore.vocab.profiles import Profile
 
 
 @dataclass
-class ProfileTarget:
+class RecordRequest:
     """What to profile: a program to run (``argv``: the program and its
     arguments, as the user gave them) or a running process (``pid``), for
     ``duration`` seconds (None: until the program ends, or the profiler's
@@ -88,7 +88,7 @@ class Profiler:
         """Whether it can profile the running process ``pid``."""
         return False
 
-    def record(self, target: ProfileTarget) -> Profile:
+    def record(self, request: RecordRequest) -> Profile:
         """Run or attach, record, and answer the profile. A program that
         fails or crashes still answers what was recorded, with its exit
         code; a failure of the profiler itself raises a

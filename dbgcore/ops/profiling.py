@@ -46,7 +46,7 @@ def run_profile(values: Payload, session: str, timeout: float,
     """Choose the profiler, record the program (or process), keep the
     profile as a run of the session in the store, and answer its top
     functions."""
-    from dbgcore.backends.profiler import ProfileTarget, choose
+    from dbgcore.backends.profiler import RecordRequest, choose
 
     program = values.get("program")
     pid = values.get("pid")
@@ -71,14 +71,14 @@ def run_profile(values: Payload, session: str, timeout: float,
     version = cls.readiness().version
     args = [str(a) for a in values.get("args") or []]
     with tempfile.TemporaryDirectory(prefix="dbg-profile-") as work:
-        target = ProfileTarget(
+        request = RecordRequest(
             Path(work), argv=[str(path), *args] if path is not None else (),
             pid=int(pid) if pid is not None else None,
             duration=float(duration) if duration is not None else None,
             rate=int(values["rate"]) if values.get("rate") else None,
             native=bool(values.get("native")), python=values.get("python") or None,
             cwd=Path.cwd(), timeout=max(timeout, float(duration or 0) + SLACK))
-        profile = cls().record(target)
+        profile = cls().record(request)
     tool = f"{cls.id} {version}".strip()
     shown_program = str(path) if path is not None else f"process {pid}"
     store = open_store("dbg profile")

@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dbgcore.api import ProfileTarget, libfiles, procutil, pyspy, real_python
+from dbgcore.api import RecordRequest, libfiles, procutil, pyspy, real_python
 
 #: Lines of the program's output an answer carries when it failed.
 OUTPUT_LINES = 8
@@ -19,13 +19,13 @@ OUTPUT_LINES = 8
 WRAP_UP = 10.0
 
 
-def interpreter(target: ProfileTarget) -> str:
+def interpreter(request: RecordRequest) -> str:
     """The program's own Python: ``--python``, else ``python3`` as the
     program's PATH finds it (a version manager's shim resolved)."""
-    if target.python:
-        return target.python
-    env = {**os.environ, **target.env}
-    return real_python("python3", env, str(target.cwd) if target.cwd else None)
+    if request.python:
+        return request.python
+    env = {**os.environ, **request.env}
+    return real_python("python3", env, str(request.cwd) if request.cwd else None)
 
 
 def library(file: str | None, stdlib: Sequence[str]) -> str | None:
@@ -45,20 +45,20 @@ def stdlib_of(files: Sequence[str]) -> list[str]:
     return pyspy.stdlib_folders(files)
 
 
-def run_bounded(argv: Sequence[str], target: ProfileTarget, output: Path,
+def run_bounded(argv: Sequence[str], request: RecordRequest, output: Path,
                 stop_after: float | None) -> tuple[int | None, bool]:
     """Run ``argv`` (a profiler over the program) in a process group of its
     own, its output into ``output``. At ``stop_after`` seconds it is sent
     SIGINT, as Ctrl-C would (both profilers then write what they have);
-    past the target's timeout the group is killed. Answers its exit code
+    past the request's timeout the group is killed. Answers its exit code
     and whether it was cut short; nothing of the group outlives this."""
-    env = {**os.environ, **target.env, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **request.env, "PYTHONUNBUFFERED": "1"}
     with output.open("wb") as out:
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, cwd=target.cwd, env=env,
+                                stderr=subprocess.STDOUT, cwd=request.cwd, env=env,
                                 start_new_session=True)
     began = time.monotonic()
-    limit = max(target.timeout, (stop_after or 0) + WRAP_UP)
+    limit = max(request.timeout, (stop_after or 0) + WRAP_UP)
     interrupted = False
     try:
         while True:

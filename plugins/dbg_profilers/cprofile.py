@@ -23,8 +23,8 @@ from dbgcore.api import (
     Profile,
     ProfileFrame,
     Profiler,
-    ProfileTarget,
     Readiness,
+    RecordRequest,
     Sample,
 )
 
@@ -56,17 +56,17 @@ class CProfileProfiler(Profiler):
         # Part of every CPython: ready wherever the program's Python is.
         return Readiness(True, "the program's python -m cProfile")
 
-    def record(self, target: ProfileTarget) -> Profile:
-        python = common.interpreter(target)
-        stats = target.workdir / "cprofile.out"
-        output = target.workdir / "output.txt"
-        argv = [python, "-m", "cProfile", "-o", str(stats), *target.argv]
-        exit_code, cut = common.run_bounded(argv, target, output, target.duration)
+    def record(self, request: RecordRequest) -> Profile:
+        python = common.interpreter(request)
+        stats = request.workdir / "cprofile.out"
+        output = request.workdir / "output.txt"
+        argv = [python, "-m", "cProfile", "-o", str(stats), *request.argv]
+        exit_code, cut = common.run_bounded(argv, request, output, request.duration)
         if not stats.exists():
             raise OpFailed("cProfile wrote no profile: "
                            f"{common.tail(output) or 'the program gave no reason'}",
-                           f"does `{python} -m cProfile {' '.join(target.argv)}` run?")
-        samples = read_stats(python, stats, target.timeout)
+                           f"does `{python} -m cProfile {' '.join(request.argv)}` run?")
+        samples = read_stats(python, stats, request.timeout)
         profile = Profile(self.id, "edges", "seconds", samples, exit_code=exit_code,
                           duration=sum(s.weight for s in samples))
         if cut:

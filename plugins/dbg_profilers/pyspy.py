@@ -21,8 +21,8 @@ from dbgcore.api import (
     Profile,
     ProfileFrame,
     Profiler,
-    ProfileTarget,
     Readiness,
+    RecordRequest,
     Sample,
     UsageError,
     pyspy,
@@ -61,30 +61,30 @@ class PySpyProfiler(Profiler):
     def fits_pid(cls, pid: int) -> bool:
         return pyspy.is_python(pid)
 
-    def record(self, target: ProfileTarget) -> Profile:
+    def record(self, request: RecordRequest) -> Profile:
         path = pyspy.find()
         if path is None:
             raise OpFailed("py-spy is not installed", pyspy.INSTALL)
-        raw = target.workdir / "py-spy.txt"
-        output = target.workdir / "output.txt"
-        code_file = target.workdir / "exit-code"
-        rate = target.rate or DEFAULT_RATE
+        raw = request.workdir / "py-spy.txt"
+        output = request.workdir / "output.txt"
+        code_file = request.workdir / "exit-code"
+        rate = request.rate or DEFAULT_RATE
         argv = [path, "record", "--format", "raw", "--full-filenames", "--threads",
                 "--output", str(raw), "--rate", str(rate)]
-        if target.native:
+        if request.native:
             argv.append("--native")
-        duration = target.duration
-        if target.pid is not None:
-            why = pyspy.refusal(target.pid)
+        duration = request.duration
+        if request.pid is not None:
+            why = pyspy.refusal(request.pid)
             if why:
                 raise UsageError(why, "give the pid of a running Python program "
                                  "(`pgrep -a python`)")
             duration = duration or PID_DURATION
-            argv += ["--pid", str(target.pid)]
+            argv += ["--pid", str(request.pid)]
         else:
             argv += ["--subprocesses", "--", "sh", "-c", f'"$@"; echo $? > {code_file}', "sh",
-                     common.interpreter(target), *target.argv]
-        status, cut = common.run_bounded(argv, target, output, duration)
+                     common.interpreter(request), *request.argv]
+        status, cut = common.run_bounded(argv, request, output, duration)
         samples = parse_raw(raw.read_text(errors="replace") if raw.exists() else "")
         if not samples and status:
             raise OpFailed(f"py-spy recorded nothing: {common.tail(output) or 'no reason given'}",
@@ -92,9 +92,9 @@ class PySpyProfiler(Profiler):
                            "it under cProfile instead)")
         exit_code = _exit_code(code_file)
         profile = Profile(self.id, "stacks", "samples", samples, rate=float(rate),
-                          duration=sum(s.weight for s in samples) / rate, pid=target.pid,
+                          duration=sum(s.weight for s in samples) / rate, pid=request.pid,
                           exit_code=exit_code)
-        if cut and target.pid is None:
+        if cut and request.pid is None:
             profile.note = "the program was stopped (SIGINT) when the recording ended"
         if exit_code:
             profile.output = common.tail(output, "py-spy> ")
