@@ -103,7 +103,8 @@ def run_profile(values: Payload, session: str, timeout: float,
                    "share": profiles.share(found.folded_weight, found.whole)}}
     said = [n for n in (profile.note, *notes) if n]
     if not profile.samples:
-        said.append("nothing was recorded (did the program run any Python code?)")
+        said.append("nothing was recorded: a program that ends within a moment is over "
+                    "before a sampler sees it (`--tool cprofile` counts every call)")
     if said:
         answer["note"] = "; ".join(said)
     if profile.output:

@@ -17,6 +17,8 @@ from dbgcore.api import RecordRequest, libfiles, procutil, pyspy, real_python
 OUTPUT_LINES = 8
 #: How long a profiler has to write its file after it was told to stop.
 WRAP_UP = 10.0
+#: How long the rest of a profiler's process group has to end by itself.
+SETTLE = 2.0
 
 
 def interpreter(request: RecordRequest) -> str:
@@ -79,7 +81,21 @@ def run_bounded(argv: Sequence[str], request: RecordRequest, output: Path,
         if proc.poll() is None:
             _signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
-        _signal_group(proc.pid, signal.SIGKILL)  # a child the program left behind
+        # The rest of the group may still be finishing (py-spy ends when the
+        # program does, before the shell around it writes the exit code):
+        # a moment for that, then nothing of it outlives the recording.
+        _settle(proc.pid, SETTLE)
+        _signal_group(proc.pid, signal.SIGKILL)
+
+
+def _settle(pgid: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.01)
 
 
 def _signal_group(pgid: int, signum: int) -> None:

@@ -87,9 +87,10 @@ class PySpyProfiler(Profiler):
         status, cut = common.run_bounded(argv, request, output, duration)
         samples = parse_raw(raw.read_text(errors="replace") if raw.exists() else "")
         if not samples and status:
-            raise OpFailed(f"py-spy recorded nothing: {common.tail(output) or 'no reason given'}",
-                           "is the program a CPython one? (`dbg profile --tool cprofile` runs "
-                           "it under cProfile instead)")
+            raise OpFailed(f"py-spy recorded nothing: {_error_line(output)}",
+                           "a program that ends within a moment is over before py-spy "
+                           "samples it, and py-spy reads only CPython: `dbg profile --tool "
+                           "cprofile` counts every call instead")
         exit_code = _exit_code(code_file)
         profile = Profile(self.id, "stacks", "samples", samples, rate=float(rate),
                           duration=sum(s.weight for s in samples) / rate, pid=request.pid,
@@ -134,6 +135,16 @@ def parse_raw(text: str) -> list[Sample]:
     return [Sample(tuple(ProfileFrame(name, file, line, common.library(file, stdlib))
                          for name, file, line in frames), float(count), thread)
             for thread, frames, count in parsed]
+
+
+def _error_line(output: Path) -> str:
+    """py-spy's reason, without its backtrace: its ``Error:`` line."""
+    try:
+        lines = output.read_text(errors="replace").splitlines()
+    except OSError:
+        return "no reason given"
+    found = [line[len("Error:"):].strip() for line in lines if line.startswith("Error:")]
+    return found[-1] if found else (common.tail(output).splitlines() or ["no reason given"])[-1]
 
 
 def _exit_code(path: Path) -> int | None:

@@ -3,8 +3,9 @@ compiles its regular expression anew on every call (re's cache is bypassed
 by a pattern that differs each time), so nearly all the time goes to
 ``is_word`` under ``check_all``; ``tally`` is a cheap second caller.
 
-Runs for about the seconds given as its first argument (default 1.5), or
-forever with ``forever`` (for --pid), printing ``ready`` first.
+Runs for about the seconds given as its first argument (default 1.5),
+forever with ``forever`` (for --pid), or a fixed work of N rounds with
+``rounds=N`` (bench/profile.py times it), printing ``ready`` first.
 """
 
 import re
@@ -35,7 +36,9 @@ def main():
     print("ready", flush=True)
     began = time.monotonic()
     n = 0
-    while seconds == "forever" or time.monotonic() - began < float(seconds):
+    rounds = int(seconds[7:]) if seconds.startswith("rounds=") else None
+    while (n < rounds if rounds is not None else
+           seconds == "forever" or time.monotonic() - began < float(seconds)):
         n += 1
         check_all(words, n)  # @calls_check_all
         tally(words)
