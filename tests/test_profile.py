@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from builds import Target, copy_target
@@ -25,6 +26,8 @@ from dbgcore.backends.profiler import choose
 from dbgcore.shared.errors import BackendMissing, UsageError
 from dbgcore.testing import Dbg, require
 
+#: The SVG namespace, as ElementTree names its elements.
+SVG = "{http://www.w3.org/2000/svg}"
 #: Seconds the target runs: long enough for ~100 samples, short for a test.
 RUN = "1"
 
@@ -63,6 +66,16 @@ def test_pyspy_finds_the_hottest_function(dbg: Dbg, target: Target) -> None:
     assert answer["exit_code"] == 0 and answer["weight"] >= 50, answer
     assert answer["top"][0]["function"] == "is_word", answer
     _the_hot_spot_is_found(dbg, target)
+    # The flame graph: an SVG file whose widest box over check_all is is_word.
+    graph = ElementTree.parse(answer["flamegraph"]).getroot()
+    widths: dict[str, float] = {}
+    for box in graph.iter(f"{SVG}g"):
+        title, rect = box.find(f"{SVG}title"), box.find(f"{SVG}rect")
+        assert title is not None and title.text and rect is not None, box
+        name = title.text.split(" (")[0]
+        widths[name] = max(widths.get(name, 0.0), float(rect.get("width") or 0))
+    assert widths["<module>"] > widths["is_word"] > 0.5 * float(graph.get("width") or 0), widths
+    assert widths["compile"] < widths["is_word"], widths
     # The call site is the line in check_all that calls is_word.
     site = dbg.json("callers", "is_word")["sites"][0]
     assert site["line"] == target.lines["calls_is_word"], site
@@ -80,6 +93,7 @@ def test_pyspy_finds_the_hottest_function(dbg: Dbg, target: Target) -> None:
 def test_cprofile_counts_the_calls(dbg: Dbg, target: Target) -> None:
     answer = dbg.json("profile", "--tool", "cprofile", str(target.path), RUN)
     assert answer["ok"] and answer["tool"].startswith("cprofile"), answer
+    assert "flamegraph" not in answer, answer  # call edges, no stacks to draw
     assert answer["top"][0]["function"] == "is_word", answer
     _the_hot_spot_is_found(dbg, target)
     hot = dbg.json("hot")["rows"][0]

@@ -93,6 +93,7 @@ def run_profile(values: Payload, session: str, timeout: float,
     finally:
         store.close()
     found = profiles.hot(profile)
+    picture = _flame_graph(profile, run_id, f"{shown_program}: {tool}, run {run_id}")
     answer: Payload = {
         "run": run_id or None, "tool": tool, "program": shown_program, "pid": profile.pid,
         "shape": profile.shape, "unit": profile.unit, "rate": profile.rate,
@@ -101,6 +102,8 @@ def run_profile(values: Payload, session: str, timeout: float,
         "top": [row.to_dict(found.whole) for row in found.rows[:TOP_SHOWN]],
         "folded": {"functions": found.folded,
                    "share": profiles.share(found.folded_weight, found.whole)}}
+    if picture is not None:
+        answer["flamegraph"] = picture
     said = [n for n in (profile.note, *notes) if n]
     if not profile.samples:
         said.append("nothing was recorded: a program that ends within a moment is over "
@@ -110,6 +113,21 @@ def run_profile(values: Payload, session: str, timeout: float,
     if profile.output:
         answer["output"] = profile.output
     return answer, {"tool": cls.tool_name, "version": version}
+
+
+def _flame_graph(profile: Profile, run_id: int, title: str) -> str | None:
+    """The run's flame graph written beside the store (``profiles/run-N.svg``
+    in DBG_HOME): its path, or None for a profile with no stacks (cProfile's)."""
+    from dbgcore.ops.flamegraph import svg
+    from dbgcore.shared.paths import dbg_home, private_dir
+
+    text = svg(profile, title)
+    if text is None or not run_id:
+        return None
+    folder = private_dir(dbg_home() / "profiles")
+    path = folder / f"run-{run_id}.svg"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
 
 
 def render_profile(p: Payload) -> str:
@@ -127,6 +145,8 @@ def render_profile(p: Payload) -> str:
         lines += [_row_line(r, calls=p.get("shape") == profiles.EDGES) for r in p["top"]]
         first = p["top"][0]["function"]
         lines.append(f"next: `dbg hot`, `dbg callers {first}`, `dbg callees {first}`")
+    if p.get("flamegraph"):
+        lines.append(f"flame graph: {p['flamegraph']}")
     if p.get("note"):
         lines.append(f"note: {p['note']}")
     return "\n".join(lines)
@@ -328,7 +348,8 @@ OPS: tuple[Op, ...] = (
            "No session is needed: the program runs under the profiler until it ends (or "
            "--duration), and a program that fails or crashes keeps what was recorded. "
            "The answer is the top functions by own time, library frames folded into the "
-           "program's frame that called them.\n\n"
+           "program's frame that called them, and a sampled profile's flame graph (an SVG "
+           "file in DBG_HOME/profiles, its path given).\n\n"
            "  dbg profile slow.py input.txt\n"
            "  dbg profile --tool cprofile slow.py\n"
            "  dbg profile --pid 4242 --duration 3")),
