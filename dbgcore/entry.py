@@ -59,7 +59,8 @@ _STARTS = ("start", "test", "attach")
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "diff",
                           "doctor", "history", "hits", "hot", "kill", "mcp", "plugins",
-                          "profile", "report", "runs", "sessions", "stacks"))
+                          "profile", "profile-diff", "report", "runs", "sessions",
+                          "stacks"))
 #: The letters of a session name (dbgcore.shared.paths._SESSION_RE; see _socket_path).
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: The session's daemon answered this client's start words that its program

@@ -224,3 +224,21 @@ def test_a_plugins_profiler_is_chosen_by_the_programs_kind(dbg: Dbg, tmp_path: P
         assert refused.value.hint == "gem install ruby-prof"
     finally:
         _Ruby.installed = True
+
+
+def test_profile_diff_shows_the_fix(dbg: Dbg, target: Target) -> None:
+    # A fixed work, counted exactly: before the fix, and after it (one pattern).
+    runs = [dbg.json("profile", "--tool", "cprofile", str(target.path), "rounds=300", *fix)
+            for fix in ((), ("fixed",))]
+    assert all(r["ok"] for r in runs), runs
+    before, after = (str(r["run"]) for r in runs)
+    answer = dbg.json("profile", "diff", before, after)
+    assert answer["ok"] and answer["op"] == "profile", answer
+    first = answer["changes"][0]
+    assert first["function"] == "is_word" and first["after"] < first["before"] / 3, answer
+    assert dbg.json("profile-diff", before, after)["changes"][0] == first
+    text = dbg("profile", "diff", before, after).out
+    row = text.splitlines()[2].split()
+    assert row[3:5] == ["is_word", "regexes.py"] and row[2].startswith("-"), text
+    result = dbg("profile", "diff", before)
+    assert result.code != 0 and "needs two runs" in result.err, result

@@ -49,6 +49,14 @@ def run_profile(values: Payload, session: str, timeout: float,
     from dbgcore.backends.profiler import RecordRequest, choose
 
     program = values.get("program")
+    if program == "diff" and not Path("diff").exists():
+        # `dbg profile diff A B`, the issue's spelling of `dbg profile-diff`.
+        words = [str(a) for a in values.get("args") or []]
+        if len(words) != 2 or not all(w.isdigit() for w in words):
+            raise UsageError("dbg profile diff needs two runs: RUN_A RUN_B",
+                             "ids from `dbg runs`: dbg profile diff 3 4")
+        return run_profile_diff({"run_a": int(words[0]), "run_b": int(words[1])}, session,
+                                timeout, front)
     pid = values.get("pid")
     duration = values.get("duration")
     if program and pid is not None:
@@ -131,6 +139,8 @@ def _flame_graph(profile: Profile, run_id: int, title: str) -> str | None:
 
 
 def render_profile(p: Payload) -> str:
+    if "changes" in p:  # `dbg profile diff A B`
+        return render_profile_diff(p)
     unit = _amount(p)
     ended = p.get("exit_code")
     head = f"profiled {short_path(p.get('program'))} with {p.get('tool')}: {unit}"
@@ -320,6 +330,41 @@ def render_callees(p: Payload) -> str:
     return _render_sites(p, "callees of")
 
 
+def run_profile_diff(values: Payload, session: str, timeout: float,
+                     front: Front | None) -> tuple[Payload, Via | None]:
+    """What grew and what shrank between two profiled runs (before and
+    after a fix): each program function's own time in both."""
+    store = open_store("dbg profile diff")
+    try:
+        (a, before), (b, after) = (_recorded(store, session, values.get(key))
+                                   for key in ("run_a", "run_b"))
+    finally:
+        store.close()
+    changes = profiles.diff(before, after)
+    limit = int(values.get("limit") or ROWS_SHOWN)
+    answer: Payload = {
+        "run_a": a, "run_b": b, "tool_a": before.tool, "tool_b": after.tool,
+        "seconds_a": round(profiles.seconds(before, before.total_weight), 3),
+        "seconds_b": round(profiles.seconds(after, after.total_weight), 3),
+        "changes": [c.to_dict() for c in changes[:limit]],
+        "cut": max(len(changes) - limit, 0)}
+    return answer, None
+
+
+def render_profile_diff(p: Payload) -> str:
+    lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a']:.2f} s) -> run {p['run_b']} "
+             f"({p['tool_b']}, {p['seconds_b']:.2f} s): own time by function, largest change "
+             "first",
+             "     before      after     change  function"]
+    for c in p.get("changes") or []:
+        lines.append(f"  {c['before']:8.3f}s {c['after']:8.3f}s {c['change']:+9.3f}s  "
+                     f"{c['function']}  {short_path(c.get('file'))}  "
+                     f"({c['before_share']}% -> {c['after_share']}%)")
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} more (--limit N)")
+    return "\n".join(lines)
+
+
 _RUN = Arg("run", "int", "The profiled run (`dbg runs`; default the session's latest "
            "profile).", flags=("--run",), minimum=1, metavar="ID")
 _LIMIT = Arg("limit", "int", f"Show N rows (default {ROWS_SHOWN}).", flags=("--limit",),
@@ -353,6 +398,18 @@ OPS: tuple[Op, ...] = (
            "  dbg profile slow.py input.txt\n"
            "  dbg profile --tool cprofile slow.py\n"
            "  dbg profile --pid 4242 --duration 3")),
+    Op("profile-diff", "What grew and what shrank between two profiled runs (also "
+       "`dbg profile diff A B`): each function's own time in both.", (
+        Arg("run_a", "int", "The run before (`dbg runs`).", required=True, minimum=1,
+            metavar="RUN_A"),
+        Arg("run_b", "int", "The run after.", required=True, minimum=1, metavar="RUN_B"),
+        _LIMIT,
+    ), needs="none", send="local", run=run_profile_diff, render=render_profile_diff,
+       group="profiling", details=(
+           "Profile the program before a fix and after it; the answer is each of the "
+           "program's functions with its own time (library frames folded into it) in "
+           "both runs, the largest change first.\n\n"
+           "  dbg profile diff 3 4")),
     Op("hot", "The profiled run's functions (lines, files) by their share of the time.", (
         Arg("by", "str", "function, line or file (default function).", flags=("--by",),
             metavar="KIND"),

@@ -366,3 +366,49 @@ def function_names(profile: Profile) -> list[str]:
     """The program's own functions in the profile, heaviest first (for a
     refusal's hint)."""
     return [row.key[0] for row in hot(profile).rows]
+
+
+# -- `dbg profile diff` ------------------------------------------------------------------
+
+
+@dataclass
+class Change:
+    """One function's own time in two runs, in seconds (a sampler's samples
+    over its rate) and as a share of each run."""
+
+    function: str
+    file: str | None
+    before: float
+    after: float
+    before_share: float
+    after_share: float
+
+    def to_dict(self) -> JsonObject:
+        return {"function": self.function, "file": self.file,
+                "before": round(self.before, 4), "after": round(self.after, 4),
+                "change": round(self.after - self.before, 4),
+                "before_share": self.before_share, "after_share": self.after_share}
+
+
+def seconds(profile: Profile, weight: float) -> float:
+    """A weight as seconds: a sampler's samples over its rate."""
+    if profile.unit == "samples":
+        return weight / profile.rate if profile.rate else 0.0
+    return weight
+
+
+def diff(before: Profile, after: Profile) -> list[Change]:
+    """Each program function's own time (library frames folded) in both
+    runs, the largest change first: what grew and what shrank."""
+    def own(profile: Profile) -> tuple[dict[tuple[str, str | None], float], float]:
+        found = hot(profile)
+        return ({(r.key[0], r.key[1]): r.self_weight for r in found.rows}, found.whole)
+
+    was, was_whole = own(before)
+    now, now_whole = own(after)
+    out = [Change(name, file, seconds(before, was.get((name, file), 0.0)),
+                  seconds(after, now.get((name, file), 0.0)),
+                  share(was.get((name, file), 0.0), was_whole),
+                  share(now.get((name, file), 0.0), now_whole))
+           for name, file in {*was, *now}]
+    return sorted(out, key=lambda c: (-abs(c.after - c.before), c.function))
