@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from dbgcore.shared.jsontypes import Json, JsonObject
+from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import store_path, untrusted
 from dbgcore.store.damage import (
     StoreDamaged,
@@ -39,18 +39,10 @@ from dbgcore.store.damage import (
     stamp_checked,
     standing_note,
 )
-from dbgcore.vocab.profiles import Profile, ProfileFrame, Sample
+from dbgcore.store.profilerecords import ProfileRecords
+from dbgcore.store.sql import SqlRow, json_column
 
-#: A value sqlite3 stores and gives back (the types it maps to SQL's).
-SqlValue = int | float | str | bytes | None
-#: A query's parameters, or a row it reads.
-SqlRow = tuple[SqlValue, ...]
 _T = TypeVar("_T")
-
-
-def _json_column(value: SqlValue, empty: str) -> Json:
-    """A column that holds JSON text (NULL or empty: ``empty``'s value)."""
-    return json.loads(value if isinstance(value, (str, bytes)) and value else empty)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -173,7 +165,7 @@ _INSERT_SESSION = (
     " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
-class Store:
+class Store(ProfileRecords):
     """``by`` names the op that opens it, for the word left when damage is
     found; ``readonly`` opens it for a reader that must change nothing in it
     (`dbg report`): no schema update."""
@@ -461,22 +453,6 @@ class Store:
                       " VALUES (?, ?, ?, ?, ?)", rows)],
                     f"the {kind} values are answered but not kept")
 
-    def record_profile(self, run_id: int, profile: Profile) -> None:
-        """A profiler's record of a run: what recorded it, and every sample,
-        in one transaction (an answer that is not kept says so)."""
-        if not run_id:
-            return
-        header: list[SqlRow] = [(run_id, profile.tool, profile.shape, profile.unit,
-                                 profile.rate, profile.duration, profile.pid, profile.note)]
-        rows: list[SqlRow] = [
-            (run_id, sample.thread, json.dumps([f.to_dict() for f in sample.frames]),
-             sample.weight, sample.total, sample.calls) for sample in profile.samples]
-        self._batch([("INSERT OR REPLACE INTO profiles (run_id, tool, shape, unit, rate,"
-                      " duration, pid, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", header),
-                     ("INSERT INTO profile_samples (run_id, thread, stack, weight, total,"
-                      " calls) VALUES (?, ?, ?, ?, ?, ?)", rows)],
-                    "the profile is answered but not kept for `dbg hot`")
-
     def _batch(self, writes: list[tuple[str, list[SqlRow]]], lost: str) -> None:
         """Several writes as one transaction (see :meth:`_written`)."""
         def run() -> None:
@@ -553,7 +529,7 @@ class Store:
         out = []
         for row in rows:
             item: JsonObject = dict(zip(keys, row[:len(keys)], strict=True))
-            item["args"] = _json_column(item["args"], "[]")
+            item["args"] = json_column(item["args"], "[]")
             pid, session_began, session_ended, latest = row[len(keys):]
             item["state"], item["cut_short"] = run_state(
                 item["ended_at"] is not None, bool(latest), session_ended is not None,
@@ -572,50 +548,10 @@ class Store:
         rows, _ = self._rows(query + " ORDER BY id", params)
         out = []
         for at, data in rows:
-            value = _json_column(data, "null")
+            value = json_column(data, "null")
             if isinstance(value, dict):
                 out.append({**value, "at": at})
         return out
-
-    def latest_profile_run(self, name: str | None) -> int | None:
-        """The newest run a profiler recorded, of the sessions named
-        ``name`` (None: of any)."""
-        query = "SELECT profiles.run_id FROM profiles"
-        params: SqlRow = ()
-        if name is not None:
-            query += (" JOIN runs ON runs.id = profiles.run_id"
-                      " JOIN sessions ON sessions.id = runs.session_id WHERE sessions.name = ?")
-            params = (name,)
-        rows, _ = self._rows(query + " ORDER BY profiles.run_id DESC LIMIT 1", params)
-        return int(rows[0][0] or 0) if rows else None
-
-    def profile(self, run_id: int) -> Profile | None:
-        """The profile recorded of a run, with its program's exit code
-        (None: no profiler recorded that run)."""
-        rows, _ = self._rows(
-            "SELECT profiles.tool, profiles.shape, profiles.unit, profiles.rate,"
-            " profiles.duration, profiles.pid, profiles.note, runs.exit_code"
-            " FROM profiles JOIN runs ON runs.id = profiles.run_id WHERE profiles.run_id = ?",
-            (run_id,))
-        if not rows:
-            return None
-        tool, shape, unit, rate, duration, pid, note, exit_code = rows[0]
-        found = Profile(str(tool), str(shape), str(unit),
-                        rate=float(rate) if isinstance(rate, (int, float)) else None,
-                        duration=float(duration) if isinstance(duration, (int, float)) else 0.0,
-                        pid=int(pid) if isinstance(pid, int) else None, note=str(note or ""),
-                        exit_code=int(exit_code) if isinstance(exit_code, int) else None)
-        samples, _ = self._rows("SELECT thread, stack, weight, total, calls FROM profile_samples"
-                                " WHERE run_id = ? ORDER BY id", (run_id,))
-        for thread, stack, weight, total, calls in samples:
-            frames = _json_column(stack, "[]")
-            found.samples.append(Sample(
-                tuple(ProfileFrame.from_dict(f) for f in frames
-                      if isinstance(f, dict)) if isinstance(frames, list) else (),
-                float(weight or 0), None if thread is None else str(thread),
-                float(total) if isinstance(total, (int, float)) else None,
-                int(calls) if isinstance(calls, int) else None))
-        return found
 
     def calls(self, run_id: int, function: str | None = None) -> list[JsonObject]:
         """A run's traced calls (CallRecord dicts) in the order they were
@@ -628,7 +564,7 @@ class Store:
         rows, _ = self._rows(query + " ORDER BY seq", params)
         out = []
         for (data,) in rows:
-            value = _json_column(data, "null")
+            value = json_column(data, "null")
             if isinstance(value, dict):
                 out.append(value)
         return out
@@ -658,9 +594,9 @@ class Store:
         out = []
         for row in rows:
             item: JsonObject = dict(zip(keys, row, strict=True))
-            item["stack"] = _json_column(item["stack"], "[]")
-            item["locals"] = _json_column(item["locals"], "[]")
-            item["return_value"] = _json_column(item["return_value"], "null")
+            item["stack"] = json_column(item["stack"], "[]")
+            item["locals"] = json_column(item["locals"], "[]")
+            item["return_value"] = json_column(item["return_value"], "null")
             out.append(item)
         return out
 
@@ -669,7 +605,7 @@ class Store:
             "SELECT at, op, args, ok, result FROM commands WHERE session_id = ? ORDER BY id",
             (session_id,))
         return [
-            {"at": at, "op": op, "args": _json_column(args, "{}"), "ok": bool(ok),
-             "result": _json_column(result, "{}")}
+            {"at": at, "op": op, "args": json_column(args, "{}"), "ok": bool(ok),
+             "result": json_column(result, "{}")}
             for at, op, args, ok, result in rows
         ]
