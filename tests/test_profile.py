@@ -24,7 +24,7 @@ from dbgcore.api import Profile, Profiler, Readiness, RecordRequest, Sample, hoo
 from dbgcore.backends.pluginhost import PluginHost
 from dbgcore.backends.profiler import choose
 from dbgcore.shared.errors import BackendMissing, UsageError
-from dbgcore.testing import Dbg, require
+from dbgcore.testing import Dbg, require, require_backend
 
 #: The SVG namespace, as ElementTree names its elements.
 SVG = "{http://www.w3.org/2000/svg}"
@@ -242,3 +242,20 @@ def test_profile_diff_shows_the_fix(dbg: Dbg, target: Target) -> None:
     assert row[3:5] == ["is_word", "regexes.py"] and row[2].startswith("-"), text
     result = dbg("profile", "diff", before)
     assert result.code != 0 and "needs two runs" in result.err, result
+
+
+def test_a_profile_beside_a_live_session_hides_none_of_its_stops(dbg: Dbg,
+                                                                  target: Target) -> None:
+    # A profile is a run of the session's name in the store; `dbg hits`
+    # still reads the debugging session's stops.
+    require_backend("pdb")
+    started = dbg.json("start", "--backend", "pdb", str(target.path), "0.1", timeout=120)
+    assert started["ok"], started
+    try:
+        stops = dbg.json("hits")
+        assert stops["ok"] and stops["total"] >= 1, stops
+        assert dbg.json("profile", "--tool", "cprofile", str(target.path), "0.2")["ok"]
+        assert dbg.json("hits")["hits"] == stops["hits"]
+        assert dbg.json("status")["ok"]  # the session is untouched
+    finally:
+        dbg("kill")

@@ -493,8 +493,12 @@ class Store(ProfileRecords):
         return dict(zip(names, rows[0], strict=True)) if rows else None
 
     def latest_session_id(self, name: str) -> int | None:
+        """The newest debugging session of this name: a profile's record
+        (`dbg profile`, backend ``profile``) has no stops to show, and must
+        not hide a live session's."""
         rows, _ = self._rows(
-            "SELECT id FROM sessions WHERE name = ? ORDER BY id DESC LIMIT 1", (name,))
+            "SELECT id FROM sessions WHERE name = ? AND COALESCE(backend, '') != 'profile'"
+            " ORDER BY id DESC LIMIT 1", (name,))
         return int(rows[0][0] or 0) if rows else None
 
     def runs(self, name: str | None, limit: int = 200,
