@@ -256,6 +256,11 @@ def test_a_profile_beside_a_live_session_hides_none_of_its_stops(dbg: Dbg,
         assert stops["ok"] and stops["total"] >= 1, stops
         assert dbg.json("profile", "--tool", "cprofile", str(target.path), "0.2")["ok"]
         assert dbg.json("hits")["hits"] == stops["hits"]
+        # What reads the session's latest run (calls, history, diff) reads its own.
+        runs = dbg.json("runs")["runs"]
+        assert [r["program"] for r in runs] == [str(target.path)] * 2, runs
+        calls = dbg.json("calls")
+        assert calls["ok"] and calls["run"] == runs[0]["id"], calls
         assert dbg.json("status")["ok"]  # the session is untouched
     finally:
         dbg("kill")

@@ -502,11 +502,13 @@ class Store(ProfileRecords):
         return int(rows[0][0] or 0) if rows else None
 
     def runs(self, name: str | None, limit: int = 200,
-             run_id: int | None = None) -> list[JsonObject]:
+             run_id: int | None = None, debugged: bool = False) -> list[JsonObject]:
         """Recorded runs, newest last: of the sessions named ``name`` (None:
         all; or the one run ``run_id``), each with its count of stops, traced
         calls and sampled values, and its ``state`` (dbgcore.store.runstate.run_state:
-        a run whose end was never written is in progress, or was cut short)."""
+        a run whose end was never written is in progress, or was cut short).
+        ``debugged``: only runs under a debugger, not a profiler's (`dbg
+        profile`), for what reads stops and traced calls."""
         from dbgcore.store.runstate import run_state
 
         query = (
@@ -526,6 +528,9 @@ class Store(ProfileRecords):
         elif name is not None:
             query += " WHERE sessions.name = ?"
             params = (name,)
+        if debugged and run_id is None:
+            query += (" AND" if name is not None else " WHERE") + \
+                " COALESCE(sessions.backend, '') != 'profile'"
         rows, _ = self._rows(f"SELECT * FROM ({query} ORDER BY runs.id DESC LIMIT ?)"
                              " ORDER BY 1", (*params, limit))
         keys = ("id", "session", "program", "args", "started_at", "ended_at", "exit_code",
