@@ -19,6 +19,8 @@ from xml.etree import ElementTree
 import pytest
 from builds import Target, copy_target
 from dbg_profilers.pyspy import parse_raw
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dbgcore.api import Profile, Profiler, Readiness, RecordRequest, Sample, hookimpl, pyspy
 from dbgcore.backends.pluginhost import PluginHost
@@ -264,3 +266,22 @@ def test_a_profile_beside_a_live_session_hides_none_of_its_stops(dbg: Dbg,
         assert dbg.json("status")["ok"]  # the session is untouched
     finally:
         dbg("kill")
+
+
+_NAMES = st.text(alphabet=st.sampled_from("abcxyz_.<>0123456789 "), min_size=1,
+                 max_size=12).filter(lambda n: n.strip() == n)
+_FILES = st.lists(st.sampled_from(["w", "lib", "src", "a b"]), min_size=1, max_size=3).map(
+    lambda parts: "/" + "/".join(parts) + ".py")
+
+
+@given(st.lists(st.lists(st.tuples(_NAMES, _FILES, st.integers(1, 10**6)), min_size=1,
+                         max_size=6), min_size=1, max_size=5),
+       st.integers(1, 10**6), st.sampled_from(["MainThread", "worker 2", ""]))
+def test_pyspys_raw_lines_read_back_what_was_written(
+        stacks: list[list[tuple[str, str, int]]], count: int, thread: str) -> None:
+    head = f"thread (42): {thread};" if thread else "thread (42);"
+    text = "".join(head + ";".join(f"{n} ({f}:{line})" for n, f, line in stack) + f" {count}\n"
+                   for stack in stacks)
+    samples = parse_raw(text)
+    assert [[(f.function, f.file, f.line) for f in s.frames] for s in samples] == stacks
+    assert all(s.weight == count and s.thread == (thread or "42") for s in samples)
