@@ -397,7 +397,8 @@ OPS: tuple[Op, ...] = (
            "file in DBG_HOME/profiles, its path given).\n\n"
            "  dbg profile slow.py input.txt\n"
            "  dbg profile --tool cprofile slow.py\n"
-           "  dbg profile --pid 4242 --duration 3")),
+           "  dbg profile --pid 4242 --duration 3\n"
+           "  dbg profile diff 3 4     (two runs: what grew, what shrank)")),
     Op("profile-diff", "What grew and what shrank between two profiled runs (also "
        "`dbg profile diff A B`): each function's own time in both.", (
         Arg("run_a", "int", "The run before (`dbg runs`).", required=True, minimum=1,

@@ -13,6 +13,7 @@ what was sampled, and says how the program ended).
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from dbg_profilers import common
@@ -84,7 +85,11 @@ class PySpyProfiler(Profiler):
         else:
             argv += ["--subprocesses", "--", "sh", "-c", f'"$@"; echo $? > {code_file}', "sh",
                      common.interpreter(request), *request.argv]
+        began = time.monotonic()
         status, cut = common.run_bounded(argv, request, output, duration)
+        # The wall time recorded: samples over the rate would count each
+        # thread's samples again.
+        elapsed = time.monotonic() - began
         samples = parse_raw(raw.read_text(errors="replace") if raw.exists() else "")
         if not samples and status:
             raise OpFailed(f"py-spy recorded nothing: {_error_line(output)}",
@@ -93,7 +98,7 @@ class PySpyProfiler(Profiler):
                            "cprofile` counts every call instead")
         exit_code = _exit_code(code_file)
         profile = Profile(self.id, "stacks", "samples", samples, rate=float(rate),
-                          duration=sum(s.weight for s in samples) / rate, pid=request.pid,
+                          duration=elapsed, pid=request.pid,
                           exit_code=exit_code)
         if cut and request.pid is None:
             profile.note = "the program was stopped (SIGINT) when the recording ended"
