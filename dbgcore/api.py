@@ -20,7 +20,10 @@ import importlib
 EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.shared": ("procutil",),
     "dbgcore.transport": ("peers",),
-    "dbgcore.inprogram": ("pyrepr", "pytrace", "pywatch"),
+    "dbgcore.inprogram": ("libfiles", "pyrepr", "pytrace", "pywatch"),
+    "dbgcore.backends": ("pyspy",),
+    "dbgcore.backends.profiler": ("RecordRequest", "Profiler"),
+    "dbgcore.vocab.profiles": ("Profile", "ProfileFrame", "Sample"),
     "dbgcore.backends.contract": ("AttachRequest", "Backend", "BackendSpec", "LaunchRequest",
                         "Readiness", "SessionContext", "Support"),
     "dbgcore.backends.choice": ("binary_kind",),

@@ -1,5 +1,6 @@
 # Made from dbgcore/api.py's EXPORTS by `python -m dbgcore.docgen`; do not edit by hand.
 
+from dbgcore.backends import pyspy as pyspy
 from dbgcore.backends.choice import binary_kind as binary_kind
 from dbgcore.backends.console import ConsoleBackend as ConsoleBackend
 from dbgcore.backends.contract import AttachRequest as AttachRequest
@@ -13,8 +14,11 @@ from dbgcore.backends.corefile import CoreInfo as CoreInfo
 from dbgcore.backends.corefile import post_mortem_description as post_mortem_description
 from dbgcore.backends.corefile import read_core as read_core
 from dbgcore.backends.hookspecs import hookimpl as hookimpl
+from dbgcore.backends.profiler import Profiler as Profiler
+from dbgcore.backends.profiler import RecordRequest as RecordRequest
 from dbgcore.backends.stoptracer import trace_by_stops as trace_by_stops
 from dbgcore.frontends.cli.emit import emit as emit
+from dbgcore.inprogram import libfiles as libfiles
 from dbgcore.inprogram import pyrepr as pyrepr
 from dbgcore.inprogram import pytrace as pytrace
 from dbgcore.inprogram import pywatch as pywatch
@@ -90,6 +94,9 @@ from dbgcore.vocab.model import ended as ended
 from dbgcore.vocab.model import signal_name as signal_name
 from dbgcore.vocab.opspec import Arg as Arg
 from dbgcore.vocab.opspec import Op as Op
+from dbgcore.vocab.profiles import Profile as Profile
+from dbgcore.vocab.profiles import ProfileFrame as ProfileFrame
+from dbgcore.vocab.profiles import Sample as Sample
 from dbgcore.vocab.traces import VALUE_CHARS as VALUE_CHARS
 from dbgcore.vocab.traces import CallRecord as CallRecord
 from dbgcore.vocab.traces import CallSink as CallSink

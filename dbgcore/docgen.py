@@ -20,6 +20,7 @@ from dbgcore.vocab.opspec import Arg, Op, OpTable
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 GROUPS = {"sessions": "Sessions", "breakpoints": "Breakpoints", "execution": "Execution",
           "inspection": "Inspection", "history": "History",
+          "profiling": "Profiling",
           "meta": "Meta", "dap": "DAP-level ops (plugin dbg_dap)"}
 
 

@@ -66,8 +66,9 @@ _STARTS = ("start", "test", "attach")
 #: answer "fallback", and a stopped or hung daemon of the session would hold
 #: the command until the op's timeout (45 s: `dbg kill`, which must end such
 #: a daemon, and `dbg mcp`, whose default session it may be).
-_LOCAL_WORDS = frozenset(("agent", "backends", "calls", "caps", "diff", "doctor", "history",
-                          "hits", "kill", "mcp", "plugins", "report", "runs", "sessions",
+_LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "diff",
+                          "doctor", "history", "hits", "hot", "kill", "mcp", "plugins",
+                          "profile", "profile-diff", "report", "runs", "sessions",
                           "stacks"))
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import click
 
     from dbgcore.backends.contract import Backend
+    from dbgcore.backends.profiler import Profiler
     from dbgcore.vocab.opspec import Op
 
 hookspec = pluggy.HookspecMarker("dbg")
@@ -37,6 +38,21 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
     module's ``DBG_BACKEND_IDS`` tuple names the ids it registers: a daemon
     that needs another backend does not call its hook (see
     :meth:`dbgcore.backends.pluginhost.PluginHost.backend_class`).
+    """
+
+
+@hookspec
+def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
+    """Register the profiler classes this plugin provides: the second kind
+    of backend, which records where a program's time goes (`dbg profile`).
+
+    :param register: call it once per :class:`dbgcore.backends.profiler.Profiler`
+        subclass; its ``id`` is the name ``dbg profile --tool`` picks it by.
+
+    Every plugin's implementation is called, in the order the plugins load;
+    for a program, the first registered profiler that fits it and is
+    installed is chosen. An id already registered is refused (the first
+    keeps it) and that plugin reported broken by ``dbg plugins``.
     """
 
 

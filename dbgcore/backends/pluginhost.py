@@ -24,6 +24,7 @@ import pluggy
 
 from dbgcore.backends import hookspecs
 from dbgcore.backends.contract import Backend
+from dbgcore.backends.profiler import Profiler
 from dbgcore.shared.jsontypes import JsonObject
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class PluginInfo:
     ok: bool = True
     error: str = ""
     backends: tuple[str, ...] = ()
+    profilers: tuple[str, ...] = ()
 
 
 class PluginHost:
@@ -62,6 +64,7 @@ class PluginHost:
         self._backends: dict[str, type[Backend]] = {}
         self._backend_hooks_called: set[str] = set()
         self._backend_files: list[Path] | None = None
+        self._profilers: dict[str, type[Profiler]] | None = None
         self._commands_added = False
         for module_name in DEFAULT_PLUGINS:
             self._load(module_name, "builtin", partial(importlib.import_module, module_name))
@@ -161,6 +164,28 @@ class PluginHost:
             info.backends = tuple(mine)
         return True
 
+    def profilers(self) -> dict[str, type[Profiler]]:
+        """Every registered profiler class by its ``id``, in the order the
+        plugins registered them (``dbg_register_profilers``, called once)."""
+        if self._profilers is not None:
+            return self._profilers
+        found: dict[str, type[Profiler]] = {}
+        for impl in self.pm.hook.dbg_register_profilers.get_hookimpls():
+            def register(cls: type[Profiler], _plugin: str = impl.plugin_name) -> None:
+                if not (isinstance(cls, type) and issubclass(cls, Profiler)) or not cls.id:
+                    raise TypeError(f"{cls!r} is not a Profiler subclass with an id")
+                if cls.id in found and found[cls.id] is not cls:
+                    raise ValueError(f"profiler id {cls.id!r} is already registered by "
+                                     f"{found[cls.id].__module__}")
+                found[cls.id] = cls
+                info = self.infos.get(_plugin)
+                if info is not None:
+                    info.profilers = (*info.profilers, cls.id)
+
+            self._call_isolated(impl, {"register": register})
+        self._profilers = found
+        return found
+
     def backend_files(self) -> list[Path]:
         """The backends.yaml files plugins ship (``dbg_backend_files``), in
         the order the plugins loaded; a plugin whose hook fails adds none."""
@@ -221,6 +246,7 @@ class PluginHost:
     def report(self) -> list[PluginInfo]:
         self.backend_classes()
         self.backend_files()
+        self.profilers()
         return list(self.infos.values())
 
 

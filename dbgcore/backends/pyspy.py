@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from dbgcore.inprogram.libfiles import library_of
@@ -123,11 +124,18 @@ def dump(pid: int, with_locals: bool, timeout: float) -> list[ThreadStack]:
 def threads_from(answer: list[JsonObject], pid: int) -> list[ThreadStack]:
     """py-spy's JSON dump as dbg's threads: the main thread (whose id is the
     process's) first, then py-spy's order."""
-    files = [str(f.get("filename") or "") for t in answer for f in t.get("frames") or []]
-    stdlib = sorted({m.group(1) for m in map(_STDLIB_RE.match, files) if m is not None})
+    stdlib = stdlib_folders(str(f.get("filename") or "") for t in answer
+                            for f in t.get("frames") or [])
     out = [_thread(t, stdlib) for t in answer]
     out.sort(key=lambda t: t.id != pid)
     return out
+
+
+def stdlib_folders(files: Iterable[str]) -> list[str]:
+    """The standard library folders the files of a program's frames name
+    (``.../lib/python3.11``): py-spy reads another interpreter than dbg's,
+    so its folders are found from the paths, not asked of ``sysconfig``."""
+    return sorted({m.group(1) for m in map(_STDLIB_RE.match, files) if m is not None})
 
 
 def _thread(raw: JsonObject, stdlib: list[str]) -> ThreadStack:

@@ -375,7 +375,7 @@ def run_diff(values: Payload, session: str, timeout: float,
     try:
         a, b = values.get("run_a"), values.get("run_b")
         if a is None or b is None:
-            recent = store.runs(session, limit=2)
+            recent = store.runs(session, limit=2, debugged=True)
             if len(recent) < 2 or (a is None) != (b is None):
                 raise UsageError("dbg diff needs two runs: RUN_A RUN_B (ids from `dbg runs`)",
                                  "or none, for the session's last two runs")

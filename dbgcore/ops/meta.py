@@ -47,7 +47,8 @@ def run_plugins(values: Payload, session: str, timeout: float,
     host = front.host
     host.add_commands_once()
     rows = [{"name": p.name, "source": p.source, "ok": p.ok, "error": p.error,
-             "backends": list(p.backends)} for p in host.report()]
+             "backends": list(p.backends), "profilers": list(p.profilers)}
+            for p in host.report()]
     return {"plugins": rows}, None
 
 
@@ -139,6 +140,9 @@ def render_plugins(p: Payload) -> str:
     for item in p.get("plugins", []):
         if item["ok"]:
             backends = ", ".join(item.get("backends") or []) or "no backends"
+            if item.get("profilers"):
+                backends = ("" if backends == "no backends" else backends + "; ") + \
+                    "profilers " + ", ".join(item["profilers"])
             out.append(f"ok     {item['name']} ({item['source']}): {backends}")
         else:
             out.append(f"broken {item['name']} ({item['source']}): {item['error']}")

@@ -45,7 +45,7 @@ def chosen_run(store: Store, session: str, asked: object) -> JsonObject:
         if not found:
             raise OpFailed(f"no recorded run {run_id}{said}", "list them with `dbg runs --all`")
         return found[-1]
-    runs = store.runs(session, limit=1)
+    runs = store.runs(session, limit=1, debugged=True)
     if not runs:
         raise OpFailed(f"no recorded run of session {session!r}{said}",
                        "start one: dbg start PROGRAM (see `dbg runs --all`)")

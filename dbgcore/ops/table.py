@@ -53,6 +53,7 @@ DEFAULT_OP_PLUGINS: tuple[str, ...] = (
     "dbgcore.ops.stacks",
     "dbgcore.ops.program",
     "dbgcore.ops.history",
+    "dbgcore.ops.profiling",
     "dbgcore.ops.meta",
     "dbgcore.frontends.localops",
 )

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from dbgcore.shared.jsontypes import Json, JsonObject
+from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import store_path, untrusted
 from dbgcore.store.damage import (
     StoreDamaged,
@@ -39,17 +39,10 @@ from dbgcore.store.damage import (
     stamp_checked,
     standing_note,
 )
+from dbgcore.store.profilerecords import ProfileRecords
+from dbgcore.store.sql import SqlRow, json_column
 
-#: A value sqlite3 stores and gives back (the types it maps to SQL's).
-SqlValue = int | float | str | bytes | None
-#: A query's parameters, or a row it reads.
-SqlRow = tuple[SqlValue, ...]
 _T = TypeVar("_T")
-
-
-def _json_column(value: SqlValue, empty: str) -> Json:
-    """A column that holds JSON text (NULL or empty: ``empty``'s value)."""
-    return json.loads(value if isinstance(value, (str, bytes)) and value else empty)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -123,6 +116,28 @@ CREATE TABLE IF NOT EXISTS samples (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id, kind, key);
+-- A run recorded by a profiler (`dbg profile`): which one, how, and the
+-- stacks (or call edges) it saw, one vocab.profiles.Sample each.
+CREATE TABLE IF NOT EXISTS profiles (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+    tool TEXT NOT NULL,
+    shape TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    rate REAL,
+    duration REAL,
+    pid INTEGER,
+    note TEXT
+);
+CREATE TABLE IF NOT EXISTS profile_samples (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    thread TEXT,
+    stack TEXT NOT NULL,
+    weight REAL NOT NULL,
+    total REAL,
+    calls INTEGER
+);
+CREATE INDEX IF NOT EXISTS profile_samples_run ON profile_samples(run_id);
 """
 
 #: Columns of `stops` added since the first schema, with their types.
@@ -150,7 +165,7 @@ _INSERT_SESSION = (
     " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
-class Store:
+class Store(ProfileRecords):
     """``by`` names the op that opens it, for the word left when damage is
     found; ``readonly`` opens it for a reader that must change nothing in it
     (`dbg report`): no schema update."""
@@ -478,16 +493,22 @@ class Store:
         return dict(zip(names, rows[0], strict=True)) if rows else None
 
     def latest_session_id(self, name: str) -> int | None:
+        """The newest debugging session of this name: a profile's record
+        (`dbg profile`, backend ``profile``) has no stops to show, and must
+        not hide a live session's."""
         rows, _ = self._rows(
-            "SELECT id FROM sessions WHERE name = ? ORDER BY id DESC LIMIT 1", (name,))
+            "SELECT id FROM sessions WHERE name = ? AND COALESCE(backend, '') != 'profile'"
+            " ORDER BY id DESC LIMIT 1", (name,))
         return int(rows[0][0] or 0) if rows else None
 
     def runs(self, name: str | None, limit: int = 200,
-             run_id: int | None = None) -> list[JsonObject]:
+             run_id: int | None = None, debugged: bool = False) -> list[JsonObject]:
         """Recorded runs, newest last: of the sessions named ``name`` (None:
         all; or the one run ``run_id``), each with its count of stops, traced
         calls and sampled values, and its ``state`` (dbgcore.store.runstate.run_state:
-        a run whose end was never written is in progress, or was cut short)."""
+        a run whose end was never written is in progress, or was cut short).
+        ``debugged``: only runs under a debugger, not a profiler's (`dbg
+        profile`), for what reads stops and traced calls."""
         from dbgcore.store.runstate import run_state
 
         query = (
@@ -507,6 +528,9 @@ class Store:
         elif name is not None:
             query += " WHERE sessions.name = ?"
             params = (name,)
+        if debugged and run_id is None:
+            query += (" AND" if name is not None else " WHERE") + \
+                " COALESCE(sessions.backend, '') != 'profile'"
         rows, _ = self._rows(f"SELECT * FROM ({query} ORDER BY runs.id DESC LIMIT ?)"
                              " ORDER BY 1", (*params, limit))
         keys = ("id", "session", "program", "args", "started_at", "ended_at", "exit_code",
@@ -514,7 +538,7 @@ class Store:
         out = []
         for row in rows:
             item: JsonObject = dict(zip(keys, row[:len(keys)], strict=True))
-            item["args"] = _json_column(item["args"], "[]")
+            item["args"] = json_column(item["args"], "[]")
             pid, session_began, session_ended, latest = row[len(keys):]
             item["state"], item["cut_short"] = run_state(
                 item["ended_at"] is not None, bool(latest), session_ended is not None,
@@ -533,7 +557,7 @@ class Store:
         rows, _ = self._rows(query + " ORDER BY id", params)
         out = []
         for at, data in rows:
-            value = _json_column(data, "null")
+            value = json_column(data, "null")
             if isinstance(value, dict):
                 out.append({**value, "at": at})
         return out
@@ -549,7 +573,7 @@ class Store:
         rows, _ = self._rows(query + " ORDER BY seq", params)
         out = []
         for (data,) in rows:
-            value = _json_column(data, "null")
+            value = json_column(data, "null")
             if isinstance(value, dict):
                 out.append(value)
         return out
@@ -579,9 +603,9 @@ class Store:
         out = []
         for row in rows:
             item: JsonObject = dict(zip(keys, row, strict=True))
-            item["stack"] = _json_column(item["stack"], "[]")
-            item["locals"] = _json_column(item["locals"], "[]")
-            item["return_value"] = _json_column(item["return_value"], "null")
+            item["stack"] = json_column(item["stack"], "[]")
+            item["locals"] = json_column(item["locals"], "[]")
+            item["return_value"] = json_column(item["return_value"], "null")
             out.append(item)
         return out
 
@@ -590,7 +614,7 @@ class Store:
             "SELECT at, op, args, ok, result FROM commands WHERE session_id = ? ORDER BY id",
             (session_id,))
         return [
-            {"at": at, "op": op, "args": _json_column(args, "{}"), "ok": bool(ok),
-             "result": _json_column(result, "{}")}
+            {"at": at, "op": op, "args": json_column(args, "{}"), "ok": bool(ok),
+             "result": json_column(result, "{}")}
             for at, op, args, ok, result in rows
         ]

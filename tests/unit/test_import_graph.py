@@ -35,6 +35,7 @@ PACKAGES = {
     "dbg_dap": ROOT / "plugins" / "dbg_dap",
     "dbg_pdb": ROOT / "plugins" / "dbg_pdb",
     "dbg_jdb": ROOT / "plugins" / "dbg_jdb",
+    "dbg_profilers": ROOT / "plugins" / "dbg_profilers",
     "dbg_node": ROOT / "contrib" / "dbg-node" / "dbg_node",
     "dbg_example_plugin": ROOT / "contrib" / "dbg-example-plugin" / "dbg_example_plugin",
 }
@@ -357,7 +358,7 @@ def test_imports_run_one_way() -> None:
 
 #: The built-in plugins' folders and the contrib plugins' projects (the
 #: package and its tests).
-BUILT_IN_PLUGINS = ("dbg_dap", "dbg_pdb", "dbg_jdb")
+BUILT_IN_PLUGINS = ("dbg_dap", "dbg_pdb", "dbg_jdb", "dbg_profilers")
 CONTRIB_PLUGINS = {"dbg_node": ROOT / "contrib" / "dbg-node",
                    "dbg_example_plugin": ROOT / "contrib" / "dbg-example-plugin"}
 

@@ -1,0 +1,135 @@
+"""The profiler contract: the second kind of backend.
+
+A debugger backend (:class:`~dbgcore.backends.contract.Backend`) stops a
+program to show it; a :class:`Profiler` lets it run and answers where its
+time went, as a :class:`~dbgcore.vocab.profiles.Profile`. Profilers come from
+plugins through the same host as debuggers (the ``dbg_register_profilers``
+hook), and one is chosen for a program the way a backend is: by the
+program's kind (:meth:`Profiler.fits`), first registered first, unless
+``--tool`` names one. A profiler that is not installed is refused with its
+own install hint (:meth:`Profiler.readiness`), never guessed around.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from dbgcore.backends.contract import Readiness
+from dbgcore.shared.errors import BackendMissing, UsageError
+from dbgcore.vocab.profiles import Profile
+
+
+@dataclass
+class RecordRequest:
+    """What to profile: a program to run (``argv``: the program and its
+    arguments, as the user gave them) or a running process (``pid``), for
+    ``duration`` seconds (None: until the program ends, or the profiler's
+    own default for a process), sampled ``rate`` times a second (None: the
+    profiler's default). ``python``: the interpreter to run a Python
+    program with (None: ``python3`` from PATH). ``workdir``: a private
+    folder the profiler may write its files in."""
+
+    workdir: Path
+    argv: Sequence[str] = ()
+    pid: int | None = None
+    duration: float | None = None
+    rate: int | None = None
+    native: bool = False
+    python: str | None = None
+    cwd: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+
+
+class Profiler:
+    """Base class of every profiler. A subclass names itself and what it
+    profiles, and records (:meth:`record`)."""
+
+    #: The name ``--tool`` picks it by, and the native tool's own name.
+    id: ClassVar[str] = ""
+    tool_name: ClassVar[str] = ""
+    #: The languages it profiles ("python"), and the file extensions of
+    #: programs it runs (".py").
+    languages: ClassVar[tuple[str, ...]] = ()
+    extensions: ClassVar[tuple[str, ...]] = ()
+    #: Samples (an estimate of time, cheap) or counts every call (exact, slower).
+    deterministic: ClassVar[bool] = False
+    #: Whether it can attach to a running process (``--pid``).
+    attaches: ClassVar[bool] = False
+    #: How to install the tool when it is missing.
+    install: ClassVar[str] = ""
+    #: One line for `dbg profile --help` and the refusals.
+    summary: ClassVar[str] = ""
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        """Whether the tool is installed, and its version."""
+        return Readiness(True)
+
+    @classmethod
+    def fits(cls, program: Path) -> bool:
+        """Whether it profiles ``program`` (by its extension, or a
+        ``#!`` line naming one of its languages)."""
+        if program.suffix.lower() in cls.extensions:
+            return True
+        try:
+            with program.open("rb") as f:
+                head = f.readline(200)
+        except OSError:
+            return False
+        return head.startswith(b"#!") and any(
+            lang.encode() in head for lang in cls.languages)
+
+    @classmethod
+    def fits_pid(cls, pid: int) -> bool:
+        """Whether it can profile the running process ``pid``."""
+        return False
+
+    def record(self, request: RecordRequest) -> Profile:
+        """Run or attach, record, and answer the profile. A program that
+        fails or crashes still answers what was recorded, with its exit
+        code; a failure of the profiler itself raises a
+        :class:`~dbgcore.shared.errors.DbgError`."""
+        raise NotImplementedError
+
+
+def choose(profilers: Mapping[str, type[Profiler]], tool: str | None,
+           program: Path | None, pid: int | None) -> type[Profiler]:
+    """The profiler for a program (or a process): ``tool`` when given;
+    else the first registered that fits it and is installed. Refused with
+    one clear line: an unknown tool, none that fits, or one that is missing
+    (with how to install it)."""
+    if tool:
+        cls = profilers.get(tool)
+        if cls is None:
+            raise UsageError(f"unknown profiler {tool!r}",
+                             f"known profilers: {', '.join(profilers) or 'none'}")
+        _ready(cls)
+        if pid is not None and not cls.attaches:
+            raise UsageError(f"{cls.id} cannot attach to a running process (--pid)",
+                             "run the program under it instead: dbg profile --tool "
+                             f"{cls.id} PROGRAM")
+        return cls
+    fitting: Callable[[type[Profiler]], bool] = (
+        (lambda c: c.attaches and c.fits_pid(pid)) if pid is not None else
+        (lambda c: program is not None and c.fits(program)))
+    options = [c for c in profilers.values() if fitting(c)]
+    if not options:
+        what = f"process {pid}" if pid is not None else str(program)
+        raise UsageError(f"no profiler fits {what}",
+                         f"pass --tool NAME (one of: {', '.join(profilers) or 'none'})")
+    for cls in options:
+        if cls.readiness().ready:
+            return cls
+    _ready(options[0])
+    return options[0]
+
+
+def _ready(cls: type[Profiler]) -> None:
+    readiness = cls.readiness()
+    if not readiness.ready:
+        raise BackendMissing(f"profiler {cls.id} is not ready: {readiness.detail}",
+                             cls.install)
