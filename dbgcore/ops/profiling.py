@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from dbgcore.ops.records import open_store, short_path
 from dbgcore.shared.errors import OpFailed, UsageError
+from dbgcore.shared.timeouts import check_timeout
 from dbgcore.vocab import profiles
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
@@ -58,23 +59,23 @@ def run_profile(values: Payload, session: str, timeout: float,
         return run_profile_diff({"run_a": int(words[0]), "run_b": int(words[1])}, session,
                                 timeout, front)
     pid = values.get("pid")
-    duration = values.get("duration")
+    given = values.get("duration")
+    # Seconds, checked as a timeout is: more than 0, at most a day.
+    duration = check_timeout(given, "--duration") if given is not None else None
     if program and pid is not None:
         raise UsageError("give a PROGRAM or --pid, not both",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
     if not program and pid is None:
         raise UsageError("dbg profile needs a PROGRAM or --pid PID",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
-    if duration is not None and float(duration) <= 0:
-        raise UsageError(f"--duration must be more than 0 seconds (got {duration})",
-                         "--duration 2.5")
     path = Path(str(program)) if program else None
     if path is not None and not path.is_file():
         raise UsageError(f"no such program: {program}",
                          "give the path of the program's file (a script)")
     if front is None:
         raise OpFailed("dbg profile needs the plugins' profilers (a front end's call)")
-    cls = choose(front.host.profilers(), values.get("tool"), path,
+    found_profilers = front.host.profilers()
+    cls = choose(found_profilers, values.get("tool"), path,
                  int(pid) if pid is not None else None)
     version = cls.readiness().version
     args = [str(a) for a in values.get("args") or []]
@@ -82,10 +83,10 @@ def run_profile(values: Payload, session: str, timeout: float,
         request = RecordRequest(
             Path(work), argv=[str(path), *args] if path is not None else (),
             pid=int(pid) if pid is not None else None,
-            duration=float(duration) if duration is not None else None,
+            duration=duration,
             rate=int(values["rate"]) if values.get("rate") else None,
             native=bool(values.get("native")), python=values.get("python") or None,
-            cwd=Path.cwd(), timeout=max(timeout, float(duration or 0) + SLACK))
+            cwd=Path.cwd(), timeout=max(timeout, (duration or 0) + SLACK))
         profile = cls().record(request)
     tool = f"{cls.id} {version}".strip()
     shown_program = str(path) if path is not None else f"process {pid}"
@@ -114,8 +115,11 @@ def run_profile(values: Payload, session: str, timeout: float,
         answer["flamegraph"] = picture
     said = [n for n in (profile.note, *notes) if n]
     if not profile.samples:
+        exact = next((p.id for p in found_profilers.values()
+                      if p.deterministic and p is not cls), None)
         said.append("nothing was recorded: a program that ends within a moment is over "
-                    "before a sampler sees it (`--tool cprofile` counts every call)")
+                    "before a sampler sees it"
+                    + (f" (`--tool {exact}` counts every call)" if exact else ""))
     if said:
         answer["note"] = "; ".join(said)
     if profile.output:
