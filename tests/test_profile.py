@@ -153,6 +153,11 @@ def test_bad_input_gets_one_line(dbg: Dbg, target: Target, tmp_path: Path) -> No
         ("profile", "--duration", "0", str(target.path)): "--duration must be more than 0",
         ("profile", "--duration", "-2", str(target.path)): "--duration must be more than 0",
         ("profile", str(tmp_path)): "no such program",
+        # An option the chosen profiler would ignore is refused, not dropped.
+        ("profile", "--tool", "cprofile", "--native", str(target.path)):
+            "cprofile reads no native frames",
+        ("profile", "--tool", "cprofile", "--rate", "50", str(target.path)):
+            "takes no sampling rate",
     }
     for words, said in cases.items():
         result = dbg(*words)

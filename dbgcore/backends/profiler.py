@@ -59,6 +59,8 @@ class Profiler:
     deterministic: ClassVar[bool] = False
     #: Whether it can attach to a running process (``--pid``).
     attaches: ClassVar[bool] = False
+    #: Whether it reads native frames (C extensions) on request (``--native``).
+    native_frames: ClassVar[bool] = False
     #: How to install the tool when it is missing.
     install: ClassVar[str] = ""
     #: One line for `dbg profile --help` and the refusals.

@@ -26,6 +26,9 @@ from dbgcore.vocab import profiles
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from dbgcore.backends.profiler import Profiler
     from dbgcore.backends.registry import Front
     from dbgcore.store.db import Store
     from dbgcore.vocab.opspec import Payload, Via
@@ -77,6 +80,7 @@ def run_profile(values: Payload, session: str, timeout: float,
     found_profilers = front.host.profilers()
     cls = choose(found_profilers, values.get("tool"), path,
                  int(pid) if pid is not None else None)
+    _refuse_what_it_cannot(cls, values, found_profilers)
     version = cls.readiness().version
     args = [str(a) for a in values.get("args") or []]
     with tempfile.TemporaryDirectory(prefix="dbg-profile-") as work:
@@ -125,6 +129,21 @@ def run_profile(values: Payload, session: str, timeout: float,
     if profile.output:
         answer["output"] = profile.output
     return answer, {"tool": cls.tool_name, "version": version}
+
+
+def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
+                           found: Mapping[str, type[Profiler]]) -> None:
+    """An option the chosen profiler would ignore is refused, naming a
+    profiler that takes it: --native of one that reads no native frames,
+    --rate of one that counts every call instead of sampling."""
+    if values.get("native") and not cls.native_frames:
+        others = [c.id for c in found.values() if c.native_frames]
+        raise UsageError(f"{cls.id} reads no native frames (--native)",
+                         f"--tool {others[0]} --native" if others else "leave out --native")
+    if values.get("rate") and cls.deterministic:
+        others = [c.id for c in found.values() if not c.deterministic]
+        raise UsageError(f"{cls.id} counts every call: it takes no sampling rate (--rate)",
+                         f"--tool {others[0]} --rate N" if others else "leave out --rate")
 
 
 def _flame_graph(profile: Profile, run_id: int, title: str) -> str | None:
@@ -380,15 +399,16 @@ OPS: tuple[Op, ...] = (
         Arg("program", "str", "The program to run under the profiler (a Python script).",
             path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
-        Arg("tool", "str", "The profiler (py-spy: sampling; cprofile: exact counts; "
-            "default: the first that fits the program).", flags=("--tool",), metavar="NAME"),
+        Arg("tool", "str", "The profiler (`dbg plugins` lists them; default: the first "
+            "that fits the program).", flags=("--tool",), metavar="NAME"),
         Arg("duration", "float", "Record for S seconds, then stop the program (default: "
             "until it ends; 5 s of a --pid).", flags=("--duration",), metavar="S"),
         Arg("rate", "int", "Samples a second (a sampler; default 100).", flags=("--rate",),
             minimum=1, metavar="HZ"),
         Arg("pid", "int", "Attach to this running process instead.", flags=("--pid",),
             minimum=1),
-        Arg("native", "bool", "Also native frames (C extensions; py-spy).",
+        Arg("native", "bool", "Also native frames (C extensions), where the profiler "
+            "reads them.",
             flags=("--native",)),
         Arg("python", "str", "The program's Python (default python3 from PATH).",
             flags=("--python",), path=True, metavar="PATH"),

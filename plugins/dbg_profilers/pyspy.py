@@ -48,6 +48,7 @@ class PySpyProfiler(Profiler):
     languages = ("python",)
     extensions = (".py",)
     attaches = True
+    native_frames = True
     install = pyspy.INSTALL
     summary = "samples a Python program's stacks from outside (wall time, every thread)"
 
