@@ -169,7 +169,11 @@ def test_none_of_27_planted_secrets_is_in_any_file_of_the_report(
     assert local["password"] == "<redacted>", local
     assert local["count"] == "42" and "bob" in local["user"], local
     assert "'user': 'bob'" in local["config"] and "given" in local, local
-    text = b"\n".join(files.values()).decode()
+    # The program's output is recorded as the chunks `dbg output` answered,
+    # cut wherever the pipe was read (one print may span two): joined here.
+    printed = "".join(chunk["text"] for c in parsed["commands.json"] if c["op"] == "output"
+                      for chunk in c["result"]["chunks"])
+    text = b"\n".join(files.values()).decode() + printed
     for kept in ("plain output line bob 42", "-----BEGIN RSA PRIVATE KEY-----",
                  "postgres://u:<redacted>@h/db", "https://alice:<redacted>@db.example.com",
                  "--verbose", "Authorization: Bearer <redacted>", "DISABLE_AUTH=true"):
