@@ -38,6 +38,7 @@ import os
 import reprlib
 import sys
 import threading
+import time
 from collections.abc import Callable
 from types import CodeType, FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
@@ -167,11 +168,14 @@ def unseen_note(started: object) -> str:
 class _Call:
     """A traced call that has not ended: its frame and local tracer."""
 
-    __slots__ = ("frame", "local", "seq", "shown", "stack")
+    __slots__ = ("frame", "local", "seq", "shown", "stack", "started")
 
     def __init__(self, seq: int, frame: FrameType, stack: list[_Call]) -> None:
         self.seq = seq
         self.frame = frame
+        #: perf_counter_ns() once its record is written: a generator's call
+        #: is timed from its first entry to its end, suspensions included.
+        self.started = 0
         self.local: _Local | None = None
         #: The thread's stack of live traced calls this one is on.
         self.stack = stack
@@ -447,6 +451,7 @@ class _Tracer:
             frame.f_trace = local
             call.local = local
             self._need_global(ident)
+            call.started = time.perf_counter_ns()
         except Exception:
             pass
 
@@ -458,6 +463,7 @@ class _Tracer:
             self.own_global.add(ident)
 
     def _leave(self, call: _Call, frame: FrameType, value: Any) -> None:
+        ns = time.perf_counter_ns() - call.started
         try:
             how = _how_it_left(frame)
             stack = call.stack
@@ -471,11 +477,12 @@ class _Tracer:
                 del self.live[id(frame)]
                 local = call.local
                 if how == "returned":
-                    self.write({"e": "return", "seq": call.seq, "value": self.text(value)})
+                    self.write({"e": "return", "seq": call.seq, "value": self.text(value),
+                                "ns": ns})
                 else:
                     exc = local.exc if local is not None else None
                     self.write({"e": "raise", "seq": call.seq,
-                                "value": _exception_text(exc, self.value_chars)})
+                                "value": _exception_text(exc, self.value_chars), "ns": ns})
                 self._untrace(call)
             if not stack:
                 ident = threading.get_ident()

@@ -18,6 +18,7 @@ from dbgcore.ops.records import (
     call_names,
     calls_text,
     chosen_run,
+    duration_text,
     event_text,
     open_store,
     place,
@@ -148,6 +149,10 @@ def handle_trace(session: Session, args: Payload, timeout: float) -> Payload:
             call["lines"] = lines[:TRACE_LINES_SHOWN]
             call["lines_omitted"] = len(lines) - TRACE_LINES_SHOWN
     notes = [outcome.note] if outcome.note else []
+    timed = bool(args.get("time"))
+    if timed and outcome.calls and all(c.duration is None for c in outcome.calls):
+        notes.append(f"{outcome.means or 'this tracer'} does not time calls "
+                     "(`dbg profile` measures where time goes)")
     if not calls:
         notes.append(f"no call of {', '.join(functions)} was made before the program "
                      "stopped (check the names with `dbg break FUNCTION`)")
@@ -158,7 +163,8 @@ def handle_trace(session: Session, args: Payload, timeout: float) -> Payload:
         "functions": functions, "calls": shown, "total": len(calls),
         "omitted": len(calls) - len(shown), "dropped": outcome.dropped,
         "max": int(args.get("max") or DEFAULT_MAX_CALLS), "means": outcome.means,
-        "timed_out": outcome.timed_out, "run": session.run_id, "note": "; ".join(notes)}}
+        "timed_out": outcome.timed_out, "run": session.run_id, "timed": timed,
+        "note": "; ".join(notes)}}
 
 
 #: Hits `dbg history --at` evaluates unless --max says otherwise.
@@ -239,9 +245,17 @@ def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
         "source": "hits of " + (loc.text or loc.key()), "note": "; ".join(notes)}}
 
 
+#: What `dbg calls --sum-by` totals calls by.
+SUM_BY = ("function", "caller")
+
+
 def run_calls(values: Payload, session: str, timeout: float,
               front: Front | None) -> tuple[Payload, Via | None]:
     function = values.get("function")
+    sum_by = values.get("sum_by")
+    if sum_by is not None and sum_by not in SUM_BY:
+        raise UsageError(f"--sum-by {sum_by}: not one of {', '.join(SUM_BY)}",
+                         "dbg calls --sum-by function")
     where = RecordedExpression(values["where"], "--where") if values.get("where") else None
     store = open_store("dbg calls")
     try:
@@ -269,13 +283,64 @@ def run_calls(values: Payload, session: str, timeout: float,
             except Unknown:
                 continue
         rows = kept
+    if sum_by is not None:
+        sums = summed_calls(rows, str(sum_by))
+        shown, omitted = sums[:int(values.get("limit") or DEFAULT_SHOWN)], 0
+        omitted = len(sums) - len(shown)
+        answer: Payload = {"sums": shown, "sum_by": sum_by, "total": len(rows),
+                           "groups": len(sums), "omitted": omitted, "run": run_id,
+                           "run_state": run.get("state"), "function": function,
+                           "where": values.get("where")}
+        if rows and all(r.get("duration") is None for r in rows):
+            notes.append("no call has a duration: its tracer did not time it "
+                         "(breakpoints; `dbg profile` measures time)")
+        if notes:
+            answer["note"] = "; ".join(notes)
+        return answer, None
     shown, omitted = budget(rows, values.get("limit"))
-    answer: Payload = {"calls": shown, "total": len(rows), "omitted": omitted,
-                       "run": run_id, "run_state": run.get("state"),
-                       "function": function, "where": values.get("where")}
+    answer = {"calls": shown, "total": len(rows), "omitted": omitted,
+              "run": run_id, "run_state": run.get("state"),
+              "function": function, "where": values.get("where"),
+              "timed": bool(values.get("time"))}
     if notes:
         answer["note"] = "; ".join(notes)
     return answer, None
+
+
+def summed_calls(rows: list[Payload], by: str) -> list[Payload]:
+    """The calls totalled per function, or per caller (file:line and
+    function of the call site): count, raised, time (total, mean, longest,
+    over the calls that were timed), the most costly first (by total time,
+    else by count)."""
+    groups: dict[str, Payload] = {}
+    for row in rows:
+        if by == "function":
+            key = str(row.get("function"))
+        else:
+            caller = row.get("caller") or {}
+            key = (f"{place(caller.get('file'), caller.get('line'))} {caller.get('function') or ''}"
+                   .strip() if caller else "(unknown caller)")
+        group = groups.setdefault(key, {"key": key, "count": 0, "raised": 0, "timed": 0,
+                                        "time": 0.0, "longest": None,
+                                        "functions": []})
+        group["count"] += 1
+        group["raised"] += row.get("outcome") == "raised"
+        if by == "caller" and row.get("function") not in group["functions"]:
+            group["functions"].append(row.get("function"))
+        if row.get("duration") is not None:
+            took = float(row["duration"])
+            group["timed"] += 1
+            group["time"] += took
+            group["longest"] = max(took, group["longest"] or 0.0)
+    out = list(groups.values())
+    for group in out:
+        group["mean"] = group["time"] / group["timed"] if group["timed"] else None
+        if not group["timed"]:
+            group["time"] = None
+        if by == "function":
+            del group["functions"]
+    out.sort(key=lambda g: (-(g["time"] or 0.0), -g["count"], g["key"]))
+    return out
 
 
 def run_history(values: Payload, session: str, timeout: float,
@@ -435,7 +500,8 @@ def render_trace(p: Payload) -> str:
     if t.get("means"):
         head += f" (by {t['means']})"
     out = [head]
-    out += calls_text(t.get("calls") or [], int(t.get("omitted") or 0), "calls")
+    out += calls_text(t.get("calls") or [], int(t.get("omitted") or 0), "calls",
+                      timed=bool(t.get("timed")))
     if dropped:
         out.append(f"... {dropped} later calls not recorded (--max {t.get('max')})")
     if t.get("note"):
@@ -449,10 +515,38 @@ def render_calls(p: Payload) -> str:
     what = f"calls of {p['function']}" if p.get("function") else "traced calls"
     if p.get("where"):
         what += f" where {p['where']}"
+    if "sums" in p:
+        return render_sums(p, what)
     if not rows:
         return f"no recorded {what} in run {p.get('run')}"
     out = [f"{p.get('total')} {what} in run {p.get('run')}"]
-    out += calls_text(rows, int(p.get("omitted") or 0), "calls")
+    out += calls_text(rows, int(p.get("omitted") or 0), "calls", timed=bool(p.get("timed")))
+    if p.get("note"):
+        out.append(f"note: {p['note']}")
+    return "\n".join(out)
+
+
+def render_sums(p: Payload, what: str) -> str:
+    """`dbg calls --sum-by`: one row per function (or call site), the most costly first."""
+    sums = p.get("sums") or []
+    if not sums:
+        return f"no recorded {what} in run {p.get('run')}"
+    out = [f"{p.get('total')} {what} in run {p.get('run')}, by {p.get('sum_by')}:"]
+    width = max(len(str(g["key"])) for g in sums)
+    out.append(f"  {'calls':>7} {'total':>10} {'mean':>10} {'longest':>10}  {p.get('sum_by')}")
+    for g in sums:
+        times = [duration_text(float(g[k])) if g.get(k) is not None else "-"
+                 for k in ("time", "mean", "longest")]
+        line = (f"  {g['count']:>7} {times[0]:>10} {times[1]:>10} {times[2]:>10}  "
+                f"{g['key']!s:<{width}}")
+        extra = []
+        if g.get("raised"):
+            extra.append(f"{g['raised']} raised")
+        if g.get("functions"):
+            extra.append("calls " + ", ".join(str(f) for f in g["functions"][:3]))
+        out.append(line.rstrip() + (f"   ({'; '.join(extra)})" if extra else ""))
+    if p.get("omitted"):
+        out.append(f"... {p['omitted']} more not shown (--limit N shows more)")
     if p.get("note"):
         out.append(f"note: {p['note']}")
     return "\n".join(out)
@@ -537,6 +631,9 @@ OPS: tuple[Op, ...] = (
             flags=("--max",), minimum=1, metavar="N"),
         Arg("limit", "int", "Show the last N calls (default 40); `dbg calls` has them all.",
             flags=("--limit",), minimum=1, metavar="N"),
+        Arg("time", "bool", "Show each call's duration (kept with every trace the "
+            "debugger's own means record; `dbg calls --sum-by` totals them).",
+            flags=("--time",)),
     ), stops=True, handler=handle_trace, method=Backend.trace, title="call traces",
        render=render_trace, group="history", core_ok=False, details=(
            "The program runs from the current stop until it stops by itself (a "
@@ -548,7 +645,8 @@ OPS: tuple[Op, ...] = (
            "and step out, a few calls a second, and without return values with --lines).\n\n"
            "  dbg trace tri\n"
            "  dbg trace parse_line emit --max 500\n"
-           "  dbg trace fee --lines")),
+           "  dbg trace fee --lines\n"
+           "  dbg trace parse_line --time")),
     Op("calls", "List the calls `dbg trace` recorded (of FUNCTION), also after the session "
        "ended.", (
         Arg("function", "str", "Only the calls of this function."),
@@ -559,12 +657,17 @@ OPS: tuple[Op, ...] = (
             flags=("--run",), minimum=1, metavar="ID"),
         Arg("limit", "int", "Show the last N (default 40).", flags=("--limit",), minimum=1,
             metavar="N"),
+        Arg("time", "bool", "Show each call's duration.", flags=("--time",)),
+        Arg("sum_by", "str", "Totals instead of calls: their count, time (total, mean, "
+            "longest) and exceptions per function or per caller (the call site).",
+            flags=("--sum-by",), metavar="function|caller"),
     ), needs="none", send="local", run=run_calls, render=render_calls,
        group="history", details=(
            "Values are compared as the literals they read as (3, -1.5, 'abc', None), so the "
            "same EXPR works on every language's records.\n\n"
            "  dbg calls check_entry --where \"value < 0\"\n"
-           "  dbg calls tri --where \"n == 2 and ret != 3\"")),
+           "  dbg calls tri --where \"n == 2 and ret != 3\"\n"
+           "  dbg calls --sum-by caller")),
     Op("history", "The values EXPR took: at each recorded stop, or with --at at each hit of "
        "LOCATION as the program runs on, without stopping there.", (
         Arg("expression", "text", "The expression (without --at: a local's name, or an "

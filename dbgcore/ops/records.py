@@ -90,8 +90,18 @@ def place(file: object, line: object) -> str:
     return f"{short_path(file)}:{line}" if line is not None else short_path(file)
 
 
-def call_line(c: Payload, indent: bool = True) -> str:
-    """One call: ``#3    tri(n=2) -> 3   [tri.c:9 from tri.c:12 tri]``."""
+def duration_text(seconds: float) -> str:
+    """A call's duration in the unit that reads best: 840 µs, 12.5 ms, 3.20 s."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.2f} s"
+
+
+def call_line(c: Payload, indent: bool = True, timed: bool = False) -> str:
+    """One call: ``#3    tri(n=2) -> 3   [tri.c:9 from tri.c:12 tri]``;
+    ``timed``: its duration after its end (``-> 3  (1.2 ms)``)."""
     args = ", ".join(f"{a['name']}={a['value']}" for a in c.get("args") or [])
     pad = "  " * int(c.get("depth") or 0) if indent else ""
     outcome = c.get("outcome")
@@ -105,6 +115,8 @@ def call_line(c: Payload, indent: bool = True) -> str:
     where = f"from {place(caller.get('file'), caller.get('line'))}" if caller else ""
     if caller.get("function"):
         where += f" {caller['function']}"
+    if timed and c.get("duration") is not None:
+        end += f"  ({duration_text(float(c['duration']))})"
     out = f"#{c['seq']:<4} {pad}{c['function']}({args}){end}"
     if c.get("thread") not in (None, "", "MainThread", 1):
         where += f" thread {c['thread']}"
@@ -121,12 +133,12 @@ def call_lines(c: Payload) -> list[str]:
     return out
 
 
-def calls_text(rows: list[Payload], omitted: int, what: str) -> list[str]:
+def calls_text(rows: list[Payload], omitted: int, what: str, timed: bool = False) -> list[str]:
     out = []
     if omitted:
         out.append(f"... {omitted} earlier {what} not shown (--limit N shows more)")
     for c in rows:
-        out.append(call_line(c))
+        out.append(call_line(c, timed=timed))
         out.extend(call_lines(c))
     return out
 

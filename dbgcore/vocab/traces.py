@@ -23,10 +23,11 @@ A backend traces in one of two ways:
     the ``seq`` of the innermost one (null: none). ``line`` is where the
     function starts (its first line), ``caller`` where it was called from
     (file, line, function; null when unknown).
-``{"e": "return", "seq": 1, "value": "10"}``
+``{"e": "return", "seq": 1, "value": "10", "ns": 41250}``
     that call returned ``value`` (the debugger's text of it; null when it
-    cannot know);
-``{"e": "raise", "seq": 1, "value": "ValueError: bad entry -3"}``
+    cannot know), ``ns`` nanoseconds after it was entered (wall time, as the
+    tracer measures it; absent when it cannot);
+``{"e": "raise", "seq": 1, "value": "ValueError: bad entry -3", "ns": 9000}``
     that call ended by an exception (or a panic, a longjmp: the debugger's
     words) leaving it;
 ``{"e": "line", "seq": 1, "line": 12, "changed": [["charge", "8"]]}``
@@ -111,6 +112,8 @@ class CallRecord:
     #: when the debugger cannot know it or the call has not ended.
     value: str | None = None
     lines: list[LineRecord] = field(default_factory=list)
+    #: Seconds from its entry to its end, when the tracer measures them.
+    duration: float | None = None
 
     def to_dict(self) -> JsonObject:
         out: JsonObject = {
@@ -123,6 +126,8 @@ class CallRecord:
         if self.caller is not None:
             file, line, function = self.caller
             out["caller"] = {"file": file, "line": line, "function": function}
+        if self.duration is not None:
+            out["duration"] = self.duration
         if self.lines:
             out["lines"] = [r.to_dict() for r in self.lines]
         return out
@@ -138,7 +143,7 @@ class CallRecord:
             if isinstance(caller, dict) else None,
             thread=data.get("thread"), depth=int(data.get("depth") or 0),
             parent=data.get("parent"), outcome=data.get("outcome") or "unfinished",
-            value=data.get("value"),
+            value=data.get("value"), duration=data.get("duration"),
             lines=[LineRecord(int(r["line"]), [(str(c["name"]), str(c["value"]))
                                                for c in r.get("changed") or []])
                    for r in data.get("lines") or []])
@@ -300,6 +305,8 @@ def _apply(calls: dict[int, CallRecord], event: JsonObject) -> CallRecord | None
         record.outcome = "returned" if kind == "return" else "raised"
         value = event.get("value")
         record.value = None if value is None else cut(str(value))
+        if isinstance(event.get("ns"), int):
+            record.duration = event["ns"] / 1e9
     else:
         record.lines.append(LineRecord(int(event["line"]), [
             (str(n), cut(str(v))) for n, v in event.get("changed") or []]))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -53,7 +54,7 @@ class _Call:
     """A recorded call still open: its frame, for its lines and its return."""
 
     __slots__ = ("cfa", "ended", "finish", "frame", "last_locals", "return_pc", "seq", "skip_pc",
-                 "thread")
+                 "started", "thread")
 
     def __init__(self, seq: int, frame: Any, cfa: int, thread: int) -> None:
         self.seq = seq
@@ -64,6 +65,9 @@ class _Call:
         self.cfa = cfa
         self.thread = thread
         self.ended = False
+        #: perf_counter_ns() when it was recorded: its duration is wall time
+        #: to its end, gdb's own work at the stops inside it included.
+        self.started = time.perf_counter_ns()
         self.last_locals: dict[str, str] = {}
         #: Its first line is written with the call; the line breakpoint there
         #: skips it once.
@@ -233,7 +237,8 @@ class _Tracer:
             return
         call.ended = True
         self.write({"e": "return", "seq": call.seq,
-                    "value": None if value is None else self.text(value)})
+                    "value": None if value is None else self.text(value),
+                    "ns": time.perf_counter_ns() - call.started})
 
     def left(self, call: _Call, why: str) -> None:
         if call.finish is not None:
@@ -242,7 +247,8 @@ class _Tracer:
         if call.ended:
             return
         call.ended = True
-        self.write({"e": "raise", "seq": call.seq, "value": why})
+        self.write({"e": "raise", "seq": call.seq, "value": why,
+                    "ns": time.perf_counter_ns() - call.started})
 
     def spend(self, finish: Any) -> None:
         self.spent.append(finish)

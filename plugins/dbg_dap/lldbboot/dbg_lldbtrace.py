@@ -42,7 +42,7 @@ _CHILDREN = 40
 
 class _Call:
     __slots__ = ("cfa", "ended", "last_locals", "return_pc", "return_type", "seq", "skip_pc",
-                 "thread")
+                 "started", "thread")
 
     def __init__(self, seq: int, cfa: int, thread: int, return_type: Any) -> None:
         self.seq = seq
@@ -52,6 +52,9 @@ class _Call:
         self.thread = thread
         self.return_type = return_type
         self.ended = False
+        #: perf_counter_ns() when it was recorded: its duration is wall time
+        #: to its end, lldb's own work at the stops inside it included.
+        self.started = time.perf_counter_ns()
         self.last_locals: dict[str, str] = {}
         self.skip_pc: int | None = None
         #: Where it returns to: a line breakpoint of its caller there may be
@@ -189,12 +192,14 @@ class _Tracer:
         self.open[call.thread].pop()
         call.ended = True
         self.write({"e": "return", "seq": call.seq,
-                    "value": _return_value(self, frame, call.return_type)})
+                    "value": _return_value(self, frame, call.return_type),
+                    "ns": time.perf_counter_ns() - call.started})
 
     def left(self, call: _Call, why: str) -> None:
         if not call.ended:
             call.ended = True
-            self.write({"e": "raise", "seq": call.seq, "value": why})
+            self.write({"e": "raise", "seq": call.seq, "value": why,
+                        "ns": time.perf_counter_ns() - call.started})
 
     def gone_below(self, frame: Any, sp: int, why: str) -> None:
         stack = self.open.get(frame.GetThread().GetThreadID()) or []
