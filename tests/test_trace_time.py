@@ -48,7 +48,7 @@ def test_each_call_is_timed_and_the_totals_rank_the_slow_function_and_its_sites(
     slow = [c for c in calls if c["function"] == "slow"]
     quick = [c for c in calls if c["function"] == "quick"]
     assert len(slow) == 3 and len(quick) == 20, calls
-    for call, nap in zip(slow, NAPS):
+    for call, nap in zip(slow, NAPS, strict=True):
         assert nap <= call["duration"] < nap + SLACK, (call, nap)
     assert all(0 < c["duration"] < 0.05 for c in quick), quick
 
