@@ -17,7 +17,9 @@ How the stacks are read, first that works:
    (:meth:`Backend.thread_stacks`).
 3. The backend lists threads, selects one and gives its stack: at a stop,
    dbg walks every thread that way and selects the one it found again. A
-   running program is refused, saying it must be stopped first.
+   running program is paused for the walk and resumed after it (the
+   answer says how long it was held); while another client's op waits for
+   the program, it is refused, saying it must be stopped first.
 4. Else the op is refused (:class:`UnsupportedOp`, naming the tool and
    `dbg raw`).
 """
@@ -47,6 +49,9 @@ FRAMES_SHOWN = 24
 #: How long `dbg pause` waits for a Python program to stop before py-spy
 #: looks whether its threads are all blocked in C, and between two looks.
 PAUSE_TRY = 2.0
+#: How long a program paused for its stacks is watched as it resumes (a
+#: breakpoint it hits at once is its next stop).
+RESUME_WAIT = 0.05
 
 
 def run(values: Payload, session: str, timeout: float,
@@ -85,7 +90,7 @@ def handle(session: Session, args: Payload, timeout: float) -> Payload:
                                   f"for this one: `dbg raw` with {backend.tool_name}'s own "
                                   "command, at a stop")
     if session.state() == "running":
-        raise _must_stop(backend.tool_name)
+        return _paused_walk(session, args, timeout)
     threads = walk_threads(backend, timeout)
     payload = answer(threads, args, source=backend.tool_name)
     if with_locals:
@@ -117,6 +122,40 @@ def python_pid(session: Session) -> int | None:
     if not pids and attached:
         pids = [attached]
     return next((p for p in pids if pyspy.is_python(p)), None)
+
+
+def _paused_walk(session: Session, args: Payload, timeout: float) -> Payload:
+    """A running program's stacks where its debugger reads them only at a
+    stop (gdb, lldb...): paused for as long as the walk takes, then resumed,
+    so that to the user it keeps running. The pause is no stop of the
+    session's: it is not recorded, and the session's last stop stays
+    "running". Should the program stop again at once (a breakpoint hit as
+    it resumed), that stop is the session's, as after `dbg continue`."""
+    backend = session.backend
+    assert backend is not None
+    if type(backend).pause is Backend.pause:
+        raise _must_stop(backend.tool_name)
+    began = time.monotonic()
+    event = backend.pause(timeout)
+    if event.state != "stopped":
+        if event.state == "exited":
+            session.snapshot(event, timeout)
+            raise NotStopped("the program ended before its stacks were read",
+                             "`dbg status`; `dbg restart` runs it again")
+        raise _must_stop(backend.tool_name, "it did not pause in time; ")
+    try:
+        threads = walk_threads(backend, timeout)
+    finally:
+        held = time.monotonic() - began
+        resumed = backend.cont(RESUME_WAIT)
+    payload = answer(threads, args, source=backend.tool_name)
+    note = f"the program was paused for {held * 1000:.0f} ms to read them, then resumed"
+    if resumed.state != "running":
+        again = session.snapshot(resumed, timeout)
+        note += f"; it stopped again at once ({again.state}" + (
+            f": {again.reason}" if again.reason else "") + ")"
+    payload["note"] = "; ".join(n for n in (payload.get("note"), note) if n)
+    return payload
 
 
 def walk_threads(backend: Backend, timeout: float) -> list[ThreadStack]:
@@ -342,8 +381,8 @@ OP = Op(
         "doing now. A Python program's stacks are read by py-spy from outside, while it "
         "runs, with each thread's state (idle: blocked in C or waiting; running; holds "
         "the GIL); no breakpoint or stop is needed. Other programs: the debugger's "
-        "threads and stacks, at a stop (a running one must be paused first; `dbg caps` "
-        "row stacks). Library frames are folded as `dbg stack` folds them (--all shows "
+        "threads and stacks, read at a stop (a running program is paused for the read "
+        "and resumed, which the answer says; `dbg caps` row stacks). Library frames are folded as `dbg stack` folds them (--all shows "
         "them).\n\n"
         "  dbg stacks\n"
         "  dbg stacks --pid 4242 --locals"))
