@@ -66,8 +66,8 @@ _STARTS = ("start", "test", "attach")
 #: answer "fallback", and a stopped or hung daemon of the session would hold
 #: the command until the op's timeout (45 s: `dbg kill`, which must end such
 #: a daemon, and `dbg mcp`, whose default session it may be).
-_LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "diff",
-                          "doctor", "history", "hits", "hot", "kill", "mcp", "plugins",
+_LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "cross",
+                          "diff", "doctor", "history", "hits", "hot", "kill", "mcp", "plugins",
                           "profile", "profile-diff", "report", "runs", "sessions",
                           "stacks"))
 #: The session's daemon answered this client's start words that its program
