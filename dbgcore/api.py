@@ -45,7 +45,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
                      "python_code_lines", "python_function", "python_is_generator",
                      "python_object_repr", "python_program_problem"),
     "dbgcore.vocab.model": ("BreakLoc", "BreakOptions", "Breakpoint", "Frame", "Location",
-                      "ReturnValue", "StopEvent", "StopState", "Thread", "Value",
+                      "ReturnValue", "StopEvent", "StopState", "Thread", "ThreadStack", "Value",
                       "Variable", "ended", "signal_name"),
     "dbgcore.ops.table": ("render",),
     "dbgcore.vocab.opspec": ("Arg", "Op"),

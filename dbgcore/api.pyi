@@ -88,6 +88,7 @@ from dbgcore.vocab.model import ReturnValue as ReturnValue
 from dbgcore.vocab.model import StopEvent as StopEvent
 from dbgcore.vocab.model import StopState as StopState
 from dbgcore.vocab.model import Thread as Thread
+from dbgcore.vocab.model import ThreadStack as ThreadStack
 from dbgcore.vocab.model import Value as Value
 from dbgcore.vocab.model import Variable as Variable
 from dbgcore.vocab.model import ended as ended

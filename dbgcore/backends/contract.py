@@ -191,6 +191,9 @@ class Backend:
     #: over them by :meth:`capabilities`: "fallback" for an op dbg builds out
     #: of other requests, "native" for one a live debugger decides.
     op_support: ClassVar[Mapping[str, Support]] = {}
+    #: What :meth:`thread_stacks` reads stacks with, when not the debugger
+    #: itself (jdb's are read by the JDK's jstack): `dbg stacks` names it.
+    stacks_tool: ClassVar[str] = ""
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         self.spec = spec

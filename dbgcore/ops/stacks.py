@@ -83,13 +83,18 @@ def handle(session: Session, args: Payload, timeout: float) -> Payload:
     if pid is not None:
         return answer(pyspy.dump(pid, with_locals, timeout), args, pid=pid,
                       source=_pyspy_name())
-    if type(backend).thread_stacks is not Backend.thread_stacks:
-        return answer(backend.thread_stacks(with_locals, timeout), args, source=backend.tool_name)
+    own_means = type(backend).thread_stacks is not Backend.thread_stacks
+    running = session.state() == "running"
+    if own_means and (running or not backend.has_fallback("thread_stacks")):
+        # The debugger's own means (jstack), which need no stop; at a stop,
+        # dbg's walk reads what the debugger shows.
+        return answer(backend.thread_stacks(with_locals, timeout), args,
+                      source=_means(backend))
     if not backend.has_fallback("thread_stacks"):
         raise backend.unsupported("stacks", "a Python program's stacks are read with py-spy; "
                                   f"for this one: `dbg raw` with {backend.tool_name}'s own "
                                   "command, at a stop")
-    if session.state() == "running":
+    if running:
         return _paused_walk(session, args, timeout)
     threads = walk_threads(backend, timeout)
     payload = answer(threads, args, source=backend.tool_name)
@@ -104,11 +109,21 @@ def beside(session: Session, args: Payload, timeout: float,
     stacks at once (py-spy needs no debugger); any other is refused, since
     the debugger can read stacks only at a stop."""
     pid = python_pid(session)
+    backend = session.backend
+    if pid is None and backend is not None \
+            and type(backend).thread_stacks is not Backend.thread_stacks:
+        return answer(backend.thread_stacks(bool(args.get("locals")), timeout), args,
+                      source=_means(backend)), {}
     if pid is None:
-        tool = session.backend.tool_name if session.backend is not None else "the debugger"
+        tool = backend.tool_name if backend is not None else "the debugger"
         raise _must_stop(tool, f"another call's `{busy}` waits for the program; ")
     threads = pyspy.dump(pid, bool(args.get("locals")), timeout)
     return answer(threads, args, pid=pid, source=_pyspy_name()), {}
+
+
+def _means(backend: Backend) -> str:
+    """What read the stacks by the backend's own means (jstack for jdb)."""
+    return backend.stacks_tool or backend.tool_name
 
 
 def python_pid(session: Session) -> int | None:
@@ -272,6 +287,8 @@ def answer(threads: list[ThreadStack], args: Payload, *, source: str,
             "hidden": hidden, "hidden_frames": sum(run["count"] for run in hidden)}
         if cut:
             entry["cut"] = cut
+        if thread.waits:
+            entry["waits"] = thread.waits
         if thread.locals is not None:
             entry["locals"] = {str(f.index): [v.to_dict() for v in thread.locals[f.index]]
                                for f in frames if thread.locals.get(f.index)}
@@ -325,6 +342,8 @@ def _thread_lines(t: Payload) -> list[str]:
         state += ": blocked in C, or waiting"
     head = f"{'*' if t.get('current') else ' '} thread {t['id']} {t['name']!r}"
     lines = [f"{head} ({state})" if state else head]
+    if t.get("waits"):
+        lines.append(f"    {t['waits']}")
     runs = sorted(t.get("hidden") or [], key=lambda r: r["first"])
     local_values: dict[str, Any] = t.get("locals") or {}
     for f in t.get("frames") or []:
@@ -380,10 +399,11 @@ OP = Op(
         "For a deadlock, a thread blocked in C, an endless loop: what every thread is "
         "doing now. A Python program's stacks are read by py-spy from outside, while it "
         "runs, with each thread's state (idle: blocked in C or waiting; running; holds "
-        "the GIL); no breakpoint or stop is needed. Other programs: the debugger's "
-        "threads and stacks, read at a stop (a running program is paused for the read "
-        "and resumed, which the answer says; `dbg caps` row stacks). Library frames are folded as `dbg stack` folds them (--all shows "
-        "them).\n\n"
+        "the GIL); no breakpoint or stop is needed. A running Java program's are read "
+        "by jstack, with what each thread waits for and who holds it. Other programs: "
+        "the debugger's threads and stacks, read at a stop (a running program is paused "
+        "for the read and resumed, which the answer says; `dbg caps` row stacks). Library "
+        "frames are folded as `dbg stack` folds them (--all shows them).\n\n"
         "  dbg stacks\n"
         "  dbg stacks --pid 4242 --locals"))
 

@@ -206,7 +206,9 @@ class ThreadStack:
     frames: list[Frame]
     #: What the thread was doing, where the tool can tell: "running" (it
     #: runs Python code, or holds the GIL), "idle" (blocked in C: a lock,
-    #: a read, a sleep), "stopped" (the debugger holds it); None: unknown.
+    #: a read, a sleep), "stopped" (the debugger holds it), "blocked" (it
+    #: waits to take a lock), "waiting" (it waits to be woken: a wait, a
+    #: join, a sleep); None: unknown.
     state: str | None = None
     #: Holds CPython's global interpreter lock (None: not Python, or unknown).
     gil: bool | None = None
@@ -214,6 +216,9 @@ class ThreadStack:
     current: bool = False
     #: Each frame's local variables by frame index (`dbg stacks --locals`).
     locals: dict[int, list[Variable]] | None = None
+    #: What it waits for, where the tool says ("waiting to lock a
+    #: java.lang.Object held by 'backward'"); None: nothing, or unknown.
+    waits: str | None = None
 
 
 @dataclass

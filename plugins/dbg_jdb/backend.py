@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from typing import ClassVar
 
+from dbg_jdb import jstack
 from dbg_jdb.parse import (
     PROMPT_RE,
     RESUMING,
@@ -49,6 +50,7 @@ from dbgcore.api import (
     Readiness,
     StopEvent,
     Support,
+    ThreadStack,
     UsageError,
     peers,
     procutil,
@@ -58,6 +60,7 @@ from dbgcore.api import (
 class JdbBackend(JdbRunning):
     id = "jdb"
     tool = "jdb"
+    stacks_tool = "jstack"
     reads_stdin = True
     unsupported_hints: ClassVar[dict[str, str]] = {}
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native"}
@@ -229,6 +232,15 @@ class JdbBackend(JdbRunning):
 
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         return self.breaks.catch(filters, timeout)
+
+    def thread_stacks(self, with_locals: bool, timeout: float) -> list[ThreadStack]:
+        """Every Java thread's stack while the program runs, read by jstack
+        from the JVM dbg started (no stop; at a stop dbg walks jdb's own
+        threads and stacks). An attached JVM's process is not dbg's to know."""
+        if self.jvm is None or self.jvm.poll() is not None:
+            raise self.unsupported("stacks", "jstack reads the stacks of a JVM dbg started; "
+                                   "of an attached one: `dbg pause`, then `dbg stacks`")
+        return jstack.parse(jstack.dump(self.jvm.pid, timeout), self.breaks.file_of)
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         words = " ".join(text.split())
