@@ -1,4 +1,5 @@
-"""dbg plugin: the ``node`` backend, JavaScript under Node.js.
+"""dbg plugin: the ``node`` backend, JavaScript under Node.js, and the
+``node`` profiler (V8's CPU profiler, for `dbg profile`).
 
 Written against dbg's public plugin API (:mod:`dbgcore.api`) only. The
 backend module is imported inside the hook, so dbg commands that never need
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from dbgcore.api import Backend, hookimpl
+from dbgcore.api import Backend, Profiler, hookimpl
 
 #: The backend this plugin registers: a daemon of another backend passes
 #: over this plugin's hook (docs/plugins.md).
@@ -22,6 +23,13 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
     from dbg_node.backend import NodeBackend
 
     register(NodeBackend)
+
+
+@hookimpl
+def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
+    from dbg_node.cpuprofile import NodeCpuProfiler
+
+    register(NodeCpuProfiler)
 
 
 @hookimpl

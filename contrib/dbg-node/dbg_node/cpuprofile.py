@@ -1,0 +1,251 @@
+"""V8's CPU profiler as a dbg profiler: where a Node.js program's time goes.
+
+``node --cpu-prof`` writes its profile only when the program ends by
+itself: a program cut at ``--duration`` (a server, an endless loop) would
+leave nothing, since a signal's JavaScript handler never runs while the
+program's own code holds the thread. So the program is run as the node
+backend runs it, under its inspector (``--inspect-brk`` on loopback, the
+WebSocket URL printed on stderr alone), and the inspector's ``Profiler``
+domain does the sampling: it is started before the program's first line,
+and stopped, with the profile in its answer, when the program's context is
+gone or the duration is over. V8 answers the inspector between two
+statements of any busy loop, so the profile comes back either way.
+
+The profile is a tree of call frames with each node's sample count and,
+for its own time, the lines it was seen at (``positionTicks``). V8 records
+no call sites: a caller's frame is at its function's first line. Its
+samples are of wall time: ``(idle)`` is the event loop waiting, ``(program)``
+V8's and Node's own native work, ``(garbage collector)`` the collector.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import unquote, urlsplit
+
+from dbgcore.api import (
+    OpFailed,
+    Profile,
+    ProfileFrame,
+    Profiler,
+    Readiness,
+    RecordRequest,
+    Sample,
+    TransLog,
+)
+
+#: Samples a second when --rate is not given: V8's own default interval (1 ms).
+DEFAULT_RATE = 1000
+#: How long node has to open its inspector, and to end after the profile.
+START_WAIT = 10.0
+END_WAIT = 5.0
+#: The inspector's own lines on the program's stderr.
+_NOTICE = re.compile(r"^(Debugger listening on ws://\S+|Debugger attached\.|"
+                     r"For help, see: https://nodejs\.org/\S*|"
+                     r"Waiting for the debugger to disconnect\.\.\.)\s*$")
+_LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
+#: Frames V8 names for what is not JavaScript.
+_V8_OWN = frozenset({"(root)", "(program)", "(idle)", "(garbage collector)"})
+
+
+class NodeCpuProfiler(Profiler):
+    id = "node"
+    tool_name = "node"
+    languages = ("node",)
+    extensions = (".js", ".cjs", ".mjs")
+    install = "install Node.js 16 or newer (apt install nodejs), so that `node` is on PATH"
+    summary = "samples a Node.js program with V8's CPU profiler (wall time, the main thread)"
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        node = shutil.which("node")
+        if node is None:
+            return Readiness(False, "node is not on PATH")
+        try:
+            out = subprocess.run([node, "--version"], capture_output=True, text=True,
+                                 timeout=10, check=False).stdout.strip()
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{node} does not run: {exc}")
+        return Readiness(True, node, out.lstrip("v"))
+
+    def record(self, request: RecordRequest) -> Profile:
+        node = shutil.which("node", path=request.env.get("PATH") or os.environ.get("PATH"))
+        if node is None:
+            raise OpFailed("node is not on PATH", self.install)
+        rate = request.rate or DEFAULT_RATE
+        output = request.workdir / "output.txt"
+        argv = [node, "--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr",
+                *request.argv]
+        with output.open("wb") as out:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.PIPE, cwd=request.cwd,
+                                    env={**os.environ, **request.env},
+                                    start_new_session=True)
+        try:
+            return self._profile(proc, request, rate, output)
+        finally:
+            _end(proc)
+
+    def _profile(self, proc: subprocess.Popen[bytes], request: RecordRequest, rate: int,
+                 output: Path) -> Profile:
+        assert proc.stderr is not None
+        url = _listening(proc.stderr, min(request.timeout, START_WAIT))
+        if url is None:
+            proc.kill()
+            raise OpFailed(f"node did not start {request.argv[0]}: "
+                           f"{_tail(output) or f'exit code {proc.wait()}'}")
+        copier = threading.Thread(target=_copy_stderr, args=(proc.stderr, output),
+                                  name="node-stderr", daemon=True)
+        copier.start()
+        from dbg_node.inspector import CLOSED, Inspector
+
+        inspector = Inspector(url, TransLog(None), request.timeout)
+        try:
+            inspector.call_all([("Profiler.enable", None),
+                                ("Profiler.setSamplingInterval",
+                                 {"interval": max(1, round(1_000_000 / rate))}),
+                                ("Profiler.start", None), ("Runtime.enable", None)],
+                               request.timeout)
+            began = time.monotonic()
+            inspector.call("Runtime.runIfWaitingForDebugger", None, request.timeout)
+            limit = request.duration if request.duration is not None else request.timeout
+            ended = False
+            while not ended and time.monotonic() - began < limit:
+                event = inspector.next_event(min(0.1, limit - (time.monotonic() - began)))
+                if event is None:
+                    continue
+                method = event.get("method")
+                context = (event.get("params") or {}).get("executionContextId")
+                ended = method == CLOSED or (method == "Runtime.executionContextDestroyed"
+                                             and context == inspector.main_context)
+            elapsed = time.monotonic() - began
+            raw = inspector.call("Profiler.stop", None, request.timeout).get("profile") or {}
+        finally:
+            inspector.close()
+        exit_code: int | None = None
+        if ended:
+            try:
+                exit_code = proc.wait(END_WAIT)
+            except subprocess.TimeoutExpired:
+                pass
+        copier.join(timeout=2)
+        samples = list(samples_of(raw))
+        count = sum(s.weight for s in samples)
+        span = (float(raw.get("endTime", 0)) - float(raw.get("startTime", 0))) / 1e6
+        profile = Profile(self.id, "stacks", "samples", samples,
+                          # A sample's weight over the rate is seconds: the rate V8
+                          # kept, which is below the one asked on a loaded machine.
+                          rate=round(count / span, 1) if span > 0 and count else float(rate),
+                          duration=span if span > 0 else elapsed, exit_code=exit_code)
+        if not ended:
+            profile.note = "the program was stopped when the recording ended"
+        if exit_code:
+            profile.output = _tail(output)
+        return profile
+
+
+def samples_of(raw: Mapping[str, Any]) -> Iterator[Sample]:
+    """The profile's tree as stacks, outermost first: each node's own
+    samples, split by the line they were seen at where V8 says (its
+    ``positionTicks``), the rest at the function's first line."""
+    nodes = {node["id"]: node for node in raw.get("nodes") or ()}
+    parent: dict[int, int] = {}
+    for node in nodes.values():
+        for child in node.get("children") or ():
+            parent[child] = node["id"]
+    for node in nodes.values():
+        hits = int(node.get("hitCount") or 0)
+        if not hits or node["callFrame"].get("functionName") == "(root)":
+            continue
+        chain = [node]
+        while chain[-1]["id"] in parent:
+            chain.append(nodes[parent[chain[-1]["id"]]])
+        outer = tuple(_frame(n["callFrame"]) for n in reversed(chain[1:])
+                      if n["callFrame"].get("functionName") != "(root)")
+        leaf = _frame(node["callFrame"])
+        seen = 0
+        for tick in node.get("positionTicks") or ():
+            line, ticks = int(tick["line"]), int(tick["ticks"])
+            seen += ticks
+            yield Sample((*outer, ProfileFrame(leaf.function, leaf.file, line, leaf.library)),
+                         float(ticks), "main")
+        if hits > seen:
+            yield Sample((*outer, leaf), float(hits - seen), "main")
+
+
+def _frame(call: Mapping[str, Any]) -> ProfileFrame:
+    name = str(call.get("functionName") or "")
+    url = str(call.get("url") or "")
+    line = int(call.get("lineNumber", -1))
+    if name in _V8_OWN or not url:
+        return ProfileFrame(name or "(anonymous)", None, None, "v8")
+    if not name:
+        # A module's own code is the function that starts at its first column.
+        name = "<module>" if line == 0 and int(call.get("columnNumber", -1)) == 0 \
+            else "(anonymous)"
+    if url.startswith("node:"):
+        return ProfileFrame(name, url, line + 1 if line >= 0 else None, "node")
+    file = unquote(urlsplit(url).path) if url.startswith("file:") else url
+    return ProfileFrame(name, file, line + 1 if line >= 0 else None, _package(file))
+
+
+def _package(file: str) -> str | None:
+    """The npm package a file is of (None: the program's own)."""
+    parts = file.split("/node_modules/")
+    if len(parts) < 2:
+        return None
+    names = parts[-1].split("/")
+    return "/".join(names[:2]) if names[0].startswith("@") else names[0]
+
+
+def _listening(stderr: IO[bytes], wait: float) -> str | None:
+    """The inspector's WebSocket URL, from node's first lines on stderr."""
+    found: list[str] = []
+
+    def read() -> None:
+        for raw in stderr:
+            match = _LISTENING.search(raw.decode(errors="replace"))
+            if match:
+                found.append(match.group(1))
+                return
+
+    reader = threading.Thread(target=read, name="node-listening", daemon=True)
+    reader.start()
+    reader.join(wait)
+    return found[0] if found else None
+
+
+def _copy_stderr(stderr: IO[bytes], output: Path) -> None:
+    """The program's stderr after the inspector's first line, into its
+    output file, without the inspector's own notices."""
+    with output.open("ab") as out:
+        for raw in stderr:
+            if not _NOTICE.match(raw.decode(errors="replace")):
+                out.write(raw)
+
+
+def _tail(output: Path, lines: int = 8) -> str:
+    try:
+        text = output.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join([line for line in text.splitlines() if line.strip()][-lines:])
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Nothing of the program outlives its recording: its process group
+    is killed once the profile is in."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
