@@ -22,7 +22,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.transport": ("peers",),
     "dbgcore.inprogram": ("libfiles", "pyrepr", "pytrace", "pywatch"),
     "dbgcore.backends": ("pyspy",),
-    "dbgcore.backends.profiler": ("RecordRequest", "Profiler"),
+    "dbgcore.backends.profiler": ("RecordRequest", "Profiler", "run_bounded"),
     "dbgcore.vocab.profiles": ("Profile", "ProfileFrame", "Sample"),
     "dbgcore.backends.contract": ("AttachRequest", "Backend", "BackendSpec", "LaunchRequest",
                         "Readiness", "SessionContext", "Support"),

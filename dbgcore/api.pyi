@@ -16,6 +16,7 @@ from dbgcore.backends.corefile import read_core as read_core
 from dbgcore.backends.hookspecs import hookimpl as hookimpl
 from dbgcore.backends.profiler import Profiler as Profiler
 from dbgcore.backends.profiler import RecordRequest as RecordRequest
+from dbgcore.backends.profiler import run_bounded as run_bounded
 from dbgcore.backends.stoptracer import trace_by_stops as trace_by_stops
 from dbgcore.frontends.cli.emit import emit as emit
 from dbgcore.inprogram import libfiles as libfiles

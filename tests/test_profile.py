@@ -214,7 +214,9 @@ def test_a_plugins_profiler_is_chosen_by_the_programs_kind(dbg: Dbg, tmp_path: P
     host.pm.register(_RubyPlugin(), name="ruby")
     host.pm.register(__import__("dbg_profilers"), name="profilers")
     found = host.profilers()
-    assert list(found) == ["ruby-prof", "py-spy", "cprofile"], found
+    # Each plugin's in turn (pluggy calls the last registered first): jdb's jfr
+    # is built in, registered with the host.
+    assert list(found) == ["jfr", "ruby-prof", "py-spy", "cprofile"], found
     # `dbg plugins` says which plugin brought which (dbg's own: by its entry point).
     assert "profilers py-spy, cprofile" in dbg("plugins").out
     script = tmp_path / "tool"

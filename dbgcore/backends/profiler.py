@@ -12,6 +12,10 @@ own install hint (:meth:`Profiler.readiness`), never guessed around.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +32,9 @@ class RecordRequest:
     arguments, as the user gave them) or a running process (``pid``), for
     ``duration`` seconds (None: until the program ends, or the profiler's
     own default for a process), sampled ``rate`` times a second (None: the
-    profiler's default). ``python``: the interpreter to run a Python
+    profiler's default). ``clock``: "cpu" (where the program computes) or
+    "wall" (its waits too), of a profiler that tells them apart (None: its
+    default). ``python``: the interpreter to run a Python
     program with (None: ``python3`` from PATH). ``workdir``: a private
     folder the profiler may write its files in."""
 
@@ -38,6 +44,7 @@ class RecordRequest:
     duration: float | None = None
     rate: int | None = None
     native: bool = False
+    clock: str | None = None
     python: str | None = None
     cwd: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
@@ -61,6 +68,10 @@ class Profiler:
     attaches: ClassVar[bool] = False
     #: Whether it reads native frames (C extensions) on request (``--native``).
     native_frames: ClassVar[bool] = False
+    #: The clocks it can tell apart, its default first ("cpu": samples of
+    #: threads running; "wall": of waiting ones too); empty: it measures
+    #: one kind of time, which its summary says.
+    clocks: ClassVar[tuple[str, ...]] = ()
     #: How to install the tool when it is missing.
     install: ClassVar[str] = ""
     #: One line for `dbg profile --help` and the refusals.
@@ -135,3 +146,69 @@ def _ready(cls: type[Profiler]) -> None:
     if not readiness.ready:
         raise BackendMissing(f"profiler {cls.id} is not ready: {readiness.detail}",
                              cls.install)
+
+
+#: How long a profiler has to write its file after it was told to stop.
+WRAP_UP = 10.0
+#: How long the rest of a profiler's process group has to end by itself.
+SETTLE = 2.0
+
+
+def run_bounded(argv: Sequence[str], request: RecordRequest, output: Path,
+                stop_after: float | None) -> tuple[int | None, bool]:
+    """Run ``argv`` (a profiler over the program, or a program that
+    profiles itself, as a JVM with JFR does) in a process group of its own,
+    its output into ``output``. At ``stop_after`` seconds it is sent SIGINT,
+    as Ctrl-C would (py-spy, cProfile and the JVM then write what they
+    have); past the request's timeout the group is killed. Answers its exit
+    code and whether it was cut short; nothing of the group outlives this."""
+    # A Python program's last lines reach the output file even when it is killed.
+    env = {**os.environ, **request.env, "PYTHONUNBUFFERED": "1"}
+    with output.open("wb") as out:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, cwd=request.cwd, env=env,
+                                start_new_session=True)
+    began = time.monotonic()
+    limit = max(request.timeout, (stop_after or 0) + WRAP_UP)
+    interrupted = False
+    try:
+        while True:
+            try:
+                return proc.wait(0.05), interrupted
+            except subprocess.TimeoutExpired:
+                pass
+            spent = time.monotonic() - began
+            if stop_after is not None and spent >= stop_after and not interrupted:
+                interrupted = True
+                _signal_group(proc.pid, signal.SIGINT)
+                limit = spent + WRAP_UP
+            elif spent >= limit:
+                interrupted = True
+                _signal_group(proc.pid, signal.SIGKILL)
+                return proc.wait(), interrupted
+    finally:
+        if proc.poll() is None:
+            _signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()
+        # The rest of the group may still be finishing (py-spy ends when the
+        # program does, before the shell around it writes the exit code):
+        # a moment for that, then nothing of it outlives the recording.
+        _settle(proc.pid, SETTLE)
+        _signal_group(proc.pid, signal.SIGKILL)
+
+
+def _settle(pgid: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.01)
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -26,7 +26,7 @@ from dbgcore.vocab import profiles
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from dbgcore.backends.profiler import Profiler
     from dbgcore.backends.registry import Front
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 #: Rows `dbg profile` shows of its top functions, and `hot`/`callers`/`callees` by default.
 TOP_SHOWN = 5
+#: What --clock may ask for (a profiler's ``clocks`` says which it tells apart).
+CLOCKS = ("cpu", "wall")
 ROWS_SHOWN = 10
 #: Seconds added to the op's timeout past --duration, for the profiler to
 #: start and write its file.
@@ -89,7 +91,8 @@ def run_profile(values: Payload, session: str, timeout: float,
             pid=int(pid) if pid is not None else None,
             duration=duration,
             rate=int(values["rate"]) if values.get("rate") else None,
-            native=bool(values.get("native")), python=values.get("python") or None,
+            native=bool(values.get("native")), clock=values.get("clock") or None,
+            python=values.get("python") or None,
             cwd=Path.cwd(), timeout=max(timeout, (duration or 0) + SLACK))
         profile = cls().record(request)
     tool = f"{cls.id} {version}".strip()
@@ -135,15 +138,27 @@ def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
                            found: Mapping[str, type[Profiler]]) -> None:
     """An option the chosen profiler would ignore is refused, naming a
     profiler that takes it: --native of one that reads no native frames,
+    --clock of one that measures one kind of time,
     --rate of one that counts every call instead of sampling."""
+    def other(takes: Callable[[type[Profiler]], bool], option: str, leave: str) -> str:
+        # One of the same language first: py-spy for cProfile's program, not jfr.
+        fitting = sorted((c for c in found.values() if takes(c)),
+                         key=lambda c: not set(c.languages) & set(cls.languages))
+        return f"--tool {fitting[0].id} {option}" if fitting else f"leave out {leave}"
+
     if values.get("native") and not cls.native_frames:
-        others = [c.id for c in found.values() if c.native_frames]
         raise UsageError(f"{cls.id} reads no native frames (--native)",
-                         f"--tool {others[0]} --native" if others else "leave out --native")
+                         other(lambda c: c.native_frames, "--native", "--native"))
+    clock = values.get("clock")
+    if clock and clock not in CLOCKS:
+        raise UsageError(f"unknown clock {clock!r}",
+                         "--clock cpu (threads running) or --clock wall (waits too)")
+    if clock and clock not in cls.clocks:
+        raise UsageError(f"{cls.id} cannot tell CPU time from wall time (--clock)",
+                         other(lambda c: clock in c.clocks, f"--clock {clock}", "--clock"))
     if values.get("rate") and cls.deterministic:
-        others = [c.id for c in found.values() if not c.deterministic]
         raise UsageError(f"{cls.id} counts every call: it takes no sampling rate (--rate)",
-                         f"--tool {others[0]} --rate N" if others else "leave out --rate")
+                         other(lambda c: not c.deterministic, "--rate N", "--rate"))
 
 
 def _flame_graph(profile: Profile, run_id: int, title: str) -> str | None:
@@ -410,6 +425,9 @@ OPS: tuple[Op, ...] = (
         Arg("native", "bool", "Also native frames (C extensions), where the profiler "
             "reads them.",
             flags=("--native",)),
+        Arg("clock", "str", "cpu (threads running) or wall (waiting ones too), where the "
+            "profiler tells them apart (default: its own).", flags=("--clock",),
+            metavar="KIND"),
         Arg("python", "str", "The program's Python (default python3 from PATH).",
             flags=("--python",), path=True, metavar="PATH"),
     ), needs="none", send="local", run=run_profile, render=render_profile,

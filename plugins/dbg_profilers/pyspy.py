@@ -49,8 +49,12 @@ class PySpyProfiler(Profiler):
     extensions = (".py",)
     attaches = True
     native_frames = True
+    # Without --idle py-spy leaves out the samples of a thread it sees
+    # waiting (a sleep, a lock, a read): time on CPU, by default.
+    clocks = ("cpu", "wall")
     install = pyspy.INSTALL
-    summary = "samples a Python program's stacks from outside (wall time, every thread)"
+    summary = ("samples a Python program's stacks from outside (every thread; threads "
+               "running, --clock wall: waiting ones too)")
 
     @classmethod
     def readiness(cls) -> Readiness:
@@ -75,6 +79,8 @@ class PySpyProfiler(Profiler):
                 "--output", str(raw), "--rate", str(rate)]
         if request.native:
             argv.append("--native")
+        if request.clock == "wall":
+            argv.append("--idle")
         duration = request.duration
         if request.pid is not None:
             why = pyspy.refusal(request.pid)

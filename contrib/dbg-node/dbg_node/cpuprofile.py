@@ -62,8 +62,12 @@ class NodeCpuProfiler(Profiler):
     tool_name = "node"
     languages = ("node",)
     extensions = (".js", ".cjs", ".mjs")
+    # V8 samples the main thread whatever it does: "(idle)" is its wait for
+    # the event loop, left out of a CPU profile.
+    clocks = ("wall", "cpu")
     install = "install Node.js 16 or newer (apt install nodejs), so that `node` is on PATH"
-    summary = "samples a Node.js program with V8's CPU profiler (wall time, the main thread)"
+    summary = ("samples a Node.js program with V8's CPU profiler (the main thread; wall "
+               "time, --clock cpu: its waits left out)")
 
     @classmethod
     def readiness(cls) -> Readiness:
@@ -139,6 +143,8 @@ class NodeCpuProfiler(Profiler):
                 pass
         copier.join(timeout=2)
         samples = list(samples_of(raw))
+        if request.clock == "cpu":
+            samples = [s for s in samples if s.frames[-1].function != "(idle)"]
         count = sum(s.weight for s in samples)
         span = (float(raw.get("endTime", 0)) - float(raw.get("startTime", 0))) / 1e6
         profile = Profile(self.id, "stacks", "samples", samples,
