@@ -45,6 +45,10 @@ VALGRIND_INSTALL = "apt-get install valgrind (it brings vgdb)"
 #: and its libraries' debug info first (about 1 s here; more on a big binary).
 SERVER_WAIT = 20.0
 
+#: How long the end waits for valgrind to write its summaries and exit (a
+#: leak check of a big heap takes a while).
+MEMCHECK_SUMMARY_WAIT = 10.0
+
 #: What valgrind logs once its gdb server waits for gdb.
 _READY = "TO DEBUG THIS PROCESS USING GDB"
 #: What it logs after an error, just before it stops for gdb.
@@ -136,12 +140,13 @@ _SUMMARY_RE = re.compile(r"^\s*(in use at exit: .*|definitely lost: .*|indirectl
 
 def summary_of(text: str) -> list[str]:
     """Valgrind's summaries at the program's end, one line each, the error
-    count first ("ERROR SUMMARY: 3 errors from 3 contexts ...")."""
+    count first ("memcheck: ERROR SUMMARY: 3 errors from 3 contexts ..."),
+    then the heap's and the leaks' lines, indented under it."""
     lines = [m.group(1).strip() for line in valgrind_log_lines(text)
              if (m := _SUMMARY_RE.match(line))]
     # "suppressed:" also ends the leak summary, after its classes.
-    errors = [line for line in lines if line.startswith("ERROR SUMMARY")]
-    return errors[-1:] + [line for line in lines if not line.startswith("ERROR SUMMARY")]
+    errors = [f"memcheck: {line}" for line in lines if line.startswith("ERROR SUMMARY")]
+    return errors[-1:] + [f"  {line}" for line in lines if not line.startswith("ERROR SUMMARY")]
 
 
 def vgdb_path() -> str:
@@ -162,14 +167,26 @@ class MemcheckRun:
     stopped it, and at the end for the summaries."""
 
     def __init__(self, run_dir: Path) -> None:
-        fd_token = f"{os.getpid()}-{time.monotonic_ns()}"
-        self.log = run_dir / f"memcheck-{fd_token}.log"
+        # A name of this run's own: `dbg restart` starts another in the same folder.
+        self.log = run_dir / f"memcheck-{os.getpid()}-{time.monotonic_ns()}.log"
         self.proc: subprocess.Popen[bytes] | None = None
         #: How many of the log's errors were stops already told.
         self.told = 0
 
     def argv(self, program: str, args: list[str]) -> list[str]:
         return [valgrind_path(), *VALGRIND_OPTIONS, f"--log-file={self.log}", program, *args]
+
+    def spawn(self, program: str, args: list[str], cwd: str | None, env: dict[str, str],
+              stdin: str | None) -> subprocess.Popen[bytes]:
+        """Valgrind with the program, in a process group of its own (which
+        the session's end takes down whole), its streams piped to dbg."""
+        # The program's stdin (dbg's FIFO opens at once: dbg holds its write end).
+        with open(stdin or os.devnull, "rb") as source:
+            self.proc = subprocess.Popen(self.argv(program, args), cwd=cwd or None,
+                                         env={**os.environ, **env}, stdin=source,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         start_new_session=True)
+        return self.proc
 
     @property
     def target(self) -> str:
@@ -218,3 +235,13 @@ class MemcheckRun:
             except subprocess.TimeoutExpired:
                 pass
         return summary_of(self.text())
+
+
+def own_frame_index(frames: list[dict[str, object]]) -> int:
+    """The stop's frame for an error: the first with a source file, not
+    valgrind's replacement of malloc or free (no debug info) it arose in."""
+    for index, frame in enumerate(frames):
+        source = frame.get("source")
+        if isinstance(source, dict) and os.path.isabs(str(source.get("path") or "")):
+            return index
+    return 0
