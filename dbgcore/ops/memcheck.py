@@ -55,7 +55,8 @@ OPS: tuple[Op, ...] = (
             "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS"),
         SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare_memcheck, render=render_stop,
-       own_tool=True, group="sessions", details=(
+       # Behind dbg_more for an agent: the listing's budget is for the common ops.
+       group="sessions", details=(
            "The program runs under `valgrind --tool=memcheck --vgdb=yes --vgdb-error=0 "
            "--track-origins=yes` (valgrind's own messages go to a log in the session's "
            "folder) and gdb attaches through `vgdb`. The answer is the first stop: an "
