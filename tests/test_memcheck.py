@@ -66,8 +66,9 @@ def assert_all_gone(pids: list[tuple[int, Any]], vgdb_of: int) -> None:
 
 
 def valgrind_pid(dbg: Dbg) -> int:
+    """The session's latest program process: valgrind's (a restart adds one)."""
     status = json.loads((dbg.home / "sessions" / "default" / "status.json").read_text())
-    return next(int(c["pid"]) for c in status["children"] if c["role"] == "debuggee")
+    return [int(c["pid"]) for c in status["children"] if c["role"] == "debuggee"][-1]
 
 
 def test_each_error_is_a_stop_at_its_line_and_the_end_has_the_summaries(
@@ -127,7 +128,7 @@ def test_each_error_is_a_stop_at_its_line_and_the_end_has_the_summaries(
     assert_all_gone(pids, valgrind)
 
 
-def test_breakpoints_stop_between_errors_and_monitor_commands_go_through_raw(
+def test_breakpoints_between_errors_monitor_through_raw_and_restart_under_valgrind(
         dbg: Dbg, faulty: tuple[Path, dict[str, int]]) -> None:
     program, lines = faulty
     first = dbg.json("memcheck", "--break", f"memfaults.c:{lines['first_free']}",
@@ -148,7 +149,14 @@ def test_breakpoints_stop_between_errors_and_monitor_commands_go_through_raw(
     stepped = dbg.json("next")
     assert stepped["reason"] == "memcheck", stepped
     assert stepped["location"]["line"] == lines["double_free"], stepped
+    # Run again under valgrind, to the first error; the first valgrind is gone.
+    old = valgrind_pid(dbg)
+    again = dbg.json("restart")
+    assert again["reason"] == "memcheck", again
+    assert again["location"]["line"] == lines["uninit_use"], again
+    assert_all_gone([(old, None)], old)
     valgrind, pids = valgrind_pid(dbg), session_pids(dbg)
+    assert valgrind != old
     # Killed while valgrind waits for gdb at an error.
     assert dbg("kill").code == 0
     assert_all_gone(pids, valgrind)
