@@ -123,6 +123,8 @@ def test_each_error_is_a_stop_at_its_line_and_the_end_has_the_summaries(
     summary = end["description"].splitlines()
     assert summary[0].startswith("memcheck: ERROR SUMMARY: 3 errors from 3 contexts"), end
     assert "  definitely lost: 32 bytes in 1 blocks" in summary, end
+    report = Path(summary[-1].partition("valgrind's whole report: ")[2])
+    assert "Invalid read of size 4" in report.read_text(), summary
     assert "sum 60\n" in dbg.output("stdout")
     assert dbg("kill").code == 0
     assert_all_gone(pids, valgrind)

@@ -167,8 +167,9 @@ class MemcheckRun:
     stopped it, and at the end for the summaries."""
 
     def __init__(self, run_dir: Path) -> None:
-        # A name of this run's own: `dbg restart` starts another in the same folder.
-        self.log = run_dir / f"memcheck-{os.getpid()}-{time.monotonic_ns()}.log"
+        # One per session: a run's log stays for reading after the run, and
+        # the next run (`dbg restart`, once this valgrind is gone) replaces it.
+        self.log = run_dir / "memcheck.log"
         self.proc: subprocess.Popen[bytes] | None = None
         #: How many of the log's errors were stops already told.
         self.told = 0
@@ -180,6 +181,8 @@ class MemcheckRun:
               stdin: str | None) -> subprocess.Popen[bytes]:
         """Valgrind with the program, in a process group of its own (which
         the session's end takes down whole), its streams piped to dbg."""
+        # The last run's log must not say "ready" for this one.
+        self.log.unlink(missing_ok=True)
         # The program's stdin (dbg's FIFO opens at once: dbg holds its write end).
         with open(stdin or os.devnull, "rb") as source:
             self.proc = subprocess.Popen(self.argv(program, args), cwd=cwd or None,
@@ -234,7 +237,7 @@ class MemcheckRun:
                 self.proc.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 pass
-        return summary_of(self.text())
+        return [*summary_of(self.text()), f"  valgrind's whole report: {self.log}"]
 
 
 def own_frame_index(frames: list[dict[str, object]]) -> int:
