@@ -104,7 +104,7 @@ def test_each_error_valgrind_stopped_for_with_the_programs_frame() -> None:
 
 def test_an_error_not_yet_stopped_for_is_not_read() -> None:
     # Written, but valgrind has not yet said it stops for it.
-    cut = MEMFAULTS_LOG.index("==14153== (action on error) vgdb me ... \n==14153== "
+    cut = MEMFAULTS_LOG.index("==14153== (action on error) vgdb me ...\n==14153== "
                               "Continuing ...\n==14153== Invalid free()")
     assert len(errors_in(MEMFAULTS_LOG[:cut])) == 1
 
