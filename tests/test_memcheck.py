@@ -75,7 +75,7 @@ def test_each_error_is_a_stop_at_its_line_and_the_end_has_the_summaries(
         dbg: Dbg, faulty: tuple[Path, dict[str, int]]) -> None:
     program, lines = faulty
     name = "memfaults.c"
-    first = dbg.json("memcheck", str(program))
+    first = dbg.json("memcheck", str(program), "one", "two")
     assert first["ok"] and first["state"] == "stopped", first
     # The uninitialised field's read, where the program reads it; its origin
     # is main's stack frame (valgrind names the function's first line).
@@ -91,7 +91,8 @@ def test_each_error_is_a_stop_at_its_line_and_the_end_has_the_summaries(
     # An ordinary gdb stop: locals and print see the struct and its field.
     names = {v["name"] for v in dbg.json("locals")["variables"]}
     assert {"acct", "values", "sum"} <= names, names
-    assert dbg.json("print", "acct.id")["value"] == "1"
+    # The program's arguments reach it through valgrind (acct.id = argc).
+    assert dbg.json("print", "acct.id")["value"] == "3"
 
     past = dbg.json("continue")
     assert past["reason"] == "memcheck", past
