@@ -187,3 +187,18 @@ def test_a_backend_that_cannot_drive_valgrind_says_so(
     assert refused.code == 3, refused
     assert "memcheck not supported by lldb" in refused.err, refused
     assert "--backend gdb" in refused.err, refused
+
+
+def test_a_running_program_under_valgrind_pauses(dbg: Dbg, target: Any,
+                                                 tmp_path: Path) -> None:
+    require_backend("gdb")
+    require(shutil.which("valgrind") is not None, "valgrind is not installed")
+    program = builds.build_c(target("native/longrun.c").path)
+    started = dbg.json("--timeout", "4", "memcheck", str(program), str(tmp_path / "calls"))
+    assert started["state"] == "running", started
+    valgrind, pids = valgrind_pid(dbg), session_pids(dbg)
+    paused = dbg.json("pause")
+    assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
+    assert "main" in [f["function"] for f in dbg.json("stack")["frames"]]
+    assert dbg("kill").code == 0
+    assert_all_gone(pids, valgrind)

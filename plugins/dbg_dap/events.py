@@ -287,6 +287,8 @@ class DapEvents(DapInspection):
             self.frame_index = own_frame_index(frames)
             location = frame_location(frames[self.frame_index])
             location.function = self.profile.frame_name(frames[self.frame_index])
+        elif self.memcheck is not None and asked and reason == "stopped":
+            reason = "pause"  # an interrupt through vgdb comes back as a bare stop
         self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
