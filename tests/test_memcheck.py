@@ -194,7 +194,7 @@ def test_a_running_program_under_valgrind_pauses(dbg: Dbg, target: Any,
     require_backend("gdb")
     require(shutil.which("valgrind") is not None, "valgrind is not installed")
     program = builds.build_c(target("native/longrun.c").path)
-    started = dbg.json("--timeout", "4", "memcheck", str(program), str(tmp_path / "calls"))
+    started = dbg.json("--timeout", "8", "memcheck", str(program), str(tmp_path / "calls"))
     assert started["state"] == "running", started
     valgrind, pids = valgrind_pid(dbg), session_pids(dbg)
     paused = dbg.json("pause")
