@@ -22,8 +22,8 @@ from the same op table) takes the command line and explains whatever is wrong.
 A start's words sent to a session whose program has ended are answered
 ``ended``: the client replaces that session as below, without asking again.
 
-``dbg start`` (and ``test``, ``attach``) for a session that does not exist
-yet forks the session's daemon first, before anything else is imported: the
+``dbg start`` (and ``test``, ``attach``, ``memcheck``) for a session that does
+not exist yet forks the session's daemon first, before anything else is imported: the
 daemon loads the plugins and the configuration while this client waits, then
 reads the command line as the click CLI would
 (:meth:`dbgcore.vocab.opspec.OpTable.read_start_words`) and starts the
@@ -60,7 +60,7 @@ _ANSWER_MARGIN = 15.0
 _DAEMON_START_TIMEOUT = 15.0
 #: The ops that start a session (send "start" in dbgcore.ops.table): a new
 #: session's first client forks its daemon before anything else is imported.
-_STARTS = ("start", "test", "attach")
+_STARTS = ("start", "test", "attach", "memcheck")
 #: The first words of the ops the client answers itself (send "local" in
 #: dbgcore.ops.table; a test holds the two lists together): the daemon would only
 #: answer "fallback", and a stopped or hung daemon of the session would hold

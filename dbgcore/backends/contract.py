@@ -109,6 +109,12 @@ class LaunchRequest:
     #: not an attach: there is no live process to detach from, and the session
     #: is dbg's own from start to end.
     core: str | None = None
+    #: `dbg memcheck`: run the program under valgrind's memcheck and debug it
+    #: through valgrind's gdb server (only a backend with
+    #: :attr:`Backend.runs_memcheck` gets one). Each error memcheck reports
+    #: is a stop, reason "memcheck", whose description starts "memcheck: "
+    #: and the error's kind; the end's description holds valgrind's summaries.
+    memcheck: bool = False
     #: `dbg start --run`: places the session's breakpoints. A backend that
     #: can take them before the program runs calls it then, and launches
     #: straight to the first stop instead of stopping at entry; one that
@@ -418,6 +424,9 @@ class Backend:
     #: Whether the backend opens a core dump (:attr:`LaunchRequest.core`).
     #: Like :attr:`reads_stdin`, a class may set it per instance.
     opens_cores: bool = False
+    #: Whether the backend runs a program under valgrind's memcheck
+    #: (:attr:`LaunchRequest.memcheck`); a class may set it per instance.
+    runs_memcheck: bool = False
 
     def interrupt(self) -> None:
         """Ask the running program to stop, and return at once. Called from

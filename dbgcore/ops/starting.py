@@ -262,6 +262,11 @@ _NO_CORE = ("a core file is the memory of a crashed compiled program (C, C++, Ru
             "`dbg caps` lists the backends that open one (row core)")
 
 
+#: Why a backend cannot run a program under valgrind (its own hint first).
+NO_MEMCHECK = ("valgrind's gdb server is driven by gdb: `dbg memcheck --backend gdb PROGRAM`, "
+               "or run `valgrind --tool=memcheck PROGRAM` yourself")
+
+
 #: Why a backend cannot give the program its standard input (its own hint first).
 NO_STDIN = ("this debugger gives the program no stdin of dbg's; have the program read "
              "a file, or start it yourself with its input and `dbg attach` to it")
@@ -280,11 +285,15 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
         options=dict(args.get("options") or {}),
         test=bool(args.get("test")),
         core=args.get("core") or None,
+        memcheck=bool(args.get("memcheck")),
     )
     backend = session.new_backend(args["backend"], request.cwd)
     if request.core and not backend.opens_cores:
         raise UnsupportedOp("core files", backend.tool_name,
                             backend.unsupported_hints.get("core") or _NO_CORE)
+    if request.memcheck and not backend.runs_memcheck:
+        raise UnsupportedOp("memcheck", backend.tool_name,
+                            backend.unsupported_hints.get("memcheck") or NO_MEMCHECK)
     session.stdin_file = args.get("stdin") or None
     if session.stdin_file and not backend.reads_stdin:
         raise backend.unsupported("stdin", backend.unsupported_hints.get("stdin")
@@ -429,9 +438,10 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
     backend = session.new_backend(session.spec.name, session.launch_request.cwd)
     session.new_run()
     request = _with_stdin(session, session.launch_request, backend)
-    # A test run goes again to its first failure, as `dbg test` did; the
-    # breakpoints are set again before it runs where the backend can.
-    run = request.test
+    # A test run goes again to its first failure, as `dbg test` did, and a
+    # memcheck run to its first error; the breakpoints are set again before
+    # it runs where the backend can.
+    run = request.test or request.memcheck
     replayed: tuple[list[Breakpoint], list[Payload]] | None = None
 
     def replay() -> None:

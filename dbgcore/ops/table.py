@@ -46,6 +46,7 @@ __all__ = ["BACKEND_OPS", "BUILTIN", "DEFAULT_OP_PLUGINS", "Arg", "Op", "OpTable
 #: here and loaded as a plugin is, not imported by the op vocabulary.
 DEFAULT_OP_PLUGINS: tuple[str, ...] = (
     "dbgcore.ops.starting",
+    "dbgcore.ops.memcheck",
     "dbgcore.ops.sessions",
     "dbgcore.ops.breakpoints",
     "dbgcore.ops.execution",

@@ -26,6 +26,7 @@ from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
 from dbg_dap.events import DapEvents
 from dbg_dap.finish import finish_by_returns, finish_generator
+from dbg_dap.memcheck import MemcheckRun
 from dbg_dap.profile_base import AdapterProfile
 from dbg_dap.profiles import profile_for
 from dbgcore.api import (
@@ -114,6 +115,7 @@ class DapBackend(DapEvents):
         #: How many times `catch` set the exception breakpoints.
         self._catches = 0
         self.opens_cores = self.profile.feature("core") != "none"
+        self.runs_memcheck = self.profile.runs_memcheck
         #: The core dump this session opened (`dbg start --core`), if any.
         self.core: str | None = None
 
@@ -280,6 +282,8 @@ class DapBackend(DapEvents):
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         if request.core:
             return self._open_core(request, request.core, timeout)
+        if request.memcheck:
+            return self._memcheck(request, timeout)
         self.cwd = request.cwd
         self.program = None if request.module else os.path.abspath(request.program)
         self.catch_uncaught = request.stop_on_uncaught
@@ -312,6 +316,41 @@ class DapBackend(DapEvents):
                                    timeout)
         finally:
             self._before_run = None
+
+    def _memcheck(self, request: LaunchRequest, timeout: float) -> StopEvent:
+        """`dbg memcheck`: valgrind runs the program, stopped before its first
+        instruction (dbg_dap.memcheck); the debugger attaches to valgrind's
+        gdb server, the session's breakpoints are placed before that
+        (``request.before_run``), and the program runs on to its first
+        error, breakpoint or end. The program is dbg's, as a launched one is."""
+        self.cwd = request.cwd
+        self.program = os.path.abspath(request.program)
+        self.catch_uncaught = request.stop_on_uncaught
+        self.exception_filters = self.profile.default_exception_filters(request)
+        self.profile.stdin = request.stdin if self.profile.reads_stdin else None
+        run = self.memcheck = MemcheckRun(self.ctx.run_dir)
+        proc = run.spawn(self.program, request.args, request.cwd, request.env,
+                         self.profile.stdin)
+        for stream, category in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
+            threading.Thread(target=self._pump, args=(stream, category), daemon=True,
+                             name=f"debuggee-{category}").start()
+        self._terminal.append(proc)
+        self.debuggees.append(proc.pid)
+        self.ctx.track_process(proc.pid, "debuggee")
+        run.wait_ready(timeout)
+        # Not configured as an attach (which places nothing) nor as a launch
+        # (whose entry breakpoint would be one more stop): the breakpoints only.
+        self._before_run = request.before_run or (lambda: None)
+        try:
+            event = self._handshake("attach", self.profile.memcheck_arguments(
+                self.program, run.target), request.cwd, timeout, configure_launch=True)
+        finally:
+            self._before_run = None
+        if event.state == "running" and self.dap is not None:
+            # gdb says it attached (valgrind waits at the first instruction)
+            # just after answering the attach.
+            event = self.stop_event(self.dap.wait_for_stop(0, timeout), timeout)
+        return self.cont(timeout) if event.state == "stopped" else event
 
     def _open_core(self, request: LaunchRequest, core: str, timeout: float) -> StopEvent:
         """`dbg start --core`: the adapter opens the core (by the request its

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.host import AdapterHost
+from dbg_dap.memcheck import MemcheckRun
 from dbg_dap.profile_base import AdapterProfile
 from dbg_dap.profiles import profile_for
 from dbgcore.api import (
@@ -110,6 +111,8 @@ class DapCore(Backend):
         #: Why the program last stopped ("exception", "signal"...).
         self.last_reason = ""
         self.last_description = ""
+        #: `dbg memcheck`'s valgrind run (None: a program not under memcheck).
+        self.memcheck: MemcheckRun | None = None
 
     def debuggee_pids(self) -> list[int]:
         return list(self.debuggees)

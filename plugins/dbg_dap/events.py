@@ -18,6 +18,7 @@ from dbg_dap.core import (
     frame_location,
 )
 from dbg_dap.inspection import DapInspection
+from dbg_dap.memcheck import MEMCHECK_SUMMARY_WAIT, own_frame_index
 from dbgcore.api import (
     DEFAULT_TIMEOUT,
     BackendSpec,
@@ -206,7 +207,12 @@ class DapEvents(DapInspection):
         if self.pump is not None:
             self.pump.drain()  # what the program wrote before it stopped
         if state == "exited":
-            return self._ended(timeout)
+            end = self._ended(timeout)
+            if self.memcheck is not None:
+                # Valgrind's word on the whole run, once it has written it.
+                said = self.memcheck.summary(MEMCHECK_SUMMARY_WAIT)
+                end.description = "\n".join(filter(None, [end.description, *said]))
+            return end
         stop = self.dap.stop
         self.thread_id = stop.thread_id if stop.thread_id is not None else \
             self.first_thread(timeout)
@@ -273,6 +279,16 @@ class DapEvents(DapInspection):
             reason, description = "condition_error", broken
         if not description and reason in ("signal", "exception"):
             description = self.profile.signal_description(self.host, timeout)
+        error = self.memcheck.new_error() if self.memcheck is not None else None
+        if error is not None and frames:
+            # Valgrind stopped for an error it logged (gdb says only "stopped"):
+            # shown in the program's own frame, not in valgrind's free().
+            reason, description = "memcheck", error.description()
+            self.frame_index = own_frame_index(frames)
+            location = frame_location(frames[self.frame_index])
+            location.function = self.profile.frame_name(frames[self.frame_index])
+        elif self.memcheck is not None and asked and reason == "stopped":
+            reason = "pause"  # an interrupt through vgdb comes back as a bare stop
         self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None

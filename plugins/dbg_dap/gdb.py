@@ -71,6 +71,12 @@ class GdbProfile(NativeProfile):
         # gdb's DAP attach runs `target remote` on `target`.
         return {"target": f"{host}:{port}"}
 
+    runs_memcheck = True
+
+    def memcheck_arguments(self, program: str, target: str) -> Message:
+        # `target remote | vgdb ...`: gdb runs vgdb, which talks to valgrind.
+        return {"program": program, "target": target}
+
     def launch_arguments(self, request: LaunchRequest) -> Message:
         args = super().launch_arguments(request)
         if self.streams:

@@ -346,6 +346,14 @@ class AdapterProfile:
         whose support depends on its version asks it)."""
         return self.features.get(name, "none")
 
+    #: The debugger attaches to valgrind's gdb server (`dbg memcheck`).
+    runs_memcheck: ClassVar[bool] = False
+
+    def memcheck_arguments(self, program: str, target: str) -> Message:
+        """The attach arguments that reach valgrind's gdb server through
+        ``target`` ("| vgdb --pid=PID"); asked only when :attr:`runs_memcheck`."""
+        raise UsageError(f"{self.name} cannot attach to valgrind's gdb server")
+
     def core_arguments(self, request: LaunchRequest) -> tuple[str, Message]:
         """The request ("launch" or "attach") and its arguments that open
         ``request.core``, a core dump of ``request.program``; asked only of
