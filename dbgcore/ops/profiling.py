@@ -94,17 +94,8 @@ def run_profile(values: Payload, session: str, timeout: float,
         profile = cls().record(request)
     tool = f"{cls.id} {version}".strip()
     shown_program = str(path) if path is not None else f"process {pid}"
-    store = open_store("dbg profile")
-    try:
-        session_id = store.open_session(session, "profile", cls.id, version, shown_program,
-                                        args, os.getcwd())
-        run_id = store.open_run(session_id, shown_program, args)
-        store.record_profile(run_id, profile)
-        store.end_run(run_id, profile.exit_code, None)
-        store.end_session(session_id)
-        notes = store.take_notes()
-    finally:
-        store.close()
+    run_id, notes = keep_run(session, cls.id, version, shown_program, args, profile,
+                             "dbg profile")
     found = profiles.hot(profile)
     picture = _flame_graph(profile, run_id, f"{shown_program}: {tool}, run {run_id}")
     answer: Payload = {
@@ -129,6 +120,24 @@ def run_profile(values: Payload, session: str, timeout: float,
     if profile.output:
         answer["output"] = profile.output
     return answer, {"tool": cls.tool_name, "version": version}
+
+
+def keep_run(session: str, tool: str, version: str, program: str, args: list[str],
+             profile: Profile, by: str) -> tuple[int, list[str]]:
+    """Keep a profiler's record as a run of its own session in the store
+    (backend ``profile``, so what reads debugging sessions passes over it):
+    the run's id (0: not kept) and the store's notes."""
+    store = open_store(by)
+    try:
+        session_id = store.open_session(session, "profile", tool, version, program, args,
+                                        os.getcwd())
+        run_id = store.open_run(session_id, program, args)
+        store.record_profile(run_id, profile)
+        store.end_run(run_id, profile.exit_code, None)
+        store.end_session(session_id)
+        return run_id, store.take_notes()
+    finally:
+        store.close()
 
 
 def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
@@ -256,8 +265,11 @@ def run_hot(values: Payload, session: str, timeout: float,
 
 
 def render_hot(p: Payload) -> str:
-    order = "own time" if p.get("order") == "self" else "total time (with what it calls)"
-    lines = [f"run {p.get('run')} ({p.get('tool')}): where the time went, by {p.get('by')}, "
+    # A heap profile's weights are the bytes held at its peak, not time.
+    what = "the bytes" if p.get("unit") == "bytes" else "the time"
+    order = f"own {what[4:]}" if p.get("order") == "self" else \
+        f"total {what[4:]} (with what it calls)"
+    lines = [f"run {p.get('run')} ({p.get('tool')}): where {what} went, by {p.get('by')}, "
              f"{order} first"]
     calls = p.get("shape") == profiles.EDGES
     lines.append("    own   total" + ("    calls" if calls else "") + "  where")
@@ -270,7 +282,8 @@ def render_hot(p: Payload) -> str:
     if folded and folded.get("functions"):
         count = int(folded["functions"])
         lines.append(f"{count} library function{'s' if count != 1 else ''} folded into their "
-                     f"program callers ({folded.get('share')}% of the time spent in them); "
+                     f"program callers ({folded.get('share')}% of {what}"
+                     f"{'' if p.get('unit') == 'bytes' else ' spent'} in them); "
                      "--all shows them")
     return "\n".join(lines)
 
