@@ -83,11 +83,12 @@ def _refuse_unfit_leaks(found: dict[str, type[Profiler]], path: Path) -> None:
     checkers = [c for c in found.values() if c.measures == "leaks"]
     if any(c.fits(path) for c in checkers):
         return
-    which = "; ".join(f"{c.id}: {c.summary}" for c in checkers) or "none is installed"
+    which = "; ".join(f"{c.id} reads {'/'.join(c.languages) or 'other'} programs"
+                      for c in checkers) or "none is installed"
     heap = [c.id for c in found.values() if c.measures == "heap" and c.fits(path)]
-    hint = (f"what it holds on to, by allocation site: dbg heap {path} "
+    hint = (f"where its memory goes, by allocation site: dbg heap {path} "
             f"({', '.join(heap)})" if heap else "pass --tool NAME")
-    raise UsageError(f"no leak checker reads {path} ({which})", hint)
+    raise UsageError(f"no leak checker reads {path}: {which}", hint)
 
 
 def _common(cls: type[Profiler], path: Path, profile: Profile) -> Payload:

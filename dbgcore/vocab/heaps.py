@@ -104,7 +104,7 @@ def heap_answer(samples: list[Sample], timeline: list[HeapPoint]) -> HeapAnswer:
         # is not "shrinking" from the zeros before it.
         begun = next((i for i, v in enumerate(values) if v > 0), len(values))
         values = values[begun:]
-        growing = len(values) >= 3 and values[-1] > values[0] and all(
+        growing = len(values) >= 2 and values[-1] > values[0] and all(
             later >= 0.9 * earlier for earlier, later in pairwise(values))
         sites.append(SiteGrowth(site, peak, values[0] if values else peak,
                                 values[-1] if values else peak, len(values), growing))

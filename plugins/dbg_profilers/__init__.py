@@ -1,7 +1,5 @@
 """Built-in plugin: the profilers of Python programs, py-spy (sampling) and
-cProfile (deterministic counts), for `dbg profile`; and the memory
-profilers, valgrind's massif (`dbg heap` of a native program) and memcheck
-(`dbg leaks`).
+cProfile (deterministic counts), for `dbg profile`.
 
 They register through the same hook a third-party profiler uses
 (``dbg_register_profilers``); py-spy first, so a Python program is sampled
@@ -18,11 +16,7 @@ from dbgcore.api import Profiler, hookimpl
 @hookimpl
 def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
     from dbg_profilers.cprofile import CProfileProfiler
-    from dbg_profilers.massif import MassifProfiler
-    from dbg_profilers.memcheck import MemcheckLeaks
     from dbg_profilers.pyspy import PySpyProfiler
 
     register(PySpyProfiler)
     register(CProfileProfiler)
-    register(MassifProfiler)
-    register(MemcheckLeaks)
