@@ -7,7 +7,7 @@ what a fix of a Python program touches; memray sees native allocations too,
 but must be installed into the program's environment, and its files are read
 with its own Python API only.
 
-The program runs under a small boot script (``boot/heapboot.py``, standard
+The program runs under a small boot script (``inprogram/heapboot.py``, standard
 library only) in its own interpreter: tracemalloc traces every allocation
 with its traceback, a thread writes a snapshot as a JSON line every
 ``--interval`` seconds, and one more is written however the program ends.
@@ -33,7 +33,7 @@ from dbgcore.api import (
     Sample,
 )
 
-BOOT = Path(__file__).resolve().parent / "boot" / "heapboot.py"
+BOOT = Path(__file__).resolve().parent / "inprogram" / "heapboot.py"
 #: Seconds between snapshots when --interval is not given.
 DEFAULT_INTERVAL = 0.1
 #: Frames a traceback keeps (tracemalloc's cost grows with it).

@@ -8,12 +8,15 @@ writes one JSON line to OUT every INTERVAL seconds and one at the end
 KeyboardInterrupt of Ctrl-C): the time, the traced bytes, tracemalloc's
 peak so far, and the heaviest tracebacks with their bytes and blocks, each
 frame ``[file, line]`` (which function a line is in is read afterwards, by
-dbg: parsing files here would be traced, and slow the program down). Each line is flushed as it is written, so
-a program that dies of a signal keeps the snapshots before it; past LIMIT
-bytes of OUT no more snapshots are written, and the last line says so.
+dbg: parsing files here would be traced, and slow the program down). Each
+line is flushed as it is written, so a program that dies of a signal keeps
+the snapshots before it; past LIMIT bytes of OUT no more snapshots are
+written, and the last line says so.
 
 Standard library only: it runs in whatever Python the program uses.
 """
+
+from __future__ import annotations
 
 import json
 import os
@@ -28,8 +31,9 @@ TOP = 40
 
 
 class Recorder:
-    def __init__(self, out, limit, entry, program):
-        self.out = open(out, "w", encoding="utf-8")
+    def __init__(self, out: str, limit: int, entry: tuple[str, int], program: str) -> None:
+        # Open for the program's whole run: closed by main()'s finally.
+        self.out = open(out, "w", encoding="utf-8")  # noqa: SIM115
         self.limit = limit
         self.written = 0
         self.full = False
@@ -45,13 +49,13 @@ class Recorder:
         self.own = {os.path.abspath(__file__), runpy.__file__, tracemalloc.__file__,
                     threading.__file__, "<frozen runpy>"}
 
-    def snapshot(self):
+    def snapshot(self) -> None:
         with self.lock:
             if self.full or self.out.closed:
                 return
             current, peak = tracemalloc.get_traced_memory()
             stats = tracemalloc.take_snapshot().statistics("traceback")
-            stacks = []
+            stacks: list[object] = []
             rest = 0
             for stat in stats:
                 if not self._the_programs(stat.traceback):
@@ -73,7 +77,7 @@ class Recorder:
             self.out.flush()
             self.written += len(line)
 
-    def _the_programs(self, traceback):
+    def _the_programs(self, traceback: tracemalloc.Traceback) -> bool:
         """Whether an allocation is the program's (a thread of its own has
         neither frame; a traceback cut at its depth may have lost both)."""
         here = self.entry[0]
@@ -83,7 +87,7 @@ class Recorder:
         under = any((f.filename, f.lineno) == self.entry for f in traceback)
         return not under or any(f.filename == self.program for f in traceback)
 
-    def every(self, interval, done):
+    def every(self, interval: float, done: threading.Event) -> None:
         # A snapshot of a large heap takes a while, the program held still:
         # the wait is at least three snapshots' time, a quarter of the run at most.
         wait = interval
@@ -93,7 +97,7 @@ class Recorder:
             wait = max(interval, 3 * (time.monotonic() - began))
 
 
-def main():
+def main() -> None:
     out, interval, depth, limit, program = sys.argv[1:6]
     sys.argv = sys.argv[5:]
     program = os.path.abspath(program)
@@ -112,7 +116,7 @@ def main():
         recorder.out.close()
 
 
-def _marked(marker):
+def _marked(marker: str) -> int:
     with open(__file__, encoding="utf-8") as f:
         return next(number for number, text in enumerate(f, 1)
                     if text.rstrip().endswith(marker) and "(" in text)
