@@ -22,6 +22,7 @@ from dbgcore.ops.records import short_path
 from dbgcore.shared.errors import OpFailed, UsageError
 from dbgcore.shared.timeouts import check_timeout
 from dbgcore.vocab import heaps
+from dbgcore.vocab.model import signal_name
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
@@ -134,8 +135,7 @@ def render_heap(p: Payload) -> str:
         head += f", run {p['run']}"
     lines = [head]
     if p.get("exit_code"):
-        lines.append(f"the program exited with code {p['exit_code']}; what was recorded "
-                     "is kept")
+        lines.append(f"{_ended(p['exit_code'])}; what was recorded is kept")
         lines += [f"  | {line}" for line in str(p.get("output") or "").splitlines()]
     if p.get("sites"):
         lines.append("allocation sites at the peak, by bytes held:")
@@ -198,7 +198,7 @@ def render_leaks(p: Payload) -> str:
         or "nothing lost"
     lines = [f"leaks of {short_path(p.get('program'))} with {p.get('tool')}: {said}"]
     if p.get("exit_code"):
-        lines.append(f"the program exited with code {p['exit_code']}")
+        lines.append(_ended(p["exit_code"]))
         lines += [f"  | {line}" for line in str(p.get("output") or "").splitlines()]
     if not p.get("sites"):
         lines.append("  nothing was lost: every block was freed, or is still reachable")
@@ -215,6 +215,14 @@ def render_leaks(p: Payload) -> str:
     if p.get("note"):
         lines.append(f"note: {p['note']}")
     return "\n".join(lines)
+
+
+def _ended(code: int) -> str:
+    """How the program ended: a negative code is the signal that killed it
+    (the profiler's own process dies of the program's signal)."""
+    if code < 0:
+        return f"the program was killed by {signal_name(-code)}"
+    return f"the program exited with code {code}"
 
 
 def _place(row: Payload) -> str:

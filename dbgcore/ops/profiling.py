@@ -23,6 +23,7 @@ from dbgcore.ops.records import open_store, short_path
 from dbgcore.shared.errors import OpFailed, UsageError
 from dbgcore.shared.timeouts import check_timeout
 from dbgcore.vocab import profiles
+from dbgcore.vocab.heaps import size
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
@@ -376,6 +377,10 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
                                    for key in ("run_a", "run_b"))
     finally:
         store.close()
+    if (before.unit == "bytes") != (after.unit == "bytes"):
+        raise UsageError(f"run {a} and run {b} measure different things: "
+                         f"{before.unit} and {after.unit}",
+                         "compare two heap runs (`dbg heap`), or two time profiles")
     changes = profiles.diff(before, after)
     limit = int(values.get("limit") or ROWS_SHOWN)
     answer: Payload = {
@@ -384,10 +389,17 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
         "seconds_b": round(profiles.seconds(after, after.total_weight), 3),
         "changes": [c.to_dict() for c in changes[:limit]],
         "cut": max(len(changes) - limit, 0)}
+    if before.unit == "bytes":
+        # The weights are bytes held at the peak, not seconds.
+        answer["unit"] = "bytes"
+        answer["bytes_a"] = int(answer.pop("seconds_a"))
+        answer["bytes_b"] = int(answer.pop("seconds_b"))
     return answer, None
 
 
 def render_profile_diff(p: Payload) -> str:
+    if p.get("unit") == "bytes":
+        return _render_bytes_diff(p)
     lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a']:.2f} s) -> run {p['run_b']} "
              f"({p['tool_b']}, {p['seconds_b']:.2f} s): own time by function, largest change "
              "first",
@@ -396,6 +408,22 @@ def render_profile_diff(p: Payload) -> str:
         lines.append(f"  {c['before']:8.3f}s {c['after']:8.3f}s {c['change']:+9.3f}s  "
                      f"{c['function']}  {short_path(c.get('file'))}  "
                      f"({c['before_share']}% -> {c['after_share']}%)")
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} more (--limit N)")
+    return "\n".join(lines)
+
+
+def _render_bytes_diff(p: Payload) -> str:
+    """Two heap runs: each function's bytes held at the peak, in both."""
+    lines = [f"run {p['run_a']} ({p['tool_a']}, {size(p['bytes_a'])} at the peak) -> run "
+             f"{p['run_b']} ({p['tool_b']}, {size(p['bytes_b'])}): bytes held at the peak "
+             "by function, largest change first",
+             "      before       after      change  function"]
+    for c in p.get("changes") or []:
+        change = ("+" if c["change"] >= 0 else "") + size(c["change"])
+        place = f"  {short_path(c['file'])}" if c.get("file") else ""
+        lines.append(f"  {size(c['before']):>10} {size(c['after']):>10} {change:>11}  "
+                     f"{c['function']}{place}  ({c['before_share']}% -> {c['after_share']}%)")
     if p.get("cut"):
         lines.append(f"... {p['cut']} more (--limit N)")
     return "\n".join(lines)

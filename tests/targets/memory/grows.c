@@ -1,7 +1,8 @@
 /* A heap that grows without bound in one function: remember() appends
  * every reading to a list that nothing frees. The program runs for about
  * a second (argv[1] rounds, default 40) so massif sees the growth over
- * many snapshots; a little scratch memory comes and goes beside it. */
+ * many snapshots; a little scratch memory comes and goes beside it.
+ * argv[2] "crash": the program dies of SIGSEGV at the end instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,10 @@ int main(int argc, char **argv) {
         }
         struct timespec pause = {0, 20 * 1000 * 1000};
         nanosleep(&pause, NULL);
+    }
+    if (argc > 2 && strcmp(argv[2], "crash") == 0) {
+        volatile int *nowhere = NULL;
+        return *nowhere; /* @crash */
     }
     printf("%ld\n", total);
     return 0;
