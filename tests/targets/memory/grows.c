@@ -16,14 +16,14 @@ struct reading {
 static struct reading *kept;
 
 static void remember(int i) {
-    struct reading *r = malloc(sizeof *r); /* @grows */
+    struct reading *r = malloc(sizeof *r); // @grows
     memset(r->payload, i & 0xff, sizeof r->payload);
     r->next = kept;
     kept = r;
 }
 
 static int scratch(int i) {
-    char *tmp = malloc(200); /* @scratch */
+    char *tmp = malloc(200); // @scratch
     memset(tmp, i & 0xff, 200);
     int sum = tmp[i % 200];
     free(tmp);
@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     }
     if (argc > 2 && strcmp(argv[2], "crash") == 0) {
         volatile int *nowhere = NULL;
-        return *nowhere; /* @crash */
+        return *nowhere; // @crash
     }
     printf("%ld\n", total);
     return 0;

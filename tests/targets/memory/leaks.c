@@ -6,7 +6,7 @@
 #include <string.h>
 
 static char *make_name(int i) {
-    char *name = malloc(64); /* @leaks */
+    char *name = malloc(64); // @leaks
     snprintf(name, 64, "name-%d", i);
     return name;
 }
@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     int count = argc > 1 ? atoi(argv[1]) : 10;
     size_t length = 0;
     for (int i = 0; i < count; i++) {
-        length += strlen(make_name(i)); /* @calls_make_name */
+        length += strlen(make_name(i)); // @calls_make_name
         tidy();
     }
     printf("%zu\n", length);
