@@ -65,6 +65,9 @@ def test_massif_names_the_growing_site(dbg: Dbg, grows: Target) -> None:
     assert hot["run"] == answer["run"] and hot["unit"] == "bytes", hot
     assert hot["rows"][0]["function"] == "remember" and hot["rows"][0]["self_share"] > 95, hot
     assert "where the bytes went" in dbg("hot").out
+    callers = dbg.json("callers", "remember")
+    assert callers["unit"] == "bytes" and callers["sites"][0]["function"] == "main", callers
+    assert callers["sites"][0]["line"] == grows.lines["calls_remember"], callers
 
 
 def test_the_heap_answer_is_short_and_two_runs_compare(dbg: Dbg, grows: Target) -> None:

@@ -325,6 +325,8 @@ def _sites(values: Payload, session: str, which: str) -> tuple[Payload, Via | No
         "total_share": profiles.share(found.total_weight, found.whole),
         "sites": [r.to_dict(found.whole) for r in found.rows[:limit]],
         "cut": max(len(found.rows) - limit, 0)}
+    if profile.unit == "bytes":  # a heap run's: shares of the bytes held, not of time
+        answer["unit"] = "bytes"
     return answer, None
 
 
@@ -342,7 +344,8 @@ def _render_sites(p: Payload, which: str) -> str:
     found = p.get("found") or []
     where = ", ".join(short_path(f.get("file")) for f in found[:3])
     lines = [f"{which} {p.get('function')} ({where}; run {p.get('run')}, {p.get('tool')}): "
-             f"{p.get('total_share')}% of the time is in it, {p.get('self_share')}% its own"]
+             f"{p.get('total_share')}% of the {_weighs(p)} in it, {p.get('self_share')}% "
+             "its own"]
     calls = p.get("shape") == profiles.EDGES
     for site in p.get("sites") or []:
         counted = f" {site.get('calls', 0):>8} calls" if calls else ""
@@ -350,6 +353,10 @@ def _render_sites(p: Payload, which: str) -> str:
     if p.get("cut"):
         lines.append(f"... {p['cut']} more (--limit N)")
     return "\n".join(lines)
+
+
+def _weighs(p: Payload) -> str:
+    return "bytes held are" if p.get("unit") == "bytes" else "time is"
 
 
 def _site(site: Payload, which: str) -> str:

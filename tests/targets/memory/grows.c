@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
     long total = 0;
     for (int round = 0; round < rounds; round++) {
         for (int i = 0; i < 100; i++) {
-            remember(i);
+            remember(i); // @calls_remember
             total += scratch(i);
         }
         struct timespec pause = {0, 20 * 1000 * 1000};
