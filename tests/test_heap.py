@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from builds import Target, build_c, copy_target
 from dbg_profilers.massif import MassifProfiler, parse_massif
+from dbg_profilers.memcheck import MemcheckLeaks
 from dbg_profilers.pyheap import TracemallocProfiler
 
 from dbgcore.api import RecordRequest
@@ -115,6 +116,14 @@ def test_memcheck_names_the_leak(dbg: Dbg, leaks: Target) -> None:
     assert len(text.encode()) < ANSWER_BYTES, text
     assert f"leaks.c:{leaks.lines['leaks']}" in text and "192 B definitely lost" in text, text
     assert f"leaks.c:{leaks.lines['calls_make_name']}" in text.splitlines()[4], text
+    # Thirteen sites under deep stacks: the default answer is cut to fit, and says so.
+    many = dbg.json("leaks", str(leaks.path), "3", "many")
+    assert len(many["sites"]) + many["cut"] == 13 and many["cut"] > 0, many
+    assert any(site["frames_cut"] > 0 for site in many["sites"]), many
+    text = dbg("leaks", str(leaks.path), "3", "many").out
+    assert len(text.encode()) < ANSWER_BYTES and f"{many['cut']} more sites" in text, text
+    every = dbg.json("leaks", "--limit", "20", str(leaks.path), "3", "many")
+    assert len(every["sites"]) == 13 and every["cut"] == 0, every
 
 
 def test_tracemalloc_names_the_growing_cache(dbg: Dbg, cache: Target) -> None:
@@ -150,6 +159,18 @@ def test_a_snapshot_file_past_its_limit_says_so(tmp_path: Path, grows: Target,
     small = TracemallocProfiler().record(RecordRequest(py_dir, argv=[str(cache.path), "800"],
                                                        file_limit=1000, interval=0.05))
     assert "passed the limit of 1000 bytes" in small.note, small.note
+    leaks_dir = tmp_path / "leaks"
+    leaks_dir.mkdir()
+    leaky = copy_target("memory/leaks.c", tmp_path)
+    built = build_c(leaky.path)
+    whole_report = MemcheckLeaks().record(RecordRequest(leaks_dir, argv=[str(built), "3",
+                                                                         "many"]))
+    assert len(whole_report.leaks) == 13 and whole_report.note == "", whole_report.note
+    cut_report = MemcheckLeaks().record(RecordRequest(leaks_dir, argv=[str(built), "3", "many"],
+                                                      file_limit=8000))
+    assert "report ends early" in cut_report.note and "8000 bytes" in cut_report.note, \
+        cut_report.note
+    assert 0 < len(cut_report.leaks) < 13, cut_report.leaks
 
 
 def test_massifs_file_is_read_whole_or_up_to_a_cut() -> None:

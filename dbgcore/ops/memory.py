@@ -26,6 +26,8 @@ from dbgcore.vocab.model import signal_name
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from dbgcore.backends.profiler import Profiler
     from dbgcore.backends.registry import Front
     from dbgcore.vocab.opspec import Payload, Via
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 
 #: Rows an answer shows by default (its whole text stays under 2 KB).
 ROWS_SHOWN = 5
+#: The most bytes of a default answer's text.
+ANSWER_BYTES = 2048
 #: The frames of a leak's stack an answer shows.
 FRAMES_SHOWN = 4
 #: Seconds added to the op's timeout past --duration (valgrind's start and
@@ -123,6 +127,8 @@ def run_heap(values: Payload, session: str, timeout: float,
     said = [n for n in (profile.note, *notes) if n]
     if said:
         answer["note"] = "; ".join(said)
+    if not values.get("limit"):
+        _fit(answer, render_heap)
     return answer, {"tool": cls.tool_name, "version": version}
 
 
@@ -187,6 +193,8 @@ def run_leaks(values: Payload, session: str, timeout: float,
                    "cut": max(len(sites) - limit, 0)})
     if profile.note:
         answer["note"] = profile.note
+    if not values.get("limit"):
+        _fit(answer, render_leaks)
     return answer, {"tool": cls.tool_name, "version": cls.readiness().version}
 
 
@@ -204,7 +212,8 @@ def render_leaks(p: Payload) -> str:
         lines.append("  nothing was lost: every block was freed, or is still reachable")
     for site in p.get("sites") or []:
         lines.append(f"  {site['kind']} lost: {size(site['bytes'])} in {site['blocks']} "
-                     f"blocks ({site['records']} record{'s' if site['records'] != 1 else ''}),"
+                     f"block{'s' if site['blocks'] != 1 else ''} ({site['records']} "
+                     f"record{'s' if site['records'] != 1 else ''}),"
                      f" allocated in {site['function']}  {_place(site)}")
         for frame in site.get("stack") or []:
             lines.append(f"      {frame['function']}  {_place(frame)}")
@@ -215,6 +224,16 @@ def render_leaks(p: Payload) -> str:
     if p.get("note"):
         lines.append(f"note: {p['note']}")
     return "\n".join(lines)
+
+
+def _fit(answer: Payload, render: Callable[[Payload], str]) -> None:
+    """Keep a default answer within :data:`ANSWER_BYTES`: its last sites
+    are left out (and counted in ``cut``) while its text is longer (long
+    paths, deep stacks). ``--limit`` asks for a number of sites instead."""
+    sites = answer["sites"]
+    while len(sites) > 1 and len(render(answer).encode()) > ANSWER_BYTES:
+        sites.pop()
+        answer["cut"] += 1
 
 
 def _ended(code: int) -> str:
