@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from builds import Target, build_c, copy_target
 from dbg_profilers.massif import MassifProfiler, parse_massif
 from dbg_profilers.memcheck import MemcheckLeaks
 from dbg_profilers.pyheap import TracemallocProfiler
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dbgcore.api import RecordRequest
 from dbgcore.testing import Dbg, require
@@ -223,3 +226,60 @@ def test_bad_input_gets_one_line(dbg: Dbg, tmp_path: Path, cache: Target) -> Non
             (words, result)
     hinted = dbg.json("heap", "--tool", "cprofile", str(cache.path))
     assert not hinted["ok"] and "dbg profile --tool cprofile" in json.dumps(hinted), hinted
+
+
+_FUNCTIONS = st.sampled_from(["main", "grow", "Vec::push", "operator new(unsigned long)",
+                              "a_b", "x1"])
+
+
+@dataclass
+class _Node:
+    """A heap tree node as massif writes one: a leaf's bytes are its own,
+    an inner node's its children's."""
+
+    function: str
+    line: int
+    own: int
+    children: list[_Node]
+
+    @property
+    def weight(self) -> int:
+        return sum(c.weight for c in self.children) if self.children else self.own
+
+    def lines(self, indent: int) -> list[str]:
+        head = (f"{' ' * indent}n{len(self.children)}: {self.weight} 0x{indent:x}: "
+                f"{self.function} (prog.c:{self.line})")
+        return [head, *(text for c in self.children for text in c.lines(indent + 1))]
+
+    def leaves(self, above: tuple[tuple[str, int], ...] = ()
+               ) -> list[tuple[tuple[tuple[str, int], ...], float]]:
+        """Each leaf's path from the allocation site down, and its bytes."""
+        path = (*above, (self.function, self.line))
+        if not self.children:
+            return [(path, float(self.own))]
+        return [leaf for c in self.children for leaf in c.leaves(path)]
+
+
+@st.composite
+def _trees(draw: st.DrawFn, depth: int = 0) -> _Node:
+    children = draw(st.lists(_trees(depth + 1), max_size=0 if depth >= 3 else 3))
+    return _Node(draw(_FUNCTIONS), draw(st.integers(1, 10**5)), draw(st.integers(1, 10**9)),
+                 children)
+
+
+@given(st.lists(_trees(), min_size=1, max_size=4))
+def test_massifs_trees_read_back_as_their_leaves_stacks(sites: list[_Node]) -> None:
+    whole = sum(s.weight for s in sites)
+    tree = [f"n{len(sites)}: {whole} (heap allocation functions) malloc/new/new[], etc.",
+            *(text for s in sites for text in s.lines(1))]
+    text = "\n".join(["desc: (none)", "#-----------", "snapshot=0", "#-----------",
+                      "time=1500", f"mem_heap_B={whole}", "mem_heap_extra_B=0",
+                      "mem_stacks_B=0", "heap_tree=peak", *tree, ""])
+    timeline, peak = parse_massif(text)
+    assert [(p.time, p.heap) for p in timeline] == [(1.5, float(whole))]
+    # Each leaf's path, allocation site first, read back outermost first.
+    expected = sorted((tuple(reversed(path)), own) for s in sites for path, own in s.leaves())
+    got = sorted((tuple((f.function, f.line or 0) for f in sample.frames), sample.weight)
+                 for sample in peak)
+    assert got == expected
+    assert sum(sample.weight for sample in peak) == whole
