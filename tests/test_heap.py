@@ -100,6 +100,10 @@ def test_a_crash_keeps_the_snapshots(dbg: Dbg, grows: Target, cache: Target) -> 
     assert failed["ok"] and failed["exit_code"] == 1, failed
     assert failed["sites"][0]["function"] == "lookup", failed
     assert "the cache is full" in failed["output"], failed
+    # --duration stops a program that would run on, and keeps its snapshots.
+    cut = dbg.json("heap", "--duration", "1", str(cache.path), "100000")
+    assert cut["ok"] and "stopped (SIGINT)" in cut["note"] and "output" not in cut, cut
+    assert cut["sites"][0]["function"] == "lookup" and cut["sites"][0]["growing"], cut
 
 
 def test_memcheck_names_the_leak(dbg: Dbg, leaks: Target) -> None:

@@ -105,7 +105,7 @@ class MassifProfiler(Profiler):
             notes.append(f"massif's file passed the limit of {request.file_limit} bytes: "
                          f"read up to it ({len(timeline)} snapshots)")
         profile.note = "; ".join(notes)
-        if exit_code:
+        if exit_code and not cut:  # a stop by --duration is no failure to show
             profile.output = common.tail(output, "==")
         return profile
 

@@ -81,7 +81,7 @@ class TracemallocProfiler(Profiler):
             notes.append(f"tracemalloc's own peak, between snapshots, was {int(traced_peak)} "
                          "bytes (a shorter --interval may catch its stacks)")
         profile.note = "; ".join(notes)
-        if exit_code:
+        if exit_code and not cut:  # a stop by --duration is no failure to show
             profile.output = common.tail(output)
         return profile
 
