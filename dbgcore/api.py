@@ -23,7 +23,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.inprogram": ("libfiles", "pyrepr", "pytrace", "pywatch"),
     "dbgcore.backends": ("pyspy",),
     "dbgcore.backends.profiler": ("RecordRequest", "Profiler", "run_bounded"),
-    "dbgcore.vocab.profiles": ("Profile", "ProfileFrame", "Sample"),
+    "dbgcore.vocab.profiles": ("HeapPoint", "Leak", "Profile", "ProfileFrame", "Sample"),
     "dbgcore.backends.contract": ("AttachRequest", "Backend", "BackendSpec", "LaunchRequest",
                         "Readiness", "SessionContext", "Support"),
     "dbgcore.backends.choice": ("binary_kind",),

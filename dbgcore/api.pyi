@@ -96,6 +96,8 @@ from dbgcore.vocab.model import ended as ended
 from dbgcore.vocab.model import signal_name as signal_name
 from dbgcore.vocab.opspec import Arg as Arg
 from dbgcore.vocab.opspec import Op as Op
+from dbgcore.vocab.profiles import HeapPoint as HeapPoint
+from dbgcore.vocab.profiles import Leak as Leak
 from dbgcore.vocab.profiles import Profile as Profile
 from dbgcore.vocab.profiles import ProfileFrame as ProfileFrame
 from dbgcore.vocab.profiles import Sample as Sample

@@ -44,10 +44,12 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
 @hookspec
 def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
     """Register the profiler classes this plugin provides: the second kind
-    of backend, which records where a program's time goes (`dbg profile`).
+    of backend, which records where a program's time goes (`dbg profile`),
+    or its memory (``measures = "heap"``: `dbg heap`; ``"leaks"``: `dbg
+    leaks`).
 
     :param register: call it once per :class:`dbgcore.backends.profiler.Profiler`
-        subclass; its ``id`` is the name ``dbg profile --tool`` picks it by.
+        subclass; its ``id`` is the name ``--tool`` picks it by.
 
     Every plugin's implementation is called, in the order the plugins load;
     for a program, the first registered profiler that fits it and is

@@ -8,6 +8,11 @@ hook), and one is chosen for a program the way a backend is: by the
 program's kind (:meth:`Profiler.fits`), first registered first, unless
 ``--tool`` names one. A profiler that is not installed is refused with its
 own install hint (:meth:`Profiler.readiness`), never guessed around.
+
+A profiler measures one thing (:attr:`Profiler.measures`): time (`dbg
+profile`), the heap (`dbg heap`: bytes by allocation site over the run) or
+leaks (`dbg leaks`: what was never freed at exit). Each op chooses among the
+profilers that measure what it asks.
 """
 
 from __future__ import annotations
@@ -49,6 +54,17 @@ class RecordRequest:
     cwd: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    #: A heap profiler's most bytes of snapshot files: past it the
+    #: profiler keeps what it has and says so (the profile's note).
+    file_limit: int = 64 << 20
+    #: Seconds between a heap profiler's snapshots, where it takes them
+    #: itself (None: its own default).
+    interval: float | None = None
+
+
+#: What a profiler may measure (:attr:`Profiler.measures`); the op that asks
+#: for each is named after it, but time's, which is `dbg profile`.
+MEASURES = ("time", "heap", "leaks")
 
 
 class Profiler:
@@ -76,6 +92,9 @@ class Profiler:
     install: ClassVar[str] = ""
     #: One line for `dbg profile --help` and the refusals.
     summary: ClassVar[str] = ""
+    #: What it measures, one of :data:`MEASURES`: "time" (`dbg profile`),
+    #: "heap" (`dbg heap`, a profile in bytes) or "leaks" (`dbg leaks`).
+    measures: ClassVar[str] = "time"
 
     @classmethod
     def readiness(cls) -> Readiness:
@@ -110,14 +129,22 @@ class Profiler:
 
 
 def choose(profilers: Mapping[str, type[Profiler]], tool: str | None,
-           program: Path | None, pid: int | None) -> type[Profiler]:
+           program: Path | None, pid: int | None, measures: str = "time") -> type[Profiler]:
     """The profiler for a program (or a process): ``tool`` when given;
-    else the first registered that fits it and is installed. Refused with
-    one clear line: an unknown tool, none that fits, or one that is missing
-    (with how to install it)."""
+    else the first registered that fits it and is installed. Only those
+    that measure ``measures`` are considered. Refused with one clear line:
+    an unknown tool, one that measures something else (naming its op), none
+    that fits, or one that is missing (with how to install it)."""
+    every = profilers
+    profilers = {name: cls for name, cls in every.items() if cls.measures == measures}
     if tool:
         cls = profilers.get(tool)
         if cls is None:
+            other = every.get(tool)
+            if other is not None:
+                op = "profile" if other.measures == "time" else other.measures
+                raise UsageError(f"{tool} measures {other.measures}, not {measures}",
+                                 f"dbg {op} --tool {tool} PROGRAM")
             raise UsageError(f"unknown profiler {tool!r}",
                              f"known profilers: {', '.join(profilers) or 'none'}")
         _ready(cls)

@@ -23,6 +23,7 @@ from dbgcore.ops.records import open_store, short_path
 from dbgcore.shared.errors import OpFailed, UsageError
 from dbgcore.shared.timeouts import check_timeout
 from dbgcore.vocab import profiles
+from dbgcore.vocab.heaps import size
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
@@ -97,17 +98,8 @@ def run_profile(values: Payload, session: str, timeout: float,
         profile = cls().record(request)
     tool = f"{cls.id} {version}".strip()
     shown_program = str(path) if path is not None else f"process {pid}"
-    store = open_store("dbg profile")
-    try:
-        session_id = store.open_session(session, "profile", cls.id, version, shown_program,
-                                        args, os.getcwd())
-        run_id = store.open_run(session_id, shown_program, args)
-        store.record_profile(run_id, profile)
-        store.end_run(run_id, profile.exit_code, None)
-        store.end_session(session_id)
-        notes = store.take_notes()
-    finally:
-        store.close()
+    run_id, notes = keep_run(session, cls.id, version, shown_program, args, profile,
+                             "dbg profile")
     found = profiles.hot(profile)
     picture = _flame_graph(profile, run_id, f"{shown_program}: {tool}, run {run_id}")
     answer: Payload = {
@@ -132,6 +124,24 @@ def run_profile(values: Payload, session: str, timeout: float,
     if profile.output:
         answer["output"] = profile.output
     return answer, {"tool": cls.tool_name, "version": version}
+
+
+def keep_run(session: str, tool: str, version: str, program: str, args: list[str],
+             profile: Profile, by: str) -> tuple[int, list[str]]:
+    """Keep a profiler's record as a run of its own session in the store
+    (backend ``profile``, so what reads debugging sessions passes over it):
+    the run's id (0: not kept) and the store's notes."""
+    store = open_store(by)
+    try:
+        session_id = store.open_session(session, "profile", tool, version, program, args,
+                                        os.getcwd())
+        run_id = store.open_run(session_id, program, args)
+        store.record_profile(run_id, profile)
+        store.end_run(run_id, profile.exit_code, None)
+        store.end_session(session_id)
+        return run_id, store.take_notes()
+    finally:
+        store.close()
 
 
 def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
@@ -271,8 +281,11 @@ def run_hot(values: Payload, session: str, timeout: float,
 
 
 def render_hot(p: Payload) -> str:
-    order = "own time" if p.get("order") == "self" else "total time (with what it calls)"
-    lines = [f"run {p.get('run')} ({p.get('tool')}): where the time went, by {p.get('by')}, "
+    # A heap profile's weights are the bytes held at its peak, not time.
+    what = "the bytes" if p.get("unit") == "bytes" else "the time"
+    order = f"own {what[4:]}" if p.get("order") == "self" else \
+        f"total {what[4:]} (with what it calls)"
+    lines = [f"run {p.get('run')} ({p.get('tool')}): where {what} went, by {p.get('by')}, "
              f"{order} first"]
     calls = p.get("shape") == profiles.EDGES
     lines.append("    own   total" + ("    calls" if calls else "") + "  where")
@@ -285,7 +298,8 @@ def render_hot(p: Payload) -> str:
     if folded and folded.get("functions"):
         count = int(folded["functions"])
         lines.append(f"{count} library function{'s' if count != 1 else ''} folded into their "
-                     f"program callers ({folded.get('share')}% of the time spent in them); "
+                     f"program callers ({folded.get('share')}% of {what}"
+                     f"{'' if p.get('unit') == 'bytes' else ' spent'} in them); "
                      "--all shows them")
     return "\n".join(lines)
 
@@ -326,6 +340,8 @@ def _sites(values: Payload, session: str, which: str) -> tuple[Payload, Via | No
         "total_share": profiles.share(found.total_weight, found.whole),
         "sites": [r.to_dict(found.whole) for r in found.rows[:limit]],
         "cut": max(len(found.rows) - limit, 0)}
+    if profile.unit == "bytes":  # a heap run's: shares of the bytes held, not of time
+        answer["unit"] = "bytes"
     return answer, None
 
 
@@ -343,7 +359,8 @@ def _render_sites(p: Payload, which: str) -> str:
     found = p.get("found") or []
     where = ", ".join(short_path(f.get("file")) for f in found[:3])
     lines = [f"{which} {p.get('function')} ({where}; run {p.get('run')}, {p.get('tool')}): "
-             f"{p.get('total_share')}% of the time is in it, {p.get('self_share')}% its own"]
+             f"{p.get('total_share')}% of the {_weighs(p)} in it, {p.get('self_share')}% "
+             "its own"]
     calls = p.get("shape") == profiles.EDGES
     for site in p.get("sites") or []:
         counted = f" {site.get('calls', 0):>8} calls" if calls else ""
@@ -351,6 +368,10 @@ def _render_sites(p: Payload, which: str) -> str:
     if p.get("cut"):
         lines.append(f"... {p['cut']} more (--limit N)")
     return "\n".join(lines)
+
+
+def _weighs(p: Payload) -> str:
+    return "bytes held are" if p.get("unit") == "bytes" else "time is"
 
 
 def _site(site: Payload, which: str) -> str:
@@ -378,6 +399,10 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
                                    for key in ("run_a", "run_b"))
     finally:
         store.close()
+    if (before.unit == "bytes") != (after.unit == "bytes"):
+        raise UsageError(f"run {a} and run {b} measure different things: "
+                         f"{before.unit} and {after.unit}",
+                         "compare two heap runs (`dbg heap`), or two time profiles")
     changes = profiles.diff(before, after)
     limit = int(values.get("limit") or ROWS_SHOWN)
     answer: Payload = {
@@ -386,10 +411,17 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
         "seconds_b": round(profiles.seconds(after, after.total_weight), 3),
         "changes": [c.to_dict() for c in changes[:limit]],
         "cut": max(len(changes) - limit, 0)}
+    if before.unit == "bytes":
+        # The weights are bytes held at the peak, not seconds.
+        answer["unit"] = "bytes"
+        answer["bytes_a"] = int(answer.pop("seconds_a"))
+        answer["bytes_b"] = int(answer.pop("seconds_b"))
     return answer, None
 
 
 def render_profile_diff(p: Payload) -> str:
+    if p.get("unit") == "bytes":
+        return _render_bytes_diff(p)
     lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a']:.2f} s) -> run {p['run_b']} "
              f"({p['tool_b']}, {p['seconds_b']:.2f} s): own time by function, largest change "
              "first",
@@ -398,6 +430,22 @@ def render_profile_diff(p: Payload) -> str:
         lines.append(f"  {c['before']:8.3f}s {c['after']:8.3f}s {c['change']:+9.3f}s  "
                      f"{c['function']}  {short_path(c.get('file'))}  "
                      f"({c['before_share']}% -> {c['after_share']}%)")
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} more (--limit N)")
+    return "\n".join(lines)
+
+
+def _render_bytes_diff(p: Payload) -> str:
+    """Two heap runs: each function's bytes held at the peak, in both."""
+    lines = [f"run {p['run_a']} ({p['tool_a']}, {size(p['bytes_a'])} at the peak) -> run "
+             f"{p['run_b']} ({p['tool_b']}, {size(p['bytes_b'])}): bytes held at the peak "
+             "by function, largest change first",
+             "      before       after      change  function"]
+    for c in p.get("changes") or []:
+        change = ("+" if c["change"] >= 0 else "") + size(c["change"])
+        place = f"  {short_path(c['file'])}" if c.get("file") else ""
+        lines.append(f"  {size(c['before']):>10} {size(c['after']):>10} {change:>11}  "
+                     f"{c['function']}{place}  ({c['before_share']}% -> {c['after_share']}%)")
     if p.get("cut"):
         lines.append(f"... {p['cut']} more (--limit N)")
     return "\n".join(lines)

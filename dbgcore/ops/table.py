@@ -55,6 +55,7 @@ DEFAULT_OP_PLUGINS: tuple[str, ...] = (
     "dbgcore.ops.program",
     "dbgcore.ops.history",
     "dbgcore.ops.profiling",
+    "dbgcore.ops.memory",
     "dbgcore.ops.cross",
     "dbgcore.ops.meta",
     "dbgcore.frontends.localops",

@@ -67,11 +67,40 @@ class Sample:
     calls: int | None = None
 
 
+#: A leak checker's kinds of loss, the surest first (valgrind's words).
+LOSS_KINDS = ("definitely", "indirectly", "possibly")
+
+
+@dataclass
+class HeapPoint:
+    """The heap at one moment: ``time`` in seconds from the start of the
+    recording, ``heap`` the bytes the program had asked for and not freed,
+    and, for a detailed snapshot, the stacks holding them (``stacks``:
+    samples outermost frame first, weights in bytes; None when the
+    snapshot has only the total)."""
+
+    time: float
+    heap: float
+    stacks: list[Sample] | None = None
+
+
+@dataclass
+class Leak:
+    """One loss record: ``bytes`` in ``blocks`` never freed, of a
+    :data:`LOSS_KINDS` kind, allocated by ``frames`` (innermost first, as a
+    leak checker tells it: the allocator, then its callers)."""
+
+    kind: str
+    bytes: int
+    blocks: int
+    frames: tuple[ProfileFrame, ...] = ()
+
+
 @dataclass
 class Profile:
     """What one profiler recorded of one run. ``unit``: what a weight
-    counts ("samples" or "seconds"); ``rate``: samples a second, for a
-    sampler (a sample's weight over it is seconds)."""
+    counts ("samples", "seconds", or "bytes" for a heap profiler's);
+    ``rate``: samples a second, for a sampler (a sample's weight over it is seconds)."""
 
     tool: str
     shape: str
@@ -84,6 +113,11 @@ class Profile:
     note: str = ""
     #: The last lines the program wrote, when it failed.
     output: str = ""
+    #: A heap profiler's snapshots over the run (unit "bytes"; see
+    #: :mod:`dbgcore.vocab.heaps`): answered, not kept in the store.
+    timeline: list[HeapPoint] = field(default_factory=list)
+    #: A leak checker's loss records (answered, not kept in the store).
+    leaks: list[Leak] = field(default_factory=list)
 
     @property
     def total_weight(self) -> float:

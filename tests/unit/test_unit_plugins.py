@@ -318,11 +318,11 @@ def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() ->
     from dbgcore.backends.hookspecs import hookimpl
     from dbgcore.ops.table import BUILTIN, Arg, Op, OpTable
 
-    class HeapPlugin:
+    class ArenasPlugin:
         @hookimpl
         def dbg_add_ops(self, add: Any) -> None:
-            add(Op("heap", "Show the heap.", (Arg("arena", "int", "An arena.", minimum=0),),
-                   needs="stopped", render=lambda p: "heap"))
+            add(Op("arenas", "Show the arenas.", (Arg("arena", "int", "An arena.", minimum=0),),
+                   needs="stopped", render=lambda p: "arenas"))
 
     class GreedyPlugin:
         @hookimpl
@@ -330,12 +330,12 @@ def test_plugin_ops_join_the_table_and_a_taken_name_breaks_only_that_plugin() ->
             add(Op("print", "Print, again."))
 
     host = PluginHost(load_entry_points=False)
-    host.pm.register(HeapPlugin(), name="heap")
+    host.pm.register(ArenasPlugin(), name="arenas")
     host.pm.register(GreedyPlugin(), name="greedy")
     table = OpTable(BUILTIN)
     host.add_ops(table)
-    heap = table.find("heap")
-    assert heap is not None and heap.needs == "stopped" and heap.arg("arena").kind == "int"
+    arenas = table.find("arenas")
+    assert arenas is not None and arenas.needs == "stopped" and arenas.arg("arena").kind == "int"
     assert table.find("print") is not None and table.find("print").summary != "Print, again."
     assert table.find("disasm") is not None  # the built-in DAP plugin's ops
     greedy = next(i for i in host.report() if i.name == "greedy")
