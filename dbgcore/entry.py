@@ -67,9 +67,9 @@ _STARTS = ("start", "test", "attach", "memcheck")
 #: the command until the op's timeout (45 s: `dbg kill`, which must end such
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "cross",
-                          "diff", "doctor", "history", "hits", "hot", "kill", "mcp", "plugins",
-                          "profile", "profile-diff", "report", "runs", "sessions",
-                          "stacks"))
+                          "diff", "doctor", "heap", "history", "hits", "hot", "kill", "leaks",
+                          "mcp", "plugins", "profile", "profile-diff", "report", "runs",
+                          "sessions", "stacks"))
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).
 _ended_seen = False
