@@ -147,7 +147,7 @@ def test_bad_input_gets_one_line(dbg: Dbg, target: Target, tmp_path: Path) -> No
         result = dbg(*words)
         assert result.code != 0 and "no profile recorded" in result.err, result
     cases = {
-        ("profile",): "needs a PROGRAM or --pid",
+        ("profile",): "needs a PROGRAM, --pid PID, or a live session",
         ("profile", str(tmp_path / "missing.py")): "no such program",
         ("profile", "--tool", "nope", str(target.path)): "unknown profiler 'nope'",
         ("profile", "--duration", "0", str(target.path)): "--duration must be more than 0",
@@ -292,3 +292,34 @@ def test_pyspys_raw_lines_read_back_what_was_written(
     samples = parse_raw(text)
     assert [[(f.function, f.file, f.line) for f in s.frames] for s in samples] == stacks
     assert all(s.weight == count and s.thread == (thread or "42") for s in samples)
+
+
+@pytest.mark.parametrize("backend", ["pdb", "debugpy"])
+def test_profile_in_a_live_session(backend: str, dbg: Dbg, target: Target) -> None:
+    # A stopped program runs for the profile and is paused again; a running
+    # one is sampled as it runs and left running.
+    _needs_pyspy()
+    require_backend(backend)
+    started = dbg.json("start", "--backend", backend, str(target.path), "30", timeout=120)
+    assert started["ok"] and started["state"] == "stopped", started
+    pids = dbg.json("status")["pids"]
+    answer = dbg.json("profile", "--duration", "1")
+    assert answer["ok"] and answer["program"] == f"process {pids[0]}", answer
+    assert answer["top"][0]["function"] == "is_word", answer
+    assert "was stopped at regexes.py:" in answer["note"], answer
+    assert "paused again at " in answer["note"], answer
+    # debugpy's own threads, waiting on its socket, are not the program's time.
+    assert ("debugpy's own threads left out" in answer["note"]) == (backend == "debugpy")
+    status = dbg.json("status")
+    assert status["state"] == "stopped" and status["location"]["line"], status
+
+    running = dbg.json("--timeout", "0.5", "continue")
+    assert running["state"] == "running", running
+    again = dbg.json("profile", "--duration", "1")
+    assert again["ok"] and "paused again" not in again.get("note", ""), again
+    assert dbg.json("status")["state"] == "running"
+
+
+def test_profile_with_no_program_and_no_session_says_what_it_needs(dbg: Dbg) -> None:
+    result = dbg("profile")
+    assert result.code == 2 and "needs a PROGRAM, --pid PID, or a live session" in result.err

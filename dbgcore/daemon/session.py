@@ -124,6 +124,14 @@ class Session:
         }
         if self.last is not None and self.last.location is not None and state == "stopped":
             info["location"] = _loc_dict(self.last)
+        if self.backend is not None and state in ("stopped", "running"):
+            # The program's own processes: what `dbg profile` in a live
+            # session, or the user's own tools, attach to.
+            pids = [p for p in self.backend.program_pids() if p > 0]
+            if not pids and self.attach_request is not None and self.attach_request.pid:
+                pids = [self.attach_request.pid]
+            if pids:
+                info["pids"] = pids
         if self.launch_request is not None and self.launch_request.core:
             info["core"] = self.launch_request.core  # post mortem
         if state == "exited" and self.last is not None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dbgcore.ops.records import open_store, short_path
-from dbgcore.shared.errors import OpFailed, UsageError
+from dbgcore.shared.errors import DbgError, OpFailed, UsageError
 from dbgcore.shared.timeouts import check_timeout
 from dbgcore.vocab import profiles
 from dbgcore.vocab.heaps import size
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 #: Rows `dbg profile` shows of its top functions, and `hot`/`callers`/`callees` by default.
 TOP_SHOWN = 5
+#: How long a resume of the session's program is waited on: it answers
+#: "running" once the program has not stopped in that time.
+RESUME = 0.5
 #: What --clock may ask for (a profiler's ``clocks`` says which it tells apart).
 CLOCKS = ("cpu", "wall")
 ROWS_SHOWN = 10
@@ -71,9 +74,9 @@ def run_profile(values: Payload, session: str, timeout: float,
     if program and pid is not None:
         raise UsageError("give a PROGRAM or --pid, not both",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
+    resumed: str | None = None
     if not program and pid is None:
-        raise UsageError("dbg profile needs a PROGRAM or --pid PID",
-                         "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
+        pid, resumed = _session_program(session)
     path = Path(str(program)) if program else None
     if path is not None and not path.is_file():
         raise UsageError(f"no such program: {program}",
@@ -95,7 +98,15 @@ def run_profile(values: Payload, session: str, timeout: float,
             native=bool(values.get("native")), clock=values.get("clock") or None,
             python=values.get("python") or None,
             cwd=Path.cwd(), timeout=max(timeout, (duration or 0) + SLACK))
-        profile = cls().record(request)
+        try:
+            profile = cls().record(request)
+        finally:
+            if resumed is not None:
+                paused_at = _pause_again(session, timeout)
+    if resumed is not None:
+        profile.note = "; ".join(n for n in (
+            profile.note, f"the session's program was stopped at {resumed}: it ran for the "
+            f"profile and was paused again{paused_at}") if n)
     tool = f"{cls.id} {version}".strip()
     shown_program = str(path) if path is not None else f"process {pid}"
     run_id, notes = keep_run(session, cls.id, version, shown_program, args, profile,
@@ -142,6 +153,60 @@ def keep_run(session: str, tool: str, version: str, program: str, args: list[str
         return run_id, store.take_notes()
     finally:
         store.close()
+
+
+def _session_program(session: str) -> tuple[int, str | None]:
+    """The live session's program, to profile while it runs: its process,
+    and where it was stopped when it had to be resumed for it (None: it was
+    running). No session, or one whose program has ended, is refused."""
+    from dbgcore.shared import client
+
+    usage = ("dbg profile slow.py ARGS..., dbg profile --pid 4242, or in a live session "
+             "(`dbg start`) dbg profile --duration 3")
+    status = client.live_status(session)
+    if status is None:
+        raise UsageError("dbg profile needs a PROGRAM, --pid PID, or a live session", usage)
+    answer = _asked(session, "status", {}, RESUME)
+    pids = [int(p) for p in answer.get("pids") or []]
+    state = answer.get("state")
+    if state not in ("stopped", "running") or not pids:
+        raise UsageError(f"session {session!r} has no running program to profile "
+                         f"(it is {state})", usage)
+    if state == "running":
+        return pids[0], None
+    where = _place(answer.get("location"))
+    ran = _asked(session, "continue", {}, RESUME)
+    if ran.get("state") != "running":
+        raise UsageError(f"the session's program did not run on from {where}: it is "
+                         f"{ran.get('state')} at {_place(ran.get('location'))}",
+                         "a breakpoint hit at once? `dbg break --list`, then `dbg continue`")
+    return pids[0], where
+
+
+def _pause_again(session: str, timeout: float) -> str:
+    """Pause the session's program that was resumed for a profile: where
+    it is now (nothing when it ended meanwhile, or did not pause)."""
+    try:
+        answer = _asked(session, "pause", {}, timeout)
+    except DbgError as exc:
+        return f" (the pause failed: {exc.message})"
+    return f" at {_place(answer.get('location'))}" if answer.get("location") else ""
+
+
+def _asked(session: str, op: str, args: Payload, timeout: float) -> Payload:
+    from dbgcore.shared import client
+
+    response = client.call(session, op, args, timeout)
+    if not response.get("ok"):
+        raise DbgError.from_wire(response.get("error") or {})
+    return response.get("result") or {}
+
+
+def _place(location: object) -> str:
+    """``file.py:12`` of a stop's location; "?" without one."""
+    if not isinstance(location, dict):
+        return "?"
+    return f"{short_path(location.get('file'))}:{location.get('line')}"
 
 
 def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
@@ -482,12 +547,15 @@ OPS: tuple[Op, ...] = (
        group="profiling", details=(
            "No session is needed: the program runs under the profiler until it ends (or "
            "--duration), and a program that fails or crashes keeps what was recorded. "
+           "With neither PROGRAM nor --pid, a live session's program is profiled as it runs "
+           "(5 s, or --duration): a stopped one runs for it and is paused again. "
            "The answer is the top functions by own time, library frames folded into the "
            "program's frame that called them, and a sampled profile's flame graph (an SVG "
            "file in DBG_HOME/profiles, its path given).\n\n"
            "  dbg profile slow.py input.txt\n"
            "  dbg profile --tool cprofile slow.py\n"
            "  dbg profile --pid 4242 --duration 3\n"
+           "  dbg profile --duration 2      (the session's program)\n"
            "  dbg profile diff 3 4     (two runs: what grew, what shrank)")),
     Op("profile-diff", "What grew and what shrank between two profiled runs (also "
        "`dbg profile diff A B`): each function's own time in both.", (

@@ -98,6 +98,13 @@ class PySpyProfiler(Profiler):
         # thread's samples again.
         elapsed = time.monotonic() - began
         samples = parse_raw(raw.read_text(errors="replace") if raw.exists() else "")
+        # A program debugpy debugs (a live session's) runs debugpy's own
+        # threads, which wait on its socket: not the program's time. (Its
+        # tracer's frames atop the program's own are kept, folded into them.)
+        kept = [s for s in samples if any(f.library is None for f in s.frames)
+                or not any(f.library == "debugpy" for f in s.frames)]
+        debugger = len(samples) - len(kept)
+        samples = kept
         if not samples and status:
             raise OpFailed(f"py-spy recorded nothing: {_error_line(output)}",
                            "a program that ends within a moment is over before py-spy "
@@ -109,6 +116,9 @@ class PySpyProfiler(Profiler):
                           exit_code=exit_code)
         if cut and request.pid is None:
             profile.note = "the program was stopped (SIGINT) when the recording ended"
+        if debugger:
+            profile.note = "; ".join(n for n in (
+                profile.note, "debugpy's own threads left out") if n)
         if exit_code:
             profile.output = common.tail(output, "py-spy> ")
         return profile
