@@ -1,69 +1,135 @@
-"""Exceptions as dbg tells of them: what `dbg catch` stops on, the one
-line a stop says of an exception, and the story `dbg exception` answers
-(the chain of causes, each traceback as Python prints it, from the
-program's own first frame). The debugger decides when to stop; this module
-says what the stop is at.
+"""A stop as dbg is told of it: which frames are the program's, and what
+the stop is at.
+
+Whose code a frame runs (the debugger's: this folder, launch.py, bdb, pdb,
+cmd; a library's: the standard library, an installed package; or the
+program's), by dbg's own modules that run in the program (dbgcore/inprogram:
+pyrepr, libfiles, pywatch, pytrace) loaded from the paths dbg gives; the
+stack a stop shows; and an exception as a stop tells of it: the one line a
+stop says, and the story `dbg exception` answers (the chain of causes, each
+traceback as Python prints it, from the program's own first frame). A stop's
+stack, a catch, a failing test's frame and the program's own traceback all
+ask these same questions. The debugger decides when to stop; this module
+says what the stop is at, and needs no pdb.Pdb to say it.
 """
 
 from __future__ import annotations
 
+import bdb
+import os
+import pdb
 import sys
 import traceback
-from types import FrameType, TracebackType
+from types import FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
 
-from . import files
-from .files import _debugger_frame, _internal_file, _library_file
 from .values import _error_line
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
-    from collections.abc import Iterable
+    from collections.abc import Callable
 
     from _typeshed import ExcInfo
 
     #: What the launcher tells dbg: JSON.
     JsonObject = dict[str, Any]
+    #: pdb's stack: each frame with the line it is at, outermost first.
+    Stack = list[tuple[FrameType, int]]
 
 
-#: Exceptions that end a loop, a generator or the program the usual way: a
-#: catch of every exception (`raised`) passes them by; naming one catches it.
-_FLOW = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit)
+#: This folder: every frame of a file in it is the launcher's own.
+FOLDER = os.path.dirname(os.path.abspath(__file__))
+_IN_FOLDER = FOLDER + os.sep
+#: launch.py, which the backend runs: it loads this folder from its bytecode.
+BOOT = os.path.join(os.path.dirname(FOLDER), "launch.py")
 
 
-class _Catch:
-    """What `dbg catch` stops on: exceptions of the named classes (or their
-    subclasses; a name without a module is any class of that name, a builtin
-    one among them), or all of them (`raised`), in the program's own code
-    (in any code with ``all_code``)."""
-
-    def __init__(self, names: Iterable[object], raised: bool, all_code: bool) -> None:
-        self.names = frozenset(str(n) for n in names)
-        self.raised = bool(raised)
-        self.all_code = bool(all_code)
-
-    def matches(self, kind: object) -> bool:
-        if not isinstance(kind, type):
-            return False
-        for cls in kind.__mro__:
-            qualname = getattr(cls, "__qualname__", cls.__name__)
-            if qualname in self.names or "%s.%s" % (cls.__module__, qualname) in self.names:
-                return True
-        return self.raised and not issubclass(kind, _FLOW)
-
-    def code(self, frame: FrameType) -> bool:
-        return self.all_code or not _library_file(frame.f_code.co_filename)
+def _internal(frame: FrameType) -> bool:
+    return _internal_file(frame.f_code.co_filename)
 
 
-def _loaded_classes(name: str) -> list[type]:
-    """The exception classes called ``name``: the builtin one, or those of
-    the modules loaded now."""
-    import builtins
+def _internal_file(name: str) -> bool:
+    return name.startswith(_IN_FOLDER) or name in (BOOT, "<string>") or name == bdb.__file__
 
-    found = [getattr(builtins, name, None)]
-    if not isinstance(found[0], type):
-        found = [vars(m).get(name) for m in list(sys.modules.values()) if m is not None]
-    return [c for c in found if isinstance(c, type) and issubclass(c, BaseException)]
 
+def _debugger_frame(frame: FrameType) -> bool:
+    """A frame of the debugger's own (this launcher, bdb, pdb, cmd)."""
+    return _internal(frame) or frame.f_code.co_filename in _DEBUGGER_FILES
+
+
+_DEBUGGER_FILES = frozenset(os.path.abspath(getattr(m, "__file__", "") or "")
+                            for m in (pdb, bdb, sys.modules.get("cmd")) if m is not None)
+
+
+def _library_file(path: str) -> bool:
+    """Whether ``path`` is the standard library's or an installed package's
+    (below a site-packages or dist-packages folder), not the program's: by
+    dbgcore/inprogram/libfiles.py, loaded from pyrepr's folder. (A launcher
+    started without pyrepr's path, not by dbg: code with no file only.)"""
+    if _libfiles is None:
+        return path.startswith("<")
+    found: bool = _libfiles.library_file(path)
+    return found
+
+
+
+#: dbgcore/inprogram/pyrepr.py in the program, once dbg has said where it
+#: is, and libfiles.py beside it.
+_pyrepr: ModuleType | None = None
+_libfiles: ModuleType | None = None
+
+
+def load_core_helpers(pyrepr_path: str) -> ModuleType:
+    """pyrepr from the path dbg gives, and libfiles beside it; pyrepr."""
+    global _pyrepr, _libfiles
+    _pyrepr = _load_helper("_dbg_pyrepr", pyrepr_path)
+    _libfiles = _load_helper("_dbg_libfiles",
+                             os.path.join(os.path.dirname(pyrepr_path), "libfiles.py"))
+    return _pyrepr
+
+
+def _load_helper(name: str, path: str) -> ModuleType:
+    """One of dbgcore's modules that run in the program (pywatch, pytrace,
+    pyrepr, libfiles), from the path dbg gives (dbg's package is not on the program's
+    path), as a module of its own: ``name`` in sys.modules."""
+    import importlib.util
+
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load %s" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    # dbg's own bytecode is written even where the program's is not (as
+    # launch.py does for this file): not compiled again at every start.
+    dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = dont_write
+    return module
+
+
+def user_frames(stack: Stack) -> list[tuple[int, tuple[FrameType, int]]]:
+    """The program's frames of pdb's ``stack``, each with its index there."""
+    return [(i, entry) for i, entry in enumerate(stack) if not _internal(entry[0])]
+
+
+def stack_report(stack: Stack, current: int,
+                 canonic: Callable[[str], str]) -> list[JsonObject]:
+    """The program's frames of ``stack``, innermost first, as a stop tells
+    them: the one at ``current`` (pdb's curindex) is the selected one."""
+    frames = []
+    for position, (i, (frame, lineno)) in enumerate(reversed(user_frames(stack))):
+        frames.append({
+            "index": position,
+            "function": frame.f_code.co_name,
+            "file": canonic(frame.f_code.co_filename),
+            "line": lineno,
+            "current": i == current,
+        })
+    return frames
 
 
 def _exception_line(exc: BaseException) -> str:
@@ -125,7 +191,7 @@ def _exception_info(exc: BaseException, shown: TracebackType | None,
     first frame; ``here`` (a stop where it was just raised or reached): the
     frames that lead to it are the stack's, not the traceback's."""
     # (Without pyrepr, which dbg always names: the exception alone.)
-    chain = files._pyrepr.chain(exc) if files._pyrepr is not None else []
+    chain = _pyrepr.chain(exc) if _pyrepr is not None else []
     blocks = []
     for cause, relation in chain:
         blocks.append(_traceback_block(cause.__traceback__) + [_error_line(cause), ""])
