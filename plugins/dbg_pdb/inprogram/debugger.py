@@ -18,7 +18,6 @@ import threading
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import stops
 from .breakpoints import (
     Watches,
     _Catch,
@@ -29,9 +28,9 @@ from .breakpoints import (
     find_function,
 )
 from .stops import (
+    StopReport,
     _debugger_frame,
     _exception_info,
-    _exception_line,
     _from_program,
     _internal,
     _library_file,
@@ -41,7 +40,6 @@ from .stops import (
     user_frames,
 )
 from .values import (
-    _condition_errors,
     _error_line,
     _how_it_left,
     _Interruptible,
@@ -75,25 +73,16 @@ class DbgPdb(pdb.Pdb):
     def __init__(self, console_in: TextIO, console_out: TextIO) -> None:
         pdb.Pdb.__init__(self, stdin=console_in, stdout=console_out)
         self.use_rawinput = False
-        self.first_stop = True
         self.post_mortem = False
         #: One stop at a time: pdb has one console, and a thread that fails
         #: (thread_failure) may stop while another thread is stopped.
         self.stopping = threading.RLock()
-        self.interrupted = False
-        self.exception_text = ""
-        self.exception_name = ""
-        self.exception_message = ""
-        self.traceback_text = ""
-        #: The frame `finish` runs out of, and what it gave back when it did.
+        #: What the next stop's report says beside its stack.
+        self.report = StopReport()
+        #: The frame `finish` runs out of.
         self.finish_frame: FrameType | None = None
-        self.returned: JsonObject | None = None
-        #: What `dbg catch` stops on (None: nothing), and the description
-        #: of the stop it made.
+        #: What `dbg catch` stops on (None: nothing).
         self.catching: _Catch | None = None
-        self.catch_note = ""
-        #: An exception a step, next or finish went through, as its stop says it.
-        self.passed_note = ""
         #: Stopped post mortem on a failed test (test_failure).
         self.test_stop = False
         #: Stop post mortem where an uncaught exception ends the program.
@@ -102,11 +91,8 @@ class DbgPdb(pdb.Pdb):
         #: while it is there, the frame is leaving by it unless a line of
         #: the frame runs next (its handler).
         self.raising: tuple[FrameType, ExcInfo] | None = None
-        #: The exception `dbg exception` tells of, as _exception_info gives it.
-        self.exception_info: JsonObject | None = None
-        #: `dbg watch`'s expressions, and those whose value changed at this stop.
+        #: `dbg watch`'s expressions.
         self.watches = Watches()
-        self.watch_hits: list[int] = []
 
     def emit(self, kind: str, data: JsonObject) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
@@ -138,42 +124,15 @@ class DbgPdb(pdb.Pdb):
     def _state(self, stop: bool = False) -> JsonObject:
         data: JsonObject = {"frames": stack_report(self.stack, self.curindex, self.canonic)}
         if stop:
-            current = self.curframe
-            broken = _condition_errors[:1]
-            del _condition_errors[:]
-            if self.returned is not None:
-                reason = "step"
-                data["return_value"] = self.returned
-                self.returned = None
-            elif self.post_mortem or self.catch_note:
-                reason = "exception"
-            elif self.first_stop:
-                reason = "entry"
-            elif self.interrupted:
-                reason = "pause"
-            elif self.watch_hits:
-                reason = "watchpoint"
-            elif getattr(self, "currentbp", 0):
-                reason = "condition_error" if broken else "breakpoint"
-            elif current is not None and "__return__" in current.f_locals:
-                reason = "return"
-            else:
-                reason = "step"
-            data["reason"] = reason
-            data["breakpoint"] = getattr(self, "currentbp", 0) or None
-            data["watches"], self.watch_hits = self.watch_hits, []
-            note = self._stop_note()
-            data["description"] = broken[0] if reason == "condition_error" else note
-            data["post_mortem"] = self.post_mortem
-            self.first_stop = False
-            self.interrupted = False
+            data.update(self.report.said(self.curframe, getattr(self, "currentbp", 0),
+                                         self.post_mortem))
             self.currentbp = 0
         return data
 
     # -- a pause must work after next/step too, not only after continue -------
 
     def sigint_handler(self, signum: int, frame: FrameType | None) -> None:
-        self.interrupted = True
+        self.report.interrupted = True
         pdb.Pdb.sigint_handler(self, signum, frame)  # type: ignore[arg-type]
 
     def _catch_sigint(self) -> None:
@@ -244,14 +203,14 @@ class DbgPdb(pdb.Pdb):
             # It returns nothing: an exception takes it out (the return
             # event's value is None either way). Like a step, follow it to
             # the line that handles it; that stop names it.
-            self.passed_note = _passing_note(self.raising[1])
+            self.report.passed_note = _passing_note(self.raising[1])
             self.raising = None
             caller.f_trace = self.trace_dispatch
             caller.f_trace_lines = True
             self._set_stopinfo(None, None)  # type: ignore[attr-defined]
             return self.trace_dispatch
-        self.returned = {"value": _safe_repr(arg, True), "type": _type_name(arg),
-                         "kind": _how_it_left(frame)}
+        self.report.returned = {"value": _safe_repr(arg, True), "type": _type_name(arg),
+                                "kind": _how_it_left(frame)}
         caller.f_trace = self.trace_dispatch  # so that `next` from there stops in it
         self.interaction(caller, None)
         if self.quitting:
@@ -332,7 +291,8 @@ class DbgPdb(pdb.Pdb):
         self.emit("modules", {"files": files})
 
     def do__dbg_exception(self, arg: str) -> None:
-        info = self.exception_info if self.post_mortem or self.catch_note else None
+        info = self.report.exception_info if self.post_mortem or self.report.catch_note \
+            else None
         self.emit("exception", dict(info or {}, post_mortem=self.post_mortem))
 
     def do__dbg_breaks(self, arg: str) -> None:
@@ -368,15 +328,6 @@ class DbgPdb(pdb.Pdb):
         self.emit("trace", answer)
 
     # -- exceptions: `dbg catch`, failing tests, steps they pass through -------
-
-    def _stop_note(self) -> str:
-        """The description of this stop: the exception it is at, or the one
-        the step that led here went through (once)."""
-        note = self.passed_note
-        self.passed_note = ""
-        if self.post_mortem:
-            return self.exception_text
-        return self.catch_note or note
 
     def do__dbg_catch(self, arg: str) -> None:
         names, raised, uncaught, all_code = self._arg(arg)
@@ -443,7 +394,7 @@ class DbgPdb(pdb.Pdb):
                 # The statement that changed it has run: stop at this line,
                 # as gdb's software watchpoints do. A breakpoint of the
                 # user's on this line counts as hit too (break_here notes it).
-                self.watch_hits = hits
+                self.report.watch_hits = hits
                 self.break_here(frame)
                 self.interaction(frame, None)
                 if self.quitting:
@@ -470,12 +421,12 @@ class DbgPdb(pdb.Pdb):
     def dispatch_exception(self, frame: FrameType, arg: ExcInfo) -> TraceFunction:
         self.raising = (frame, arg)
         if self.catching is not None and not self.quitting and self.catching.stops_at(frame, arg):
-            self.catch_note = _passing_note(arg, frame)
-            self.exception_info = _exception_info(arg[1], arg[2], frame)
+            self.report.catch_note = _passing_note(arg, frame)
+            self.report.exception_info = _exception_info(arg[1], arg[2], frame)
             try:
                 self.interaction(frame, None)
             finally:
-                self.catch_note = ""
+                self.report.catch_note = ""
             if self.quitting:
                 raise bdb.BdbQuit
             return self.trace_dispatch
@@ -488,8 +439,8 @@ class DbgPdb(pdb.Pdb):
         if exc_info[0] in (StopIteration, GeneratorExit):
             pdb.Pdb.user_exception(self, frame, exc_info)  # a generator's way to end
             return
-        if not self.passed_note:
-            self.passed_note = _passing_note(exc_info)
+        if not self.report.passed_note:
+            self.report.passed_note = _passing_note(exc_info)
 
     def user_return(self, frame: FrameType, return_value: object) -> None:
         if self.raising is not None and self.raising[0] is frame:
@@ -527,7 +478,7 @@ class DbgPdb(pdb.Pdb):
             # the debugger's own code.
             sys.settrace(None)
             self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
-            self._describe(exc, shown)
+            self.report.describe(exc, shown)
             self.post_mortem = True
             self.test_stop = test
             try:
@@ -535,15 +486,7 @@ class DbgPdb(pdb.Pdb):
             finally:
                 self.post_mortem = False
                 self.test_stop = False
-                self.exception_info = None
-
-    def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
-        worker = stops._pyrepr.worker_place(exc) if stops._pyrepr is not None else ""
-        self.exception_text = _exception_line(exc) + (
-            " (raised in %s, in a worker process)" % worker if worker else "")
-        self.exception_name = type(exc).__name__
-        self.exception_message = str(exc)
-        self.exception_info = _exception_info(exc, shown)
+                self.report.exception_info = None
 
     # pdb's setup answers whether a .pdbrc command resumed the program (then
     # interaction is skipped); typeshed says it answers nothing.

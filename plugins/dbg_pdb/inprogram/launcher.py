@@ -131,7 +131,7 @@ def main() -> None:
 
 def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: TracebackType | None) -> None:
     """Stop where the uncaught exception was raised, with its story ready."""
-    debugger._describe(exc, shown)
+    debugger.report.describe(exc, shown)
     debugger.catching = None
     debugger.post_mortem = True
     debugger.reset()

@@ -23,7 +23,7 @@ import traceback
 from types import FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .values import _error_line
+from .values import _condition_errors, _error_line
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
     from collections.abc import Callable
@@ -31,7 +31,9 @@ if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
     from _typeshed import ExcInfo
 
     #: What the launcher tells dbg: JSON.
-    JsonObject = dict[str, Any]
+    Json = Any
+
+    JsonObject = dict[str, Json]
     #: pdb's stack: each frame with the line it is at, outermost first.
     Stack = list[tuple[FrameType, int]]
 
@@ -130,6 +132,85 @@ def stack_report(stack: Stack, current: int,
             "current": i == current,
         })
     return frames
+
+
+class StopReport:
+    """What the next stop's report says beside its stack, gathered by the
+    debugger's hooks while the program runs to it (a pause asked, a value
+    `finish` brought back, an exception a step went through or a catch
+    stopped at, the watches that changed); :meth:`said` tells it and starts
+    gathering for the next stop. Apart from the debugger so that the reason
+    of a stop is decided in one place, whichever hook made it."""
+
+    def __init__(self) -> None:
+        self.first = True
+        #: SIGINT came (`dbg pause`) since the last stop.
+        self.interrupted = False
+        #: What the frame `finish` ran out of gave back.
+        self.returned: JsonObject | None = None
+        #: An exception a step, next or finish went through, as its stop says it.
+        self.passed_note = ""
+        #: The description of the stop a `dbg catch` made.
+        self.catch_note = ""
+        #: The post mortem stop's exception: its line, and its story as
+        #: `dbg exception` tells it (_exception_info's).
+        self.exception_text = ""
+        self.exception_info: JsonObject | None = None
+        #: The watches whose value changed at this stop.
+        self.watch_hits: list[int] = []
+
+    def describe(self, exc: BaseException, shown: TracebackType | None) -> None:
+        """The exception a post mortem stop is at (``shown``: its traceback
+        from the program's own first frame)."""
+        worker = _pyrepr.worker_place(exc) if _pyrepr is not None else ""
+        self.exception_text = _exception_line(exc) + (
+            " (raised in %s, in a worker process)" % worker if worker else "")
+        self.exception_info = _exception_info(exc, shown)
+
+    def said(self, current: FrameType | None, breakpoint: int,
+             post_mortem: bool) -> JsonObject:
+        """The stop's reason and what goes with it: ``current``, the frame
+        it is in; ``breakpoint``, the number of the one bdb stopped at (0:
+        none)."""
+        data: JsonObject = {}
+        broken = _condition_errors[:1]
+        del _condition_errors[:]
+        if self.returned is not None:
+            reason = "step"
+            data["return_value"] = self.returned
+            self.returned = None
+        elif post_mortem or self.catch_note:
+            reason = "exception"
+        elif self.first:
+            reason = "entry"
+        elif self.interrupted:
+            reason = "pause"
+        elif self.watch_hits:
+            reason = "watchpoint"
+        elif breakpoint:
+            reason = "condition_error" if broken else "breakpoint"
+        elif current is not None and "__return__" in current.f_locals:
+            reason = "return"
+        else:
+            reason = "step"
+        data["reason"] = reason
+        data["breakpoint"] = breakpoint or None
+        data["watches"], self.watch_hits = self.watch_hits, []
+        note = self._note(post_mortem)
+        data["description"] = broken[0] if reason == "condition_error" else note
+        data["post_mortem"] = post_mortem
+        self.first = False
+        self.interrupted = False
+        return data
+
+    def _note(self, post_mortem: bool) -> str:
+        """The description of this stop: the exception it is at, or the one
+        the step that led here went through (once)."""
+        note = self.passed_note
+        self.passed_note = ""
+        if post_mortem:
+            return self.exception_text
+        return self.catch_note or note
 
 
 def _exception_line(exc: BaseException) -> str:
