@@ -14,6 +14,6 @@ runs, the stack a stop shows, the exception it is at), :mod:`breakpoints`
 (breakpoints, conditions, watches, catches, sources read with a bound) and
 :mod:`values` (reprs, locals, `print`, `set`) are the rules they share.
 Every module is read at each start, so they are few: a new one costs its
-file's read and run (0.2-0.4 ms each, -X importtime). tests/unit/test_import_graph.py holds the
-folder to the standard library.
+file's read and run (0.2-0.4 ms each, -X importtime).
+tests/unit/test_import_graph.py holds the folder to the standard library.
 """
