@@ -18,24 +18,22 @@ import threading
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .breakpoints import (
-    Watches,
-    _Catch,
-    _first_decorator_line,
-    _loaded_classes,
-    breakpoint_list,
-    compiled,
-    find_function,
-)
 from .stops import (
     StopReport,
+    Watches,
+    _Catch,
     _debugger_frame,
     _exception_info,
+    _first_decorator_line,
     _from_program,
     _internal,
     _library_file,
     _load_helper,
+    _loaded_classes,
     _passing_note,
+    breakpoint_list,
+    compiled,
+    find_function,
     stack_report,
     user_frames,
 )
