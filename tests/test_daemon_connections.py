@@ -1,4 +1,4 @@
-"""The daemon's connection threads (dbgcore.daemon.server._Connections): every
+"""The daemon's connection threads (dbgcore.daemon.listener.Connections): every
 connection is served at once, however many wait at the same time; a thread
 done with one waits for the next rather than ending, and no more than
 KEEP_THREADS of them wait."""
@@ -9,7 +9,7 @@ import socket
 import threading
 import time
 
-from dbgcore.daemon.server import KEEP_THREADS, _Connections
+from dbgcore.daemon.listener import KEEP_THREADS, Connections
 
 
 def _pair() -> tuple[socket.socket, socket.socket]:
@@ -34,7 +34,7 @@ def test_connections_that_wait_at_once_are_all_served_and_threads_are_kept() -> 
                 release.wait(10)
             conn.sendall(b"ok " + data)
 
-    connections = _Connections(serve)
+    connections = Connections(serve)
     before = len(_connection_threads())
     # More connections waiting at once than threads are kept: each is served.
     clients = []
@@ -77,7 +77,7 @@ def test_join_waits_for_a_connection_being_served_not_for_waiting_threads() -> N
                 release.wait(10)
             conn.sendall(b"done")
 
-    connections = _Connections(serve)
+    connections = Connections(serve)
     quick, theirs = _pair()
     quick.sendall(b"quick")
     connections.serve(theirs)

@@ -21,7 +21,7 @@ lines took 20-40 ms of each `dbg start` to compile; loaded as a package
 __main__ and dbg's packages are not on its path), it is read from
 __pycache__ (written there even under PYTHONDONTWRITEBYTECODE, which is
 the program's to obey). This frame is hidden from the program's stack with
-the launcher's (inprogram/owners.py).
+the launcher's (inprogram/stops.py, _internal_file).
 
 Python 3.8 syntax and the standard library only.
 """

@@ -8,8 +8,11 @@ program must not see them), so these modules import each other relatively
 and nothing of dbg's; this file itself is not loaded there (one file less
 to read at each start) and holds nothing but this note. :mod:`launcher`
 starts the program under :mod:`debugger` (pdb.Pdb with dbg's commands and
-stops) and hooks into its test runners; :mod:`values`, :mod:`exceptions`
-and :mod:`files` (whose code a frame runs, sources read with a bound) are
-the rules they share. tests/unit/test_import_graph.py holds the folder to
-the standard library.
+stops: pdb's hooks, each of dbg's commands handed to the module whose rules
+it asks) and hooks into its test runners; :mod:`stops` (whose code a frame
+runs; what makes a stop: breakpoints, conditions, watches, catches, sources
+read with a bound; what a stop is at: its stack, its reason, its exception)
+and :mod:`values` (reprs, locals, `print`, `set`) are the rules they share.
+Every module is one more file found and read at each start, so they are few.
+tests/unit/test_import_graph.py holds the folder to the standard library.
 """

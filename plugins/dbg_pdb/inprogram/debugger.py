@@ -15,39 +15,42 @@ import os
 import pdb
 import sys
 import threading
-from types import FrameType, ModuleType, TracebackType
+from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import files
-from .exceptions import (
+from .stops import (
+    StopReport,
+    Watches,
     _Catch,
-    _exception_info,
-    _exception_line,
-    _from_program,
-    _loaded_classes,
-    _passing_note,
-)
-from .files import (
     _debugger_frame,
+    _exception_info,
     _first_decorator_line,
+    _from_program,
     _internal,
     _library_file,
     _load_helper,
-    _read_source,
+    _loaded_classes,
+    _passing_note,
+    breakpoint_list,
+    compiled,
+    find_function,
+    stack_report,
+    user_frames,
 )
 from .values import (
-    _argument_names,
-    _condition_errors,
     _error_line,
     _how_it_left,
     _Interruptible,
-    _safe_arg,
     _safe_repr,
     _type_name,
+    assign,
+    evaluate,
+    frame_arguments,
+    local_variables,
 )
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from _typeshed import ExcInfo, TraceFunction
 
@@ -68,25 +71,16 @@ class DbgPdb(pdb.Pdb):
     def __init__(self, console_in: TextIO, console_out: TextIO) -> None:
         pdb.Pdb.__init__(self, stdin=console_in, stdout=console_out)
         self.use_rawinput = False
-        self.first_stop = True
         self.post_mortem = False
         #: One stop at a time: pdb has one console, and a thread that fails
         #: (thread_failure) may stop while another thread is stopped.
         self.stopping = threading.RLock()
-        self.interrupted = False
-        self.exception_text = ""
-        self.exception_name = ""
-        self.exception_message = ""
-        self.traceback_text = ""
-        #: The frame `finish` runs out of, and what it gave back when it did.
+        #: What the next stop's report says beside its stack.
+        self.report = StopReport()
+        #: The frame `finish` runs out of.
         self.finish_frame: FrameType | None = None
-        self.returned: JsonObject | None = None
-        #: What `dbg catch` stops on (None: nothing), and the description
-        #: of the stop it made.
+        #: What `dbg catch` stops on (None: nothing).
         self.catching: _Catch | None = None
-        self.catch_note = ""
-        #: An exception a step, next or finish went through, as its stop says it.
-        self.passed_note = ""
         #: Stopped post mortem on a failed test (test_failure).
         self.test_stop = False
         #: Stop post mortem where an uncaught exception ends the program.
@@ -95,14 +89,8 @@ class DbgPdb(pdb.Pdb):
         #: while it is there, the frame is leaving by it unless a line of
         #: the frame runs next (its handler).
         self.raising: tuple[FrameType, ExcInfo] | None = None
-        #: The exception `dbg exception` tells of, as _exception_info gives it.
-        self.exception_info: JsonObject | None = None
-        #: `dbg watch`: dbgcore/inprogram/pywatch.py loaded from the path dbg gives
-        #: (it keeps each watch's frame, code and last value), the watches
-        #: by id, and those whose value changed at this stop.
-        self.pywatch: ModuleType | None = None
-        self.watches: dict[int, str] = {}
-        self.watch_hits: list[int] = []
+        #: `dbg watch`'s expressions.
+        self.watches = Watches()
 
     def emit(self, kind: str, data: JsonObject) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
@@ -114,78 +102,35 @@ class DbgPdb(pdb.Pdb):
         try:
             state = self._state(stop=True)
             # What dbg reads at every stop comes with it: one exchange a stop.
-            state["locals"] = self._locals()
+            state["locals"] = local_variables(self._selected_locals())
             state["breaks"] = self._breaks()
         except Exception as exc:  # never take the program down with us
             state = {"frames": [], "reason": "step", "error": repr(exc)}
         self.emit("stop", state)
 
-    def _user_frames(self) -> list[tuple[int, tuple[FrameType, int]]]:
-        return [(i, entry) for i, entry in enumerate(self.stack) if not _internal(entry[0])]
+    def _selected_locals(self) -> Mapping[str, object]:
+        """pdb's copy of the selected frame's locals (what `set` writes)."""
+        return self.curframe_locals if self.curframe is not None else {}
 
     def do__dbg_args(self, arg: str) -> None:
         """The arguments of the frames at these positions of `_state`'s
         list (innermost first), asked only for the frames dbg shows."""
-        frames = [entry[0] for _, entry in reversed(self._user_frames())]
-        out = {}
-        for position in self._arg(arg):
-            if 0 <= position < len(frames):
-                frame = frames[position]
-                names = self.curframe_locals if frame is self.curframe else frame.f_locals
-                out[str(position)] = [
-                    {"name": name, "value": _safe_arg(names[name]), "type": _type_name(names[name])}
-                    for name in _argument_names(frame.f_code) if name in names]
-        self.emit("args", {"args": out})
+        frames = [entry[0] for _, entry in reversed(user_frames(self.stack))]
+        self.emit("args", {"args": frame_arguments(frames, self._arg(arg), self.curframe,
+                                                   self._selected_locals())})
 
     def _state(self, stop: bool = False) -> JsonObject:
-        frames = []
-        user = self._user_frames()
-        for position, (i, (frame, lineno)) in enumerate(reversed(user)):
-            frames.append({
-                "index": position,
-                "function": frame.f_code.co_name,
-                "file": self.canonic(frame.f_code.co_filename),
-                "line": lineno,
-                "current": i == self.curindex,
-            })
-        data: JsonObject = {"frames": frames}
+        data: JsonObject = {"frames": stack_report(self.stack, self.curindex, self.canonic)}
         if stop:
-            current = self.curframe
-            broken = _condition_errors[:1]
-            del _condition_errors[:]
-            if self.returned is not None:
-                reason = "step"
-                data["return_value"] = self.returned
-                self.returned = None
-            elif self.post_mortem or self.catch_note:
-                reason = "exception"
-            elif self.first_stop:
-                reason = "entry"
-            elif self.interrupted:
-                reason = "pause"
-            elif self.watch_hits:
-                reason = "watchpoint"
-            elif getattr(self, "currentbp", 0):
-                reason = "condition_error" if broken else "breakpoint"
-            elif current is not None and "__return__" in current.f_locals:
-                reason = "return"
-            else:
-                reason = "step"
-            data["reason"] = reason
-            data["breakpoint"] = getattr(self, "currentbp", 0) or None
-            data["watches"], self.watch_hits = self.watch_hits, []
-            note = self._stop_note()
-            data["description"] = broken[0] if reason == "condition_error" else note
-            data["post_mortem"] = self.post_mortem
-            self.first_stop = False
-            self.interrupted = False
+            data.update(self.report.said(self.curframe, getattr(self, "currentbp", 0),
+                                         self.post_mortem))
             self.currentbp = 0
         return data
 
     # -- a pause must work after next/step too, not only after continue -------
 
     def sigint_handler(self, signum: int, frame: FrameType | None) -> None:
-        self.interrupted = True
+        self.report.interrupted = True
         pdb.Pdb.sigint_handler(self, signum, frame)  # type: ignore[arg-type]
 
     def _catch_sigint(self) -> None:
@@ -256,14 +201,14 @@ class DbgPdb(pdb.Pdb):
             # It returns nothing: an exception takes it out (the return
             # event's value is None either way). Like a step, follow it to
             # the line that handles it; that stop names it.
-            self.passed_note = _passing_note(self.raising[1])
+            self.report.passed_note = _passing_note(self.raising[1])
             self.raising = None
             caller.f_trace = self.trace_dispatch
             caller.f_trace_lines = True
             self._set_stopinfo(None, None)  # type: ignore[attr-defined]
             return self.trace_dispatch
-        self.returned = {"value": _safe_repr(arg, True), "type": _type_name(arg),
-                         "kind": _how_it_left(frame)}
+        self.report.returned = {"value": _safe_repr(arg, True), "type": _type_name(arg),
+                                "kind": _how_it_left(frame)}
         caller.f_trace = self.trace_dispatch  # so that `next` from there stops in it
         self.interaction(caller, None)
         if self.quitting:
@@ -323,64 +268,18 @@ class DbgPdb(pdb.Pdb):
         self.emit("state", self._state())
 
     def do__dbg_locals(self, arg: str) -> None:
-        self.emit("locals", self._locals())
-
-    def _locals(self) -> JsonObject:
-        names = self.curframe_locals if self.curframe is not None else {}
-        out = []
-        for name, value in list(names.items()):
-            if name.startswith("__") and name.endswith("__") and name not in (
-                    "__return__", "__exception__"):
-                continue
-            out.append({"name": name, "value": _safe_repr(value, True),
-                        "type": _type_name(value)})
-        return {"variables": out}
-
-    def _eval(self, expression: str) -> object:
-        frame = self.curframe
-        assert frame is not None
-        return eval(expression, frame.f_globals, self.curframe_locals)
+        self.emit("locals", local_variables(self._selected_locals()))
 
     def do__dbg_eval(self, arg: str) -> None:
-        try:
-            with _Interruptible():
-                value = self._eval(self._arg(arg))
-                text = _safe_repr(value, False)
-        except BaseException as exc:
-            self.emit("value", {"error": _error_line(exc)})
-            return
-        self.emit("value", {"value": text, "type": _type_name(value)})
+        self.emit("value", evaluate(self.curframe, self._selected_locals(), self._arg(arg)))
 
     def do__dbg_set(self, arg: str) -> None:
         lhs, rhs = self._arg(arg)
-        try:
-            with _Interruptible():
-                value = self._eval(rhs)
-                if isinstance(ast.parse(lhs, mode="eval").body, ast.Name):
-                    # A plain name goes into the frame's own namespace; CPython
-                    # copies it back into the running frame when pdb resumes.
-                    self.curframe_locals[lhs] = value  # type: ignore[index]
-                else:
-                    namespace = dict(self.curframe_locals)
-                    namespace["__dbg_value__"] = value
-                    assert self.curframe is not None
-                    exec(compile("%s = __dbg_value__" % lhs, "<dbg set>", "exec"),
-                         self.curframe.f_globals, namespace)
-                result = self._eval(lhs)
-                text = _safe_repr(result, False)
-        except BaseException as exc:
-            self.emit("value", {"error": _error_line(exc)})
-            return
-        self.emit("value", {"value": text, "type": _type_name(result)})
+        self.emit("value", assign(self.curframe, self._selected_locals(), lhs, rhs))
 
     def do__dbg_compile(self, arg: str) -> None:
         """Whether a condition compiles, in the program's own Python."""
-        try:
-            compile(self._arg(arg), "<condition>", "eval")
-        except SyntaxError as exc:
-            self.emit("compiled", {"error": "%s: %s" % (type(exc).__name__, exc.msg)})
-            return
-        self.emit("compiled", {})
+        self.emit("compiled", compiled(self._arg(arg)))
 
     def do__dbg_modules(self, arg: str) -> None:
         """Files of the loaded modules named NAME."""
@@ -390,46 +289,19 @@ class DbgPdb(pdb.Pdb):
         self.emit("modules", {"files": files})
 
     def do__dbg_exception(self, arg: str) -> None:
-        info = self.exception_info if self.post_mortem or self.catch_note else None
+        info = self.report.exception_info if self.post_mortem or self.report.catch_note \
+            else None
         self.emit("exception", dict(info or {}, post_mortem=self.post_mortem))
 
     def do__dbg_breaks(self, arg: str) -> None:
         self.emit("breaks", self._breaks())
 
     def _breaks(self) -> JsonObject:
-        out = []
-        for bp in bdb.Breakpoint.bpbynumber:
-            if bp is None:
-                continue
-            out.append({"id": bp.number, "file": bp.file, "line": bp.line,
-                        "function": bp.funcname, "condition": bp.cond, "hits": bp.hits,
-                        "ignore": bp.ignore, "temporary": bool(bp.temporary),
-                        "enabled": bool(bp.enabled)})
-        return {"breakpoints": out, "watches": self._watch_list()}
+        return {"breakpoints": breakpoint_list(), "watches": self.watches.listed()}
 
     def do__dbg_findfunc(self, arg: str) -> None:
         module, function = self._arg(arg)
-        try:
-            import importlib.util
-
-            spec = importlib.util.find_spec(module)
-            if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-                raise LookupError("module %s has no Python source" % module)
-            tree = ast.parse(_read_source(spec.origin), spec.origin)
-            parts = function.split(".")
-            nodes = tree.body
-            found = None
-            for part in parts:
-                found = next((n for n in nodes if isinstance(
-                    n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part),
-                    None)
-                if found is None:
-                    raise LookupError("no function %s in module %s" % (function, module))
-                nodes = found.body
-            assert found is not None
-            self.emit("found", {"file": spec.origin, "line": found.lineno})
-        except BaseException as exc:
-            self.emit("found", {"error": _error_line(exc)})
+        self.emit("found", find_function(module, function))
 
     # -- dbg trace: a profile hook in the program (dbgcore/inprogram/pytrace.py) ----------
     # (loaded as _PYTRACE, the name its own MODULE_NAME says)
@@ -454,15 +326,6 @@ class DbgPdb(pdb.Pdb):
         self.emit("trace", answer)
 
     # -- exceptions: `dbg catch`, failing tests, steps they pass through -------
-
-    def _stop_note(self) -> str:
-        """The description of this stop: the exception it is at, or the one
-        the step that led here went through (once)."""
-        note = self.passed_note
-        self.passed_note = ""
-        if self.post_mortem:
-            return self.exception_text
-        return self.catch_note or note
 
     def do__dbg_catch(self, arg: str) -> None:
         names, raised, uncaught, all_code = self._arg(arg)
@@ -523,14 +386,13 @@ class DbgPdb(pdb.Pdb):
     def dispatch_line(self, frame: FrameType) -> TraceFunction:
         if self.raising is not None and self.raising[0] is frame:
             self.raising = None  # the frame handled it
-        if self.watches and self.pywatch is not None and not self.quitting:
-            check = self.pywatch.check
-            hits = [number for number in self.watches if check(number, frame)]
+        if self.watches and not self.quitting:
+            hits = self.watches.changed(frame)
             if hits:
                 # The statement that changed it has run: stop at this line,
                 # as gdb's software watchpoints do. A breakpoint of the
                 # user's on this line counts as hit too (break_here notes it).
-                self.watch_hits = hits
+                self.report.watch_hits = hits
                 self.break_here(frame)
                 self.interaction(frame, None)
                 if self.quitting:
@@ -543,66 +405,30 @@ class DbgPdb(pdb.Pdb):
     def do__dbg_watch(self, arg: str) -> None:
         path, number, expression = self._arg(arg)
         frame = self.curframe
-        try:
-            if frame is None or self.post_mortem:
-                raise LookupError("no running frame to watch in")
-            if self.pywatch is None:
-                self.pywatch = _load_helper("_dbg_pywatch", path)
-            placed = self.pywatch.add(number, expression, frame=frame)
-        except BaseException as exc:
-            said = str(exc) if type(exc).__name__ == "WatchRefused" else _error_line(exc)
-            self.emit("watch", {"error": said})
-            return
-        self.watches[number] = expression
-        # Its line events, even if bdb did not trace it when it was called.
-        frame.f_trace = self.trace_dispatch
-        frame.f_trace_lines = True
-        self.emit("watch", dict(placed, expression=expression))
+        placed = self.watches.add(path, number, expression, frame, self.post_mortem)
+        if frame is not None and "error" not in placed:
+            # Its line events, even if bdb did not trace it when it was called.
+            frame.f_trace = self.trace_dispatch
+            frame.f_trace_lines = True
+        self.emit("watch", placed)
 
     def do__dbg_unwatch(self, arg: str) -> None:
-        number = self._arg(arg)
-        self.watches.pop(number, None)
-        if self.pywatch is not None:
-            self.pywatch.remove(number)
+        self.watches.remove(self._arg(arg))
         self.emit("unwatch", {})
-
-    def _watch_list(self) -> list[JsonObject]:
-        if not self.watches or self.pywatch is None:
-            return []
-        gone = set(self.pywatch.not_running(list(self.watches)))
-        return [{"id": number, "expression": expression, "running": number not in gone}
-                for number, expression in self.watches.items()]
 
     def dispatch_exception(self, frame: FrameType, arg: ExcInfo) -> TraceFunction:
         self.raising = (frame, arg)
-        if self.catching is not None and not self.quitting and self._caught(frame, arg):
-            self.catch_note = _passing_note(arg, frame)
-            self.exception_info = _exception_info(arg[1], arg[2], frame)
+        if self.catching is not None and not self.quitting and self.catching.stops_at(frame, arg):
+            self.report.catch_note = _passing_note(arg, frame)
+            self.report.exception_info = _exception_info(arg[1], arg[2], frame)
             try:
                 self.interaction(frame, None)
             finally:
-                self.catch_note = ""
+                self.report.catch_note = ""
             if self.quitting:
                 raise bdb.BdbQuit
             return self.trace_dispatch
         return bdb.Bdb.dispatch_exception(self, frame, arg)
-
-    def _caught(self, frame: FrameType, arg: ExcInfo) -> bool:
-        """Whether a catch stops at this exception event: one of its classes,
-        in the first frame of the program's own code it reaches (of any
-        code's with --all-code), which is where it was raised unless it came
-        out of a library."""
-        catch = self.catching
-        assert catch is not None
-        kind, _, tb = arg
-        if not catch.matches(kind) or _debugger_frame(frame) or not catch.code(frame):
-            return False
-        inner = tb.tb_next if tb is not None and tb.tb_frame is frame else tb
-        while inner is not None:
-            if not _debugger_frame(inner.tb_frame) and catch.code(inner.tb_frame):
-                return False  # it was there first
-            inner = inner.tb_next
-        return True
 
     def user_exception(self, frame: FrameType, exc_info: ExcInfo) -> None:
         """A step does not stop where an exception passes (pdb stops at
@@ -611,8 +437,8 @@ class DbgPdb(pdb.Pdb):
         if exc_info[0] in (StopIteration, GeneratorExit):
             pdb.Pdb.user_exception(self, frame, exc_info)  # a generator's way to end
             return
-        if not self.passed_note:
-            self.passed_note = _passing_note(exc_info)
+        if not self.report.passed_note:
+            self.report.passed_note = _passing_note(exc_info)
 
     def user_return(self, frame: FrameType, return_value: object) -> None:
         if self.raising is not None and self.raising[0] is frame:
@@ -650,7 +476,7 @@ class DbgPdb(pdb.Pdb):
             # the debugger's own code.
             sys.settrace(None)
             self._set_stopinfo(self.botframe, None, -1)  # type: ignore[attr-defined]
-            self._describe(exc, shown)
+            self.report.describe(exc, shown)
             self.post_mortem = True
             self.test_stop = test
             try:
@@ -658,15 +484,7 @@ class DbgPdb(pdb.Pdb):
             finally:
                 self.post_mortem = False
                 self.test_stop = False
-                self.exception_info = None
-
-    def _describe(self, exc: BaseException, shown: TracebackType | None) -> None:
-        worker = files._pyrepr.worker_place(exc) if files._pyrepr is not None else ""
-        self.exception_text = _exception_line(exc) + (
-            " (raised in %s, in a worker process)" % worker if worker else "")
-        self.exception_name = type(exc).__name__
-        self.exception_message = str(exc)
-        self.exception_info = _exception_info(exc, shown)
+                self.report.exception_info = None
 
     # pdb's setup answers whether a .pdbrc command resumed the program (then
     # interaction is skipped); typeshed says it answers nothing.

@@ -35,9 +35,9 @@ import traceback
 from types import CodeType, TracebackType
 from typing import TYPE_CHECKING, TextIO
 
-from . import files
+from . import stops
 from .debugger import _PYTRACE, DbgPdb
-from .files import _internal
+from .stops import _internal
 from .values import keep_order
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
@@ -65,7 +65,7 @@ def _program_environment() -> bool:
         os.environ[name] = os.environ.pop("DBG_PDB_" + name, "") or default
     path = os.environ.pop("DBG_PDB_PYREPR", "")
     if path:
-        keep_order(files.load_core_helpers(path))
+        keep_order(stops.load_core_helpers(path))
     return os.environ.pop("DBG_PDB_TEST", "") == "1"
 
 
@@ -131,7 +131,7 @@ def main() -> None:
 
 def _post_mortem(debugger: DbgPdb, exc: BaseException, shown: TracebackType | None) -> None:
     """Stop where the uncaught exception was raised, with its story ready."""
-    debugger._describe(exc, shown)
+    debugger.report.describe(exc, shown)
     debugger.catching = None
     debugger.post_mortem = True
     debugger.reset()

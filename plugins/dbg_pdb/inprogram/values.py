@@ -2,12 +2,15 @@
 expressions: bounded reprs (a stop's locals short, `print` longer), a
 frame's arguments in their `def` order, a breakpoint condition's failure
 kept for its stop, and SIGINT turned into an error inside an expression
-that ran past --timeout. Apart from the debugger class because nothing
-here needs pdb: they are the rules for one value or one expression.
+that ran past --timeout; and the answers of dbg's commands about values
+(a stop's locals, frames' arguments, `print`, `set`). Apart from the
+debugger class because nothing here needs pdb: they are the rules for one
+value or one expression, given the frame they are asked in.
 """
 
 from __future__ import annotations
 
+import ast
 import bdb
 import dis
 import reprlib
@@ -17,7 +20,11 @@ from types import CodeType, FrameType, ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (subscripted types: the program's Python may be 3.8)
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any
+
+    #: What the launcher tells dbg: JSON.
+    JsonObject = dict[str, Any]
 
     #: A SIGINT handler, as signal.signal takes and gives it back.
     SignalHandler = Callable[[int, FrameType | None], object] | int | None
@@ -223,3 +230,79 @@ class _Interruptible:
         if _Interruptible.saved is not None:
             signal.signal(signal.SIGINT, _Interruptible.saved)
             _Interruptible.saved = None
+
+
+# -- the value side of dbg's commands: locals, arguments, print, set ------------------------
+
+
+def local_variables(names: Mapping[str, object]) -> JsonObject:
+    """A stop's locals (``names``: the selected frame's), shortly shown;
+    dunder names left out but for the value being returned and the
+    exception being raised."""
+    out = []
+    for name, value in list(names.items()):
+        if name.startswith("__") and name.endswith("__") and name not in (
+                "__return__", "__exception__"):
+            continue
+        out.append({"name": name, "value": _safe_repr(value, True),
+                    "type": _type_name(value)})
+    return {"variables": out}
+
+
+def frame_arguments(frames: list[FrameType], positions: Iterable[int],
+                    selected: FrameType | None,
+                    selected_locals: Mapping[str, object]) -> JsonObject:
+    """The arguments of ``frames`` (innermost first) at these positions, in
+    their `def` order; the selected frame's from pdb's copy of its locals
+    (what `set` changed there)."""
+    out = {}
+    for position in positions:
+        if 0 <= position < len(frames):
+            frame = frames[position]
+            names = selected_locals if frame is selected else frame.f_locals
+            out[str(position)] = [
+                {"name": name, "value": _safe_arg(names[name]), "type": _type_name(names[name])}
+                for name in _argument_names(frame.f_code) if name in names]
+    return out
+
+
+def evaluate(frame: FrameType | None, namespace: Mapping[str, object],
+             expression: str) -> JsonObject:
+    """`dbg print`: the value of ``expression`` in ``frame``, with pdb's
+    copy of its locals; interruptible at --timeout."""
+    try:
+        with _Interruptible():
+            value = _evaluated(frame, namespace, expression)
+            text = _safe_repr(value, False)
+    except BaseException as exc:
+        return {"error": _error_line(exc)}
+    return {"value": text, "type": _type_name(value)}
+
+
+def assign(frame: FrameType | None, namespace: Mapping[str, object], lhs: str,
+           rhs: str) -> JsonObject:
+    """`dbg set`: ``lhs = rhs`` in ``frame``; the value ``lhs`` then has."""
+    try:
+        with _Interruptible():
+            value = _evaluated(frame, namespace, rhs)
+            if isinstance(ast.parse(lhs, mode="eval").body, ast.Name):
+                # A plain name goes into the frame's own namespace; CPython
+                # copies it back into the running frame when pdb resumes.
+                namespace[lhs] = value  # type: ignore[index]
+            else:
+                scope = dict(namespace)
+                scope["__dbg_value__"] = value
+                assert frame is not None
+                exec(compile("%s = __dbg_value__" % lhs, "<dbg set>", "exec"),
+                     frame.f_globals, scope)
+            result = _evaluated(frame, namespace, lhs)
+            text = _safe_repr(result, False)
+    except BaseException as exc:
+        return {"error": _error_line(exc)}
+    return {"value": text, "type": _type_name(result)}
+
+
+def _evaluated(frame: FrameType | None, namespace: Mapping[str, object],
+               expression: str) -> object:
+    assert frame is not None
+    return eval(expression, frame.f_globals, namespace)
