@@ -466,6 +466,14 @@ class Backend:
         :meth:`select_thread` and :meth:`stack` at a stop."""
         raise self.unsupported("stacks")
 
+    def thread_wait(self, timeout: float) -> tuple[str, str] | None:
+        """Whether the selected thread waits, and for what, where the
+        debugger can tell at a stop: ("blocked", "sync mutex lock") for a
+        lock another holds, ("waiting", "chan receive") for anything else
+        (delve reads a goroutine's wait reason); None: it does not, or the
+        debugger cannot tell. Asked by `dbg stacks`' walk of each thread."""
+        return None
+
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         """Send native text; return its answer, and a stop event if the command
         moved the target (e.g. ``dbg raw next``)."""

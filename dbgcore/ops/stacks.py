@@ -191,8 +191,10 @@ def walk_threads(backend: Backend, timeout: float) -> list[ThreadStack]:
                 backend.select_thread(thread.id, timeout)
                 moved = True
                 frames = backend.stack(None, timeout)
-            out.append(ThreadStack(thread.id, thread.name, frames, state="stopped",
-                                   current=thread is current))
+            wait = backend.thread_wait(timeout)
+            out.append(ThreadStack(thread.id, thread.name, frames,
+                                   state=wait[0] if wait else "stopped",
+                                   current=thread is current, waits=wait[1] if wait else None))
     finally:
         if moved and current is not None:
             backend.select_thread(current.id, timeout)

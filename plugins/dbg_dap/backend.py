@@ -119,6 +119,9 @@ class DapBackend(DapEvents):
         #: The core dump this session opened (`dbg start --core`), if any.
         self.core: str | None = None
 
+    def thread_wait(self, timeout: float) -> tuple[str, str] | None:
+        return self.profile.thread_wait(self.host, timeout)
+
     @classmethod
     def tool_for(cls, spec: BackendSpec) -> str:
         return str(spec.options.get("tool") or spec.name)

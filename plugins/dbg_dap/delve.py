@@ -85,6 +85,27 @@ def _quiet_evaluate(backend: AdapterHost, expression: str, frame: Message,
         return ""
 
 
+#: The runtime's words for a goroutine's wait (its ``waitReason`` constant's
+#: name without the prefix, as delve shows it: ``waitReasonChanReceive (14)``).
+_WAIT_REASON_RE = re.compile(r"^waitReason(\w+)")
+_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+#: The waits that are for a lock another goroutine holds.
+_LOCK_WAITS = ("Semacquire", "SyncMutexLock", "SyncRWMutexLock", "SyncRWMutexRLock")
+
+
+def go_wait(shown: str) -> tuple[str, str] | None:
+    """A goroutine's state and wait reason from delve's showing of its
+    ``waitreason``: ("blocked", "sync mutex lock"), ("waiting", "chan
+    receive"); None for one that does not wait (``waitReasonZero``)."""
+    match = _WAIT_REASON_RE.match(shown.strip())
+    if match is None or match.group(1) == "Zero":
+        return None
+    name = match.group(1)
+    words = " ".join(w.lower() if not w.isupper() or len(w) == 1 else w
+                     for w in _WORD_RE.findall(name))
+    return ("blocked" if name in _LOCK_WAITS else "waiting"), words
+
+
 #: A frame of the stack delve gives with an exception (a panic).
 _DELVE_FRAME_RE = re.compile(r"^\s*\d+\s+0x[0-9a-fA-F]+ in (\S+)\s*\n\s*at (\S+):(\d+)", re.M)
 
@@ -113,6 +134,14 @@ class DelveProfile(AdapterProfile):
 
     def _exe(self) -> str | None:
         return shutil.which(self.spec.command[0] if self.spec.command else "dlv")
+
+    def thread_wait(self, backend: AdapterHost, timeout: float) -> tuple[str, str] | None:
+        # delve evaluates `runtime.curg` as the selected goroutine's g.
+        try:
+            shown = backend.evaluate_with("runtime.curg.waitreason", "watch", timeout).value
+        except DbgError:
+            return None
+        return go_wait(shown)
 
     def argv(self) -> list[str]:
         exe = self._exe()

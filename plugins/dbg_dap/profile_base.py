@@ -588,6 +588,10 @@ class AdapterProfile:
         step that was under way goes on as a step."""
         return "continue"
 
+    def thread_wait(self, backend: AdapterHost, timeout: float) -> tuple[str, str] | None:
+        """See :meth:`dbgcore.backends.contract.Backend.thread_wait`."""
+        return None
+
     def launch_env(self, backend: AdapterHost) -> dict[str, str]:
         """Variables added to the program's environment at launch."""
         return {}

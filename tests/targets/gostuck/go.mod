@@ -1,0 +1,3 @@
+module gostuck
+
+go 1.19
