@@ -314,7 +314,10 @@ def callers(profile: Profile, name: str) -> CallSites:
         frame = sample.frames[index]
         found[_named(frame)] = None
         cost = _cost(sample)
-        if profile.shape == EDGES or index == len(sample.frames) - 1:
+        # Its own time as `dbg hot` counts it: with the library code it
+        # called folded in, when it is the program's.
+        if profile.shape == EDGES or index == len(sample.frames) - 1 or (
+                frame.library is None and all(f.library for f in sample.frames[index + 1:])):
             own += sample.weight
         if index == 0:
             key: tuple[str, str | None, int | None] = ("(the program's entry)", None, None)
