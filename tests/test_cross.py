@@ -75,6 +75,9 @@ def test_a_python_function_s_calls_and_its_share_of_a_cprofile(
     assert answer["disasm"] == {"shown": False, "why": "no live session"}, answer
     text = dbg("cross", "slow").out
     assert "profile: " in text and "called from main" in text, text
+    # A heap run recorded after it is bytes, not time: cross still reads the profile.
+    assert dbg.json("heap", str(timed.path))["ok"]
+    assert dbg.json("cross", "slow")["sampled"]["run"] == profiled["run"]
 
 
 def test_a_function_dbg_knows_nothing_of_says_so_and_an_empty_name_is_refused(

@@ -102,9 +102,10 @@ def _calls(store: Store, session: str, function: str) -> Payload:
 
 
 def _profile(store: Store, session: str, function: str) -> Payload:
-    """Its share of the session's latest profile, its callers there, and
-    the lines of it where the samples fell."""
-    run_id = store.latest_profile_run(session)
+    """Its share of the session's latest profile of time (a heap run's
+    bytes are `dbg heap`'s), its callers there, and the lines of it where
+    the samples fell."""
+    run_id = store.latest_profile_run(session, of_time=True)
     profile = store.profile(run_id) if run_id is not None else None
     if run_id is None or profile is None:
         return {"found": False, "run": None}

@@ -39,15 +39,20 @@ class ProfileRecords:
                       " calls) VALUES (?, ?, ?, ?, ?, ?)", rows)],
                     "the profile is answered but not kept for `dbg hot`")
 
-    def latest_profile_run(self, name: str | None) -> int | None:
+    def latest_profile_run(self, name: str | None, of_time: bool = False) -> int | None:
         """The newest run a profiler recorded, of the sessions named
-        ``name`` (None: of any)."""
+        ``name`` (None: of any); ``of_time``: a profile of time, not one of
+        a heap's bytes."""
         query = "SELECT profiles.run_id FROM profiles"
         params: SqlRow = ()
+        where = ["profiles.unit != 'bytes'"] if of_time else []
         if name is not None:
             query += (" JOIN runs ON runs.id = profiles.run_id"
-                      " JOIN sessions ON sessions.id = runs.session_id WHERE sessions.name = ?")
+                      " JOIN sessions ON sessions.id = runs.session_id")
+            where.append("sessions.name = ?")
             params = (name,)
+        if where:
+            query += " WHERE " + " AND ".join(where)
         rows, _ = self._rows(query + " ORDER BY profiles.run_id DESC LIMIT 1", params)
         return int(rows[0][0] or 0) if rows else None
 
