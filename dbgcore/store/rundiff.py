@@ -6,9 +6,17 @@ happened: a call entered (its function and arguments), the lines it reached
 a value, raised, or unfinished). The first event that differs is the
 divergence, shown with both sides. Runs without traced calls are compared
 stop by stop (where each stopped, and its locals).
+
+Values are compared as they would be by a person reading both runs: an
+object's address (``<generator object f at 0x7f87b367d210>``, a pointer
+``0x55555556eee0``) differs from run to run without the runs differing, so
+addresses are left out of the comparison (a null or small pointer is kept:
+``0x0`` against ``0x55...`` does differ).
 """
 
 from __future__ import annotations
+
+import re
 
 from dbgcore.shared.jsontypes import JsonObject
 
@@ -48,16 +56,25 @@ def _pairs(rows: object) -> list[JsonObject]:
             if isinstance(r, dict)] if isinstance(rows, list) else []
 
 
+#: An address: six hex digits or more (a heap's, a stack's, a mapping's).
+_ADDRESS_RE = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+def _unplaced(value: object) -> str:
+    """``value`` as compared: its addresses left out (see the module's docstring)."""
+    return _ADDRESS_RE.sub("0x?", value if isinstance(value, str) else repr(value))
+
+
 def _key(event: JsonObject) -> tuple[object, ...]:
     kind = event["kind"]
     if kind == "call":
-        return kind, event["function"], repr(event["args"])
+        return kind, event["function"], _unplaced(event["args"])
     if kind == "line":
-        return kind, event["line"], repr(event["changed"])
+        return kind, event["line"], _unplaced(event["changed"])
     if kind == "end":
-        return kind, event["outcome"], event["value"]
+        return kind, event["outcome"], _unplaced(event["value"])
     return kind, event.get("file"), event.get("line"), event.get("function"), \
-        repr(event.get("locals"))
+        _unplaced(event.get("locals"))
 
 
 def _stop_events(stops: list[JsonObject]) -> list[JsonObject]:

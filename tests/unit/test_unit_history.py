@@ -183,6 +183,22 @@ def test_a_divergence_in_a_return_a_line_or_a_length() -> None:
     assert found["kind"] == "length" and found["a"] is None
 
 
+def test_runs_that_differ_only_in_addresses_are_the_same() -> None:
+    run = {"id": 1}
+    a = [_call(1, "usages", [("lines", "<generator object device_log at 0x7f87b367d210>")],
+               "<Report at 0x7f87b3600000>")]
+    b = [_call(1, "usages", [("lines", "<generator object device_log at 0x7f8f0115d6c0>")],
+               "<Report at 0x7f8f01100000>")]
+    assert compare(run, run, a, b, [], [])["same"] is True
+    # A null pointer against a real one is a difference, and so is any other value.
+    null = [_call(1, "f", [("p", "0x0")], "1")]
+    real = [_call(1, "f", [("p", "0x55555556eee0")], "1")]
+    assert compare(run, run, null, real, [], [])["divergence"]["kind"] == "call"
+    other = [_call(1, "usages", [("lines", "<generator object device_log at 0x7f8f0115d6c0>")],
+                   "<Report at 0x7f8f01100000> 2")]
+    assert compare(run, run, a, other, [], [])["divergence"]["kind"] == "return"
+
+
 def test_runs_without_traces_are_compared_stop_by_stop() -> None:
     stop = {"state": "stopped", "file": "/p.py", "line": 3, "function": "f",
             "locals": [{"name": "x", "value": "1"}]}
