@@ -320,7 +320,10 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
         # Where each one bound is told as it is now (a debugger may bind
         # a breakpoint only once the program is loaded), counted as placed.
         snapshot = session.snapshot(event, timeout)
-        now = {b.id: b for b in session.breaks.listing(backend, timeout)} if early else {}
+        # A program still running when the start's time ran out answers
+        # "running" (a console debugger takes no listing meanwhile).
+        now = {b.id: b for b in session.breaks.listing(backend, timeout)} \
+            if early and snapshot.state == "stopped" else {}
         breakpoints = [replace(now[b.id], hits=b.hits) if b.id in now else b for b in early]
     else:
         breakpoints = _apply_breaks(session, args.get("breaks", []), timeout)
