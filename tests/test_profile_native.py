@@ -1,0 +1,209 @@
+"""`dbg profile` of native programs: real perf, real callgrind and Go's real
+pprof on a hot spot written for them (tests/targets/hotspot/scan.c, its Rust
+twin scan.rs, and the Go package tests/targets/gohot): ``find`` scans a
+table linearly and is called from two sites, ``lookup_many`` asking four
+times what ``lookup_few`` asks. Each profiler must find ``find`` the
+hottest, ``callers find`` must name both call sites with the larger first,
+and ``profile diff`` must show the fix (the same program built with a binary
+search). A crash keeps what was sampled; bad input gets one line.
+
+The targets are built here into tmp_path, optimized (-O2) with debug info,
+as a program one profiles would be.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from builds import TARGETS, Target
+from dbg_profilers.perf import parse_script, sampling_event
+
+from dbgcore.testing import Dbg, marked_lines, require
+
+HOTSPOT = TARGETS / "hotspot"
+#: Rounds of scan.c's work: about half a second bare.
+ROUNDS = "300"
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    require(found is not None, f"{name} is not installed")
+    assert found is not None
+    return found
+
+
+def _compile(argv: list[str], cwd: Path) -> None:
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"build failed: {' '.join(argv)}\n{done.stderr}"
+
+
+def build_scan(work: Path, fixed: bool = False) -> Target:
+    """scan.c built optimized with debug info (``fixed``: with -DFIXED, its
+    binary search) into ``work``."""
+    source = work / "scan.c"
+    if not source.exists():
+        shutil.copy(HOTSPOT / "scan.c", source)
+    out = work / ("scan-fixed" if fixed else "scan")
+    _compile([_tool("gcc"), "-g", "-O2", *(["-DFIXED"] if fixed else []), str(source),
+              "-o", str(out)], work)
+    return Target(out, marked_lines(source))
+
+
+@pytest.fixture(scope="module")
+def scan(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    return build_scan(tmp_path_factory.mktemp("scan"))
+
+
+def _needs_perf() -> str:
+    perf = _tool("perf")
+    done = subprocess.run([perf, "--version"], capture_output=True, text=True, check=False)
+    require(done.returncode == 0, f"perf does not run here: {done.stderr.strip()}")
+    return perf
+
+
+def _the_scan_is_found(dbg: Dbg, lines: dict[str, int], source: str) -> None:
+    """What every profiler must find of the stored profile: find first by
+    its own time, its two callers at their lines, lookup_many's larger."""
+    hot = dbg.json("hot")
+    assert hot["ok"] and hot["rows"][0]["function"].endswith("find"), hot
+    assert hot["rows"][0]["file"].endswith(source) and hot["rows"][0]["self_share"] > 50, hot
+    callers = dbg.json("callers", "find")
+    sites = callers["sites"]
+    assert [s["function"].rsplit(".", 1)[-1].rsplit("::", 1)[-1] for s in sites[:2]] == [
+        "lookup_many", "lookup_few"], callers
+    assert sites[0]["total_share"] > 2 * sites[1]["total_share"] > 0, callers
+    if sites[0].get("line") is not None:  # a sampled stack: the line of the call
+        assert [s["line"] for s in sites[:2]] == [lines["many"], lines["few"]], callers
+
+
+# -- perf -----------------------------------------------------------------------------
+
+
+def test_perf_finds_the_hot_function_and_its_two_call_sites(dbg: Dbg, scan: Target) -> None:
+    perf = _needs_perf()
+    answer = dbg.json("profile", str(scan.path), ROUNDS)
+    assert answer["ok"] and answer["tool"].startswith("perf"), answer
+    assert answer["exit_code"] == 0 and answer["unit"] == "samples", answer
+    assert answer["top"][0]["function"] == "find", answer
+    _the_scan_is_found(dbg, scan.lines, "scan.c")
+    # The line of the scan's comparison is where the time goes.
+    by_line = dbg.json("hot", "--by", "line")["rows"][0]
+    assert (by_line["function"], by_line["line"]) == ("find", scan.lines["scan"]), by_line
+    # libc's start-up frames are folded, and shown on request.
+    every = dbg.json("hot", "--all", "--limit", "50")
+    assert any(r["library"] == "libc" for r in every["rows"]), every
+    graph = ElementTree.parse(answer["flamegraph"]).getroot()
+    titles = [t.text or "" for t in graph.iter("{http://www.w3.org/2000/svg}title")]
+    assert any(t.startswith("find (") for t in titles), titles
+    _event, counted = sampling_event(perf)
+    if not counted:  # this machine: no hardware counters, and the answer says so
+        assert "cpu-clock" in answer["note"] and "no hardware counters" in answer["note"], \
+            answer
+
+
+def test_perf_profiles_a_rust_program(dbg: Dbg, tmp_path: Path) -> None:
+    _needs_perf()
+    rustc = shutil.which("rustc")
+    if rustc is None:
+        pytest.skip("rustc is not installed")
+    source = tmp_path / "scan.rs"
+    shutil.copy(HOTSPOT / "scan.rs", source)
+    _compile([rustc, "-g", "-C", "opt-level=1", str(source), "-o", str(tmp_path / "scanrs")],
+             tmp_path)
+    answer = dbg.json("profile", str(tmp_path / "scanrs"), ROUNDS)
+    assert answer["ok"] and answer["top"][0]["function"] == "scan::find", answer
+    _the_scan_is_found(dbg, marked_lines(source), "scan.rs")
+
+
+def test_perf_keeps_what_a_crashing_program_sampled(dbg: Dbg, scan: Target) -> None:
+    _needs_perf()
+    answer = dbg.json("profile", str(scan.path), "200", "crash")
+    assert answer["ok"] and answer["exit_code"] == 139, answer  # 128 + SIGSEGV
+    assert answer["top"][0]["function"] == "find", answer
+    kept = dbg.json("hot", "--run", str(answer["run"]))
+    assert kept["rows"][0]["function"] == "find", kept
+
+
+def test_perf_attaches_to_a_running_program(dbg: Dbg, scan: Target) -> None:
+    _needs_perf()
+    proc = subprocess.Popen([str(scan.path), "1000000"], stdout=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL)
+    try:
+        answer = dbg.json("profile", "--pid", str(proc.pid), "--duration", "0.5")
+        assert answer["ok"] and answer["pid"] == proc.pid, answer
+        assert answer["tool"].startswith("perf") and answer["top"][0]["function"] == "find", \
+            answer
+        assert proc.poll() is None  # sampled, not stopped
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_perf_profile_diff_shows_the_fix(dbg: Dbg, scan: Target) -> None:
+    _needs_perf()
+    fixed = build_scan(scan.path.parent, fixed=True)
+    runs = [dbg.json("profile", str(path), ROUNDS) for path in (scan.path, fixed.path)]
+    assert all(r["ok"] for r in runs), runs
+    answer = dbg.json("profile", "diff", str(runs[0]["run"]), str(runs[1]["run"]))
+    first = answer["changes"][0]
+    assert first["function"] == "find" and first["after"] < first["before"] / 5, answer
+
+
+def test_perf_bad_input_gets_one_line(dbg: Dbg, scan: Target, tmp_path: Path) -> None:
+    _needs_perf()
+    script = tmp_path / "slow.py"
+    script.write_text("print(1)\n")
+    source = tmp_path / "scan.c"
+    shutil.copy(HOTSPOT / "scan.c", source)
+    cases = {
+        ("profile", str(tmp_path / "missing")): "no such program",
+        ("profile", "--tool", "perf", "--pid", "999999"): "no process 999999",
+        # A script under perf would be its interpreter's C: refused, with the way.
+        ("profile", "--tool", "perf", str(script)): "perf profiles native executables",
+        # A C source is not a program: nothing fits it.
+        ("profile", str(source)): "no profiler fits",
+    }
+    for words, said in cases.items():
+        result = dbg(*words)
+        assert result.code != 0 and said in result.err, (words, result)
+        assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err, \
+            (words, result)
+
+
+def test_perf_scripts_frames_are_read_with_their_objects() -> None:
+    # An inlined frame names no object (it is in its caller's); a sample
+    # taken in an interrupt has the kernel's frames below the program's.
+    text = (
+        "scan 7    1001001 \n"
+        "\t    ffffffff8100 irqentry_exit ([kernel.kallsyms])\n"
+        "\t            1270 find+0x10\n"
+        "  /w/scan.c:26 (inlined)\n"
+        "\t            12be lookup_many+0x2e (/w/scan)\n"
+        "  /w/scan.c:44\n"
+        "\t           27249 __libc_start_call_main+0x79 (/usr/lib/libc.so.6)\n"
+        "  ./csu/../sysdeps/x86/libc-start.c:58\n"
+        "\t           27304 __libc_start_main_impl+0x84\n"
+        "  ./csu/../csu/libc-start.c:360 (inlined)\n"
+        "\t            1190 _start+0x20 (/w/scan)\n"
+        "  ??:0\n"
+        "\n"
+        "scan worker 8    1001001 \n"
+        "\t            1270 find+0x10\n"
+        "  /w/scan.c:26 (inlined)\n"
+        "\n")
+    first, second = parse_script(text, "/w/scan")
+    assert [(f.function, f.file, f.line, f.library) for f in first.frames] == [
+        ("_start", None, None, "crt"),
+        ("__libc_start_main_impl", "./csu/../csu/libc-start.c", 360, "libc"),
+        ("__libc_start_call_main", "./csu/../sysdeps/x86/libc-start.c", 58, "libc"),
+        ("lookup_many", "/w/scan.c", 44, None),
+        ("find", "/w/scan.c", 26, None),
+        ("irqentry_exit", None, None, "kernel")]
+    assert first.thread == "scan" and second.thread == "scan worker"
+    assert [f.function for f in second.frames] == ["find"] and second.weight == 1.0
+    assert os.path.basename(second.frames[0].file or "") == "scan.c"
