@@ -21,6 +21,7 @@ from xml.etree import ElementTree
 
 import pytest
 from builds import TARGETS, Target
+from dbg_profilers.callgrind import read_counts
 from dbg_profilers.perf import parse_script, sampling_event
 
 from dbgcore.testing import Dbg, marked_lines, require
@@ -207,3 +208,87 @@ def test_perf_scripts_frames_are_read_with_their_objects() -> None:
     assert first.thread == "scan" and second.thread == "scan worker"
     assert [f.function for f in second.frames] == ["find"] and second.weight == 1.0
     assert os.path.basename(second.frames[0].file or "") == "scan.c"
+
+
+# -- callgrind ------------------------------------------------------------------------
+
+#: Rounds under callgrind: its simulated CPU runs the program some 50x slower.
+CALLGRIND_ROUNDS = "20"
+
+
+def test_callgrind_counts_the_instructions_and_the_calls(dbg: Dbg, scan: Target) -> None:
+    _tool("valgrind")
+    answer = dbg.json("profile", "--tool", "callgrind", str(scan.path), CALLGRIND_ROUNDS)
+    assert answer["ok"] and answer["tool"].startswith("callgrind"), answer
+    assert answer["unit"] == "instructions" and answer["exit_code"] == 0, answer
+    assert answer["top"][0]["function"] == "find", answer  # gcc's find.constprop.0
+    _the_scan_is_found(dbg, scan.lines, "scan.c")
+    # Counted, not sampled: 50 calls a round from lookup_few, 200 from lookup_many.
+    rounds = int(CALLGRIND_ROUNDS)
+    sites = {s["function"]: s for s in dbg.json("callers", "find")["sites"]}
+    assert (sites["lookup_few"]["calls"], sites["lookup_many"]["calls"]) == (
+        50 * rounds, 200 * rounds), sites
+    assert dbg.json("hot")["rows"][0]["calls"] == 250 * rounds
+    assert "instructions counted" in dbg("profile", "--tool", "callgrind", str(scan.path),
+                                         "2").out
+
+
+def test_callgrind_profile_diff_shows_the_fix(dbg: Dbg, scan: Target) -> None:
+    _tool("valgrind")
+    fixed = build_scan(scan.path.parent, fixed=True)
+    runs = [dbg.json("profile", "--tool", "callgrind", str(path), CALLGRIND_ROUNDS)
+            for path in (scan.path, fixed.path)]
+    assert all(r["ok"] for r in runs), runs
+    before, after = (str(r["run"]) for r in runs)
+    answer = dbg.json("profile", "diff", before, after)
+    first = answer["changes"][0]
+    assert answer["unit"] == "instructions", answer
+    assert first["function"] == "find" and first["after"] < first["before"] / 20, answer
+    text = dbg("profile", "diff", before, after).out
+    assert "M instructions" in text and "find" in text.splitlines()[2], text
+    # Instructions and time are not compared.
+    timed = dbg.json("profile", "--tool", "cprofile", str(HOTSPOT.parent / "slow" /
+                                                            "regexes.py"), "0.1")
+    refused = dbg("profile", "diff", before, str(timed["run"]))
+    assert refused.code != 0 and "cannot be compared" in refused.err, refused
+
+
+def test_callgrind_keeps_what_a_crashing_program_ran(dbg: Dbg, scan: Target) -> None:
+    _tool("valgrind")
+    answer = dbg.json("profile", "--tool", "callgrind", str(scan.path), "5", "crash")
+    assert answer["ok"] and answer["exit_code"] == 139, answer
+    assert answer["top"][0]["function"] == "find", answer
+
+
+def test_callgrinds_compressed_names_and_positions_are_read() -> None:
+    # Names defined once as "(id) name" and referred to as "(id)"; positions
+    # relative (+N, -N) and repeated (*); a call's cost line after calls=.
+    text = """\
+# callgrind format
+events: Ir
+ob=(1) /w/prog
+fl=(1) /w/prog.c
+fn=(1) main
+10 5
++1 2
+cfn=(2) helper
+calls=3 20
+* 300
+cob=(2) /usr/lib/libc.so.6
+cfi=(2) printf.c
+cfn=(3) printf
+calls=1 5
+-1 40
+fn=(2)
+20 300
+totals: 647
+"""
+    samples = read_counts(text, "/w/prog")
+    edges = {tuple(f.function for f in s.frames): s for s in samples}
+    assert set(edges) == {("main",), ("main", "helper"), ("main", "printf")}, edges
+    root, helper, printf = edges[("main",)], edges[("main", "helper")], \
+        edges[("main", "printf")]
+    assert (root.weight, root.total) == (7.0, 347.0), root
+    assert (helper.weight, helper.total, helper.calls) == (300.0, 300.0, 3), helper
+    assert (printf.total, printf.calls, printf.frames[1].library) == (40.0, 1, "libc"), printf
+    assert helper.frames[1].file == "/w/prog.c" and helper.frames[0].line == 10

@@ -190,6 +190,9 @@ def _amount(p: Payload) -> str:
         rate = p.get("rate") or 0
         return (f"{int(p.get('weight') or 0)} samples at {rate:g} Hz "
                 f"({float(p.get('duration') or 0):.2f} s)")
+    if p.get("unit") == "instructions":  # a count of the CPU's work (callgrind), not time
+        return (f"{float(p.get('weight') or 0):,.0f} instructions counted in "
+                f"{p.get('samples')} call edges ({float(p.get('duration') or 0):.2f} s)")
     return f"{float(p.get('duration') or 0):.3f} s counted in {p.get('samples')} call edges"
 
 
@@ -363,6 +366,11 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
                                    for key in ("run_a", "run_b"))
     finally:
         store.close()
+    if (before.unit == "instructions") != (after.unit == "instructions"):
+        counted, timed = (a, b) if before.unit == "instructions" else (b, a)
+        raise UsageError(f"run {counted} counts instructions, run {timed} time: the two "
+                         "cannot be compared",
+                         "profile both runs with the same profiler (--tool)")
     changes = profiles.diff(before, after)
     limit = int(values.get("limit") or ROWS_SHOWN)
     answer: Payload = {
@@ -371,10 +379,15 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
         "seconds_b": round(profiles.seconds(after, after.total_weight), 3),
         "changes": [c.to_dict() for c in changes[:limit]],
         "cut": max(len(changes) - limit, 0)}
+    if before.unit == after.unit == "instructions":
+        # Counts, not time: said so, and shown as counts.
+        answer["unit"] = "instructions"
     return answer, None
 
 
 def render_profile_diff(p: Payload) -> str:
+    if p.get("unit") == "instructions":
+        return _render_count_diff(p)
     lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a']:.2f} s) -> run {p['run_b']} "
              f"({p['tool_b']}, {p['seconds_b']:.2f} s): own time by function, largest change "
              "first",
@@ -382,6 +395,22 @@ def render_profile_diff(p: Payload) -> str:
     for c in p.get("changes") or []:
         lines.append(f"  {c['before']:8.3f}s {c['after']:8.3f}s {c['change']:+9.3f}s  "
                      f"{c['function']}  {short_path(c.get('file'))}  "
+                     f"({c['before_share']}% -> {c['after_share']}%)")
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} more (--limit N)")
+    return "\n".join(lines)
+
+
+def _render_count_diff(p: Payload) -> str:
+    """A diff of two instruction counts (callgrind's): the same table, in
+    millions of instructions."""
+    lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a'] / 1e6:,.1f} M instructions) "
+             f"-> run {p['run_b']} ({p['tool_b']}, {p['seconds_b'] / 1e6:,.1f} M): own "
+             "instructions by function, largest change first",
+             "    before M    after M   change M  function"]
+    for c in p.get("changes") or []:
+        lines.append(f"  {c['before'] / 1e6:10.2f} {c['after'] / 1e6:10.2f} "
+                     f"{c['change'] / 1e6:+10.2f}  {c['function']}  {short_path(c.get('file'))}  "
                      f"({c['before_share']}% -> {c['after_share']}%)")
     if p.get("cut"):
         lines.append(f"... {p['cut']} more (--limit N)")

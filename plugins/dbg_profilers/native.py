@@ -16,6 +16,8 @@ from dbgcore.api import Profiler, hookimpl
 
 @hookimpl
 def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
+    from dbg_profilers.callgrind import CallgrindProfiler
     from dbg_profilers.perf import PerfProfiler
 
     register(PerfProfiler)
+    register(CallgrindProfiler)

@@ -29,7 +29,7 @@ def library(function: str, file: str | None, dso: str | None,
             return _SO_RE.sub("", Path(dso).name) or dso
     if file:
         return _toolchain(file)
-    if function.startswith("_") or function.startswith("0x"):
+    if function.startswith(("_", "0x", "(")):  # _start, an address, callgrind's "(below main)"
         return "crt"
     return None
 
