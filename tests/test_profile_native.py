@@ -20,9 +20,10 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from builds import TARGETS, Target
+from builds import TARGETS, Target, copy_tree
 from dbg_profilers.callgrind import read_counts
 from dbg_profilers.perf import parse_script, sampling_event
+from dbg_profilers.pprof import read_raw
 
 from dbgcore.testing import Dbg, marked_lines, require
 
@@ -75,8 +76,9 @@ def _the_scan_is_found(dbg: Dbg, lines: dict[str, int], source: str) -> None:
     assert hot["rows"][0]["file"].endswith(source) and hot["rows"][0]["self_share"] > 50, hot
     callers = dbg.json("callers", "find")
     sites = callers["sites"]
-    assert [s["function"].rsplit(".", 1)[-1].rsplit("::", 1)[-1] for s in sites[:2]] == [
-        "lookup_many", "lookup_few"], callers
+    # lookup_many in C and Rust (scan::lookup_many), lookupMany in Go.
+    assert [s["function"].rsplit(".", 1)[-1].rsplit("::", 1)[-1].replace("_", "").lower()
+            for s in sites[:2]] == ["lookupmany", "lookupfew"], callers
     assert sites[0]["total_share"] > 2 * sites[1]["total_share"] > 0, callers
     if sites[0].get("line") is not None:  # a sampled stack: the line of the call
         assert [s["line"] for s in sites[:2]] == [lines["many"], lines["few"]], callers
@@ -292,3 +294,81 @@ totals: 647
     assert (helper.weight, helper.total, helper.calls) == (300.0, 300.0, 3), helper
     assert (printf.total, printf.calls, printf.frames[1].library) == (40.0, 1, "libc"), printf
     assert helper.frames[1].file == "/w/prog.c" and helper.frames[0].line == 10
+
+
+# -- Go's pprof -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def gohot(tmp_path: Path) -> Target:
+    _tool("go")
+    folder = copy_tree("gohot", tmp_path)
+    return Target(folder, marked_lines(folder / "main.go"))
+
+
+def test_pprof_profiles_a_go_packages_tests(dbg: Dbg, gohot: Target) -> None:
+    answer = dbg.json("profile", str(gohot.path), timeout=180)  # a folder: pprof fits it
+    assert answer["ok"] and answer["tool"].startswith("pprof"), answer
+    assert answer["exit_code"] == 0 and answer["rate"] == 100, answer
+    assert answer["top"][0]["function"] == "example.com/gohot.find", answer
+    _the_scan_is_found(dbg, gohot.lines, "main.go")
+    by_line = dbg.json("hot", "--by", "line")["rows"][0]
+    assert by_line["line"] in (gohot.lines["loop"], gohot.lines["scan"]), by_line
+    # The testing package's frames are Go's own: folded.
+    every = dbg.json("hot", "--all", "--limit", "50")
+    assert any(r["function"] == "testing.tRunner" and r["library"] == "go"
+               for r in every["rows"]), every
+
+
+def test_pprof_profile_diff_shows_the_fix(dbg: Dbg, gohot: Target) -> None:
+    runs = [dbg.json("profile", "--tool", "pprof", str(gohot.path), timeout=180,
+                     env={"FIXED": fixed}) for fixed in ("0", "1")]
+    assert all(r["ok"] for r in runs), runs
+    answer = dbg.json("profile", "diff", str(runs[0]["run"]), str(runs[1]["run"]))
+    first = answer["changes"][0]
+    assert first["function"].endswith(".find") and first["after"] < first["before"] / 5, \
+        answer
+
+
+def test_pprof_keeps_what_a_failing_test_sampled(dbg: Dbg, gohot: Target) -> None:
+    (gohot.path / "fail_test.go").write_text(
+        'package main\n\nimport "testing"\n\n'
+        'func TestFails(t *testing.T) { t.Fatal("this test fails") }\n')
+    answer = dbg.json("profile", str(gohot.path), timeout=180)
+    assert answer["ok"] and answer["exit_code"] == 1, answer
+    assert "this test fails" in answer["output"], answer
+    assert answer["top"][0]["function"] == "example.com/gohot.find", answer
+    # Options go test has no use for are refused; a folder of no package is none.
+    for words, said in {("--rate", "500"): "takes no --rate",
+                        ("--duration", "2"): "takes no --duration"}.items():
+        result = dbg("profile", "--tool", "pprof", *words, str(gohot.path))
+        assert result.code != 0 and said in result.err, result
+    empty = gohot.path.parent / "empty"
+    empty.mkdir()
+    result = dbg("profile", str(empty))
+    assert result.code != 0 and "no such program" in result.err, result
+    result = dbg("profile", "--tool", "pprof", str(gohot.path / "main.go"))
+    assert result.code != 0 and "not a folder with *_test.go" in result.err, result
+
+
+def test_pprofs_raw_profile_is_read_with_its_inlined_functions() -> None:
+    text = """\
+PeriodType: cpu nanoseconds
+Period: 10000000
+Samples:
+samples/count cpu/nanoseconds
+          6   60000000: 1 2
+          1   10000000: 3 2
+Locations
+     1: 0x4f557d M=1 main.find /w/main.go:35 s=0
+     2: 0x4f5751 M=1 main.inner /w/main.go:50 s=0
+             main.outer /w/main.go:56 s=0
+     3: 0x4f5589 M=1 runtime.memmove /usr/lib/go-1.19/src/runtime/memmove_amd64.s:99 s=0
+Mappings
+1: 0x400000/0x4f6000/0x0 prog  [FN]
+"""
+    first, second = read_raw(text)
+    assert [(f.function, f.line) for f in first.frames] == [
+        ("main.outer", 56), ("main.inner", 50), ("main.find", 35)]
+    assert first.weight == 6.0 and first.frames[0].library is None
+    assert second.frames[-1].library == "go" and second.weight == 1.0

@@ -72,12 +72,14 @@ def run_profile(values: Payload, session: str, timeout: float,
         raise UsageError("dbg profile needs a PROGRAM or --pid PID",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
     path = Path(str(program)) if program else None
-    if path is not None and not path.is_file():
-        raise UsageError(f"no such program: {program}",
-                         "give the path of the program's file (a script)")
     if front is None:
         raise OpFailed("dbg profile needs the plugins' profilers (a front end's call)")
     found_profilers = front.host.profilers()
+    # A folder is a program where a profiler takes one (a Go package's tests).
+    if path is not None and not path.is_file() and not (
+            path.is_dir() and any(c.fits(path) for c in found_profilers.values())):
+        raise UsageError(f"no such program: {program}",
+                         "give the path of the program's file (a script)")
     cls = choose(found_profilers, values.get("tool"), path,
                  int(pid) if pid is not None else None)
     _refuse_what_it_cannot(cls, values, found_profilers)

@@ -18,6 +18,8 @@ from dbgcore.api import Profiler, hookimpl
 def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
     from dbg_profilers.callgrind import CallgrindProfiler
     from dbg_profilers.perf import PerfProfiler
+    from dbg_profilers.pprof import PprofProfiler
 
     register(PerfProfiler)
     register(CallgrindProfiler)
+    register(PprofProfiler)
