@@ -12,8 +12,9 @@ a deterministic profile at most 1.3 x).
 ``--native`` measures perf instead, on the native hot spot
 (tests/targets/hotspot/scan.c, built -O2 -g, ``--native-rounds`` rounds):
 bare, under ``perf record`` as `dbg profile` runs it (DWARF stacks, 999 Hz),
-and the whole `dbg profile` command. The program's work is timed twice: by
-its own clock (what sampling costs the program itself) and as the whole
+and the whole `dbg profile` command. The program's work is timed by its own
+clocks, wall and CPU (what sampling costs the program itself: the CPU time
+is the figure other work on the machine does not blur), and as the whole
 command's wall time (perf's start and the writing of its file included).
 
     .venv/bin/python bench/profile.py [--runs 5] [--rounds 400]
@@ -46,15 +47,18 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - began
 
 
-def own_clock(argv: list[str], env: dict[str, str]) -> tuple[float | None, float]:
-    """The program's work by its own clock (scan.c prints ``in S s``; None
-    where the command keeps the program's output to itself, as `dbg
-    profile` does), and the whole command's wall time."""
+def own_clock(argv: list[str], env: dict[str, str]) -> tuple[float | None, float | None,
+                                                            float]:
+    """The program's work by its own clocks, wall and CPU (scan.c prints
+    ``in S s (cpu C s)``; None where the command keeps the program's output
+    to itself, as `dbg profile` does), and the whole command's wall time."""
     began = time.perf_counter()
     done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - began
-    found = re.search(r" in ([\d.]+) s", done.stdout)
-    return (float(found.group(1)) if found else None), wall
+    found = re.search(r" in ([\d.]+) s \(cpu ([\d.]+) s\)", done.stdout)
+    if found is None:
+        return None, None, wall
+    return float(found.group(1)), float(found.group(2)), wall
 
 
 def native(options: argparse.Namespace) -> None:
@@ -73,21 +77,27 @@ def native(options: argparse.Namespace) -> None:
             "dwarf", "-o", str(work / "perf.data"), "--", *argv],
         "dbg profile (perf)": [*DBG, "profile", *argv],
     }
-    times: dict[str, list[tuple[float | None, float]]] = {name: [] for name in ways}
+    times: dict[str, list[tuple[float | None, float | None, float]]] = {
+        name: [] for name in ways}
     for _ in range(options.runs):
         for name, way in ways.items():
             times[name].append(own_clock(way, env))
-    own_bare = statistics.median(t[0] or 0.0 for t in times["bare"])
-    wall_bare = statistics.median(t[1] for t in times["bare"])
+    bare = [statistics.median(t[i] or 0.0 for t in times["bare"]) for i in range(3)]
     print(f"{options.runs} interleaved runs of scan.c rounds={options.native_rounds} at "
           f"{DEFAULT_RATE} Hz, load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
-    print(f"{'':30} {'own s':>7} {'min-max':>13} {'/ bare':>7} {'wall s':>7} {'/ bare':>7}")
+    print(f"{'':30} {'own wall':>8} {'/ bare':>7} {'own cpu':>8} {'min-max':>13} "
+          f"{'/ bare':>7} {'command':>8} {'/ bare':>7}")
     for name, found in times.items():
-        own = [t[0] for t in found if t[0] is not None]
-        wall = statistics.median(t[1] for t in found)
-        mine = (f"{statistics.median(own):7.3f} {min(own):6.3f}-{max(own):<6.3f} "
-                f"{statistics.median(own) / own_bare:6.3f}x" if own else f"{'-':>29}")
-        print(f"{name:30} {mine} {wall:7.3f} {wall / wall_bare:6.2f}x")
+        cells = []
+        for index in range(3):
+            values = [t[index] for t in found if t[index] is not None]
+            if not values:
+                cells.append(f"{'-':>8} {'':7}" + (" " * 14 if index == 1 else ""))
+                continue
+            median = statistics.median(v for v in values if v is not None)
+            spread = (f" {min(values):6.3f}-{max(values):<6.3f}" if index == 1 else "")
+            cells.append(f"{median:8.3f}{spread} {median / bare[index]:6.3f}x")
+        print(f"{name:30} {' '.join(cells)}")
     for words in (["hot"], ["callers", "find"]):
         spent = [timed([*DBG, *words], env) for _ in range(options.runs)]
         print(f"dbg {' '.join(words):26} {statistics.median(spent) * 1000:7.0f} ms "
