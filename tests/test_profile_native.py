@@ -372,3 +372,35 @@ Mappings
         ("main.outer", 56), ("main.inner", 50), ("main.find", 35)]
     assert first.weight == 6.0 and first.frames[0].library is None
     assert second.frames[-1].library == "go" and second.weight == 1.0
+
+
+def test_pprof_reads_the_profile_a_running_program_serves(dbg: Dbg, tmp_path: Path) -> None:
+    go = _tool("go")
+    folder = copy_tree("goserve", tmp_path)
+    _compile([go, "build", "-o", str(folder / "serve"), "."], folder)
+    proc = subprocess.Popen([str(folder / "serve")], stdout=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        port = proc.stdout.readline().split()[1]
+        url = f"http://127.0.0.1:{port}/debug/pprof/profile?seconds=5"
+        answer = dbg.json("profile", "--url", url, "--duration", "1")  # --duration wins
+        assert answer["ok"] and answer["tool"].startswith("pprof"), answer
+        assert answer["program"] == url and "1 s of the running program" in answer["note"], \
+            answer
+        assert answer["top"][0]["function"] == "main.find", answer
+        _the_scan_is_found(dbg, marked_lines(folder / "main.go"), "main.go")
+        assert proc.poll() is None  # read, not stopped
+        cases = {
+            ("--url", f"http://192.0.2.1:{port}/debug/pprof/profile"): "this machine only",
+            ("--url", "http://127.0.0.1:1/"): "could not read the profile",
+            ("--tool", "perf", "--url", url): "perf reads no profile from a URL",
+            ("--url", url, "--pid", str(proc.pid)): "only one",
+        }
+        for words, said in cases.items():
+            result = dbg("profile", *words)
+            assert result.code != 0 and said in result.err, (words, result)
+            assert len(result.err.strip().splitlines()) == 1, (words, result)
+    finally:
+        proc.kill()
+        proc.wait()

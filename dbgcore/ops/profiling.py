@@ -65,11 +65,15 @@ def run_profile(values: Payload, session: str, timeout: float,
     given = values.get("duration")
     # Seconds, checked as a timeout is: more than 0, at most a day.
     duration = check_timeout(given, "--duration") if given is not None else None
+    url = values.get("url") or None
     if program and pid is not None:
         raise UsageError("give a PROGRAM or --pid, not both",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
-    if not program and pid is None:
-        raise UsageError("dbg profile needs a PROGRAM or --pid PID",
+    if url and (program or pid is not None):
+        raise UsageError("give a PROGRAM, --pid or --url, only one",
+                         "dbg profile --url http://127.0.0.1:6060/debug/pprof/profile")
+    if not program and pid is None and not url:
+        raise UsageError("dbg profile needs a PROGRAM or --pid PID (or --url URL)",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
     path = Path(str(program)) if program else None
     if front is None:
@@ -80,8 +84,9 @@ def run_profile(values: Payload, session: str, timeout: float,
             path.is_dir() and any(c.fits(path) for c in found_profilers.values())):
         raise UsageError(f"no such program: {program}",
                          "give the path of the program's file (a script)")
-    cls = choose(found_profilers, values.get("tool"), path,
-                 int(pid) if pid is not None else None)
+    cls = (_url_reader(found_profilers, values.get("tool")) if url else
+           choose(found_profilers, values.get("tool"), path,
+                  int(pid) if pid is not None else None))
     _refuse_what_it_cannot(cls, values, found_profilers)
     version = cls.readiness().version
     args = [str(a) for a in values.get("args") or []]
@@ -89,13 +94,15 @@ def run_profile(values: Payload, session: str, timeout: float,
         request = RecordRequest(
             Path(work), argv=[str(path), *args] if path is not None else (),
             pid=int(pid) if pid is not None else None,
+            url=str(url) if url else None,
             duration=duration,
             rate=int(values["rate"]) if values.get("rate") else None,
             native=bool(values.get("native")), python=values.get("python") or None,
             cwd=Path.cwd(), timeout=max(timeout, (duration or 0) + SLACK))
         profile = cls().record(request)
     tool = f"{cls.id} {version}".strip()
-    shown_program = str(path) if path is not None else f"process {pid}"
+    shown_program = (str(path) if path is not None else str(url) if url
+                     else f"process {pid}")
     store = open_store("dbg profile")
     try:
         session_id = store.open_session(session, "profile", cls.id, version, shown_program,
@@ -133,6 +140,24 @@ def run_profile(values: Payload, session: str, timeout: float,
     return answer, {"tool": cls.tool_name, "version": version}
 
 
+def _url_reader(found: Mapping[str, type[Profiler]], tool: object) -> type[Profiler]:
+    """The profiler that reads a profile a running program serves (--url):
+    ``tool``'s, which must read one, else the first that does."""
+    from dbgcore.backends.profiler import choose
+
+    readers = [c.id for c in found.values() if c.reads_url]
+    if tool:
+        cls = choose(found, str(tool), None, None)
+        if not cls.reads_url:
+            raise UsageError(f"{cls.id} reads no profile from a URL (--url)",
+                             f"--tool {readers[0]}" if readers else "leave out --url")
+        return cls
+    if not readers:
+        raise UsageError("no profiler reads a profile from a URL (--url)",
+                         "run the program under one: dbg profile PROGRAM")
+    return choose(found, readers[0], None, None)
+
+
 def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
                            found: Mapping[str, type[Profiler]]) -> None:
     """An option the chosen profiler would ignore is refused, naming a
@@ -168,7 +193,9 @@ def render_profile(p: Payload) -> str:
         return render_profile_diff(p)
     unit = _amount(p)
     ended = p.get("exit_code")
-    head = f"profiled {short_path(p.get('program'))} with {p.get('tool')}: {unit}"
+    program = str(p.get("program") or "")
+    shown = program if "://" in program else short_path(program)  # a URL (--url) whole
+    head = f"profiled {shown} with {p.get('tool')}: {unit}"
     if p.get("run"):
         head += f", run {p['run']}"
     lines = [head]
@@ -427,17 +454,21 @@ _LIMIT = Arg("limit", "int", f"Show N rows (default {ROWS_SHOWN}).", flags=("--l
 OPS: tuple[Op, ...] = (
     Op("profile", "Record where a program's time goes (or a running process's, --pid), "
        "with the profiler that fits it; the profile is kept as a run for `dbg hot`.", (
-        Arg("program", "str", "The program to run under the profiler (a Python script).",
+        Arg("program", "str", "The program to run under the profiler (a Python script, a "
+            "native executable, a Go package's folder for its tests).",
             path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
         Arg("tool", "str", "The profiler (`dbg plugins` lists them; default: the first "
             "that fits the program).", flags=("--tool",), metavar="NAME"),
         Arg("duration", "float", "Record for S seconds, then stop the program (default: "
             "until it ends; 5 s of a --pid).", flags=("--duration",), metavar="S"),
-        Arg("rate", "int", "Samples a second (a sampler; default 100).", flags=("--rate",),
-            minimum=1, metavar="HZ"),
+        Arg("rate", "int", "Samples a second (a sampler; default 100, perf's 999).",
+            flags=("--rate",), minimum=1, metavar="HZ"),
         Arg("pid", "int", "Attach to this running process instead.", flags=("--pid",),
             minimum=1),
+        Arg("url", "str", "Read the CPU profile a running program serves instead (Go's "
+            "net/http/pprof: http://127.0.0.1:PORT/debug/pprof/profile; loopback only).",
+            flags=("--url",), metavar="URL"),
         Arg("native", "bool", "Also native frames (C extensions), where the profiler "
             "reads them.",
             flags=("--native",)),
@@ -453,6 +484,8 @@ OPS: tuple[Op, ...] = (
            "  dbg profile slow.py input.txt\n"
            "  dbg profile --tool cprofile slow.py\n"
            "  dbg profile --pid 4242 --duration 3\n"
+           "  dbg profile ./gopkg -run TestWork     (a Go package's tests, pprof)\n"
+           "  dbg profile --url http://127.0.0.1:6060/debug/pprof/profile --duration 3\n"
            "  dbg profile diff 3 4     (two runs: what grew, what shrank)")),
     Op("profile-diff", "What grew and what shrank between two profiled runs (also "
        "`dbg profile diff A B`): each function's own time in both.", (

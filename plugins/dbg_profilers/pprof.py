@@ -10,14 +10,26 @@ only with ``-lines`` and prints each stack's frames as columns of text meant
 for a person. The profile is written when the tests end, passed or failed:
 a failing test keeps what was sampled, and the answer has go test's exit
 code and last lines.
+
+A running program that serves ``net/http/pprof`` is read by its URL
+(``--url``): its ``/debug/pprof/profile`` samples it for ``seconds`` (the
+query's, or ``--duration``, else 5) and answers the profile, which dbg
+fetches itself and gives to ``go tool pprof -raw`` as a file. Loopback only:
+the profile is fetched without a password, and a program's stacks are not
+asked of another machine.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import re
 import shutil
 import subprocess
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -36,6 +48,12 @@ from dbgcore.api import (
 INSTALL = "apt-get install golang (or https://go.dev/dl/)"
 #: The Go runtime's sampling rate in a test: runtime/pprof's, fixed.
 RATE = 100
+#: Seconds a served profile samples when neither the URL nor --duration says.
+URL_SECONDS = 5
+#: The largest profile read from a URL (a CPU profile is some kB a second).
+MAX_BYTES = 64 * 1024 * 1024
+#: The path net/http/pprof serves the CPU profile at.
+PROFILE_PATH = "/debug/pprof/profile"
 
 #: ``-raw``'s lines: a sample (``count nanoseconds: location ids``, the leaf's
 #: first), a location (``id: address M=mapping function file:line s=start``)
@@ -48,8 +66,9 @@ _LINE_RE = re.compile(r"^(?P<function>\S+) (?P<file>.+):(?P<line>\d+)(?: s=\d+)?
 
 class PprofProfiler(Profiler):
     id = "pprof"
-    tool_name = "go test -cpuprofile"
+    tool_name = "go tool pprof"
     languages = ("go",)
+    reads_url = True
     install = INSTALL
     summary = "samples a Go package's tests (go test -cpuprofile, read by go tool pprof)"
 
@@ -78,14 +97,16 @@ class PprofProfiler(Profiler):
         go = shutil.which("go")
         if go is None:
             raise OpFailed("go is not installed", INSTALL)
+        if request.rate and request.rate != RATE:
+            raise UsageError(f"go test samples at {RATE} Hz, the Go runtime's rate: it "
+                             "takes no --rate", "leave out --rate")
+        if request.url:
+            return self._read_url(go, request)
         package = Path(request.argv[0])
         if not self.fits(package):
             raise UsageError(f"pprof profiles a Go package's tests: {package} is not a "
                              "folder with *_test.go files",
                              "dbg profile --tool pprof PACKAGE_FOLDER [go test flags...]")
-        if request.rate and request.rate != RATE:
-            raise UsageError(f"go test samples at {RATE} Hz, the Go runtime's rate: it "
-                             "takes no --rate", "leave out --rate")
         if request.duration is not None:
             raise UsageError("a Go test profile is written when the tests end: pprof takes "
                              "no --duration",
@@ -111,6 +132,61 @@ class PprofProfiler(Profiler):
         if status:
             profile.output = common.tail(output)
         return profile
+
+
+    def _read_url(self, go: str, request: RecordRequest) -> Profile:
+        url, seconds = profile_url(str(request.url), request.duration)
+        cpu = request.workdir / "cpu.out"
+        began = time.monotonic()
+        try:
+            # Straight to the loopback address, never through a proxy the
+            # environment names.
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(url, timeout=seconds + 30) as answer:
+                body = answer.read(MAX_BYTES + 1)
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise OpFailed(f"could not read the profile at {url}: {reason}",
+                           "does the program serve net/http/pprof on that port? "
+                           "(import _ \"net/http/pprof\")") from exc
+        elapsed = time.monotonic() - began
+        if len(body) > MAX_BYTES:
+            raise OpFailed(f"the profile at {url} is over {MAX_BYTES >> 20} MB",
+                           "ask for fewer seconds (--duration)")
+        cpu.write_bytes(body)
+        samples = read_raw(_raw(go, request.workdir / "none", cpu, request.timeout))
+        profile = Profile(self.id, "stacks", "samples", samples, rate=float(RATE),
+                          duration=elapsed)
+        profile.note = f"{seconds} s of the running program, as it served them"
+        return profile
+
+
+def profile_url(given: str, duration: float | None) -> tuple[str, int]:
+    """The URL of a served CPU profile, and the seconds it samples: the path
+    net/http/pprof serves it at when only the server is given, ``seconds``
+    from --duration (whole seconds, at least 1), else the URL's, else 5.
+    Refused unless it is http(s) on the loopback interface."""
+    parts = urllib.parse.urlsplit(given)
+    host = parts.hostname or ""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if parts.scheme not in ("http", "https") or not loopback:
+        raise UsageError(f"--url {given}: profiles are read from this machine only "
+                         "(http://127.0.0.1:PORT, localhost or [::1])",
+                         "--url http://127.0.0.1:6060/debug/pprof/profile")
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    if duration is not None:
+        query["seconds"] = str(max(1, math.ceil(duration)))
+    seconds_text = query.setdefault("seconds", str(URL_SECONDS))
+    if not seconds_text.isdigit() or int(seconds_text) < 1:
+        raise UsageError(f"--url {given}: seconds={seconds_text} is not a whole number "
+                         "of seconds", "seconds=5, or --duration 5")
+    path = parts.path if parts.path not in ("", "/") else PROFILE_PATH
+    url = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path,
+                                   urllib.parse.urlencode(query), ""))
+    return url, int(seconds_text)
 
 
 def _raw(go: str, binary: Path, cpu: Path, timeout: float) -> str:
