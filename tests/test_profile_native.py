@@ -404,3 +404,16 @@ def test_pprof_reads_the_profile_a_running_program_serves(dbg: Dbg, tmp_path: Pa
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_perf_profiles_a_go_executable_by_its_frame_pointers(dbg: Dbg, gohot: Target) -> None:
+    _needs_perf()
+    binary = gohot.path / "gohot"
+    _compile([_tool("go"), "build", "-o", str(binary), "."], gohot.path)
+    answer = dbg.json("profile", str(binary), "400")
+    assert answer["ok"] and answer["tool"].startswith("perf"), answer
+    assert answer["top"][0]["function"] == "main.find", answer
+    # Whole stacks: DWARF unwinding loses a goroutine's callers, frame pointers do not.
+    sites = dbg.json("callers", "find")["sites"]
+    assert [s["function"] for s in sites[:2]] == ["main.lookupMany", "main.lookupFew"], sites
+    assert sites[0]["total_share"] > 2 * sites[1]["total_share"] > 0, sites

@@ -8,7 +8,10 @@ program's debug info. Frame pointers (``-g``) would be cheaper, but gcc and
 rustc leave them out at -O1 and above, and a leaf function without one
 gives its caller away: on an -O2 C program every sample's stack ended
 ``find`` <- ``[unknown]``. DWARF gives whole stacks on C, C++, Rust and Go
-alike, inlined functions named as frames of their own.
+alike, inlined functions named as frames of their own, except Go's: perf
+cannot unwind a goroutine's stack from DWARF (every sample ended at the leaf,
+its callers lost), but Go keeps frame pointers in every build, so a Go
+executable is unwound by them.
 
 The event is ``cycles`` where the machine has hardware counters and
 ``cpu-clock`` (a timer, the same rate) where it has none, as in most virtual
@@ -114,7 +117,9 @@ class PerfProfiler(Profiler):
         output = request.workdir / "output.txt"
         rate = request.rate or DEFAULT_RATE
         event, counted = sampling_event(perf)
-        argv = [perf, "record", "-q", "-e", event, "-F", str(rate), "--call-graph", "dwarf",
+        exe = Path(request.argv[0]) if request.pid is None else Path(f"/proc/{request.pid}/exe")
+        unwinding = "fp" if binary_kind(exe) == "go" else "dwarf"
+        argv = [perf, "record", "-q", "-e", event, "-F", str(rate), "--call-graph", unwinding,
                 "--max-size", f"{MAX_SIZE_MB}M", "-o", str(data)]
         duration = request.duration
         if request.pid is not None:
