@@ -417,3 +417,13 @@ def test_perf_profiles_a_go_executable_by_its_frame_pointers(dbg: Dbg, gohot: Ta
     sites = dbg.json("callers", "find")["sites"]
     assert [s["function"] for s in sites[:2]] == ["main.lookupMany", "main.lookupFew"], sites
     assert sites[0]["total_share"] > 2 * sites[1]["total_share"] > 0, sites
+
+
+def test_doctor_says_what_each_profiler_finds_here(dbg: Dbg) -> None:
+    perf = _needs_perf()
+    checks = {c["check"]: c for c in dbg.json("doctor")["checks"]}
+    line = checks["profiler perf"]
+    assert line["status"] == "ok", line
+    _event, counted = sampling_event(perf)
+    assert ("samples by cpu-clock" in line["detail"]) is not counted, line
+    assert {"profiler py-spy", "profiler callgrind", "profiler pprof"} <= set(checks), checks

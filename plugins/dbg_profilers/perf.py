@@ -85,7 +85,15 @@ class PerfProfiler(Profiler):
             # Debian's /usr/bin/perf is a wrapper that finds no perf for
             # the running kernel: it says so instead of a version.
             return Readiness(False, f"{path} finds no perf for this kernel")
-        return Readiness(True, path, version)
+        # Said where the machine's numbers are asked for (`dbg doctor`): the
+        # event perf samples by, when the CPU has no counters for it.
+        _event, counted = sampling_event(path)
+        detail = path if counted else (f"{path}; no hardware counters (perf stat -e cycles: "
+                                       "<not supported>): samples by cpu-clock")
+        refusal = paranoid_refusal(False)
+        if refusal:
+            return Readiness(False, f"{refusal[0]} (fix: {refusal[1]})", version)
+        return Readiness(True, detail, version)
 
     @classmethod
     def fits(cls, program: Path) -> bool:
