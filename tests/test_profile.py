@@ -147,7 +147,7 @@ def test_bad_input_gets_one_line(dbg: Dbg, target: Target, tmp_path: Path) -> No
         result = dbg(*words)
         assert result.code != 0 and "no profile recorded" in result.err, result
     cases = {
-        ("profile",): "needs a PROGRAM, --pid PID, or a live session",
+        ("profile",): "needs a PROGRAM, --pid PID, --url URL, or a live session",
         ("profile", str(tmp_path / "missing.py")): "no such program",
         ("profile", "--tool", "nope", str(target.path)): "unknown profiler 'nope'",
         ("profile", "--duration", "0", str(target.path)): "--duration must be more than 0",
@@ -322,4 +322,4 @@ def test_profile_in_a_live_session(backend: str, dbg: Dbg, target: Target) -> No
 
 def test_profile_with_no_program_and_no_session_says_what_it_needs(dbg: Dbg) -> None:
     result = dbg("profile")
-    assert result.code == 2 and "needs a PROGRAM, --pid PID, or a live session" in result.err
+    assert result.code == 2 and "needs a PROGRAM, --pid PID, --url URL, or a live session" in result.err

@@ -34,7 +34,8 @@ from dbgcore.vocab.profiles import Profile
 @dataclass
 class RecordRequest:
     """What to profile: a program to run (``argv``: the program and its
-    arguments, as the user gave them) or a running process (``pid``), for
+    arguments, as the user gave them), a running process (``pid``) or the
+    profile a running program serves (``url``), for
     ``duration`` seconds (None: until the program ends, or the profiler's
     own default for a process), sampled ``rate`` times a second (None: the
     profiler's default). ``clock``: "cpu" (where the program computes) or
@@ -46,6 +47,9 @@ class RecordRequest:
     workdir: Path
     argv: Sequence[str] = ()
     pid: int | None = None
+    #: A running program's own profile to read over HTTP (``--url``: Go's
+    #: net/http/pprof), for a profiler that :attr:`Profiler.reads_url`.
+    url: str | None = None
     duration: float | None = None
     rate: int | None = None
     native: bool = False
@@ -82,6 +86,8 @@ class Profiler:
     deterministic: ClassVar[bool] = False
     #: Whether it can attach to a running process (``--pid``).
     attaches: ClassVar[bool] = False
+    #: Whether it reads the profile a running program serves over HTTP (``--url``).
+    reads_url: ClassVar[bool] = False
     #: Whether it reads native frames (C extensions) on request (``--native``).
     native_frames: ClassVar[bool] = False
     #: The clocks it can tell apart, its default first ("cpu": samples of

@@ -52,6 +52,7 @@ def doctor(values: Values, session: str, timeout: float, front: Front) -> tuple[
         _check("python", "ok", f"Python {platform.python_version()} ({sys.executable})"),
         _check("dbg", "ok", f"dbg {__version__} ({Path(__file__).parents[1]})"),
         *backend_checks(front),
+        *profiler_checks(front),
         ptrace_check(),
         *home_checks(fix),
     ]
@@ -71,6 +72,22 @@ def backend_checks(front: Front) -> list[Values]:
             out.append(_check(f"backend {row['name']}", "warn",
                               f"not ready: {row.get('detail') or 'not found'}",
                               row.get("install") or ""))
+    return out
+
+
+def profiler_checks(front: Front) -> list[Values]:
+    """One line a profiler (`dbg profile --tool NAME`): ready, with what its
+    plugin says of this machine (perf: the event it samples by when there
+    are no hardware counters), or not, with how to install it."""
+    out = []
+    for cls in front.host.profilers().values():
+        readiness = cls.readiness()
+        detail = " ".join(p for p in (readiness.version, readiness.detail) if p)
+        if readiness.ready:
+            out.append(_check(f"profiler {cls.id}", "ok", detail or "ready"))
+        else:
+            out.append(_check(f"profiler {cls.id}", "warn",
+                              f"not ready: {readiness.detail or 'not found'}", cls.install))
     return out
 
 

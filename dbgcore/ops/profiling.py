@@ -71,21 +71,28 @@ def run_profile(values: Payload, session: str, timeout: float,
     given = values.get("duration")
     # Seconds, checked as a timeout is: more than 0, at most a day.
     duration = check_timeout(given, "--duration") if given is not None else None
+    url = values.get("url") or None
     if program and pid is not None:
         raise UsageError("give a PROGRAM or --pid, not both",
                          "dbg profile slow.py ARGS..., or dbg profile --pid 4242")
+    if url and (program or pid is not None):
+        raise UsageError("give a PROGRAM, --pid or --url, only one",
+                         "dbg profile --url http://127.0.0.1:6060/debug/pprof/profile")
     resumed: str | None = None
-    if not program and pid is None:
+    if not program and pid is None and not url:
         pid, resumed = _session_program(session)
     path = Path(str(program)) if program else None
-    if path is not None and not path.is_file():
-        raise UsageError(f"no such program: {program}",
-                         "give the path of the program's file (a script)")
     if front is None:
         raise OpFailed("dbg profile needs the plugins' profilers (a front end's call)")
     found_profilers = front.host.profilers()
-    cls = choose(found_profilers, values.get("tool"), path,
-                 int(pid) if pid is not None else None)
+    # A folder is a program where a profiler takes one (a Go package's tests).
+    if path is not None and not path.is_file() and not (
+            path.is_dir() and any(c.fits(path) for c in found_profilers.values())):
+        raise UsageError(f"no such program: {program}",
+                         "give the path of the program's file (a script)")
+    cls = (_url_reader(found_profilers, values.get("tool")) if url else
+           choose(found_profilers, values.get("tool"), path,
+                  int(pid) if pid is not None else None))
     _refuse_what_it_cannot(cls, values, found_profilers)
     version = cls.readiness().version
     args = [str(a) for a in values.get("args") or []]
@@ -93,6 +100,7 @@ def run_profile(values: Payload, session: str, timeout: float,
         request = RecordRequest(
             Path(work), argv=[str(path), *args] if path is not None else (),
             pid=int(pid) if pid is not None else None,
+            url=str(url) if url else None,
             duration=duration,
             rate=int(values["rate"]) if values.get("rate") else None,
             native=bool(values.get("native")), clock=values.get("clock") or None,
@@ -108,7 +116,8 @@ def run_profile(values: Payload, session: str, timeout: float,
             profile.note, f"the session's program was stopped at {resumed}: it ran for the "
             f"profile and was paused again{paused_at}") if n)
     tool = f"{cls.id} {version}".strip()
-    shown_program = str(path) if path is not None else f"process {pid}"
+    shown_program = (str(path) if path is not None else str(url) if url
+                     else f"process {pid}")
     run_id, notes = keep_run(session, cls.id, version, shown_program, args, profile,
                              "dbg profile")
     found = profiles.hot(profile)
@@ -165,7 +174,8 @@ def _session_program(session: str) -> tuple[int, str | None]:
              "(`dbg start`) dbg profile --duration 3")
     status = client.live_status(session)
     if status is None:
-        raise UsageError("dbg profile needs a PROGRAM, --pid PID, or a live session", usage)
+        raise UsageError("dbg profile needs a PROGRAM, --pid PID, --url URL, or a live "
+                         "session", usage)
     answer = _asked(session, "status", {}, RESUME)
     pids = [int(p) for p in answer.get("pids") or []]
     state = answer.get("state")
@@ -207,6 +217,22 @@ def _place(location: object) -> str:
     if not isinstance(location, dict):
         return "?"
     return f"{short_path(location.get('file'))}:{location.get('line')}"
+def _url_reader(found: Mapping[str, type[Profiler]], tool: object) -> type[Profiler]:
+    """The profiler that reads a profile a running program serves (--url):
+    ``tool``'s, which must read one, else the first that does."""
+    from dbgcore.backends.profiler import choose
+
+    readers = [c.id for c in found.values() if c.reads_url]
+    if tool:
+        cls = choose(found, str(tool), None, None)
+        if not cls.reads_url:
+            raise UsageError(f"{cls.id} reads no profile from a URL (--url)",
+                             f"--tool {readers[0]}" if readers else "leave out --url")
+        return cls
+    if not readers:
+        raise UsageError("no profiler reads a profile from a URL (--url)",
+                         "run the program under one: dbg profile PROGRAM")
+    return choose(found, readers[0], None, None)
 
 
 def _refuse_what_it_cannot(cls: type[Profiler], values: Payload,
@@ -256,7 +282,9 @@ def render_profile(p: Payload) -> str:
         return render_profile_diff(p)
     unit = _amount(p)
     ended = p.get("exit_code")
-    head = f"profiled {short_path(p.get('program'))} with {p.get('tool')}: {unit}"
+    program = str(p.get("program") or "")
+    shown = program if "://" in program else short_path(program)  # a URL (--url) whole
+    head = f"profiled {shown} with {p.get('tool')}: {unit}"
     if p.get("run"):
         head += f", run {p['run']}"
     lines = [head]
@@ -280,6 +308,9 @@ def _amount(p: Payload) -> str:
         rate = p.get("rate") or 0
         return (f"{int(p.get('weight') or 0)} samples at {rate:g} Hz "
                 f"({float(p.get('duration') or 0):.2f} s)")
+    if p.get("unit") == "instructions":  # a count of the CPU's work (callgrind), not time
+        return (f"{float(p.get('weight') or 0):,.0f} instructions counted in "
+                f"{p.get('samples')} call edges ({float(p.get('duration') or 0):.2f} s)")
     return f"{float(p.get('duration') or 0):.3f} s counted in {p.get('samples')} call edges"
 
 
@@ -468,6 +499,11 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
         raise UsageError(f"run {a} and run {b} measure different things: "
                          f"{before.unit} and {after.unit}",
                          "compare two heap runs (`dbg heap`), or two time profiles")
+    if (before.unit == "instructions") != (after.unit == "instructions"):
+        counted, timed = (a, b) if before.unit == "instructions" else (b, a)
+        raise UsageError(f"run {counted} counts instructions, run {timed} time: the two "
+                         "cannot be compared",
+                         "profile both runs with the same profiler (--tool)")
     changes = profiles.diff(before, after)
     limit = int(values.get("limit") or ROWS_SHOWN)
     answer: Payload = {
@@ -481,12 +517,17 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
         answer["unit"] = "bytes"
         answer["bytes_a"] = int(answer.pop("seconds_a"))
         answer["bytes_b"] = int(answer.pop("seconds_b"))
+    if before.unit == after.unit == "instructions":
+        # Counts, not time: said so, and shown as counts.
+        answer["unit"] = "instructions"
     return answer, None
 
 
 def render_profile_diff(p: Payload) -> str:
     if p.get("unit") == "bytes":
         return _render_bytes_diff(p)
+    if p.get("unit") == "instructions":
+        return _render_count_diff(p)
     lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a']:.2f} s) -> run {p['run_b']} "
              f"({p['tool_b']}, {p['seconds_b']:.2f} s): own time by function, largest change "
              "first",
@@ -516,6 +557,22 @@ def _render_bytes_diff(p: Payload) -> str:
     return "\n".join(lines)
 
 
+def _render_count_diff(p: Payload) -> str:
+    """A diff of two instruction counts (callgrind's): the same table, in
+    millions of instructions."""
+    lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a'] / 1e6:,.1f} M instructions) "
+             f"-> run {p['run_b']} ({p['tool_b']}, {p['seconds_b'] / 1e6:,.1f} M): own "
+             "instructions by function, largest change first",
+             "    before M    after M   change M  function"]
+    for c in p.get("changes") or []:
+        lines.append(f"  {c['before'] / 1e6:10.2f} {c['after'] / 1e6:10.2f} "
+                     f"{c['change'] / 1e6:+10.2f}  {c['function']}  {short_path(c.get('file'))}  "
+                     f"({c['before_share']}% -> {c['after_share']}%)")
+    if p.get("cut"):
+        lines.append(f"... {p['cut']} more (--limit N)")
+    return "\n".join(lines)
+
+
 _RUN = Arg("run", "int", "The profiled run (`dbg runs`; default the session's latest "
            "profile).", flags=("--run",), minimum=1, metavar="ID")
 _LIMIT = Arg("limit", "int", f"Show N rows (default {ROWS_SHOWN}).", flags=("--limit",),
@@ -524,17 +581,21 @@ _LIMIT = Arg("limit", "int", f"Show N rows (default {ROWS_SHOWN}).", flags=("--l
 OPS: tuple[Op, ...] = (
     Op("profile", "Record where a program's time goes (or a running process's, --pid), "
        "with the profiler that fits it; the profile is kept as a run for `dbg hot`.", (
-        Arg("program", "str", "The program to run under the profiler (a Python script).",
+        Arg("program", "str", "The program to run under the profiler (a Python script, a "
+            "native executable, a Go package's folder for its tests).",
             path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
         Arg("tool", "str", "The profiler (`dbg plugins` lists them; default: the first "
             "that fits the program).", flags=("--tool",), metavar="NAME"),
         Arg("duration", "float", "Record for S seconds, then stop the program (default: "
             "until it ends; 5 s of a --pid).", flags=("--duration",), metavar="S"),
-        Arg("rate", "int", "Samples a second (a sampler; default 100).", flags=("--rate",),
-            minimum=1, metavar="HZ"),
+        Arg("rate", "int", "Samples a second (a sampler; default 100, perf's 999).",
+            flags=("--rate",), minimum=1, metavar="HZ"),
         Arg("pid", "int", "Attach to this running process instead.", flags=("--pid",),
             minimum=1),
+        Arg("url", "str", "Read the CPU profile a running program serves instead (Go's "
+            "net/http/pprof: http://127.0.0.1:PORT/debug/pprof/profile; loopback only).",
+            flags=("--url",), metavar="URL"),
         Arg("native", "bool", "Also native frames (C extensions), where the profiler "
             "reads them.",
             flags=("--native",)),
@@ -556,6 +617,8 @@ OPS: tuple[Op, ...] = (
            "  dbg profile --tool cprofile slow.py\n"
            "  dbg profile --pid 4242 --duration 3\n"
            "  dbg profile --duration 2      (the session's program)\n"
+           "  dbg profile ./gopkg -run TestWork     (a Go package's tests, pprof)\n"
+           "  dbg profile --url http://127.0.0.1:6060/debug/pprof/profile --duration 3\n"
            "  dbg profile diff 3 4     (two runs: what grew, what shrank)")),
     Op("profile-diff", "What grew and what shrank between two profiled runs (also "
        "`dbg profile diff A B`): each function's own time in both.", (

@@ -164,11 +164,14 @@ def _key(frame: ProfileFrame, by: str) -> tuple[str, str | None, int | None]:
 
 def matches(frame: ProfileFrame, name: str) -> bool:
     """Whether ``frame`` is the function ``name`` names: its name, its last
-    dotted part (``get`` for ``Tokenizer.get``), or ``FILE:FUNCTION``."""
-    if ":" in name and not name.startswith("<"):
+    dotted part (``get`` for ``Tokenizer.get``, ``find`` for Go's
+    ``example.com/pkg.find``), its last part after ``::`` (``find`` for
+    Rust's ``scan::find``, C++'s ``ns::find``), or ``FILE:FUNCTION``."""
+    if ":" in name and not name.startswith("<") and "::" not in name:
         file, _, function = name.rpartition(":")
         return bool(frame.file) and str(frame.file).endswith(file) and matches(frame, function)
-    return frame.function == name or frame.function.endswith("." + name)
+    return (frame.function == name or frame.function.endswith("." + name)
+            or frame.function.endswith("::" + name))
 
 
 # -- `dbg hot` --------------------------------------------------------------------------

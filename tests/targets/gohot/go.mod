@@ -1,0 +1,3 @@
+module example.com/gohot
+
+go 1.19

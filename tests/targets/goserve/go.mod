@@ -1,0 +1,3 @@
+module example.com/goserve
+
+go 1.19
