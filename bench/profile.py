@@ -19,11 +19,19 @@ command's wall time (perf's start and the writing of its file included).
 
     .venv/bin/python bench/profile.py [--runs 5] [--rounds 400]
     .venv/bin/python bench/profile.py --native [--runs 5] [--native-rounds 1200]
+
+``--long S`` measures the questions' answers from a long profile instead:
+the slow target sampled by py-spy for S seconds (60: the issue's "profile of
+a one-minute run"), then `dbg hot`, `dbg callers` and `dbg hot --by line`,
+each ``--runs`` times, as whole commands.
+
+    .venv/bin/python bench/profile.py --long 60 [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -104,6 +112,25 @@ def native(options: argparse.Namespace) -> None:
               f"(a whole dbg command)")
 
 
+def long_run(options: argparse.Namespace) -> None:
+    """How long the questions take from a profile of ``options.long`` seconds."""
+    work = Path(tempfile.mkdtemp(prefix="dbg-bench-profile-"))
+    env = {**os.environ, "DBG_HOME": str(work / "home")}
+    began = time.perf_counter()
+    done = subprocess.run([*DBG, "--json", "profile", "--duration", str(options.long),
+                           "--python", options.python, str(TARGET), "rounds=100000000"],
+                          check=True, capture_output=True, text=True, env=env)
+    recorded = json.loads(done.stdout)
+    print(f"a profile of {recorded['duration']:.1f} s ({recorded['weight']:.0f} samples, "
+          f"{recorded['samples']} distinct stacks) recorded in "
+          f"{time.perf_counter() - began:.1f} s; load average {os.getloadavg()[0]:.2f}, "
+          f"{os.cpu_count()} cores")
+    for words in (["hot"], ["callers", "is_word"], ["hot", "--by", "line"]):
+        found = [timed([*DBG, *words], env) for _ in range(options.runs)]
+        print(f"dbg {' '.join(words):26} {statistics.median(found) * 1000:7.0f} ms median "
+              f"({min(found) * 1000:.0f}-{max(found) * 1000:.0f}; a whole dbg command)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -112,6 +139,8 @@ def main() -> None:
     parser.add_argument("--native", action="store_true",
                         help="measure perf on the native hot spot instead")
     parser.add_argument("--native-rounds", type=int, default=1200)
+    parser.add_argument("--long", type=float, metavar="S",
+                        help="time the questions from a profile of S seconds instead")
     options = parser.parse_args()
     if options.native:
         native(options)
@@ -120,6 +149,9 @@ def main() -> None:
 
     # As dbg runs it: a version manager's shim resolved to its interpreter.
     options.python = real_python(options.python, os.environ, None)
+    if options.long:
+        long_run(options)
+        return
     work = Path(tempfile.mkdtemp(prefix="dbg-bench-profile-"))
     env = {**os.environ, "DBG_HOME": str(work / "home")}
     program = [str(TARGET), f"rounds={options.rounds}"]

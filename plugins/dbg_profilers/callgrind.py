@@ -17,14 +17,13 @@ positions may be relative (``+2``, ``-1``) or repeated (``*``).
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbg_profilers import common, nativeframes
+from dbg_profilers.valgrind import INSTALL, valgrind, valgrind_readiness
 from dbgcore.api import (
     OpFailed,
     Profile,
@@ -36,7 +35,6 @@ from dbgcore.api import (
     binary_kind,
 )
 
-INSTALL = "apt-get install valgrind"
 #: The name compression of a ``fn=``-like line: ``(id) name`` or ``(id)``.
 _NAMED_RE = re.compile(r"^\((?P<id>\d+)\)(?: (?P<name>.*))?$")
 #: gcc's names for its copies of a function (``find.constprop.0``,
@@ -55,28 +53,20 @@ class CallgrindProfiler(Profiler):
 
     @classmethod
     def readiness(cls) -> Readiness:
-        path = shutil.which("valgrind")
-        if path is None:
-            return Readiness(False, "valgrind is not installed")
-        try:
-            done = subprocess.run([path, "--version"], capture_output=True, text=True,
-                                  timeout=10, check=False, stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.SubprocessError):
-            return Readiness(False, f"{path} does not run")
-        return Readiness(True, path, done.stdout.strip().removeprefix("valgrind-"))
+        return valgrind_readiness()
 
     @classmethod
     def fits(cls, program: Path) -> bool:
         return binary_kind(program) is not None
 
     def record(self, request: RecordRequest) -> Profile:
-        valgrind = shutil.which("valgrind")
-        if valgrind is None:
+        path = valgrind()
+        if path is None:
             raise OpFailed("valgrind is not installed", INSTALL)
         counts = request.workdir / "callgrind.out"
         output = request.workdir / "output.txt"
         program = request.argv[0]
-        argv = [valgrind, "--tool=callgrind", f"--callgrind-out-file={counts}",
+        argv = [path, "--tool=callgrind", f"--callgrind-out-file={counts}",
                 "--quiet", program if "/" in program else f"./{program}",
                 *request.argv[1:]]
         began = time.monotonic()

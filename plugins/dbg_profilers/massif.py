@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 from dbg_profilers import common
+from dbg_profilers.valgrind import INSTALL, valgrind, valgrind_readiness
 from dbgcore.api import (
     HeapPoint,
     OpFailed,
@@ -34,28 +33,11 @@ from dbgcore.api import (
     binary_kind,
 )
 
-INSTALL = "install valgrind (Debian: apt-get install valgrind)"
 #: A node of a heap tree: its depth (the indent), its bytes and what it is.
 _NODE_RE = re.compile(r"^(?P<indent> *)n(?P<children>\d+): (?P<bytes>\d+) (?P<what>.*)$")
 #: A node's frame: ``0xADDR: function (file:line)`` or ``(in /lib/x.so)``.
 _FRAME_RE = re.compile(r"^0x[0-9A-Fa-f]+: (?P<function>.*?)"
                        r"(?: \((?:in (?P<object>[^)]*)|(?P<file>[^():]+):(?P<line>\d+))\))?$")
-
-
-def valgrind() -> str | None:
-    return shutil.which("valgrind")
-
-
-def valgrind_readiness() -> Readiness:
-    path = valgrind()
-    if path is None:
-        return Readiness(False, "valgrind is not installed")
-    try:
-        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
-                              check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return Readiness(False, f"valgrind does not run: {exc}")
-    return Readiness(True, path, done.stdout.strip().removeprefix("valgrind-"))
 
 
 def is_native(program: Path) -> bool:

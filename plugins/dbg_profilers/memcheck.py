@@ -20,7 +20,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from dbg_profilers import common
-from dbg_profilers.massif import INSTALL, is_native, read_limited, valgrind, valgrind_readiness
+from dbg_profilers.massif import is_native, read_limited
+from dbg_profilers.valgrind import INSTALL, valgrind, valgrind_readiness
 from dbgcore.api import Leak as LeakRecord
 from dbgcore.api import OpFailed, Profile, ProfileFrame, Profiler, Readiness, RecordRequest
 
