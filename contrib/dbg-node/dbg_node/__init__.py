@@ -1,5 +1,6 @@
 """dbg plugin: the ``node`` backend, JavaScript under Node.js, and the
-``node`` profiler (V8's CPU profiler, for `dbg profile`).
+``node`` and ``node-heap`` profilers (V8's CPU and sampling heap profilers,
+for `dbg profile` and `dbg heap`).
 
 Written against dbg's public plugin API (:mod:`dbgcore.api`) only. The
 backend module is imported inside the hook, so dbg commands that never need
@@ -28,8 +29,10 @@ def dbg_register_backends(register: Callable[[type[Backend]], None]) -> None:
 @hookimpl
 def dbg_register_profilers(register: Callable[[type[Profiler]], None]) -> None:
     from dbg_node.cpuprofile import NodeCpuProfiler
+    from dbg_node.heapprofile import NodeHeapProfiler
 
     register(NodeCpuProfiler)
+    register(NodeHeapProfiler)
 
 
 @hookimpl

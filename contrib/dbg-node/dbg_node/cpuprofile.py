@@ -27,7 +27,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlsplit
@@ -82,66 +82,14 @@ class NodeCpuProfiler(Profiler):
         return Readiness(True, node, out.lstrip("v"))
 
     def record(self, request: RecordRequest) -> Profile:
-        node = shutil.which("node", path=request.env.get("PATH") or os.environ.get("PATH"))
-        if node is None:
-            raise OpFailed("node is not on PATH", self.install)
         rate = request.rate or DEFAULT_RATE
-        output = request.workdir / "output.txt"
-        argv = [node, "--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr",
-                *request.argv]
-        with output.open("wb") as out:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.PIPE, cwd=request.cwd,
-                                    env={**os.environ, **request.env},
-                                    start_new_session=True)
-        try:
-            return self._profile(proc, request, rate, output)
-        finally:
-            _end(proc)
-
-    def _profile(self, proc: subprocess.Popen[bytes], request: RecordRequest, rate: int,
-                 output: Path) -> Profile:
-        assert proc.stderr is not None
-        url = _listening(proc.stderr, min(request.timeout, START_WAIT))
-        if url is None:
-            proc.kill()
-            raise OpFailed(f"node did not start {request.argv[0]}: "
-                           f"{_tail(output) or f'exit code {proc.wait()}'}")
-        copier = threading.Thread(target=_copy_stderr, args=(proc.stderr, output),
-                                  name="node-stderr", daemon=True)
-        copier.start()
-        from dbg_node.inspector import CLOSED, Inspector
-
-        inspector = Inspector(url, TransLog(None), request.timeout)
-        try:
-            inspector.call_all([("Profiler.enable", None),
-                                ("Profiler.setSamplingInterval",
-                                 {"interval": max(1, round(1_000_000 / rate))}),
-                                ("Profiler.start", None), ("Runtime.enable", None)],
-                               request.timeout)
-            began = time.monotonic()
-            inspector.call("Runtime.runIfWaitingForDebugger", None, request.timeout)
-            limit = request.duration if request.duration is not None else request.timeout
-            ended = False
-            while not ended and time.monotonic() - began < limit:
-                event = inspector.next_event(min(0.1, limit - (time.monotonic() - began)))
-                if event is None:
-                    continue
-                method = event.get("method")
-                context = (event.get("params") or {}).get("executionContextId")
-                ended = method == CLOSED or (method == "Runtime.executionContextDestroyed"
-                                             and context == inspector.main_context)
-            elapsed = time.monotonic() - began
-            raw = inspector.call("Profiler.stop", None, request.timeout).get("profile") or {}
-        finally:
-            inspector.close()
-        exit_code: int | None = None
-        if ended:
-            try:
-                exit_code = proc.wait(END_WAIT)
-            except subprocess.TimeoutExpired:
-                pass
-        copier.join(timeout=2)
+        with InspectedRun(request, self.install) as run:
+            run.inspector.call_all([("Profiler.enable", None),
+                                    ("Profiler.setSamplingInterval",
+                                     {"interval": max(1, round(1_000_000 / rate))}),
+                                    ("Profiler.start", None)], request.timeout)
+            elapsed = run.run(request.duration)
+            raw = run.inspector.call("Profiler.stop", None, request.timeout).get("profile") or {}
         samples = list(samples_of(raw))
         if request.clock == "cpu":
             samples = [s for s in samples if s.frames[-1].function != "(idle)"]
@@ -151,12 +99,101 @@ class NodeCpuProfiler(Profiler):
                           # A sample's weight over the rate is seconds: the rate V8
                           # kept, which is below the one asked on a loaded machine.
                           rate=round(count / span, 1) if span > 0 and count else float(rate),
-                          duration=span if span > 0 else elapsed, exit_code=exit_code)
-        if not ended:
-            profile.note = "the program was stopped when the recording ended"
-        if exit_code:
-            profile.output = _tail(output)
+                          duration=span if span > 0 else elapsed, exit_code=run.exit_code)
+        run.tell(profile)
         return profile
+
+
+class InspectedRun:
+    """A program run under node's inspector for a profiler: started before
+    its first line (the profiler's domain enabled meanwhile), run until it
+    ends or for a duration, and nothing of it left after. Used as a context:
+    the inspector is open inside it, the exit code known after it."""
+
+    def __init__(self, request: RecordRequest, install: str,
+                 node_args: Sequence[str] = ()) -> None:
+        node = shutil.which("node", path=request.env.get("PATH") or os.environ.get("PATH"))
+        if node is None:
+            raise OpFailed("node is not on PATH", install)
+        self.request = request
+        self.output = request.workdir / "output.txt"
+        self.ended = False
+        self.exit_code: int | None = None
+        argv = [node, "--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr",
+                *node_args, *request.argv]
+        with self.output.open("wb") as out:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.PIPE, cwd=request.cwd,
+                                         env={**os.environ, **request.env},
+                                         start_new_session=True)
+
+    def __enter__(self) -> InspectedRun:
+        try:
+            self._connect()
+        except BaseException:
+            _end(self.proc)
+            raise
+        return self
+
+    def _connect(self) -> None:
+        from dbg_node.inspector import Inspector
+
+        stderr = self.proc.stderr
+        assert stderr is not None
+        url = _listening(stderr, min(self.request.timeout, START_WAIT))
+        if url is None:
+            self.proc.kill()
+            raise OpFailed(f"node did not start {self.request.argv[0]}: "
+                           f"{_tail(self.output) or f'exit code {self.proc.wait()}'}")
+        self.copier = threading.Thread(target=_copy_stderr, args=(stderr, self.output),
+                                       name="node-stderr", daemon=True)
+        self.copier.start()
+        self.inspector = Inspector(url, TransLog(None), self.request.timeout)
+        self.inspector.call("Runtime.enable", None, self.request.timeout)
+
+    def run(self, duration: float | None, tick: Callable[[float], None] | None = None,
+            every: float = 0.5) -> float:
+        """Let the program run until it ends, or for ``duration`` seconds
+        (None: the request's timeout), ``tick`` called with the seconds
+        spent every ``every`` seconds; the seconds it ran."""
+        from dbg_node.inspector import CLOSED
+
+        inspector = self.inspector
+        began = time.monotonic()
+        inspector.call("Runtime.runIfWaitingForDebugger", None, self.request.timeout)
+        limit = duration if duration is not None else self.request.timeout
+        next_tick = every
+        while not self.ended and (spent := time.monotonic() - began) < limit:
+            if tick is not None and spent >= next_tick:
+                tick(spent)
+                next_tick = spent + every
+            event = inspector.next_event(min(0.1, limit - spent))
+            if event is not None:
+                method = event.get("method")
+                context = (event.get("params") or {}).get("executionContextId")
+                self.ended = method == CLOSED or (
+                    method == "Runtime.executionContextDestroyed"
+                    and context == inspector.main_context)
+        return time.monotonic() - began
+
+    def tell(self, profile: Profile) -> None:
+        """What the answer says of how the program ended."""
+        if not self.ended:
+            profile.note = "the program was stopped when the recording ended"
+        if self.exit_code:
+            profile.output = _tail(self.output)
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.inspector.close()
+            if self.ended:
+                try:
+                    self.exit_code = self.proc.wait(END_WAIT)
+                except subprocess.TimeoutExpired:
+                    pass
+            self.copier.join(timeout=2)
+        finally:
+            _end(self.proc)
 
 
 def samples_of(raw: Mapping[str, Any]) -> Iterator[Sample]:
@@ -175,9 +212,9 @@ def samples_of(raw: Mapping[str, Any]) -> Iterator[Sample]:
         chain = [node]
         while chain[-1]["id"] in parent:
             chain.append(nodes[parent[chain[-1]["id"]]])
-        outer = tuple(_frame(n["callFrame"]) for n in reversed(chain[1:])
+        outer = tuple(call_frame(n["callFrame"]) for n in reversed(chain[1:])
                       if n["callFrame"].get("functionName") != "(root)")
-        leaf = _frame(node["callFrame"])
+        leaf = call_frame(node["callFrame"])
         seen = 0
         for tick in node.get("positionTicks") or ():
             line, ticks = int(tick["line"]), int(tick["ticks"])
@@ -188,7 +225,7 @@ def samples_of(raw: Mapping[str, Any]) -> Iterator[Sample]:
             yield Sample((*outer, leaf), float(hits - seen), "main")
 
 
-def _frame(call: Mapping[str, Any]) -> ProfileFrame:
+def call_frame(call: Mapping[str, Any]) -> ProfileFrame:
     name = str(call.get("functionName") or "")
     url = str(call.get("url") or "")
     line = int(call.get("lineNumber", -1))

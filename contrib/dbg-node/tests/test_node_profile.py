@@ -5,7 +5,8 @@ read is found as the hottest function's own time (Node's fs frames folded
 into it), `callers` tells its two call sites apart by cost, `profile diff`
 shows the fix (``cached``), a program cut at --duration still answers what
 was sampled and leaves no process behind, and a program that throws keeps
-its profile and its exit code."""
+its profile and its exit code. `dbg heap` of a cache that never forgets
+(programs/cache/cache.js) names the function that fills it, growing."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from dbgcore.testing import Dbg, require
 from dbg_node.cpuprofile import samples_of
 
 REPORT = Path(__file__).resolve().parent / "programs" / "slowsync" / "report.js"
+CACHE = Path(__file__).resolve().parent / "programs" / "cache" / "cache.js"
 
 
 @pytest.fixture(autouse=True)
@@ -95,3 +97,15 @@ def test_a_node_s_own_samples_split_by_the_lines_v8_saw() -> None:
     assert found == [((module, ("hot", "/p/a b.js", 11)), 4.0),
                      ((module, ("hot", "/p/a b.js", 12)), 1.0),
                      ((module, ("hot", "/p/a b.js", 10)), 1.0)]
+
+
+def test_heap_names_the_cache_that_grows(dbg: Dbg) -> None:
+    answer = dbg.json("heap", "--interval", "0.2", str(CACHE), "40")
+    assert answer["ok"] and answer["tool"].startswith("node-heap "), answer
+    assert answer["exit_code"] == 0 and answer["snapshots"] >= 3, answer
+    top = answer["sites"][0]
+    assert (top["function"], top["file"]) == ("remember", str(CACHE)), answer
+    assert top["share"] > 80 and top["growing"] and top["last"] > 2 * top["first"], top
+    # The last snapshot is the program's, not the freed heap after its end.
+    assert answer["end"] >= answer["peak"] * 0.5, answer
+    assert dbg.json("hot")["rows"][0]["function"] == "remember"
