@@ -108,3 +108,17 @@ def test_a_tracer_by_breakpoints_times_nothing_and_says_so(dbg: Dbg, tmp_path: P
     summed = dbg.json("calls", "--sum-by", "function")
     assert summed["sums"][0]["count"] == 2 and summed["sums"][0]["time"] is None, summed
     assert "no call has a duration" in summed["note"], summed
+
+
+def test_sum_by_function_totals_the_bytes_an_allocator_was_asked(dbg: Dbg,
+                                                                 tmp_path: Path) -> None:
+    # An allocator's size argument (size; nmemb times size) is summed per function.
+    require_backend("gdb")
+    target = copy_target("native/allocs.c", tmp_path)
+    program = build_c(target.path)
+    assert dbg.json("start", "--backend", "gdb", str(program))["ok"]
+    assert dbg.json("trace", "grab", "grab_array")["state"] == "exited"
+    sums = {g["key"]: g for g in dbg.json("calls", "--sum-by", "function")["sums"]}
+    assert (sums["grab"]["count"], sums["grab"]["bytes"]) == (6, 5 * 100 + 4000), sums
+    assert sums["grab_array"]["bytes"] == 240, sums
+    assert "4,500 bytes asked" in dbg("calls", "--sum-by", "function").out

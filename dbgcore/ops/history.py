@@ -8,6 +8,7 @@ call or a run) is :mod:`dbgcore.ops.records`.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -307,11 +308,33 @@ def run_calls(values: Payload, session: str, timeout: float,
     return answer, None
 
 
+#: The argument that says how many bytes an allocator was asked for
+#: (``malloc(size)``, ``xmalloc(nbytes)``); ``calloc(nmemb, size)`` asks
+#: their product.
+SIZE_ARGUMENTS = ("size", "nbytes", "bytes", "length", "len")
+_NUMBER_RE = re.compile(r"^\s*(\d+)\b")
+
+
+def asked_bytes(row: Payload) -> int | None:
+    """The bytes a call of an allocator asked for, by its arguments' names
+    (:data:`SIZE_ARGUMENTS`); None for a call that names no size."""
+    values: dict[str, int] = {}
+    for arg in row.get("args") or []:
+        found = _NUMBER_RE.match(str(arg.get("value") or ""))
+        if found is not None:
+            values[str(arg.get("name"))] = int(found.group(1))
+    size = next((values[n] for n in SIZE_ARGUMENTS if n in values), None)
+    if size is not None and "nmemb" in values:
+        return size * values["nmemb"]
+    return size
+
+
 def summed_calls(rows: list[Payload], by: str) -> list[Payload]:
     """The calls totalled per function, or per caller (file:line and
     function of the call site): count, raised, time (total, mean, longest,
-    over the calls that were timed), the most costly first (by total time,
-    else by count)."""
+    over the calls that were timed), bytes asked (of an allocator: a call
+    with a size argument), the most costly first (by total time, else by
+    count)."""
     groups: dict[str, Payload] = {}
     for row in rows:
         if by == "function":
@@ -327,6 +350,9 @@ def summed_calls(rows: list[Payload], by: str) -> list[Payload]:
         group["raised"] += row.get("outcome") == "raised"
         if by == "caller" and row.get("function") not in group["functions"]:
             group["functions"].append(row.get("function"))
+        asked = asked_bytes(row)
+        if asked is not None:
+            group["bytes"] = group.get("bytes", 0) + asked
         if row.get("duration") is not None:
             took = float(row["duration"])
             group["timed"] += 1
@@ -540,6 +566,8 @@ def render_sums(p: Payload, what: str) -> str:
         line = (f"  {g['count']:>7} {times[0]:>10} {times[1]:>10} {times[2]:>10}  "
                 f"{g['key']!s:<{width}}")
         extra = []
+        if g.get("bytes") is not None:
+            extra.append(f"{g['bytes']:,} bytes asked")
         if g.get("raised"):
             extra.append(f"{g['raised']} raised")
         if g.get("functions"):
