@@ -5,9 +5,11 @@ whole `dbg profile` command (the profiler's start, reading its file,
 storing the run), interleaved, ``--runs`` times each; then how long `dbg
 hot` and `dbg callers` take to answer from the stored profile.
 
-Wall time in seconds, medians with the spread (min-max), and each as a
-ratio to the bare run's median (the issue's bounds: sampling at most 1.05 x,
-a deterministic profile at most 1.3 x).
+The program's own wall and CPU time for its work (it prints them; not
+where `dbg profile` keeps its output), and the whole command's wall time,
+in seconds, medians (the CPU time's spread, min-max), each as a ratio to
+the bare run's median (the issue's bounds: sampling at most 1.05 x, a
+deterministic profile at most 1.3 x).
 
 ``--native`` measures perf instead, on the native hot spot
 (tests/targets/hotspot/scan.c, built -O2 -g, ``--native-rounds`` rounds):
@@ -57,8 +59,8 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
 
 def own_clock(argv: list[str], env: dict[str, str]) -> tuple[float | None, float | None,
                                                             float]:
-    """The program's work by its own clocks, wall and CPU (scan.c prints
-    ``in S s (cpu C s)``; None where the command keeps the program's output
+    """The program's work by its own clocks, wall and CPU (scan.c and
+    regexes.py print ``in S s (cpu C s)``; None where the command keeps the program's output
     to itself, as `dbg profile` does), and the whole command's wall time."""
     began = time.perf_counter()
     done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)
@@ -67,6 +69,25 @@ def own_clock(argv: list[str], env: dict[str, str]) -> tuple[float | None, float
     if found is None:
         return None, None, wall
     return float(found.group(1)), float(found.group(2)), wall
+
+
+def print_table(times: dict[str, list[tuple[float | None, float | None, float]]]) -> None:
+    """Each way's medians: the program's own wall and CPU time (where it
+    printed them) and the whole command's, each against the bare run's."""
+    bare = [statistics.median(t[i] or 0.0 for t in times["bare"]) for i in range(3)]
+    print(f"{'':30} {'own wall':>8} {'/ bare':>7} {'own cpu':>8} {'min-max':>13} "
+          f"{'/ bare':>7} {'command':>8} {'/ bare':>7}")
+    for name, found in times.items():
+        cells = []
+        for index in range(3):
+            values = [t[index] for t in found if t[index] is not None]
+            if not values:
+                cells.append(f"{'-':>8} {'':7}" + (" " * 14 if index == 1 else ""))
+                continue
+            median = statistics.median(v for v in values if v is not None)
+            spread = (f" {min(values):6.3f}-{max(values):<6.3f}" if index == 1 else "")
+            cells.append(f"{median:8.3f}{spread} {median / bare[index]:6.3f}x")
+        print(f"{name:30} {' '.join(cells)}")
 
 
 def native(options: argparse.Namespace) -> None:
@@ -90,22 +111,9 @@ def native(options: argparse.Namespace) -> None:
     for _ in range(options.runs):
         for name, way in ways.items():
             times[name].append(own_clock(way, env))
-    bare = [statistics.median(t[i] or 0.0 for t in times["bare"]) for i in range(3)]
     print(f"{options.runs} interleaved runs of scan.c rounds={options.native_rounds} at "
           f"{DEFAULT_RATE} Hz, load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
-    print(f"{'':30} {'own wall':>8} {'/ bare':>7} {'own cpu':>8} {'min-max':>13} "
-          f"{'/ bare':>7} {'command':>8} {'/ bare':>7}")
-    for name, found in times.items():
-        cells = []
-        for index in range(3):
-            values = [t[index] for t in found if t[index] is not None]
-            if not values:
-                cells.append(f"{'-':>8} {'':7}" + (" " * 14 if index == 1 else ""))
-                continue
-            median = statistics.median(v for v in values if v is not None)
-            spread = (f" {min(values):6.3f}-{max(values):<6.3f}" if index == 1 else "")
-            cells.append(f"{median:8.3f}{spread} {median / bare[index]:6.3f}x")
-        print(f"{name:30} {' '.join(cells)}")
+    print_table(times)
     for words in (["hot"], ["callers", "find"]):
         spent = [timed([*DBG, *words], env) for _ in range(options.runs)]
         print(f"dbg {' '.join(words):26} {statistics.median(spent) * 1000:7.0f} ms "
@@ -165,18 +173,14 @@ def main() -> None:
         "dbg profile --tool cprofile": [*DBG, "profile", "--tool", "cprofile", "--python",
                                         options.python, *program],
     }
-    times: dict[str, list[float]] = {name: [] for name in ways}
+    times: dict[str, list[tuple[float | None, float | None, float]]] = {
+        name: [] for name in ways}
     for _ in range(options.runs):
         for name, argv in ways.items():
-            times[name].append(timed(argv, env))
-    bare = statistics.median(times["bare"])
+            times[name].append(own_clock(argv, env))
     print(f"{options.runs} interleaved runs of {TARGET.name} rounds={options.rounds}, "
           f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
-    print(f"{'':30} {'median s':>9} {'min-max':>13} {'/ bare':>7}")
-    for name, found in times.items():
-        median = statistics.median(found)
-        print(f"{name:30} {median:9.3f} {min(found):6.3f}-{max(found):<6.3f} "
-              f"{median / bare:6.2f} x")
+    print_table(times)
     for words in (["hot"], ["callers", "is_word"], ["hot", "--by", "line"]):
         found = [timed([*DBG, *words], env) for _ in range(options.runs)]
         print(f"dbg {' '.join(words):26} {statistics.median(found) * 1000:7.0f} ms "

@@ -5,7 +5,8 @@ by a pattern that differs each time), so nearly all the time goes to
 
 Runs for about the seconds given as its first argument (default 1.5),
 forever with ``forever`` (for --pid), or a fixed work of N rounds with
-``rounds=N`` (bench/profile.py times it), printing ``ready`` first; a
+``rounds=N`` (bench/profile.py times it: the work's own wall and CPU time
+are printed at its end), printing ``ready`` first; a
 second argument ``crash`` ends it with code 3, ``fixed`` makes is_word
 cheap (for `dbg profile diff`).
 """
@@ -43,7 +44,7 @@ def main():
     seconds = sys.argv[1] if len(sys.argv) > 1 else "1.5"
     words = ["alpha", "beta", "Gamma", "delta", "e5"] * 20
     print("ready", flush=True)
-    began = time.monotonic()
+    began, cpu = time.monotonic(), time.process_time()
     n = 0
     rounds = int(seconds[7:]) if seconds.startswith("rounds=") else None
     while (n < rounds if rounds is not None else
@@ -51,6 +52,9 @@ def main():
         n += 1
         check_all(words, n)  # @calls_check_all
         tally(words)
+    if rounds is not None:
+        print(f"{rounds} rounds in {time.monotonic() - began:.4f} s "
+              f"(cpu {time.process_time() - cpu:.4f} s)")
     if len(sys.argv) > 2 and sys.argv[2] == "crash":
         raise SystemExit(3)
 
