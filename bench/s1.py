@@ -52,6 +52,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -510,6 +511,26 @@ class McpClient:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
+        _end_proxies(self._proc.pid)
+
+
+def _end_proxies(owner: int) -> None:
+    """mcp-debugger's proxy leaves its server's process group and outlives
+    it (``--mcp-owner-pid=PID``), busy at half a core for the rest of a test
+    run that measured it: it is ended with its server."""
+    mark = f"--mcp-owner-pid={owner}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if mark in words:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def mcp_session(command: str, args: list[str], cwd: Path, env: dict[str, str],
