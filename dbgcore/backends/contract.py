@@ -425,8 +425,15 @@ class Backend:
     #: Like :attr:`reads_stdin`, a class may set it per instance.
     opens_cores: bool = False
     #: Whether the backend runs a program under valgrind's memcheck
-    #: (:attr:`LaunchRequest.memcheck`); a class may set it per instance.
+    #: (:attr:`LaunchRequest.memcheck`); a class may set it per instance,
+    #: and then says so for an entry in :meth:`memchecks`.
     runs_memcheck: bool = False
+
+    @classmethod
+    def memchecks(cls, spec: BackendSpec) -> bool:
+        """Whether the backends.yaml entry ``spec`` runs programs under
+        memcheck: `dbg memcheck` takes the first entry that does."""
+        return cls.runs_memcheck
 
     def interrupt(self) -> None:
         """Ask the running program to stop, and return at once. Called from

@@ -14,25 +14,35 @@ from typing import TYPE_CHECKING
 
 from dbgcore.ops.starting import prepare_start
 from dbgcore.ops.stops import SHOW, render_stop
+from dbgcore.shared.errors import UsageError
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
     from dbgcore.vocab.opspec import Payload
 
-#: The backend that drives valgrind's gdb server.
-MEMCHECK_BACKEND = "gdb"
-
-
 def prepare_memcheck(values: Payload, front: Front) -> tuple[str, Payload]:
-    """A start of PROGRAM with gdb (or the backend named, which the daemon
-    refuses unless it can), run on to the first error."""
+    """A start of PROGRAM with the first backend that drives valgrind's gdb
+    server (or the backend named, which the daemon refuses unless it can),
+    run on to the first error."""
     start_values: Payload = {k: values.get(k) for k in (
         "program", "args", "breaks", "cwd", "env", "stdin", "idle_timeout", "show")}
-    start_values.update(backend=values.get("backend") or MEMCHECK_BACKEND, run=True)
+    start_values.update(backend=values.get("backend") or _memcheck_backend(front), run=True)
     op, sent = prepare_start(start_values, front)
     sent["memcheck"] = True
     return op, sent
+
+
+def _memcheck_backend(front: Front) -> str:
+    """The first backends.yaml entry whose backend runs programs under memcheck."""
+    registry = front.backends
+    for name, spec in registry.config().backends.items():
+        cls = registry.class_of(spec)
+        if cls is not None and cls.memchecks(spec):
+            return str(name)
+    raise UsageError("no backend runs programs under valgrind's memcheck",
+                     "dbg backends lists them; memcheck is driven by gdb (./scripts/"
+                     "install-debuggers installs it)")
 
 
 OPS: tuple[Op, ...] = (

@@ -131,6 +131,10 @@ class DapBackend(DapEvents):
         return profile_for(spec).check()
 
     @classmethod
+    def memchecks(cls, spec: BackendSpec) -> bool:
+        return profile_for(spec).runs_memcheck
+
+    @classmethod
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
         profile_for(spec).check_program(program)
 
