@@ -23,13 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbg_profilers import common, nativeframes
-from dbg_profilers.valgrind import INSTALL, valgrind, valgrind_readiness
+from dbg_profilers.valgrind import ValgrindProfiler
 from dbgcore.api import (
     OpFailed,
     Profile,
     ProfileFrame,
-    Profiler,
-    Readiness,
     RecordRequest,
     Sample,
     binary_kind,
@@ -42,27 +40,19 @@ _NAMED_RE = re.compile(r"^\((?P<id>\d+)\)(?: (?P<name>.*))?$")
 CLONE_RE = re.compile(r"(?:\.(?:constprop|isra|part|cold|lto_priv|localalias)(?:\.\d+)?)+$")
 
 
-class CallgrindProfiler(Profiler):
+class CallgrindProfiler(ValgrindProfiler):
     id = "callgrind"
     tool_name = "valgrind --tool=callgrind"
-    languages = ("c", "c++", "rust")
     deterministic = True
-    install = INSTALL
     summary = ("counts every instruction a native program runs, by function and call "
                "(valgrind's callgrind: exact, the run 20-50x slower)")
-
-    @classmethod
-    def readiness(cls) -> Readiness:
-        return valgrind_readiness()
 
     @classmethod
     def fits(cls, program: Path) -> bool:
         return binary_kind(program) is not None
 
     def record(self, request: RecordRequest) -> Profile:
-        path = valgrind()
-        if path is None:
-            raise OpFailed("valgrind is not installed", INSTALL)
+        path = self.valgrind_path()
         counts = request.workdir / "callgrind.out"
         output = request.workdir / "output.txt"
         program = request.argv[0]

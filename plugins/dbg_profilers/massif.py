@@ -20,17 +20,14 @@ import re
 from pathlib import Path
 
 from dbg_profilers import common
-from dbg_profilers.valgrind import INSTALL, valgrind, valgrind_readiness
+from dbg_profilers.valgrind import ValgrindProfiler
 from dbgcore.api import (
     HeapPoint,
     OpFailed,
     Profile,
     ProfileFrame,
-    Profiler,
-    Readiness,
     RecordRequest,
     Sample,
-    binary_kind,
 )
 
 #: A node of a heap tree: its depth (the indent), its bytes and what it is.
@@ -40,32 +37,14 @@ _FRAME_RE = re.compile(r"^0x[0-9A-Fa-f]+: (?P<function>.*?)"
                        r"(?: \((?:in (?P<object>[^)]*)|(?P<file>[^():]+):(?P<line>\d+))\))?$")
 
 
-def is_native(program: Path) -> bool:
-    """An ELF program (C, C++, Rust; Go's runtime hides its heap from
-    valgrind, so a Go program is not taken)."""
-    return binary_kind(program) == "elf"
-
-
-class MassifProfiler(Profiler):
+class MassifProfiler(ValgrindProfiler):
     id = "massif"
     tool_name = "massif"
-    languages = ("c", "c++", "rust")
     measures = "heap"
-    install = INSTALL
     summary = "valgrind's heap profiler: bytes by allocation stack over a native program's run"
 
-    @classmethod
-    def readiness(cls) -> Readiness:
-        return valgrind_readiness()
-
-    @classmethod
-    def fits(cls, program: Path) -> bool:
-        return is_native(program)
-
     def record(self, request: RecordRequest) -> Profile:
-        path = valgrind()
-        if path is None:
-            raise OpFailed("valgrind is not installed", INSTALL)
+        path = self.valgrind_path()
         out = request.workdir / "massif.out"
         output = request.workdir / "output.txt"
         argv = [path, "--tool=massif", "--time-unit=ms", "--detailed-freq=1",

@@ -20,36 +20,24 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from dbg_profilers import common
-from dbg_profilers.massif import is_native, read_limited
-from dbg_profilers.valgrind import INSTALL, valgrind, valgrind_readiness
+from dbg_profilers.massif import read_limited
+from dbg_profilers.valgrind import ValgrindProfiler
 from dbgcore.api import Leak as LeakRecord
-from dbgcore.api import OpFailed, Profile, ProfileFrame, Profiler, Readiness, RecordRequest
+from dbgcore.api import OpFailed, Profile, ProfileFrame, RecordRequest
 
 #: memcheck's leak kinds, in the vocabulary's words.
 _KINDS = {"Leak_DefinitelyLost": "definitely", "Leak_IndirectlyLost": "indirectly",
           "Leak_PossiblyLost": "possibly"}
 
 
-class MemcheckLeaks(Profiler):
+class MemcheckLeaks(ValgrindProfiler):
     id = "memcheck"
     tool_name = "memcheck"
-    languages = ("c", "c++", "rust")
     measures = "leaks"
-    install = INSTALL
     summary = "valgrind's memcheck: the blocks a native program never freed, by stack"
 
-    @classmethod
-    def readiness(cls) -> Readiness:
-        return valgrind_readiness()
-
-    @classmethod
-    def fits(cls, program: Path) -> bool:
-        return is_native(program)
-
     def record(self, request: RecordRequest) -> Profile:
-        path = valgrind()
-        if path is None:
-            raise OpFailed("valgrind is not installed", INSTALL)
+        path = self.valgrind_path()
         report = request.workdir / "memcheck.xml"
         output = request.workdir / "output.txt"
         argv = [path, "--tool=memcheck", "--leak-check=full",
