@@ -5,6 +5,8 @@ program's frames from the libraries'."""
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +14,19 @@ from dbgcore.api import RecordRequest, libfiles, procutil, pyspy, real_python
 
 # Running a profiler over the program is the API's, for every profiler plugin.
 from dbgcore.api import run_bounded as run_bounded
+
+
+def tool_version(argv: Sequence[str], pattern: str) -> str | None:
+    """The version a tool prints when asked (``pattern``'s first group, ""
+    when its answer has none); None when it does not run."""
+    try:
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=20,
+                              check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(pattern, done.stdout)
+    return found.group(1) if found else ""
+
 
 #: Lines of the program's output an answer carries when it failed.
 OUTPUT_LINES = 8

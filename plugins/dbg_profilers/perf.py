@@ -80,7 +80,7 @@ class PerfProfiler(Profiler):
         path = shutil.which("perf")
         if path is None:
             return Readiness(False, "perf is not installed")
-        version = _version(path)
+        version = common.tool_version([path, "--version"], r"perf version (\S+)")
         if not version:
             # Debian's /usr/bin/perf is a wrapper that finds no perf for
             # the running kernel: it says so instead of a version.
@@ -173,16 +173,6 @@ class PerfProfiler(Profiler):
         if exit_code:
             profile.output = common.tail(output)
         return profile
-
-
-def _version(path: str) -> str:
-    try:
-        done = subprocess.run([path, "--version"], capture_output=True, text=True,
-                              timeout=10, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    found = re.search(r"perf version (\S+)", done.stdout)
-    return found.group(1) if found else ""
 
 
 @functools.cache

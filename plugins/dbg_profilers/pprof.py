@@ -77,13 +77,10 @@ class PprofProfiler(Profiler):
         go = shutil.which("go")
         if go is None:
             return Readiness(False, "go is not installed")
-        try:
-            done = subprocess.run([go, "version"], capture_output=True, text=True,
-                                  timeout=20, check=False, stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.SubprocessError):
+        version = common.tool_version([go, "version"], r"go version go(\S+)")
+        if version is None:
             return Readiness(False, f"{go} does not run")
-        found = re.search(r"go version go(\S+)", done.stdout)
-        return Readiness(True, go, found.group(1) if found else "")
+        return Readiness(True, go, version)
 
     @classmethod
     def fits(cls, program: Path) -> bool:

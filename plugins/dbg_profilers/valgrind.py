@@ -5,10 +5,10 @@ programs it runs."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 from typing import ClassVar
 
+from dbg_profilers.common import tool_version
 from dbgcore.api import OpFailed, Profiler, Readiness, binary_kind
 
 INSTALL = "install valgrind (Debian: apt-get install valgrind)"
@@ -22,12 +22,10 @@ def valgrind_readiness() -> Readiness:
     path = valgrind()
     if path is None:
         return Readiness(False, "valgrind is not installed")
-    try:
-        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
-                              check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return Readiness(False, f"valgrind does not run: {exc}")
-    return Readiness(True, path, done.stdout.strip().removeprefix("valgrind-"))
+    version = tool_version([path, "--version"], r"valgrind-(\S+)")
+    if version is None:
+        return Readiness(False, f"{path} does not run")
+    return Readiness(True, path, version)
 
 
 def is_native(program: Path) -> bool:
