@@ -524,49 +524,44 @@ def run_profile_diff(values: Payload, session: str, timeout: float,
 
 
 def render_profile_diff(p: Payload) -> str:
-    if p.get("unit") == "bytes":
-        return _render_bytes_diff(p)
-    if p.get("unit") == "instructions":
-        return _render_count_diff(p)
-    lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a']:.2f} s) -> run {p['run_b']} "
-             f"({p['tool_b']}, {p['seconds_b']:.2f} s): own time by function, largest change "
-             "first",
-             "     before      after     change  function"]
+    """Each function's own cost in both runs, largest change first: seconds,
+    a heap run's bytes held at the peak, or callgrind's instructions (in
+    millions)."""
+    unit = p.get("unit")
+    runs = (p["run_a"], p["tool_a"], p["run_b"], p["tool_b"])
+    if unit == "bytes":
+        head = ("run {} ({}, {} at the peak) -> run {} ({}, {}): bytes held at the peak by "
+                "function, largest change first").format(
+                    runs[0], runs[1], size(p["bytes_a"]), runs[2], runs[3], size(p["bytes_b"]))
+        columns = "      before       after      change  function"
+
+        def cells(c: Payload) -> str:
+            change = ("+" if c["change"] >= 0 else "") + size(c["change"])
+            return f"{size(c['before']):>10} {size(c['after']):>10} {change:>11}"
+    elif unit == "instructions":
+        head = (f"run {runs[0]} ({runs[1]}, {p['seconds_a'] / 1e6:,.1f} M instructions) -> run "
+                f"{runs[2]} ({runs[3]}, {p['seconds_b'] / 1e6:,.1f} M): own instructions by "
+                "function, largest change first")
+        columns = "    before M    after M   change M  function"
+
+        def cells(c: Payload) -> str:
+            return (f"{c['before'] / 1e6:10.2f} {c['after'] / 1e6:10.2f} "
+                    f"{c['change'] / 1e6:+10.2f}")
+    else:
+        head = (f"run {runs[0]} ({runs[1]}, {p['seconds_a']:.2f} s) -> run {runs[2]} "
+                f"({runs[3]}, {p['seconds_b']:.2f} s): own time by function, largest change "
+                "first")
+        columns = "     before      after     change  function"
+
+        def cells(c: Payload) -> str:
+            return f"{c['before']:8.3f}s {c['after']:8.3f}s {c['change']:+9.3f}s"
+    lines = [head, columns]
     for c in p.get("changes") or []:
-        lines.append(f"  {c['before']:8.3f}s {c['after']:8.3f}s {c['change']:+9.3f}s  "
-                     f"{c['function']}  {short_path(c.get('file'))}  "
-                     f"({c['before_share']}% -> {c['after_share']}%)")
-    if p.get("cut"):
-        lines.append(f"... {p['cut']} more (--limit N)")
-    return "\n".join(lines)
-
-
-def _render_bytes_diff(p: Payload) -> str:
-    """Two heap runs: each function's bytes held at the peak, in both."""
-    lines = [f"run {p['run_a']} ({p['tool_a']}, {size(p['bytes_a'])} at the peak) -> run "
-             f"{p['run_b']} ({p['tool_b']}, {size(p['bytes_b'])}): bytes held at the peak "
-             "by function, largest change first",
-             "      before       after      change  function"]
-    for c in p.get("changes") or []:
-        change = ("+" if c["change"] >= 0 else "") + size(c["change"])
-        place = f"  {short_path(c['file'])}" if c.get("file") else ""
-        lines.append(f"  {size(c['before']):>10} {size(c['after']):>10} {change:>11}  "
-                     f"{c['function']}{place}  ({c['before_share']}% -> {c['after_share']}%)")
-    if p.get("cut"):
-        lines.append(f"... {p['cut']} more (--limit N)")
-    return "\n".join(lines)
-
-
-def _render_count_diff(p: Payload) -> str:
-    """A diff of two instruction counts (callgrind's): the same table, in
-    millions of instructions."""
-    lines = [f"run {p['run_a']} ({p['tool_a']}, {p['seconds_a'] / 1e6:,.1f} M instructions) "
-             f"-> run {p['run_b']} ({p['tool_b']}, {p['seconds_b'] / 1e6:,.1f} M): own "
-             "instructions by function, largest change first",
-             "    before M    after M   change M  function"]
-    for c in p.get("changes") or []:
-        lines.append(f"  {c['before'] / 1e6:10.2f} {c['after'] / 1e6:10.2f} "
-                     f"{c['change'] / 1e6:+10.2f}  {c['function']}  {short_path(c.get('file'))}  "
+        # A heap site without a file (a library's) shows none; a time row
+        # always shows where, "?" when unknown.
+        place = "" if unit == "bytes" and not c.get("file") else \
+            f"  {short_path(c.get('file'))}"
+        lines.append(f"  {cells(c)}  {c['function']}{place}  "
                      f"({c['before_share']}% -> {c['after_share']}%)")
     if p.get("cut"):
         lines.append(f"... {p['cut']} more (--limit N)")
