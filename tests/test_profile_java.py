@@ -71,7 +71,10 @@ def test_a_running_jvm_is_recorded_by_pid_and_runs_on(dbg: Dbg, inventory: Any,
                                                      tmp_path: Path) -> None:
     classes = tmp_path / "classes"
     subprocess.run(["javac", "-d", str(classes), str(inventory.path)], check=True)
-    jvm = subprocess.Popen(["java", "-cp", str(classes), "Inventory", "forever"],
+    # Its JFR repository in tmp_path; a SIGTERM (not SIGKILL) at the end lets
+    # it remove its attach socket, /tmp/.java_pid<pid>.
+    jvm = subprocess.Popen(["java", f"-Djava.io.tmpdir={tmp_path}", "-cp", str(classes),
+                            "Inventory", "forever"],
                            stdout=subprocess.DEVNULL, start_new_session=True)
     try:
         time.sleep(2)  # the JVM up and in its loop, its attach listener ready for jcmd
@@ -80,8 +83,12 @@ def test_a_running_jvm_is_recorded_by_pid_and_runs_on(dbg: Dbg, inventory: Any,
         assert "Inventory.position" in [r["function"] for r in answer["top"]], answer
         assert jvm.poll() is None
     finally:
-        jvm.kill()
-        jvm.wait()
+        jvm.terminate()
+        try:
+            jvm.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            jvm.kill()
+            jvm.wait()
 
 
 def test_a_run_cut_at_duration_keeps_its_recording(dbg: Dbg, inventory: Any) -> None:

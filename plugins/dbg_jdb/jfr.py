@@ -111,7 +111,10 @@ class JfrProfiler(Profiler):
         output = request.workdir / "output.txt"
         argv = [shutil.which("java") or "java",
                 f"-XX:StartFlightRecording=filename={recording},settings={settings}",
-                f"-XX:FlightRecorderOptions=stackdepth={STACK_DEPTH}",
+                # The repository (JFR's chunks in the making) in our own
+                # folder, not a dated folder in /tmp that outlives the run.
+                f"-XX:FlightRecorderOptions=stackdepth={STACK_DEPTH},"
+                f"repository={request.workdir / 'repository'}",
                 "-cp", os.pathsep.join(program.classpath), program.main_class,
                 *request.argv[1:]]
         began = time.monotonic()

@@ -32,7 +32,14 @@ class NodeExecution(NodeConnection):
     def _resume(self, method: str, timeout: float, params: JsonObject | None = None) -> None:
         self._state = "running"
         self._locals = {}
-        self.call(method, params, timeout)
+        try:
+            self.call(method, params, timeout)
+        except TargetExited:
+            if self.inspector is None:
+                raise
+            # A program that ends at once (it kills itself) may close the
+            # inspector's socket before node's IO thread sends the answer:
+            # the wait that follows hears the end, and how it ended.
 
     def cont(self, timeout: float) -> StopEvent:
         self._resume("Debugger.resume", timeout)
