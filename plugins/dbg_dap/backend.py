@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 import dbg_dap.expert as expert
+import dbg_dap.rust as rust
 from dbg_dap.assign import set_value
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
@@ -272,6 +273,9 @@ class DapBackend(DapEvents):
                                                  internal=True).id)
         if launching and self.test_run:
             self._place_failure_breaks(timeout)
+        self.panic_bps = set()
+        if launching and self.profile.panic_function and rust.is_rust(self.program):
+            self._configure_rust(timeout)
         for command, arguments in self.profile.configuration_requests():
             self.dap.request(command, arguments, timeout)
         if self._catches != catches:
@@ -279,6 +283,20 @@ class DapBackend(DapEvents):
         # Sent even with no filters: some adapters wait for it before running.
         self.dap.request("setExceptionBreakpoints", {"filters": self.exception_filters},
                          timeout)
+
+    def _configure_rust(self, timeout: float) -> None:
+        """A Rust program's values through its toolchain's pretty printers,
+        and its panics as stops (dbg_dap.rust)."""
+        assert self.dap is not None and self.profile.panic_function is not None
+        folder = rust.printers_folder()
+        for command in self.profile.rust_printer_commands(folder) if folder else []:
+            self.dap.request("evaluate", {"expression": self.profile.raw_expression(command),
+                                          "context": "repl"}, timeout)
+        if self.catch_uncaught:
+            # A panic is an uncaught exception's stop, as in a Python program.
+            self.panic_bps.add(int(self.breaks.add(
+                BreakLoc(function=self.profile.panic_function), BreakOptions(), timeout,
+                internal=True).id))
 
     def _place_failure_breaks(self, timeout: float) -> None:
         """dbg's own breakpoints where a test fails (a test run)."""

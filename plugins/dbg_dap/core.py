@@ -93,6 +93,8 @@ class DapCore(Backend):
         self.test_run = False
         #: dbg's own breakpoints where a test fails (the profile's test_failure_functions).
         self.failure_bps: set[int] = set()
+        #: dbg's own breakpoint where a Rust program panics (profile.panic_function).
+        self.panic_bps: set[int] = set()
         #: A pause was asked for: the next stop is its (lldb says SIGSTOP).
         self.pause_asked = False
         #: DapSession.resumes when the cached frames were asked for.

@@ -12,6 +12,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+import dbg_dap.rust as rust
 from dbg_dap.core import (
     QUIET_REASONS,
     REASONS,
@@ -237,6 +238,7 @@ class DapEvents(DapInspection):
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
         failure: tuple[int, str] | None = None
+        panic = ""
         thrown = self.profile.uncaught_exception(self.host, frames, timeout) \
             if reason == "signal" and frames else None
         if thrown is not None:
@@ -252,6 +254,15 @@ class DapEvents(DapInspection):
             # Shown where the test failed, not inside the testing library.
             self.frame_index, top = failure[0], frames[failure[0]]
             location, reason = frame_location(top), "exception"
+        elif any(b.id in self.panic_bps for b in hit):
+            # A Rust panic: shown in the program's frame that panicked, not
+            # in std's machinery, with the message its hook printed.
+            self.frame_index = rust.own_frame(frames)
+            top = frames[self.frame_index]
+            location, reason = frame_location(top), "exception"
+            location.function = self.profile.frame_name(top)
+            panic = rust.panic_message(self.ctx.output.text(0, {"stderr"}, limit=100000)) \
+                or "panicked"
         elif hit and all(b.internal for b in hit):
             # Our own temporary breakpoint, not one the user set.
             reason = "entry" if any(b.id == self.entry_bp for b in hit) else "until"
@@ -271,7 +282,7 @@ class DapEvents(DapInspection):
         detail = "" if restated else stop.description
         if self.profile.skip_stop(self.host, reason, stop.text, stop.description, timeout):
             return self._skip(timeout)
-        description = failure[1] if failure else thrown[1] if thrown else \
+        description = failure[1] if failure else thrown[1] if thrown else panic or \
             self.profile.stop_description(text, detail)
         if broken is not None:
             # The debugger stopped because it could not evaluate the
@@ -292,7 +303,8 @@ class DapEvents(DapInspection):
         self.breaks.after_stop(user_hits, timeout)
         self.last_reason, self.last_description = reason, description
         self.test_failed = failure is not None
-        self.thrown = (thrown[2], thrown[1]) if thrown is not None else None
+        self.thrown = (thrown[2], thrown[1]) if thrown is not None else \
+            (self.frame_index, f"panic: {panic}") if panic else None
         self.stop_frame = self.frame_index
         return StopEvent(state="stopped", reason=reason, location=location,
                          thread=self.thread_id, description=description,

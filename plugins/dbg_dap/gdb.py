@@ -131,6 +131,13 @@ class GdbProfile(NativeProfile):
         return detail if exe else ""
 
     entry_arguments: ClassVar[Message] = {"stopAtBeginningOfMainSubprogram": True}
+    # gdb knows the function by its DWARF name (its symbol is __rustc::rust_panic
+    # since Rust 1.88, std::panicking::rust_panic before).
+    panic_function: ClassVar[str | None] = "std::panicking::rust_panic"
+
+    def rust_printer_commands(self, folder: str) -> list[str]:
+        # What rust-gdb has gdb auto-load (the binary names this script).
+        return [f"source {os.path.join(folder, 'gdb_load_rust_pretty_printers.py')}"]
 
     def abandon_call(self, backend: AdapterHost, timeout: float) -> bool:
         # Our command (gdbboot/dbg_gdb.py): `return` from the call's dummy frame.

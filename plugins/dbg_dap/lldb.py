@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import ClassVar
 
+import dbg_dap.rust as rust
 from dbg_dap.frames import (
     lldb_arguments,
 )
@@ -203,6 +204,17 @@ class LldbProfile(NativeProfile):
         return ("lldb-dap could not set a data breakpoint; "
                 "try `dbg raw watchpoint set variable NAME`")
 
+    # lldb matches a bare name in any namespace.
+    panic_function: ClassVar[str | None] = "rust_panic"
+
+    def rust_printer_commands(self, folder: str) -> list[str]:
+        # What rust-lldb runs: the providers, then the type rules naming them.
+        return [f"command script import {os.path.join(folder, 'lldb_lookup.py')}",
+                f"command source -s 1 {os.path.join(folder, 'lldb_commands')}"]
+
+    def frame_name(self, frame: Message) -> str | None:
+        name = super().frame_name(frame)
+        return rust.plain_name(name) if name else name
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native",
                                               "core": "native"}
 

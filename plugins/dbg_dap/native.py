@@ -25,6 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import ClassVar
 
+import dbg_dap.rust as rust
 from dbg_dap.frames import (
     native_library,
 )
@@ -141,7 +142,10 @@ class NativeProfile(AdapterProfile):
         # What calls main is the C runtime's start-up (__libc_start_main,
         # _start), with or without libc's debug info; a thread's first frames
         # (start_thread, clone3) have no source of the program's.
-        mains = [i for i, f in enumerate(frames) if f.get("name") == "main"]
+        # Rust's: std's start-up runs the program's own main from the C main.
+        rust_main = rust.main_index(frames)
+        mains = [rust_main] if rust_main is not None else \
+            [i for i, f in enumerate(frames) if f.get("name") == "main"]
         if mains:
             return [i > mains[-1] for i in range(len(frames))]
         return [not os.path.isabs(str((f.get("source") or {}).get("path") or ""))

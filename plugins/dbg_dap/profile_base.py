@@ -512,6 +512,16 @@ class AdapterProfile:
     #: stops where it was (delve).
     call_ends_on_continue: ClassVar[bool] = False
 
+    #: The function every panic of a Rust program goes through after its
+    #: hook printed the message (dbg_dap.rust), as this debugger names it
+    #: in a function breakpoint; None: the adapter debugs no Rust.
+    panic_function: ClassVar[str | None] = None
+
+    def rust_printer_commands(self, folder: str) -> list[str]:
+        """The console commands that load the Rust toolchain's pretty
+        printers from ``folder`` (dbg_dap.rust.printers_folder)."""
+        return []
+
     #: Functions a test run breaks in, where a test fails (go test: testing's
     #: Fail); :meth:`test_failure` then says where the test's code is.
     test_failure_functions: ClassVar[tuple[str, ...]] = ()
