@@ -15,12 +15,13 @@ PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "dbg_dap"
 #: The profile layer, bottom up: what a profile module may import of dbg_dap.
 LAYERS = {
     "frames": set(),
+    "rust": set(),
     "host": set(),
     "profile_base": {"host"},
     "debugpy": {"host", "profile_base"},
-    "native": {"host", "frames", "profile_base"},
+    "native": {"host", "frames", "profile_base", "rust"},
     "gdb": {"host", "native", "profile_base"},
-    "lldb": {"host", "frames", "native", "profile_base"},
+    "lldb": {"host", "frames", "native", "profile_base", "rust"},
     "delve": {"host", "frames", "native", "profile_base"},
     "profiles": {"profile_base", "debugpy", "native", "gdb", "lldb", "delve"},
 }
