@@ -13,7 +13,8 @@ beyond what Python has loaded at start (``os``, ``sys``), the built-in
 little more than ``python -c pass``.
 
 The ops the client answers itself (``kill``, ``sessions``, ``mcp``...) are
-not sent: the click CLI takes them at once. When the daemon says the words
+not sent: the click CLI takes them at once, except a bare ``dbg kill``,
+answered here without building that CLI (every session ends by one). When the daemon says the words
 are not for the fast path (options,
 ``--help``, ops that are not sent as they are), when there is no daemon to
 reach, or when the words cannot be sent as UTF-8, the full click CLI (made
@@ -432,6 +433,20 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None,
     fail(op, error, session=session, as_json=as_json)
 
 
+def _kill(session: str, as_json: bool, timeout: float) -> None:
+    """A bare `dbg kill` of a session whose folder is private, answered here
+    as the click CLI answers it (dbgcore.ops.sessions.kill_answer), without
+    building that CLI; anything else (no such folder, options) is left to it."""
+    path = _socket_path(session)
+    if path is None or not _private(path):
+        return
+    from dbgcore.frontends.cli.emit import Ctx, print_answer, set_ctx
+    from dbgcore.ops.sessions import kill_answer
+
+    set_ctx(Ctx(session=session, json=as_json, timeout=timeout))
+    print_answer(kill_answer(session, timeout))
+
+
 def _exit(code: int) -> NoReturn:
     """End this process with ``code`` now that the answer is written. The
     fast path leaves nothing to tidy up (no threads, no files, no atexit
@@ -449,6 +464,8 @@ def _exit(code: int) -> NoReturn:
 def main() -> None:
     argv = sys.argv[1:]
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
+    if found is not None and argv[found[3]:] == ["kill"]:
+        _kill(*found[:3])
     if found is not None and found[3] < len(argv) and argv[found[3]] not in _LOCAL_WORDS:
         session, as_json, timeout, i = found
         try:

@@ -298,3 +298,34 @@ def test_the_client_imports_nothing_heavy_for_a_start_or_a_call(short_dbg, targe
     assert again.code == 0 and '"replaced session' in again.out, again
     loaded = _imported(again.err)
     assert "dbgcore.entry" in loaded and not loaded & set(_HEAVY), loaded
+
+
+@pytest.mark.usefixtures("pdb_ready")
+def test_a_bare_kill_answers_as_the_full_cli_without_building_it(short_dbg, target) -> None:
+    """`dbg kill` ends every session: the client answers it without the
+    click CLI and the plugins it loads, in the same words and exit codes,
+    live or not, text or JSON."""
+    dbg = short_dbg
+    cart = target("cart.py")
+    slow = {"DBG_NO_FAST_PATH": "1"}
+    timed = {"PYTHONPROFILEIMPORTTIME": "1"}
+    for json_flag in ([], ["--json"]):
+        answers = []
+        for env in (timed, slow):
+            assert dbg.json("start", "--backend", "pdb", str(cart.path))["ok"]
+            killed = dbg(*json_flag, "kill", env=env)
+            again = dbg(*json_flag, "kill", env=env)
+            answers.append([(r.code, r.out, r.err if env is slow else _plain(r.err))
+                            for r in (killed, again)])
+            if env is timed:
+                loaded = _imported(killed.err)
+                assert "dbgcore.entry" in loaded and not loaded & {
+                    "click", "pluggy", "dbgcore.frontends.cli.app"}, loaded
+        assert answers[0] == answers[1], answers
+        assert answers[0][0][0] == 0 and answers[0][1][0] == 1, answers
+    assert not [p for p in dbg.json("sessions")["sessions"]]
+
+
+def _plain(err: str) -> str:
+    """stderr without -X importtime's lines."""
+    return "".join(line + "\n" for line in err.splitlines() if not line.startswith("import time:"))

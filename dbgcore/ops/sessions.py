@@ -16,6 +16,7 @@ from dbgcore.vocab.opspec import Op, add_ops_hook
 if TYPE_CHECKING:
 
     from dbgcore.backends.registry import Front
+    from dbgcore.ops.call import Answer
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.vocab.opspec import Payload, Via
 
@@ -44,13 +45,26 @@ def run_sessions(values: Payload, session: str, timeout: float,
 
 
 def run_kill(values: Payload, session: str, timeout: float,
-             front: Front) -> tuple[Payload, Via | None]:
+             front: Front | None) -> tuple[Payload, Via | None]:
     from dbgcore.shared import client
 
     response = client.kill(session, timeout)
     if not response.get("ok"):
         raise DbgError.from_wire(response.get("error") or {})
     return response.get("result") or {}, response.get("via")
+
+
+def kill_answer(session: str, timeout: float) -> Answer:
+    """What call_op answers for a bare `dbg kill`, without the op table and
+    its plugins: dbgcore.entry's fast path answers every session's last
+    call so (the click CLI cost some 100 ms more)."""
+    from dbgcore.ops.call import Answer
+
+    try:
+        payload, via = run_kill({}, session, timeout, None)
+    except DbgError as exc:
+        return Answer("kill", session, None, error=exc)
+    return Answer("kill", session, via, payload, render=render_kill)
 
 
 def handle_status(session: Session, args: Payload, timeout: float) -> Payload:
