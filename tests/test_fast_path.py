@@ -258,7 +258,8 @@ def test_a_replaced_session_ends_beside_the_new_start_and_leaves_the_name_to_it(
 #: start milliseconds, and before a new session's fork they delay the
 #: daemon's early spawn of the debugger).
 _HEAVY = ("typing", "pathlib", "json", "logging", "re", "subprocess", "dbgcore.shared.errors",
-          "dbgcore.shared.paths", "dbgcore.start.spawn", "dbgcore.start.prespawn", "dbgcore.frontends.cli.app")
+          "dbgcore.shared.paths", "dbgcore.start.spawn", "dbgcore.start.prespawn",
+          "dbgcore.frontends.cli.app")
 
 
 def _imported(err: str) -> set[str]:
@@ -323,7 +324,7 @@ def test_a_bare_kill_answers_as_the_full_cli_without_building_it(short_dbg, targ
                     "click", "pluggy", "dbgcore.frontends.cli.app"}, loaded
         assert answers[0] == answers[1], answers
         assert answers[0][0][0] == 0 and answers[0][1][0] == 1, answers
-    assert not [p for p in dbg.json("sessions")["sessions"]]
+    assert dbg.json("sessions")["sessions"] == []
 
 
 def _plain(err: str) -> str:
