@@ -4,6 +4,8 @@ threads."""
 
 from __future__ import annotations
 
+import re
+
 from dbg_dap.calls import run_code
 from dbg_dap.core import (
     LOCAL_SCOPE_HINTS,
@@ -23,6 +25,11 @@ from dbgcore.api import (
 
 #: The most of a value `dbg print` answers (as pdb's bounded repr).
 MAX_VALUE_CHARS = 4096
+#: A C++ reference's value as the adapters show it: its address (gdb
+#: "@0x7ffe...", lldb-dap "0x00007ffe...", then what its printer adds).
+_REFERENCE_VALUE = re.compile(r"@?0x[0-9a-fA-F]+\s*")
+#: A container's children: its elements, by index.
+_INDEX_NAME = re.compile(r"\[\d+\]")
 
 
 class DapInspection(DapCore):
@@ -206,16 +213,50 @@ class DapInspection(DapCore):
         reference = int(body.get("variablesReference") or 0)
         if reference:
             self.parent_rows[reference] = body
+        if reference and context is None:
+            result, reference = self._referent(result, str(body.get("type") or ""), reference,
+                                               timeout)
         if reference and self.profile.bare_value(result):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.
             result = self._summary(reference, self.profile.children_counted(body), timeout)
+        elif reference and context is None:
+            result = self._with_elements(result, reference, timeout)
         if context is None and len(result) > MAX_VALUE_CHARS:
             # `print`'s answer: an adapter's own bound may be far larger
             # (debugpy shows 64 KB of a string).
             result = (f"{result[:MAX_VALUE_CHARS]}... (cut at {MAX_VALUE_CHARS} of the "
                       f"{len(result)} characters {self.tool_name} answered)")
         return Value(result, body.get("type"))
+
+    def _referent(self, value: str, type_: str, reference: int,
+                  timeout: float) -> tuple[str, int]:
+        """A C++ reference is shown as what it refers to (as the language
+        reads it), not as its address: the value, and the reference of its
+        children, to show in its place."""
+        address = _REFERENCE_VALUE.match(value)
+        if not type_.rstrip().endswith("&") or address is None:
+            return value, reference
+        rows = self.variables(reference, timeout, 0, 2)
+        if len(rows) == 1 and rows[0].get("name") == "value" and rows[0].get("variablesReference"):
+            # gdb: the referent is the reference's one child.
+            return str(rows[0].get("value") or ""), int(rows[0]["variablesReference"])
+        # lldb-dap: the children are the referent's own; its printer's words
+        # ("size=9") follow the address.
+        return value[address.end():], reference
+
+    def _with_elements(self, value: str, reference: int, timeout: float,
+                       limit: int = 12) -> str:
+        """A container's summary ("std::vector of length 9, capacity 16")
+        with its first elements: {1, 2, 3, ...}."""
+        if value.rstrip().endswith(("]", "}")):
+            return value  # its elements are in it already (delve: "[]int len: 3, cap: 3, [1,2,3]")
+        rows = self.variables(reference, timeout, 0, limit + 1)
+        if not rows or not all(_INDEX_NAME.fullmatch(str(r.get("name"))) for r in rows):
+            return value
+        shown = [str(r.get("value") or "") or "{...}" for r in rows[:limit]]
+        more = ", ..." if len(rows) > limit else ""
+        return f"{value} {{{', '.join(shown)}{more}}}".lstrip()
 
     def _summary(self, reference: int, total: int, timeout: float, limit: int = 12) -> str:
         """A value's children on one line: {name = value, ...}; of more than
