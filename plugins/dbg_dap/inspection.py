@@ -15,6 +15,7 @@ from dbg_dap.core import (
 )
 from dbg_dap.ops import MAX_CHILDREN
 from dbgcore.api import (
+    DbgError,
     Frame,
     Message,
     OpFailed,
@@ -237,7 +238,10 @@ class DapInspection(DapCore):
         address = _REFERENCE_VALUE.match(value)
         if not type_.rstrip().endswith("&") or address is None:
             return value, reference
-        rows = self.variables(reference, timeout, 0, 2)
+        try:
+            rows = self.variables(reference, timeout, 0, 2)
+        except DbgError:
+            return value, reference  # a reference to memory that cannot be read
         if len(rows) == 1 and rows[0].get("name") == "value" and rows[0].get("variablesReference"):
             # gdb: the referent is the reference's one child.
             return str(rows[0].get("value") or ""), int(rows[0]["variablesReference"])
@@ -249,9 +253,14 @@ class DapInspection(DapCore):
                        limit: int = 12) -> str:
         """A container's summary ("std::vector of length 9, capacity 16")
         with its first elements: {1, 2, 3, ...}."""
-        if value.rstrip().endswith(("]", "}")):
-            return value  # its elements are in it already (delve: "[]int len: 3, cap: 3, [1,2,3]")
-        rows = self.variables(reference, timeout, 0, limit + 1)
+        if value.rstrip().endswith(("]", "}")) or value.startswith(('"', "'")):
+            # Its elements are in it already (delve: "[]int len: 3, cap: 3,
+            # [1,2,3]"), or it is a string (lldb-dap lists a &str's characters).
+            return value
+        try:
+            rows = self.variables(reference, timeout, 0, limit + 1)
+        except DbgError:
+            return value  # children the debugger cannot read (a null pointer's)
         if not rows or not all(_INDEX_NAME.fullmatch(str(r.get("name"))) for r in rows):
             return value
         shown = [str(r.get("value") or "") or "{...}" for r in rows[:limit]]
