@@ -435,16 +435,14 @@ def _lost(session: str, as_json: bool, op: str, exc: OSError | None,
 
 def _kill(session: str, as_json: bool, timeout: float) -> None:
     """A bare `dbg kill` of a session whose folder is private, answered here
-    as the click CLI answers it (dbgcore.ops.sessions.kill_answer), without
+    as the click CLI answers it (dbgcore.frontends.cli.emit.print_kill), without
     building that CLI; anything else (no such folder, options) is left to it."""
     path = _socket_path(session)
     if path is None or not _private(path):
         return
-    from dbgcore.frontends.cli.emit import Ctx, print_answer, set_ctx
-    from dbgcore.ops.sessions import kill_answer
+    from dbgcore.frontends.cli.emit import print_kill
 
-    set_ctx(Ctx(session=session, json=as_json, timeout=timeout))
-    print_answer(kill_answer(session, timeout))
+    print_kill(session, as_json, timeout)
 
 
 def _exit(code: int) -> NoReturn:

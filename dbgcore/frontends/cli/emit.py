@@ -99,3 +99,12 @@ def _session() -> str:
         return get_ctx().session
     except RuntimeError:
         return "default"
+
+
+def print_kill(session: str, as_json: bool, timeout: float) -> NoReturn:
+    """A bare `dbg kill` answered as the click CLI answers it, without
+    building that CLI (dbgcore.entry's fast path; every session ends by one)."""
+    from dbgcore.ops.sessions import kill_answer
+
+    set_ctx(Ctx(session=session, json=as_json, timeout=timeout))
+    print_answer(kill_answer(session, timeout))
