@@ -61,8 +61,9 @@ def test_strings_vectors_maps_and_options_read_as_their_contents(
     backend_ready(native)
     import dbg_dap.rust as rust
 
-    require(rust.printers_folder() is not None,
-            "rustc's toolchain has no pretty printers (lib/rustlib/etc)")
+    files = rust.GDB_PRINTERS if native == "gdb" else rust.LLDB_PRINTERS
+    require(rust.printer_files(*files) is not None,
+            f"rustc's toolchain has no pretty printers for {native} (lib/rustlib/etc/{files[0]})")
     snap = dbg.json("start", "--backend", native, "--break", stock.loc("have"), "--run",
                     str(stock.binary))
     assert snap["location"]["line"] == stock.lines["have"], snap

@@ -288,10 +288,13 @@ class DapBackend(DapEvents):
         """A Rust program's values through its toolchain's pretty printers,
         and its panics as stops (dbg_dap.rust)."""
         assert self.dap is not None and self.profile.panic_function is not None
-        folder = rust.printers_folder()
-        for command in self.profile.rust_printer_commands(folder) if folder else []:
-            self.dap.request("evaluate", {"expression": self.profile.raw_expression(command),
-                                          "context": "repl"}, timeout)
+        for command in self.profile.rust_printer_commands():
+            try:
+                self.dap.request("evaluate", {"expression": self.profile.raw_expression(command),
+                                              "context": "repl"}, timeout)
+            except DbgError as exc:
+                # Values then read as their fields: no reason to refuse the start.
+                self.ctx.log.note(f"Rust's pretty printers did not load: {exc.message}")
         if self.catch_uncaught:
             # A panic is an uncaught exception's stop, as in a Python program.
             self.panic_bps.add(int(self.breaks.add(

@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
+import dbg_dap.rust as rust
 from dbg_dap.host import AdapterHost
 from dbg_dap.native import NativeProfile, version_number, version_of
 from dbgcore.api import (
@@ -135,9 +136,10 @@ class GdbProfile(NativeProfile):
     # since Rust 1.88, std::panicking::rust_panic before).
     panic_function: ClassVar[str | None] = "std::panicking::rust_panic"
 
-    def rust_printer_commands(self, folder: str) -> list[str]:
+    def rust_printer_commands(self) -> list[str]:
         # What rust-gdb has gdb auto-load (the binary names this script).
-        return [f"source {os.path.join(folder, 'gdb_load_rust_pretty_printers.py')}"]
+        found = rust.printer_files(*rust.GDB_PRINTERS)
+        return [f"source {found[0]}"] if found else []
 
     def abandon_call(self, backend: AdapterHost, timeout: float) -> bool:
         # Our command (gdbboot/dbg_gdb.py): `return` from the call's dummy frame.

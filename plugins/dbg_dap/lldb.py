@@ -207,10 +207,11 @@ class LldbProfile(NativeProfile):
     # lldb matches a bare name in any namespace.
     panic_function: ClassVar[str | None] = "rust_panic"
 
-    def rust_printer_commands(self, folder: str) -> list[str]:
+    def rust_printer_commands(self) -> list[str]:
         # What rust-lldb runs: the providers, then the type rules naming them.
-        return [f"command script import {os.path.join(folder, 'lldb_lookup.py')}",
-                f"command source -s 1 {os.path.join(folder, 'lldb_commands')}"]
+        found = rust.printer_files(*rust.LLDB_PRINTERS)
+        return [f"command script import {found[0]}", f"command source -s 1 {found[1]}"] \
+            if found else []
 
     def frame_name(self, frame: Message) -> str | None:
         name = super().frame_name(frame)

@@ -517,9 +517,10 @@ class AdapterProfile:
     #: in a function breakpoint; None: the adapter debugs no Rust.
     panic_function: ClassVar[str | None] = None
 
-    def rust_printer_commands(self, folder: str) -> list[str]:
+    def rust_printer_commands(self) -> list[str]:
         """The console commands that load the Rust toolchain's pretty
-        printers from ``folder`` (dbg_dap.rust.printers_folder)."""
+        printers (dbg_dap.rust.printer_files); [] where it has none for
+        this debugger."""
         return []
 
     #: Functions a test run breaks in, where a test fails (go test: testing's

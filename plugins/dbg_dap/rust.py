@@ -32,11 +32,18 @@ _LIBRARY_PREFIXES = ("std::", "core::", "alloc::", "__rustc::", "<core::", "<all
 #: The panic hook's header: "thread 'main' (1234) panicked at src/main.rs:14:9:".
 _PANICKED = re.compile(r"thread '([^']*)'(?: \(\d+\))? panicked at ([^\n]*?):?\n")
 
+#: The header of Rust before 1.73: "panicked at 'MESSAGE', src/main.rs:14:9".
+_OLD_HEADER = re.compile(r"'(.*)', (\S+?)")
+
 #: Where the message ends: the hook's notes and the backtrace after it.
 _MESSAGE_END = ("note: ", "stack backtrace:")
 
 #: The hash a legacy-mangled symbol ends with, which lldb shows in names.
 _SYMBOL_HASH = re.compile(r"::h[0-9a-f]{16}$")
+
+#: The toolchain's pretty-printer files gdb and lldb load (lib/rustlib/etc).
+GDB_PRINTERS = ("gdb_load_rust_pretty_printers.py",)
+LLDB_PRINTERS = ("lldb_lookup.py", "lldb_commands")
 
 #: A panic message longer than this is cut (and says so).
 MESSAGE_LIMIT = 500
@@ -88,16 +95,34 @@ def panic_message(stderr: str) -> str:
     if not found:
         return ""
     last = found[-1]
+    old = _OLD_HEADER.fullmatch(last.group(2))
+    if old is not None:
+        # Before Rust 1.73 the message came first, quoted, on the header's line.
+        return f"panicked at {old.group(2)}: {_cut(old.group(1))}"
     lines = []
     for line in stderr[last.end():].splitlines():
         if line.startswith(_MESSAGE_END):
             break
         lines.append(line)
-    message = "\n".join(lines).strip()
-    if len(message) > MESSAGE_LIMIT:
-        message = message[:MESSAGE_LIMIT] + f"... [{len(message) - MESSAGE_LIMIT} more characters]"
+    message = _cut("\n".join(lines).strip())
     where = f"panicked at {last.group(2)}"
     return f"{where}: {message}" if message else where
+
+
+def _cut(message: str) -> str:
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    return message[:MESSAGE_LIMIT] + f"... [{len(message) - MESSAGE_LIMIT} more characters]"
+
+
+def printer_files(*names: str) -> list[str] | None:
+    """The toolchain's pretty-printer files of these names, when it has
+    them all (Debian's rustc has gdb's only with rust-gdb, lldb's with rust-lldb)."""
+    folder = printers_folder()
+    if folder is None:
+        return None
+    paths = [os.path.join(folder, name) for name in names]
+    return paths if all(os.path.isfile(p) for p in paths) else None
 
 
 @cache

@@ -20,7 +20,7 @@ LAYERS = {
     "profile_base": {"host"},
     "debugpy": {"host", "profile_base"},
     "native": {"host", "frames", "profile_base", "rust"},
-    "gdb": {"host", "native", "profile_base"},
+    "gdb": {"host", "native", "profile_base", "rust"},
     "lldb": {"host", "frames", "native", "profile_base", "rust"},
     "delve": {"host", "frames", "native", "profile_base"},
     "profiles": {"profile_base", "debugpy", "native", "gdb", "lldb", "delve"},
