@@ -3,7 +3,7 @@ native ones (C, C++, Rust, Go, Java) with debug info.
 
 Each build goes into the caller's folder; a toolchain that is missing skips
 the test (or fails it when DBG_REQUIRE_ALL_BACKENDS=1, like a missing
-debugger), except Rust, which is optional: built only if rustc is here.
+debugger): scripts/install-debuggers installs every one.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from dbgcore.testing import marked_lines
 TARGETS = Path(__file__).resolve().parent / "targets"
 
 
-def _need(tool: str, optional: bool = False) -> str:
+def _need(tool: str) -> str:
     found = shutil.which(tool)
     if found:
         return found
-    if not optional and os.environ.get("DBG_REQUIRE_ALL_BACKENDS") == "1":
+    if os.environ.get("DBG_REQUIRE_ALL_BACKENDS") == "1":
         pytest.fail(f"{tool} is required to build a test target but is not installed")
     pytest.skip(f"{tool} not installed")
 
@@ -61,7 +61,7 @@ def build_c_library(source: Path, out: Path) -> Path:
 
 
 def build_rust(source: Path, out: Path | None = None) -> Path:
-    rustc = _need("rustc", optional=True)
+    rustc = _need("rustc")
     out = out or source.with_suffix("")
     _run([rustc, "-g", "-C", "opt-level=0", str(source), "-o", str(out)], source.parent)
     return out
