@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from dbg_dap.inspection import DapInspection
+from dbg_dap.inspection import DapInspection, pointee_row
 from dbg_dap.ops import MAX_CHILDREN, VARS_PAGE
 from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import BreakOptions, Message, OpFailed, Support, UsageError, number_or_name
@@ -124,7 +124,7 @@ def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, Pay
     walked: list[str] = []
     for index, part in enumerate(parts):
         match = next((v for v in _unfolded(b, candidates, timeout) if _names(v, part)), None)
-        pointee = _pointee(candidates) if match is None and walked else None
+        pointee = pointee_row(candidates) if match is None and walked else None
         if pointee is not None:
             # A pointer or reference's one child is what it points to (gdb
             # names it "value", lldb "*name"): `stock.names` of a `&mut Stock`
@@ -156,14 +156,6 @@ def _children_named(b: DapInspection, reference: int, row: Payload, part: str,
         if any(_names(child, part) for child in page):
             return page
     return b.variables(reference, timeout)
-
-
-def _pointee(rows: list[Payload]) -> Payload | None:
-    """The row a pointer's children are when it has only what it points to."""
-    if len(rows) != 1 or not rows[0].get("variablesReference"):
-        return None
-    name = str(rows[0].get("name"))
-    return rows[0] if name == "value" or name.startswith("*") else None
 
 
 def _names(row: Payload, part: str) -> bool:

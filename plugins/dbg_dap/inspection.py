@@ -242,9 +242,10 @@ class DapInspection(DapCore):
             rows = self.variables(reference, timeout, 0, 2)
         except DbgError:
             return value, reference  # a reference to memory that cannot be read
-        if len(rows) == 1 and rows[0].get("name") == "value" and rows[0].get("variablesReference"):
+        pointee = pointee_row(rows)
+        if pointee is not None:
             # gdb: the referent is the reference's one child.
-            return str(rows[0].get("value") or ""), int(rows[0]["variablesReference"])
+            return str(pointee.get("value") or ""), int(pointee["variablesReference"])
         # lldb-dap: the children are the referent's own; its printer's words
         # ("size=9") follow the address.
         return value[address.end():], reference
@@ -302,3 +303,12 @@ class DapInspection(DapCore):
                 thread.current = True
                 return thread
         raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
+
+
+def pointee_row(rows: list[Message]) -> Message | None:
+    """The one child of a pointer or reference that is what it points to
+    (gdb names it "value", lldb "*name"); None for any other children."""
+    if len(rows) != 1 or not rows[0].get("variablesReference"):
+        return None
+    name = str(rows[0].get("name"))
+    return rows[0] if name == "value" or name.startswith("*") else None
