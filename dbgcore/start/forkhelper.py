@@ -107,11 +107,7 @@ def _serve(requests: int, answers: IO[bytes]) -> None:
     from dbgcore.start.daemonfork import fork_daemon
 
     own = protocol.terms()
-    try:
-        path: str | None = protocol.helper_path(os.getpid())
-    except Exception:  # no private folder for its socket: no spare
-        path = None
-    spares = _Spares(path)
+    spares = _Spares(protocol.helper_path(os.getpid()))
     spares.ready(_first_words())
     pending = b""
     try:

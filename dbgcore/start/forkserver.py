@@ -47,6 +47,7 @@ class ForkServer:
         self.pid = self._proc.pid
         #: The helper's first line, read when first needed (see :meth:`support`).
         self._first: dict[str, object] | None = None
+        self._spare_path: str | None = None
 
     def fork(self, request: dict[str, object]) -> int | None:
         """Fork the daemon of ``request`` (:func:`dbgcore.start.spare.request`,
@@ -73,11 +74,14 @@ class ForkServer:
         return int(pid) if isinstance(pid, int) else None
 
     @property
-    def spare_path(self) -> str:
-        """Where the helper's spare listens (:func:`dbgcore.start.spare.helper_path`)."""
-        from dbgcore.start.spare import helper_path
+    def spare_path(self) -> str | None:
+        """Where the helper's spare listens (:func:`dbgcore.start.spare.helper_path`),
+        found once (its folder is made and checked there); None for nowhere."""
+        if self._spare_path is None:
+            from dbgcore.start.spare import helper_path
 
-        return helper_path(self.pid)
+            self._spare_path = helper_path(self.pid) or ""
+        return self._spare_path or None
 
     def support(self) -> dict[str, dict[str, str]] | None:
         """Each configured backend's op support (what

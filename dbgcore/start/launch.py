@@ -85,8 +85,7 @@ def take_spare(launch: Launch) -> int | None:
 
     if os.environ.get(spare.NO_SPARE) or not launch.words:
         return None
-    return spare.ask(os.path.join(launch.folder, spare.SPARE_NAME), _request(launch),
-                     DAEMON_START_TIMEOUT, encode=True)
+    return _ask_spare(os.path.join(launch.folder, spare.SPARE_NAME), launch, encode=True)
 
 
 def take_helper_spare(launch: Launch) -> int | None:
@@ -99,7 +98,19 @@ def take_helper_spare(launch: Launch) -> int | None:
     server = forkserver.current()
     if server is None or os.environ.get(spare.NO_SPARE) or not launch.words:
         return None
-    return spare.ask(server.spare_path, _request(launch), DAEMON_START_TIMEOUT)
+    path = server.spare_path
+    return _ask_spare(path, launch) if path else None
+
+
+def _ask_spare(path: str, launch: Launch, encode: bool = False) -> int | None:
+    """The pid of the spare at ``path`` once it has taken ``launch``; None
+    when none listens there (found before the request is made: most starts
+    find none) or it refused."""
+    from dbgcore.start import spare
+
+    if not os.path.exists(path):
+        return None
+    return spare.ask(path, _request(launch), DAEMON_START_TIMEOUT, encode)
 
 
 def _request(launch: Launch) -> dict[str, object]:

@@ -44,11 +44,25 @@ def terms() -> dict[str, object]:
     limits: a daemon, its debugger and its program inherit them."""
     import resource
 
-    mask = os.umask(0)
-    os.umask(mask)
     limits = {name: list(resource.getrlimit(getattr(resource, name)))
               for name in sorted(dir(resource)) if name.startswith("RLIMIT_")}
-    return {"env": dict(os.environ), "cwd": os.getcwd(), "umask": mask, "limits": limits}
+    return {"env": dict(os.environ), "cwd": os.getcwd(), "umask": _umask(), "limits": limits}
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it where Linux says it:
+    `dbg mcp` asks with threads running, and one that made a file while the
+    umask was set to 0 to be read would make it open to all."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def request(argv: list[str], log: str, words: list[str] | None,
@@ -102,8 +116,6 @@ def ask(path: str, start: dict[str, object], timeout: float,
     not imported :mod:`json`."""
     from dbgcore.shared.sessionsocket import ask as ask_socket
 
-    if not os.path.exists(path):
-        return None
     try:
         if encode:
             from dbgcore.shared.sessionsocket import json_text
@@ -122,10 +134,16 @@ def ask(path: str, start: dict[str, object], timeout: float,
         return None  # refused, or gone before it answered
 
 
-def helper_path(helper_pid: int) -> str:
+def helper_path(helper_pid: int) -> str | None:
     """Where the spare of the fork helper ``helper_pid`` listens: in the
     user's private folder of short socket paths (a DBG_HOME may be too long
-    for one), named for the helper, which has one spare at a time."""
+    for one), named for the helper, which has one spare at a time. None
+    when that folder cannot be had (someone else's): then the helper keeps
+    no spare, and each start is forked."""
+    from dbgcore.shared.errors import DbgError
     from dbgcore.shared.paths import short_socket_dir
 
-    return os.path.join(str(short_socket_dir()), f"helper-{helper_pid}.sock")
+    try:
+        return os.path.join(str(short_socket_dir()), f"helper-{helper_pid}.sock")
+    except DbgError:
+        return None
