@@ -60,17 +60,18 @@ forkserver.stop()
 """
 
 
-def _listener(path: str) -> int | None:
-    """The pid of the process listening at the Unix socket ``path``."""
+def _listeners(path: str) -> set[int]:
+    """The pids of the processes holding the socket listening at ``path``."""
     inodes = {line.split()[6] for line in Path("/proc/net/unix").read_text().splitlines()[1:]
               if line.split()[-1] == path and line.split()[3] == "00010000"}  # listening
+    found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
                 for fd in (entry / "fd").iterdir():
                     if os.readlink(fd) in {f"socket:[{i}]" for i in inodes}:
-                        return int(entry.name)
-    return None
+                        found.add(int(entry.name))
+    return found
 
 
 def _run(dbg: Dbg, kind: str, refuse: bool, name: str) -> tuple[int, int]:
@@ -83,8 +84,11 @@ def _run(dbg: Dbg, kind: str, refuse: bool, name: str) -> tuple[int, int]:
     try:
         said, path = proc.stdout.readline().split()
         assert said == "ready"
-        waiting = _listener(path)
-        assert waiting in spares(dbg.home), (waiting, spares(dbg.home))
+        # One spare holds it (its maker may hold it a moment more).
+        assert wait_for(lambda: len(_listeners(path)) == 1
+                        and _listeners(path) <= spares(dbg.home)), (_listeners(path),
+                                                                     spares(dbg.home))
+        (waiting,) = _listeners(path)
         proc.stdin.write("go\n")
         proc.stdin.flush()
         out, err = proc.communicate(timeout=60)

@@ -46,10 +46,11 @@ def _caught(signum: int, frame: object) -> None:
     """SIGINT in a daemon before its own handlers: nothing (see dbgcore.daemon.server)."""
 
 
-def fork_spare(start_words: list[str], path: str) -> tuple[int, int, int]:
+def fork_spare(start_words: list[str], listening: tuple[int, str, int]) -> tuple[int, int, int]:
     """Fork a spare daemon (for a fork server, :mod:`dbgcore.start.forkhelper`):
     it spawns the debugger of ``start_words`` at once (:mod:`dbgcore.start.prespawn`),
-    then listens at ``path`` for the start it is to run, as a session's
+    then serves the start it is to run at ``listening`` (a listening
+    socket's descriptor, path and inode, which it inherits), as a session's
     spare does (:func:`dbgcore.start.sparedaemon.run_for_helper`). Returns
     its pid, the control pipe's write end, and the read end of a pipe that
     closes when the spare is taken or has ended (its early process ended
@@ -63,7 +64,7 @@ def fork_spare(start_words: list[str], path: str) -> tuple[int, int, int]:
         os.close(control_write)
         os.close(done_read)
         _daemon(read_end, write_end, [], -1, False, None, start_words,
-                spare=(control_read, done_write, path))
+                spare=(control_read, done_write, listening))
     for fd in (write_end, control_read, done_write):
         os.close(fd)
     with os.fdopen(read_end, "rb") as pipe:
@@ -80,10 +81,10 @@ def fork_spare(start_words: list[str], path: str) -> tuple[int, int, int]:
 
 def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_client: bool,
             replacing_at: str | None, start_words: list[str] | None,
-            spare: tuple[int, int, str] | None = None) -> None:
+            spare: tuple[int, int, tuple[int, str, int]] | None = None) -> None:
     """The middle child: fork the daemon, say its pid, exit; the daemon runs
     to its end and exits here too. ``spare``: the control pipe's read end,
-    the done pipe's write end and the socket's path of a spare
+    the done pipe's write end and the listening socket of a spare
     (:func:`fork_spare`), whose start comes later."""
     code = 1
     try:
@@ -101,13 +102,14 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         _signal.signal(_signal.SIGINT, _caught)
         try:
             with open("/proc/self/comm", "w") as comm:
-                comm.write("dbg-daemon")  # what ps and top show, not the client's name
+                # What ps and top show, not the client's name.
+                comm.write("dbg-spare" if spare is not None else "dbg-daemon")
         except OSError:
             pass
         devnull = os.open(os.devnull, os.O_RDWR)
         for target, source in ((0, devnull), (1, devnull), (2, log_fd if log_fd >= 0 else devnull)):
             os.dup2(source, target)
-        keep = {devnull, *(spare[:2] if spare else ())}
+        keep = {devnull, *((spare[0], spare[1], spare[2][0]) if spare else ())}
         # Every inherited descriptor is let go (a harness waits for its
         # pipes to close), but its number stays taken, by /dev/null: the
         # caller's objects that held it (a file, a database) live on in

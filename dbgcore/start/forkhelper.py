@@ -28,9 +28,20 @@ class _Spare:
 
     def __init__(self, words: list[str], path: str) -> None:
         from dbgcore.start.daemonfork import fork_spare
+        from dbgcore.start.sparedaemon import listen, unlisten
 
         self.words = words
-        self.pid, self._control, self.done = fork_spare(words, path)
+        # Listening before the fork: a start asked of `dbg mcp` as it
+        # starts (once the helper has said it is ready) waits for the spare
+        # in the socket's backlog rather than finding no socket yet.
+        listener, inode = listen(path)
+        try:
+            self.pid, self._control, self.done = fork_spare(
+                words, (listener.fileno(), path, inode))
+        except BaseException:
+            unlisten(listener, path, inode)
+            raise
+        listener.close()  # the spare's now
 
     def end(self, wait: float) -> None:
         """Close its control pipe (untaken, it ends its debugger and exits);
@@ -97,7 +108,7 @@ def _first_words() -> list[str] | None:
     return ["start", "--backend", backend] if backend else None
 
 
-def _serve(requests: int, answers: IO[bytes]) -> None:
+def _serve(requests: int, answers: IO[bytes], spares: _Spares) -> None:
     """Answer each request line read from ``requests`` (a descriptor) with
     a fork, and keep a spare meanwhile: when a start takes it, another is
     forked for the same words."""
@@ -107,36 +118,31 @@ def _serve(requests: int, answers: IO[bytes]) -> None:
     from dbgcore.start.daemonfork import fork_daemon
 
     own = protocol.terms()
-    spares = _Spares(protocol.helper_path(os.getpid()))
-    spares.ready(_first_words())
     pending = b""
-    try:
-        while True:
-            done = spares.spare.done if spares.spare is not None else -1
-            readable, _, _ = select.select([requests, *([done] if done >= 0 else [])], [], [])
-            if done in readable:
-                spares.gone()
-            if requests not in readable:
-                continue
-            data = os.read(requests, 65536)
-            if not data:
-                return
-            pending += data
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                words: list[str] | None = None
-                try:
-                    request = json.loads(line.decode("utf-8", "surrogateescape"))
-                    answer = _fork(request, own, fork_daemon)
-                    if "pid" in answer:
-                        words = [str(w) for w in request["words"]]
-                except Exception as exc:  # a bad request must not end the helper
-                    answer = {"refused": f"{type(exc).__name__}: {exc}"}
-                answers.write((json.dumps(answer) + "\n").encode())
-                answers.flush()
-                spares.ready(words)  # after the answer, off the start's path
-    finally:
-        spares.end()
+    while True:
+        done = spares.spare.done if spares.spare is not None else -1
+        readable, _, _ = select.select([requests, *([done] if done >= 0 else [])], [], [])
+        if done in readable:
+            spares.gone()
+        if requests not in readable:
+            continue
+        data = os.read(requests, 65536)
+        if not data:
+            return
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            words: list[str] | None = None
+            try:
+                request = json.loads(line.decode("utf-8", "surrogateescape"))
+                answer = _fork(request, own, fork_daemon)
+                if "pid" in answer:
+                    words = [str(w) for w in request["words"]]
+            except Exception as exc:  # a bad request must not end the helper
+                answer = {"refused": f"{type(exc).__name__}: {exc}"}
+            answers.write((json.dumps(answer) + "\n").encode())
+            answers.flush()
+            spares.ready(words)  # after the answer, off the start's path
 
 
 def _fork(request: object, own: dict[str, object],
@@ -208,10 +214,19 @@ def main() -> int:
         first: dict[str, object] = _support()
     except Exception as exc:
         first = {"support": None, "refused": f"{type(exc).__name__}: {exc}"}
-    with contextlib.suppress(BrokenPipeError):
-        answers.write((json.dumps(first) + "\n").encode())
-        answers.flush()
-        _serve(requests, answers)
+    from dbgcore.start.spare import helper_path
+
+    # The first spare listens before the helper says it is ready (the
+    # front end asks it only then: dbgcore.start.launch.take_helper_spare).
+    spares = _Spares(helper_path(os.getpid()))
+    spares.ready(_first_words())
+    try:
+        with contextlib.suppress(BrokenPipeError):
+            answers.write((json.dumps(first) + "\n").encode())
+            answers.flush()
+            _serve(requests, answers, spares)
+    finally:
+        spares.end()
     return 0
 
 

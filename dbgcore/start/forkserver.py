@@ -73,6 +73,13 @@ class ForkServer:
         pid = json.loads(answer).get("pid")
         return int(pid) if isinstance(pid, int) else None
 
+    def wait_ready(self) -> None:
+        """Wait until the helper has loaded dbg and readied its first spare
+        (its first line), once: a start asks the spare only then."""
+        if self._first is None:
+            with self._lock:
+                self._read_first_locked()
+
     @property
     def spare_path(self) -> str | None:
         """Where the helper's spare listens (:func:`dbgcore.start.spare.helper_path`),

@@ -98,6 +98,7 @@ def take_helper_spare(launch: Launch) -> int | None:
     server = forkserver.current()
     if server is None or os.environ.get(spare.NO_SPARE) or not launch.words:
         return None
+    server.wait_ready()
     path = server.spare_path
     return _ask_spare(path, launch) if path else None
 

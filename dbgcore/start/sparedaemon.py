@@ -62,20 +62,25 @@ def run(session: str, words: list[str], control: int, done: int,
     return hand_over(taken, control, done, next_start[0] if next_start else None)
 
 
-def run_for_helper(path: str, words: list[str], control: int, done: int) -> int:
+def run_for_helper(listening: tuple[int, str, int], words: list[str], control: int,
+                   done: int) -> int:
     """The fork helper's spare, forked with dbg loaded and the debugger of
-    ``words`` spawned early: listen at ``path`` and serve a start of those
-    words on the helper's terms (its environment, folder, umask and
-    limits are the helper's); end, with its early debugger, when the
+    ``words`` spawned early: serve a start of those words on the helper's
+    terms (its environment, folder, umask and limits are the helper's) at
+    ``listening``, the socket the helper made for it (:func:`listen`: its
+    descriptor, path and inode); end, with its early debugger, when the
     helper's ``control`` pipe closes first. Its exit code."""
+    import socket
+
     from dbgcore.transport.early import THIS_PROCESS
 
     _name_process("dbg-spare")
-    listener, inode = _listen(path)
+    fd, path, inode = listening
+    listener = socket.socket(fileno=fd)
     try:
         taken = _wait_for_start(listener, control, {**protocol.terms(), "words": words})
     finally:
-        _unlisten(listener, path, inode)
+        unlisten(listener, path, inode)
     if taken is None:
         THIS_PROCESS.discard()
         return 0
@@ -150,9 +155,11 @@ def _stamps(paths: list[str] | None = None) -> list[tuple[str, int, int]]:
     return found
 
 
-def _listen(path: str) -> tuple[socket.socket, int]:
+def listen(path: str) -> tuple[socket.socket, int]:
     """A socket listening at ``path`` (0600), and its inode (so that only
-    this spare's own socket file is removed at its end)."""
+    this spare's own socket file is removed at its end). Made before the
+    spare is ready, by the spare or by its maker: a start that comes
+    meanwhile waits in its backlog rather than finding none."""
     import contextlib
     import socket
 
@@ -169,7 +176,8 @@ def _listen(path: str) -> tuple[socket.socket, int]:
     return listener, inode
 
 
-def _unlisten(listener: socket.socket, path: str, inode: int) -> None:
+def unlisten(listener: socket.socket, path: str, inode: int) -> None:
+    """Close ``listener`` and remove its socket file, if it is still its own."""
     import contextlib
 
     listener.close()
@@ -193,7 +201,7 @@ def _serve(session: str, words: list[str], control: int, done: int,
     from dbgcore.start import prespawn
 
     path = str(session_dir(session) / protocol.SPARE_NAME)
-    listener, inode = _listen(path)
+    listener, inode = listen(path)
     try:
         # A pause first: a session ended right after its program (a
         # script's clean-up, `dbg kill`) wants no spare, and the work is not
@@ -219,7 +227,7 @@ def _serve(session: str, words: list[str], control: int, done: int,
         # fork, its fallback, is made of what the helper loaded.)
         return _wait_for_start(listener, control, own, _loaded)
     finally:
-        _unlisten(listener, path, inode)
+        unlisten(listener, path, inode)
 
 
 def _wait_for_start(listener: socket.socket, control: int, own: dict[str, object],
