@@ -46,14 +46,16 @@ def _caught(signum: int, frame: object) -> None:
     """SIGINT in a daemon before its own handlers: nothing (see dbgcore.daemon.server)."""
 
 
-def fork_spare(start_words: list[str]) -> tuple[int, int, int]:
+def fork_spare(start_words: list[str], listening: tuple[int, str, int]) -> tuple[int, int, int]:
     """Fork a spare daemon (for a fork server, :mod:`dbgcore.start.forkhelper`):
     it spawns the debugger of ``start_words`` at once (:mod:`dbgcore.start.prespawn`),
-    then waits for the session it is to run, one JSON line on its control
-    pipe (:func:`assign`). Returns its pid, the control pipe's write end, and
-    the read end of a pipe that closes when the spare is taken or has ended
-    (its early process ended too). A spare whose control pipe closes
-    unassigned ends its early process and exits."""
+    then serves the start it is to run at ``listening`` (a listening
+    socket's descriptor, path and inode, which it inherits), as a session's
+    spare does (:func:`dbgcore.start.sparedaemon.run_for_helper`). Returns
+    its pid, the control pipe's write end, and the read end of a pipe that
+    closes when the spare is taken or has ended (its early process ended
+    too). A spare whose control pipe closes untaken ends its early process
+    and exits."""
     control_read, control_write = os.pipe()
     done_read, done_write = os.pipe()
     read_end, write_end = os.pipe()
@@ -62,7 +64,7 @@ def fork_spare(start_words: list[str]) -> tuple[int, int, int]:
         os.close(control_write)
         os.close(done_read)
         _daemon(read_end, write_end, [], -1, False, None, start_words,
-                spare=(control_read, done_write))
+                spare=(control_read, done_write, listening))
     for fd in (write_end, control_read, done_write):
         os.close(fd)
     with os.fdopen(read_end, "rb") as pipe:
@@ -77,48 +79,13 @@ def fork_spare(start_words: list[str]) -> tuple[int, int, int]:
     return int(data), control_write, done_read
 
 
-def assign(control: int, argv: list[str], log_path: str) -> bool:
-    """Give the spare daemon behind ``control`` its session: it runs
-    ``dbgcore.daemon.server.main(argv)`` with its stderr appended to ``log_path``.
-    False when the spare is gone. Closes ``control`` either way."""
-    import json
-
-    line = (json.dumps({"argv": argv, "log": log_path}) + "\n").encode()
-    try:
-        return os.write(control, line) == len(line)
-    except OSError:
-        return False
-    finally:
-        os.close(control)
-
-
-def _await_session(control: int, done: int) -> tuple[list[str], int] | None:
-    """In a spare daemon: its session's argv and log, once assigned (None
-    when its control pipe closed first)."""
-    import json
-
-    data = b""
-    while not data.endswith(b"\n"):
-        part = os.read(control, 65536)
-        if not part:
-            return None
-        data += part
-    os.close(control)
-    os.close(done)
-    request = json.loads(data)
-    from dbgcore.shared.homecheck import open_log
-
-    log_fd = open_log(request["log"])
-    return [str(a) for a in request["argv"]], log_fd
-
-
 def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_client: bool,
             replacing_at: str | None, start_words: list[str] | None,
-            spare: tuple[int, int] | None = None) -> None:
+            spare: tuple[int, int, tuple[int, str, int]] | None = None) -> None:
     """The middle child: fork the daemon, say its pid, exit; the daemon runs
-    to its end and exits here too. ``spare``: the control pipe's read end and
-    the done pipe's write end of a spare (:func:`fork_spare`), whose session
-    comes later."""
+    to its end and exits here too. ``spare``: the control pipe's read end,
+    the done pipe's write end and the listening socket of a spare
+    (:func:`fork_spare`), whose start comes later."""
     code = 1
     try:
         os.close(read_end)
@@ -135,13 +102,14 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         _signal.signal(_signal.SIGINT, _caught)
         try:
             with open("/proc/self/comm", "w") as comm:
-                comm.write("dbg-daemon")  # what ps and top show, not the client's name
+                # What ps and top show, not the client's name.
+                comm.write("dbg-spare" if spare is not None else "dbg-daemon")
         except OSError:
             pass
         devnull = os.open(os.devnull, os.O_RDWR)
         for target, source in ((0, devnull), (1, devnull), (2, log_fd if log_fd >= 0 else devnull)):
             os.dup2(source, target)
-        keep = {devnull, *(spare or ())}
+        keep = {devnull, *((spare[0], spare[1], spare[2][0]) if spare else ())}
         # Every inherited descriptor is let go (a harness waits for its
         # pipes to close), but its number stays taken, by /dev/null: the
         # caller's objects that held it (a file, a database) live on in
@@ -176,16 +144,10 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
 
             spawn_early(start_words)
         if spare is not None:
-            session = _await_session(*spare)
-            if session is None:
-                from dbgcore.transport.early import THIS_PROCESS
+            from dbgcore.start.sparedaemon import run_for_helper
 
-                THIS_PROCESS.discard()
-                code = 0
-                return
-            argv, log_fd = session
-            os.dup2(log_fd, 2)
-            os.close(log_fd)
+            code = run_for_helper(spare[2], start_words or [], spare[0], spare[1])
+            return
         from dbgcore.daemon.server import main
         from dbgcore.start.startup import Forked
 

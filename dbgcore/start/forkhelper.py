@@ -19,43 +19,53 @@ from dbgcore.shared.homecheck import open_log
 
 class _Spare:
     """A daemon forked before its session's start, its debugger spawned
-    already (:func:`dbgcore.start.daemonfork.fork_spare`), for a start of the same
-    words: a start through `dbg mcp` then waits for neither the fork nor the
-    debugger's own start. One at a time, for the words of the last start (at
-    first, the backend a start spawned last from this DBG_HOME); it ends
-    with the helper, its debugger with it."""
+    already (:func:`dbgcore.start.daemonfork.fork_spare`), for a start of the
+    same words, listening at ``path`` (:mod:`dbgcore.start.spare`): a start
+    through `dbg mcp` then waits for neither the fork nor the debugger's own
+    start. One at a time, for the words of the last start (at first, the
+    backend a start spawned last from this DBG_HOME); it ends with the
+    helper, its debugger with it."""
 
-    def __init__(self, words: list[str]) -> None:
+    def __init__(self, words: list[str], path: str) -> None:
         from dbgcore.start.daemonfork import fork_spare
+        from dbgcore.start.sparedaemon import listen, unlisten
 
         self.words = words
-        self.pid, self._control, self._done = fork_spare(words)
-
-    def take(self, argv: list[str], log: str) -> int | None:
-        """Its pid, once given the session of ``argv``; None if it is gone."""
-        from dbgcore.start.daemonfork import assign
-
-        os.close(self._done)
-        return self.pid if assign(self._control, argv, log) else None
+        # Listening before the fork: a start asked of `dbg mcp` as it
+        # starts (once the helper has said it is ready) waits for the spare
+        # in the socket's backlog rather than finding no socket yet.
+        listener, inode = listen(path)
+        try:
+            self.pid, self._control, self.done = fork_spare(
+                words, (listener.fileno(), path, inode))
+        except BaseException:
+            unlisten(listener, path, inode)
+            raise
+        listener.close()  # the spare's now
 
     def end(self, wait: float) -> None:
-        """Close its control pipe (it ends its debugger and exits); wait up
-        to ``wait`` seconds for that."""
+        """Close its control pipe (untaken, it ends its debugger and exits);
+        wait up to ``wait`` seconds for that."""
         import select
 
         os.close(self._control)
         with contextlib.suppress(OSError):
-            select.select([self._done], [], [], wait)
-        os.close(self._done)
+            select.select([self.done], [], [], wait)
+        os.close(self.done)
 
 
 class _Spares:
     """The helper's spare daemon, if it keeps one (not with
-    ``DBG_NO_EARLY_SPAWN``, which turns every early spawn off)."""
+    ``DBG_NO_SPARE``, nor ``DBG_NO_EARLY_SPAWN``, which turns every early
+    spawn off)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: str | None) -> None:
+        from dbgcore.start.spare import NO_SPARE
+
         self.spare: _Spare | None = None
-        self.enabled = not os.environ.get("DBG_NO_EARLY_SPAWN")
+        self.path = path
+        self.enabled = path is not None and not os.environ.get(NO_SPARE) \
+            and not os.environ.get("DBG_NO_EARLY_SPAWN")
 
     def ready(self, words: list[str] | None) -> None:
         """A spare for a start of ``words`` from now on."""
@@ -66,16 +76,22 @@ class _Spares:
                 return
             self.spare.end(0)
             self.spare = None
+        assert self.path is not None
         with contextlib.suppress(Exception):  # no spare: each start forks, as before
-            self.spare = _Spare(words)
+            self.spare = _Spare(words, self.path)
 
-    def take(self, words: list[str], argv: list[str], log: str) -> int | None:
-        """The spare's pid, given this session, if it was forked for ``words``."""
-        spare = self.spare
-        if spare is None or spare.words != words:
-            return None
-        self.spare = None
-        return spare.take(argv, log)
+    def gone(self) -> None:
+        """The spare's done pipe closed: a start took it (it runs on as
+        that start's daemon), and the next start gets a new one for the
+        same words; or it ended on its own, and the next fork readies one."""
+        from dbgcore.shared.procutil import alive
+
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        spare.end(0)
+        if alive(spare.pid):
+            self.ready(spare.words)
 
     def end(self) -> None:
         if self.spare is not None:
@@ -92,52 +108,68 @@ def _first_words() -> list[str] | None:
     return ["start", "--backend", backend] if backend else None
 
 
-def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
+def _serve(requests: int, answers: IO[bytes], spares: _Spares) -> None:
+    """Answer each request line read from ``requests`` (a descriptor) with
+    a fork, and keep a spare meanwhile: when a start takes it, another is
+    forked for the same words."""
+    import select
+
+    from dbgcore.start import spare as protocol
     from dbgcore.start.daemonfork import fork_daemon
 
-    env, cwd = dict(os.environ), os.getcwd()
-    spares = _Spares()
-    spares.ready(_first_words())
-    try:
-        for line in requests:
+    own = protocol.terms()
+    pending = b""
+    while True:
+        done = spares.spare.done if spares.spare is not None else -1
+        readable, _, _ = select.select([requests, *([done] if done >= 0 else [])], [], [])
+        if done in readable:
+            spares.gone()
+        if requests not in readable:
+            continue
+        data = os.read(requests, 65536)
+        if not data:
+            return
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
             words: list[str] | None = None
             try:
                 request = json.loads(line.decode("utf-8", "surrogateescape"))
-                answer = _fork(request, env, cwd, fork_daemon, spares)
-                if "pid" in answer and isinstance(request.get("start_words"), list):
-                    words = [str(w) for w in request["start_words"]]
+                answer = _fork(request, own, fork_daemon)
+                if "pid" in answer:
+                    words = [str(w) for w in request["words"]]
             except Exception as exc:  # a bad request must not end the helper
                 answer = {"refused": f"{type(exc).__name__}: {exc}"}
             answers.write((json.dumps(answer) + "\n").encode())
             answers.flush()
             spares.ready(words)  # after the answer, off the start's path
-    finally:
-        spares.end()
 
 
-def _fork(request: dict[str, object], env: dict[str, str], cwd: str,
-          fork_daemon: Callable[..., int], spares: _Spares) -> dict[str, object]:
-    # The daemon must see what a new interpreter started by the front end
-    # now would see; what this helper loaded at its start (the plugins, by
-    # DBG_LOAD_PLUGINS and sys.path) hangs on the same environment.
-    if request.get("env") != env or request.get("cwd") != cwd:
-        return {"refused": "the environment or working folder changed"}
+def _fork(request: object, own: dict[str, object],
+          fork_daemon: Callable[..., int]) -> dict[str, object]:
+    """Fork the daemon of ``request`` (:func:`dbgcore.start.spare.request`)
+    on the terms a spare checks: the daemon must see what a new
+    interpreter started by the front end now would see, and what this
+    helper loaded at its start (the plugins, by DBG_LOAD_PLUGINS and
+    sys.path) hangs on the same environment."""
+    from dbgcore.start import spare as protocol
+
+    start = protocol.well_formed(request)
+    if start is None:
+        return {"refused": "bad request"}
+    why = protocol.mismatch(start, own)
+    if why:
+        return {"refused": why}
     if threading.active_count() != 1:
         return {"refused": "the fork server has threads"}
-    argv = request.get("argv")
-    log = request.get("log")
-    words = request.get("start_words")
-    if not isinstance(argv, list) or not isinstance(log, str) \
-            or not (words is None or isinstance(words, list)):
-        return {"refused": "bad request"}
-    if words:
-        pid = spares.take([str(w) for w in words], [str(a) for a in argv], log)
-        if pid is not None:
-            return {"pid": pid}
-    fd = open_log(log)
+    argv, words = start["argv"], start["words"]
+    assert isinstance(argv, list) and isinstance(words, list)  # well formed
+    fd = open_log(str(start["log"]))
     try:
         return {"pid": fork_daemon([str(a) for a in argv], fd,
-                                   start_words=[str(w) for w in words or []])}
+                                   first_client=start["first_client"] is True,
+                                   replacing_at=str(start["replacing_at"]) or None,
+                                   start_words=[str(w) for w in words])}
     finally:
         os.close(fd)
 
@@ -162,7 +194,7 @@ def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The pipes move off fds 0 and 1, which become what a daemon's are, so
     # nothing else reads the requests or writes into the answers.
-    requests = os.fdopen(os.dup(0), "rb")
+    requests = os.dup(0)
     answers = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -182,10 +214,19 @@ def main() -> int:
         first: dict[str, object] = _support()
     except Exception as exc:
         first = {"support": None, "refused": f"{type(exc).__name__}: {exc}"}
-    with contextlib.suppress(BrokenPipeError):
-        answers.write((json.dumps(first) + "\n").encode())
-        answers.flush()
-        _serve(requests, answers)
+    from dbgcore.start.spare import helper_path
+
+    # The first spare listens before the helper says it is ready (the
+    # front end asks it only then: dbgcore.start.launch.take_helper_spare).
+    spares = _Spares(helper_path(os.getpid()))
+    spares.ready(_first_words())
+    try:
+        with contextlib.suppress(BrokenPipeError):
+            answers.write((json.dumps(first) + "\n").encode())
+            answers.flush()
+            _serve(requests, answers, spares)
+    finally:
+        spares.end()
     return 0
 
 

@@ -9,11 +9,15 @@ that imports the daemon and loads the plugins once, then forks each new
 session's daemon on request, exactly as the CLI forks one
 (:func:`dbgcore.start.spawn.fork_daemon`), and answers its pid.
 
-The helper reads requests on its stdin and answers on its stdout, one JSON
-line each; its stdin is the control pipe, so it ends when the front end ends
-(the pipe closes), and outlives no one. A daemon it forks gets the front
-end's environment and working folder only if they are the helper's own
-(they are, unless the front end changed them after it started the helper):
+The helper keeps a spare daemon, forked with the last start's debugger
+spawned early, which a start asks first, as it would a session's spare: the
+spare protocol (:mod:`dbgcore.start.spare`), at :attr:`ForkServer.spare_path`.
+Else the helper reads the same request on its stdin and answers on its
+stdout, one JSON line each; its stdin is the control pipe, so it ends when
+the front end ends (the pipe closes), its spare with it, and outlives no
+one. A daemon it forks, or its spare, gets the front end's environment,
+working folder, umask and limits only if they are the helper's own (they
+are, unless the front end changed them after it started the helper):
 otherwise, or if the helper is gone or busy with threads of its own, the
 request is refused and the caller starts a new interpreter as before.
 """
@@ -43,33 +47,48 @@ class ForkServer:
         self.pid = self._proc.pid
         #: The helper's first line, read when first needed (see :meth:`support`).
         self._first: dict[str, object] | None = None
+        self._spare_path: str | None = None
 
-    def fork(self, argv: list[str], log_path: str,
-             start_words: list[str] | None = None) -> int | None:
-        """Fork a daemon that runs ``dbgcore.daemon.server.main(argv)`` with its
-        stderr appended to ``log_path`` (and spawns the debugger of
-        ``start_words`` first: dbgcore.start.spawn.fork_daemon); its pid, or None
-        when the helper cannot (the caller then starts a new interpreter)."""
-        request = json.dumps({"argv": argv, "log": log_path, "env": dict(os.environ),
-                              "cwd": os.getcwd(), "start_words": start_words}) + "\n"
+    def fork(self, request: dict[str, object]) -> int | None:
+        """Fork the daemon of ``request`` (:func:`dbgcore.start.spare.request`,
+        what a spare is asked), as :func:`dbgcore.start.daemonfork.fork_daemon`
+        does; its pid, or None when the helper cannot (the caller then
+        starts a new interpreter)."""
+        line = json.dumps(request) + "\n"
         with self._lock:
             self._read_first_locked()
             proc = self._proc
             if proc is None or proc.stdin is None or proc.stdout is None:
                 return None
             try:
-                proc.stdin.write(request.encode("utf-8", "surrogateescape"))
+                proc.stdin.write(line.encode("utf-8", "surrogateescape"))
                 proc.stdin.flush()
-                line = proc.stdout.readline()
+                answer = proc.stdout.readline()
             except (OSError, ValueError):
-                line = b""
-            if not line:
+                answer = b""
+            if not answer:
                 # The helper died: every later start goes the old way.
                 self._close_locked()
                 return None
-        answer = json.loads(line)
-        pid = answer.get("pid")
+        pid = json.loads(answer).get("pid")
         return int(pid) if isinstance(pid, int) else None
+
+    def wait_ready(self) -> None:
+        """Wait until the helper has loaded dbg and readied its first spare
+        (its first line), once: a start asks the spare only then."""
+        if self._first is None:
+            with self._lock:
+                self._read_first_locked()
+
+    @property
+    def spare_path(self) -> str | None:
+        """Where the helper's spare listens (:func:`dbgcore.start.spare.helper_path`),
+        found once (its folder is made and checked there); None for nowhere."""
+        if self._spare_path is None:
+            from dbgcore.start.spare import helper_path
+
+            self._spare_path = helper_path(self.pid) or ""
+        return self._spare_path or None
 
     def support(self) -> dict[str, dict[str, str]] | None:
         """Each configured backend's op support (what

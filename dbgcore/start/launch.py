@@ -3,16 +3,18 @@ a process can do it, one function each.
 
 - :func:`take_spare`: the session's spare daemon, readied by the daemon of
   its ended last run (:mod:`dbgcore.start.successor`), takes the start if
-  the client's environment, folder, umask and limits are its own.
+  the client's environment, folder, umask and limits are its own (the
+  spare protocol, :mod:`dbgcore.start.spare`).
 - :func:`fork_before_import`: the CLI's fast path forks the daemon before it
   has imported anything (:mod:`dbgcore.entry`); the daemon spawns the
   debugger of the start's words first (:mod:`dbgcore.start.prespawn`) and
   forks the session's spare.
 - :func:`fork_after_import`: a single-threaded client that has imported dbg
   (the click CLI, a test) forks the daemon, which has every module loaded.
-- :func:`ask_fork_helper`: a process with threads (`dbg mcp`) must not fork;
-  its fork helper (:mod:`dbgcore.start.forkserver`) forks the daemon, or
-  hands over its spare.
+- :func:`take_helper_spare`: a process with threads (`dbg mcp`) must not
+  fork; its fork helper (:mod:`dbgcore.start.forkserver`) keeps a spare,
+  asked as a session's spare is.
+- :func:`ask_fork_helper`: else the fork helper forks the daemon.
 - :func:`new_interpreter`: ``python -m dbgcore.daemon.server``, always
   possible (a parent session's daemon starting a child's).
 
@@ -76,24 +78,48 @@ def start_daemon(launch: Launch, ways: Sequence[Callable[[Launch], int | None]])
 
 
 def take_spare(launch: Launch) -> int | None:
-    """The pid of the session's spare daemon, once it has taken this start;
-    None when there is none or it refused (another environment, folder,
-    umask or resource limits than its own)."""
-    from dbgcore.shared.sessionsocket import ask, json_text
-    from dbgcore.start.successor import NO_SPARE, SPARE_NAME, request_line
+    """The pid of the session's spare daemon, readied by the daemon of its
+    ended last run, once it has taken this start; None when there is none
+    or it refused (:mod:`dbgcore.start.spare`)."""
+    from dbgcore.start import spare
 
-    path = os.path.join(launch.folder, SPARE_NAME)
-    if os.environ.get(NO_SPARE) or not launch.words or not os.path.exists(path):
+    if os.environ.get(spare.NO_SPARE) or not launch.words:
         return None
-    try:
-        request = json_text(request_line(launch.folder, launch.replacing_at, launch.words))
-        reply = ask(path, request.encode("utf-8") + b"\n", DAEMON_START_TIMEOUT)
-    except (UnicodeEncodeError, OSError):
-        return None  # bytes that are not UTF-8, a folder that is gone, no spare
-    try:
-        return int(reply)
-    except ValueError:
-        return None  # refused
+    return _ask_spare(os.path.join(launch.folder, spare.SPARE_NAME), launch, encode=True)
+
+
+def take_helper_spare(launch: Launch) -> int | None:
+    """The pid of the spare daemon of this process's fork helper (`dbg
+    mcp`'s), once it has taken this start: the same request, answer and
+    fallback as a session's spare (:func:`take_spare`); None when there is
+    no helper or spare, or it refused (another start's words, terms)."""
+    from dbgcore.start import forkserver, spare
+
+    server = forkserver.current()
+    if server is None or os.environ.get(spare.NO_SPARE) or not launch.words:
+        return None
+    server.wait_ready()
+    path = server.spare_path
+    return _ask_spare(path, launch) if path else None
+
+
+def _ask_spare(path: str, launch: Launch, encode: bool = False) -> int | None:
+    """The pid of the spare at ``path`` once it has taken ``launch``; None
+    when none listens there (found before the request is made: most starts
+    find none) or it refused."""
+    from dbgcore.start import spare
+
+    if not os.path.exists(path):
+        return None
+    return spare.ask(path, _request(launch), DAEMON_START_TIMEOUT, encode)
+
+
+def _request(launch: Launch) -> dict[str, object]:
+    """What a spare (or the fork helper) is asked for ``launch``."""
+    from dbgcore.start import spare
+
+    return spare.request(launch.argv, launch.log_path, launch.words, launch.replacing_at,
+                         launch.first_client)
 
 
 def fork_before_import(launch: Launch) -> int | None:
@@ -123,13 +149,12 @@ def fork_after_import(launch: Launch) -> int | None:
 
 
 def ask_fork_helper(launch: Launch) -> int | None:
-    """This process's fork helper (`dbg mcp`'s) forks the daemon, or hands
-    over its spare; None when there is none, or it refuses."""
+    """This process's fork helper (`dbg mcp`'s) forks the daemon; None when
+    there is none, or it refuses (the terms of :mod:`dbgcore.start.spare`)."""
     from dbgcore.start import forkserver
 
     server = forkserver.current()
-    return server.fork(launch.argv, launch.log_path, launch.words) \
-        if server is not None else None
+    return server.fork(_request(launch)) if server is not None else None
 
 
 def new_interpreter(launch: Launch) -> int:
@@ -148,5 +173,6 @@ def new_interpreter(launch: Launch) -> int:
 #: else a fork.
 BEFORE_IMPORT = (take_spare, fork_before_import)
 #: Any other start (the click CLI, `dbg mcp`, a parent session's daemon):
-#: a fork, else the fork helper's, else a new interpreter.
-AFTER_IMPORT = (fork_after_import, ask_fork_helper, new_interpreter)
+#: a fork, else the fork helper's spare, else the fork helper's fork, else a
+#: new interpreter.
+AFTER_IMPORT = (fork_after_import, take_helper_spare, ask_fork_helper, new_interpreter)

@@ -1,18 +1,32 @@
-"""The spare daemon's own side (see :mod:`dbgcore.start.successor`, which forks it
-and whose daemon tells it when to get ready): it listens, loads dbg and the
-plugins, spawns the session's debugger early, and waits for the start it is
-to serve, on the terms of the client that started the session. Imports
-nothing at its top but ``os`` and :mod:`dbgcore.start.successor`: the daemon
-imports it before its own imports.
+"""A spare daemon's own side, for both kinds (:mod:`dbgcore.start.spare`):
+it listens at its socket, waits for the start it is to serve, checks that
+start's terms, and, taken, hands itself over to it as that start's daemon.
+
+- :func:`run`: a session's spare (forked by :mod:`dbgcore.start.successor`,
+  whose daemon tells it when to get ready): it listens, loads dbg and the
+  plugins, forks its own spare, spawns the session's debugger early, and
+  serves a start on the terms of the client that started the session.
+- :func:`run_for_helper`: the fork helper's spare (forked by
+  :func:`dbgcore.start.daemonfork.fork_spare`, with dbg loaded and its
+  debugger spawned already): it serves a start of its own words, on the
+  helper's terms.
+
+Imports nothing at its top but ``os`` and :mod:`dbgcore.start.successor`:
+the daemon imports it before its own imports.
 """
 
 from __future__ import annotations
 
 import os
 
+from dbgcore.start import spare as protocol
 from dbgcore.start import successor
 
-#: Seconds a spare waits, once told, before it gets ready (see _serve).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import socket
+
+#: Seconds a session's spare waits, once told, before it gets ready (see _serve).
 READY_PAUSE = 0.25
 #: The longest request a spare reads (an environment of that size is refused).
 _MAX_REQUEST = 1 << 20
@@ -20,29 +34,24 @@ _MAX_REQUEST = 1 << 20
 
 def run(session: str, words: list[str], control: int, done: int,
         own: dict[str, object] | None) -> int:
-    """The spare: wait for the word, get ready, wait for a start; run its
-    daemon if one takes it. Its exit code."""
+    """A session's spare: wait for the word, get ready, wait for a start;
+    run its daemon if one takes it. Its exit code."""
     if own is None:
-        own = successor.terms()
-    try:
-        with open("/proc/self/comm", "w") as comm:
-            comm.write("dbg-spare")
-    except OSError:
-        pass
+        own = protocol.terms()
+    _name_process("dbg-spare")
     try:
         told = os.read(control, 1)
     except OSError:
         told = b""
     if not told:
         return 0  # the session ended first
-    from dbgcore.start import prespawn
     from dbgcore.transport.early import THIS_PROCESS
 
     # This spare's own spare, once forked (for the start after the one
     # that takes this one).
     next_start: list[successor.Spare] = []
     try:
-        taken = _serve(session, words, control, done, own, next_start)
+        taken = _serve(session, words, control, done, {**own, "session": session}, next_start)
     finally:
         if _taken_by is None:
             THIS_PROCESS.discard()
@@ -50,29 +59,71 @@ def run(session: str, words: list[str], control: int, done: int,
         for spare in next_start:
             spare.end(1.0)  # its own spare too
         return 0
-    os.close(control)
-    os.close(done)  # the old daemon's end waits for this spare no longer
+    return hand_over(taken, control, done, next_start[0] if next_start else None)
+
+
+def run_for_helper(listening: tuple[int, str, int], words: list[str], control: int,
+                   done: int) -> int:
+    """The fork helper's spare, forked with dbg loaded and the debugger of
+    ``words`` spawned early: serve a start of those words on the helper's
+    terms (its environment, folder, umask and limits are the helper's) at
+    ``listening``, the socket the helper made for it (:func:`listen`: its
+    descriptor, path and inode); end, with its early debugger, when the
+    helper's ``control`` pipe closes first. Its exit code."""
+    import socket
+
+    from dbgcore.transport.early import THIS_PROCESS
+
+    _name_process("dbg-spare")
+    fd, path, inode = listening
+    listener = socket.socket(fileno=fd)
     try:
-        with open("/proc/self/comm", "w") as comm:
-            comm.write("dbg-daemon")
-    except OSError:
-        pass
+        taken = _wait_for_start(listener, control, {**protocol.terms(), "words": words})
+    finally:
+        unlisten(listener, path, inode)
+    if taken is None:
+        THIS_PROCESS.discard()
+        return 0
+    return hand_over(taken, control, done, None)
+
+
+def hand_over(taken: dict[str, object], control: int, done: int,
+              next_start: successor.Spare | None) -> int:
+    """The spare, taken by the start ``taken``: it lets its maker go (the
+    ``done`` pipe closes: a session's end, or the fork helper, waits for it
+    no longer), and runs as that start's daemon, with ``next_start`` for
+    the spare of its own next start. Its exit code."""
+    os.close(control)
+    os.close(done)
+    _name_process("dbg-daemon")
     from dbgcore.shared.homecheck import open_log
+    from dbgcore.start import prespawn
 
     log = open_log(str(taken["log"]))
     os.dup2(log, 2)
     os.close(log)
-    start = taken.get("words")
+    start = taken["words"]
     prespawn.retarget([str(w) for w in start] if isinstance(start, list) else [])
     import gc
 
     from dbgcore.daemon.server import main
     from dbgcore.start.startup import Forked
 
+    argv = taken["argv"]
     gc.freeze()
     gc.enable()
-    return main([session], Forked(next_start[0] if next_start else None), first_client=True,
+    return main([str(a) for a in argv] if isinstance(argv, list) else [], Forked(next_start),
+                first_client=taken["first_client"] is True,
                 replacing_at=str(taken["replacing_at"]) or None)
+
+
+def _name_process(name: str) -> None:
+    """What ps and top show for this process."""
+    try:
+        with open("/proc/self/comm", "w") as comm:
+            comm.write(name)
+    except OSError:
+        pass
 
 
 #: The request of the start that took the spare.
@@ -104,23 +155,14 @@ def _stamps(paths: list[str] | None = None) -> list[tuple[str, int, int]]:
     return found
 
 
-def _serve(session: str, words: list[str], control: int, done: int,
-           own: dict[str, object], next_start: list[successor.Spare]) -> dict[str, object] | None:
-    """Listen, pause, load what a daemon needs, fork this spare's own spare
-    (into ``next_start``), spawn the debugger early, and wait: the request of the start that takes
-    this spare, or None once the session has ended (or what it loaded
-    changed). It listens first: a start that comes meanwhile waits for it
-    to be ready rather than forking a daemon that would do the same work
-    beside it."""
-    global _taken_by, _loaded
+def listen(path: str) -> tuple[socket.socket, int]:
+    """A socket listening at ``path`` (0600), and its inode (so that only
+    this spare's own socket file is removed at its end). Made before the
+    spare is ready, by the spare or by its maker: a start that comes
+    meanwhile waits in its backlog rather than finding none."""
     import contextlib
-    import select
     import socket
 
-    from dbgcore.shared.paths import session_dir
-    from dbgcore.start import prespawn
-
-    path = str(session_dir(session) / successor.SPARE_NAME)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -131,6 +173,35 @@ def _serve(session: str, words: list[str], control: int, done: int,
         os.umask(old_mask)
     inode = os.stat(path).st_ino
     listener.listen(4)
+    return listener, inode
+
+
+def unlisten(listener: socket.socket, path: str, inode: int) -> None:
+    """Close ``listener`` and remove its socket file, if it is still its own."""
+    import contextlib
+
+    listener.close()
+    with contextlib.suppress(OSError):
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+
+
+def _serve(session: str, words: list[str], control: int, done: int,
+           own: dict[str, object], next_start: list[successor.Spare]) -> dict[str, object] | None:
+    """A session's spare: listen, pause, load what a daemon needs, fork this
+    spare's own spare (into ``next_start``), spawn the debugger early, and
+    wait: the request of the start that takes this spare, or None once the
+    session has ended (or what it loaded changed). It listens first: a
+    start that comes meanwhile waits for it to be ready rather than forking
+    a daemon that would do the same work beside it."""
+    global _loaded
+    import select
+
+    from dbgcore.shared.paths import session_dir
+    from dbgcore.start import prespawn
+
+    path = str(session_dir(session) / protocol.SPARE_NAME)
+    listener, inode = listen(path)
     try:
         # A pause first: a session ended right after its program (a
         # script's clean-up, `dbg kill`) wants no spare, and the work is not
@@ -151,49 +222,60 @@ def _serve(session: str, words: list[str], control: int, done: int,
         if spare is not None:
             next_start.append(spare)
         prespawn.spawn_early(words)
-        while True:
-            readable, _, _ = select.select([listener.fileno(), control], [], [])
-            if control in readable and not os.read(control, 1):
-                return None  # the session ended
-            if listener.fileno() not in readable:
-                continue
-            conn, _ = listener.accept()
-            with conn:
-                request = _read_request(conn)
-                if request is None:
-                    continue
-                why = _mismatch(request, own)
-                stale = not why and _loaded is not None \
-                    and _stamps([path for path, _, _ in _loaded]) != _loaded
-                if stale:
-                    # What it loaded is not what a new daemon would load
-                    # (dbg or a plugin changed): of no use to any start.
-                    why = "dbg's or a plugin's files changed since it loaded them"
-                if why:
-                    with contextlib.suppress(OSError):
-                        conn.sendall(f"refused {why}\n".encode())
-                    if stale:
-                        return None
-                    continue
-                _taken_by = request
-                try:
-                    conn.sendall(b"%d\n" % os.getpid())
-                except OSError:
-                    _taken_by = None
-                    continue
-                return request
+        # A session's spare checks its files too: the start it refuses loads
+        # them afresh. (The fork helper's spare does not: the helper's own
+        # fork, its fallback, is made of what the helper loaded.)
+        return _wait_for_start(listener, control, own, _loaded)
     finally:
-        listener.close()
-        with contextlib.suppress(OSError):
-            if os.stat(path).st_ino == inode:
-                os.unlink(path)
+        unlisten(listener, path, inode)
 
 
-def _read_request(conn: object) -> dict[str, object] | None:
+def _wait_for_start(listener: socket.socket, control: int, own: dict[str, object],
+                    loaded: list[tuple[str, int, int]] | None = None) -> dict[str, object] | None:
+    """Answer each start that asks at ``listener`` until one this spare can
+    serve takes it (:func:`dbgcore.start.spare.mismatch` on ``own``): that
+    start's request; None once ``control`` closes (the maker ended), or
+    once a file of ``loaded`` changed (of no use to any start)."""
+    global _taken_by
+    import contextlib
+    import select
+
+    while True:
+        readable, _, _ = select.select([listener.fileno(), control], [], [])
+        if control in readable and not os.read(control, 1):
+            return None  # the session, or the helper, ended
+        if listener.fileno() not in readable:
+            continue
+        conn, _ = listener.accept()
+        with conn:
+            request = _read_request(conn)
+            if request is None:
+                continue
+            why = protocol.mismatch(request, own)
+            stale = not why and loaded is not None \
+                and _stamps([path for path, _, _ in loaded]) != loaded
+            if stale:
+                # What it loaded is not what a new daemon would load
+                # (dbg or a plugin changed): of no use to any start.
+                why = "dbg's or a plugin's files changed since it loaded them"
+            if why:
+                with contextlib.suppress(OSError):
+                    conn.sendall(f"refused {why}\n".encode())
+                if stale:
+                    return None
+                continue
+            _taken_by = request
+            try:
+                conn.sendall(b"%d\n" % os.getpid())
+            except OSError:
+                _taken_by = None
+                continue
+            return request
+
+
+def _read_request(conn: socket.socket) -> dict[str, object] | None:
     import json
-    import socket
 
-    assert isinstance(conn, socket.socket)
     conn.settimeout(5.0)
     data = b""
     try:
@@ -202,18 +284,6 @@ def _read_request(conn: object) -> dict[str, object] | None:
             if not part:
                 return None
             data += part
-        request = json.loads(data)
+        return protocol.well_formed(json.loads(data))
     except (OSError, ValueError):
         return None
-    if not isinstance(request, dict) or not isinstance(request.get("log"), str) \
-            or not isinstance(request.get("replacing_at"), str):
-        return None
-    return request
-
-
-def _mismatch(request: dict[str, object], own: dict[str, object]) -> str:
-    """Why this spare cannot be the daemon of ``request``'s start ("" if it can)."""
-    for key, what in successor.TERMS.items():
-        if request.get(key) != own[key]:
-            return f"the client's {what} is not the spare's"
-    return ""

@@ -20,8 +20,10 @@ daemon keeps one instead:
   (:mod:`dbgcore.start.prespawn`).
 - The client of the next start of that session asks there first
   (:mod:`dbgcore.entry`), sending its environment, working folder, umask
-  and resource limits. The spare takes the session only if they are its
-  own (those of the client that started the daemon), since what it loaded
+  and resource limits: the spare protocol of :mod:`dbgcore.start.spare`,
+  which `dbg mcp`'s fork helper's spare speaks too. The spare takes the
+  session only if they are its own (those of the client that started the
+  daemon), since what it loaded
   and spawned hangs on them, and if no file of dbg's or a plugin's changed
   since it loaded them (nor a folder on the path: a package installed);
   otherwise it refuses and the client forks a daemon as before. Taken, it
@@ -34,12 +36,15 @@ daemon keeps one instead:
   taken is the new session's daemon and no longer the old one's.
 
 ``DBG_NO_SPARE`` (or ``DBG_NO_EARLY_SPAWN``) turns it off. Imports nothing at
-its top but ``os``: the daemon forks the spare before its own imports.
+its top but ``os`` and :mod:`dbgcore.start.spare` (``os`` only): the daemon
+forks the spare before its own imports.
 """
 
 from __future__ import annotations
 
 import os
+
+from dbgcore.start.spare import NO_SPARE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,10 +54,6 @@ if TYPE_CHECKING:
     #: control and done pipes, terms; its exit code.
     SpareLife = Callable[[str, list[str], int, int, "dict[str, object] | None"], int]
 
-#: The spare's socket, in the session's folder.
-SPARE_NAME = "spare.sock"
-#: The variable that turns spares off.
-NO_SPARE = "DBG_NO_SPARE"
 
 class Spare:
     """The daemon's side of its spare: the spare's control pipe (write end)
@@ -95,7 +96,7 @@ def fork(session: str, start_words: list[str], run: SpareLife,
     """In a daemon the CLI forked for a start of ``start_words``, while it has
     one thread: fork its spare, which waits (see the module) in ``run``
     (:func:`dbgcore.start.sparedaemon.run`, passed in: this module imports none of
-    the daemon's). ``own``: the terms the spare serves (:func:`terms`,
+    the daemon's). ``own``: the terms the spare serves (:func:`dbgcore.start.spare.terms`,
     default this process's); ``inherited``: descriptors of the caller's that
     the spare closes. The daemon's side of it, which the daemon is handed
     (dbgcore.start.startup.Forked); None for none. Never raises."""
@@ -135,33 +136,6 @@ def fork(session: str, start_words: list[str], run: SpareLife,
     except ChildProcessError:
         pass
     return Spare(control_write, done_read)
-
-
-#: What a spare must share with the client of the start it takes, and what
-#: each is called in a refusal.
-TERMS = {"env": "environment", "cwd": "working folder", "umask": "umask",
-          "limits": "resource limits"}
-
-
-def terms() -> dict[str, object]:
-    """This process's environment, working folder, umask and resource
-    limits: a daemon, its debugger and its program inherit them."""
-    import resource
-
-    mask = os.umask(0)
-    os.umask(mask)
-    limits = {name: list(resource.getrlimit(getattr(resource, name)))
-              for name in sorted(dir(resource)) if name.startswith("RLIMIT_")}
-    return {"env": dict(os.environ), "cwd": os.getcwd(), "umask": mask, "limits": limits}
-
-
-def request_line(folder: str, replacing_at: str | None, words: list[str]) -> dict[str, object]:
-    """What a client sends the spare of the session in ``folder`` (for
-    :mod:`dbgcore.entry`, which encodes it with what it has)."""
-    from dbgcore.shared.sessionsocket import DAEMON_LOG
-
-    return {**terms(), "replacing_at": replacing_at or "",
-            "log": os.path.join(folder, DAEMON_LOG), "words": words}
 
 
 def print_exception() -> None:
