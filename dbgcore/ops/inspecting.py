@@ -66,6 +66,45 @@ def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[JsonObject]]:
     return shown, hidden
 
 
+#: A recursion of more than this many frames, each the same function calling
+#: itself from the same line, is folded: its first RECURSION_KEPT frames and
+#: its outermost one are shown, the rest counted in their place.
+RECURSION_FOLDED = 6
+RECURSION_KEPT = 3
+
+
+def fold_recursion(shown: list[Frame],
+                   hidden: list[JsonObject]) -> tuple[list[Frame], list[JsonObject]]:
+    """``shown`` and ``hidden`` (of :func:`shown_frames`) with the middle of
+    each long recursion moved into ``hidden`` as ``{"first", "last", "count",
+    "of": [], "recursion": function}``: a hundred identical frames of a
+    runaway recursion read as its three innermost, a count and the call that
+    began it. The selected frame is never folded. Not for `up` and `down`,
+    which walk through a recursion frame by frame."""
+    kept: list[Frame] = []
+    runs = list(hidden)
+    i = 0
+    while i < len(shown):
+        j = i + 1
+        while (j < len(shown) and shown[j].index == shown[j - 1].index + 1
+               and _same_call(shown[j], shown[i]) and not shown[j].current):
+            j += 1
+        run = shown[i:j]
+        if len(run) > RECURSION_FOLDED:
+            middle = run[RECURSION_KEPT:-1]
+            kept += run[:RECURSION_KEPT] + run[-1:]
+            runs.append({"first": middle[0].index, "last": middle[-1].index,
+                         "count": len(middle), "of": [], "recursion": middle[0].function})
+        else:
+            kept += run
+        i = j
+    return kept, sorted(runs, key=lambda r: int(r["first"]))
+
+
+def _same_call(a: Frame, b: Frame) -> bool:
+    return (a.function, a.file, a.line) == (b.function, b.file, b.line) and a.line is not None
+
+
 def _hidden_run(run: list[Frame]) -> JsonObject:
     names = list(dict.fromkeys(f.library_name for f in run if f.library_name))
     return {"first": run[0].index, "last": run[-1].index, "count": len(run), "of": names}

@@ -35,7 +35,7 @@ def handle_stack(session: Session, args: Payload, timeout: float) -> Payload:
     """The frames, each with its arguments; without `--all`, library and
     internal frames (other than frame 0 and the selected one) are left
     out and counted, by the runs they form."""
-    from dbgcore.ops.inspecting import program_frames, shown_frames
+    from dbgcore.ops.inspecting import fold_recursion, program_frames, shown_frames
 
     assert session.backend is not None
     frames = session.backend.stack(None, timeout)
@@ -43,7 +43,7 @@ def handle_stack(session: Session, args: Payload, timeout: float) -> Payload:
     if args.get("all"):
         shown = frames
     else:
-        shown, hidden = shown_frames(program_frames(frames))
+        shown, hidden = fold_recursion(*shown_frames(program_frames(frames)))
     levels = int(args.get("levels") or STACK_SHOWN)
     cut = max(len(shown) - levels, 0)
     if cut:
@@ -237,6 +237,10 @@ def _frame_tag(f: Payload) -> str:
 
 def _hidden(run: Payload) -> str:
     count = run["count"]
+    if run.get("recursion"):
+        calls = f"call{'s' if count != 1 else ''}"
+        return (f"   ... {count} more recursive {calls} of {run['recursion']}"
+                " (dbg stack --all shows them)")
     names = run.get("of") or []
     whose = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
     frames = f"frame{'s' if count != 1 else ''}"
@@ -302,9 +306,10 @@ OPS: tuple[Op, ...] = (
        render=render_stack, details=(
         "Each frame shows its arguments (`fee(amount=1000)`, values cut at 60 characters). "
         "Library and runtime frames are hidden, except frame 0 and the selected one, and "
-        "counted in their place (`... 24 frames of _pytest, pluggy`). Frames keep the "
+        "counted in their place (`... 24 frames of _pytest, pluggy`); so is the middle "
+        "of a deep recursion (`... 96 more recursive calls of depth`). Frames keep the "
         "numbers `dbg stack --all` gives them; `dbg frame N` selects any of them, `up` "
-        "and `down` move among the frames shown.")),
+        "and `down` move among the frames shown and through a recursion.")),
     Op("frame", "Select frame INDEX (0 is where the target stopped).", (
         Arg("index", "int", "The frame's index in `dbg stack` (a hidden one's in "
             "`dbg stack --all`).", required=True, minimum=0),

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from dbgcore.backends import pyspy
 from dbgcore.backends.contract import Backend
-from dbgcore.ops.inspecting import program_frames, shown_frames
+from dbgcore.ops.inspecting import fold_recursion, program_frames, shown_frames
 from dbgcore.shared.errors import DbgError, NotStopped
 from dbgcore.vocab.model import StopEvent, StopSnapshot, ThreadStack
 from dbgcore.vocab.opspec import Arg, Op, Payload, add_ops_hook
@@ -278,7 +278,7 @@ def answer(threads: list[ThreadStack], args: Payload, *, source: str,
         and all(f.library or f.internal for f in t.frames)]
     for thread in [t for t in threads if t not in folded][:THREADS_SHOWN]:
         frames, hidden = (thread.frames, []) if args.get("all") else \
-            shown_frames(program_frames(thread.frames))
+            fold_recursion(*shown_frames(program_frames(thread.frames)))
         cut = max(len(frames) - FRAMES_SHOWN, 0)
         frames = frames[:FRAMES_SHOWN]
         if cut:
@@ -371,6 +371,8 @@ def _call(f: Payload) -> str:
 
 
 def _folded(run: Payload) -> str:
+    if run.get("recursion"):
+        return f"    ... {run['count']} more recursive calls of {run['recursion']}"
     whose = ", ".join(run.get("of") or []) or "libraries"
     return f"    ... {run['count']} frame{'s' if run['count'] != 1 else ''} of {whose}"
 
