@@ -109,6 +109,12 @@ def test_pytest_run_stops_at_each_failure(dbg: Dbg, backend: str, project: Path,
     # The first stop: the failing assertion, in the test's own frame.
     assert_stop(snap, test_file, "assert-total", "exception", "test_total_wrong")
     assert snap["description"] == "AssertionError: assert 7 == 6", snap
+    # The test's own locals, without the temporaries of pytest's assertion
+    # rewriting (@py_assert1, @py_format3).
+    shown = [v["name"] for v in snap["locals"]]
+    names = [v["name"] for v in ok(dbg.json("locals"))["variables"]]
+    assert "got" in names and "got" in shown, (names, shown)
+    assert not [n for n in names + shown if n.startswith("@py")], (names, shown)
     info = ok(dbg.json("exception"))
     assert info["exception"] == "AssertionError" and "assert 7 == 6" in info["description"]
     stack = info["stack"]

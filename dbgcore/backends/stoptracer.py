@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dbgcore.lang.rules import runner_temporary
 from dbgcore.lang.sourcetext import source_window
 from dbgcore.shared.errors import DbgError, OpFailed
 from dbgcore.vocab.location import BreakLoc
@@ -212,7 +213,7 @@ class _Tracer:
             variables = self.backend.locals(max(self.left(), 0.1))
         except DbgError:
             return
-        now = {v.name: cut(v.value) for v in variables}
+        now = {v.name: cut(v.value) for v in variables if not runner_temporary(v.name)}
         changed = [(n, v) for n, v in now.items() if entry.seen.get(n) != v]
         entry.seen = now
         where = event.location.line if event is not None and event.location else \

@@ -24,7 +24,7 @@ from dbgcore.backends.contract import (
 )
 from dbgcore.daemon.breaktable import BreakTable
 from dbgcore.daemon.snapshot import arrange
-from dbgcore.lang.rules import split_expressions
+from dbgcore.lang.rules import runner_temporary, split_expressions
 from dbgcore.lang.sourcetext import source_window
 from dbgcore.ops.inspecting import SHOWN_VALUE_CHARS, one_line, program_frames
 from dbgcore.shared.errors import DbgError, NotStopped, OpFailed, TargetExited, UsageError
@@ -376,7 +376,7 @@ class Session:
             line_text = next((s.text for s in snapshot.source if s.current), "")
         frames: list[Frame] | None = None
         try:
-            variables = backend.locals(timeout)
+            variables = [v for v in backend.locals(timeout) if not runner_temporary(v.name)]
             frames = backend.stack(None, timeout)
             depth = len(frames)
         except DbgError:

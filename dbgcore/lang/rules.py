@@ -291,3 +291,15 @@ def python_object_repr(value: str) -> bool:
     """``<cart.Cart object at 0x7f...>``: Python's default repr, which names
     an object without showing its attributes."""
     return bool(_PY_OBJECT_RE.match(value.strip()))
+
+
+#: pytest's assertion rewriting keeps each part of an `assert` in a local of
+#: its own (``@py_assert1``, ``@py_format12``): no name a person wrote, and no
+#: name an expression can use.
+_RUNNER_TEMPORARY_RE = re.compile(r"@py_(?:assert|format)\d+")
+
+
+def runner_temporary(name: str) -> bool:
+    """Whether a local is a test runner's temporary rather than the program's:
+    left out of `locals`, stop snapshots and traces."""
+    return _RUNNER_TEMPORARY_RE.fullmatch(name) is not None

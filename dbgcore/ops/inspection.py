@@ -125,10 +125,13 @@ def _frame_payload(session: Session, frame: Frame, timeout: float) -> Payload:
 
 
 def handle_locals(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.lang.rules import runner_temporary
     from dbgcore.ops.inspecting import LOCALS_VALUE_CHARS, cap_variables
 
     assert session.backend is not None
-    variables, cut = cap_variables(session.backend.locals(timeout), None, LOCALS_VALUE_CHARS)
+    variables, cut = cap_variables(
+        [v for v in session.backend.locals(timeout) if not runner_temporary(v.name)], None,
+        LOCALS_VALUE_CHARS)
     return {"variables": [v.to_dict() for v in variables], "truncated": cut}
 
 
