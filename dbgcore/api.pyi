@@ -83,6 +83,7 @@ from dbgcore.transport.translog import TransLog as TransLog
 from dbgcore.vocab.model import BreakLoc as BreakLoc
 from dbgcore.vocab.model import BreakOptions as BreakOptions
 from dbgcore.vocab.model import Breakpoint as Breakpoint
+from dbgcore.vocab.model import FieldList as FieldList
 from dbgcore.vocab.model import Frame as Frame
 from dbgcore.vocab.model import Location as Location
 from dbgcore.vocab.model import ReturnValue as ReturnValue

@@ -449,7 +449,9 @@ class Backend:
         """The fields of a struct or object among the last ``locals()`` whose
         value does not show them (``{...}``, ``<Cart object at 0x...>``), one
         level, for a stop snapshot; None for a value that shows its contents,
-        or when the backend cannot tell. Asked only for what the snapshot shows."""
+        or when the backend cannot tell. Asked only for what the snapshot shows.
+        A backend that reads only the first fields returns them as a
+        :class:`dbgcore.vocab.model.FieldList` with the count of them all."""
         return None
 
     def evaluate(self, expression: str, timeout: float) -> Value:

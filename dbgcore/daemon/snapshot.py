@@ -72,6 +72,7 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
                 break
             v.fields.append(one)
             size += _cost(one)
+        v.fields_more = max(getattr(found, "total", len(found)), len(found)) - len(v.fields)
     return kept, len(variables) - len(kept)
 
 

@@ -163,6 +163,9 @@ def render_stop(p: Payload) -> str:
             for v in variables:
                 out.append(f"{'*' if v.get('changed') else ' '} {variable_text(v)}")
                 out += [f"    .{variable_text(f)}" for f in v.get("fields") or []]
+                if v.get("fields_more"):
+                    out.append(f"    +{v['fields_more']} more fields (`dbg vars {v['name']}` "
+                               f"lists them)")
             if p.get("locals_more"):
                 out.append(f"  +{p['locals_more']} more locals (`dbg locals` shows them all)")
         out += [shown_text(v) for v in p.get("shown") or []]

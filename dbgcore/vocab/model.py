@@ -148,6 +148,8 @@ class Variable:
     cut: int | None = None
     #: A struct's or an object's fields, one level (a stop snapshot expands them).
     fields: list[Variable] | None = None
+    #: How many of those fields the snapshot left out.
+    fields_more: int = 0
 
     def to_dict(self) -> JsonObject:
         data: JsonObject = {"name": self.name, "value": self.value, "type": self.type}
@@ -157,7 +159,19 @@ class Variable:
             data["cut"] = self.cut
         if self.fields is not None:
             data["fields"] = [f.to_dict() for f in self.fields]
+        if self.fields_more:
+            data["fields_more"] = self.fields_more
         return data
+
+
+class FieldList(list[Variable]):
+    """The first fields of a value, when a backend reads only so many of them
+    (:meth:`dbgcore.backends.contract.Backend.fields`): ``total`` counts them
+    all, so what is left out can be counted."""
+
+    def __init__(self, first: list[Variable], total: int) -> None:
+        super().__init__(first)
+        self.total = total
 
 
 @dataclass

@@ -35,6 +35,7 @@ from dbgcore.api import (
     BreakOptions,
     CallSink,
     DbgError,
+    FieldList,
     Frame,
     LaunchRequest,
     Location,
@@ -505,15 +506,16 @@ class PdbBackend(PdbBreakpoints):
             return None
         # Each repr cut at 120 characters (twenty fit one bounded answer),
         # with its full length, so a field cut here says how long it was.
-        probe = (f"[(k, r[:120], type(v).__name__, len(r)) for k, v in "
-                 f"vars({variable.name}).items() if not k.startswith('__') "
-                 f"for r in (repr(v),)][:20]")
+        # The count of them all too, for the snapshot's "+N more".
+        probe = (f"(lambda d: (len(d), [(k, r[:120], type(v).__name__, len(r)) for k, v in "
+                 f"list(d.items())[:20] for r in (repr(v),)]))({{k: v for k, v in "
+                 f"vars({variable.name}).items() if not k.startswith('__')}})")
         try:
-            rows = ast.literal_eval(self.evaluate(probe, timeout).value)
-        except (DbgError, ValueError, SyntaxError):
+            total, rows = ast.literal_eval(self.evaluate(probe, timeout).value)
+        except (DbgError, ValueError, SyntaxError, TypeError):
             return None
-        return [Variable(str(k), str(v), str(t), cut=n if n > len(str(v)) else None)
-                for k, v, t, n in rows]
+        return FieldList([Variable(str(k), str(v), str(t), cut=n if n > len(str(v)) else None)
+                          for k, v, t, n in rows], int(total))
 
     def evaluate(self, expression: str, timeout: float) -> Value:
         answer = self._query(f"_dbg_eval {expression!r}", "value", timeout)
