@@ -8,8 +8,10 @@ call or a run) is :mod:`dbgcore.ops.records`.
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
@@ -31,11 +33,13 @@ from dbgcore.ops.records import (
 from dbgcore.ops.stops import LOCATION_HELP, ending, location_text, render_stop
 from dbgcore.shared.errors import (
     DbgError,
+    DebuggerTimeout,
     NotStopped,
     OpFailed,
     UsageError,
 )
 from dbgcore.store.recorded import RecordedExpression, Unknown
+from dbgcore.vocab.model import Breakpoint, StopEvent
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
@@ -175,26 +179,72 @@ HISTORY_MAX = 1000
 def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
     """`dbg history EXPR --at LOC`: run on, evaluating EXPR at each hit of
     LOC without stopping there, until the program stops by itself (or --max
-    hits, or the op's time, which pauses it)."""
-    import time
-
+    hits, or the op's time, which pauses it). A program that has ended, or
+    that ends without reaching LOC from where it was (a stop after a
+    failure), is run again from its start, once."""
+    from dbgcore.lang.rules import split_expressions
     from dbgcore.ops.inspecting import one_line
-    from dbgcore.store.recording import StoredSamples
-    from dbgcore.vocab.model import BreakLoc, BreakOptions
+    from dbgcore.vocab.model import BreakLoc
 
-    backend = session.backend
-    assert backend is not None
     if session.state() == "running":
         raise NotStopped("history --at runs the program from a stop, and it is running",
                          "stop it with `dbg pause`, or wait for the next stop with `dbg wait`")
     expression = one_line(str(args["expression"]))
+    expressions = split_expressions(expression)
     loc = BreakLoc.from_wire(args["at"])
+    where = loc.text or loc.key()
     most = int(args.get("max") or HISTORY_MAX)
     deadline = time.monotonic() + max(timeout - 2.0, timeout / 2)
+    notes = []
+    rerun = session.state() == "exited" and session.launch_request is not None
+    if rerun:
+        notes.append("the program had ended: it was run again from its start")
+    sampled = _sample(session, rerun, expression, expressions, loc, most, deadline, timeout)
+    if not sampled.rows and sampled.event.state == "exited" and not rerun \
+            and session.launch_request is not None and time.monotonic() < deadline:
+        notes.append(f"{where} was not reached from the stop history began at: the program "
+                     "was run again from its start")
+        sampled = _sample(session, True, expression, expressions, loc, most, deadline, timeout)
+    rows = sampled.rows
+    snapshot = session.snapshot(sampled.event, timeout)
+    if sampled.timed_out:
+        notes.append(f"the op's time ({timeout:g} s, --timeout) ran out after {len(rows)} "
+                     "hits: the program was paused there, and what was recorded is kept")
+    elif len(rows) >= most:
+        notes.append(f"stopped at hit {most} (--max)")
+    if not rows:
+        notes.append(f"{where} was not reached before the program stopped")
+    shown, omitted = _chosen_values(rows, args)
+    return {**snapshot.to_dict(), "history": {
+        "expression": expression, "at": where, "values": shown,
+        "total": len(rows), "omitted": omitted, "first": bool(args.get("first")),
+        "changes": sum(1 for r in rows if r["changed"]), "run": session.current_run(),
+        "source": "hits of " + where, "note": "; ".join(notes)}}
+
+
+class _Sampled:
+    """What one run of `history --at` took: its rows, the event it ended
+    at, and whether the op's time ran out."""
+
+    def __init__(self, rows: list[Payload], event: StopEvent, timed_out: bool) -> None:
+        self.rows, self.event, self.timed_out = rows, event, timed_out
+
+
+def _sample(session: Session, restart: bool, expression: str, expressions: list[str],
+            loc: BreakLoc, most: int, deadline: float, timeout: float) -> _Sampled:
+    """Run on from the current stop (or from the program's start again,
+    ``restart``), taking EXPR at each hit of ``loc``."""
+    from dbgcore.ops.starting import handle_restart
+    from dbgcore.store.recording import StoredSamples
+    from dbgcore.vocab.model import BreakOptions
 
     def left() -> float:
         return max(deadline - time.monotonic(), 0.1)
 
+    if restart:
+        handle_restart(session, {}, left())
+    backend = session.backend
+    assert backend is not None
     bp = backend.set_breakpoint(loc, BreakOptions(), timeout)
     rows: list[Payload] = []
     timed_out = False
@@ -202,27 +252,21 @@ def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
     # Each value is in the store as it is taken: a daemon killed meanwhile keeps them.
     kept = StoredSamples(session.store, session.current_run(), "history", expression.strip())
     try:
-        event = backend.cont(left())
-        while event.state == "stopped" and bp.id in event.hit_breakpoints:
-            try:
-                value = backend.evaluate(expression, left()).value
-            except DbgError as exc:
-                value = None
-                error = exc.message
-            where = event.location
-            row: Payload = {"value": value, "file": where.file if where else None,
-                            "line": where.line if where else None,
-                            "function": where.function if where else None,
-                            "hit": len(rows) + 1, "changed": value != last}
-            if value is None:
-                row["error"] = error
-            rows.append(row)
-            kept.add({**row, "location": loc.text or loc.key()})
-            last = value
-            if len(rows) >= most or len(event.hit_breakpoints) > 1 \
-                    or time.monotonic() >= deadline:
-                break  # --max, a breakpoint of the user's here too, or the time
+        try:
             event = backend.cont(left())
+            while event.state == "stopped" and _hit(bp, event):
+                row = _taken(backend, expressions, event, left)
+                row.update(hit=len(rows) + 1, changed=row["value"] != last)
+                rows.append(row)
+                kept.add({**row, "location": loc.text or loc.key()})
+                last = row["value"]
+                if len(rows) >= most or time.monotonic() >= deadline:
+                    break  # --max, or the time
+                # A breakpoint of the user's on the same line is no reason
+                # to stop: the history goes on past it.
+                event = backend.cont(left())
+        except DebuggerTimeout:
+            event = StopEvent(state="running")
         if event.state == "running":
             timed_out = True
             event = backend.pause(2.0)
@@ -230,20 +274,53 @@ def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
         kept.close()
         if backend.state() not in ("exited", "debugger_lost"):
             backend.remove_breakpoint(bp.id, 2.0)
-    snapshot = session.snapshot(event, timeout)
-    limit = int(args.get("limit") or TRACE_SHOWN)
-    notes = []
-    if timed_out:
-        notes.append("the op's time ran out: the program was paused there")
-    elif len(rows) >= most:
-        notes.append(f"stopped at hit {most} (--max)")
-    if not rows:
-        notes.append(f"{loc.text or loc.key()} was not reached before the program stopped")
-    return {**snapshot.to_dict(), "history": {
-        "expression": expression, "at": loc.text or loc.key(), "values": rows[-limit:],
-        "total": len(rows), "omitted": max(len(rows) - limit, 0),
-        "changes": sum(1 for r in rows if r["changed"]), "run": session.current_run(),
-        "source": "hits of " + (loc.text or loc.key()), "note": "; ".join(notes)}}
+    return _Sampled(rows, event, timed_out)
+
+
+def _hit(bp: Breakpoint, event: StopEvent) -> bool:
+    """Whether a stop is at history's breakpoint: said so, or at its line
+    (where a breakpoint of the user's on the same line is the one a
+    debugger names)."""
+    if bp.id in event.hit_breakpoints:
+        return True
+    at = event.location
+    return bool(event.hit_breakpoints and at is not None and bp.line is not None
+                and at.line == bp.line and at.file is not None and bp.file is not None
+                and os.path.realpath(at.file) == os.path.realpath(bp.file))
+
+
+def _taken(backend: Backend, expressions: list[str], event: StopEvent,
+           left: Callable[[], float]) -> Payload:
+    """One hit's row: where, and each expression's value (or the error
+    evaluating it); several expressions also give ``values``, one each,
+    and ``value`` reads ``a = 1; b = 2``."""
+    parts: list[Payload] = []
+    for text in expressions:
+        try:
+            parts.append({"expression": text, "value": backend.evaluate(text, left()).value})
+        except DbgError as exc:
+            parts.append({"expression": text, "value": None, "error": exc.message})
+    at = event.location
+    row: Payload = {"file": at.file if at else None, "line": at.line if at else None,
+                    "function": at.function if at else None}
+    if len(parts) == 1:
+        row["value"] = parts[0]["value"]
+        if "error" in parts[0]:
+            row["error"] = parts[0]["error"]
+        return row
+    row["value"] = "; ".join(f"{p['expression']} = "
+                             f"{p['value'] if p['value'] is not None else '<' + p['error'] + '>'}"
+                             for p in parts)
+    row["values"] = parts
+    return row
+
+
+def _chosen_values(rows: list[Payload], args: Payload) -> tuple[list[Payload], int]:
+    """The values a history answer shows: the changes only (``--changes``),
+    the first or the last N."""
+    if args.get("changes"):
+        rows = [r for r in rows if r["changed"]]
+    return budget(rows, args.get("limit"), newest=not args.get("first"))
 
 
 #: What `dbg calls --sum-by` totals calls by.
@@ -298,11 +375,12 @@ def run_calls(values: Payload, session: str, timeout: float,
         if notes:
             answer["note"] = "; ".join(notes)
         return answer, None
-    shown, omitted = budget(rows, values.get("limit"))
+    first = bool(values.get("first"))
+    shown, omitted = budget(rows, values.get("limit"), newest=not first)
     answer = {"calls": shown, "total": len(rows), "omitted": omitted,
               "run": run_id, "run_state": run.get("state"),
               "function": function, "where": values.get("where"),
-              "timed": bool(values.get("time"))}
+              "timed": bool(values.get("time")), "first": first}
     if notes:
         answer["note"] = "; ".join(notes)
     return answer, None
@@ -383,7 +461,9 @@ def run_history(values: Payload, session: str, timeout: float,
         if not response.get("ok"):
             raise DbgError.from_wire(response.get("error") or {})
         return response.get("result") or {}, response.get("via")
-    parsed = RecordedExpression(expression)
+    from dbgcore.lang.rules import split_expressions
+
+    parsed = [RecordedExpression(e) for e in split_expressions(expression)]
     store = open_store("dbg history")
     try:
         run = chosen_run(store, session, values.get("run"))
@@ -393,8 +473,8 @@ def run_history(values: Payload, session: str, timeout: float,
         notes = store.take_notes()
     finally:
         store.close()
-    rows = _recorded_values(expression, parsed, stops, sampled)
-    shown, omitted = budget(rows, values.get("limit"))
+    rows = _recorded_values(parsed, stops, sampled)
+    shown, omitted = _chosen_values(rows, values)
     if not rows:
         notes.insert(0, f"no recorded stop of run {run_id} has {expression!r} among its "
                         "locals; --at LOCATION evaluates it as the program runs")
@@ -405,32 +485,38 @@ def run_history(values: Payload, session: str, timeout: float,
     # The same shape as with --at (there beside the stop it ended at).
     return {"history": {
         "expression": expression, "at": None, "values": shown, "total": len(rows),
-        "omitted": omitted, "changes": sum(1 for r in rows if r["changed"]), "run": run_id,
+        "omitted": omitted, "first": bool(values.get("first")),
+        "changes": sum(1 for r in rows if r["changed"]), "run": run_id,
         "source": source, "note": "; ".join(notes)}}, None
 
 
-def _recorded_values(expression: str, parsed: RecordedExpression, stops: list[JsonObject],
+def _recorded_values(parsed: list[RecordedExpression], stops: list[JsonObject],
                      sampled: list[JsonObject]) -> list[JsonObject]:
     """The values EXPR had in a run's records, in the order they were taken:
-    at each recorded stop whose locals answer it, and at each hit `history
-    --at` sampled it (kept as they were taken, so a run cut short keeps them)."""
+    at each recorded stop whose locals answer it (one of them, for several
+    expressions), and at each hit `history --at` sampled it (kept as they
+    were taken, so a run cut short keeps them)."""
     taken: list[tuple[float, JsonObject]] = []
-    bare = expression.strip().isidentifier()
     for stop in stops:
         if stop.get("state") != "stopped":
             continue
         names = {str(v["name"]): v.get("value") for v in stop.get("locals") or []}
-        try:
-            value = names[expression.strip()] if bare and expression.strip() in names \
-                else parsed.evaluate(names)
-        except Unknown:
+        parts = [_recorded(e, names) for e in parsed]
+        if all(p is None for p in parts):
             continue
-        taken.append((float(stop.get("at") or 0), {
-            "value": value if isinstance(value, str) else repr(value),
-            "file": stop.get("file"), "line": stop.get("line"),
-            "function": stop.get("function"), "stop": stop.get("id")}))
+        row: JsonObject = {"file": stop.get("file"), "line": stop.get("line"),
+                           "function": stop.get("function"), "stop": stop.get("id")}
+        if len(parts) == 1:
+            row["value"] = parts[0]
+        else:
+            pairs = list(zip(parsed, parts, strict=True))
+            row["value"] = "; ".join(f"{e.text} = {p if p is not None else '<not recorded>'}"
+                                     for e, p in pairs)
+            row["values"] = [{"expression": e.text, "value": p} for e, p in pairs]
+        taken.append((float(stop.get("at") or 0), row))
     for sample in sampled:
-        row = {k: sample.get(k) for k in ("value", "file", "line", "function", "hit")}
+        row = {k: sample.get(k) for k in ("value", "file", "line", "function", "hit", "values")
+               if k != "values" or sample.get(k) is not None}
         if sample.get("error") is not None:
             row["error"] = sample["error"]
         taken.append((float(sample.get("at") or 0), row))
@@ -441,6 +527,18 @@ def _recorded_values(expression: str, parsed: RecordedExpression, stops: list[Js
         rows.append({**row, "changed": row["value"] != last})
         last = row["value"]
     return rows
+
+
+def _recorded(parsed: RecordedExpression, names: dict[str, object]) -> str | None:
+    """EXPR's value over a stop's recorded locals (a local's own text when
+    EXPR names one), None when they do not answer it."""
+    bare = parsed.text.strip()
+    try:
+        value = names[bare] if bare.isidentifier() and bare in names else \
+            parsed.evaluate(names)
+    except Unknown:
+        return None
+    return value if isinstance(value, str) else repr(value)
 
 
 def run_runs(values: Payload, session: str, timeout: float,
@@ -546,7 +644,8 @@ def render_calls(p: Payload) -> str:
     if not rows:
         return f"no recorded {what} in run {p.get('run')}"
     out = [f"{p.get('total')} {what} in run {p.get('run')}"]
-    out += calls_text(rows, int(p.get("omitted") or 0), "calls", timed=bool(p.get("timed")))
+    out += calls_text(rows, int(p.get("omitted") or 0), "calls", timed=bool(p.get("timed")),
+                      first=bool(p.get("first")))
     if p.get("note"):
         out.append(f"note: {p['note']}")
     return "\n".join(out)
@@ -584,8 +683,10 @@ def render_history(p: Payload) -> str:
     h = p["history"]
     out = [f"{h['expression']}: {h.get('total', 0)} values, {h.get('changes', 0)} changes "
            f"({h.get('source')}, run {h.get('run')})"]
-    if h.get("omitted"):
-        out.append(f"... {h['omitted']} earlier values not shown (--limit N shows more)")
+    cut = f"{h.get('omitted')} {'later' if h.get('first') else 'earlier'} values not shown " \
+        "(--limit N shows more)"
+    if h.get("omitted") and not h.get("first"):
+        out.append(f"... {cut}")
     for r in h.get("values") or []:
         mark = "*" if r.get("changed") else " "
         value = r["value"] if r.get("value") is not None else f"<{r.get('error', 'no value')}>"
@@ -593,6 +694,8 @@ def render_history(p: Payload) -> str:
         if r.get("function"):
             where += f" in {r['function']}"
         out.append(f" {mark} {value}   [{where}]")
+    if h.get("omitted") and h.get("first"):
+        out.append(f"... {cut}")
     if h.get("note"):
         out.append(f"note: {h['note']}")
     if h.get("at") is not None:  # it ran the program: where it ended
@@ -685,6 +788,8 @@ OPS: tuple[Op, ...] = (
             flags=("--run",), minimum=1, metavar="ID"),
         Arg("limit", "int", "Show the last N (default 40).", flags=("--limit",), minimum=1,
             metavar="N"),
+        Arg("first", "bool", "Show the first N instead (when did it begin?).",
+            flags=("--first",)),
         Arg("time", "bool", "Show each call's duration.", flags=("--time",)),
         Arg("sum_by", "str", "Totals instead of calls: their count, time (total, mean, "
             "longest) and exceptions per function or per caller (the call site).",
@@ -709,10 +814,17 @@ OPS: tuple[Op, ...] = (
             flags=("--run",), minimum=1, metavar="ID"),
         Arg("limit", "int", "Show the last N values (default 40).", flags=("--limit",),
             minimum=1, metavar="N"),
+        Arg("first", "bool", "Show the first N instead (when did it go bad?).",
+            flags=("--first",)),
+        Arg("changes", "bool", "Show only the values that changed from the one before.",
+            flags=("--changes",)),
     ), needs="none", send="local", run=run_history, handler=handle_history,
-       render=render_history, group="history", core_ok=False, waits=True, details=(
+       render=render_history, group="history", core_ok=False, waits=True, ended_ok=True,
+       details=(
            "Each value is marked * where it changed from the one before, with where it was "
-           "seen.\n\n"
+           "seen; `;` separates several expressions, taken together at each hit. A program "
+           "that has ended, or that ends without reaching LOC, is run again from its start "
+           "(once).\n\n"
            "  dbg history total --at ledger.py:41\n"
            "  dbg history 'len(items)'")),
     Op("runs", "List the recorded runs of the program (start, restart, test): ids for "

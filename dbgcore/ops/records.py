@@ -133,13 +133,19 @@ def call_lines(c: Payload) -> list[str]:
     return out
 
 
-def calls_text(rows: list[Payload], omitted: int, what: str, timed: bool = False) -> list[str]:
+def calls_text(rows: list[Payload], omitted: int, what: str, timed: bool = False,
+               first: bool = False) -> list[str]:
+    """The calls' lines, with those cut counted where they were: before the
+    last ones shown, or after the ``first`` ones."""
     out = []
-    if omitted:
-        out.append(f"... {omitted} earlier {what} not shown (--limit N shows more)")
+    cut = f"{omitted} {'later' if first else 'earlier'} {what} not shown (--limit N shows more)"
+    if omitted and not first:
+        out.append(f"... {cut}")
     for c in rows:
         out.append(call_line(c, timed=timed))
         out.extend(call_lines(c))
+    if omitted and first:
+        out.append(f"... {cut}")
     return out
 
 
