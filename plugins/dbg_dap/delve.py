@@ -203,6 +203,18 @@ class DelveProfile(AdapterProfile):
             self._goroot = go_goroot(frames)
         return [go_library(f, self._goroot) for f in frames]
 
+    def exception_frame(self, backend: AdapterHost, frames: list[Message],
+                        timeout: float) -> int:
+        # A fatal error (a deadlock: "all goroutines are asleep") stops in
+        # the goroutine's wait, in Go's own sync or runtime code: the
+        # program's frame is the one that called it (main's wg.Wait()). A
+        # stack of library code only keeps the first frame outside the runtime.
+        libraries = self.library_frames(backend, frames, timeout)
+        internal = self.internal_frames(frames)
+        return next((i for i, frame in enumerate(frames)
+                     if not internal[i] and libraries[i] is None),
+                    super().exception_frame(backend, frames, timeout))
+
     def frames_args(self, backend: AdapterHost, frames: list[Message],
                     timeout: float) -> list[list[Variable] | None]:
         return [self._frame_args(backend, f, timeout) for f in frames]

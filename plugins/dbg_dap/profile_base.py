@@ -458,6 +458,14 @@ class AdapterProfile:
         """Whether a stack frame is the runner's or the runtime's own."""
         return False
 
+    def exception_frame(self, backend: AdapterHost, frames: list[Message],
+                        timeout: float) -> int:
+        """At an exception's stop, the index of the frame dbg selects: where
+        the program raised it, not inside the runtime's machinery for it
+        (the first frame that is not :meth:`internal_frame`; 0 if none)."""
+        internal = self.internal_frames(frames)
+        return next((i for i, inside in enumerate(internal) if not inside), 0)
+
     def unreadable(self, backend: AdapterHost, expression: str, timeout: float) -> str | None:
         """Why `dbg print EXPRESSION` cannot be answered, for an adapter
         whose evaluation would answer a value it made up where memory cannot
