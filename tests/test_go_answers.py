@@ -33,3 +33,30 @@ def test_a_deadlock_stops_in_the_program_frame_that_waits(dbg: Dbg, tmp_path: Pa
     frames = dbg.json("stack")["frames"]
     assert next(f for f in frames if f.get("current"))["function"] == "main.main", frames
     assert any(v["name"] == "results" for v in dbg.json("locals")["variables"])
+
+
+def test_threads_show_each_goroutine_at_its_line_with_its_wait(dbg: Dbg, tmp_path: Path) -> None:
+    require_backend("dlv")
+    package = copy_tree("golock", tmp_path)
+    program = build_go(package)
+    lines = marked_lines(package / "main.go")
+    assert dbg.json("start", "--backend", "dlv", "--run", str(program))["state"] == "stopped"
+    threads = dbg.json("threads")["threads"]
+
+    def of(function: str) -> dict[str, object]:
+        return next(t for t in threads if t.get("function") == function)
+
+    main, tally = of("main.main"), of("main.tally")
+    # Where the program's own code waits, below sync's and the runtime's frames.
+    assert (main["line"], tally["line"]) == (lines["main-waits"], lines["tally-sends"]), threads
+    assert os.path.realpath(str(tally["file"])) == os.path.realpath(package / "main.go")
+    # A WaitGroup's wait is a semaphore's, which dbg counts with the locks.
+    assert (main["state"], main["waits"]) == ("blocked", "semacquire"), main
+    assert (tally["state"], tally["waits"]) == ("waiting", "chan send"), tally
+    assert main["current"] and not tally["current"], threads
+    text = dbg("threads").out
+    assert f"main.go:{lines['tally-sends']} in main.tally" in text, text
+    assert "chan send" in text, text
+    # Selecting a goroutine still works, and its stack is its own.
+    assert dbg.json("thread", str(tally["id"]))["ok"]
+    assert "main.tally" in [f["function"] for f in dbg.json("stack")["frames"]]

@@ -203,8 +203,8 @@ class DelveProfile(AdapterProfile):
             self._goroot = go_goroot(frames)
         return [go_library(f, self._goroot) for f in frames]
 
-    def exception_frame(self, backend: AdapterHost, frames: list[Message],
-                        timeout: float) -> int:
+    def program_frame(self, backend: AdapterHost, frames: list[Message],
+                      timeout: float) -> int:
         # A fatal error (a deadlock: "all goroutines are asleep") stops in
         # the goroutine's wait, in Go's own sync or runtime code: the
         # program's frame is the one that called it (main's wg.Wait()). A
@@ -213,7 +213,15 @@ class DelveProfile(AdapterProfile):
         internal = self.internal_frames(frames)
         return next((i for i, frame in enumerate(frames)
                      if not internal[i] and libraries[i] is None),
-                    super().exception_frame(backend, frames, timeout))
+                    super().program_frame(backend, frames, timeout))
+
+    # delve's thread names are "[Go 6] FUNCTION" only.
+    threads_with_places = True
+
+    def frame_wait(self, backend: AdapterHost, frame: Message,
+                   timeout: float) -> tuple[str, str] | None:
+        # delve evaluates `runtime.curg` as the g of the frame's goroutine.
+        return go_wait(_quiet_evaluate(backend, "runtime.curg.waitreason", frame, timeout))
 
     def frames_args(self, backend: AdapterHost, frames: list[Message],
                     timeout: float) -> list[list[Variable] | None]:

@@ -220,7 +220,7 @@ class DapEvents(DapInspection):
         frames = self.stack_frames(timeout)
         top = frames[0] if frames else None
         if stop.reason == "exception" and frames:
-            own = self.profile.exception_frame(self.host, frames, timeout)
+            own = self.profile.program_frame(self.host, frames, timeout)
             self.frame_index, top = own, frames[own]
         location = frame_location(top) if top else None
         if location is not None and top is not None:
