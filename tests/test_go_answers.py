@@ -60,3 +60,24 @@ def test_threads_show_each_goroutine_at_its_line_with_its_wait(dbg: Dbg, tmp_pat
     # Selecting a goroutine still works, and its stack is its own.
     assert dbg.json("thread", str(tally["id"]))["ok"]
     assert "main.tally" in [f["function"] for f in dbg.json("stack")["frames"]]
+
+
+def test_a_failing_tests_long_message_is_whole_or_cut_with_a_marker(dbg: Dbg,
+                                                                    tmp_path: Path) -> None:
+    require_backend("dlv")
+    package = copy_tree("gotally", tmp_path)
+    lines = marked_lines(package / "tally_test.go")
+    words = " ".join(f"{{word{i:02d} 1}}" for i in range(60))
+    stop = dbg.json("test", str(package), "-run", "TestCount")
+    assert stop["location"]["line"] == lines["wants-fails"], stop
+    # 640 characters: all of them, not the first 64 delve loads of a []byte.
+    assert stop["description"] == \
+        f"TestCountWants failed: got 61 entries, want 2: [{words} {{hello 2}}]", stop
+    flood = dbg.json("continue")
+    assert flood["location"]["line"] == lines["floods-fails"], flood
+    message = "got 2 entries, want 1: [{spam 3} {" + "x" * 5000 + " 1}]"
+    head, _, rest = flood["description"].partition(" ... (")
+    assert head.startswith(f"TestCountFloods failed: {message[:1900]}"), flood
+    assert message.startswith(head.removeprefix("TestCountFloods failed: ")), flood
+    shown = len(head) - len("TestCountFloods failed: ")
+    assert rest == f"{len(message) - shown} more characters)", flood
