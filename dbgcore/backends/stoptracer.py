@@ -138,8 +138,11 @@ class _Tracer:
             depth = len(frames)
             ours = not event.hit_breakpoints and event.reason not in _FATAL
             if hit:
-                recorded = self.enter(frames, event.thread)
                 self.set_return_stops(self.ours[hit[0]])
+                # The thread (goroutine) of each call where calls are kept
+                # per thread by their return stops; the other tracers'
+                # answers stay as they were.
+                recorded = self.enter(frames, event.thread if self.by_returns else None)
                 if others:
                     return event  # a breakpoint of the user's at the same place
                 if not recorded and self.open and not self.by_returns:
