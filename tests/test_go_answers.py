@@ -91,6 +91,7 @@ def test_trace_over_goroutines_records_each_call_once_with_its_value(dbg: Dbg,
     assert dbg.json("start", "--backend", "dlv", str(program))["state"] == "stopped"
     traced = dbg.json("trace", "weigh")
     assert traced["ok"], traced
+    assert traced["trace"]["means"] == "dbg's breakpoints on calls and returns", traced
     calls = dbg.json("calls", "weigh")["calls"]
     # delve refuses a step while another goroutine's breakpoint interrupted
     # one: no call "raises" that refusal, none is counted twice, and each

@@ -109,7 +109,8 @@ class _Tracer:
                                      for c in self.calls)
         return TraceOutcome(
             calls=sorted(self.calls, key=lambda c: c.seq), event=event, dropped=self.dropped,
-            means="dbg's breakpoints and step out", timed_out=self.timed_out,
+            means="dbg's breakpoints on calls and returns" if self.by_returns and self.calls
+            else "dbg's breakpoints and step out", timed_out=self.timed_out,
             note="with --lines, a return value is read where the returning line starts with "
             "`return`; the others are not known" if unknown else "")
 
