@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         BreakOptions,
         Breakpoint,
         Frame,
+        ReturnValue,
         StopEvent,
         StopState,
         Thread,
@@ -385,6 +386,24 @@ class Backend:
         ``return_value`` when the debugger can know it. The core has already
         refused `finish` in the outermost frame."""
         raise self.unsupported("finish")
+
+    def return_stops(self, timeout: float) -> list[int | str] | None:
+        """At a stop at the entry of a function `dbg trace` traces: dbg's own
+        breakpoints on each of the function's returns, where
+        :meth:`returned_value` reads the value, so that the tracer runs on
+        with `continue` only and never steps out (delve refuses a step while
+        another goroutine's breakpoint has interrupted one, and a `continue`
+        then finishes that old step). None: the backend has no such means
+        (the tracer finishes each call)."""
+        return None
+
+    def returned_value(self, timeout: float) -> ReturnValue | None:
+        """At a stop at one of :meth:`return_stops`' breakpoints: the value
+        the call returns (None: it has none, or it cannot be read)."""
+        return None
+
+    def discard_return_stops(self, stops: list[int | str], timeout: float) -> None:
+        """Remove the breakpoints :meth:`return_stops` set."""
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         """Run to ``loc`` (None: the next line, not going back in a loop). A

@@ -63,7 +63,16 @@ class _Tracer:
         self.functions = functions
         self.ours: dict[int | str, str] = {}
         self.calls: list[CallRecord] = []
+        #: The open calls of each thread (a goroutine's), and those of the
+        #: thread of the stop at hand.
+        self.open_by: dict[int | str | None, list[_Open]] = {}
         self.open: list[_Open] = []
+        #: Each traced function's return stops (Backend.return_stops), once
+        #: set at its first call; ``by_returns`` until the backend says it
+        #: has none (then each call is finished). Not with --lines, which
+        #: steps anyway.
+        self.returns: dict[str, list[int | str]] = {}
+        self.by_returns = not lines
         self.dropped = 0
         self.timed_out = False
         #: Running an unrecorded call (past --max) out, inside a recorded one.
@@ -101,11 +110,15 @@ class _Tracer:
                                      for c in self.calls)
         return TraceOutcome(
             calls=sorted(self.calls, key=lambda c: c.seq), event=event, dropped=self.dropped,
-            means="dbg's breakpoints and step out", timed_out=self.timed_out,
+            means="dbg's breakpoints on calls and returns" if self.by_returns and self.calls
+            else "dbg's breakpoints and step out", timed_out=self.timed_out,
             note="with --lines, a return value is read where the returning line starts with "
             "`return`; the others are not known" if unknown else "")
 
     def remove(self) -> None:
+        for name in list(self.returns):
+            with contextlib.suppress(DbgError):
+                self.backend.discard_return_stops(self.returns.pop(name), max(self.left(), 1.0))
         for bp_id in list(self.ours):
             with contextlib.suppress(DbgError):
                 self.backend.remove_breakpoint(bp_id, max(self.left(), 1.0))
@@ -120,21 +133,37 @@ class _Tracer:
                 return self.backend.pause(_MARGIN)
             if event.state != "stopped":
                 return event
+            self.open = self.open_by.setdefault(event.thread, [])
             hit = [b for b in event.hit_breakpoints if b in self.ours]
             others = [b for b in event.hit_breakpoints if b not in self.ours]
             frames = self.backend.stack(None, max(self.left(), 0.1))
             depth = len(frames)
             ours = not event.hit_breakpoints and event.reason not in _FATAL
             if hit:
-                recorded = self.enter(frames)
+                self.set_return_stops(self.ours[hit[0]])
+                # The thread (goroutine) of each call where calls are kept
+                # per thread by their return stops; the other tracers'
+                # answers stay as they were.
+                recorded = self.enter(frames, event.thread if self.by_returns else None)
                 if others:
                     return event  # a breakpoint of the user's at the same place
-                if not recorded and self.open:
+                if not recorded and self.open and not self.by_returns:
                     # Past --max inside a recorded call: run this one out, then
                     # go on with the recorded one.
                     self.skipping = True
                     event = self.backend.finish(max(self.left(), 0.1))
                     continue
+            elif self.returns and event.reason == "until" and not event.hit_breakpoints:
+                # At a return stop: the innermost open call of this thread
+                # returns (one of an unrecorded call, or of a call made
+                # before the trace began, has none open at its depth).
+                if self.open and self.open[-1].depth == depth:
+                    done = self.open.pop().record
+                    if self._same_call(done, frames):
+                        done.outcome = "returned"
+                        value = self.backend.returned_value(max(self.left(), 0.1))
+                        done.value = cut(value.value) if value is not None else None
+                        self.sink.record(done)
             elif self.open and self.returned(event, depth):
                 pass
             elif self.open and ours and self.skipping and depth > self.open[-1].depth:
@@ -156,13 +185,43 @@ class _Tracer:
         """Run on: through the innermost open call (line by line with
         --lines, out of it at a `return` line, where finishing it tells its
         value), or to the next call."""
-        if not self.open:
+        if not self.open or self.by_returns:
             return self.backend.cont(max(self.left(), 0.1))
         if self.lines and not _returns_here(event):
             return self.backend.next(max(self.left(), 0.1))
         return self.backend.finish(max(self.left(), 0.1))
 
-    def enter(self, frames: list[Frame]) -> bool:
+    def _same_call(self, record: CallRecord, frames: list[Frame]) -> bool:
+        """Whether the call returning at ``frames`` is ``record``'s, by its
+        arguments: delve does not report every hit of goroutines that reach
+        a breakpoint at once, and a later call's return in the same thread
+        must not be taken for an earlier one's whose return went unseen
+        (that one stays unfinished)."""
+        if not frames:
+            return False
+        with contextlib.suppress(DbgError):
+            self.backend.frame_args([frames[0]], max(self.left(), 0.1))
+        return [(a.name, cut(a.value)) for a in frames[0].args or []] == record.args
+
+    def set_return_stops(self, name: str) -> None:
+        """At the first call of ``name``, stopped at its entry: its return
+        stops, or (the backend has none) finishing each call from now on."""
+        if not self.by_returns or name in self.returns:
+            return
+        try:
+            stops = self.backend.return_stops(max(self.left(), 0.1))
+        except DbgError:
+            stops = None
+        if stops is None:
+            self.by_returns = False
+            for other in list(self.returns):  # they would stop for nothing now
+                with contextlib.suppress(DbgError):
+                    self.backend.discard_return_stops(self.returns.pop(other),
+                                                      max(self.left(), 1.0))
+        else:
+            self.returns[name] = stops
+
+    def enter(self, frames: list[Frame], thread: int | str | None = None) -> bool:
         """Record the call the stop at ``frames`` began (False: past --max,
         counted only)."""
         depth = len(frames)
@@ -185,7 +244,8 @@ class _Tracer:
             function=(top.function if top else None) or "?",
             args=args, file=top.file if top else None, line=top.line if top else None,
             caller=(caller.file, caller.line, caller.function) if caller else None,
-            depth=len(self.open), parent=self.open[-1].record.seq if self.open else None)
+            thread=thread, depth=len(self.open),
+            parent=self.open[-1].record.seq if self.open else None)
         self.calls.append(record)
         self.open.append(_Open(record, depth, {}))
         if self.lines:

@@ -284,11 +284,24 @@ def render_set(p: Payload) -> str:
 
 
 def render_threads(p: Payload) -> str:
-    lines = [f"{'*' if t.get('current') else ' '} {t['id']} {t['name']}"
+    lines = [f"{'*' if t.get('current') else ' '} {t['id']} {t['name']}{_thread_place(t)}"
              for t in p.get("threads", [])]
     if p.get("cut"):
         lines.append(f"... {p['cut']} more threads not listed")
     return "\n".join(lines) or "no threads"
+
+
+def _thread_place(thread: Payload) -> str:
+    """Where a thread's own code is and why it waits, where the backend said:
+    "  at main.go:12 in main.tally (waiting: chan send)"."""
+    place = ""
+    if thread.get("file") and thread.get("line"):
+        place = f"  at {thread['file']}:{thread['line']}"
+        if thread.get("function"):
+            place += f" in {thread['function']}"
+    if thread.get("waits"):
+        place += f" ({thread.get('state') or 'waiting'}: {thread['waits']})"
+    return place
 
 
 def render_thread(p: Payload) -> str:

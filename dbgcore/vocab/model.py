@@ -200,14 +200,30 @@ class ReturnValue:
 
 @dataclass
 class Thread:
-    """One thread of the program."""
+    """One thread of the program; where a debugger can tell cheaply (delve's
+    goroutines), the place its own code is at (``function``, ``file``,
+    ``line``: its innermost frame of the program's code, below the
+    library's and runtime's) and why it waits (``state`` "waiting" or
+    "blocked", ``waits`` as for :class:`ThreadStack`)."""
 
     id: int | str
     name: str
     current: bool = False
+    function: str | None = None
+    file: str | None = None
+    line: int | None = None
+    state: str | None = None
+    waits: str | None = None
 
     def to_dict(self) -> JsonObject:
-        return _record(self)
+        # The place and wait only where the debugger said them: a thread of
+        # any other backend answers as it always did.
+        return {key: value for key, value in _record(self).items()
+                if value is not None or key not in _THREAD_EXTRAS}
+
+
+#: :class:`Thread`'s fields a backend may leave unknown (None).
+_THREAD_EXTRAS = frozenset(("function", "file", "line", "state", "waits"))
 
 
 @dataclass

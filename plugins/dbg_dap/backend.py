@@ -26,7 +26,12 @@ from dbg_dap.assign import set_value
 from dbg_dap.breakpoints import BreakpointTable
 from dbg_dap.core import ATTACH_STOP_WAIT, frame_location
 from dbg_dap.events import DapEvents
-from dbg_dap.finish import finish_by_returns, finish_generator
+from dbg_dap.finish import (
+    finish_by_returns,
+    finish_generator,
+    results_at_ret,
+    return_instructions,
+)
 from dbg_dap.memcheck import MemcheckRun
 from dbg_dap.profile_base import AdapterProfile
 from dbg_dap.profiles import profile_for
@@ -50,6 +55,7 @@ from dbgcore.api import (
     OutputPump,
     PipeTransport,
     Readiness,
+    ReturnValue,
     SessionContext,
     SocketTransport,
     StopEvent,
@@ -605,6 +611,23 @@ class DapBackend(DapEvents):
                 return event  # something else stopped it first: no return value
         event.return_value = self.profile.return_value(self, timeout)
         return event
+
+    def return_stops(self, timeout: float) -> list[int | str] | None:
+        # delve: instruction breakpoints on the RETs, where the results are
+        # still locals (as `finish` stops there before it steps out).
+        if not self.profile.return_values_at_ret:
+            return None
+        addresses = return_instructions(self, timeout)
+        if not addresses:
+            return None
+        return list(self.breaks.add_instructions(addresses, timeout))
+
+    def returned_value(self, timeout: float) -> ReturnValue | None:
+        return results_at_ret(self, timeout)
+
+    def discard_return_stops(self, stops: list[int | str], timeout: float) -> None:
+        for bp_id in stops:
+            self.breaks.discard_internal(int(bp_id), timeout)
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         if loc is None:

@@ -85,6 +85,46 @@ def _quiet_evaluate(backend: AdapterHost, expression: str, frame: Message,
         return ""
 
 
+#: A failing test's message is shown up to this many characters, then
+#: says how many more it has.
+_MESSAGE_CHARS = 2000
+#: The test's output (testing's ``c.output``, a []byte) is read from its
+#: last this many bytes, this many at a time: delve loads 64 elements of a
+#: slice, and `string(c.output)` converts only those, with no sign of a
+#: cut; and it cuts a value it shows at 256 characters ("[]uint8 len: 48,
+#: cap: 5000, [120,...]" fits).
+_OUTPUT_TAIL = 6144
+_OUTPUT_PAGE = 48
+#: A byte slice as delve shows it: `[]uint8 len: 3, cap: 8, [104,105,33]`.
+_BYTES_RE = re.compile(r"len: (\d+), cap: \d+, \[([\d,]*)\]")
+
+
+def _test_output(backend: AdapterHost, frame: Message, timeout: float) -> str:
+    """The end of what the test has logged (``c.output`` in testing's Fail),
+    read page by page as bytes and decoded once, so that a character is not
+    split between two pages."""
+    shown = _quiet_evaluate(backend, "len(c.output)", frame, timeout)
+    if not shown.isdigit():
+        return _go_string(_quiet_evaluate(backend, "string(c.output)", frame, timeout))
+    total = int(shown)
+    data = bytearray()
+    for start in range(max(0, total - _OUTPUT_TAIL), total, _OUTPUT_PAGE):
+        end = min(start + _OUTPUT_PAGE, total)
+        page = _BYTES_RE.search(_quiet_evaluate(backend, f"c.output[{start}:{end}]", frame,
+                                                timeout))
+        if page is None or int(page.group(1)) != end - start:
+            break  # unreadable: what was read so far
+        data.extend(int(b) for b in page.group(2).split(",") if b)
+    return data.decode("utf-8", errors="replace")
+
+
+def _bounded(message: str) -> str:
+    """A test's message within :data:`_MESSAGE_CHARS`, a cut one saying so."""
+    if len(message) <= _MESSAGE_CHARS:
+        return message
+    return f"{message[:_MESSAGE_CHARS]} ... ({len(message) - _MESSAGE_CHARS} more characters)"
+
+
 #: The runtime's words for a goroutine's wait (its ``waitReason`` constant's
 #: name without the prefix, as delve shows it: ``waitReasonChanReceive (14)``).
 _WAIT_REASON_RE = re.compile(r"^waitReason(\w+)")
@@ -203,6 +243,26 @@ class DelveProfile(AdapterProfile):
             self._goroot = go_goroot(frames)
         return [go_library(f, self._goroot) for f in frames]
 
+    def program_frame(self, backend: AdapterHost, frames: list[Message],
+                      timeout: float) -> int:
+        # A fatal error (a deadlock: "all goroutines are asleep") stops in
+        # the goroutine's wait, in Go's own sync or runtime code: the
+        # program's frame is the one that called it (main's wg.Wait()). A
+        # stack of library code only keeps the first frame outside the runtime.
+        libraries = self.library_frames(backend, frames, timeout)
+        internal = self.internal_frames(frames)
+        return next((i for i, frame in enumerate(frames)
+                     if not internal[i] and libraries[i] is None),
+                    super().program_frame(backend, frames, timeout))
+
+    # delve's thread names are "[Go 6] FUNCTION" only.
+    threads_with_places = True
+
+    def frame_wait(self, backend: AdapterHost, frame: Message,
+                   timeout: float) -> tuple[str, str] | None:
+        # delve evaluates `runtime.curg` as the g of the frame's goroutine.
+        return go_wait(_quiet_evaluate(backend, "runtime.curg.waitreason", frame, timeout))
+
     def frames_args(self, backend: AdapterHost, frames: list[Message],
                     timeout: float) -> list[list[Variable] | None]:
         return [self._frame_args(backend, f, timeout) for f in frames]
@@ -256,7 +316,7 @@ class DelveProfile(AdapterProfile):
         call to a t.Helper() function)."""
         places = {f"{os.path.basename(str((f.get('source') or {}).get('path') or ''))}:"
                   f"{f.get('line')}" for f in frames}
-        kept = _go_string(_quiet_evaluate(backend, "string(c.output)", frames[0], timeout))
+        kept = _test_output(backend, frames[0], timeout)
         found = _logged(kept, places) or _logged(kept, None)
         deadline = time.monotonic() + 0.5
         while not found:
@@ -267,7 +327,7 @@ class DelveProfile(AdapterProfile):
             if found or time.monotonic() > deadline:
                 break
             time.sleep(0.02)
-        return found
+        return _bounded(found)
 
     def traceback(self, text: str) -> str:
         # delve's stack: "\t0  0x4a1b2c in main.f\n\t    at /x/main.go:26", innermost

@@ -220,10 +220,7 @@ class DapEvents(DapInspection):
         frames = self.stack_frames(timeout)
         top = frames[0] if frames else None
         if stop.reason == "exception" and frames:
-            # Where the program raised it, not inside the runtime's own
-            # machinery for it (Go's gopanic and fatalpanic).
-            internal = self.profile.internal_frames(frames)
-            own = next((i for i, inside in enumerate(internal) if not inside), 0)
+            own = self.profile.program_frame(self.host, frames, timeout)
             self.frame_index, top = own, frames[own]
         location = frame_location(top) if top else None
         if location is not None and top is not None:

@@ -133,14 +133,30 @@ def finish_by_returns(backend: DapInspection, resume: Resume, index: int,
     finally:
         for bp_id in ids:
             backend.breaks.discard_internal(bp_id, timeout)
-    results = [v for v in backend.locals(timeout) if v.name.startswith("~r")]
+    value = results_at_ret(backend, timeout)
     event = resume("stepOut", timeout)
-    if event.state == "stopped" and results:
-        value = results[0].value if len(results) == 1 else \
-            "(" + ", ".join(v.value for v in results) + ")"
-        kind = results[0].type if len(results) == 1 else None
-        event.return_value = ReturnValue(value, kind)
+    if event.state == "stopped" and value is not None:
+        event.return_value = value
     return event
+
+
+def results_at_ret(backend: DapInspection, timeout: float) -> ReturnValue | None:
+    """At a Go function's RET: its results, which delve shows as the locals
+    ``~r0``, ``~r1``... (None: it has none)."""
+    results = [v for v in backend.locals(timeout) if v.name.startswith("~r")]
+    if not results:
+        return None
+    value = results[0].value if len(results) == 1 else \
+        "(" + ", ".join(v.value for v in results) + ")"
+    return ReturnValue(value, results[0].type if len(results) == 1 else None)
+
+
+def return_instructions(backend: DapInspection, timeout: float) -> list[str]:
+    """The RET instructions of the function the top frame is in ([]: not
+    found)."""
+    frames = backend.stack_frames(timeout)
+    ip = str(frames[0].get("instructionPointerReference") or "") if frames else ""
+    return _return_addresses(backend, ip, timeout) if ip else []
 
 
 def _return_addresses(backend: DapInspection, ip: str, timeout: float) -> list[str]:

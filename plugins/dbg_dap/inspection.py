@@ -5,6 +5,7 @@ threads."""
 from __future__ import annotations
 
 import re
+import time
 
 from dbg_dap.calls import run_code
 from dbg_dap.core import (
@@ -29,6 +30,13 @@ MAX_VALUE_CHARS = 4096
 #: A C++ reference's value as the adapters show it: its address (gdb
 #: "@0x7ffe...", lldb-dap "0x00007ffe...", then what its printer adds).
 _REFERENCE_VALUE = re.compile(r"@?0x[0-9a-fA-F]+\s*")
+#: `dbg threads` reads the place and wait of at most this many threads...
+THREAD_PLACES = 64
+#: ... for at most this long, ...
+THREAD_PLACES_TIME = 3.0
+#: ... each from this many of its innermost frames (a program frame below
+#: deeper library calls is not found: the innermost frame is shown then).
+THREAD_STACK_LEVELS = 24
 #: A container's children: its elements, by index.
 _INDEX_NAME = re.compile(r"\[\d+\]")
 
@@ -289,13 +297,47 @@ class DapInspection(DapCore):
                 + f" ({len(parts)}{of} shown; `dbg vars` pages the rest)")
 
     def threads(self, timeout: float) -> list[Thread]:
+        threads = self._adapter_threads(timeout)
+        if self.profile.threads_with_places:
+            self._place_threads(threads, timeout)
+        return threads
+
+    def _adapter_threads(self, timeout: float) -> list[Thread]:
         dap = self.stopped_session("threads")
         threads = dap.request("threads", None, timeout).get("threads") or []
         return [Thread(t["id"], str(t.get("name", "")), t["id"] == self.thread_id)
                 for t in threads]
 
+    def _place_threads(self, threads: list[Thread], timeout: float) -> None:
+        """Each thread's place in the program's code and its wait, from its
+        own stack (the first :data:`THREAD_STACK_LEVELS` frames): for at
+        most :data:`THREAD_PLACES` threads and :data:`THREAD_PLACES_TIME`
+        seconds, so that a program of thousands of goroutines still answers
+        at once; the others keep their names only."""
+        dap = self.dap_session()
+        deadline = time.monotonic() + min(timeout, THREAD_PLACES_TIME)
+        for thread in threads[:THREAD_PLACES]:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                answer = dap.request("stackTrace", {"threadId": thread.id, "startFrame": 0,
+                                                    "levels": THREAD_STACK_LEVELS}, left)
+            except DbgError:
+                continue  # a thread that ended since, or has no stack yet
+            frames = [f for f in answer.get("stackFrames") or []
+                      if not self.profile.pseudo_frame(f)]
+            if not frames:
+                continue
+            own = frames[self.profile.program_frame(self.host, frames, left)]
+            thread.function = self.profile.frame_name(own)
+            thread.file, thread.line = frame_location(own).file, own.get("line")
+            wait = self.profile.frame_wait(self.host, frames[0], left)
+            if wait is not None:
+                thread.state, thread.waits = wait
+
     def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
-        for thread in self.threads(timeout):
+        for thread in self._adapter_threads(timeout):
             if str(thread.id) == str(thread_id):
                 self.thread_id = int(thread.id)
                 self.drop_frames()

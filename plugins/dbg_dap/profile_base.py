@@ -458,6 +458,16 @@ class AdapterProfile:
         """Whether a stack frame is the runner's or the runtime's own."""
         return False
 
+    def program_frame(self, backend: AdapterHost, frames: list[Message],
+                      timeout: float) -> int:
+        """The index of a stack's frame of the program's own code: the one an
+        exception's stop selects (where the program raised it, not inside
+        the runtime's machinery for it) and a thread's place in `dbg
+        threads`. Here the first frame that is not :meth:`internal_frame`
+        (0 if none)."""
+        internal = self.internal_frames(frames)
+        return next((i for i, inside in enumerate(internal) if not inside), 0)
+
     def unreadable(self, backend: AdapterHost, expression: str, timeout: float) -> str | None:
         """Why `dbg print EXPRESSION` cannot be answered, for an adapter
         whose evaluation would answer a value it made up where memory cannot
@@ -601,6 +611,17 @@ class AdapterProfile:
 
     def thread_wait(self, backend: AdapterHost, timeout: float) -> tuple[str, str] | None:
         """See :meth:`dbgcore.backends.contract.Backend.thread_wait`."""
+        return None
+
+    #: `dbg threads` reads each thread's stack for its place and wait (at
+    #: most :data:`dbg_dap.inspection.THREAD_PLACES` of them): the adapter's
+    #: thread names do not say where (delve's name only the function).
+    threads_with_places: ClassVar[bool] = False
+
+    def frame_wait(self, backend: AdapterHost, frame: Message,
+                   timeout: float) -> tuple[str, str] | None:
+        """Like :meth:`thread_wait`, for the thread whose innermost frame is
+        ``frame`` (any thread, not only the selected one)."""
         return None
 
     def launch_env(self, backend: AdapterHost) -> dict[str, str]:

@@ -1,0 +1,3 @@
+module gofanout
+
+go 1.19

@@ -1,0 +1,3 @@
+module golock
+
+go 1.19
