@@ -57,6 +57,8 @@ class JdbConversation(ConsoleBackend):
         #: The JVM's and jdb's connections to dbg, which relays between them.
         self._jdwp: tuple[socket.socket, socket.socket] | None = None
         self.program: JavaProgram | None = None
+        #: The folder jdb and the program run in (None: dbg's own).
+        self._cwd: str | None = None
         self._exit_code: int | None = None
         self.breaks = JdbBreakpoints(self)
         self._thread = ""

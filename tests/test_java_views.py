@@ -1,0 +1,66 @@
+"""Java as a Java IDE shows it (issue 41): the sources of a program compiled
+into another folder, the JDK's helpful NullPointerException message, and
+objects with their fields, on real jdb."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import builds
+import pytest
+
+pytestmark = pytest.mark.backend("jdb")
+
+SHOP = Path(__file__).parent / "targets" / "javashop"
+
+
+@pytest.fixture(autouse=True)
+def jdb_ready(backend_ready: Callable[[str], None]) -> None:
+    backend_ready("jdb")
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    """The shop project copied and compiled as a build tool would:
+    ``javac -g -d build src/shop/*.java``, sources left in ``src``."""
+    project = tmp_path / "project"
+    shutil.copytree(SHOP, project)
+    builds.build_java_project(project)
+    return project
+
+
+def test_sources_are_found_beside_the_class_path(dbg: Any, shop: Path) -> None:
+    order = shop / "src" / "shop" / "Order.java"
+    main = shop / "src" / "shop" / "Main.java"
+    lines = builds.marked_lines(order)
+    # Started from elsewhere: only the class path says where the project is.
+    snap = dbg.json("start", "--backend", "jdb", "--break", "shop.Order.total",
+                    "-cp", str(shop / "build"), "shop.Main")
+    assert snap["ok"], snap.get("error")
+    assert snap["location"]["file"] == str(main), snap["location"]
+    stop = dbg.json("continue")
+    assert stop["location"]["file"] == str(order), stop["location"]
+    frames = dbg.json("stack")["frames"]
+    assert [(f["file"], f["function"]) for f in frames] == [
+        (str(order), "shop.Order.total"), (str(main), "shop.Main.main")], frames
+    # A breakpoint by the file's name, found among those sources.
+    assert dbg.json("break", f"Order.java:{lines['total-return']}")["breakpoint"]["verified"]
+    shown = dbg("list")
+    assert shown.code == 0 and "sum += item.length();" in shown.out, shown
+    assert "?" not in dbg("stack").out
+
+
+def test_a_source_path_the_user_gives(dbg: Any, shop: Path, tmp_path: Path) -> None:
+    # Sources where nothing points: jdb's own `sourcepath` command says where.
+    elsewhere = tmp_path / "checkout"
+    (shop / "src").rename(elsewhere)
+    snap = dbg.json("start", "--backend", "jdb", "-cp", str(shop / "build"), "shop.Main")
+    assert snap["ok"] and snap["location"]["file"] is None, snap
+    dbg("raw", f"sourcepath {elsewhere}")
+    frames = dbg.json("stack")["frames"]
+    assert frames[0]["file"] == str(elsewhere / "shop" / "Main.java"), frames
+    shown = dbg("list")
+    assert shown.code == 0 and "new Order(622" in shown.out, shown
