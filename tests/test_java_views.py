@@ -64,3 +64,25 @@ def test_a_source_path_the_user_gives(dbg: Any, shop: Path, tmp_path: Path) -> N
     assert frames[0]["file"] == str(elsewhere / "shop" / "Main.java"), frames
     shown = dbg("list")
     assert shown.code == 0 and "new Order(622" in shown.out, shown
+
+
+def test_an_uncaught_npe_shows_the_jdks_helpful_message(dbg: Any, shop: Path) -> None:
+    main = shop / "src" / "shop" / "Main.java"
+    lines = builds.marked_lines(main)
+    stop = dbg.json("start", "--backend", "jdb", "--run", "-cp", str(shop / "build"),
+                    "shop.Main")
+    assert stop["reason"] == "exception", stop
+    assert stop["location"]["line"] == lines["npe"], stop["location"]
+    helpful = 'Cannot invoke "String.length()" because "name" is null'
+    assert stop["description"] == f"java.lang.NullPointerException: {helpful} (uncaught)", stop
+    assert helpful in dbg("exception").out
+    thrown = dbg.json("exception")
+    assert (thrown["exception"], thrown["description"]) == (
+        "java.lang.NullPointerException", helpful), thrown
+    # The question to the JVM left the program as it was: it stops again
+    # where it did, and ends with the NPE's own report.
+    assert dbg.json("stack")["frames"][0]["line"] == lines["npe"]
+    done = dbg.json("continue")
+    assert done["state"] == "exited", done
+    assert helpful in str(dbg.output("stderr"))
+

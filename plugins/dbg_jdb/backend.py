@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from dbg_jdb import jstack
+from dbg_jdb.jdwp import JdwpRelay
 from dbg_jdb.parse import (
     PROMPT_RE,
     RESUMING,
@@ -164,7 +165,8 @@ class JdbBackend(JdbRunning):
             vm.close()
             raise OpFailed("jdb did not connect to dbg", "see the session's debugger.log")
         self._jdwp = (vm, conn)
-        peers.relay(vm, conn, "jdwp")
+        self.jdwp = JdwpRelay(vm, conn)
+        self.jdwp.start()
         self._read_vm_start(timeout)
         # Stop at entry: a breakpoint on main, ours, gone once it is hit.
         entry = self.breaks.add(BreakLoc(function=f"{self.program.main_class}.main"),

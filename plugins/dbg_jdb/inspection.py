@@ -170,14 +170,15 @@ class JdbInspection(JdbConversation):
         return thread
 
     def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
-        """The exception the program stopped at: its class (jdb cannot show
-        its message) and the stack, outermost first."""
+        """The exception the program stopped at: its class, its message (the
+        JVM's answer to its getMessage(), see :mod:`dbg_jdb.jdwp`) and the
+        stack, outermost first."""
         self.require_stopped("exception", timeout)
         if self._last_reason != "exception":
             raise OpFailed("the program did not stop at an exception",
                            "`dbg stack` shows where it is")
         frames = self.stack(None, timeout)
-        return {"exception": self._last_exception, "description": "",
+        return {"exception": self._last_exception, "description": self._last_message,
                 "stack": "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, '
                                    f"in {f.function or '?'}" for f in reversed(frames))}
 
