@@ -86,3 +86,34 @@ def test_an_uncaught_npe_shows_the_jdks_helpful_message(dbg: Any, shop: Path) ->
     assert done["state"] == "exited", done
     assert helpful in str(dbg.output("stderr"))
 
+
+
+def test_objects_show_their_fields(dbg: Any, shop: Path) -> None:
+    main = shop / "src" / "shop" / "Main.java"
+    lines = builds.marked_lines(main)
+    stop = dbg.json("start", "--backend", "jdb", "--break", f"{main}:{lines['call-total']}",
+                    "--run", "-cp", str(shop / "build"), "shop.Main")
+    assert stop["reason"] == "breakpoint", stop
+    # The stop: each object local's own fields below it, one level.
+    shown = {v["name"]: v for v in stop["locals"]}
+    fields = {f["name"]: f["value"] for f in shown["o"]["fields"]}
+    assert fields == {"id": "622", "customer": '"ada"',
+                      "items": 'ArrayList(size=2) ["kiwi", "plum"]',
+                      "stock": 'HashMap(size=1) {"kiwi": 3}', "discount": "15",
+                      "previous": "Order {...}"}, fields
+    head = ('Order {id: 622, customer: "ada", items: ArrayList(size=2) ["kiwi", "plum"], '
+            'stock: HashMap(size=1) {"kiwi": 3}, discount: 15, ')
+    # `locals`: a nested object as {...}, the fields past ten as "+N more".
+    listed = {v["name"]: v["value"] for v in dbg.json("locals")["variables"]}
+    assert listed["o"] == (head + "previous: Order {...}, note: null, weight: 2.5, "
+                           "paid: false, placed: 1700000000000, +2 more}"), listed
+    assert listed["args"] == "String[0] []"
+    # `print`: one level deeper; jdb alone would print the toString(), "shop.Order@1b6d3586".
+    printed = dbg.json("print", "o")["value"]
+    assert printed.startswith(head + 'previous: Order {id: 621, customer: "bob", '
+                              "items: ArrayList(size=0) [], "), printed
+    assert dbg("print", "o.previous.previous").out.strip().endswith("null")
+    assert dbg.json("print", "o.boxes")["value"] == "int[2] [3, 4]"
+    assert dbg.json("print", "o.discount")["value"] == "15"
+    assert dbg.json("print", "o.customer")["value"] == '"ada"'
+    assert dbg.json("print", "o.items.size() + 1")["value"] == "3"

@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 
 from dbg_jdb.breaks import JdbBreakpoints
 from dbg_jdb.jdwp import JdwpError, JdwpRelay
+from dbg_jdb.objects import ObjectView
 from dbg_jdb.parse import (
     EXIT_RE,
     STOPPED_PROMPT_RE,
@@ -74,6 +75,10 @@ class JdbConversation(ConsoleBackend):
         #: JDWP as dbg relays it between the JVM it started and jdb (None
         #: when jdb attached to the user's JVM itself).
         self.jdwp: JdwpRelay | None = None
+        #: What reads objects over that JDWP, made when first needed.
+        self._object_view: ObjectView | None = None
+        #: The JDWP ids of the object locals last listed, by name.
+        self._object_ids: dict[str, int] = {}
         #: Right after the VM started: jdb's late first prompt, which the
         #: first command's answer may begin with (see _read_vm_start).
         self._late_prompt: re.Pattern[str] | None = None
