@@ -95,7 +95,8 @@ class JdwpRelay:
         # Each small write goes at once: JDWP writes a header and a body apart,
         # and Nagle's algorithm would hold the second for the peer's ACK.
         for sock in (self.vm, self.jdb):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threads = [threading.Thread(target=self._guarded, args=(run,), name=f"jdwp-{name}",
                                     daemon=True)
                    for name, run in (("to-vm", self._jdb_to_vm), ("to-jdb", self._vm_to_jdb))]
