@@ -95,6 +95,15 @@ def build_java(source: Path, out: Path | None = None) -> Path:
     return out
 
 
+def build_java_project(project: Path, out: str = "build") -> Path:
+    """``javac -g -d OUT src/**/*.java`` in PROJECT, as a build tool
+    compiles: classes apart from their sources; returns the OUT folder."""
+    javac = _need("javac")
+    sources = sorted(str(p) for p in (project / "src").rglob("*.java"))
+    _run([javac, "-g", "-d", str(project / out), *sources], project)
+    return project / out
+
+
 @dataclass
 class Target:
     path: Path

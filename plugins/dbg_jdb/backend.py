@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from dbg_jdb import jstack
+from dbg_jdb.jdwp import JdwpRelay
 from dbg_jdb.parse import (
     PROMPT_RE,
     RESUMING,
@@ -101,8 +102,9 @@ class JdbBackend(JdbRunning):
         return self.start_console([exe, *argv, *sourcepath], PROMPT_RE, cwd=cwd)
 
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
+        self._cwd = request.cwd
         self.program = prepare(request.program, request.options.get("classpath"),
-                               self.ctx.run_dir / "classes", timeout)
+                               self.ctx.run_dir / "classes", timeout, request.cwd)
         # JDWP's two ends both reach dbg, which relays between them: the JVM
         # dials a port of dbg's, and jdb another (`jdb -attach`). Each port
         # takes only its own process's connection (checked in /proc) and is
@@ -163,7 +165,8 @@ class JdbBackend(JdbRunning):
             vm.close()
             raise OpFailed("jdb did not connect to dbg", "see the session's debugger.log")
         self._jdwp = (vm, conn)
-        peers.relay(vm, conn, "jdwp")
+        self.jdwp = JdwpRelay(vm, conn)
+        self.jdwp.start()
         self._read_vm_start(timeout)
         # Stop at entry: a breakpoint on main, ours, gone once it is hit.
         entry = self.breaks.add(BreakLoc(function=f"{self.program.main_class}.main"),
@@ -250,6 +253,14 @@ class JdbBackend(JdbRunning):
         if words.split(" ")[0] in ("quit", "exit"):
             raise UsageError("end the session with `dbg kill`")
         quiet = words.split(" ")[0] in SILENT
-        return self.command(text, timeout, silent=quiet), None
+        answer = self.command(text, timeout, silent=quiet)
+        if words.startswith("sourcepath ") and self.program is not None:
+            # The user's own source path (jdb's command): dbg's files of
+            # frames and breakpoints are found there too, relative paths
+            # from the folder jdb runs in.
+            base = Path(self._cwd or os.getcwd())
+            self.program.source_roots = [str(base / p) for p in
+                                         words.split(" ", 1)[1].split(os.pathsep) if p]
+        return answer, None
 
 

@@ -22,6 +22,8 @@ from dataclasses import replace
 from typing import Any, NoReturn
 
 from dbg_jdb.breaks import JdbBreakpoints
+from dbg_jdb.jdwp import JdwpError, JdwpRelay
+from dbg_jdb.objects import ObjectView
 from dbg_jdb.parse import (
     EXIT_RE,
     STOPPED_PROMPT_RE,
@@ -57,6 +59,8 @@ class JdbConversation(ConsoleBackend):
         #: The JVM's and jdb's connections to dbg, which relays between them.
         self._jdwp: tuple[socket.socket, socket.socket] | None = None
         self.program: JavaProgram | None = None
+        #: The folder jdb and the program run in (None: dbg's own).
+        self._cwd: str | None = None
         self._exit_code: int | None = None
         self.breaks = JdbBreakpoints(self)
         self._thread = ""
@@ -66,6 +70,15 @@ class JdbConversation(ConsoleBackend):
         self.attached = False
         self._last_reason = ""
         self._last_exception = ""
+        #: The message of the exception last stopped at ("": none, or unknown).
+        self._last_message = ""
+        #: JDWP as dbg relays it between the JVM it started and jdb (None
+        #: when jdb attached to the user's JVM itself).
+        self.jdwp: JdwpRelay | None = None
+        #: What reads objects over that JDWP, made when first needed.
+        self._object_view: ObjectView | None = None
+        #: The JDWP ids of the object locals last listed, by name.
+        self._object_ids: dict[str, int] = {}
         #: Right after the VM started: jdb's late first prompt, which the
         #: first command's answer may begin with (see _read_vm_start).
         self._late_prompt: re.Pattern[str] | None = None
@@ -237,6 +250,20 @@ class JdbConversation(ConsoleBackend):
                     return False
         self.debugger_lost(output, grace=0)
         return True
+
+    def exception_message(self, timeout: float) -> str:
+        """The message of the exception the latest exception event threw,
+        asked of the JVM over the JDWP dbg relays ("" when it has none, or
+        the JVM could not say: the stop is shown without it)."""
+        thrown = self.jdwp.thrown if self.jdwp is not None else None
+        if self.jdwp is None or thrown is None:
+            return ""
+        self.jdwp.thrown = None
+        try:
+            return self.jdwp.exception_message(thrown, timeout) or ""
+        except JdwpError as exc:
+            self.ctx.log.note(f"the exception's message: {exc}")
+            return ""
 
     def on_owed_answer(self, match: Match) -> None:
         self._note_prompt(match)

@@ -13,6 +13,8 @@ import re
 from dataclasses import replace
 
 from dbg_jdb.conversation import JdbConversation, JsonObject
+from dbg_jdb.jdwp import JdwpError
+from dbg_jdb.objects import ObjectView
 from dbg_jdb.parse import (
     THREAD_RE,
     THREAD_STATUS_RE,
@@ -121,11 +123,48 @@ class JdbInspection(JdbConversation):
             raise OpFailed("jdb has no local variable information here",
                            "compile with javac -g (dbg does so for a .java file)")
         out = []
+        self._object_ids = {}
         for line in answer.splitlines():
             name, eq, value = line.partition(" = ")
             if eq and name.strip() and " " not in name.strip():
-                out.append(Variable(name.strip(), value.strip(), None))
+                out.append(Variable(name.strip(), self._shown(name.strip(), value.strip(),
+                                                              timeout), None))
         return out
+
+    def _objects(self) -> ObjectView | None:
+        """The reader of objects over JDWP (None: jdb attached to the JVM
+        itself, and dbg has no JDWP of its own to read them with)."""
+        if self._object_view is None and self.jdwp is not None:
+            self._object_view = ObjectView(self.jdwp)
+        return self._object_view
+
+    def _shown(self, name: str, value: str, timeout: float) -> str:
+        """A local's value, an object (``instance of shop.Order(id=418)``)
+        with its fields."""
+        found = _INSTANCE_RE.fullmatch(value)
+        view = self._objects()
+        if found is None or view is None:
+            return value
+        self._object_ids[name] = int(found.group(1))
+        try:
+            return view.describe(int(found.group(1)), LOCALS_DEPTH, timeout)
+        except JdwpError as exc:
+            self.ctx.log.note(f"the fields of {name}: {exc}")
+            return value
+
+    def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
+        """An object local's fields, one level, for the stop's `.name = value`
+        lines (strings, boxed numbers, arrays and collections show their
+        contents already)."""
+        object_id = self._object_ids.get(variable.name)
+        view = self._objects()
+        if object_id is None or view is None:
+            return None
+        try:
+            found = view.fields(object_id, 0, timeout)
+        except JdwpError:
+            return None
+        return None if found is None else [Variable(n, v, None) for n, v in found]
 
     def evaluate(self, expression: str, timeout: float) -> Value:
         self.require_stopped("print", timeout)
@@ -135,8 +174,34 @@ class JdbInspection(JdbConversation):
         prefix = f"{expression} = "
         text = answer.strip()
         if text.startswith(prefix):
-            return Value(text[len(prefix):], None)
+            return Value(self._printed(expression, text[len(prefix):], timeout), None)
         raise OpFailed(f"cannot evaluate {expression}: {jdb_error(text)[5:]}")
+
+    def _printed(self, expression: str, value: str, timeout: float) -> str:
+        """What `print` shows of a value jdb printed: an object with its
+        fields. jdb prints an array as ``instance of int[2] (id=424)`` and
+        any other object by its toString() (``"shop.Order@7344699f"``), like
+        a string: the value of a plain path (``o``, ``o.previous``,
+        ``a[2]``, which reads nothing twice) is asked again wrapped in an
+        array, whose id jdb does show, and read from there."""
+        view = self._objects()
+        if view is None:
+            return value
+        try:
+            found = _INSTANCE_RE.fullmatch(value)
+            if found is not None:
+                return view.describe(int(found.group(1)), PRINT_DEPTH, timeout)
+            if not value.startswith('"') or not _PATH_RE.fullmatch(expression.strip()):
+                return value
+            wrapped = f"java.util.Collections.singletonList({expression}).toArray()"
+            answer = self.command(f"print {wrapped}", timeout).strip()
+            found = _INSTANCE_RE.fullmatch(answer.removeprefix(f"{wrapped} = "))
+            if found is None:
+                return value
+            return view.unless_string(int(found.group(1)), PRINT_DEPTH, timeout) or value
+        except JdwpError as exc:
+            self.ctx.log.note(f"the fields of {expression}: {exc}")
+            return value
 
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         self.require_stopped("set", timeout)
@@ -170,17 +235,29 @@ class JdbInspection(JdbConversation):
         return thread
 
     def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
-        """The exception the program stopped at: its class (jdb cannot show
-        its message) and the stack, outermost first."""
+        """The exception the program stopped at: its class, its message (the
+        JVM's answer to its getMessage(), see :mod:`dbg_jdb.jdwp`) and the
+        stack, outermost first."""
         self.require_stopped("exception", timeout)
         if self._last_reason != "exception":
             raise OpFailed("the program did not stop at an exception",
                            "`dbg stack` shows where it is")
         frames = self.stack(None, timeout)
-        return {"exception": self._last_exception, "description": "",
+        return {"exception": self._last_exception, "description": self._last_message,
                 "stack": "\n".join(f'  File "{f.file or "?"}", line {f.line or "?"}, '
                                    f"in {f.function or '?'}" for f in reversed(frames))}
 
+
+#: An object as jdb shows it: ``instance of shop.Order(id=418)``,
+#: ``instance of int[2] (id=424)``.
+_INSTANCE_RE = re.compile(r"instance of [^()]+?\s*\(id=(\d+)\)")
+#: How deep nested objects are shown: a local's (the stop shows each
+#: object's own fields below it too), a printed value's.
+LOCALS_DEPTH = 1
+PRINT_DEPTH = 2
+#: A name, then fields and elements at literal indexes: evaluated twice, it
+#: reads the same and changes nothing.
+_PATH_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d+\])*")
 
 #: What `set` can assign: a name, then fields and array elements.
 _JAVA_LVALUE_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]]+\]))*")

@@ -89,25 +89,63 @@ def class_at_line(source: Path, line: int) -> str:
     return f"{package}.{best}" if package else best
 
 
-def prepare(program: str, classpath: str | None, build_dir: Path, timeout: float) -> JavaProgram:
+def prepare(program: str, classpath: str | None, build_dir: Path, timeout: float,
+            cwd: str | None = None) -> JavaProgram:
     path = Path(program)
+    here = Path(cwd) if cwd else Path.cwd()
     if classpath is not None:
         if not _CLASS_NAME_RE.fullmatch(program):
             raise UsageError(f"{program!r} is not a class name",
                              "with -cp give the main class, e.g. -cp build com.example.Main")
         roots = [p for p in classpath.split(os.pathsep) if p]
-        return JavaProgram(roots, program, [str(Path(r).absolute()) for r in roots])
+        return JavaProgram(roots, program, project_sources(roots, program, here))
     suffix = path.suffix.lower()
     if suffix == ".java":
         return _compile(path, build_dir, timeout)
     if suffix == ".class":
         # A class file of the default package, or under its package folders.
         name = path.stem
-        return JavaProgram([str(path.parent)], name, [str(path.parent)])
+        return JavaProgram([str(path.parent)], name, project_sources([str(path.parent)], name,
+                                                                     here))
     if suffix == ".jar":
-        return JavaProgram([str(path)], _jar_main_class(path), [str(path.parent)])
+        main = _jar_main_class(path)
+        return JavaProgram([str(path)], main, project_sources([str(path)], main, here))
     raise UsageError(f"jdb cannot run {path.name}",
                      "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
+
+
+#: How far above a class path entry its project's top may be: ``build`` (1),
+#: Maven's ``target/classes`` (2), Gradle's ``build/classes/java/main`` (4).
+_PROJECT_DEPTH = 4
+#: Where a project keeps its sources, below its top folder.
+_SOURCE_FOLDERS = (("src", "main", "java"), ("src",))
+
+
+def project_sources(classpath: list[str], main_class: str, cwd: Path) -> list[str]:
+    """The source roots of a program run from ``classpath``: each entry
+    itself (classes compiled beside their sources), then the ``src/main/java``
+    or ``src/`` of the project above an entry and of ``cwd``, and ``cwd``.
+
+    Classes compiled into another folder (``javac -d build``) name only
+    their file (``Order.java``), not where it is: jdb, given no source path,
+    shows ``?:8``. A derived folder counts only if it holds the main class's
+    source under its package folders (``shop/Main.java`` for ``shop.Main``),
+    so a stranger's ``src`` up the tree is never taken for the program's."""
+    relative = Path(*main_class.split(".")).with_suffix(".java")
+    roots = [str(Path(entry).absolute()) for entry in classpath]
+    candidates: list[Path] = []
+    for entry in classpath:
+        folder = Path(entry).absolute()
+        if not folder.is_dir():
+            folder = folder.parent  # a jar: its project is around the folder it is in
+        for top in [folder, *folder.parents][:_PROJECT_DEPTH + 1]:
+            candidates += [top.joinpath(*parts) for parts in _SOURCE_FOLDERS]
+    candidates += [cwd.absolute().joinpath(*parts) for parts in _SOURCE_FOLDERS]
+    candidates.append(cwd.absolute())
+    for candidate in candidates:
+        if str(candidate) not in roots and (candidate / relative).is_file():
+            roots.append(str(candidate))
+    return roots
 
 
 def _compile(source: Path, build_dir: Path, timeout: float) -> JavaProgram:

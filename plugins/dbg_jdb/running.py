@@ -114,7 +114,11 @@ class JdbRunning(JdbInspection):
             reason = "return"
         elif kind.startswith("Exception"):
             reason = "exception"
-            description = f"{event['exc']} ({event['caught']})"
+            message = self.exception_message(timeout)
+            self._last_message = message
+            first = message.splitlines()[0] if message.strip() else ""
+            description = (f"{event['exc']}: {first} ({event['caught']})" if first
+                           else f"{event['exc']} ({event['caught']})")
         for bp in hit:
             bp.hits += 1
         user = [bp for bp in hit if not bp.internal]
