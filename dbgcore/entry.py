@@ -5,8 +5,11 @@ Stepping and looking around (``next``, ``step``, ``continue``, ``locals``,
 ``print EXPR``...) are answered by the session daemon in a millisecond or two;
 what a client costs is Python starting and importing. So a command line of the
 shape ``dbg [-s NAME] [--json] [--timeout T] OP [WORD...]`` for a live session
+(the global options may follow the op too: ``dbg continue --timeout 5``)
 is handed as it is to the session's daemon, which already holds the op table:
-it reads the words (:meth:`dbgcore.ops.table.OpTable.read_words`), runs the op and
+it tells which of the op's words are global options
+(:meth:`dbgcore.vocab.opspec.OpTable.lift_globals`), reads the rest
+(:meth:`dbgcore.ops.table.OpTable.read_words`), runs the op and
 sends back the exit code and the text to print. This module imports nothing
 beyond what Python has loaded at start (``os``, ``sys``), the built-in
 ``_socket`` and the import-free :mod:`dbgcore.shared.timeouts`: the client costs
@@ -37,6 +40,7 @@ from __future__ import annotations
 import os
 import sys
 
+from dbgcore.shared.globalopts import JSON_FLAG, global_flag, read_globals
 from dbgcore.shared.sessionsocket import (
     DAEMON_LOG,
     SOCKET_NAME,
@@ -79,29 +83,44 @@ _ended_seen = False
 def _globals(argv: list[str]) -> tuple[str, bool, float, int] | None:
     """The global options before the op: (session, --json, --timeout, index of
     the op); None for anything the click CLI must read."""
-    session = os.environ.get("DBG_SESSION") or "default"
-    as_json, timeout = False, DEFAULT_TIMEOUT
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        arg = argv[i]
-        if arg == "--json":
+    found = read_globals(argv, os.environ.get("DBG_SESSION") or "default", False,
+                         DEFAULT_TIMEOUT)
+    if found is None or (found[3] < len(argv) and argv[found[3]].startswith("-")):
+        return None
+    return found
+
+
+def _after_op(words: list[str], timeout: float) -> tuple[str | None, bool, float]:
+    """What the global options among the op's words (``dbg print -s NAME
+    x``) may say, before the daemon's op table tells which are the op's
+    (dbgcore.vocab.opspec.OpTable.lift_globals): the last session named
+    (None: none), whether ``--json`` is there, and the longest of the
+    timeouts to wait for the answer. A guess the daemon checks: a session
+    that is not its own is answered ``fallback``."""
+    session, as_json, wait = None, False, timeout
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        flag = global_flag(word)
+        if flag == JSON_FLAG:
             as_json = True
-        elif arg in ("-s", "--session", "--timeout") and i + 1 < len(argv):
-            value = argv[i + 1]
-            i += 1
-            if arg == "--timeout":
-                try:
-                    timeout = float(value)
-                except ValueError:
-                    return None
-                if timeout_problem(timeout) is not None:
-                    return None  # the click CLI says what is wrong with it
-            else:
-                session = value
-        else:
-            return None
-        i += 1
-    return session, as_json, timeout, i
+        if flag is None or flag == JSON_FLAG:
+            continue
+        _, eq, value = word.partition("=")
+        if not eq:
+            if i + 1 >= len(words):
+                break
+            value = words[i + 1]
+        if flag != "--timeout":
+            session = value
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            continue
+        if timeout_problem(seconds) is None:
+            wait = max(wait, seconds)
+    return session, as_json, wait
 
 
 def _socket_path(session: str) -> str | None:
@@ -138,17 +157,24 @@ def _private(path: str) -> bool:
 
 
 def _quick(session: str, as_json: bool, timeout: float, words: list[str],
-           first: bool = False, path: str | None = None) -> int | None:
+           first: bool = False, path: str | None = None,
+           before_op: tuple[str, bool, float] | None = None) -> int | None:
     """Run the command through the session's daemon; its exit code, or None
     when the full CLI must take it (nothing has been sent then). ``first``:
     the daemon was just forked by this client for the `start` in ``words``,
-    and listens at ``path``."""
+    and listens at ``path``. ``session``, ``as_json`` and ``timeout`` are
+    the client's reading (whose daemon, how to say its own errors, how long
+    to wait); ``before_op`` (default: the same) the global options given
+    before the op, which the daemon reads with those it finds among the
+    op's words (see _after_op)."""
     path = path or _socket_path(session)
     if path is None or not _private(path):
         return None
+    asked_session, asked_json, asked_timeout = before_op or (session, as_json, timeout)
     try:
-        request = _json({"op": "argv", "timeout": timeout, "args": {
-            "words": words, "json": as_json, "cwd": os.getcwd(), "first": first,
+        request = _json({"op": "argv", "timeout": asked_timeout, "args": {
+            "words": words, "json": asked_json, "session": asked_session, "cwd": os.getcwd(),
+            "first": first,
             "encoding": [sys.stdout.encoding or "utf-8", sys.stderr.encoding or "utf-8"],
         }}).encode("utf-8") + b"\n"
     except (UnicodeEncodeError, OSError):
@@ -198,11 +224,12 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
     return code
 
 
-def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) -> int | None:
+def _start_first(session: str, as_json: bool, timeout: float, words: list[str],
+                 before_op: tuple[str, bool, float] | None = None) -> int | None:
     """`dbg start` (`test`, `attach`) of a session with nothing left of it:
     fork its daemon now and hand it the command line; the exit code, or None
     when the full CLI must take the command (the daemon forked for it has
-    ended then)."""
+    ended then). ``before_op``: as _quick's."""
     path = _socket_path(session)
     if path is None or not hasattr(os, "fork") or "--help" in words or "-h" in words:
         return None
@@ -223,7 +250,7 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str]) 
     pid = _fork_daemon(session, None if listen == path else listen, words)
     if pid is None or not _listening(listen, pid):
         return _no_room(session, as_json, words[0], os.path.dirname(os.path.dirname(folder)))
-    code = _quick(session, as_json, timeout, words, first=True, path=listen)
+    code = _quick(session, as_json, timeout, words, first=True, path=listen, before_op=before_op)
     if code is None:
         _end_daemon(listen, folder, pid, replacing=listen != path)
     return code
@@ -466,10 +493,17 @@ def main() -> None:
         _kill(*found[:3])
     if found is not None and found[3] < len(argv) and argv[found[3]] not in _LOCAL_WORDS:
         session, as_json, timeout, i = found
+        named, says_json, wait = _after_op(argv[i + 1:], timeout)
+        before_op = (session, as_json, timeout)
+        # A start's daemon is forked for the session before its words are
+        # read: a session named among them (the program's -s, or one the
+        # daemon answers `fallback` to) is not one to fork for.
+        reach = session if named is None or argv[i] in _STARTS else named
         try:
-            code = _quick(session, as_json, timeout, argv[i:])
+            code = _quick(reach, as_json or says_json, wait, argv[i:], before_op=before_op)
             if code is None and argv[i] in _STARTS:
-                code = _start_first(session, as_json, timeout, argv[i:])
+                code = _start_first(session, as_json or says_json, wait, argv[i:],
+                                    before_op=before_op)
         except KeyboardInterrupt:
             # As the click CLI answers a Ctrl-C (the op goes on in the daemon).
             sys.stderr.write("interrupted\n")

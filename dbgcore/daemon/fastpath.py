@@ -22,6 +22,7 @@ from dbgcore.backends.registry import Front
 from dbgcore.daemon.listener import Door, send
 from dbgcore.daemon.startup import StartUp
 from dbgcore.ops.call import call_op
+from dbgcore.shared.globalopts import read_globals
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.status import remove_status
 from dbgcore.vocab.opspec import OpTable
@@ -76,8 +77,18 @@ def serve_argv(daemon: ArgvDaemon, conn: socket.socket, args: JsonObject,
     """A fast-path client (dbgcore.entry) sent its command line: read it
     with the op table, run it, and send back ``CODE STREAM\n`` and the
     bytes to print; ``fallback`` when the click CLI must read it."""
-    words = [str(w) for w in args.get("words") or []]
     table = daemon.table
+    lifted, words = table.lift_globals([str(w) for w in args.get("words") or []])
+    # The client sent the global options it read before the op; those after
+    # it are read here, where the op table says which words are the op's.
+    given = read_globals(lifted, str(args.get("session") or daemon.name),
+                         bool(args.get("json")), timeout)
+    if given is None or given[0] != daemon.name:
+        # Another session's command (the client guessed at -s), or a value
+        # click explains.
+        send(conn, b"fallback\n")
+        return
+    _, as_json, timeout, _ = given
     found = table.read_words(words)
     first = False
     if found is None and args.get("first"):
@@ -95,7 +106,7 @@ def serve_argv(daemon: ArgvDaemon, conn: socket.socket, args: JsonObject,
     op, values = found
     answer = call_op(op, values, daemon.name, timeout, daemon.front, cwd=args.get("cwd"),
                      send=daemon.dispatch, start=daemon.start_here if first else None)
-    text, err = answer.output(bool(args.get("json")))
+    text, err = answer.output(as_json)
     encodings = args.get("encoding") or []
     encoding = str(encodings[1 if err else 0]) if len(encodings) == 2 else "utf-8"
     try:

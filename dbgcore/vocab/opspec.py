@@ -2,15 +2,18 @@
 holds them. The built-in ops themselves are declared in :mod:`dbgcore.ops.table`;
 plugins add theirs through the ``dbg_add_ops`` hook.
 
-Imports nothing of dbg's: the daemon, the plugin host and every front end
-read these types, and the table's callables (front-end preparation, daemon
-handler, renderer, backend method) sit above it.
+Imports nothing of dbg's but the import-free spelling of the global options
+(:mod:`dbgcore.shared.globalopts`): the daemon, the plugin host and every
+front end read these types, and the table's callables (front-end
+preparation, daemon handler, renderer, backend method) sit above it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+from dbgcore.shared.globalopts import JSON_FLAG, global_flag
 
 #: A JSON object: an op's values, its wire arguments, its answer.
 Payload = dict[str, Any]
@@ -260,6 +263,59 @@ class OpTable:
 
     def __iter__(self) -> Iterator[Op]:
         return iter(self.ops.values())
+
+    def find_path(self, words: list[str]) -> Op | None:
+        """The op whose command line ``words`` begin with (``memory read``
+        has two words), or None."""
+        op = self.find(words[0]) if words else None
+        if op is not None:
+            return op
+        return next((op for op in self if len(op.path) > 1
+                     and tuple(words[:len(op.path)]) == op.path), None)
+
+    def lift_globals(self, words: list[str]) -> tuple[list[str], list[str]]:
+        """The global options (-s/--session, --json, --timeout) put after
+        the op in ``OP [WORD...]`` (``dbg continue --timeout 5``), and the
+        op's words without them: the caller reads the first as if they came
+        before the op. Read as click reads the op's command line: an option
+        of the op's own of the same spelling is the op's; ``--`` ends the
+        options; where a program's words follow the op's (``start PROGRAM
+        ARGS...``), those after the program are the program's; where the
+        passed-on words come first (``test``'s runner's, ``raw``'s
+        debugger's: pytest has its own ``-s`` and ``--timeout``), every
+        unknown option is theirs, and nothing is lifted. Nothing for an
+        unknown op (a plain click command of a plugin's)."""
+        op = self.find_path(words)
+        if op is None:
+            return [], list(words)
+        positional = [arg for arg in op.args if arg.positional and not arg.hidden]
+        if positional and positional[0].passthrough:
+            return [], list(words)
+        own = {flag: arg for arg in op.args if not arg.hidden for flag in arg.flags}
+        program_last = any(arg.passthrough for arg in op.args)
+        lifted: list[str] = []
+        kept = list(words[:len(op.path)])
+        rest = words[len(op.path):]
+        while rest:
+            word = rest[0]
+            if word == "--" or (program_last and not word.startswith("-")):
+                break
+            rest.pop(0)
+            name, eq, _ = word.partition("=") if word.startswith("--") else (word, "", "")
+            arg = own.get(name)
+            flag = global_flag(word) if arg is None else None
+            if flag is not None:
+                if flag == JSON_FLAG or eq:
+                    lifted.append(word)
+                elif rest:
+                    lifted += [word, rest.pop(0)]
+                else:
+                    kept.append(word)  # click says its value is missing
+                continue
+            kept.append(word)
+            if arg is not None and arg.kind != "bool" and not eq and rest:
+                kept.append(rest.pop(0))  # the option's value, whatever it looks like
+        return lifted, kept + rest
 
     def read_words(self, words: list[str]) -> tuple[Op, Payload] | None:
         """``OP [WORD...]`` as an op and its values, for an op sent as it is

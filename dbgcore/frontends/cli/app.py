@@ -19,6 +19,7 @@ from dbgcore.frontends.cli.emit import Ctx, fail, set_ctx
 from dbgcore.ops.table import builtin_table, front
 from dbgcore.shared.bounds import shortened
 from dbgcore.shared.errors import DbgError, InternalError, UsageError
+from dbgcore.shared.globalopts import global_flag, read_globals
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import check_home, check_session_name
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, check_timeout
@@ -107,8 +108,24 @@ def _register() -> None:
 _register()
 
 
+def lift_globals(args: list[str]) -> list[str]:
+    """``args`` with the global options put after the op (``dbg continue
+    --timeout 5``) moved before it, where the group reads them; which of
+    the op's words they are, the op table says, as it says for the fast path
+    (:meth:`dbgcore.vocab.opspec.OpTable.lift_globals`). A plugin's op is
+    looked up (its plugins loaded) only when one of its words could be one."""
+    found = read_globals(args, "", False, DEFAULT_TIMEOUT)
+    at = found[3] if found is not None else len(args)
+    words = args[at:]
+    if not any(global_flag(word) for word in words[1:]):
+        return args
+    table = builtin_table() if builtin_table().find_path(words) is not None else FRONT.table
+    lifted, kept = table.lift_globals(words)
+    return args[:at] + lifted + kept
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = lift_globals(list(sys.argv[1:] if argv is None else argv))
     try:
         cli.main(args=args, prog_name="dbg", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -68,12 +68,14 @@ def tool_name(op: Op) -> str:
 
 def brief(text: str, clause: bool = False) -> str:
     """``text`` without its parenthesized asides (and with ``clause``, only
-    its first clause, up to a `;`): a schema's descriptions are read on every
+    its first clause, up to a `;` and a blank): a schema's descriptions are read on every
     turn, the rest is in `dbg OP --help` and dbg_more's ``describe``."""
     out = re.sub(r"\s*\([^()]*\)", "", text)
     out = re.sub(r"\s+([.,;:])", r"\1", out).strip()
-    if clause and ";" in out:
-        out = out.split(";")[0].rstrip(".,:") + "."
+    # A clause ends at a `;` and a blank, not at one quoted in backticks
+    # (print's "separated by `;`", which was cut to "by `.").
+    if clause and re.search(r";\s", out):
+        out = re.split(r";\s", out)[0].rstrip(".,:") + "."
     return out
 
 

@@ -1,0 +1,68 @@
+"""dbg's global options (``-s/--session``, ``--json``, ``--timeout``) read
+from a command line: the one statement of their spellings and of how their
+words are read, for every reader of a command line (the fast path's client
+in :mod:`dbgcore.entry`, the daemon's side of it, the click CLI).
+
+Users put them before the op (``dbg --timeout 5 continue``) and after it
+(``dbg continue --timeout 5``); which words after the op are the globals'
+and which are the op's (its own options, a program's arguments) only the op
+table can tell (:meth:`dbgcore.vocab.opspec.OpTable.lift_globals`), and it
+moves them before the op, where this module reads them.
+
+Kept free of imports: the fast path's client imports it before anything
+else is loaded.
+"""
+
+from __future__ import annotations
+
+from dbgcore.shared.timeouts import timeout_problem
+
+#: The global options that take a value, and the one that does not.
+VALUE_FLAGS = ("-s", "--session", "--timeout")
+JSON_FLAG = "--json"
+
+
+def global_flag(word: str) -> str | None:
+    """The global option ``word`` spells (``--timeout=5`` spells
+    ``--timeout``), or None."""
+    if word == JSON_FLAG or word in VALUE_FLAGS:
+        return word
+    name, eq, _ = word.partition("=")
+    return name if eq and name.startswith("--") and name in VALUE_FLAGS else None
+
+
+def read_globals(words: list[str], session: str, as_json: bool,
+                 timeout: float) -> tuple[str, bool, float, int] | None:
+    """The global options at the head of ``words`` over the values given:
+    (session, --json, --timeout, the index of the first word that is not
+    one of them); None when one is not what the click CLI would take as it
+    is (a timeout that is not a number or out of range, a missing value),
+    which that CLI then explains. Read left to right, so a repeated option's
+    last value wins, as click has it."""
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        flag = global_flag(words[i])
+        if flag is None:
+            break
+        if flag == JSON_FLAG:
+            as_json = True
+            i += 1
+            continue
+        _, eq, value = words[i].partition("=")
+        if not eq:
+            if i + 1 >= len(words):
+                return None
+            value = words[i + 1]
+            i += 1
+        if flag == "--timeout":
+            try:
+                timeout = float(value)
+            except ValueError:
+                return None
+            if timeout_problem(timeout) is not None:
+                return None
+        else:
+            session = value
+        i += 1
+    return session, as_json, timeout, i
+
