@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 import sys
 
-from dbgcore.shared.globalopts import JSON_FLAG, global_flag, read_globals
+from dbgcore.shared.globalopts import JSON_FLAG, option_at, read_globals, seconds
 from dbgcore.shared.sessionsocket import (
     DAEMON_LOG,
     SOCKET_NAME,
@@ -52,7 +52,7 @@ from dbgcore.shared.sessionsocket import (
 from dbgcore.shared.sessionsocket import MAX_SOCKET_PATH as _MAX_SOCKET_PATH
 from dbgcore.shared.sessionsocket import ask as _ask
 from dbgcore.shared.sessionsocket import json_text as _json
-from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, timeout_problem
+from dbgcore.shared.timeouts import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,25 +101,16 @@ def _after_op(words: list[str], timeout: float) -> tuple[str | None, bool, float
     for i, word in enumerate(words):
         if word == "--":
             break
-        flag = global_flag(word)
+        found = option_at(words, i)
+        if found is None:
+            continue
+        flag, value, _ = found
         if flag == JSON_FLAG:
             as_json = True
-        if flag is None or flag == JSON_FLAG:
-            continue
-        _, eq, value = word.partition("=")
-        if not eq:
-            if i + 1 >= len(words):
-                break
-            value = words[i + 1]
-        if flag != "--timeout":
+        elif value is not None and flag != "--timeout":
             session = value
-            continue
-        try:
-            seconds = float(value)
-        except ValueError:
-            continue
-        if timeout_problem(seconds) is None:
-            wait = max(wait, seconds)
+        elif value is not None:
+            wait = max(wait, seconds(value) or wait)
     return session, as_json, wait
 
 

@@ -9,8 +9,8 @@ and which are the op's (its own options, a program's arguments) only the op
 table can tell (:meth:`dbgcore.vocab.opspec.OpTable.lift_globals`), and it
 moves them before the op, where this module reads them.
 
-Kept free of imports: the fast path's client imports it before anything
-else is loaded.
+It imports only the import-free :mod:`dbgcore.shared.timeouts`: the fast
+path's client imports it before anything else is loaded.
 """
 
 from __future__ import annotations
@@ -31,6 +31,33 @@ def global_flag(word: str) -> str | None:
     return name if eq and name.startswith("--") and name in VALUE_FLAGS else None
 
 
+def option_at(words: list[str], i: int) -> tuple[str, str | None, int] | None:
+    """The global option at ``words[i]``: its flag, its value (None for
+    ``--json``; None too when the value is missing) and the index after it;
+    None when ``words[i]`` is not one."""
+    flag = global_flag(words[i])
+    if flag is None:
+        return None
+    if flag == JSON_FLAG:
+        return flag, None, i + 1
+    _, eq, value = words[i].partition("=")
+    if eq:
+        return flag, value, i + 1
+    if i + 1 >= len(words):
+        return flag, None, i + 1
+    return flag, words[i + 1], i + 2
+
+
+def seconds(value: str) -> float | None:
+    """A --timeout's value as the click CLI takes it, or None (not a number,
+    or out of range: that CLI says what is wrong)."""
+    try:
+        timeout = float(value)
+    except ValueError:
+        return None
+    return timeout if timeout_problem(timeout) is None else None
+
+
 def read_globals(words: list[str], session: str, as_json: bool,
                  timeout: float) -> tuple[str, bool, float, int] | None:
     """The global options at the head of ``words`` over the values given:
@@ -41,28 +68,20 @@ def read_globals(words: list[str], session: str, as_json: bool,
     last value wins, as click has it."""
     i = 0
     while i < len(words) and words[i].startswith("-"):
-        flag = global_flag(words[i])
-        if flag is None:
+        found = option_at(words, i)
+        if found is None:
             break
+        flag, value, i = found
         if flag == JSON_FLAG:
             as_json = True
-            i += 1
-            continue
-        _, eq, value = words[i].partition("=")
-        if not eq:
-            if i + 1 >= len(words):
+        elif value is None:
+            return None
+        elif flag == "--timeout":
+            given = seconds(value)
+            if given is None:
                 return None
-            value = words[i + 1]
-            i += 1
-        if flag == "--timeout":
-            try:
-                timeout = float(value)
-            except ValueError:
-                return None
-            if timeout_problem(timeout) is not None:
-                return None
+            timeout = given
         else:
             session = value
-        i += 1
     return session, as_json, timeout, i
 
