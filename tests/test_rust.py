@@ -21,7 +21,7 @@ pytestmark = pytest.mark.parametrize("native", ["gdb", "lldb"])
 @pytest.fixture
 def stock(target: Any) -> Any:
     program = target("native/stock.rs")
-    program.binary = builds.build_rust(program.path)  # skips without rustc
+    program.binary = builds.build_rust(program.path)
     return program
 
 

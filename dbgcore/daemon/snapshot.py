@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from dbgcore.vocab.model import Variable
+from dbgcore.vocab.model import FieldList, Variable
 
 #: Characters of locals a snapshot shows (names, values and types).
 BUDGET = 420
@@ -72,7 +72,8 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
                 break
             v.fields.append(one)
             size += _cost(one)
-        v.fields_more = max(getattr(found, "total", len(found)), len(found)) - len(v.fields)
+        total = found.total if isinstance(found, FieldList) else len(found)
+        v.fields_more = max(total, len(found)) - len(v.fields)
     return kept, len(variables) - len(kept)
 
 

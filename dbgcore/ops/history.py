@@ -12,7 +12,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from dbgcore.backends.contract import Backend
 from dbgcore.ops.records import (
@@ -222,12 +222,13 @@ def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
         "source": "hits of " + where, "note": "; ".join(notes)}}
 
 
-class _Sampled:
+class _Sampled(NamedTuple):
     """What one run of `history --at` took: its rows, the event it ended
     at, and whether the op's time ran out."""
 
-    def __init__(self, rows: list[Payload], event: StopEvent, timed_out: bool) -> None:
-        self.rows, self.event, self.timed_out = rows, event, timed_out
+    rows: list[Payload]
+    event: StopEvent
+    timed_out: bool
 
 
 def _sample(session: Session, restart: bool, expression: str, expressions: list[str],

@@ -10,7 +10,8 @@ another user, or of a process of ours outside the session, is refused.
 
 For tools that only talk TCP and would listen themselves (JDWP), both ends
 can dial dbg instead: :func:`accept_only` takes one checked connection and
-closes its port, and :func:`relay` joins two such connections.
+closes its port (jdb's backend then relays JDWP between two such
+connections, reading it as it passes: plugins/dbg_jdb/jdwp.py).
 
 Only the standard library, and Python 3.8 syntax: this file is also loaded by
 path into an adapter's own interpreter (see plugins/dbg_dap/adapterboot).
@@ -21,7 +22,6 @@ from __future__ import annotations
 import os
 import socket
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -298,34 +298,3 @@ def accept_only(listener: socket.socket, roots: Iterable[int], timeout: float,
     finally:
         listener.close()
 
-
-def relay(one: socket.socket, other: socket.socket, name: str) -> list[threading.Thread]:
-    """Copy bytes both ways between two connections, each in a thread, until
-    either side closes (then the other is told, and both are closed)."""
-    # The relay copies each piece as it comes: with Nagle's algorithm on its
-    # sockets, the second of two small writes (JDWP, for one, writes a
-    # packet's header and body apart) waits for the peer's delayed ACK,
-    # ~40 ms, where a direct connection would not.
-    for sock in (one, other):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def copy(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while True:
-                data = source.recv(65536)
-                if not data:
-                    break
-                sink.sendall(data)
-        except OSError:
-            pass
-        for sock in (sink, source):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    threads = [threading.Thread(target=copy, args=pair, name=f"{name}-relay", daemon=True)
-               for pair in ((one, other), (other, one))]
-    for thread in threads:
-        thread.start()
-    return threads

@@ -176,12 +176,8 @@ class DelveProfile(AdapterProfile):
         return shutil.which(self.spec.command[0] if self.spec.command else "dlv")
 
     def thread_wait(self, backend: AdapterHost, timeout: float) -> tuple[str, str] | None:
-        # delve evaluates `runtime.curg` as the selected goroutine's g.
-        try:
-            shown = backend.evaluate_with("runtime.curg.waitreason", "watch", timeout).value
-        except DbgError:
-            return None
-        return go_wait(shown)
+        frames = backend.stack_frames(timeout)
+        return self.frame_wait(backend, frames[0], timeout) if frames else None
 
     def argv(self) -> list[str]:
         exe = self._exe()

@@ -216,6 +216,7 @@ class LldbProfile(NativeProfile):
     def frame_name(self, frame: Message) -> str | None:
         name = super().frame_name(frame)
         return rust.plain_name(name) if name else name
+
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "pending": "native",
                                               "core": "native"}
 
