@@ -37,7 +37,10 @@ def test_the_synchronous_read_is_the_hot_spot_and_callers_split_it(dbg: Dbg) -> 
     assert answer["folded"]["functions"] > 0, answer  # readFileSync, JSON.parse's callers
     callers = dbg.json("callers", "priceOf")
     sites = [(s["function"], s["total_share"]) for s in callers["sites"]]
-    assert [name for name, _ in sites] == ["totals", "discounts"], callers
+    # A sampler may catch priceOf as its caller's frame is being built and
+    # give it to the top level: a sliver beside the two real call sites.
+    assert [name for name, _ in sites[:2]] == ["totals", "discounts"], callers
+    assert all(share < 5 for _, share in sites[2:]), callers
     assert sites[0][1] > 2 * sites[1][1], callers  # 200 items against 50 a round
     unfolded = dbg.json("hot", "--all")["rows"]
     assert any(r["function"] == "readFileSync" and r["library"] == "node" for r in unfolded)
