@@ -49,6 +49,7 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, 
 
 def test_tools_are_the_op_table(dbg: Dbg) -> None:
     from dbgcore.backends.pluginhost import PluginHost
+    from dbgcore.frontends.mcp.hints import described_in_mcp_words
     from dbgcore.frontends.mcp.server import input_schema
     from dbgcore.ops.table import full_table
 
@@ -67,7 +68,8 @@ def test_tools_are_the_op_table(dbg: Dbg) -> None:
         table = full_table(PluginHost())
         for op in table:
             if op.agent and op.own_tool:
-                assert tools[f"dbg_{op.name.replace('-', '_')}"].input_schema == input_schema(op)
+                assert tools[f"dbg_{op.name.replace('-', '_')}"].input_schema == \
+                    described_in_mcp_words(input_schema(op), table)
             elif op.agent:
                 assert op.name in behind, op
         start = tools["dbg_start"].input_schema
@@ -76,7 +78,8 @@ def test_tools_are_the_op_table(dbg: Dbg) -> None:
         assert start["properties"]["run"]["type"] == "boolean"
         index = tools["dbg_frame"].input_schema["properties"]["index"]
         assert (index["type"], index["minimum"]) == ("integer", 0), index
-        assert index["description"].startswith("The frame's index in `dbg stack`"), index
+        # Told in MCP's words: the tool that shows the stack, not the CLI command.
+        assert index["description"].startswith("The frame's index in dbg_stack()"), index
         # The backends without watchpoints are named (plugins installed beside
         # dbg, such as contrib/dbg-node); pdb and debugpy, which have them, not.
         watch = tools["dbg_watch"].description or ""
@@ -91,6 +94,35 @@ def test_tools_are_the_op_table(dbg: Dbg) -> None:
         none = await call(session, "dbg_status", session="nobody")
         assert none["error"]["kind"] == "no_session", none
         assert (await call(session, "dbg_sessions"))["sessions"] == []
+
+    run_mcp(dbg, scenario)
+
+
+def test_hints_name_tools_not_commands(dbg: Dbg, pdb_ready: None) -> None:
+    """An error's hint and an op's note say what to do next as the tool call
+    that does it: an MCP client has tools, not a shell."""
+    program = dbg.cwd / "count.py"
+    program.write_text("total = 0\nfor i in range(3):\n    total += i\nprint(total)\n")
+
+    async def scenario(session: ClientSession) -> None:
+        started = await call(session, "dbg_start", program=str(program), backend="pdb",
+                             session="hints")
+        assert started["ok"], started
+        again = await call(session, "dbg_start", program=str(program), backend="pdb",
+                           session="hints")
+        hint = again["error"]["hint"]
+        assert again["error"]["kind"] == "session_exists", again
+        assert 'dbg_more(op="restart", session="hints")' in hint, hint
+        assert 'dbg_kill(session="hints")' in hint and "`dbg" not in again["_text"], again
+        # pdb has no logpoints: the escape hatch is the raw tool, with its argument.
+        logged = await call(session, "dbg_break", location=f"{program}:3", log="{total}",
+                            session="hints")
+        assert logged["error"]["kind"] == "unsupported", logged
+        assert 'dbg_raw(text="<native command>")' in logged["error"]["message"], logged
+        # The CLI on the same session still says its commands in its own words.
+        cli = dbg("-s", "hints", "break", f"{program}:3", "--log", "{total}")
+        assert cli.code == 3 and "`dbg raw <native command>`" in cli.err, cli
+        assert (await call(session, "dbg_kill", session="hints"))["ok"]
 
     run_mcp(dbg, scenario)
 

@@ -31,6 +31,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from dbgcore import __version__
+from dbgcore.frontends.mcp.hints import described_in_mcp_words, in_mcp_words, told_in_mcp_words
+from dbgcore.frontends.mcp.tools import MORE, agent_ops, split_ops, tool_name
 from dbgcore.ops.call import Answer, call_op
 from dbgcore.shared.errors import DbgError, UsageError
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT, check_timeout
@@ -56,14 +58,8 @@ INSTRUCTIONS = (
     "an op's arguments."
 )
 
-#: The one tool for every other op.
-MORE = "dbg_more"
 #: What the listing may weigh, in bytes of JSON (tests/test_mcp_budget.py).
 LISTING_BUDGET = 10_000
-
-
-def tool_name(op: Op) -> str:
-    return "dbg_" + op.name.replace("-", "_")
 
 
 def brief(text: str, clause: bool = False) -> str:
@@ -185,31 +181,22 @@ def _load_backend_classes(front: Front) -> None:
         front.backends.classes()
 
 
-def agent_ops(table: OpTable) -> list[Op]:
-    return [op for op in table if op.agent]
-
-
-def split_ops(table: OpTable) -> tuple[list[Op], list[Op]]:
-    """The agent's ops: those that are tools of their own, and those behind
-    dbg_more (every other, a plugin's too unless it declares ``own_tool``)."""
-    ops = agent_ops(table)
-    return [op for op in ops if op.own_tool], [op for op in ops if not op.own_tool]
-
-
 def listing(table: OpTable, support: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
     """The tools, as tools/list gives them: name, description, input schema."""
     own, more = split_ops(table)
-    tools = [{"name": tool_name(op), "description": description(op, support),
-              "inputSchema": input_schema(op)} for op in own]
+    tools = [{"name": tool_name(op), "description": in_mcp_words(description(op, support), table),
+              "inputSchema": described_in_mcp_words(input_schema(op), table)} for op in own]
     if more:
         tools.append({"name": MORE, "description": MORE_DESCRIPTION,
                       "inputSchema": more_schema(more)})
     return tools
 
 
-def _describe(op: Op, support: dict[str, dict[str, str]], session: str) -> Answer:
-    payload = {"describes": op.name, "description": description(op, support, full=True),
-               "input_schema": input_schema(op, full=True)}
+def _describe(op: Op, table: OpTable, support: dict[str, dict[str, str]],
+              session: str) -> Answer:
+    payload = {"describes": op.name,
+               "description": in_mcp_words(description(op, support, full=True), table),
+               "input_schema": described_in_mcp_words(input_schema(op, full=True), table)}
     return Answer(MORE, session, None, payload, render=_describe_text)
 
 
@@ -281,7 +268,7 @@ def call_tool(front: Front, name: str, arguments: dict[str, Any] | None,
     except DbgError as exc:
         return Answer(op.name, str(session), None, error=exc)
     if describe:
-        return _describe(op, known_support(front), session)
+        return _describe(op, front.table, known_support(front), session)
     return call_op(op, values, session, timeout, front, cwd, start=front.start)
 
 
@@ -380,7 +367,7 @@ async def _serve(front: Front, warm: threading.Thread) -> None:
 
     def call(name: str, arguments: dict[str, Any] | None) -> Answer:
         warm.join()
-        return call_tool(front, name, arguments, cwd)
+        return told_in_mcp_words(call_tool(front, name, arguments, cwd), front.table)
 
     async def on_call(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         answer = await anyio.to_thread.run_sync(call, params.name, params.arguments)
