@@ -109,3 +109,21 @@ def test_trace_over_goroutines_records_each_call_once_with_its_value(dbg: Dbg,
     # No step of the trace's is left pending to stop a later continue.
     end = traced if traced.get("state") == "exited" else dbg.json("continue")
     assert end["state"] == "exited" and end.get("exit_code") == 0, end
+
+
+def test_finish_in_one_goroutine_returns_its_own_value(dbg: Dbg, tmp_path: Path) -> None:
+    require_backend("dlv")
+    package = copy_tree("gofanout", tmp_path)
+    program = build_go(package)
+    lines = marked_lines(package / "main.go")
+    for attempt in range(3):  # each from a fresh stop, in whichever goroutine it is
+        stop = dbg.json("-s", f"fin{attempt}", "start", "--backend", "dlv", "--break",
+                        f"main.go:{lines['weigh-body']}", "--run", str(program))
+        assert stop["location"]["line"] == lines["weigh-body"], stop
+        item = int(dbg.json("-s", f"fin{attempt}", "print", "item")["value"])
+        assert dbg.json("-s", f"fin{attempt}", "unbreak", f"main.go:{lines['weigh-body']}")["ok"]
+        # Seven other goroutines run weigh meanwhile, and stop at its RETs too.
+        done = dbg.json("-s", f"fin{attempt}", "finish")
+        assert done["state"] == "stopped" and done["location"]["function"] != "main.weigh", done
+        assert done["return_value"]["value"] == str(item * 10 + 1), (item, done)
+        assert dbg.json("-s", f"fin{attempt}", "kill")["ok"]

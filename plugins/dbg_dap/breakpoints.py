@@ -181,10 +181,12 @@ class BreakpointTable:
                      f"{file}:{line}", file=file, line=line, internal=True)
             for line in lines], timeout)
 
-    def add_instructions(self, addresses: list[str], timeout: float) -> list[int]:
-        """dbg's own breakpoints on instructions, sent in one request; their ids."""
+    def add_instructions(self, addresses: list[str], timeout: float,
+                         condition: str | None = None) -> list[int]:
+        """dbg's own breakpoints on instructions, sent in one request (each
+        with ``condition``, in the debugger's words); their ids."""
         return self._add_internal([
-            BpRecord(next(self._internal_ids), "instruction", BreakOptions(),
+            BpRecord(next(self._internal_ids), "instruction", BreakOptions(condition=condition),
                      address, name=address, internal=True) for address in addresses], timeout)
 
     def _add_internal(self, records: list[BpRecord], timeout: float) -> list[int]:

@@ -222,6 +222,8 @@ class DelveProfile(AdapterProfile):
     # A Go binary has all its code; delve does not bind functions later.
     function_search_is_final = True
     return_values_at_ret = True
+    # delve's special variable for the goroutine that evaluates a condition.
+    thread_condition = "runtime.curg.goid == {thread}"
 
     def source_files(self, backend: AdapterHost, name: str, timeout: float) -> list[str]:
         answer = backend.console(f"dlv sources {re.escape(name)}$", timeout)

@@ -122,7 +122,14 @@ def finish_by_returns(backend: DapInspection, resume: Resume, index: int,
     if not returns:
         return resume("stepOut", timeout)
     depth = len(frames)
-    ids = backend.breaks.add_instructions(returns, timeout)
+    # Only this goroutine's returns: another one running the same function
+    # reaches the same RETs with its own results, and a hit of ours that
+    # comes at once with another's may go unreported (delve 1.20), so that
+    # the next return seen in this goroutine would be its next call's.
+    thread, condition = backend.thread_id, backend.profile.thread_condition
+    ids = backend.breaks.add_instructions(
+        returns, timeout,
+        condition.format(thread=thread) if condition and thread is not None else None)
     try:
         while True:
             event = resume("continue", timeout)

@@ -548,6 +548,10 @@ class AdapterProfile:
     #: The adapter shows no return value after a step out, but shows the
     #: results as locals at the function's RET (delve): finish stops there.
     return_values_at_ret: ClassVar[bool] = False
+    #: A breakpoint condition, in the debugger's words, true only in the
+    #: thread (goroutine) ``{thread}``: dbg's stops at a function's RETs for
+    #: `finish` stop no other goroutine running the same function.
+    thread_condition: ClassVar[str | None] = None
     #: The adapter's function breakpoints stop at the declaration's line
     #: (delve): dbg moves them to the first statement.
     function_stops_at_declaration: ClassVar[bool] = False
