@@ -166,6 +166,27 @@ def test_a_breakpoint_inside_the_run_ends_the_trace_and_the_session_goes_on(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_trace_begun_inside_the_traced_function_records_the_running_calls(
+        dbg: Dbg, target: Any, backend: str) -> None:
+    tracee = target("tracee.py")
+    require_backend(backend)
+    assert dbg.json("start", "--backend", backend, "--break", tracee.loc("tri-result"), "--run",
+                    str(tracee.path), "3")["state"] == "stopped"
+    assert dbg.json("print", "n")["value"] == "1"  # in tri(1), under tri(4), tri(3), tri(2)
+    assert dbg.json("unbreak", tracee.loc("tri-result"))["ok"]
+    answer = trace(dbg, "tri")
+    assert answer["state"] == "exited", answer
+    calls = answer["trace"]["calls"]
+    # The four calls it was inside, outermost first, each with its return.
+    assert [(args_of(c)["n"], c["outcome"], c["value"]) for c in calls] == \
+        [("4", "returned", "10"), ("3", "returned", "6"), ("2", "returned", "3"),
+         ("1", "returned", "1")], calls
+    assert [c["depth"] for c in calls] == [0, 1, 2, 3], calls
+    note = answer["trace"]["note"]
+    assert "tri was running when the trace began" in note and "check the names" not in note
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_trace_that_outlives_its_timeout_pauses_the_program(
         dbg: Dbg, target: Any, backend: str) -> None:
     tracee = target("tracee.py")

@@ -14,6 +14,6 @@ they import only the standard library, nothing of dbg's (not even each
 other by package name: a sibling is loaded by its path too), keep to Python
 3.8's syntax, and never rely on this package being imported. dbg's own
 processes import them only to find their files (``pytrace.__file__``) and
-for the few plain helpers they offer dbg's side (``pytrace.unseen_note``);
+for the few plain helpers they offer dbg's side (``pytrace.install_note``);
 tests/unit/test_import_graph.py holds them to it.
 """

@@ -78,7 +78,7 @@ def install(path: str, functions: list[str], lines: bool = False, max_calls: int
                      int(value_chars))
     tracer.start()
     _tracer = tracer
-    return {"installed": True, "unseen": _unseen_threads()}
+    return {"installed": True, "unseen": _unseen_threads(), "running": tracer.adopt_running()}
 
 
 def _unseen_threads() -> list[str]:
@@ -153,16 +153,24 @@ def _sibling(name: str, filename: str) -> ModuleType:
     return module
 
 
-def unseen_note(started: object) -> str:
+def install_note(started: object) -> str:
     """For dbg's side: what :func:`install`'s answer says the trace cannot
-    see, as a note for the user ("" if nothing)."""
+    see, or took up already running, as a note for the user ("" if nothing)."""
+    said = []
+    running = started.get("running") if isinstance(started, dict) else None
+    if running:
+        said.append(f"{_shown(running)} was running when the trace began (the stop was in "
+                    f"it): that call is recorded from there, with its arguments as they were")
     names = started.get("unseen") if isinstance(started, dict) else None
-    if not names:
-        return ""
-    shown = ", ".join(str(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
-    return (f"calls in threads already running when the trace began are not recorded "
-            f"({shown}): before Python 3.12 a profile hook reaches only its own thread "
-            f"and those started later")
+    if names:
+        said.append(f"calls in threads already running when the trace began are not "
+                    f"recorded ({_shown(names)}): before Python 3.12 a profile hook reaches "
+                    f"only its own thread and those started later")
+    return "; ".join(said)
+
+
+def _shown(names: list[object]) -> str:
+    return ", ".join(str(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
 
 
 class _Call:
@@ -284,6 +292,26 @@ class _Tracer:
         if hasattr(os, "register_at_fork"):
             # A child would write its own calls, numbered as ours, into our file.
             os.register_at_fork(after_in_child=self._forked)
+
+    def adopt_running(self) -> list[str]:
+        """The traced functions this thread is inside now (the trace begun
+        at a stop in one): each call taken up as if entered now, outermost
+        first, so that its return is recorded; their names."""
+        frames = []
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None:
+            frames.append(frame)
+            frame = frame.f_back
+        names = []
+        for frame in reversed(frames):
+            try:
+                known = self.codes.get(id(frame.f_code)) or self._match(frame)
+                if known[1] is not None and id(frame) not in self.live:
+                    self._enter(frame, known)
+                    names.append(known[1])
+            except Exception:
+                continue  # never take the program down
+        return names
 
     def stop(self) -> dict[str, object]:
         self.active = False

@@ -419,7 +419,7 @@ class PdbBackend(PdbBreakpoints):
             path.unlink(missing_ok=True)
         return TraceOutcome(calls=calls, event=event, dropped=dropped,
                             means="a profile hook in the program",
-                            note=pytrace.unseen_note(started), timed_out=timed_out)
+                            note=pytrace.install_note(started), timed_out=timed_out)
 
     def _check_traced(self, loc: BreakLoc, timeout: float) -> None:
         """Refuse, before the program runs on, a name `dbg break` would refuse:

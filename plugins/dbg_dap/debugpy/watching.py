@@ -131,7 +131,7 @@ def trace(backend: AdapterHost, functions: list[str], lines: bool, max_calls: in
         path.unlink(missing_ok=True)
     return TraceOutcome(calls=calls, event=event, dropped=dropped,
                         means="a profile hook in the program",
-                        note=pytrace.unseen_note(started), timed_out=timed_out)
+                        note=pytrace.install_note(started), timed_out=timed_out)
 
 
 def _tracer_call(backend: AdapterHost, frame: Message, call: str, timeout: float) -> JsonValue:
