@@ -1,0 +1,40 @@
+// Smart pointers, a method's `this`, a watched local leaving its block,
+// and a main with objects that have destructors: for dbg on gdb and lldb.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct Account {
+    std::string owner;
+    int balance;
+};
+
+struct Ledger {
+    std::vector<int> audit_log;
+    int record(int amount) {
+        audit_log.push_back(amount);
+        return (int)audit_log.size(); // @record
+    }
+};
+
+int settle(int amount) {
+    int fee = amount / 10; // @settle
+    fee += 1;
+    fee += 2;
+    return fee;
+}
+
+int main() {
+    std::vector<std::string> names{"ada", "bob"}; // @main-first
+    auto owned = std::make_unique<Account>(Account{"ada", 42});
+    auto shared = std::make_shared<Account>(Account{"bob", 7});
+    std::weak_ptr<Account> weak = shared;
+    std::unique_ptr<Account> empty;
+    std::shared_ptr<Account> none;
+    Ledger ledger{{3, 4}};
+    int total = ledger.record(owned->balance); // @smart
+    total += settle(total);
+    std::printf("%d %zu\n", total, names.size());
+    return 0;
+}

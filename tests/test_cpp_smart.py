@@ -1,0 +1,62 @@
+"""C++ on gdb and lldb-dap as an IDE shows it: a smart pointer as what it
+points to, a path through ``this``, a watch whose local leaves its block,
+and the entry stop of a main whose objects have destructors
+(tests/targets/native/smart.cpp)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import builds
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import Dbg
+
+NATIVE = pytest.mark.parametrize("native", ["gdb", "lldb"])
+
+
+@NATIVE
+def test_smart_pointers_show_what_they_point_to(
+        dbg: Dbg, target: Any, native: str, backend_ready: Callable[[str], None]) -> None:
+    backend_ready(native)
+    smart = target("native/smart.cpp")
+    binary = builds.build_c(smart.path)
+    dbg.json("start", "--backend", native, "--break", smart.loc("smart"), "--run", str(binary))
+
+    # print: the pointee's fields, whatever the pointer's kind; null says so.
+    for name, fields in (("owned", '{owner = "ada", balance = 42}'),
+                         ("shared", '{owner = "bob", balance = 7}'),
+                         ("weak", '{owner = "bob", balance = 7}')):
+        shown = dbg.json("print", name)
+        assert shown["value"] == fields, shown
+        assert "_ptr<" in shown["type"], shown
+    assert dbg.json("print", "empty")["value"] == "nullptr"
+    assert dbg.json("print", "none")["value"] == "nullptr"
+
+    # locals: a struct behind the pointer, a null one as nullptr.
+    rows = {v["name"]: v["value"] for v in dbg.json("locals")["variables"]}
+    assert rows["owned"] == "{...}" and rows["empty"] == "nullptr", rows
+
+    # vars: the pointee's fields, and paths through the pointer.
+    listed = {v["name"]: v["value"] for v in dbg.json("vars", "owned")["variables"]}
+    assert listed["balance"] == "42" and '"ada"' in listed["owner"], listed
+    assert dbg.json("vars", "shared.balance")["variables"][0]["value"] == "7"
+    refused = dbg("vars", "empty.balance")
+    assert refused.code == 1 and "empty is nullptr" in refused.err, refused
+    assert "Traceback" not in refused.err
+    assert dbg.json("print", "total")["value"] == "0"  # the session goes on
+
+
+@NATIVE
+def test_a_path_goes_through_this(
+        dbg: Dbg, target: Any, native: str, backend_ready: Callable[[str], None]) -> None:
+    backend_ready(native)
+    smart = target("native/smart.cpp")
+    binary = builds.build_c(smart.path)
+    dbg.json("start", "--backend", native, "--break", smart.loc("record"), "--run", str(binary))
+    log = dbg.json("vars", "this.audit_log")["variables"]
+    assert [v["value"] for v in log] == ["3", "4", "42"], log
+    first = dbg.json("vars", "this.audit_log[0]")["variables"]
+    assert [(v["name"], v["value"]) for v in first] == [("[0]", "3")], first
