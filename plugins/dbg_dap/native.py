@@ -61,6 +61,32 @@ _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _versions: dict[str, str] = {}
 
 
+#: Where coreutils keeps stdbuf's library (Debian, Ubuntu; Fedora, Arch).
+STDBUF_LIBRARIES = ("/usr/libexec/coreutils/libstdbuf.so", "/usr/lib/coreutils/libstdbuf.so")
+
+
+def line_buffered(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the program's stdout line-buffered, as in a terminal.
+
+    The program's stdout is a pipe or FIFO of dbg's, so the C library
+    buffers it fully: the lines a program printed before it crashed would
+    die in its buffer and never be shown. coreutils' ``stdbuf -oL`` does what
+    is needed without changing anything else the program sees (its stdout is
+    still not a terminal: isatty() stays false, no colours appear, no
+    carriage returns): its library, preloaded, calls setvbuf before main.
+    Without that library (another system; a static binary ignores it) the
+    environment is unchanged. The user's own LD_PRELOAD is kept, and their
+    ``_STDBUF_O`` wins."""
+    library = next((path for path in STDBUF_LIBRARIES if os.path.exists(path)), None)
+    if library is None:
+        return env
+    preload = env.get("LD_PRELOAD", "")
+    if library not in preload.replace(":", " ").split():
+        env["LD_PRELOAD"] = f"{library}:{preload}" if preload else library
+    env.setdefault("_STDBUF_O", "L")
+    return env
+
+
 #: What libstdc++'s terminate handler prints of an uncaught exception.
 _TERMINATE_RE = re.compile(r"terminate called after throwing an instance of '([^']+)'"
                            r"(?:\s*\n\s*what\(\):\s*(.*))?")
@@ -180,7 +206,7 @@ class NativeProfile(AdapterProfile):
 
     def env_argument(self, request: LaunchRequest) -> JsonValue:
         # gdb's `env` replaces the program's whole environment: add to ours.
-        return {**os.environ, **request.env} if request.env else None
+        return line_buffered({**os.environ, **request.env})
 
     def attach_arguments(self, request: AttachRequest) -> Message:
         args: Message = {}
