@@ -60,3 +60,22 @@ def test_a_path_goes_through_this(
     assert [v["value"] for v in log] == ["3", "4", "42"], log
     first = dbg.json("vars", "this.audit_log[0]")["variables"]
     assert [(v["name"], v["value"]) for v in first] == [("[0]", "3")], first
+
+
+@NATIVE
+def test_entry_stops_on_mains_first_line(
+        dbg: Dbg, target: Any, native: str, backend_ready: Callable[[str], None]) -> None:
+    # g++ files the code building `names`' initializer strings under main's
+    # closing brace, first after the prologue: the debuggers' start of main.
+    backend_ready(native)
+    smart = target("native/smart.cpp")
+    binary = builds.build_c(smart.path)
+    stop = dbg.json("start", "--backend", native, str(binary))
+    assert stop["reason"] == "entry", stop
+    assert stop["location"]["line"] == smart.lines["main-first"], stop
+    assert stop["location"]["function"].startswith("main"), stop
+    names = {v["name"] for v in dbg.json("locals")["variables"]}
+    assert {"names", "owned", "ledger", "total"} <= names, names
+    # The program runs on from there as usual.
+    assert dbg.json("break", smart.loc("smart"))["ok"]
+    assert dbg.json("continue")["location"]["line"] == smart.lines["smart"]

@@ -36,6 +36,7 @@ from dbgcore.api import (
     LaunchRequest,
     Message,
     NotAProgram,
+    StopEvent,
     UsageError,
     binary_kind,
 )
@@ -85,6 +86,25 @@ def line_buffered(env: dict[str, str]) -> dict[str, str]:
         env["LD_PRELOAD"] = f"{library}:{preload}" if preload else library
     env.setdefault("_STDBUF_O", "L")
     return env
+
+
+#: The most steps over that take an entry stop off main's closing brace.
+ENTRY_STEPS = 3
+
+
+def _closing_brace(path: str, line: int) -> bool:
+    """Whether line ``line`` of ``path`` holds only a closing brace that
+    ends a body with statements in it (the line before it does not open
+    the body): no statement of a function's first line is there."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as source:
+            lines = [t.split("//")[0].strip() for t in source.readlines()[:line]]
+    except OSError:
+        return False
+    if len(lines) < line or lines[-1] not in ("}", "};"):
+        return False
+    before = next((t for t in reversed(lines[:-1]) if t), "")
+    return bool(before) and not before.endswith("{")
 
 
 #: What libstdc++'s terminate handler prints of an uncaught exception.
@@ -203,6 +223,30 @@ class NativeProfile(AdapterProfile):
             return own, "uncaught C++ exception", throws[0] + 1
         kind, what = found.group(1), (found.group(2) or "").strip()
         return own, f"{kind}: {what}" if what else kind, throws[0] + 1
+
+    def after_entry(self, backend: AdapterHost, event: StopEvent,
+                    timeout: float) -> StopEvent:
+        # g++ files the code that builds the temporaries of main's first
+        # statement (the strings of `vector<string> v{"a", "b"}`) under main's
+        # closing brace, and that code comes first after the prologue: gdb's
+        # and lldb's "start of main" is then the line-table row of the `}`,
+        # shown with nothing constructed. A step over runs that code, and
+        # stops on main's first line, where the entry stop belongs.
+        where = event.location
+        if where is None or not where.file or not where.line \
+                or not _closing_brace(where.file, where.line):
+            return event
+        stepped = event
+        for _ in range(ENTRY_STEPS):
+            stepped = backend.resume("next", timeout)
+            here = stepped.location
+            if stepped.state != "stopped" or here is None or here.file != where.file \
+                    or here.function != where.function:
+                return stepped
+            if here.line != where.line:
+                stepped.reason, stepped.description = "entry", ""
+                return stepped
+        return stepped
 
     def env_argument(self, request: LaunchRequest) -> JsonValue:
         # gdb's `env` replaces the program's whole environment: add to ours.
