@@ -79,3 +79,29 @@ def test_entry_stops_on_mains_first_line(
     # The program runs on from there as usual.
     assert dbg.json("break", smart.loc("smart"))["ok"]
     assert dbg.json("continue")["location"]["line"] == smart.lines["smart"]
+
+
+@NATIVE
+def test_a_watched_local_leaving_scope_says_so(
+        dbg: Dbg, target: Any, native: str, backend_ready: Callable[[str], None]) -> None:
+    backend_ready(native)
+    smart = target("native/smart.cpp")
+    binary = builds.build_c(smart.path)
+    dbg.json("start", "--backend", native, "--break", smart.loc("settle"), "--run", str(binary))
+    watch = dbg.json("watch", "fee")["breakpoint"]
+    reasons = []
+    for _ in range(6):
+        stop = dbg.json("continue")
+        reasons.append(stop["reason"])
+        if stop["reason"] != "watchpoint":
+            break
+    # Three changes of fee in settle, then settle returns.
+    assert reasons == ["watchpoint"] * 3 + ["watch_scope"], reasons
+    assert "fee" in stop["description"] and "left scope" in stop["description"], stop
+    assert "settle" in stop["description"], stop
+    # Shown in the program's own frame (lldb notices it inside std::vector).
+    assert stop["location"]["file"] == str(smart.path), stop
+    assert stop["location"]["function"].startswith("main"), stop
+    listed = [b["id"] for b in dbg.json("breaks")["breakpoints"]]
+    assert watch["id"] not in listed, listed
+    assert dbg.json("continue")["exit_code"] == 0
