@@ -9,11 +9,11 @@ import time
 
 from dbg_dap.calls import run_code
 from dbg_dap.core import (
-    LOCAL_SCOPE_HINTS,
     MAX_FIELDS,
     DapCore,
     frame_location,
 )
+from dbg_dap.frames import LOCAL_SCOPE_HINTS
 from dbg_dap.ops import MAX_CHILDREN
 from dbgcore.api import (
     DbgError,

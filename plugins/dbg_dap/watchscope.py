@@ -14,13 +14,25 @@ deleted, as gdb does.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from dbg_dap.frames import LOCAL_SCOPE_HINTS
 from dbgcore.api import Message
 
 if TYPE_CHECKING:
-    from dbg_dap.breakpoints import BpRecord
     from dbg_dap.host import AdapterHost
+
+
+class WatchRecord(Protocol):
+    """What is read of a breakpoint record (dbg_dap.breakpoints.BpRecord)."""
+
+    id: int
+    kind: str
+    name: str | None
+    frame: tuple[int, str] | None
+
+
+Record = TypeVar("Record", bound=WatchRecord)
 
 #: The stop's reason when a watched local's frame returned.
 REASON = "watch_scope"
@@ -33,8 +45,6 @@ def local_frame(backend: AdapterHost, expression: str,
     """The selected frame, as (depth from the stack's bottom, function), when
     ``expression`` starts with one of its locals or arguments; None for a
     global (a watch on it lives on)."""
-    from dbg_dap.core import LOCAL_SCOPE_HINTS
-
     found = _LEADING_NAME.match(expression)
     frames = backend.stack_frames(timeout)
     index = backend.frame_index
@@ -51,7 +61,7 @@ def local_frame(backend: AdapterHost, expression: str,
     return None
 
 
-def left_scope(hit: list[BpRecord], frames: list[Message]) -> list[BpRecord]:
+def left_scope(hit: list[Record], frames: list[Message]) -> list[Record]:
     """The watches among ``hit`` whose frame is no longer on ``frames``."""
     gone = []
     for record in hit:
@@ -64,7 +74,7 @@ def left_scope(hit: list[BpRecord], frames: list[Message]) -> list[BpRecord]:
     return gone
 
 
-def description(gone: list[BpRecord]) -> str:
+def description(gone: list[Record]) -> str:
     """What the stop says of the watches that left scope."""
     return "; ".join(f"watch {r.id} ({r.name}) left scope: {(r.frame or (0, ''))[1]} "
                      "returned, so the watch is deleted" for r in gone)
