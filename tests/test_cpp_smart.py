@@ -105,3 +105,19 @@ def test_a_watched_local_leaving_scope_says_so(
     listed = [b["id"] for b in dbg.json("breaks")["breakpoints"]]
     assert watch["id"] not in listed, listed
     assert dbg.json("continue")["exit_code"] == 0
+
+
+@NATIVE
+def test_smart_pointers_inside_values_show_what_they_point_to(
+        dbg: Dbg, target: Any, native: str, backend_ready: Callable[[str], None]) -> None:
+    backend_ready(native)
+    smart = target("native/smart.cpp")
+    binary = builds.build_c(smart.path)
+    dbg.json("start", "--backend", native, "--break", smart.loc("smart"), "--run", str(binary))
+    # A struct's smart pointer fields, and a vector's smart pointer elements.
+    assert dbg.json("print", "holder")["value"] == "{account = {...}, spare = nullptr}"
+    assert dbg.json("print", "pool")["value"].endswith(" {{...}}")
+    account = {v["name"]: v["value"] for v in dbg.json("vars", "holder.account")["variables"]}
+    assert account["balance"] == "3", account
+    element = {v["name"]: v["value"] for v in dbg.json("vars", "pool[0]")["variables"]}
+    assert element["balance"] == "4", element

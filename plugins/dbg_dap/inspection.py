@@ -183,8 +183,20 @@ class DapInspection(DapCore):
             return None
         rows = [v for v in self.variables(ref, timeout) if not self.profile.noise_variable(v)
                 and self.profile.child_kind(v) != "group"]
-        return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}", v.get("type"))
+        return [Variable(str(v.get("name")), self._child_text(v, timeout) or "{...}", v.get("type"))
                 for v in rows]
+
+    def _child_text(self, row: Message, timeout: float) -> str:
+        """A child's value where its parent's are listed on one line or under
+        it: a struct as {...}, a smart pointer as what it points to."""
+        value = str(row.get("value", ""))
+        smart = self.smart_pointee(row, timeout)
+        if smart is not None:
+            value, reference = smart
+            if reference and self.profile.bare_value(value):
+                return "{...}"
+            return value
+        return value if value.strip() or not row.get("variablesReference") else "{...}"
 
     def return_rows(self, timeout: float) -> list[Message]:
         """debugpy's "(return) NAME" rows among the top frame's locals (a
@@ -318,7 +330,7 @@ class DapInspection(DapCore):
             return value  # children the debugger cannot read (a null pointer's)
         if not rows or not all(_INDEX_NAME.fullmatch(str(r.get("name"))) for r in rows):
             return value
-        shown = [str(r.get("value") or "") or "{...}" for r in rows[:limit]]
+        shown = [self._child_text(r, timeout) or "{...}" for r in rows[:limit]]
         more = ", ..." if len(rows) > limit else ""
         return f"{value} {{{', '.join(shown)}{more}}}".lstrip()
 
@@ -332,10 +344,7 @@ class DapInspection(DapCore):
                 if self.profile.child_kind(r) == "item"]
         parts = []
         for row in rows[:limit]:
-            value = str(row.get("value", ""))
-            if not value.strip() and row.get("variablesReference"):
-                value = "{...}"
-            parts.append(f"{row.get('name')} = {value}")
+            parts.append(f"{row.get('name')} = {self._child_text(row, timeout)}")
         if len(rows) <= limit:
             return "{" + ", ".join(parts) + "}"
         of = f" of {total}" if total else ""

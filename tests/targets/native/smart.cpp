@@ -10,6 +10,11 @@ struct Account {
     int balance;
 };
 
+struct Holder {
+    std::unique_ptr<Account> account;
+    std::shared_ptr<Account> spare;
+};
+
 struct Ledger {
     std::vector<int> audit_log;
     int record(int amount) {
@@ -32,6 +37,9 @@ int main() {
     std::weak_ptr<Account> weak = shared;
     std::unique_ptr<Account> empty;
     std::shared_ptr<Account> none;
+    Holder holder{std::make_unique<Account>(Account{"cy", 3}), nullptr};
+    std::vector<std::unique_ptr<Account>> pool;
+    pool.push_back(std::make_unique<Account>(Account{"di", 4}));
     Ledger ledger{{3, 4}};
     int total = ledger.record(owned->balance); // @smart
     total += settle(total);
