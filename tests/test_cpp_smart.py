@@ -99,9 +99,10 @@ def test_a_watched_local_leaving_scope_says_so(
     assert reasons == ["watchpoint"] * 3 + ["watch_scope"], reasons
     assert "fee" in stop["description"] and "left scope" in stop["description"], stop
     assert "settle" in stop["description"], stop
-    # Shown in the program's own frame (lldb notices it inside std::vector).
+    # Shown in the program's own frame, past settle (lldb notices it where
+    # another call writes that stack memory: inside std::vector, or peek).
     assert stop["location"]["file"] == str(smart.path), stop
-    assert stop["location"]["function"].startswith("main"), stop
+    assert not stop["location"]["function"].startswith("settle"), stop
     listed = [b["id"] for b in dbg.json("breaks")["breakpoints"]]
     assert watch["id"] not in listed, listed
     assert dbg.json("continue")["exit_code"] == 0
@@ -121,3 +122,21 @@ def test_smart_pointers_inside_values_show_what_they_point_to(
     assert account["balance"] == "3", account
     element = {v["name"]: v["value"] for v in dbg.json("vars", "pool[0]")["variables"]}
     assert element["balance"] == "4", element
+
+
+@NATIVE
+def test_a_reference_to_a_smart_pointer_shows_what_it_points_to(
+        dbg: Dbg, target: Any, native: str, backend_ready: Callable[[str], None]) -> None:
+    backend_ready(native)
+    smart = target("native/smart.cpp")
+    binary = builds.build_c(smart.path)
+    stop = dbg.json("start", "--backend", native, "--break", smart.loc("peek"), "--run",
+                    str(binary))
+    shown = dbg.json("print", "account")
+    assert shown["value"] == '{owner = "ada", balance = 42}', shown
+    fields = {v["name"]: v["value"] for v in dbg.json("vars", "account")["variables"]}
+    assert fields["balance"] == "42", fields
+    # The stop's locals list the pointee's fields under it.
+    under = {f["name"]: f["value"] for v in stop.get("locals") or [] if v["name"] == "account"
+             for f in v.get("fields") or []}
+    assert under.get("balance") == "42", stop

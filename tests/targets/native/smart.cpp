@@ -23,6 +23,10 @@ struct Ledger {
     }
 };
 
+int peek(const std::unique_ptr<Account> &account) {
+    return account->balance; // @peek
+}
+
 int settle(int amount) {
     int fee = amount / 10; // @settle
     fee += 1;
@@ -42,7 +46,7 @@ int main() {
     pool.push_back(std::make_unique<Account>(Account{"di", 4}));
     Ledger ledger{{3, 4}};
     int total = ledger.record(owned->balance); // @smart
-    total += settle(total);
+    total += settle(total) + peek(owned);
     std::printf("%d %zu\n", total, names.size());
     return 0;
 }
