@@ -261,6 +261,8 @@ class DapBackend(DapEvents):
             # The adapter's own breakpoint for stopping at entry (gdb's
             # stopAtBeginningOfMainSubprogram), not one of the user's.
             event.reason = "entry"
+        if command == "launch" and event.reason == "entry":
+            event = self.profile.after_entry(self, event, timeout)
         return event
 
     def _configure(self, launching: bool, timeout: float) -> None:

@@ -17,6 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+import dbg_dap.watchscope as watchscope
 from dbg_dap.host import AdapterHost
 from dbg_dap.locations import resolve
 from dbg_dap.profile_base import AdapterProfile
@@ -69,6 +70,9 @@ class BpRecord:
     #: A hidden line breakpoint of such watches (one a line, shared by the
     #: watches of one frame): their ids.
     watch_of: list[int] = field(default_factory=list)
+    #: A watch on a local: its frame, as (depth from the stack's bottom,
+    #: function); the watch ends when that frame returns (dbg_dap.watchscope).
+    frame: tuple[int, str] | None = None
 
     def to_breakpoint(self) -> Breakpoint:
         bound = self.dap.get("line") or self.line
@@ -266,7 +270,8 @@ class BreakpointTable:
             raise OpFailed(f"cannot watch {expression}: "
                            f"{info.get('description') or 'the adapter gave no data id'}")
         record = BpRecord(next(self._ids), "watch", BreakOptions(), expression,
-                          name=expression, data_id=str(info["dataId"]))
+                          name=expression, data_id=str(info["dataId"]),
+                          frame=watchscope.local_frame(self.backend, expression, timeout))
         return self._place(record, timeout)
 
     def _data_info_arguments(self, expression: str, timeout: float) -> Message:
@@ -298,7 +303,8 @@ class BreakpointTable:
         if number is None:
             raise OpFailed(f"cannot watch {expression}: {answer.strip() or 'no answer'}")
         record = BpRecord(next(self._ids), "watch", BreakOptions(), expression,
-                          name=expression, dap={"id": number, "verified": True}, console=True)
+                          name=expression, dap={"id": number, "verified": True}, console=True,
+                          frame=watchscope.local_frame(self.backend, expression, timeout))
         self.records[record.id] = record
         return record.to_breakpoint()
 
@@ -398,6 +404,14 @@ class BreakpointTable:
             self._remove_line_watch(record, timeout)
             return
         self._resync_after_removal(record, timeout)
+
+    def end_watch(self, record: BpRecord, timeout: float) -> None:
+        """A watch whose local's frame returned goes (dbg_dap.watchscope):
+        gdb deleted its own already, so only dbg's record of it does."""
+        if record.console:
+            self.records.pop(record.id, None)
+        elif record.id in self.records:
+            self.remove(record.id, timeout)
 
     def _remove_line_watch(self, record: BpRecord, timeout: float) -> None:
         unused = []

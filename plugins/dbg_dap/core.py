@@ -41,10 +41,6 @@ REASONS = {"function breakpoint": "breakpoint", "instruction breakpoint": "break
 #: Stop reasons whose adapter description says nothing more than the reason.
 QUIET_REASONS = frozenset({"breakpoint", "step", "entry", "until", "watchpoint", "goto"})
 
-#: Scopes whose variables a stop snapshot shows (others: `dbg scopes`).
-LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
-
-
 
 class DapCore(Backend):
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:

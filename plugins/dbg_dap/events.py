@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING
 
 import dbg_dap.rust as rust
+import dbg_dap.watchscope as watchscope
 from dbg_dap.core import (
     QUIET_REASONS,
     REASONS,
@@ -234,6 +235,23 @@ class DapEvents(DapInspection):
                                       at_breakpoint=reason != "step")
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
+        gone = watchscope.left_scope(hit, frames)
+        if gone:
+            # A watched local's frame returned (gdb: "Watchpoint N deleted
+            # because the program has left the block..."): said, and ended.
+            reason = watchscope.REASON
+            for record in gone:
+                self.breaks.end_watch(record, timeout)
+            if frames:
+                # lldb notices where another call wrote that stack memory
+                # (inside std::vector, say): shown in the program's frame.
+                libraries = self.profile.library_frames(self.host, frames, timeout)
+                internal = self.profile.internal_frames(frames)
+                self.frame_index = next((i for i in range(len(frames)) if not internal[i]
+                                         and libraries[i] is None), 0)
+                top = frames[self.frame_index]
+                location = frame_location(top)
+                location.function = self.profile.frame_name(top)
         failure: tuple[int, str] | None = None
         panic = ""
         thrown = self.profile.uncaught_exception(self.host, frames, timeout) \
@@ -281,6 +299,8 @@ class DapEvents(DapInspection):
             return self._skip(timeout)
         description = failure[1] if failure else thrown[1] if thrown else panic or \
             self.profile.stop_description(text, detail)
+        if gone:
+            description = watchscope.description(gone)
         if broken is not None:
             # The debugger stopped because it could not evaluate the
             # condition, not because it held.

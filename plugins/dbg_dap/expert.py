@@ -136,9 +136,15 @@ def _resolve_path(b: DapInspection, path: str, timeout: float) -> tuple[int, Pay
             raise OpFailed(f"no {part!r} in {where}", "see `dbg locals` or `dbg vars`")
         walked.append(part)
         reference = int(match.get("variablesReference") or 0)
+        smart = b.smart_pointee(match, timeout)
+        if smart is not None:
+            # A C++ smart pointer: a path goes on through what it points to,
+            # as `p->owner` does (not through its raw pointer's own row).
+            if not smart[1] and smart[0] == "nullptr":
+                raise OpFailed(f"{'.'.join(walked)} is nullptr: it points to nothing")
+            reference = smart[1]
         if index == len(parts) - 1:
-            if not reference:
-                raise OpFailed(f"{path} = {match.get('value')} has no children")
+            # A value without children (an int) answers as its own one row.
             return reference, match
         if not reference:
             raise OpFailed(f"{'.'.join(walked)} has no children")
@@ -199,6 +205,8 @@ def op_vars(b: DapInspection, args: Payload, timeout: float) -> Payload:
         reference, row = target, b.parent_rows.get(target, {})
     else:
         reference, row = _resolve_path(b, target, timeout)
+        if not reference:
+            return {"reference": 0, "variables": _variable_rows([row]), "target": target}
     total = b.profile.children_counted(row)
     start, asked = int(args.get("start") or 0), int(args.get("count") or 0)
     count = asked or VARS_PAGE

@@ -11,6 +11,10 @@ import re
 
 from dbgcore.api import Message, Variable, function_span
 
+#: The scopes of a frame's own variables, by their hint or name (others:
+#: registers, globals): what a stop snapshot shows.
+LOCAL_SCOPE_HINTS = ("locals", "arguments", "parameters")
+
 #: Folders of the system's own code: libc's sources and headers, installed
 #: libraries, a toolchain's headers.
 SYSTEM_FOLDERS = ("/usr/", "/lib/", "/lib64/", "/opt/")

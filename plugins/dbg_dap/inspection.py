@@ -9,11 +9,11 @@ import time
 
 from dbg_dap.calls import run_code
 from dbg_dap.core import (
-    LOCAL_SCOPE_HINTS,
     MAX_FIELDS,
     DapCore,
     frame_location,
 )
+from dbg_dap.frames import LOCAL_SCOPE_HINTS
 from dbg_dap.ops import MAX_CHILDREN
 from dbgcore.api import (
     DbgError,
@@ -39,6 +39,11 @@ THREAD_PLACES_TIME = 3.0
 THREAD_STACK_LEVELS = 24
 #: A container's children: its elements, by index.
 _INDEX_NAME = re.compile(r"\[\d+\]")
+#: A C++ smart pointer's type (libstdc++'s and libc++'s), which both
+#: adapters show with one child, the raw pointer (gdb "get()", lldb "pointer").
+_SMART_POINTER = re.compile(r"(?:const\s+)?std::(?:__\w+::)?(?:unique|shared|weak)_ptr<")
+#: A null pointer's value (gdb "0x0", lldb "0x0000000000000000").
+_NULL_POINTER = re.compile(r"(?:0x0+|nullptr|NULL)\b.*")
 
 
 class DapInspection(DapCore):
@@ -152,11 +157,19 @@ class DapInspection(DapCore):
                 if self.profile.noise_variable(var) or self._return_row(var):
                     continue
                 value = str(var.get("value", ""))
-                if not value.strip() and var.get("variablesReference"):
+                reference = int(var.get("variablesReference") or 0)
+                smart = self.smart_pointee(var, timeout)
+                if smart is not None:
+                    # A smart pointer is shown as what it points to, as a
+                    # reference is: a struct's fields under it, or nullptr.
+                    value, reference = smart
+                    if self.profile.bare_value(value) and reference:
+                        value = ""
+                if not value.strip() and reference:
                     value = "{...}"  # a struct: `dbg print NAME` shows its fields
-                if var.get("variablesReference"):
+                if reference:
                     self.local_refs[str(var.get("name"))] = (
-                        int(var["variablesReference"]), self.profile.children_counted(var))
+                        reference, self.profile.children_counted(var) if smart is None else 0)
                 out.append(Variable(str(var.get("name")), value, var.get("type")))
         return out
 
@@ -170,8 +183,20 @@ class DapInspection(DapCore):
             return None
         rows = [v for v in self.variables(ref, timeout) if not self.profile.noise_variable(v)
                 and self.profile.child_kind(v) != "group"]
-        return [Variable(str(v.get("name")), str(v.get("value", "")) or "{...}", v.get("type"))
+        return [Variable(str(v.get("name")), self._child_text(v, timeout) or "{...}", v.get("type"))
                 for v in rows]
+
+    def _child_text(self, row: Message, timeout: float) -> str:
+        """A child's value where its parent's are listed on one line or under
+        it: a struct as {...}, a smart pointer as what it points to."""
+        value = str(row.get("value", ""))
+        smart = self.smart_pointee(row, timeout)
+        if smart is not None:
+            value, reference = smart
+            if reference and self.profile.bare_value(value):
+                return "{...}"
+            return value
+        return value if value.strip() or not row.get("variablesReference") else "{...}"
 
     def return_rows(self, timeout: float) -> list[Message]:
         """debugpy's "(return) NAME" rows among the top frame's locals (a
@@ -225,6 +250,9 @@ class DapInspection(DapCore):
         if reference and context is None:
             result, reference = self._referent(result, str(body.get("type") or ""), reference,
                                                timeout)
+            smart = self.smart_pointee(body, timeout)
+            if smart is not None:
+                result, reference = smart
         if reference and self.profile.bare_value(result):
             # gdb gives a struct no value of its own, lldb-dap "TYPE @ ADDRESS":
             # show the fields.
@@ -258,6 +286,36 @@ class DapInspection(DapCore):
         # ("size=9") follow the address.
         return value[address.end():], reference
 
+    def smart_pointee(self, row: Message, timeout: float) -> tuple[str, int] | None:
+        """What a C++ smart pointer (``row``, a variable or an evaluate's
+        answer) points to, as the language's ``*p`` reads it and as IDEs show
+        it: the pointee's value and the reference of its children ("" and the
+        reference for a struct, whose fields are then shown), or "nullptr"
+        for a null one; None for anything else. Both adapters give a smart
+        pointer one child, the raw pointer, whose children are the pointee's
+        (gdb: one "value" child; lldb-dap: the pointee's own fields)."""
+        reference = int(row.get("variablesReference") or 0)
+        if not reference or not _SMART_POINTER.match(str(row.get("type") or "")):
+            return None
+        try:
+            rows = self.variables(reference, timeout, 0, 2)
+            if len(rows) != 1:
+                return None
+            pointer = rows[0]
+            if _NULL_POINTER.fullmatch(str(pointer.get("value") or "").strip()):
+                return "nullptr", 0
+            inner = int(pointer.get("variablesReference") or 0)
+            if not inner:
+                return None
+            children = self.variables(inner, timeout, 0, 2)
+        except DbgError:
+            return None  # memory the debugger cannot read: shown as it is
+        name = str(children[0].get("name")) if len(children) == 1 else ""
+        if name == "value" or name.startswith("*"):
+            return str(children[0].get("value") or ""), int(
+                children[0].get("variablesReference") or 0)
+        return "", inner
+
     def _with_elements(self, value: str, reference: int, timeout: float,
                        limit: int = 12) -> str:
         """A container's summary ("std::vector of length 9, capacity 16")
@@ -272,7 +330,7 @@ class DapInspection(DapCore):
             return value  # children the debugger cannot read (a null pointer's)
         if not rows or not all(_INDEX_NAME.fullmatch(str(r.get("name"))) for r in rows):
             return value
-        shown = [str(r.get("value") or "") or "{...}" for r in rows[:limit]]
+        shown = [self._child_text(r, timeout) or "{...}" for r in rows[:limit]]
         more = ", ..." if len(rows) > limit else ""
         return f"{value} {{{', '.join(shown)}{more}}}".lstrip()
 
@@ -286,10 +344,7 @@ class DapInspection(DapCore):
                 if self.profile.child_kind(r) == "item"]
         parts = []
         for row in rows[:limit]:
-            value = str(row.get("value", ""))
-            if not value.strip() and row.get("variablesReference"):
-                value = "{...}"
-            parts.append(f"{row.get('name')} = {value}")
+            parts.append(f"{row.get('name')} = {self._child_text(row, timeout)}")
         if len(rows) <= limit:
             return "{" + ", ".join(parts) + "}"
         of = f" of {total}" if total else ""

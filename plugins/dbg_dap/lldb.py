@@ -16,7 +16,7 @@ from dbg_dap.frames import (
     lldb_arguments,
 )
 from dbg_dap.host import AdapterHost, JsonValue
-from dbg_dap.native import NativeProfile, version_of
+from dbg_dap.native import NativeProfile, line_buffered, version_of
 from dbgcore.api import (
     VALUE_CHARS,
     CallSink,
@@ -152,9 +152,7 @@ class LldbProfile(NativeProfile):
 
     def env_argument(self, request: LaunchRequest) -> JsonValue:
         # lldb-dap 19 takes "NAME=VALUE" strings.
-        if not request.env:
-            return None
-        return [f"{k}={v}" for k, v in {**os.environ, **request.env}.items()]
+        return [f"{k}={v}" for k, v in line_buffered({**os.environ, **request.env}).items()]
 
     hints: ClassVar[dict[str, str]] = {
         "memory-read": "use `dbg raw memory read --count N ADDRESS`",

@@ -36,6 +36,7 @@ from dbgcore.api import (
     LaunchRequest,
     Message,
     NotAProgram,
+    StopEvent,
     UsageError,
     binary_kind,
 )
@@ -59,6 +60,51 @@ _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 #: `--version` answers, per executable path (a check runs on every `dbg start`).
 _versions: dict[str, str] = {}
+
+
+#: Where coreutils keeps stdbuf's library (Debian, Ubuntu; Fedora, Arch).
+STDBUF_LIBRARIES = ("/usr/libexec/coreutils/libstdbuf.so", "/usr/lib/coreutils/libstdbuf.so")
+
+
+def line_buffered(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the program's stdout line-buffered, as in a terminal.
+
+    The program's stdout is a pipe or FIFO of dbg's, so the C library
+    buffers it fully: the lines a program printed before it crashed would
+    die in its buffer and never be shown. coreutils' ``stdbuf -oL`` does what
+    is needed without changing anything else the program sees (its stdout is
+    still not a terminal: isatty() stays false, no colours appear, no
+    carriage returns): its library, preloaded, calls setvbuf before main.
+    Without that library (another system; a static binary ignores it) the
+    environment is unchanged. The user's own LD_PRELOAD is kept, and their
+    ``_STDBUF_O`` wins."""
+    library = next((path for path in STDBUF_LIBRARIES if os.path.exists(path)), None)
+    if library is None:
+        return env
+    preload = env.get("LD_PRELOAD", "")
+    if library not in preload.replace(":", " ").split():
+        env["LD_PRELOAD"] = f"{library}:{preload}" if preload else library
+    env.setdefault("_STDBUF_O", "L")
+    return env
+
+
+#: The most steps over that take an entry stop off main's closing brace.
+ENTRY_STEPS = 3
+
+
+def _closing_brace(path: str, line: int) -> bool:
+    """Whether line ``line`` of ``path`` holds only a closing brace that
+    ends a body with statements in it (the line before it does not open
+    the body): no statement of a function's first line is there."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as source:
+            lines = [t.split("//")[0].strip() for t in source.readlines()[:line]]
+    except OSError:
+        return False
+    if len(lines) < line or lines[-1] not in ("}", "};"):
+        return False
+    before = next((t for t in reversed(lines[:-1]) if t), "")
+    return bool(before) and not before.endswith("{")
 
 
 #: What libstdc++'s terminate handler prints of an uncaught exception.
@@ -178,9 +224,33 @@ class NativeProfile(AdapterProfile):
         kind, what = found.group(1), (found.group(2) or "").strip()
         return own, f"{kind}: {what}" if what else kind, throws[0] + 1
 
+    def after_entry(self, backend: AdapterHost, event: StopEvent,
+                    timeout: float) -> StopEvent:
+        # g++ files the code that builds the temporaries of main's first
+        # statement (the strings of `vector<string> v{"a", "b"}`) under main's
+        # closing brace, and that code comes first after the prologue: gdb's
+        # and lldb's "start of main" is then the line-table row of the `}`,
+        # shown with nothing constructed. A step over runs that code, and
+        # stops on main's first line, where the entry stop belongs.
+        where = event.location
+        if where is None or not where.file or not where.line \
+                or not _closing_brace(where.file, where.line):
+            return event
+        stepped = event
+        for _ in range(ENTRY_STEPS):
+            stepped = backend.resume("next", timeout)
+            here = stepped.location
+            if stepped.state != "stopped" or here is None or here.file != where.file \
+                    or here.function != where.function:
+                return stepped
+            if here.line != where.line:
+                stepped.reason, stepped.description = "entry", ""
+                return stepped
+        return stepped
+
     def env_argument(self, request: LaunchRequest) -> JsonValue:
         # gdb's `env` replaces the program's whole environment: add to ours.
-        return {**os.environ, **request.env} if request.env else None
+        return line_buffered({**os.environ, **request.env})
 
     def attach_arguments(self, request: AttachRequest) -> Message:
         args: Message = {}

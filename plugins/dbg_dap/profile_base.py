@@ -393,6 +393,12 @@ class AdapterProfile:
         happened on the way (an exception raised and handled)."""
         return event
 
+    def after_entry(self, backend: AdapterHost, event: StopEvent,
+                    timeout: float) -> StopEvent:
+        """A launch stopped at entry: the stop it makes (a profile may move
+        it on to where the program's first line really is)."""
+        return event
+
     def code_line(self, path: str, line: int) -> int | None:
         """For adapters that do not move a breakpoint off a line without code
         themselves: the line it binds to (None: no code there or after it in
