@@ -69,7 +69,9 @@ class NodeInspection(NodeExecution):
             found = {p["name"]: p["value"]
                      for p in self._properties(scope["object"]["objectId"], timeout)
                      if "value" in p}
-            frame.args = [Variable(n, *values.show(found[n])) for n in names if n in found]
+            known = [n for n in names if n in found]
+            shown = self._shown([found[n] for n in known], timeout)
+            frame.args = [Variable(n, *s) for n, s in zip(known, shown, strict=True)]
 
     def _parameters(self, call: JsonObject) -> list[str] | None:
         start = call.get("functionLocation") or {}
@@ -109,15 +111,17 @@ class NodeInspection(NodeExecution):
             for name in WRAPPER:  # CommonJS's wrapper, not the program's
                 found.pop(name)
         self._locals = found
-        return [Variable(name, *values.show(obj)) for name, obj in found.items()]
+        shown = self._shown(list(found.values()), timeout)
+        return [Variable(name, *s) for name, s in zip(found, shown, strict=True)]
 
     def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         obj = self._locals.get(variable.name)
         if obj is None or not values.expandable(obj):
             return None
-        return [Variable(p["name"], *values.show(p["value"]))
-                for p in self._properties(obj["objectId"], timeout)
+        rows = [p for p in self._properties(obj["objectId"], timeout)
                 if "value" in p and p.get("enumerable", True)]
+        shown = self._shown([p["value"] for p in rows], timeout)
+        return [Variable(p["name"], *s) for p, s in zip(rows, shown, strict=True)]
 
     def _properties(self, object_id: str, timeout: float) -> list[JsonObject]:
         return self._properties_of([object_id], timeout)[0]
@@ -135,7 +139,7 @@ class NodeInspection(NodeExecution):
         return [list(found.get("result") or []) for found in answers]
 
     def evaluate(self, expression: str, timeout: float) -> Value:
-        return Value(*values.show(self._evaluate(expression, timeout)))
+        return Value(*self._shown([self._evaluate(expression, timeout)], timeout)[0])
 
     def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """What was thrown: its class, its message, where it was made (its
