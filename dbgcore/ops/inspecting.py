@@ -47,14 +47,18 @@ def program_frames(frames: list[Frame]) -> list[Frame]:
 
 
 def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[JsonObject]]:
-    """The frames `dbg stack` shows: the program's own, frame 0 and the
-    selected one; and each run of the others (library and internal frames)
-    as ``{"first", "last", "count", "of"}``, ``of`` naming whose they were."""
+    """The frames `dbg stack` shows: the program's own, frame 0, the
+    selected one and the first async caller past each boundary; and each
+    run of the others (library and internal frames) as ``{"first", "last",
+    "count", "of"}``, ``of`` naming whose they were."""
     shown: list[Frame] = []
     hidden: list[JsonObject] = []
     run: list[Frame] = []
     for position, frame in enumerate(frames):
-        if (frame.library or frame.internal) and position > 0 and not frame.current:
+        # The first caller across an async boundary stays: the stack says
+        # where each boundary is.
+        if (frame.library or frame.internal) and position > 0 and not frame.current \
+                and frame.async_boundary is None:
             run.append(frame)
             continue
         if run:

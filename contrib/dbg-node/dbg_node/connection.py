@@ -69,6 +69,10 @@ class NodeConnection(Backend):
         self._exit: StopEvent | None = None
         #: What was thrown, at a stop at an exception (V8's RemoteObject).
         self._thrown: JsonObject | None = None
+        #: The pause's async stack (V8's StackTrace: callers across an
+        #: ``await``, a ``.then``...), and the id of one kept elsewhere.
+        self._async_trace: JsonObject | None = None
+        self._async_id: JsonObject | None = None
 
     def state(self) -> StopState:
         return self._state
@@ -117,6 +121,8 @@ class NodeConnection(Backend):
         self._state = "stopped"
         interrupted, self._interrupted = self._interrupted, False
         self._frames = list(params.get("callFrames") or [])
+        self._async_trace = params.get("asyncStackTrace")
+        self._async_id = params.get("asyncStackTraceId")
         self._selected = 0
         self._locals = {}
         if self.pump is not None:
@@ -176,6 +182,7 @@ class NodeConnection(Backend):
             self.pump.drain()  # node has exited: all it wrote is in the FIFOs
         self._state = "exited"
         self._frames = []
+        self._async_trace = self._async_id = None
         self._exit = StopEvent(state="exited", reason="exited", exit_code=code, signal=signal)
         return self._exit
 

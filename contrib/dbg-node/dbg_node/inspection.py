@@ -31,6 +31,11 @@ from dbg_node.messages import JsonObject
 
 #: Names Node's CommonJS wrapper puts in every module's scope.
 WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
+#: The most async callers `dbg stack` shows (V8 keeps ASYNC_DEPTH of them
+#: a run, a run after each boundary).
+ASYNC_FRAMES = 64
+#: The most async stack traces asked for by id at one pause.
+ASYNC_LOOKUPS = 4
 #: Scopes whose variables are the frame's own ("locals").
 OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
 
@@ -49,6 +54,45 @@ class NodeInspection(NodeExecution):
                                 internal=(where.file or "").startswith("node:"),
                                 library=owner is not None, library_name=owner))
         return frames
+
+    def async_callers(self, timeout: float) -> list[Frame]:
+        """The pause's async stack trace, V8's chain of callers across each
+        ``await``, ``.then`` or timer (``parent``; one kept apart from the
+        pause, ``parentId``, asked for), as frames after the live ones."""
+        frames: list[Frame] = []
+        trace, asked = self._async_trace, 0
+        if trace is None and self._async_id is not None:
+            trace, asked = self._stack_trace(self._async_id, timeout), 1
+        while trace is not None and len(frames) < ASYNC_FRAMES:
+            boundary: str | None = str(trace.get("description") or "async")
+            for call in trace.get("callFrames") or []:
+                file = self._url_file(str(call.get("url") or "")) \
+                    or self.file_of(str(call.get("scriptId", ""))) or ""
+                owner = _library(file)
+                frames.append(Frame(
+                    len(self._frames) + len(frames), str(call.get("functionName") or "")
+                    or "(anonymous)", file or None, int(call.get("lineNumber", 0)) + 1,
+                    internal=file.startswith("node:"), library=owner is not None,
+                    library_name=owner, asynchronous=True, async_boundary=boundary))
+                boundary = None
+            parent = trace.get("parent")
+            if parent is None and trace.get("parentId") and asked < ASYNC_LOOKUPS:
+                parent, asked = self._stack_trace(trace["parentId"], timeout), asked + 1
+            trace = parent
+        return frames[:ASYNC_FRAMES]
+
+    def _stack_trace(self, trace_id: JsonObject, timeout: float) -> JsonObject | None:
+        """An async stack trace V8 keeps apart from the pause, by its id."""
+        try:
+            found = self.call("Debugger.getStackTrace", {"stackTraceId": trace_id}, timeout)
+        except OpFailed:
+            return None  # its debugger (another context's) has let it go
+        trace: JsonObject | None = found.get("stackTrace")
+        return trace
+
+    @staticmethod
+    def _url_file(url: str) -> str:
+        return unquote(url[len("file://"):]) if url.startswith("file://") else url
 
     def frame_args(self, frames: list[Frame], timeout: float) -> None:
         # V8 lists a function's arguments among its locals: the names come
@@ -86,6 +130,14 @@ class NodeInspection(NodeExecution):
         return parameter_names("\n".join(lines[row:row + 20])[column:])
 
     def select_frame(self, index: int, timeout: float) -> Frame:
+        if index >= len(self._frames) and self._async_trace is not None:
+            callers = {f.index: f for f in self.async_callers(timeout)}
+            if index in callers:
+                raise OpFailed(
+                    f"frame {index} ({callers[index].function}) is an async caller: it waits "
+                    f"for the calls above it, so it has no live frame to select",
+                    f"{_live(len(self._frames))}; `dbg break {callers[index].file}:"
+                    f"{callers[index].line}` stops in it when it runs")
         if not 0 <= index < len(self._frames):
             raise OpFailed(f"no frame {index}; the stack has {len(self._frames)} frames "
                            f"(0 to {len(self._frames) - 1})", "`dbg stack` lists them")
@@ -246,6 +298,10 @@ class NodeInspection(NodeExecution):
             return "", self._wait_stop(timeout, timeout, "pause")
         return json.dumps(answer, indent=1), None
 
+
+
+def _live(count: int) -> str:
+    return "frame 0 is live" if count == 1 else f"frames 0 to {count - 1} are live"
 
 
 def _library(file: str) -> str | None:

@@ -52,3 +52,52 @@ def test_long_and_deep_values_are_cut_and_say_so(node: Dbg) -> None:
     assert deep == "{a: {b: {c: {…}}}, g: [Getter]}", deep
     looped = node.json("print", "(() => { const o = {n: 1}; o.self = o; return o; })()")
     assert looped["value"] == "{n: 1, self: [Circular]}", looped
+
+
+def _chain(dbg: Dbg) -> list[tuple[str, str | None]]:
+    """`dbg stack`'s frames as (function, boundary crossed before it)."""
+    return [(f["function"], f.get("async_boundary")) for f in dbg.json("stack")["frames"]]
+
+
+def test_a_stop_after_an_await_shows_who_awaits_it(node: Dbg) -> None:
+    start_at(node, "loaded")
+    assert _chain(node)[:3] == [("loadOrder", None), ("checkout", "await"), ("main", None)]
+    frames = node.json("stack")["frames"]
+    assert [f.get("asynchronous", False) for f in frames[:3]] == [False, True, True], frames
+    assert (frames[1]["line"], frames[2]["line"]) == (LINES["await-load"],
+                                                     LINES["await-checkout"]), frames
+    text = node("stack").out.splitlines()
+    assert text[2:4] == ["   -- await --",
+                         f"  #1  checkout at {MAIN}:{LINES['await-load']}"], text
+    refused = node("frame", "1")
+    assert refused.code != 0 and "async caller" in refused.err, refused
+    assert len(refused.err.strip().splitlines()) == 1, refused
+    assert node.json("frame", "0")["ok"]  # the session goes on
+    assert node.json("up")["ok"] is False  # the live stack is one frame
+
+
+def test_a_rejected_promise_stops_with_its_async_chain(node: Dbg) -> None:
+    snap = node.json("start", "--backend", "node", "--run", str(MAIN), "reject")
+    assert snap["reason"] == "exception" and snap["location"]["line"] == LINES["reject"], snap
+    assert _chain(node)[:2] == [("checkout", None), ("main", "await")]
+
+
+def test_a_then_callback_names_its_boundary(node: Dbg) -> None:
+    start_at(node, "then")
+    assert _chain(node)[:3] == [("(anonymous)", None), ("main", "Promise.then"),
+                                ("(anonymous)", "await")]
+
+
+def test_async_depth_in_backends_yaml_turns_the_chain_off_or_is_refused(node: Dbg) -> None:
+    config = node.home / "config" / "dbg" / "backends.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("backends:\n  node:\n    options:\n      async_depth: 0\n",
+                      encoding="utf-8")
+    start_at(node, "loaded")
+    assert _chain(node) == [("loadOrder", None)]
+    node.json("kill")
+    config.write_text("backends:\n  node:\n    options:\n      async_depth: lots\n",
+                      encoding="utf-8")
+    bad = node("start", "--backend", "node", str(MAIN))
+    assert bad.code != 0 and "async_depth" in bad.err and "Traceback" not in bad.err, bad
+    assert len(bad.err.strip().splitlines()) == 1, bad

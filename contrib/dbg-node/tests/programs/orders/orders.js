@@ -44,6 +44,9 @@ async function main(mode) {
   counter(1);
   const made = describe(3); // @call-describe
   const order = await checkout(mode === "reject" ? -3 : 3); // @await-checkout
+  await loadOrder(4).then((later) => {
+    console.log("later", later.id); // @then
+  });
   console.log(made.id, order.id, owners.size);
 }
 
