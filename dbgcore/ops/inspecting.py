@@ -119,7 +119,7 @@ def cut_value(variable: Variable, chars: int) -> Variable:
     if len(variable.value) <= chars:
         return variable
     return Variable(variable.name, variable.value[: chars - 3] + "...", variable.type,
-                    cut=len(variable.value))
+                    cut=len(variable.value), scope=variable.scope)
 
 
 def cap_variables(variables: list[Variable], count: int | None,
@@ -130,7 +130,7 @@ def cap_variables(variables: list[Variable], count: int | None,
     for v in kept:
         if len(v.value) > chars:
             cut = True
-            out.append(Variable(v.name, v.value[: chars - 3] + "...", v.type))
+            out.append(Variable(v.name, v.value[: chars - 3] + "...", v.type, scope=v.scope))
         else:
             out.append(v)
     return out, cut

@@ -161,9 +161,15 @@ class Variable:
     fields: list[Variable] | None = None
     #: How many of those fields the snapshot left out.
     fields_more: int = 0
+    #: Among a frame's locals, the scope of a variable that is not the
+    #: frame's own: a closure's captured one ("closure makeCounter"); None:
+    #: the frame's own.
+    scope: str | None = None
 
     def to_dict(self) -> JsonObject:
         data: JsonObject = {"name": self.name, "value": self.value, "type": self.type}
+        if self.scope is not None:
+            data["scope"] = self.scope
         if self.changed:
             data["changed"] = True
         if self.cut is not None:

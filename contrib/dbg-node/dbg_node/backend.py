@@ -15,9 +15,10 @@ it stops at ``i++`` and ``i < n`` of one ``for`` line); ``finish`` stops at
 the function's return with its value, then steps out; ``break FUNCTION``
 stops at the body's first statement.
 
-The backend is four layers, one module each, each adding what it does:
+The backend is five layers, one module each, each adding what it does:
 the connection to the program (:mod:`dbg_node.connection`), execution
-(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), and
+(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), the
+scope ops (:mod:`dbg_node.scopeops`: `dbg scopes`, `dbg vars`), and
 here availability, starting and ending, and the breakpoint ops (kept by
 :class:`dbg_node.breaks.Breakpoints`).
 """
@@ -50,9 +51,9 @@ from dbgcore.api import (
 )
 
 from dbg_node.breaks import entry_point
-from dbg_node.inspection import NodeInspection
 from dbg_node.inspector import Inspector, inspector_url
 from dbg_node.messages import JsonObject
+from dbg_node.scopeops import NodeScopes
 
 LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
 #: What the inspector itself writes on the program's stderr.
@@ -75,7 +76,7 @@ ASYNC_DEPTH_MOST = 1000
 DETACH_TIMEOUT = 2.0
 
 
-class NodeBackend(NodeInspection):
+class NodeBackend(NodeScopes):
     id = "node"
     tool = "node"
     reads_stdin = True

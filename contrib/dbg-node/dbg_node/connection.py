@@ -3,8 +3,9 @@ the pauses and the end it reports, where the program is paused, and which
 throws pause it (`dbg catch`).
 
 The layers of the backend, one module each: this one, then execution
-(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), and
-the backend itself (:mod:`dbg_node.backend`: starting, ending, breakpoints).
+(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), the
+scope ops (:mod:`dbg_node.scopeops`), and the backend itself
+(:mod:`dbg_node.backend`: starting, ending, breakpoints).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from dbgcore.api import (
 from dbg_node.breaks import Breakpoints
 from dbg_node.inspector import CLOSED, Inspector
 from dbg_node.messages import JsonObject
+from dbg_node.scopes import References
 
 #: `dbg catch`'s filters, as V8's pause-on-exceptions states.
 CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
@@ -73,6 +75,8 @@ class NodeConnection(Backend):
         #: ``await``, a ``.then``...), and the id of one kept elsewhere.
         self._async_trace: JsonObject | None = None
         self._async_id: JsonObject | None = None
+        #: `dbg scopes`'s and `dbg vars`'s numbers for V8's objects, this pause.
+        self.references = References()
 
     def state(self) -> StopState:
         return self._state
@@ -123,6 +127,7 @@ class NodeConnection(Backend):
         self._frames = list(params.get("callFrames") or [])
         self._async_trace = params.get("asyncStackTrace")
         self._async_id = params.get("asyncStackTraceId")
+        self.references.clear()
         self._selected = 0
         self._locals = {}
         if self.pump is not None:

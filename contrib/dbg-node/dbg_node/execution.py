@@ -32,6 +32,7 @@ class NodeExecution(NodeConnection):
     def _resume(self, method: str, timeout: float, params: JsonObject | None = None) -> None:
         self._state = "running"
         self._locals = {}
+        self.references.clear()  # V8 lets go of the pause's objects
         try:
             self.call(method, params, timeout)
         except TargetExited:

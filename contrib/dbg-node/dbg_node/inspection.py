@@ -23,6 +23,7 @@ from dbgcore.api import (
     Variable,
 )
 
+import dbg_node.scopes as scopes
 import dbg_node.values as values
 from dbg_node.connection import function_name
 from dbg_node.execution import NodeExecution
@@ -36,8 +37,6 @@ WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
 ASYNC_FRAMES = 64
 #: The most async stack traces asked for by id at one pause.
 ASYNC_LOOKUPS = 4
-#: Scopes whose variables are the frame's own ("locals").
-OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
 
 
 class NodeInspection(NodeExecution):
@@ -146,25 +145,27 @@ class NodeInspection(NodeExecution):
         return self.stack(None, timeout)[index]
 
     def locals(self, timeout: float) -> list[Variable]:
-        frame = self._frame()
+        """The frame's own variables (its blocks', its function's), then
+        those its closures captured, each marked with its closure; a name
+        an inner scope shadows is the inner one's, as in the program."""
+        chosen = scopes.locals_scopes(self._frame())
         found: dict[str, JsonObject] = {}
-        scopes = []
-        for scope in frame.get("scopeChain", []):
-            if scope.get("type") not in OWN_SCOPES:
-                break
-            scopes.append(scope["object"]["objectId"])
+        marks: dict[str, str | None] = {}
         # The scopes' requests go out together: one round trip for a frame's
-        # blocks and its function scope, not one each.
-        for listed in self._properties_of(scopes, timeout):
-            for prop in listed:
-                if "value" in prop:
-                    found.setdefault(prop["name"], prop["value"])
+        # blocks, its function scope and its closures, not one each.
+        listed = self._properties_of([s["object"]["objectId"] for s, _ in chosen], timeout)
+        for (_, mark), props in zip(chosen, listed, strict=True):
+            for prop in props:
+                if "value" in prop and prop["name"] not in found:
+                    found[prop["name"]] = prop["value"]
+                    marks[prop["name"]] = mark
         if set(found) >= WRAPPER:
             for name in WRAPPER:  # CommonJS's wrapper, not the program's
                 found.pop(name)
         self._locals = found
         shown = self._shown(list(found.values()), timeout)
-        return [Variable(name, *s) for name, s in zip(found, shown, strict=True)]
+        return [Variable(name, *s, scope=marks[name])
+                for name, s in zip(found, shown, strict=True)]
 
     def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         obj = self._locals.get(variable.name)

@@ -101,3 +101,38 @@ def test_async_depth_in_backends_yaml_turns_the_chain_off_or_is_refused(node: Db
     bad = node("start", "--backend", "node", str(MAIN))
     assert bad.code != 0 and "async_depth" in bad.err and "Traceback" not in bad.err, bad
     assert len(bad.err.strip().splitlines()) == 1, bad
+
+
+def test_locals_in_a_closure_show_what_it_captured_marked(node: Dbg) -> None:
+    snap = start_at(node, "bump")
+    listed = {v["name"]: (v["value"], v.get("scope")) for v in node.json("locals")["variables"]}
+    assert listed == {"doubled": ("2", None), "by": ("1", None), "before": ("10", None),
+                      "count": ("10", "closure makeCounter"),
+                      "step": ("2", "closure makeCounter")}, listed
+    # The module's own top level (every function of it) is no closure's capture.
+    assert "loadOrder" not in listed
+    assert {v["name"] for v in snap["locals"]} == set(listed), snap["locals"]
+    assert "count = 10 (number)  [closure makeCounter]" in node("locals").out
+    assert node.json("set", "count", "40")["value"] == "40"
+    assert node.json("print", "count")["value"] == "40"
+
+
+def test_scopes_lists_the_chain_and_leaves_global_folded(node: Dbg) -> None:
+    start_at(node, "bump")
+    scopes = node.json("scopes")["scopes"]
+    names = [s["name"] for s in scopes]
+    assert names[:3] == ["Block", "Local", "Closure (makeCounter)"], names
+    assert names[-1] == "Global", names
+    by_name = {s["name"]: s for s in scopes}
+    assert [v["name"] for v in by_name["Closure (makeCounter)"]["variables"]] == ["count",
+                                                                                  "step"]
+    glob = by_name["Global"]
+    assert glob["expensive"] and "variables" not in glob, glob
+    listed = node.json("vars", str(glob["reference"]), "--count", "500")
+    rows = {v["name"]: v["value"] for v in listed["variables"]}
+    assert rows["process"] == "[Getter/Setter]" and rows["Array"] == "[Function: Array]", rows
+    text = node("scopes").out
+    assert "Closure (makeCounter): ref 3\n  count = 10 (number)\n  step = 2 (number)" in text, text
+    bad = node("vars", "99")
+    assert bad.code != 0 and "no reference 99" in bad.err and len(bad.err.splitlines()) == 1
+    assert node.json("vars", "({a: {b: 1}})")["variables"][0]["value"] == "{b: 1}"
