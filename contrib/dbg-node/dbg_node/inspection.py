@@ -64,13 +64,14 @@ class NodeInspection(NodeExecution):
             trace, asked = self._stack_trace(self._async_id, timeout), 1
         while trace is not None and len(frames) < ASYNC_FRAMES:
             boundary: str | None = str(trace.get("description") or "async")
-            for call in trace.get("callFrames") or []:
+            calls = list(trace.get("callFrames") or [])
+            for call, outer in zip(calls, [*calls[1:], {}], strict=True):
                 file = self._url_file(str(call.get("url") or "")) \
                     or self.file_of(str(call.get("scriptId", ""))) or ""
                 owner = _library(file)
                 frames.append(Frame(
-                    len(self._frames) + len(frames), str(call.get("functionName") or "")
-                    or "(anonymous)", file or None, int(call.get("lineNumber", 0)) + 1,
+                    len(self._frames) + len(frames), _async_function(call, outer),
+                    file or None, int(call.get("lineNumber", 0)) + 1,
                     internal=file.startswith("node:"), library=owner is not None,
                     library_name=owner, asynchronous=True, async_boundary=boundary))
                 boundary = None
@@ -299,6 +300,16 @@ class NodeInspection(NodeExecution):
             return "", self._wait_stop(timeout, timeout, "pause")
         return json.dumps(answer, indent=1), None
 
+
+
+def _async_function(call: JsonObject, outer: JsonObject) -> str:
+    """An async caller's function as the live stack names it: V8 gives no
+    function's start there, so a module's top level is the nameless one
+    that node's module loader called."""
+    name = str(call.get("functionName") or "")
+    if name:
+        return name
+    return "<module>" if outer.get("functionName") == "Module._compile" else "(anonymous)"
 
 
 def _live(count: int) -> str:

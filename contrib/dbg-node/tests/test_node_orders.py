@@ -61,7 +61,8 @@ def _chain(dbg: Dbg) -> list[tuple[str, str | None]]:
 
 def test_a_stop_after_an_await_shows_who_awaits_it(node: Dbg) -> None:
     start_at(node, "loaded")
-    assert _chain(node)[:3] == [("loadOrder", None), ("checkout", "await"), ("main", None)]
+    assert _chain(node)[:4] == [("loadOrder", None), ("checkout", "await"), ("main", None),
+                                ("<module>", None)]
     frames = node.json("stack")["frames"]
     assert [f.get("asynchronous", False) for f in frames[:3]] == [False, True, True], frames
     assert (frames[1]["line"], frames[2]["line"]) == (LINES["await-load"],
@@ -85,7 +86,7 @@ def test_a_rejected_promise_stops_with_its_async_chain(node: Dbg) -> None:
 def test_a_then_callback_names_its_boundary(node: Dbg) -> None:
     start_at(node, "then")
     assert _chain(node)[:3] == [("(anonymous)", None), ("main", "Promise.then"),
-                                ("(anonymous)", "await")]
+                                ("<module>", "await")]
 
 
 def test_async_depth_in_backends_yaml_turns_the_chain_off_or_is_refused(node: Dbg) -> None:
