@@ -130,7 +130,7 @@ class NodeInspection(NodeExecution):
         return parameter_names("\n".join(lines[row:row + 20])[column:])
 
     def select_frame(self, index: int, timeout: float) -> Frame:
-        if index >= len(self._frames) and self._async_trace is not None:
+        if index >= len(self._frames) and (self._async_trace or self._async_id):
             callers = {f.index: f for f in self.async_callers(timeout)}
             if index in callers:
                 raise OpFailed(
