@@ -50,6 +50,8 @@ def test_long_and_deep_values_are_cut_and_say_so(node: Dbg) -> None:
     assert many == "{a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7}", many
     deep = node.json("print", "({a: {b: {c: {d: 1}}}, get g() { return 1; }})")["value"]
     assert deep == "{a: {b: {c: {…}}}, g: [Getter]}", deep
+    wide = node.json("print", "Array.from({length: 6}, () => ({s: 'y'.repeat(70)}))")["value"]
+    assert len(wide) == 300 and wide.startswith("[{s: 'yyy") and wide.endswith("…"), wide
     looped = node.json("print", "(() => { const o = {n: 1}; o.self = o; return o; })()")
     assert looped["value"] == "{n: 1, self: [Circular]}", looped
 
