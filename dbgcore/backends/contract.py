@@ -428,6 +428,15 @@ class Backend:
         tell (the default leaves them None). The core asks only for the
         frames it shows, since some debuggers answer a request per frame."""
 
+    def async_callers(self, timeout: float) -> list[Frame]:
+        """The calls waiting on the stack's outermost live frame, where the
+        runtime keeps them (an ``await`` of it, a ``.then`` on its promise):
+        frames marked ``asynchronous``, numbered on from the last of
+        :meth:`stack`, the first of each run with its ``async_boundary``.
+        `dbg stack` shows them after the live frames; nothing else counts them
+        (not `up`, `finish` or a frame's depth). Default: none."""
+        return []
+
     def select_frame(self, index: int, timeout: float) -> Frame:
         raise self.unsupported("frame")
 

@@ -37,7 +37,7 @@ def arrange(variables: list[Variable], line_text: str, previous: dict[str, str] 
     marked = []
     for v in variables:
         changed = previous is not None and previous.get(v.name) != v.value
-        marked.append(Variable(v.name, v.value, v.type, changed=changed))
+        marked.append(Variable(v.name, v.value, v.type, changed=changed, scope=v.scope))
 
     def rank(item: tuple[int, Variable]) -> tuple[int, int]:
         index, v = item

@@ -47,14 +47,18 @@ def program_frames(frames: list[Frame]) -> list[Frame]:
 
 
 def shown_frames(frames: list[Frame]) -> tuple[list[Frame], list[JsonObject]]:
-    """The frames `dbg stack` shows: the program's own, frame 0 and the
-    selected one; and each run of the others (library and internal frames)
-    as ``{"first", "last", "count", "of"}``, ``of`` naming whose they were."""
+    """The frames `dbg stack` shows: the program's own, frame 0, the
+    selected one and the first async caller past each boundary; and each
+    run of the others (library and internal frames) as ``{"first", "last",
+    "count", "of"}``, ``of`` naming whose they were."""
     shown: list[Frame] = []
     hidden: list[JsonObject] = []
     run: list[Frame] = []
     for position, frame in enumerate(frames):
-        if (frame.library or frame.internal) and position > 0 and not frame.current:
+        # The first caller across an async boundary stays: the stack says
+        # where each boundary is.
+        if (frame.library or frame.internal) and position > 0 and not frame.current \
+                and frame.async_boundary is None:
             run.append(frame)
             continue
         if run:
@@ -115,7 +119,7 @@ def cut_value(variable: Variable, chars: int) -> Variable:
     if len(variable.value) <= chars:
         return variable
     return Variable(variable.name, variable.value[: chars - 3] + "...", variable.type,
-                    cut=len(variable.value))
+                    cut=len(variable.value), scope=variable.scope)
 
 
 def cap_variables(variables: list[Variable], count: int | None,
@@ -126,7 +130,7 @@ def cap_variables(variables: list[Variable], count: int | None,
     for v in kept:
         if len(v.value) > chars:
             cut = True
-            out.append(Variable(v.name, v.value[: chars - 3] + "...", v.type))
+            out.append(Variable(v.name, v.value[: chars - 3] + "...", v.type, scope=v.scope))
         else:
             out.append(v)
     return out, cut

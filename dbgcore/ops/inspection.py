@@ -39,11 +39,15 @@ def handle_stack(session: Session, args: Payload, timeout: float) -> Payload:
 
     assert session.backend is not None
     frames = session.backend.stack(None, timeout)
+    try:
+        callers = session.backend.async_callers(timeout)
+    except DbgError:
+        callers = []  # the live stack still says where the program is
     hidden: list[Payload] = []
     if args.get("all"):
-        shown = frames
+        shown = frames + callers
     else:
-        shown, hidden = fold_recursion(*shown_frames(program_frames(frames)))
+        shown, hidden = fold_recursion(*shown_frames(program_frames(frames) + callers))
     levels = int(args.get("levels") or STACK_SHOWN)
     cut = max(len(shown) - levels, 0)
     if cut:
@@ -208,6 +212,8 @@ def render_stack(p: Payload) -> str:
     for f in p.get("frames", []):
         while runs and runs[0]["first"] < f["index"]:
             lines.append(_hidden(runs.pop(0)))
+        if f.get("async_boundary"):
+            lines.append(f"   -- {f['async_boundary']} --")
         mark = ">" if f.get("current") else " "
         lines.append(f"{mark} #{f['index']:<2} {_call(f)} at "
                      f"{f.get('file') or '?'}:{f.get('line') or '?'}{_frame_tag(f)}")

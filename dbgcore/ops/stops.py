@@ -59,7 +59,8 @@ def source_lines(lines: list[Payload]) -> list[str]:
 def variable_text(v: Payload) -> str:
     kind = f" ({v['type']})" if v.get("type") else ""
     cut = f" [cut: {v['cut']} chars]" if v.get("cut") else ""
-    return f"{v['name']} = {v['value']}{kind}{cut}"
+    scope = f"  [{v['scope']}]" if v.get("scope") else ""
+    return f"{v['name']} = {v['value']}{kind}{cut}{scope}"
 
 
 def breakpoint_text(bp: Payload) -> str:

@@ -123,9 +123,20 @@ class Frame:
     library_name: str | None = None
     #: The frame's arguments, in order (None: the backend cannot tell).
     args: list[Variable] | None = None
+    #: An async caller (:meth:`dbgcore.backends.contract.Backend.async_callers`):
+    #: a call waiting on the one above it (an ``await``, a ``.then``), not a
+    #: live frame: it has no locals to show and cannot be selected.
+    asynchronous: bool = False
+    #: On the first async caller of a run: the boundary crossed to reach it,
+    #: as the runtime names it (V8's "await", "Promise.then", "setTimeout").
+    async_boundary: str | None = None
 
     def to_dict(self) -> JsonObject:
         data = _record(self)
+        if not self.asynchronous:  # the frames of every stack but an async one's
+            data.pop("asynchronous")
+        if self.async_boundary is None:
+            data.pop("async_boundary")
         if self.library_name is None:
             data.pop("library_name")
         if self.args is None:
@@ -150,9 +161,15 @@ class Variable:
     fields: list[Variable] | None = None
     #: How many of those fields the snapshot left out.
     fields_more: int = 0
+    #: Among a frame's locals, the scope of a variable that is not the
+    #: frame's own: a closure's captured one ("closure makeCounter"); None:
+    #: the frame's own.
+    scope: str | None = None
 
     def to_dict(self) -> JsonObject:
         data: JsonObject = {"name": self.name, "value": self.value, "type": self.type}
+        if self.scope is not None:
+            data["scope"] = self.scope
         if self.changed:
             data["changed"] = True
         if self.cut is not None:

@@ -32,9 +32,16 @@ def _var(v: Payload) -> str:
 
 
 def render_scopes(p: Payload) -> str:
-    return "\n".join(f"{s['name']}: ref {s['reference']}" + (" (expensive)" if s.get("expensive")
-                                                          else "")
-                     for s in p.get("scopes", [])) or "no scopes"
+    """Each scope and its reference; under it its variables, where the
+    backend gave them with the scope (node does, but for the global one)."""
+    lines = []
+    for s in p.get("scopes", []):
+        lines.append(f"{s['name']}: ref {s['reference']}"
+                     + (" (expensive)" if s.get("expensive") else ""))
+        for v in s.get("variables") or []:
+            ref = f"  [ref {v['reference']}]" if v.get("reference") else ""
+            lines.append(f"  {_var(v)}{ref}")
+    return "\n".join(lines) or "no scopes"
 
 
 def render_vars(p: Payload) -> str:

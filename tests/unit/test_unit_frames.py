@@ -101,3 +101,26 @@ def test_stack_text_counts_each_hidden_run_in_its_place() -> None:
         "   ... 4 frames of _pytest, pluggy (dbg stack --all shows them)",
         "  #6  main at /p/t.py:20",
     ]
+
+
+def test_an_async_boundary_is_a_line_of_its_own_and_its_first_caller_stays() -> None:
+    frames = [Frame(0, "load", "/p/a.js", 3, True),
+              Frame(1, "tick", "node:internal/q", 9, internal=True, library=True,
+                    library_name="node"),
+              # The first caller past the boundary, a library's: shown all the same.
+              Frame(2, "retry", "/p/node_modules/r/i.js", 5, library=True, library_name="r",
+                    asynchronous=True, async_boundary="await"),
+              Frame(3, "main", "/p/a.js", 12, asynchronous=True)]
+    shown, hidden = shown_frames(frames)
+    assert [f.index for f in shown] == [0, 2, 3]
+    assert frames[0].to_dict().keys().isdisjoint({"asynchronous", "async_boundary"})
+    assert frames[3].to_dict()["asynchronous"] is True
+    text = render("stack", {"frames": [f.to_dict() for f in shown], "hidden": hidden,
+                            "hidden_frames": 1})
+    assert text.splitlines() == [
+        "> #0  load at /p/a.js:3",
+        "   ... 1 frame of node (dbg stack --all shows them)",
+        "   -- await --",
+        "  #2  retry at /p/node_modules/r/i.js:5  [library r]",
+        "  #3  main at /p/a.js:12",
+    ]

@@ -114,6 +114,23 @@ def test_arrange_orders_marks_and_budgets() -> None:
     assert cut.cut == 5000 and len(cut.value) == 100 and not cut.changed
 
 
+def test_a_closures_variable_keeps_its_scope_mark_through_snapshot_and_text() -> None:
+    from dbgcore.ops.inspecting import cap_variables, cut_value
+    from dbgcore.ops.table import render
+
+    count = Variable("count", "1" * 200, "number", scope="closure makeCounter")
+    (kept,), _ = arrange([count], "", None)
+    assert kept.scope == "closure makeCounter" and kept.to_dict()["scope"] == kept.scope
+    assert cut_value(count, 60).scope == kept.scope
+    assert cap_variables([count], None, 60)[0][0].scope == kept.scope
+    assert "scope" not in Variable("x", "1").to_dict()
+    text = render("locals", {"variables": [Variable("by", "1", "number").to_dict(),
+                                           Variable("step", "2", "number",
+                                                    scope="closure makeCounter").to_dict()]})
+    assert text.splitlines() == ["by = 1 (number)",
+                                 "step = 2 (number)  [closure makeCounter]"]
+
+
 def test_opaque_values_are_expanded_one_level() -> None:
     from dbg_dap.profiles import AdapterProfile, DebugpyProfile
 

@@ -15,9 +15,10 @@ it stops at ``i++`` and ``i < n`` of one ``for`` line); ``finish`` stops at
 the function's return with its value, then steps out; ``break FUNCTION``
 stops at the body's first statement.
 
-The backend is four layers, one module each, each adding what it does:
+The backend is five layers, one module each, each adding what it does:
 the connection to the program (:mod:`dbg_node.connection`), execution
-(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), and
+(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), the
+scope ops (:mod:`dbg_node.scopeops`: `dbg scopes`, `dbg vars`), and
 here availability, starting and ending, and the breakpoint ops (kept by
 :class:`dbg_node.breaks.Breakpoints`).
 """
@@ -50,9 +51,9 @@ from dbgcore.api import (
 )
 
 from dbg_node.breaks import entry_point
-from dbg_node.inspection import NodeInspection
 from dbg_node.inspector import Inspector, inspector_url
 from dbg_node.messages import JsonObject
+from dbg_node.scopeops import NodeScopes
 
 LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
 #: What the inspector itself writes on the program's stderr.
@@ -63,12 +64,19 @@ NOTICES = re.compile(
 #: The least time node has to start (or its inspector to take an attach)
 #: and stop the program, whatever --timeout: node's start under load is slow.
 START_FLOOR = 10.0
+#: How many frames of async callers V8 keeps for each pause (DevTools: 32),
+#: unless backends.yaml's ``options.async_depth`` says (0: none). Keeping
+#: them costs the program: a loop of 200,000 awaits ran 4 to 6 times as long
+#: with them (node 20); a start costs the same either way.
+ASYNC_DEPTH = 32
+#: The most async_depth may be.
+ASYNC_DEPTH_MOST = 1000
 #: How long each of the requests that let an attached program go on may
 #: take at the session's end (the program may be gone already).
 DETACH_TIMEOUT = 2.0
 
 
-class NodeBackend(NodeInspection):
+class NodeBackend(NodeScopes):
     id = "node"
     tool = "node"
     reads_stdin = True
@@ -118,6 +126,7 @@ class NodeBackend(NodeInspection):
         if request.module:
             raise UsageError("node runs a file or a folder with a package.json, not -m MODULE")
         program = entry_point(Path(request.program))
+        _async_depth(self.spec)  # a wrong setting is said before node starts
         self.cwd = request.cwd or os.getcwd()
         self.root = str(program.parent)
         self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
@@ -186,6 +195,10 @@ class NodeBackend(NodeInspection):
         self.inspector.call_all([
             ("Runtime.enable", None),
             ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
+            # Each pause then carries its async callers (what awaits this
+            # call, where a .then was set): V8 keeps that many frames of
+            # them for every promise and timer while the program runs.
+            ("Debugger.setAsyncCallStackDepth", {"maxDepth": _async_depth(self.spec)}),
             # Stepping never goes into Node's own JavaScript (console.log...).
             ("Debugger.setBlackboxPatterns", {"patterns": ["^node:"]}),
             ("Debugger.setPauseOnExceptions",
@@ -243,6 +256,17 @@ class NodeBackend(NodeInspection):
 def _node(spec: BackendSpec) -> str | None:
     """Where the entry's command (default ``node``) is on PATH."""
     return shutil.which(spec.command[0] if spec.command else "node")
+
+
+def _async_depth(spec: BackendSpec) -> int:
+    """backends.yaml's ``options.async_depth``, or ASYNC_DEPTH."""
+    depth = spec.options.get("async_depth", ASYNC_DEPTH)
+    if isinstance(depth, bool) or not isinstance(depth, int) \
+            or not 0 <= depth <= ASYNC_DEPTH_MOST:
+        raise UsageError(f"node's options.async_depth in backends.yaml is {depth!r}",
+                         f"give a whole number of async caller frames, 0 (none) to "
+                         f"{ASYNC_DEPTH_MOST}; {ASYNC_DEPTH} when not given")
+    return depth
 
 
 def _version_cache() -> Path:

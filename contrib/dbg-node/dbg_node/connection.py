@@ -3,8 +3,9 @@ the pauses and the end it reports, where the program is paused, and which
 throws pause it (`dbg catch`).
 
 The layers of the backend, one module each: this one, then execution
-(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), and
-the backend itself (:mod:`dbg_node.backend`: starting, ending, breakpoints).
+(:mod:`dbg_node.execution`), inspection (:mod:`dbg_node.inspection`), the
+scope ops (:mod:`dbg_node.scopeops`), and the backend itself
+(:mod:`dbg_node.backend`: starting, ending, breakpoints).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from dbgcore.api import (
 from dbg_node.breaks import Breakpoints
 from dbg_node.inspector import CLOSED, Inspector
 from dbg_node.messages import JsonObject
+from dbg_node.scopes import References
 
 #: `dbg catch`'s filters, as V8's pause-on-exceptions states.
 CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
@@ -69,6 +71,12 @@ class NodeConnection(Backend):
         self._exit: StopEvent | None = None
         #: What was thrown, at a stop at an exception (V8's RemoteObject).
         self._thrown: JsonObject | None = None
+        #: The pause's async stack (V8's StackTrace: callers across an
+        #: ``await``, a ``.then``...), and the id of one kept elsewhere.
+        self._async_trace: JsonObject | None = None
+        self._async_id: JsonObject | None = None
+        #: `dbg scopes`'s and `dbg vars`'s numbers for V8's objects, this pause.
+        self.references = References()
 
     def state(self) -> StopState:
         return self._state
@@ -117,6 +125,9 @@ class NodeConnection(Backend):
         self._state = "stopped"
         interrupted, self._interrupted = self._interrupted, False
         self._frames = list(params.get("callFrames") or [])
+        self._async_trace = params.get("asyncStackTrace")
+        self._async_id = params.get("asyncStackTraceId")
+        self.references.clear()
         self._selected = 0
         self._locals = {}
         if self.pump is not None:
@@ -176,6 +187,7 @@ class NodeConnection(Backend):
             self.pump.drain()  # node has exited: all it wrote is in the FIFOs
         self._state = "exited"
         self._frames = []
+        self._async_trace = self._async_id = None
         self._exit = StopEvent(state="exited", reason="exited", exit_code=code, signal=signal)
         return self._exit
 

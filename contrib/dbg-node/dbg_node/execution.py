@@ -32,6 +32,7 @@ class NodeExecution(NodeConnection):
     def _resume(self, method: str, timeout: float, params: JsonObject | None = None) -> None:
         self._state = "running"
         self._locals = {}
+        self.references.clear()  # V8 lets go of the pause's objects
         try:
             self.call(method, params, timeout)
         except TargetExited:
@@ -40,6 +41,22 @@ class NodeExecution(NodeConnection):
             # A program that ends at once (it kills itself) may close the
             # inspector's socket before node's IO thread sends the answer:
             # the wait that follows hears the end, and how it ended.
+
+    def _shown(self, objs: list[JsonObject], timeout: float) -> list[tuple[str, str]]:
+        """Each RemoteObject as dbg shows it, (value, type): V8's preview, or
+        where it falls short (an object in an object, a return value), the
+        program's own reading of it (values.FORMAT), asked all at once."""
+        wanted = [obj for obj in objs if values.deeper(obj)]
+        texts: dict[str, str | None] = {}
+        if wanted and self.inspector is not None:
+            try:
+                answers = self.inspector.call_all(
+                    [values.format_request(obj) for obj in wanted], timeout)
+            except OpFailed:
+                answers = []  # V8's preview, then: less said, nothing lost
+            for obj, answer in zip(wanted, answers, strict=False):
+                texts[str(obj["objectId"])] = values.formatted(answer)
+        return [values.show(obj, texts.get(str(obj.get("objectId")))) for obj in objs]
 
     def cont(self, timeout: float) -> StopEvent:
         self._resume("Debugger.resume", timeout)
@@ -77,11 +94,12 @@ class NodeExecution(NodeConnection):
         if event.state != "stopped" or event.reason != "return":
             return event
         returned = self._frames[0].get("returnValue")
+        # Read now: V8 lets go of the pause's objects when the program moves on.
+        shown = self._shown([returned], timeout)[0] if returned is not None else None
         self._resume("Debugger.stepOut", timeout)
         event = self._wait_stop(deadline - time.monotonic(), timeout, "return")
-        if event.state == "stopped" and event.reason == "return" and returned is not None:
-            value, kind = values.show(returned)
-            event.return_value = ReturnValue(value, kind)
+        if event.state == "stopped" and event.reason == "return" and shown is not None:
+            event.return_value = ReturnValue(*shown)
         return event
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:

@@ -23,6 +23,7 @@ from dbgcore.api import (
     Variable,
 )
 
+import dbg_node.scopes as scopes
 import dbg_node.values as values
 from dbg_node.connection import function_name
 from dbg_node.execution import NodeExecution
@@ -31,8 +32,11 @@ from dbg_node.messages import JsonObject
 
 #: Names Node's CommonJS wrapper puts in every module's scope.
 WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
-#: Scopes whose variables are the frame's own ("locals").
-OWN_SCOPES = frozenset({"local", "block", "catch", "with", "module", "eval"})
+#: The most async callers `dbg stack` shows (V8 keeps ASYNC_DEPTH of them
+#: a run, a run after each boundary).
+ASYNC_FRAMES = 64
+#: The most async stack traces asked for by id at one pause.
+ASYNC_LOOKUPS = 4
 
 
 class NodeInspection(NodeExecution):
@@ -49,6 +53,46 @@ class NodeInspection(NodeExecution):
                                 internal=(where.file or "").startswith("node:"),
                                 library=owner is not None, library_name=owner))
         return frames
+
+    def async_callers(self, timeout: float) -> list[Frame]:
+        """The pause's async stack trace, V8's chain of callers across each
+        ``await``, ``.then`` or timer (``parent``; one kept apart from the
+        pause, ``parentId``, asked for), as frames after the live ones."""
+        frames: list[Frame] = []
+        trace, asked = self._async_trace, 0
+        if trace is None and self._async_id is not None:
+            trace, asked = self._stack_trace(self._async_id, timeout), 1
+        while trace is not None and len(frames) < ASYNC_FRAMES:
+            boundary: str | None = str(trace.get("description") or "async")
+            calls = list(trace.get("callFrames") or [])
+            for call, outer in zip(calls, [*calls[1:], {}], strict=True):
+                file = self._url_file(str(call.get("url") or "")) \
+                    or self.file_of(str(call.get("scriptId", ""))) or ""
+                owner = _library(file)
+                frames.append(Frame(
+                    len(self._frames) + len(frames), _async_function(call, outer),
+                    file or None, int(call.get("lineNumber", 0)) + 1,
+                    internal=file.startswith("node:"), library=owner is not None,
+                    library_name=owner, asynchronous=True, async_boundary=boundary))
+                boundary = None
+            parent = trace.get("parent")
+            if parent is None and trace.get("parentId") and asked < ASYNC_LOOKUPS:
+                parent, asked = self._stack_trace(trace["parentId"], timeout), asked + 1
+            trace = parent
+        return frames[:ASYNC_FRAMES]
+
+    def _stack_trace(self, trace_id: JsonObject, timeout: float) -> JsonObject | None:
+        """An async stack trace V8 keeps apart from the pause, by its id."""
+        try:
+            found = self.call("Debugger.getStackTrace", {"stackTraceId": trace_id}, timeout)
+        except OpFailed:
+            return None  # its debugger (another context's) has let it go
+        trace: JsonObject | None = found.get("stackTrace")
+        return trace
+
+    @staticmethod
+    def _url_file(url: str) -> str:
+        return unquote(url[len("file://"):]) if url.startswith("file://") else url
 
     def frame_args(self, frames: list[Frame], timeout: float) -> None:
         # V8 lists a function's arguments among its locals: the names come
@@ -69,7 +113,9 @@ class NodeInspection(NodeExecution):
             found = {p["name"]: p["value"]
                      for p in self._properties(scope["object"]["objectId"], timeout)
                      if "value" in p}
-            frame.args = [Variable(n, *values.show(found[n])) for n in names if n in found]
+            known = [n for n in names if n in found]
+            shown = self._shown([found[n] for n in known], timeout)
+            frame.args = [Variable(n, *s) for n, s in zip(known, shown, strict=True)]
 
     def _parameters(self, call: JsonObject) -> list[str] | None:
         start = call.get("functionLocation") or {}
@@ -84,6 +130,14 @@ class NodeInspection(NodeExecution):
         return parameter_names("\n".join(lines[row:row + 20])[column:])
 
     def select_frame(self, index: int, timeout: float) -> Frame:
+        if index >= len(self._frames) and (self._async_trace or self._async_id):
+            callers = {f.index: f for f in self.async_callers(timeout)}
+            if index in callers:
+                raise OpFailed(
+                    f"frame {index} ({callers[index].function}) is an async caller: it waits "
+                    f"for the calls above it, so it has no live frame to select",
+                    f"{_live(len(self._frames))}; `dbg break {callers[index].file}:"
+                    f"{callers[index].line}` stops in it when it runs")
         if not 0 <= index < len(self._frames):
             raise OpFailed(f"no frame {index}; the stack has {len(self._frames)} frames "
                            f"(0 to {len(self._frames) - 1})", "`dbg stack` lists them")
@@ -92,32 +146,36 @@ class NodeInspection(NodeExecution):
         return self.stack(None, timeout)[index]
 
     def locals(self, timeout: float) -> list[Variable]:
-        frame = self._frame()
+        """The frame's own variables (its blocks', its function's), then
+        those its closures captured, each marked with its closure; a name
+        an inner scope shadows is the inner one's, as in the program."""
+        chosen = scopes.locals_scopes(self._frame())
         found: dict[str, JsonObject] = {}
-        scopes = []
-        for scope in frame.get("scopeChain", []):
-            if scope.get("type") not in OWN_SCOPES:
-                break
-            scopes.append(scope["object"]["objectId"])
+        marks: dict[str, str | None] = {}
         # The scopes' requests go out together: one round trip for a frame's
-        # blocks and its function scope, not one each.
-        for listed in self._properties_of(scopes, timeout):
-            for prop in listed:
-                if "value" in prop:
-                    found.setdefault(prop["name"], prop["value"])
+        # blocks, its function scope and its closures, not one each.
+        listed = self._properties_of([s["object"]["objectId"] for s, _ in chosen], timeout)
+        for (_, mark), props in zip(chosen, listed, strict=True):
+            for prop in props:
+                if "value" in prop and prop["name"] not in found:
+                    found[prop["name"]] = prop["value"]
+                    marks[prop["name"]] = mark
         if set(found) >= WRAPPER:
             for name in WRAPPER:  # CommonJS's wrapper, not the program's
                 found.pop(name)
         self._locals = found
-        return [Variable(name, *values.show(obj)) for name, obj in found.items()]
+        shown = self._shown(list(found.values()), timeout)
+        return [Variable(name, *s, scope=marks[name])
+                for name, s in zip(found, shown, strict=True)]
 
     def fields(self, variable: Variable, timeout: float) -> list[Variable] | None:
         obj = self._locals.get(variable.name)
         if obj is None or not values.expandable(obj):
             return None
-        return [Variable(p["name"], *values.show(p["value"]))
-                for p in self._properties(obj["objectId"], timeout)
+        rows = [p for p in self._properties(obj["objectId"], timeout)
                 if "value" in p and p.get("enumerable", True)]
+        shown = self._shown([p["value"] for p in rows], timeout)
+        return [Variable(p["name"], *s) for p, s in zip(rows, shown, strict=True)]
 
     def _properties(self, object_id: str, timeout: float) -> list[JsonObject]:
         return self._properties_of([object_id], timeout)[0]
@@ -135,7 +193,7 @@ class NodeInspection(NodeExecution):
         return [list(found.get("result") or []) for found in answers]
 
     def evaluate(self, expression: str, timeout: float) -> Value:
-        return Value(*values.show(self._evaluate(expression, timeout)))
+        return Value(*self._shown([self._evaluate(expression, timeout)], timeout)[0])
 
     def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
         """What was thrown: its class, its message, where it was made (its
@@ -242,6 +300,20 @@ class NodeInspection(NodeExecution):
             return "", self._wait_stop(timeout, timeout, "pause")
         return json.dumps(answer, indent=1), None
 
+
+
+def _async_function(call: JsonObject, outer: JsonObject) -> str:
+    """An async caller's function as the live stack names it: V8 gives no
+    function's start there, so a module's top level is the nameless one
+    that node's module loader called."""
+    name = str(call.get("functionName") or "")
+    if name:
+        return name
+    return "<module>" if outer.get("functionName") == "Module._compile" else "(anonymous)"
+
+
+def _live(count: int) -> str:
+    return "frame 0 is live" if count == 1 else f"frames 0 to {count - 1} are live"
 
 
 def _library(file: str) -> str | None:
