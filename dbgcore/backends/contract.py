@@ -542,3 +542,10 @@ class Backend:
         Like a backend-specific op, `dbg caps` lists it among those (native
         where a class overrides this)."""
         raise self.unsupported("exception")
+
+    def op_tasks(self, args: JsonObject, timeout: float) -> JsonObject:
+        """`dbg tasks`: the program's asyncio tasks (or its language's like),
+        as :func:`dbgcore.inprogram.pytasks.listing` answers: ``tasks`` (at
+        most ``args["limit"]``), ``more``, ``none_why``. Listed among the
+        backend's own ops by `dbg caps`, native where a class overrides it."""
+        raise self.unsupported("tasks")

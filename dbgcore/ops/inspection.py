@@ -30,6 +30,9 @@ STACK_SHOWN = 100
 #: Threads `dbg threads` lists.
 THREADS_SHOWN = 200
 
+#: asyncio tasks `dbg tasks` lists (the rest are counted).
+TASKS_SHOWN = 50
+
 
 def handle_stack(session: Session, args: Payload, timeout: float) -> Payload:
     """The frames, each with its arguments; without `--all`, library and
@@ -192,6 +195,16 @@ def handle_threads(session: Session, args: Payload, timeout: float) -> Payload:
     return answer
 
 
+def handle_tasks(session: Session, args: Payload, timeout: float) -> Payload:
+    """The backend's listing of the asyncio tasks, the first
+    :data:`TASKS_SHOWN` of them (``more``: the rest, counted)."""
+    assert session.backend is not None
+    answer = session.backend.op_tasks({**args, "limit": TASKS_SHOWN}, timeout)
+    tasks = list(answer.get("tasks") or [])
+    more = int(answer.get("more") or 0) + max(len(tasks) - TASKS_SHOWN, 0)
+    return {**answer, "tasks": tasks[:TASKS_SHOWN], "more": more}
+
+
 def handle_thread(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
     ident = number_or_name(str(args["id"]), "thread ID")
@@ -304,6 +317,22 @@ def _thread_place(thread: Payload) -> str:
     return place
 
 
+def render_tasks(p: Payload) -> str:
+    """One line a task: ``* reporter  report()  pending  at app.py:28``,
+    then what it awaits or how it ended; ``*`` marks the task running at
+    the stop."""
+    lines = []
+    for t in p.get("tasks") or []:
+        place = f"  at {t['file']}:{t['line']}" if t.get("file") else ""
+        then = f"  awaits {t['awaits']}" if t.get("awaits") else \
+            f"  {t['outcome']}" if t.get("outcome") else ""
+        lines.append(f"{'*' if t.get('current') else ' '} {t['name']}  {t['coro']}()  "
+                     f"{t['state']}{place}{then}")
+    if p.get("more"):
+        lines.append(f"+{p['more']} more tasks not listed")
+    return "\n".join(lines) or f"no asyncio tasks ({p.get('none_why') or 'none alive'})"
+
+
 def render_thread(p: Payload) -> str:
     t = p["thread"]
     return f"thread {t['id']} {t['name']}"
@@ -364,6 +393,15 @@ OPS: tuple[Op, ...] = (
        render=render_set, core_ok=False),
     Op("threads", "List threads.", needs="stopped", handler=handle_threads,
        method=Backend.threads, title="thread listing", render=render_threads),
+    Op("tasks", "List the asyncio tasks: each one's coroutine, state, where it is suspended "
+       "and what it awaits.", needs="stopped", method=Backend.op_tasks,
+       handler=handle_tasks, render=render_tasks, details=(
+        "Read in the stopped program: the tasks of the event loop running in the stopped "
+        "thread (every live task when none runs there), done and cancelled ones that are "
+        "still alive too, in creation order. `*` marks the task running at the stop; "
+        "`awaits` follows its coroutine's awaits down to the future or task it waits on "
+        "(`Queue.get -> Future pending`, `task sleeper (doze)`). At most 50 are listed, "
+        "the rest counted.")),
     Op("thread", "Select thread ID.", (
         Arg("id", "str", "The thread's id from `dbg threads`.", required=True, metavar="ID"),
     ), needs="stopped", handler=handle_thread, method=Backend.select_thread,

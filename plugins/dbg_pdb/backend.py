@@ -541,6 +541,17 @@ class PdbBackend(PdbBreakpoints):
         return {"exception": answer["exception"], "description": answer["description"],
                 "stack": answer["stack"], "chain": answer.get("chain") or []}
 
+    def op_tasks(self, args: JsonObject, timeout: float) -> JsonObject:
+        """The asyncio tasks, as dbgcore/inprogram/pytasks.py reads them in
+        the program."""
+        from dbgcore.api import pytasks
+
+        request = (pytasks.__file__, int(args.get("limit") or 50))
+        answer = self._query(f"_dbg_tasks {request!r}", "tasks", timeout)
+        if "error" in answer:
+            raise OpFailed(f"cannot list the asyncio tasks: {answer['error']}")
+        return answer
+
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         """`raised` (every exception), exception classes by name, `uncaught`
         (stop post mortem where one ends the program), `all-code`: all

@@ -68,3 +68,25 @@ def stop_facts(backend: AdapterHost) -> Message | None:
         return None
     facts = dap.stop.body.get(STOP_FACTS_KEY)
     return facts if isinstance(facts, dict) else None
+
+
+def asyncio_tasks(backend: AdapterHost, limit: int, timeout: float) -> Message:
+    """`dbg tasks`: dbgcore/inprogram/pytasks.py's listing, evaluated in the
+    stopped thread's innermost frame (pydevd evaluates in that thread, where
+    its running event loop is set)."""
+    from dbgcore.api import OpFailed, pytasks, pywatch
+
+    frames = backend.stack_frames(timeout)
+    if not frames:
+        raise OpFailed("the stopped thread has no Python frame to read the tasks in",
+                       "`dbg threads` lists the threads; `dbg thread ID` selects one")
+    module = pywatch.load_expression(pytasks.__file__, pytasks.MODULE_NAME)
+    text = backend.evaluate_in(frames[0], f"__import__('json').dumps({module}.listing({limit}))",
+                               timeout)
+    try:
+        answer = json.loads(ast.literal_eval(text))
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}") from exc
+    if not isinstance(answer, dict):
+        raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}")
+    return answer

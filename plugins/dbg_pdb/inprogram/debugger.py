@@ -325,6 +325,18 @@ class DbgPdb(pdb.Pdb):
             return
         self.emit("trace", answer)
 
+    # -- dbg tasks: the asyncio tasks (dbgcore/inprogram/pytasks.py) ------------------
+
+    def do__dbg_tasks(self, arg: str) -> None:
+        """``(PYTASKS, LIMIT)``: the program's asyncio tasks, read by the
+        module at that path (loaded once, as ``_dbg_pytasks``)."""
+        path, limit = self._arg(arg)
+        try:
+            answer = _load_helper("_dbg_pytasks", path).listing(limit)
+        except Exception as exc:
+            answer = {"error": _error_line(exc)}
+        self.emit("tasks", answer)
+
     # -- exceptions: `dbg catch`, failing tests, steps they pass through -------
 
     def do__dbg_catch(self, arg: str) -> None:

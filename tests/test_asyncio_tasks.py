@@ -1,0 +1,99 @@
+"""`dbg tasks` on pdb and debugpy: at a breakpoint in one coroutine of a real
+asyncio program, every task is listed with its coroutine, its state
+(pending, done with its result, cancelled), the line its coroutine is
+suspended at and what it awaits (a queue's get, a sleep, another task);
+the running one is marked. Sixty tasks are cut at fifty and counted. A
+program without asyncio has none, and says why; a backend without tasks
+refuses with the `dbg raw` hint."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from dbgcore.testing import Dbg, require_backend
+
+BACKENDS = ["pdb", "debugpy"]
+
+
+def _stop(dbg: Dbg, backend: str, program: Any, mark: str) -> None:
+    require_backend(backend)
+    snap = dbg.json("start", "--backend", backend, "--break", program.loc(mark), "--run",
+                    str(program.path))
+    assert snap["_exit"] == 0 and snap["state"] == "stopped", snap
+    assert snap["location"]["line"] == program.lines[mark], snap
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tasks_lists_each_task_and_what_it_awaits(dbg: Dbg, target: Any, backend: str) -> None:
+    program = target("asyncio/tasks.py")
+    _stop(dbg, backend, program, "report")
+    answer = dbg.json("tasks")
+    assert answer["_exit"] == 0, answer
+    tasks = {t["name"]: t for t in answer["tasks"]}
+    assert sorted(tasks) == ["Task-1", "cancelled", "consumer", "finished", "reporter",
+                             "sleeper", "waiter"], tasks
+    path = os.path.realpath(program.path)
+
+    def at(name: str, mark: str) -> None:
+        task = tasks[name]
+        assert (os.path.realpath(task["file"]), task["line"]) == (path, program.lines[mark]), task
+        assert task["state"] == "pending", task
+
+    at("consumer", "consume_waits")
+    assert tasks["consumer"]["coro"] == "consume"
+    assert tasks["consumer"]["awaits"].startswith("Queue.get -> "), tasks["consumer"]
+    at("sleeper", "doze_waits")
+    assert tasks["sleeper"]["awaits"].startswith("sleep -> "), tasks["sleeper"]
+    at("waiter", "wait_for_waits")
+    assert tasks["waiter"]["awaits"] == "task sleeper (doze)", tasks["waiter"]
+    at("reporter", "report")
+    assert tasks["reporter"]["current"] is True
+    assert [n for n, t in tasks.items() if t["current"]] == ["reporter"]
+    assert tasks["Task-1"]["awaits"] == "task reporter (report)", tasks["Task-1"]
+    assert tasks["finished"]["state"] == "done"
+    assert tasks["finished"]["outcome"] == "returned 42"
+    assert tasks["cancelled"]["state"] == "cancelled"
+    assert answer["more"] == 0
+
+    text = dbg("tasks")
+    assert text.code == 0, text
+    lines = text.out.splitlines()
+    assert f"* reporter  report()  pending  at {program.path}:{program.lines['report']}" in \
+        [line.replace(path, str(program.path)) for line in lines], text.out
+    assert any(line.startswith("  waiter  wait_for()  pending  at ")
+               and line.endswith("awaits task sleeper (doze)") for line in lines), text.out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tasks_past_fifty_are_counted(dbg: Dbg, target: Any, backend: str) -> None:
+    program = target("asyncio/crowd.py")
+    _stop(dbg, backend, program, "crowd")
+    answer = dbg.json("tasks")
+    assert len(answer["tasks"]) == 50 and answer["more"] == 11, answer  # 60 naps and main
+    assert answer["tasks"][0]["name"] == "Task-1" and answer["tasks"][0]["current"]
+    assert dbg("tasks").out.splitlines()[-1] == "+11 more tasks not listed"
+
+
+def test_a_program_without_asyncio_has_no_tasks(dbg: Dbg, target: Any) -> None:
+    program = target("cart.py")
+    require_backend("pdb")
+    assert dbg.json("start", "--backend", "pdb", str(program.path))["_exit"] == 0
+    answer = dbg.json("tasks")
+    assert answer["tasks"] == [] and answer["none_why"] == "the program has not imported asyncio"
+    assert dbg("tasks").out.strip().endswith("no asyncio tasks (the program has not imported "
+                                             "asyncio)")
+
+
+def test_a_backend_without_tasks_refuses_with_the_raw_hint(dbg: Dbg, target: Any) -> None:
+    from builds import build_c
+
+    require_backend("gdb")
+    binary = build_c(target("native/cart.c").path)
+    assert dbg.json("start", "--backend", "gdb", str(binary))["_exit"] == 0
+    answer = dbg.json("tasks")
+    assert answer["_exit"] == 3 and answer["error"]["kind"] == "unsupported", answer
+    assert "dbg raw" in answer["error"]["message"], answer
+    assert dbg.json("status")["ok"]  # the session is still usable
