@@ -23,6 +23,7 @@ from dbgcore.inprogram import libfiles as libfiles
 from dbgcore.inprogram import pyrepr as pyrepr
 from dbgcore.inprogram import pytasks as pytasks
 from dbgcore.inprogram import pytrace as pytrace
+from dbgcore.inprogram import pytree as pytree
 from dbgcore.inprogram import pywatch as pywatch
 from dbgcore.lang.pyframes import STDLIB_EXPRESSION as STDLIB_EXPRESSION
 from dbgcore.lang.pyframes import PythonLibraries as PythonLibraries

@@ -476,6 +476,14 @@ class Backend:
     def evaluate(self, expression: str, timeout: float) -> Value:
         raise self.unsupported("print")
 
+    def value_tree(self, expression: str, depth: int, timeout: float) -> JsonObject:
+        """`dbg print EXPR --depth N`: the value (``value``, ``type``) and its
+        children ``depth`` levels deep (``children``: rows of ``name``,
+        ``value``, ``type`` and their own ``children``; ``more``: children
+        not shown), as :func:`dbgcore.inprogram.pytree.tree_of` answers."""
+        raise self.unsupported("print --depth", "`dbg print EXPR` shows the value without "
+                                                "its children")
+
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         raise self.unsupported("set")
 

@@ -13,6 +13,7 @@ from dbgcore.shared.bounds import number_or_name
 from dbgcore.shared.errors import (
     DbgError,
     OpFailed,
+    UsageError,
 )
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
@@ -147,6 +148,13 @@ def handle_print(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
     text = one_line(args["expression"])
     expressions = split_expressions(text)
+    depth = args.get("depth")
+    if depth is not None:
+        if len(expressions) > 1:
+            raise UsageError("--depth shows one expression's children, not several",
+                             "print one expression at a time with --depth")
+        return {"expression": text, "depth": depth,
+                **session.backend.value_tree(text, int(depth), timeout)}
     if len(expressions) <= 1:
         value = session.backend.evaluate(text, timeout)
         return {"expression": text, **value.to_dict()}
@@ -282,7 +290,21 @@ def render_print(p: Payload) -> str:
     if "values" in p:
         return "\n".join(shown_text(v) for v in p["values"])
     kind = f" ({p['type']})" if p.get("type") else ""
-    return f"{p['value']}{kind}"
+    return "\n".join([f"{p['value']}{kind}", *_tree_lines(p, 1)])
+
+
+def _tree_lines(row: Payload, level: int) -> list[str]:
+    """`print --depth`'s children, one a line, indented by their level:
+    ``  'a' = {'b': {...}} (dict)``; ``... N more`` where a level was cut."""
+    lines = []
+    pad = "  " * level
+    for child in row.get("children") or []:
+        kind = f" ({child['type']})" if child.get("type") else ""
+        lines.append(f"{pad}{child['name']} = {child['value']}{kind}")
+        lines += _tree_lines(child, level + 1)
+    if row.get("more"):
+        lines.append(f"{pad}... {row['more']} more")
+    return lines
 
 
 def render_display(p: Payload) -> str:
@@ -374,6 +396,9 @@ OPS: tuple[Op, ...] = (
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
             "(`dbg print 'x; y + 1'`).", required=True, expression=True),
+        Arg("depth", "int", "Also the value's children, N levels deep: items, keys, "
+            "attributes (20 a level, the rest counted; pdb, debugpy).", flags=("--depth",),
+            minimum=1, maximum=10, metavar="N"),
     ), needs="stopped", handler=handle_print, method=Backend.evaluate,
        title="expression evaluation",
        own_tool=True,

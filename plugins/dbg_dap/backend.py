@@ -771,6 +771,14 @@ class DapBackend(DapEvents):
     op_sources = expert.op_sources
     op_exception = expert.op_exception
 
+    def value_tree(self, expression: str, depth: int, timeout: float) -> Message:
+        self.stopped_session("print")
+        answer = self.profile.value_tree(self, expression, depth, timeout)
+        if answer is None:
+            raise self.unsupported("print --depth", "`dbg vars PATH` lists a value's "
+                                                    "children, a level at a time")
+        return answer
+
     def op_tasks(self, args: Message, timeout: float) -> Message:
         self.stopped_session("tasks")
         answer = self.profile.tasks(self, int(args.get("limit") or 50), timeout)

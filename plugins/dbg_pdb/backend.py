@@ -523,6 +523,15 @@ class PdbBackend(PdbBreakpoints):
             raise OpFailed(answer["error"])
         return Value(answer["value"], answer.get("type"))
 
+    def value_tree(self, expression: str, depth: int, timeout: float) -> JsonObject:
+        from dbgcore.api import pytree
+
+        answer = self._query(f"_dbg_tree {(pytree.__file__, expression, depth)!r}", "value",
+                             timeout)
+        if "error" in answer:
+            raise OpFailed(answer["error"])
+        return answer
+
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         answer = self._query(f"_dbg_set {(lhs, value)!r}", "value", timeout)
         if "error" in answer:

@@ -90,3 +90,27 @@ def asyncio_tasks(backend: AdapterHost, limit: int, timeout: float) -> Message:
     if not isinstance(answer, dict):
         raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}")
     return answer
+
+
+def value_tree(backend: AdapterHost, expression: str, depth: int, timeout: float) -> Message:
+    """`dbg print EXPR --depth N`: dbgcore/inprogram/pytree.py's tree of the
+    value, evaluated once in the selected frame (its globals and locals), as
+    pdb answers it."""
+    from dbgcore.api import OpFailed, pytree, pywatch
+
+    frames = backend.stack_frames(timeout)
+    if not frames:
+        raise OpFailed("the stopped thread has no Python frame to evaluate in")
+    frame = frames[min(backend.frame_index, len(frames) - 1)]
+    module = pywatch.load_expression(pytree.__file__, pytree.MODULE_NAME)
+    text = backend.evaluate_in(frame, f"__import__('json').dumps({module}.tree_of("
+                                      f"{expression!r}, {depth}, globals(), locals()))", timeout)
+    try:
+        answer = json.loads(ast.literal_eval(text))
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise OpFailed(f"cannot show {expression}: {text[:200]}") from exc
+    if not isinstance(answer, dict):
+        raise OpFailed(f"cannot show {expression}: {text[:200]}")
+    if "error" in answer:
+        raise OpFailed(str(answer["error"]))
+    return answer
