@@ -9,6 +9,7 @@ refuses with the `dbg raw` hint."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -97,3 +98,23 @@ def test_a_backend_without_tasks_refuses_with_the_raw_hint(dbg: Dbg, target: Any
     assert answer["_exit"] == 3 and answer["error"]["kind"] == "unsupported", answer
     assert "dbg raw" in answer["error"]["message"], answer
     assert dbg.json("status")["ok"]  # the session is still usable
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.12", "3.13"])
+def test_tasks_on_other_pythons(dbg: Dbg, target: Any, version: str) -> None:
+    """asyncio keeps its tasks differently from one version to the next (a
+    weak set of all of them in 3.8-3.11, of the scheduled ones from 3.12,
+    eager tasks apart): the listing is the same."""
+    found = sorted((Path.home() / ".pyenv" / "versions").glob(f"{version}.*/bin/python"))
+    if not found:
+        pytest.skip(f"no Python {version} here")
+    require_backend("pdb")
+    program = target("asyncio/tasks.py")
+    snap = dbg.json("start", "--backend", "pdb", "--python", str(found[-1]), "--break",
+                    program.loc("report"), "--run", str(program.path))
+    assert snap["_exit"] == 0 and snap["state"] == "stopped", snap
+    tasks = {t["name"]: t for t in dbg.json("tasks")["tasks"]}
+    assert tasks["waiter"]["awaits"] == "task sleeper (doze)", tasks
+    assert tasks["consumer"]["awaits"].startswith("Queue.get -> "), tasks
+    assert (tasks["finished"]["state"], tasks["cancelled"]["state"]) == ("done", "cancelled")
+    assert tasks["reporter"]["current"] is True
