@@ -52,6 +52,10 @@ def test_depth_shows_nested_containers_and_objects(dbg: Dbg, target: Any, backen
     wide = _printed(dbg, "wide", "--depth", "2")
     assert wide[1:3] == ["  'k0' = [0] (list)", "    [0] = 0 (int)"], wide
     assert wide[-1] == "  ... 280 more", wide
+    # As the program holds the keys (reprlib would sort them).
+    assert _printed(dbg, "order", "--depth", "1") == [
+        "{'zeta': {'b': 1, 'a': 2}, 'alpha': 0} (dict)", "  'zeta' = {'b': 1, 'a': 2} (dict)",
+        "  'alpha' = 0 (int)"]
 
 
 def test_pdb_and_debugpy_agree(dbg: Dbg, target: Any) -> None:
@@ -60,7 +64,7 @@ def test_pdb_and_debugpy_agree(dbg: Dbg, target: Any) -> None:
     for backend in BACKENDS:
         _stop(dbg, backend, program)
         shown[backend] = [_printed(dbg, expression, "--depth", "3")
-                          for expression in ("config", "chain", "point", "wide")]
+                          for expression in ("config", "chain", "point", "wide", "order")]
         dbg("kill")
     assert shown["pdb"] == shown["debugpy"]
 

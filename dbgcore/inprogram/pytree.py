@@ -18,6 +18,7 @@ standard library and keeps to Python 3.8's syntax.
 from __future__ import annotations
 
 import reprlib
+import sys
 import traceback
 import types
 from typing import Any
@@ -38,6 +39,10 @@ _short.maxlist = _short.maxtuple = _short.maxset = _short.maxdict = 6
 _top = reprlib.Repr()
 _top.maxlevel = 3
 _top.maxstring = _top.maxother = 1000
+
+#: dbgcore/inprogram/pyrepr.py, as dbg loads it into the program (before this).
+_PYREPR = "_dbg_pyrepr"
+_ordered: list[bool] = []
 
 #: Values whose insides are not data: not opened.
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
@@ -108,6 +113,12 @@ def tree_of(expression: str, depth: int, globals_: dict[str, Any],
             locals_: Any) -> dict[str, Any]:
     """The value of ``expression`` (evaluated in those namespaces) with its
     children ``depth`` levels deep; ``error``: the exception it raised."""
+    pyrepr = sys.modules.get(_PYREPR)
+    if pyrepr is not None and not _ordered:
+        # reprlib sorts a dict's keys; pyrepr lists them as the program holds them.
+        pyrepr.keep_order(_short)
+        pyrepr.keep_order(_top)
+        _ordered.append(True)
     try:
         value = eval(expression, globals_, locals_)
     except Exception as exc:

@@ -19,4 +19,5 @@ config = {"a": {"b": {"c": {"d": {"e": 1}}}}, "xs": [[1, [2, [3, [4, [5]]]]]]}
 chain = Node(1, Node(2, Node(3, Node(4, Node(5)))))
 point = Point(3, 4)
 wide = {"k%d" % i: [i] for i in range(300)}
+order = {"zeta": {"b": 1, "a": 2}, "alpha": 0}
 print(len(config), chain.value, point.x, len(wide))  # @nested

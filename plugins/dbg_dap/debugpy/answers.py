@@ -103,8 +103,10 @@ def value_tree(backend: AdapterHost, expression: str, depth: int, timeout: float
         raise OpFailed("the stopped thread has no Python frame to evaluate in")
     frame = frames[min(backend.frame_index, len(frames) - 1)]
     module = pywatch.load_expression(pytree.__file__, pytree.MODULE_NAME)
-    text = backend.evaluate_in(frame, f"__import__('json').dumps({module}.tree_of("
-                                      f"{expression!r}, {depth}, globals(), locals()))", timeout)
+    # pyrepr first: the tree's reprs keep a dict's keys in the program's order.
+    text = backend.evaluate_in(frame, f"({pyrepr_expression()}, __import__('json').dumps("
+                                      f"{module}.tree_of({expression!r}, {depth}, globals(), "
+                                      "locals())))[1]", timeout)
     try:
         answer = json.loads(ast.literal_eval(text))
     except (ValueError, SyntaxError, TypeError) as exc:
