@@ -118,3 +118,15 @@ def test_tasks_on_other_pythons(dbg: Dbg, target: Any, version: str) -> None:
     assert tasks["consumer"]["awaits"].startswith("Queue.get -> "), tasks
     assert (tasks["finished"]["state"], tasks["cancelled"]["state"]) == ("done", "cancelled")
     assert tasks["reporter"]["current"] is True
+
+
+def test_tasks_at_a_stop_outside_the_loop_thread(dbg: Dbg, target: Any) -> None:
+    """debugpy stops in asyncio.to_thread's worker, where no loop runs:
+    every live task is listed, the loop's main awaiting the thread."""
+    program = target("asyncio/offloop.py")
+    _stop(dbg, "debugpy", program, "in_thread")
+    tasks = {t["name"]: t for t in dbg.json("tasks")["tasks"]}
+    assert sorted(tasks) == ["Task-1", "ticker"], tasks
+    assert tasks["Task-1"]["awaits"].startswith("to_thread -> "), tasks
+    assert tasks["ticker"]["awaits"].startswith("sleep -> "), tasks
+    assert not any(t["current"] for t in tasks.values())
