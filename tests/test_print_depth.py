@@ -1,4 +1,4 @@
-"""`dbg print EXPR --depth N` on pdb and debugpy: the value's children, N
+"""`dbg print EXPR --depth N` (and `dbg locals --depth N`) on pdb and debugpy: the value's children, N
 levels deep, the same on both (pydevd's own repr stops at two levels, an
 object's repr shows no attributes): a dict's keys, a list's items, an
 object's attributes (its __dict__ and its __slots__), twenty a level and
@@ -58,6 +58,23 @@ def test_depth_shows_nested_containers_and_objects(dbg: Dbg, target: Any, backen
         "  'alpha' = 0 (int)"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_locals_depth_shows_each_ones_children(dbg: Dbg, target: Any, backend: str) -> None:
+    program = target("nested.py")
+    _stop(dbg, backend, program)
+    result = dbg("locals", "--depth", "2")
+    assert result.code == 0, result
+    lines = result.out.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("point = ")))
+    assert lines[at + 1:at + 3] == ["  x = 3 (int)", "  y = 4 (int)"], lines
+    at = lines.index(next(line for line in lines if line.startswith("config = ")))
+    assert lines[at + 1:at + 3] == ["  'a' = {'b': {'c': {...}}} (dict)",
+                                    "    'b' = {'c': {'d': {...}}} (dict)"], lines
+    rows = {v["name"]: v for v in dbg.json("locals", "--depth", "1")["variables"]}
+    assert [c["name"] for c in rows["order"]["children"]] == ["'zeta'", "'alpha'"], rows
+    assert "children" not in dbg.json("locals")["variables"][0]
+
+
 def test_pdb_and_debugpy_agree(dbg: Dbg, target: Any) -> None:
     program = target("nested.py")
     shown = {}
@@ -93,3 +110,5 @@ def test_a_backend_without_depth_refuses_with_the_raw_hint(dbg: Dbg, target: Any
     assert result.code == 3 and "dbg raw" in result.err, result
     assert "dbg vars PATH" in result.err, result.err
     assert dbg("print", "argc").code == 0
+    assert dbg("locals", "--depth", "1").code == 3
+    assert dbg("locals").code == 0

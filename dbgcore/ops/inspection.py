@@ -34,6 +34,9 @@ THREADS_SHOWN = 200
 #: asyncio tasks `dbg tasks` lists (the rest are counted).
 TASKS_SHOWN = 50
 
+#: Locals whose children `dbg locals --depth` shows (the first ones).
+LOCALS_TREES = 30
+
 
 def handle_stack(session: Session, args: Payload, timeout: float) -> Payload:
     """The frames, each with its arguments; without `--all`, library and
@@ -136,7 +139,16 @@ def handle_locals(session: Session, args: Payload, timeout: float) -> Payload:
     variables, cut = cap_variables(
         [v for v in session.backend.locals(timeout) if not runner_temporary(v.name)], None,
         LOCALS_VALUE_CHARS)
-    return {"variables": [v.to_dict() for v in variables], "truncated": cut}
+    rows = [v.to_dict() for v in variables]
+    depth = args.get("depth")
+    if depth is not None:
+        # Each local's children, as `print NAME --depth N` shows them.
+        for row in rows[:LOCALS_TREES]:
+            if not row["name"].isidentifier():
+                continue  # an adapter's pseudo-variable, no name to evaluate
+            tree = session.backend.value_tree(row["name"], int(depth), timeout)
+            row.update({k: tree[k] for k in ("children", "more") if k in tree})
+    return {"variables": rows, "truncated": cut}
 
 
 def handle_print(session: Session, args: Payload, timeout: float) -> Payload:
@@ -280,7 +292,8 @@ def render_frame(p: Payload) -> str:
 
 def render_locals(p: Payload) -> str:
     variables = p.get("variables") or []
-    lines = [variable_text(v) for v in variables] or ["no locals"]
+    lines = [line for v in variables for line in [variable_text(v), *_tree_lines(v, 1)]] \
+        or ["no locals"]
     if p.get("truncated"):
         lines.append("(long values cut short; `dbg print NAME` shows one in full)")
     return "\n".join(lines)
@@ -390,8 +403,11 @@ OPS: tuple[Op, ...] = (
     Op("down", "Select the callee's frame (COUNT levels down).", (
         Arg("count", "int", "How many levels.", default=1, minimum=1),
     ), needs="stopped", handler=handle_down, render=render_frame),
-    Op("locals", "Show the local variables of the selected frame.", needs="stopped",
-       own_tool=True,
+    Op("locals", "Show the local variables of the selected frame.", (
+        Arg("depth", "int", "Also each one's children, N levels deep, as `print --depth` "
+            "shows them (pdb, debugpy).", flags=("--depth",), minimum=1, maximum=10,
+            metavar="N"),
+    ), needs="stopped", own_tool=True,
        handler=handle_locals, method=Backend.locals, title="locals", render=render_locals),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
