@@ -770,6 +770,9 @@ class DapBackend(DapEvents):
     op_modules = expert.op_modules
     op_sources = expert.op_sources
     op_exception = expert.op_exception
+    op_dap = expert.op_dap
+
+    # -- Python's own views: `print --depth`, `dbg tasks` (the profile's, or refused) ------
 
     def value_tree(self, expression: str, depth: int, timeout: float) -> Message:
         self.stopped_session("print")
@@ -785,4 +788,3 @@ class DapBackend(DapEvents):
         if answer is None:
             raise self.unsupported("tasks", f"{self.tool_name} has no asyncio tasks to list")
         return answer
-    op_dap = expert.op_dap
