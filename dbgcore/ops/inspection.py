@@ -439,7 +439,8 @@ OPS: tuple[Op, ...] = (
        handler=handle_tasks, render=render_tasks, details=(
         "Read in the stopped program: the tasks of the event loop running in the stopped "
         "thread (every live task when none runs there), done and cancelled ones that are "
-        "still alive too, in creation order. `*` marks the task running at the stop; "
+        "still alive too: asyncio's numbered ones (Task-1, Task-2...) first, then the named ones "
+        "by name. `*` marks the task running at the stop; "
         "`awaits` follows its coroutine's awaits down to the future or task it waits on "
         "(`Queue.get -> Future pending`, `task sleeper (doze)`). At most 50 are listed, "
         "the rest counted.")),
