@@ -20,7 +20,7 @@ import importlib
 EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.shared": ("procutil",),
     "dbgcore.transport": ("peers",),
-    "dbgcore.inprogram": ("libfiles", "pyrepr", "pytrace", "pywatch"),
+    "dbgcore.inprogram": ("libfiles", "pyrepr", "pytasks", "pytrace", "pytree", "pywatch"),
     "dbgcore.backends": ("pyspy",),
     "dbgcore.backends.profiler": ("RecordRequest", "Profiler", "run_bounded"),
     "dbgcore.vocab.profiles": ("HeapPoint", "Leak", "Profile", "ProfileFrame", "Sample"),

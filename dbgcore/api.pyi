@@ -21,7 +21,9 @@ from dbgcore.backends.stoptracer import trace_by_stops as trace_by_stops
 from dbgcore.frontends.cli.emit import emit as emit
 from dbgcore.inprogram import libfiles as libfiles
 from dbgcore.inprogram import pyrepr as pyrepr
+from dbgcore.inprogram import pytasks as pytasks
 from dbgcore.inprogram import pytrace as pytrace
+from dbgcore.inprogram import pytree as pytree
 from dbgcore.inprogram import pywatch as pywatch
 from dbgcore.lang.pyframes import STDLIB_EXPRESSION as STDLIB_EXPRESSION
 from dbgcore.lang.pyframes import PythonLibraries as PythonLibraries

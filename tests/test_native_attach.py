@@ -34,7 +34,7 @@ def traced_sleeper() -> Iterator[int]:
         child.wait()
 
 
-@pytest.mark.parametrize("backend", ["gdb", "lldb", "dlv"])
+@pytest.mark.parametrize("backend", ["gdb", "lldb", "dlv", "debugpy"])
 def test_attach_refused_by_the_kernel_says_why(
         dbg: Any, traced_sleeper: int, backend_ready: Callable[[str], None],
         backend: str) -> None:

@@ -485,6 +485,14 @@ class Backend:
     def evaluate(self, expression: str, timeout: float) -> Value:
         raise self.unsupported("print")
 
+    def value_tree(self, expression: str, depth: int, timeout: float) -> JsonObject:
+        """`dbg print EXPR --depth N`: the value (``value``, ``type``) and its
+        children ``depth`` levels deep (``children``: rows of ``name``,
+        ``value``, ``type`` and their own ``children``; ``more``: children
+        not shown), as :func:`dbgcore.inprogram.pytree.tree_of` answers."""
+        raise self.unsupported("print --depth", "`dbg print EXPR` shows the value without "
+                                                "its children")
+
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         raise self.unsupported("set")
 
@@ -551,3 +559,10 @@ class Backend:
         Like a backend-specific op, `dbg caps` lists it among those (native
         where a class overrides this)."""
         raise self.unsupported("exception")
+
+    def op_tasks(self, args: JsonObject, timeout: float) -> JsonObject:
+        """`dbg tasks`: the program's asyncio tasks (or its language's like),
+        as :func:`dbgcore.inprogram.pytasks.listing` answers: ``tasks`` (at
+        most ``args["limit"]``), ``more``, ``none_why``. Listed among the
+        backend's own ops by `dbg caps`, native where a class overrides it."""
+        raise self.unsupported("tasks")

@@ -13,6 +13,7 @@ from dbgcore.shared.bounds import number_or_name
 from dbgcore.shared.errors import (
     DbgError,
     OpFailed,
+    UsageError,
 )
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
@@ -29,6 +30,12 @@ STACK_SHOWN = 100
 
 #: Threads `dbg threads` lists.
 THREADS_SHOWN = 200
+
+#: asyncio tasks `dbg tasks` lists (the rest are counted).
+TASKS_SHOWN = 50
+
+#: Locals whose children `dbg locals --depth` shows (the first ones).
+LOCALS_TREES = 30
 
 
 def handle_stack(session: Session, args: Payload, timeout: float) -> Payload:
@@ -136,7 +143,16 @@ def handle_locals(session: Session, args: Payload, timeout: float) -> Payload:
     variables, cut = cap_variables(
         [v for v in session.backend.locals(timeout) if not runner_temporary(v.name)], None,
         LOCALS_VALUE_CHARS)
-    return {"variables": [v.to_dict() for v in variables], "truncated": cut}
+    rows = [v.to_dict() for v in variables]
+    depth = args.get("depth")
+    if depth is not None:
+        # Each local's children, as `print NAME --depth N` shows them.
+        for row in rows[:LOCALS_TREES]:
+            if not row["name"].isidentifier():
+                continue  # an adapter's pseudo-variable, no name to evaluate
+            tree = session.backend.value_tree(row["name"], int(depth), timeout)
+            row.update({k: tree[k] for k in ("children", "more") if k in tree})
+    return {"variables": rows, "truncated": cut}
 
 
 def handle_print(session: Session, args: Payload, timeout: float) -> Payload:
@@ -148,6 +164,13 @@ def handle_print(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
     text = one_line(args["expression"])
     expressions = split_expressions(text)
+    depth = args.get("depth")
+    if depth is not None:
+        if len(expressions) > 1:
+            raise UsageError("--depth shows one expression's children, not several",
+                             "print one expression at a time with --depth")
+        return {"expression": text, "depth": depth,
+                **session.backend.value_tree(text, int(depth), timeout)}
     if len(expressions) <= 1:
         value = session.backend.evaluate(text, timeout)
         return {"expression": text, **value.to_dict()}
@@ -194,6 +217,16 @@ def handle_threads(session: Session, args: Payload, timeout: float) -> Payload:
     if len(threads) > THREADS_SHOWN:
         answer["cut"] = len(threads) - THREADS_SHOWN
     return answer
+
+
+def handle_tasks(session: Session, args: Payload, timeout: float) -> Payload:
+    """The backend's listing of the asyncio tasks, the first
+    :data:`TASKS_SHOWN` of them (``more``: the rest, counted)."""
+    assert session.backend is not None
+    answer = session.backend.op_tasks({**args, "limit": TASKS_SHOWN}, timeout)
+    tasks = list(answer.get("tasks") or [])
+    more = int(answer.get("more") or 0) + max(len(tasks) - TASKS_SHOWN, 0)
+    return {**answer, "tasks": tasks[:TASKS_SHOWN], "more": more}
 
 
 def handle_thread(session: Session, args: Payload, timeout: float) -> Payload:
@@ -265,7 +298,8 @@ def render_frame(p: Payload) -> str:
 
 def render_locals(p: Payload) -> str:
     variables = p.get("variables") or []
-    lines = [variable_text(v) for v in variables] or ["no locals"]
+    lines = [line for v in variables for line in [variable_text(v), *_tree_lines(v, 1)]] \
+        or ["no locals"]
     if p.get("truncated"):
         lines.append("(long values cut short; `dbg print NAME` shows one in full)")
     return "\n".join(lines)
@@ -275,7 +309,21 @@ def render_print(p: Payload) -> str:
     if "values" in p:
         return "\n".join(shown_text(v) for v in p["values"])
     kind = f" ({p['type']})" if p.get("type") else ""
-    return f"{p['value']}{kind}"
+    return "\n".join([f"{p['value']}{kind}", *_tree_lines(p, 1)])
+
+
+def _tree_lines(row: Payload, level: int) -> list[str]:
+    """`print --depth`'s children, one a line, indented by their level:
+    ``  'a' = {'b': {...}} (dict)``; ``... N more`` where a level was cut."""
+    lines = []
+    pad = "  " * level
+    for child in row.get("children") or []:
+        kind = f" ({child['type']})" if child.get("type") else ""
+        lines.append(f"{pad}{child['name']} = {child['value']}{kind}")
+        lines += _tree_lines(child, level + 1)
+    if row.get("more"):
+        lines.append(f"{pad}... {row['more']} more")
+    return lines
 
 
 def render_display(p: Payload) -> str:
@@ -308,6 +356,22 @@ def _thread_place(thread: Payload) -> str:
     if thread.get("waits"):
         place += f" ({thread.get('state') or 'waiting'}: {thread['waits']})"
     return place
+
+
+def render_tasks(p: Payload) -> str:
+    """One line a task: ``* reporter  report()  pending  at app.py:28``,
+    then what it awaits or how it ended; ``*`` marks the task running at
+    the stop."""
+    lines = []
+    for t in p.get("tasks") or []:
+        place = f"  at {t['file']}:{t['line']}" if t.get("file") else ""
+        then = f"  awaits {t['awaits']}" if t.get("awaits") else \
+            f"  {t['outcome']}" if t.get("outcome") else ""
+        lines.append(f"{'*' if t.get('current') else ' '} {t['name']}  {t['coro']}()  "
+                     f"{t['state']}{place}{then}")
+    if p.get("more"):
+        lines.append(f"+{p['more']} more tasks not listed")
+    return "\n".join(lines) or f"no asyncio tasks ({p.get('none_why') or 'none alive'})"
 
 
 def render_thread(p: Payload) -> str:
@@ -345,12 +409,18 @@ OPS: tuple[Op, ...] = (
     Op("down", "Select the callee's frame (COUNT levels down).", (
         Arg("count", "int", "How many levels.", default=1, minimum=1),
     ), needs="stopped", handler=handle_down, render=render_frame),
-    Op("locals", "Show the local variables of the selected frame.", needs="stopped",
-       own_tool=True,
+    Op("locals", "Show the local variables of the selected frame.", (
+        Arg("depth", "int", "Also each one's children, N levels deep, as `print --depth` "
+            "shows them (pdb, debugpy).", flags=("--depth",), minimum=1, maximum=10,
+            metavar="N"),
+    ), needs="stopped", own_tool=True,
        handler=handle_locals, method=Backend.locals, title="locals", render=render_locals),
     Op("print", "Evaluate EXPRESSION in the selected frame; `;` separates several.", (
         Arg("expression", "text", "One expression, or several separated by `;` "
             "(`dbg print 'x; y + 1'`).", required=True, expression=True),
+        Arg("depth", "int", "Also the value's children, N levels deep: items, keys, "
+            "attributes (20 a level, the rest counted; pdb, debugpy).", flags=("--depth",),
+            minimum=1, maximum=10, metavar="N"),
     ), needs="stopped", handler=handle_print, method=Backend.evaluate,
        title="expression evaluation",
        own_tool=True,
@@ -370,6 +440,16 @@ OPS: tuple[Op, ...] = (
        render=render_set, core_ok=False),
     Op("threads", "List threads.", needs="stopped", handler=handle_threads,
        method=Backend.threads, title="thread listing", render=render_threads),
+    Op("tasks", "List the asyncio tasks: each one's coroutine, state, where it is suspended "
+       "and what it awaits.", needs="stopped", method=Backend.op_tasks,
+       handler=handle_tasks, render=render_tasks, details=(
+        "Read in the stopped program: the tasks of the event loop running in the stopped "
+        "thread (every live task when none runs there), done and cancelled ones that are "
+        "still alive too: asyncio's numbered ones (Task-1, Task-2...) first, then the named ones "
+        "by name. `*` marks the task running at the stop; "
+        "`awaits` follows its coroutine's awaits down to the future or task it waits on "
+        "(`Queue.get -> Future pending`, `task sleeper (doze)`). At most 50 are listed, "
+        "the rest counted.")),
     Op("thread", "Select thread ID.", (
         Arg("id", "str", "The thread's id from `dbg threads`.", required=True, metavar="ID"),
     ), needs="stopped", handler=handle_thread, method=Backend.select_thread,

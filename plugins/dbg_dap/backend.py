@@ -172,6 +172,8 @@ class DapBackend(DapEvents):
         for feature in ("return-value", "pending", "core", "children"):
             support[feature] = backend.profile.feature(feature)
         support["stdin"] = "native" if backend.profile.reads_stdin else "none"
+        support["tasks"] = "native" if type(backend.profile).tasks is not AdapterProfile.tasks \
+            else "none"
         # A profile that traces by itself overrides AdapterProfile.trace.
         support["trace"] = "native" if type(backend.profile).trace is not AdapterProfile.trace \
             else "fallback"
@@ -771,3 +773,20 @@ class DapBackend(DapEvents):
     op_sources = expert.op_sources
     op_exception = expert.op_exception
     op_dap = expert.op_dap
+
+    # -- Python's own views: `print --depth`, `dbg tasks` (the profile's, or refused) ------
+
+    def value_tree(self, expression: str, depth: int, timeout: float) -> Message:
+        self.stopped_session("print")
+        answer = self.profile.value_tree(self, expression, depth, timeout)
+        if answer is None:
+            raise self.unsupported("print --depth", "`dbg vars PATH` lists a value's "
+                                                    "children, a level at a time")
+        return answer
+
+    def op_tasks(self, args: Message, timeout: float) -> Message:
+        self.stopped_session("tasks")
+        answer = self.profile.tasks(self, int(args.get("limit") or 50), timeout)
+        if answer is None:
+            raise self.unsupported("tasks", f"{self.tool_name} has no asyncio tasks to list")
+        return answer

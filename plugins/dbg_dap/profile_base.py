@@ -422,6 +422,17 @@ class AdapterProfile:
         (breakpoints and step out, :mod:`dbgcore.backends.stoptracer`)."""
         return None
 
+    def value_tree(self, backend: AdapterHost, expression: str, depth: int,
+                   timeout: float) -> Message | None:
+        """`dbg print --depth` (see :meth:`dbgcore.backends.contract.Backend.value_tree`);
+        None: not this adapter's."""
+        return None
+
+    def tasks(self, backend: AdapterHost, limit: int, timeout: float) -> Message | None:
+        """`dbg tasks` (see :meth:`dbgcore.backends.contract.Backend.op_tasks`);
+        None: the debugger's language has no tasks dbg can read."""
+        return None
+
     def configuration_requests(self) -> list[tuple[str, Message]]:
         """Requests of the adapter's own sent while configuring (before
         configurationDone), as (command, arguments)."""

@@ -523,6 +523,15 @@ class PdbBackend(PdbBreakpoints):
             raise OpFailed(answer["error"])
         return Value(answer["value"], answer.get("type"))
 
+    def value_tree(self, expression: str, depth: int, timeout: float) -> JsonObject:
+        from dbgcore.api import pytree
+
+        answer = self._query(f"_dbg_tree {(pytree.__file__, expression, depth)!r}", "value",
+                             timeout)
+        if "error" in answer:
+            raise OpFailed(answer["error"])
+        return answer
+
     def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
         answer = self._query(f"_dbg_set {(lhs, value)!r}", "value", timeout)
         if "error" in answer:
@@ -540,6 +549,17 @@ class PdbBackend(PdbBreakpoints):
                            "`dbg catch`; `dbg stack` shows where it is")
         return {"exception": answer["exception"], "description": answer["description"],
                 "stack": answer["stack"], "chain": answer.get("chain") or []}
+
+    def op_tasks(self, args: JsonObject, timeout: float) -> JsonObject:
+        """The asyncio tasks, as dbgcore/inprogram/pytasks.py reads them in
+        the program."""
+        from dbgcore.api import pytasks
+
+        request = (pytasks.__file__, int(args.get("limit") or 50))
+        answer = self._query(f"_dbg_tasks {request!r}", "tasks", timeout)
+        if "error" in answer:
+            raise OpFailed(f"cannot list the asyncio tasks: {answer['error']}")
+        return answer
 
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         """`raised` (every exception), exception classes by name, `uncaught`

@@ -91,7 +91,7 @@ class PdbConsole(ConsoleBackend):
         except PtyEOF as exc:
             raise self._debugger_lost(exc.output) from exc
         except DebuggerTimeout:
-            if not command.startswith(("_dbg_eval ", "_dbg_set ")):
+            if not command.startswith(("_dbg_eval ", "_dbg_set ", "_dbg_tree ")):
                 raise
             text = self._interrupt_expression(timeout)
         answers = _frames(text, kind)

@@ -68,3 +68,51 @@ def stop_facts(backend: AdapterHost) -> Message | None:
         return None
     facts = dap.stop.body.get(STOP_FACTS_KEY)
     return facts if isinstance(facts, dict) else None
+
+
+def asyncio_tasks(backend: AdapterHost, limit: int, timeout: float) -> Message:
+    """`dbg tasks`: dbgcore/inprogram/pytasks.py's listing, evaluated in the
+    stopped thread's innermost frame (pydevd evaluates in that thread, where
+    its running event loop is set)."""
+    from dbgcore.api import OpFailed, pytasks, pywatch
+
+    frames = backend.stack_frames(timeout)
+    if not frames:
+        raise OpFailed("the stopped thread has no Python frame to read the tasks in",
+                       "`dbg threads` lists the threads; `dbg thread ID` selects one")
+    module = pywatch.load_expression(pytasks.__file__, pytasks.MODULE_NAME)
+    text = backend.evaluate_in(frames[0], f"__import__('json').dumps({module}.listing({limit}))",
+                               timeout)
+    try:
+        answer = json.loads(ast.literal_eval(text))
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}") from exc
+    if not isinstance(answer, dict):
+        raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}")
+    return answer
+
+
+def value_tree(backend: AdapterHost, expression: str, depth: int, timeout: float) -> Message:
+    """`dbg print EXPR --depth N`: dbgcore/inprogram/pytree.py's tree of the
+    value, evaluated once in the selected frame (its globals and locals), as
+    pdb answers it."""
+    from dbgcore.api import OpFailed, pytree, pywatch
+
+    frames = backend.stack_frames(timeout)
+    if not frames:
+        raise OpFailed("the stopped thread has no Python frame to evaluate in")
+    frame = frames[min(backend.frame_index, len(frames) - 1)]
+    module = pywatch.load_expression(pytree.__file__, pytree.MODULE_NAME)
+    # pyrepr first: the tree's reprs keep a dict's keys in the program's order.
+    text = backend.evaluate_in(frame, f"({pyrepr_expression()}, __import__('json').dumps("
+                                      f"{module}.tree_of({expression!r}, {depth}, globals(), "
+                                      "locals())))[1]", timeout)
+    try:
+        answer = json.loads(ast.literal_eval(text))
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise OpFailed(f"cannot show {expression}: {text[:200]}") from exc
+    if not isinstance(answer, dict):
+        raise OpFailed(f"cannot show {expression}: {text[:200]}")
+    if "error" in answer:
+        raise OpFailed(str(answer["error"]))
+    return answer

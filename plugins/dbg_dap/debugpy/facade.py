@@ -229,6 +229,17 @@ class DebugpyProfile(AdapterProfile):
               timeout: float, sink: CallSink) -> TraceOutcome | None:
         return watching.trace(backend, functions, lines, max_calls, timeout, sink)
 
+    def value_tree(self, backend: AdapterHost, expression: str, depth: int,
+                   timeout: float) -> Message | None:
+        from dbg_dap.debugpy.answers import value_tree
+
+        return value_tree(backend, expression, depth, timeout)
+
+    def tasks(self, backend: AdapterHost, limit: int, timeout: float) -> Message | None:
+        from dbg_dap.debugpy.answers import asyncio_tasks
+
+        return asyncio_tasks(backend, limit, timeout)
+
     # -- values and frames: values, ProgramLibraries --------------------------------------
 
     def hides_fields(self, value: str) -> bool:

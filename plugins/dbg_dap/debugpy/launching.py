@@ -259,6 +259,11 @@ class DebugpyLaunch:
             return {"connect": {"host": request.host or "127.0.0.1", "port": request.port},
                     **common}
         if request.pid is not None:
+            from dbg_dap.debugpy.pidcheck import check_attachable
+            from dbg_dap.profile_base import ptrace_diagnosis
+
+            # Refused now, in milliseconds, rather than by the attach's timeout.
+            check_attachable(request.pid, ptrace_diagnosis(request.pid))
             self._attach_pid = request.pid
             return {"processId": request.pid, **common}
         raise UsageError("debugpy attaches with --port or --pid")

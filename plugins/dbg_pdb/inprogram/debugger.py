@@ -273,6 +273,20 @@ class DbgPdb(pdb.Pdb):
     def do__dbg_eval(self, arg: str) -> None:
         self.emit("value", evaluate(self.curframe, self._selected_locals(), self._arg(arg)))
 
+    def do__dbg_tree(self, arg: str) -> None:
+        """``(PYTREE, EXPRESSION, DEPTH)``: `print --depth`, by the module at
+        that path (dbgcore/inprogram/pytree.py, loaded once)."""
+        path, expression, depth = self._arg(arg)
+        try:
+            if self.curframe is None:
+                raise LookupError("no frame to evaluate in")
+            with _Interruptible():
+                answer = _load_helper("_dbg_pytree", path).tree_of(
+                    expression, depth, self.curframe.f_globals, self._selected_locals())
+        except BaseException as exc:
+            answer = {"error": _error_line(exc)}
+        self.emit("value", answer)
+
     def do__dbg_set(self, arg: str) -> None:
         lhs, rhs = self._arg(arg)
         self.emit("value", assign(self.curframe, self._selected_locals(), lhs, rhs))
@@ -324,6 +338,18 @@ class DbgPdb(pdb.Pdb):
             self.emit("trace", {"error": _error_line(exc)})
             return
         self.emit("trace", answer)
+
+    # -- dbg tasks: the asyncio tasks (dbgcore/inprogram/pytasks.py) ------------------
+
+    def do__dbg_tasks(self, arg: str) -> None:
+        """``(PYTASKS, LIMIT)``: the program's asyncio tasks, read by the
+        module at that path (loaded once, as ``_dbg_pytasks``)."""
+        path, limit = self._arg(arg)
+        try:
+            answer = _load_helper("_dbg_pytasks", path).listing(limit)
+        except Exception as exc:
+            answer = {"error": _error_line(exc)}
+        self.emit("tasks", answer)
 
     # -- exceptions: `dbg catch`, failing tests, steps they pass through -------
 
