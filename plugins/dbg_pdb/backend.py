@@ -50,6 +50,7 @@ from dbgcore.api import (
     SessionContext,
     StopEvent,
     Support,
+    Thread,
     TraceOutcome,
     UsageError,
     Value,
@@ -107,8 +108,6 @@ class PdbBackend(PdbBreakpoints):
     id = "pdb"
     tool = "pdb"
     unsupported_hints: ClassVar[dict[str, str]] = {
-        "threads": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
-        "thread": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
         "attach": "pdb can only start a program; use the debugpy backend to attach",
     }
 
@@ -322,7 +321,9 @@ class PdbBackend(PdbBreakpoints):
             if watch is not None:
                 self._watches[str(watch.id)] = replace(watch, hits=watch.hits + 1)
         returned = report.get("return_value")
+        thread = report.get("thread") or {}
         return StopEvent(state="stopped", reason=reason, location=location,
+                         thread=thread.get("id"), thread_name=thread.get("name"),
                          description=report.get("description", ""),
                          hit_breakpoints=[f"w{n}" for n in report.get("watches") or []]
                          + ([bp] if bp else []),
@@ -496,6 +497,24 @@ class PdbBackend(PdbBreakpoints):
         chosen.current = True
         return chosen
 
+    def threads(self, timeout: float) -> list[Thread]:
+        """The program's threads, main first; the stopped one is current
+        (pdb stops one thread at a time: the others run on)."""
+        rows = self._query("_dbg_threads", "threads", timeout)["threads"]
+        return [Thread(r["id"], r["name"], bool(r.get("current")), function=r.get("function"),
+                       file=r.get("file"), line=r.get("line")) for r in rows]
+
+    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
+        threads = self.threads(timeout)
+        chosen = next((t for t in threads if str(t.id) == str(thread_id)), None)
+        if chosen is None:
+            raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
+        if not chosen.current:
+            raise OpFailed(f"thread {thread_id} runs on: pdb stops one thread at a time, and "
+                           "shows only the stopped one",
+                           "a breakpoint in its code stops it there (`dbg break`)")
+        return chosen
+
     def locals(self, timeout: float) -> list[Variable]:
         data = self._query("_dbg_locals", "locals", timeout)
         return [Variable(v["name"], v["value"], v.get("type")) for v in data["variables"]]
@@ -535,11 +554,14 @@ class PdbBackend(PdbBreakpoints):
         outermost first, causes before it (``chain``: what they were)."""
         answer = self._query("_dbg_exception", "exception", timeout)
         if not answer.get("exception"):
-            raise OpFailed("the program did not stop at an exception",
-                           "an uncaught exception or a failing test stops it, and so does "
-                           "`dbg catch`; `dbg stack` shows where it is")
-        return {"exception": answer["exception"], "description": answer["description"],
+            raise OpFailed("the program did not stop at an exception, nor inside an except "
+                           "block", "an uncaught exception or a failing test stops it, and so "
+                           "does `dbg catch`; `dbg stack` shows where it is")
+        said = {"exception": answer["exception"], "description": answer["description"],
                 "stack": answer["stack"], "chain": answer.get("chain") or []}
+        if answer.get("handled"):
+            said["handled"] = True  # the one an except block is handling (sys.exc_info())
+        return said
 
     def catch(self, filters: list[str], timeout: float) -> list[str]:
         """`raised` (every exception), exception classes by name, `uncaught`
