@@ -147,7 +147,7 @@ def _at_handler(dbg: Dbg, backend: str, handled: Target) -> None:
     assert snap["location"]["line"] == handled.lines["handler"], snap
 
 
-@pytest.mark.parametrize("backend", ["pdb"])
+@pytest.mark.parametrize("backend", ["pdb", "debugpy"])
 def test_exception_inside_an_except_block_is_the_one_handled(
         dbg: Dbg, target: Any, backend: str, backend_ready: Any) -> None:
     backend_ready(backend)
