@@ -8,8 +8,9 @@ which answer in JSON so nothing has to be scraped from pdb's prose.
 :class:`PdbBackend` is the top of three layers, one module each, low level
 under high level: :mod:`dbg_pdb.console` (queries and commands to the
 launcher, and their answers), :mod:`dbg_pdb.breakpoints` (breakpoints and
-watches), and this one: the interpreter and the launch, stops and
-stepping, `dbg trace`, inspection, exceptions and `dbg raw`. The code that
+watches) beside :mod:`dbg_pdb.threadlist` (the program's threads), and
+this one: the interpreter and the launch, stops and stepping, `dbg trace`,
+inspection, exceptions and `dbg raw`. The code that
 runs in the program is in inprogram/.
 """
 
@@ -28,6 +29,7 @@ from typing import ClassVar
 
 from dbg_pdb.breakpoints import PdbBreakpoints
 from dbg_pdb.console import EXIT_RE, FRAME_RE, HELLO_RE, INTERACTIVE, JsonObject, _frames
+from dbg_pdb.threadlist import PdbThreads
 from dbgcore.api import (
     STDLIB_EXPRESSION,
     BackendSpec,
@@ -50,7 +52,6 @@ from dbgcore.api import (
     SessionContext,
     StopEvent,
     Support,
-    Thread,
     TraceOutcome,
     UsageError,
     Value,
@@ -104,7 +105,7 @@ ALL_CODE = "all-code"
 EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
-class PdbBackend(PdbBreakpoints):
+class PdbBackend(PdbBreakpoints, PdbThreads):
     id = "pdb"
     tool = "pdb"
     unsupported_hints: ClassVar[dict[str, str]] = {
@@ -495,24 +496,6 @@ class PdbBackend(PdbBreakpoints):
             self._native(f"down {current - index}", timeout)
         chosen = frames[index]
         chosen.current = True
-        return chosen
-
-    def threads(self, timeout: float) -> list[Thread]:
-        """The program's threads, main first; the stopped one is current
-        (pdb stops one thread at a time: the others run on)."""
-        rows = self._query("_dbg_threads", "threads", timeout)["threads"]
-        return [Thread(r["id"], r["name"], bool(r.get("current")), function=r.get("function"),
-                       file=r.get("file"), line=r.get("line")) for r in rows]
-
-    def select_thread(self, thread_id: int | str, timeout: float) -> Thread:
-        threads = self.threads(timeout)
-        chosen = next((t for t in threads if str(t.id) == str(thread_id)), None)
-        if chosen is None:
-            raise OpFailed(f"no thread {thread_id}", "see `dbg threads`")
-        if not chosen.current:
-            raise OpFailed(f"thread {thread_id} runs on: pdb stops one thread at a time, and "
-                           "shows only the stopped one",
-                           "a breakpoint in its code stops it there (`dbg break`)")
         return chosen
 
     def locals(self, timeout: float) -> list[Variable]:
