@@ -22,7 +22,7 @@ def test_caps_matrix_for_pdb_and_gdb(dbg: Any, backend_ready: Callable[[str], No
     by_name = {b["name"]: b for b in data["backends"]}
     assert list(by_name) == ["pdb", "gdb"]
     pdb, gdb = by_name["pdb"]["ops"], by_name["gdb"]["ops"]
-    assert (pdb["threads"], pdb["disasm"], pdb["break"]) == ("none", "none", "native")
+    assert (pdb["threads"], pdb["disasm"], pdb["break"]) == ("native", "none", "native")
     # gdb's DAP has no data breakpoints: dbg uses gdb's own `watch`; pdb has
     # no watchpoints: dbg checks the expression at each line of its frame.
     assert (gdb["watch"], gdb["memory-read"], gdb["until"]) == ("fallback", "native", "fallback")

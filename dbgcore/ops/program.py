@@ -128,6 +128,8 @@ def render_list(p: Payload) -> str:
 
 def render_exception(p: Payload) -> str:
     head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
+    if p.get("handled"):
+        head += "\n(being handled: the stop is inside its except block, or below it)"
     return "\n".join([head, *([p["stack"]] if p.get("stack") else [])])
 
 

@@ -152,6 +152,8 @@ def render_stop(p: Payload) -> str:
         if reason == "breakpoint" and hits:
             reason += " " + ",".join(str(h) for h in hits)
         thread = f" [thread {p['thread']}]" if p.get("thread") is not None else ""
+        if p.get("thread_name"):
+            thread = f" [thread {p['thread']} {p['thread_name']!r}]"
         out.append(f"stopped: {reason} at {location_text(p.get('location'))}{thread}")
         if description:
             out.append(description)

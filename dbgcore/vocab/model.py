@@ -280,6 +280,9 @@ class StopEvent:
     reason: str = ""
     location: Location | None = None
     thread: int | str | None = None
+    #: The thread's name, where the debugger tells it beside its id (a
+    #: thread other than the main one; None: not said).
+    thread_name: str | None = None
     #: How the program ended: its exit status, or the signal that killed it
     #: ("SIGSEGV"; exit_code is then None).
     exit_code: int | None = None
@@ -306,6 +309,7 @@ class StopSnapshot:
     state: StopState
     reason: str = ""
     thread: int | str | None = None
+    thread_name: str | None = None
     location: Location | None = None
     exit_code: int | None = None
     signal: str | None = None
@@ -333,6 +337,7 @@ class StopSnapshot:
             state=event.state,
             reason=event.reason,
             thread=event.thread,
+            thread_name=event.thread_name,
             location=event.location,
             exit_code=event.exit_code,
             signal=event.signal,
@@ -344,9 +349,9 @@ class StopSnapshot:
     def to_dict(self) -> JsonObject:
         data = _record(self)
         data["locals"] = [v.to_dict() for v in self.locals]
-        for key in ("never_hit", "stderr_tail"):
+        for key in ("never_hit", "stderr_tail", "thread_name"):
             if not data[key]:
-                del data[key]  # said only at an end that has them
+                del data[key]  # said only at an end that has them, a thread that has one
         return data
 
 

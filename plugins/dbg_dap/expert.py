@@ -353,8 +353,11 @@ def op_exception(b: DapInspection, args: Payload, timeout: float) -> Payload:
         return {"exception": b.core_signal or "core", "description": b.last_description,
                 "stack": _call_order(b, timeout, b.stop_frame), "chain": []}
     if b.last_reason not in ("exception", "signal"):
-        raise OpFailed("the program did not stop at an exception or a signal",
-                       "`dbg stack` shows where it is")
+        handled = b.profile.handled_exception(b.host, timeout)
+        if handled is not None:
+            return handled
+        raise OpFailed("the program did not stop at an exception or a signal, nor inside an "
+                       "except block", "`dbg stack` shows where it is")
     if b.test_failed:
         # A failed test (delve: a stop in testing's Fail) is no exception of
         # the debugger's: the stop says which test and why; the stack ends at

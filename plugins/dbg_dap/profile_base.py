@@ -604,6 +604,13 @@ class AdapterProfile:
         what that text leaves out."""
         return self.traceback(text), []
 
+    def handled_exception(self, backend: AdapterHost, timeout: float) -> dict[str, object] | None:
+        """At a stop that is no exception stop: the exception the stopped
+        thread is handling (inside an ``except`` block), as `dbg exception`
+        answers it with ``"handled": True``; None where there is none, or
+        the adapter cannot tell."""
+        return None
+
     def generator_frame(self, frame: Message) -> bool:
         """Whether `finish` from this frame must be done without stepOut
         (debugpy does not step out of a generator: it runs on)."""

@@ -8,8 +8,9 @@ which answer in JSON so nothing has to be scraped from pdb's prose.
 :class:`PdbBackend` is the top of three layers, one module each, low level
 under high level: :mod:`dbg_pdb.console` (queries and commands to the
 launcher, and their answers), :mod:`dbg_pdb.breakpoints` (breakpoints and
-watches), and this one: the interpreter and the launch, stops and
-stepping, `dbg trace`, inspection, exceptions and `dbg raw`. The code that
+watches) beside :mod:`dbg_pdb.threadlist` (the program's threads), and
+this one: the interpreter and the launch, stops and stepping, `dbg trace`,
+inspection, exceptions and `dbg raw`. The code that
 runs in the program is in inprogram/.
 """
 
@@ -28,6 +29,7 @@ from typing import ClassVar
 
 from dbg_pdb.breakpoints import PdbBreakpoints
 from dbg_pdb.console import EXIT_RE, FRAME_RE, HELLO_RE, INTERACTIVE, JsonObject, _frames
+from dbg_pdb.threadlist import PdbThreads
 from dbgcore.api import (
     STDLIB_EXPRESSION,
     BackendSpec,
@@ -103,12 +105,10 @@ ALL_CODE = "all-code"
 EXCEPTION_CLASS_RE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
-class PdbBackend(PdbBreakpoints):
+class PdbBackend(PdbBreakpoints, PdbThreads):
     id = "pdb"
     tool = "pdb"
     unsupported_hints: ClassVar[dict[str, str]] = {
-        "threads": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
-        "thread": "pdb debugs only the thread it runs in; use the debugpy backend for threads",
         "attach": "pdb can only start a program; use the debugpy backend to attach",
     }
 
@@ -322,7 +322,9 @@ class PdbBackend(PdbBreakpoints):
             if watch is not None:
                 self._watches[str(watch.id)] = replace(watch, hits=watch.hits + 1)
         returned = report.get("return_value")
+        thread = report.get("thread") or {}
         return StopEvent(state="stopped", reason=reason, location=location,
+                         thread=thread.get("id"), thread_name=thread.get("name"),
                          description=report.get("description", ""),
                          hit_breakpoints=[f"w{n}" for n in report.get("watches") or []]
                          + ([bp] if bp else []),
@@ -544,11 +546,14 @@ class PdbBackend(PdbBreakpoints):
         outermost first, causes before it (``chain``: what they were)."""
         answer = self._query("_dbg_exception", "exception", timeout)
         if not answer.get("exception"):
-            raise OpFailed("the program did not stop at an exception",
-                           "an uncaught exception or a failing test stops it, and so does "
-                           "`dbg catch`; `dbg stack` shows where it is")
-        return {"exception": answer["exception"], "description": answer["description"],
+            raise OpFailed("the program did not stop at an exception, nor inside an except "
+                           "block", "an uncaught exception or a failing test stops it, and so "
+                           "does `dbg catch`; `dbg stack` shows where it is")
+        said = {"exception": answer["exception"], "description": answer["description"],
                 "stack": answer["stack"], "chain": answer.get("chain") or []}
+        if answer.get("handled"):
+            said["handled"] = True  # the one an except block is handling (sys.exc_info())
+        return said
 
     def op_tasks(self, args: JsonObject, timeout: float) -> JsonObject:
         """The asyncio tasks, as dbgcore/inprogram/pytasks.py reads them in

@@ -50,6 +50,22 @@ def test_stop_snapshot() -> None:
     assert "cut short" not in text
 
 
+def test_stop_snapshot_names_its_thread_where_the_backend_did() -> None:
+    text = render("continue", stop_payload(thread=26450,
+                                           thread_name="Thread-1 (process_request_thread)"))
+    assert text.splitlines()[0] == ("stopped: breakpoint 1 at /src/cart.py:22 in apply_discount "
+                                    "[thread 26450 'Thread-1 (process_request_thread)']")
+
+
+def test_exception_being_handled_says_so() -> None:
+    text = render("exception", {"exception": "ValueError", "description": "bad", "stack": "",
+                                "handled": True})
+    assert text.splitlines() == [
+        "ValueError: bad", "(being handled: the stop is inside its except block, or below it)"]
+    assert "handled" not in render("exception", {"exception": "ValueError",
+                                                 "description": "bad", "stack": ""})
+
+
 def test_stop_snapshot_with_capped_locals_says_so() -> None:
     text = render("step", stop_payload(locals_truncated=True, locals_more=7))
     assert text.splitlines()[-1] == "  +7 more locals (`dbg locals` shows them all)"

@@ -317,6 +317,9 @@ class DebugpyProfile(AdapterProfile):
     def return_value(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
         return self.steps.return_value(backend, timeout)
 
+    def handled_exception(self, backend: AdapterHost, timeout: float) -> dict[str, object] | None:
+        return self.chain.handled(backend, timeout)
+
     def exception_stack(self, backend: AdapterHost, text: str,
                         timeout: float) -> tuple[str, list[dict[str, str]]]:
         return self.chain.exception_stack(backend, text, timeout)

@@ -12,7 +12,7 @@ import ast
 import json
 import re
 
-from dbg_dap.debugpy.answers import exception_call
+from dbg_dap.debugpy.answers import exception_call, pyrepr_expression
 from dbg_dap.debugpy.libraries import ProgramLibraries
 from dbg_dap.debugpy.values import internal_frame
 from dbg_dap.host import AdapterHost
@@ -49,6 +49,38 @@ class ExceptionChain:
                     main.frames += inner[last + 1:]
             blocks = [*causes, main]
         return self._traceback(blocks), _chain(blocks)
+
+    def handled(self, backend: AdapterHost, timeout: float) -> dict[str, object] | None:
+        """The exception the stopped thread handles (``sys.exc_info()``,
+        evaluated in the stopped frame: pydevd evaluates in that thread),
+        with its causes; None where it handles none."""
+        frames = backend.stack_frames(timeout, 1)
+        if not frames:
+            return None
+        probe = (f"__import__('json').dumps((lambda e: None if e is None else "
+                 f"[type(e).__name__, str(e), {pyrepr_expression()}.exception_rows(e)])"
+                 f"(__import__('sys').exc_info()[1]))")
+        try:
+            said = json.loads(ast.literal_eval(backend.evaluate_in(frames[0], probe, timeout)))
+        except (DbgError, ValueError, SyntaxError, TypeError):
+            return None
+        if not isinstance(said, list):
+            return None
+        name, description, (rows_of_causes, own) = said
+        blocks = []
+        for cause_name, cause_text, relation, entries, only in rows_of_causes:
+            block = _TracebackBlock()
+            block.frames = _traceback_frames(entries)
+            block.error = str(only).rstrip("\n")
+            block.name, block.description = str(cause_name), str(cause_text)
+            block.relation = str(relation)
+            blocks.append(block)
+        main = _TracebackBlock()
+        main.frames = _traceback_frames(own)
+        main.name, main.description = str(name), str(description)
+        blocks.append(main)
+        return {"exception": str(name), "description": str(description),
+                "stack": self._traceback(blocks), "chain": _chain(blocks), "handled": True}
 
     def _asked(self, backend: AdapterHost, timeout: float
                ) -> tuple[list[_TracebackBlock], list[list[str]]] | None:

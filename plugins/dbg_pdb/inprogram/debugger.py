@@ -37,6 +37,7 @@ from .stops import (
     stack_report,
     user_frames,
 )
+from .threads import current_thread, handled_exception, spread_trace, thread_list
 from .values import (
     _error_line,
     _how_it_left,
@@ -91,6 +92,9 @@ class DbgPdb(pdb.Pdb):
         self.raising: tuple[FrameType, ExcInfo] | None = None
         #: `dbg watch`'s expressions.
         self.watches = Watches()
+        #: The thread the program last went on from (a stop's): only its
+        #: frames stop a step; other threads stop at breakpoints alone.
+        self.stepper = threading.get_ident()
 
     def emit(self, kind: str, data: JsonObject) -> None:
         self.stdout.write(FRAME_START + kind + ":" + json.dumps(data) + FRAME_END + "\n")
@@ -122,6 +126,7 @@ class DbgPdb(pdb.Pdb):
     def _state(self, stop: bool = False) -> JsonObject:
         data: JsonObject = {"frames": stack_report(self.stack, self.curindex, self.canonic)}
         if stop:
+            data["thread"] = current_thread()
             data.update(self.report.said(self.curframe, getattr(self, "currentbp", 0),
                                          self.post_mortem))
             self.currentbp = 0
@@ -131,7 +136,20 @@ class DbgPdb(pdb.Pdb):
 
     def sigint_handler(self, signum: int, frame: FrameType | None) -> None:
         self.report.interrupted = True
+        self.stepper = threading.get_ident()  # Python runs it in the main thread
+        # Untraced until pdb's set_trace sets the trace again, last: else the
+        # step it asks would stop in the code it calls (bdb's reset calls
+        # linecache), a frame of the debugger's own work.
+        sys.settrace(None)
         pdb.Pdb.sigint_handler(self, signum, frame)  # type: ignore[arg-type]
+
+    def stop_here(self, frame: FrameType) -> bool:
+        """A step stops in the thread it was asked in, and never in the
+        debugger's own frames (a pause's SIGINT handler, pdb's set_trace
+        under it, the launcher's): the program's next line is its stop."""
+        if threading.get_ident() != self.stepper:
+            return False
+        return bool(bdb.Bdb.stop_here(self, frame)) and not _debugger_frame(frame)
 
     def _catch_sigint(self) -> None:
         import signal
@@ -305,7 +323,13 @@ class DbgPdb(pdb.Pdb):
     def do__dbg_exception(self, arg: str) -> None:
         info = self.report.exception_info if self.post_mortem or self.report.catch_note \
             else None
+        if info is None:
+            # Inside an except block: the exception it handles (this thread's).
+            info = handled_exception()
         self.emit("exception", dict(info or {}, post_mortem=self.post_mortem))
+
+    def do__dbg_threads(self, arg: str) -> None:
+        self.emit("threads", {"threads": thread_list()})
 
     def do__dbg_breaks(self, arg: str) -> None:
         self.emit("breaks", self._breaks())
@@ -408,6 +432,13 @@ class DbgPdb(pdb.Pdb):
         # mypy reads is 3.10's).
         with self.stopping:
             pdb.Pdb.interaction(self, frame, traceback)  # type: ignore[arg-type]
+            # Going on: from this thread, and with a trace in every thread
+            # while there is something to stop at.
+            self.stepper = threading.get_ident()
+            if not self.quitting:
+                wanted = bool(self.breaks) or self.catching is not None or bool(self.watches)
+                spread_trace(self.trace_dispatch if wanted else None, self.break_anywhere,
+                             self.catching is None)
 
     def dispatch_line(self, frame: FrameType) -> TraceFunction:
         if self.raising is not None and self.raising[0] is frame:
