@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
+    from dbgcore.vocab.model import BreakLoc, Location
     from dbgcore.vocab.opspec import Payload
 
 #: What a breakpoint does beyond stopping, declared once: the front end
@@ -78,7 +79,26 @@ def handle_break(session: Session, args: Payload, timeout: float) -> Payload:
     condition, hit, log = break_options(args)
     options = BreakOptions(condition=condition, hit_count=hit, log_message=log,
                            temporary=bool(args.get("temp")))
-    return {"breakpoint": session.breaks.add(session.backend, loc, options, timeout).to_dict()}
+    placed, places = session.breaks.add_all(session.backend, loc, options, timeout)
+    payload: Payload = {"breakpoint": placed[0].to_dict()}
+    if len(placed) > 1:
+        payload["breakpoints"] = [b.to_dict() for b in placed]
+    if note := places_note(loc, places):
+        payload["note"] = note
+    return payload
+
+
+def places_note(loc: BreakLoc, places: list[Location] | None) -> str:
+    """What a function breakpoint found in the program's sources says: that
+    it binds in the program's own code only (a library's or the test
+    runner's function of the same name is not stopped in), and how to ask
+    for one of those."""
+    if not places or loc.module:
+        return ""
+    where = f"{len(places)} places of the program's code" if len(places) > 1 else \
+        "the program's own code"
+    return (f"{loc.function} bound in {where} only; a function of that name in a library or "
+            "the test runner is left out (give its FILE:LINE to stop there)")
 
 
 def handle_unbreak(session: Session, args: Payload, timeout: float) -> Payload:
@@ -131,7 +151,9 @@ def handle_catch(session: Session, args: Payload, timeout: float) -> Payload:
 
 
 def render_break(p: Payload) -> str:
-    return breakpoint_text(p["breakpoint"]) + _children_told(p)
+    shown = p.get("breakpoints") or [p["breakpoint"]]
+    note = f"\nnote: {p['note']}" if p.get("note") else ""
+    return "\n".join(breakpoint_text(b) for b in shown) + note + _children_told(p)
 
 
 def _children_told(p: Payload) -> str:

@@ -21,6 +21,7 @@ from dbg_dap.host import AdapterHost, JsonValue
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
+    BreakLoc,
     CallSink,
     LaunchRequest,
     Location,
@@ -561,6 +562,12 @@ class AdapterProfile:
         """For adapters whose function breakpoints stop somewhere else than
         the other debuggers' (or never): the file and line to break at
         instead (None: use the adapter's function breakpoint)."""
+        return None
+
+    def function_places(self, backend: AdapterHost, loc: BreakLoc,
+                        timeout: float) -> list[Location] | None:
+        """Every function of the program's own sources ``loc`` names (see
+        Backend.function_places; None: the adapter binds the name itself)."""
         return None
 
     def check_function(self, backend: AdapterHost, module: str | None, function: str,
