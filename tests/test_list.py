@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-
 from dbgcore.testing import require_backend
 
 if TYPE_CHECKING:
