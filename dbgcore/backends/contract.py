@@ -368,6 +368,13 @@ class Backend:
         shows them, `dbg trace` says which it traces."""
         return None
 
+    def functions_elsewhere(self, loc: BreakLoc, timeout: float) -> list[Location]:
+        """The functions of the name ``loc`` names that are not the
+        program's own, as far as the debugger can tell now (a library's
+        loaded code): what a breakpoint bound by :meth:`function_places`
+        left out, for its answer to say. [] when it cannot tell."""
+        return []
+
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         raise self.unsupported("unbreak")
 

@@ -119,3 +119,47 @@ def _functions(path: str, mtime_ns: int, size: int) -> tuple[tuple[int, int, str
 
     visit(tree.body, "")
     return tuple(out)
+
+
+def loaded_functions_expression(name: str, skipped: Sequence[str] = ("_dbg",)) -> str:
+    """A Python expression (3.8 on, no names of the frame's) whose value is
+    ``[[qualified name, file, def line], ...]``: the functions and methods
+    named ``name`` in the modules the program has loaded, a library's among
+    them (pytest's ``_pytest.assertion.rewrite.AssertionRewriter.assign``),
+    but for modules whose names start with one of ``skipped`` (the
+    debugger's own: dbg's helpers load as ``_dbg_...``). Only the types of
+    values are looked at (``type(v)``, never ``isinstance``, which asks a
+    lazily loaded module for its ``__class__`` and so loads it).
+    :func:`outside_program` keeps those that are not the program's."""
+    return (
+        "[[n + '.' + q, f.__code__.co_filename, f.__code__.co_firstlineno] "
+        "for m in list(__import__('sys').modules.values()) "
+        "if type(m) is type(__import__('sys')) "
+        "for d in [m.__dict__] for n in [str(d.get('__name__') or '')] "
+        f"if not n.startswith({tuple(skipped)!r}) "
+        f"for q, f in [({name!r}, d.get({name!r}))] + "
+        f"[(k + '.' + {name!r}, vars(v).get({name!r})) for k, v in list(d.items()) "
+        "if issubclass(type(v), type) and getattr(v, '__module__', None) == n] "
+        "if type(f) is type(lambda: 0) and getattr(f, '__module__', n) == n]"
+        f"[:{MAX_PLACES}]")
+
+
+def outside_program(answer: object, roots: Sequence[str]) -> list[CodePlace]:
+    """The places of :func:`loaded_functions_expression`'s value (already
+    read as a list) that are not the program's own code: a library's file,
+    or one outside the program's folders."""
+    if not isinstance(answer, list):
+        return []
+    real_roots = [os.path.realpath(r) for r in roots if r]
+    out: dict[tuple[str, int], CodePlace] = {}
+    for item in answer:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[1], str)
+                and isinstance(item[2], int) and isinstance(item[0], str)):
+            continue
+        qualname, file, line = item
+        real = os.path.realpath(file) if os.path.isabs(file) else file
+        mine = any(real.startswith(r.rstrip(os.sep) + os.sep) and library_of(real, [], r) is None
+                   for r in real_roots)
+        if not mine:
+            out.setdefault((real, line), CodePlace(real, line, line, qualname))
+    return list(out.values())

@@ -83,22 +83,26 @@ def handle_break(session: Session, args: Payload, timeout: float) -> Payload:
     payload: Payload = {"breakpoint": placed[0].to_dict()}
     if len(placed) > 1:
         payload["breakpoints"] = [b.to_dict() for b in placed]
-    if note := places_note(loc, places):
+    if places and (note := places_note(loc, places,
+                                       session.backend.functions_elsewhere(loc, timeout))):
         payload["note"] = note
     return payload
 
 
-def places_note(loc: BreakLoc, places: list[Location] | None) -> str:
-    """What a function breakpoint found in the program's sources says: that
-    it binds in the program's own code only (a library's or the test
-    runner's function of the same name is not stopped in), and how to ask
-    for one of those."""
-    if not places or loc.module:
-        return ""
-    where = f"{len(places)} places of the program's code" if len(places) > 1 else \
-        "the program's own code"
-    return (f"{loc.function} bound in {where} only; a function of that name in a library or "
-            "the test runner is left out (give its FILE:LINE to stop there)")
+def places_note(loc: BreakLoc, places: list[Location], elsewhere: list[Location]) -> str:
+    """What a function breakpoint bound in the program's sources says: the
+    places when there are several, and the functions of the same name it
+    left out (a library's, the test runner's), each with the FILE:LINE that
+    stops there."""
+    said = []
+    if len(places) > 1:
+        said.append(f"{loc.function} is in {len(places)} places of the program: each bound")
+    if elsewhere:
+        shown = ", ".join(f"{p.function} ({p.file}:{p.line})" for p in elsewhere[:5])
+        more = f" and {len(elsewhere) - 5} more" if len(elsewhere) > 5 else ""
+        said.append(f"bound in the program's own code only; left out: {shown}{more} "
+                    "(`dbg break FILE:LINE` stops in one)")
+    return "; ".join(said)
 
 
 def handle_unbreak(session: Session, args: Payload, timeout: float) -> Payload:

@@ -692,6 +692,9 @@ class DapBackend(DapEvents):
     def function_places(self, loc: BreakLoc, timeout: float) -> list[Location] | None:
         return self.profile.function_places(self, loc, timeout)
 
+    def functions_elsewhere(self, loc: BreakLoc, timeout: float) -> list[Location]:
+        return self.profile.functions_elsewhere(self, loc, timeout)
+
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         self.breaks.remove(int(bp_id), timeout)
 

@@ -570,6 +570,12 @@ class AdapterProfile:
         Backend.function_places; None: the adapter binds the name itself)."""
         return None
 
+    def functions_elsewhere(self, backend: AdapterHost, loc: BreakLoc,
+                            timeout: float) -> list[Location]:
+        """The functions of that name outside the program's own code (see
+        Backend.functions_elsewhere)."""
+        return []
+
     def check_function(self, backend: AdapterHost, module: str | None, function: str,
                        timeout: float) -> None:
         """Raise OpFailed for a function breakpoint the adapter would accept

@@ -140,6 +140,21 @@ class PdbBreakpoints(PdbConsole):
         return [Location(p.file, p.line, p.qualname)
                 for p in python_places([self._root], loc.function)]
 
+    def functions_elsewhere(self, loc: BreakLoc, timeout: float) -> list[Location]:
+        """The loaded functions of that name outside the program's sources
+        (a library's, the test runner's), read from the stopped program."""
+        from dbgcore.api import DbgError, loaded_functions_expression, outside_program
+
+        if not loc.function or loc.module or "." in loc.function or self.state() != "stopped":
+            return []
+        try:
+            answer = ast.literal_eval(self.evaluate(
+                loaded_functions_expression(loc.function), timeout).value)
+        except (DbgError, ValueError, SyntaxError):
+            return []
+        return [Location(p.file, p.line, p.qualname)
+                for p in outside_program(answer, [self._root])]
+
     def _resolve(self, file: str, timeout: float) -> str:
         """The source file a typed name means (see dbgcore.lang.sourcefind)."""
 

@@ -214,6 +214,13 @@ class DebugpyProfile(AdapterProfile):
         return None if places is None else [Location(p.file, p.line, p.qualname)
                                              for p in places]
 
+    def functions_elsewhere(self, backend: AdapterHost, loc: BreakLoc,
+                            timeout: float) -> list[Location]:
+        if not loc.function or loc.module or "." in loc.function:
+            return []
+        return [Location(p.file, p.line, p.qualname)
+                for p in sources.functions_elsewhere(backend, loc.function, timeout)]
+
     def check_function(self, backend: AdapterHost, module: str | None, function: str,
                        timeout: float) -> None:
         sources.check_function(backend, module, function, timeout)

@@ -50,6 +50,27 @@ def function_places(backend: AdapterHost, module: str | None,
     return python_places([root], function, module)
 
 
+#: The modules of debugpy and dbg in the program, not a library's code to stop in.
+DEBUGGER_MODULES = ("_dbg", "debugpy", "pydevd", "_pydev", "_pydevd")
+
+
+def functions_elsewhere(backend: AdapterHost, function: str,
+                        timeout: float) -> list[CodePlace]:
+    """The loaded functions named ``function`` outside the program's
+    sources (a library's, the test runner's), read from the stopped program."""
+    from dbgcore.api import loaded_functions_expression, outside_program
+
+    if backend.state() != "stopped":
+        return []
+    try:
+        answer = ast.literal_eval(backend.evaluate_with(
+            loaded_functions_expression(function, DEBUGGER_MODULES), "repl", timeout).value)
+    except (DbgError, ValueError, SyntaxError):
+        return []
+    root = program_root(backend.program) or backend.cwd or os.getcwd()
+    return outside_program(answer, [root])
+
+
 def function_line(backend: AdapterHost, module: str | None, function: str,
                   timeout: float) -> tuple[str, int] | None:
     """Where a function breakpoint goes as a line breakpoint (None: as a
