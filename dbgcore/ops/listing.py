@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.shared.jsontypes import JsonObject
+    from dbgcore.vocab.location import BreakLoc
     from dbgcore.vocab.opspec import Payload, Via
 
 #: `dbg list FILE` shows at most this many lines; the answer says how to see on.
@@ -168,10 +169,10 @@ def _checked(args: Payload) -> JsonObject:
     return dict(args)
 
 
-def _function_place(session: Session, loc: object, timeout: float) -> tuple[str, int, str]:
-    from dbgcore.vocab.model import BreakLoc
-
-    assert isinstance(loc, BreakLoc) and session.backend is not None
+def _function_place(session: Session, loc: BreakLoc, timeout: float) -> tuple[str, int, str]:
+    """Where `dbg break FUNCTION` binds ``loc`` (its first place), and a
+    note naming the others."""
+    assert session.backend is not None
     places = session.backend.function_places(loc, timeout)
     if places is None:
         raise OpFailed(f"{session.backend.tool_name} does not tell where a function is "
