@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from dbgcore.shared.errors import NoSession, OpFailed, UsageError
+from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
 if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
@@ -268,3 +269,29 @@ def render_list(p: Payload) -> str:
     if p.get("note"):
         out.append(f"note: {p['note']}")
     return "\n".join(out)
+
+
+#: `dbg list`, in the op table's order (before dbgcore.ops.program's).
+OPS: tuple[Op, ...] = (
+    Op("list", "Show source around the current line, or at FILE:LINE, LINE, FUNCTION, a "
+       "whole FILE or FILE:A-B (a FILE needs no session).", (
+        Arg("location", "str", "Where: FILE:LINE, LINE, FUNCTION (in a session), FILE (the "
+            "whole file, up to 400 lines) or FILE:A-B / A-B (a range); a file is found as "
+            "`dbg break` finds it.", one_line=True, metavar="WHERE"),
+        Arg("context", "int", "Lines before and after.", flags=("--context",), default=5,
+            minimum=0),
+    ), needs="none", send="local", run=run_list, handler=handle_list, render=render_list,
+       ended_ok=True, details=(
+           "Past the end of a file the last lines are shown, with the file's length; a "
+           "range that starts past the end is an error naming it. Without a session a FILE "
+           "is found from the current folder (a name or path suffix: below it); in a "
+           "session as `dbg break` finds it (the program's folder, then its tree).\n\n"
+           "  dbg list app.py\n"
+           "  dbg list app.py:120-160\n"
+           "  dbg list ledger.py:41 --context 10\n"
+           "  dbg list parse_line")),
+)
+
+
+#: The ``dbg_add_ops`` hook, as a plugin's.
+dbg_add_ops = add_ops_hook(OPS)

@@ -1,6 +1,7 @@
-"""What the program and its debugger show besides frames and values: `dbg
-list` (the source), `exception`, `output` (the program's, paged by cursor),
-`raw` (the debugger's own answer) and `tool` (which debugger it is).
+"""What the program and its debugger show besides frames and values:
+`exception`, `output` (the program's, paged by cursor), `raw` (the
+debugger's own answer) and `tool` (which debugger it is); `dbg list` (the
+source) is :mod:`dbgcore.ops.listing`'s.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
-from dbgcore.ops.listing import handle_list, render_list, run_list
 from dbgcore.ops.stops import render_stop
 from dbgcore.shared.errors import (
     TargetExited,
@@ -118,25 +118,8 @@ def render_tool(p: Payload) -> str:
     return f"{p.get('tool')} {p.get('version')} (backend {p.get('backend')})"
 
 
-#: The program's source, exception, output and debugger, in the op table's order.
+#: The program's exception, output and debugger, in the op table's order.
 OPS: tuple[Op, ...] = (
-    Op("list", "Show source around the current line, or at FILE:LINE, LINE, FUNCTION, a "
-       "whole FILE or FILE:A-B (a FILE needs no session).", (
-        Arg("location", "str", "Where: FILE:LINE, LINE, FUNCTION (in a session), FILE (the "
-            "whole file, up to 400 lines) or FILE:A-B / A-B (a range); a file is found as "
-            "`dbg break` finds it.", one_line=True, metavar="WHERE"),
-        Arg("context", "int", "Lines before and after.", flags=("--context",), default=5,
-            minimum=0),
-    ), needs="none", send="local", run=run_list, handler=handle_list, render=render_list,
-       ended_ok=True, details=(
-           "Past the end of a file the last lines are shown, with the file's length; a "
-           "range that starts past the end is an error naming it. Without a session a FILE "
-           "is found from the current folder (a name or path suffix: below it); in a "
-           "session as `dbg break` finds it (the program's folder, then its tree).\n\n"
-           "  dbg list app.py\n"
-           "  dbg list app.py:120-160\n"
-           "  dbg list ledger.py:41 --context 10\n"
-           "  dbg list parse_line")),
     Op("exception", "The exception the target stopped on: type, message, traceback in "
        "call order.", needs="stopped", method=Backend.op_exception,
        handler=handle_exception, render=render_exception),
