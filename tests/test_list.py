@@ -88,3 +88,36 @@ def test_list_in_a_session_takes_what_break_takes(dbg: Dbg, target: Any, backend
     here = dbg.json("list", "1-3")
     assert here["file"] == str(app.path.resolve()) and numbers(here) == [1, 2, 3], here
     assert [line["current"] for line in here["lines"]] == [True, False, False], here
+
+
+DIVIDE_C = """#include <stdio.h>
+int divide(int a, int b) {
+    int q = a / b;
+    return q;
+}
+int main(void) {
+    printf("%d\\n", divide(6, 3));
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_list_a_function_where_the_debugger_binds_it(dbg: Dbg, backend: str) -> None:
+    # A debugger that finds functions itself: asked by a breakpoint it
+    # removes at once, the place `dbg break` answers.
+    import builds
+
+    require_backend(backend)
+    source = dbg.cwd / "divide.c"
+    source.write_text(DIVIDE_C)
+    program = builds.build_c(source)
+    assert dbg.json("start", "--backend", backend, str(program))["ok"]
+    shown = dbg.json("list", "divide", "--context", "0")
+    assert (shown["file"], numbers(shown)) == (str(source), [3]), shown
+    assert dbg.json("breaks")["breakpoints"] == []
+    placed = dbg.json("break", "divide")["breakpoint"]
+    assert (placed["file"], placed["line"]) == (str(source), 3), placed
+    missing = dbg("list", "no_such_function")
+    assert missing.code == 1 and "no_such_function" in missing.err, missing
+    assert len(dbg.json("breaks")["breakpoints"]) == 1

@@ -53,9 +53,12 @@ def parse_list(text: str | None, cwd: str) -> JsonObject:
         if first > last:
             raise UsageError(f"bad range {span.group(0)}: it ends before it begins", _HINT)
         return {"file": _anchored(file, cwd) if file else None, "first": first, "last": last}
+    # A bare word is a function (`divide`, even beside a program named so)
+    # unless it reads as a file: a path, a source's suffix, or a dotted name
+    # of a file here (`./Makefile` names one without a dot).
     if spec and ":" not in spec and not _RANGE_RE.fullmatch(spec) and (
             "/" in spec or _SOURCE_SUFFIX_RE.search(spec)
-            or os.path.isfile(os.path.join(cwd, spec))):
+            or ("." in spec and os.path.isfile(os.path.join(cwd, spec)))):
         return {"file": _anchored(spec, cwd), "first": None, "last": None}
     return {"location": BreakLoc.parse(spec).anchored(cwd).to_wire()}
 
@@ -176,9 +179,7 @@ def _function_place(session: Session, loc: BreakLoc, timeout: float) -> tuple[st
     assert session.backend is not None
     places = session.backend.function_places(loc, timeout)
     if places is None:
-        raise OpFailed(f"{session.backend.tool_name} does not tell where a function is "
-                       f"before it binds one: list {loc} by FILE:LINE",
-                       f"`dbg break {loc}` answers where it bound")
+        return (*_bound_at(session, loc, timeout), "")
     if not places or not places[0].file or not places[0].line:
         raise OpFailed(f"no function {loc} in the program's sources",
                        "check the name, or give FILE:LINE")
@@ -187,6 +188,30 @@ def _function_place(session: Session, loc: BreakLoc, timeout: float) -> tuple[st
     others = ", ".join(f"{p.function} at {p.file}:{p.line}" for p in places[1:])
     note = f"{loc} is in {len(places)} places; also {others}" if others else ""
     return first.file, first.line, note
+
+
+def _bound_at(session: Session, loc: BreakLoc, timeout: float) -> tuple[str, int]:
+    """Where the debugger binds a breakpoint on ``loc``, asked of it by one
+    it sets and removes at once, for a backend that does not find functions
+    in the program's sources itself (gdb, lldb, delve...): the same place
+    `dbg break` would bind. Only at a stop, where a breakpoint changes nothing."""
+    from dbgcore.shared.errors import DbgError
+    from dbgcore.vocab.model import BreakOptions
+
+    backend = session.backend
+    assert backend is not None
+    if backend.state() != "stopped":
+        raise OpFailed(f"list {loc}: the debugger is asked where {loc} is at a stop, and the "
+                       "program is not stopped", "give FILE:LINE, or stop it first")
+    bp = backend.set_breakpoint(loc, BreakOptions(temporary=True), timeout)
+    try:
+        backend.remove_breakpoint(bp.id, timeout)
+    except DbgError:
+        pass  # a temporary one: it goes at its first stop anyway
+    if not bp.file or not bp.line or not bp.verified:
+        raise OpFailed(f"{backend.tool_name} did not bind {loc} to a line"
+                       + (f": {bp.message}" if bp.message else ""), "give FILE:LINE")
+    return bp.file, bp.line
 
 
 def _program_file(session: Session, file: str) -> str:
