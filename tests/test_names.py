@@ -116,3 +116,15 @@ def test_trace_a_method_by_its_bare_name_and_a_name_of_two_places(
     assert functions == ["Renderer._load_templates", "normalize", "Fmt.normalize"], answer
     note = answer["trace"]["note"]
     assert "normalize means 2 functions" in note and "Fmt.normalize" in note, note
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_history_at_a_name_of_two_places_samples_both(dbg: Dbg, target: Any,
+                                                      backend: str) -> None:
+    app, parts = program(target)
+    start(dbg, backend, app)
+    answer = dbg.json("history", "s", "--at", "normalize")
+    assert answer["ok"], answer
+    values = [v["value"] for v in answer["history"]["values"]]
+    assert values == ["' Hi '", "'x'"], answer
+    assert dbg.json("breaks")["breakpoints"] == []  # history's own are gone

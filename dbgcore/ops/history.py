@@ -12,6 +12,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from dbgcore.backends.contract import Backend
@@ -266,7 +267,12 @@ def _sample(session: Session, restart: bool, expression: str, expressions: list[
         handle_restart(session, {}, left())
     backend = session.backend
     assert backend is not None
-    bp = backend.set_breakpoint(loc, BreakOptions(), timeout)
+    # A function of several places in the program: each one, as `dbg break` binds it.
+    places = backend.function_places(loc, timeout) if loc.function else None
+    bps = [backend.set_breakpoint(replace(loc, file=p.file, line=p.line, function=None,
+                                          module=None), BreakOptions(), timeout)
+           for p in places] if places and len(places) > 1 else \
+        [backend.set_breakpoint(loc, BreakOptions(), timeout)]
     rows: list[Payload] = []
     timed_out = False
     last: object = object()
@@ -275,7 +281,7 @@ def _sample(session: Session, restart: bool, expression: str, expressions: list[
     try:
         try:
             event = backend.cont(left())
-            while event.state == "stopped" and _hit(bp, event):
+            while event.state == "stopped" and any(_hit(bp, event) for bp in bps):
                 row = _taken(backend, expressions, event, left)
                 row.update(hit=len(rows) + 1, changed=row["value"] != last)
                 rows.append(row)
@@ -294,7 +300,8 @@ def _sample(session: Session, restart: bool, expression: str, expressions: list[
     finally:
         kept.close()
         if backend.state() not in ("exited", "debugger_lost"):
-            backend.remove_breakpoint(bp.id, 2.0)
+            for bp in bps:
+                backend.remove_breakpoint(bp.id, 2.0)
     return _Sampled(rows, event, timed_out)
 
 
