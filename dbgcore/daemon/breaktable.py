@@ -76,12 +76,18 @@ class BreakTable:
         if not places or len(places) < 2:
             return [self.add(backend, loc, options, timeout)], places
         placed: list[Breakpoint] = []
-        for place in places:
-            assert place.file is not None and place.line is not None
-            at = BreakLoc(file=place.file, line=place.line, text=str(loc))
-            bp = backend.set_breakpoint(at, options, timeout)
-            entry = Entry(next(self._ids), "break", loc=at, options=options, backend_id=bp.id)
-            placed.append(self._keep(entry, replace(bp, function=place.function)))
+        try:
+            for place in places:
+                assert place.file is not None and place.line is not None
+                at = BreakLoc(file=place.file, line=place.line, text=str(loc))
+                bp = backend.set_breakpoint(at, options, timeout)
+                entry = Entry(next(self._ids), "break", loc=at, options=options,
+                              backend_id=bp.id)
+                placed.append(self._keep(entry, replace(bp, function=place.function)))
+        except DbgError:
+            # All or nothing: the places set before this one go again.
+            self.remove(backend, [int(b.id) for b in placed], timeout)
+            raise
         return placed, places
 
     def watch(self, backend: Backend, expression: str, timeout: float) -> Breakpoint:
