@@ -54,6 +54,8 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.start.prespawn": ("adapter_secret",),
     "dbgcore.transport.ptydriver": ("Match", "PtyDriver", "PtyEOF", "PtyTimeout"),
     "dbgcore.lang.pyframes": ("STDLIB_EXPRESSION", "PythonLibraries", "python_parameters"),
+    "dbgcore.lang.pyplaces": ("CodePlace", "loaded_functions_expression", "outside_program",
+                              "python_places"),
     "dbgcore.lang.pyprobe": ("PythonSetup", "file_key", "probe_python", "real_python",
                         "recall", "remember"),
     "dbgcore.lang.sourcefind": ("Tier", "resolve_source", "walk_sources"),

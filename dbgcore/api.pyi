@@ -28,6 +28,10 @@ from dbgcore.inprogram import pywatch as pywatch
 from dbgcore.lang.pyframes import STDLIB_EXPRESSION as STDLIB_EXPRESSION
 from dbgcore.lang.pyframes import PythonLibraries as PythonLibraries
 from dbgcore.lang.pyframes import python_parameters as python_parameters
+from dbgcore.lang.pyplaces import CodePlace as CodePlace
+from dbgcore.lang.pyplaces import loaded_functions_expression as loaded_functions_expression
+from dbgcore.lang.pyplaces import outside_program as outside_program
+from dbgcore.lang.pyplaces import python_places as python_places
 from dbgcore.lang.pyprobe import PythonSetup as PythonSetup
 from dbgcore.lang.pyprobe import file_key as file_key
 from dbgcore.lang.pyprobe import probe_python as probe_python

@@ -73,7 +73,7 @@ _STARTS = ("start", "test", "attach", "memcheck")
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "cross",
                           "diff", "doctor", "heap", "history", "hits", "hot", "kill", "leaks",
-                          "mcp", "plugins", "profile", "profile-diff", "report", "runs",
+                          "list", "mcp", "plugins", "profile", "profile-diff", "report", "runs",
                           "sessions", "stacks"))
 #: The session's daemon answered this client's start words that its program
 #: has ended (``ended``, see _quick).

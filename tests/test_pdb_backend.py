@@ -462,8 +462,14 @@ def test_list_source(dbg: Dbg, target: Any) -> None:
     other = dbg.json("list", cart.loc("discount"), "--context", "1")
     assert [i["line"] for i in other["lines"]] == [cart.lines["discount"] + d for d in (-1, 0, 1)]
     assert "@discount" in other["lines"][1]["text"]
+    # Past the end: the last lines, and how long the file is.
+    total = cart.path.read_text().count("\n")
     past = dbg.json("list", f"{cart.path}:999")
-    assert past["_exit"] == 1 and past["error"]["kind"] == "failed", past
+    assert past["_exit"] == 0 and past["lines"][-1]["line"] == total, past
+    assert f"cart.py has {total} lines; line 999 is past its end" == past["note"], past
+    beyond = dbg.json("list", f"{cart.path}:999-1000")
+    assert beyond["_exit"] == 1 and beyond["error"]["kind"] == "failed", beyond
+    assert f"it has {total} lines" in beyond["error"]["message"], beyond
 
 
 def test_output_streams_apart_and_since_cursor(dbg: Dbg, target: Any) -> None:

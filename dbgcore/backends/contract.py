@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         BreakOptions,
         Breakpoint,
         Frame,
+        Location,
         ReturnValue,
         StopEvent,
         StopState,
@@ -357,6 +358,22 @@ class Backend:
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
         raise self.unsupported("break")
+
+    def function_places(self, loc: BreakLoc, timeout: float) -> list[Location] | None:
+        """Every place of the program's own code the function ``loc`` names
+        (file, the line a breakpoint there stops at, qualified name), found
+        in its sources; [] when it has none; None when this backend does not
+        tell (its debugger binds the name itself). `dbg break` binds each
+        one (a library's function of the same name is left out), `dbg list`
+        shows them, `dbg trace` says which it traces."""
+        return None
+
+    def functions_elsewhere(self, loc: BreakLoc, timeout: float) -> list[Location]:
+        """The functions of the name ``loc`` names that are not the
+        program's own, as far as the debugger can tell now (a library's
+        loaded code): what a breakpoint bound by :meth:`function_places`
+        left out, for its answer to say. [] when it cannot tell."""
+        return []
 
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         raise self.unsupported("unbreak")

@@ -21,7 +21,7 @@ from dbgcore.lang.sourcefind import suffix_matches
 from dbgcore.shared.errors import DbgError, OpFailed
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.vocab.location import BreakLoc
-from dbgcore.vocab.model import BreakOptions, Breakpoint
+from dbgcore.vocab.model import BreakOptions, Breakpoint, Location
 
 
 @dataclass
@@ -64,6 +64,31 @@ class BreakTable:
         bp = backend.set_breakpoint(loc, options, timeout)
         entry = Entry(next(self._ids), "break", loc=loc, options=options, backend_id=bp.id)
         return self._keep(entry, bp)
+
+    def add_all(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
+                timeout: float) -> tuple[list[Breakpoint], list[Location] | None]:
+        """A breakpoint at each place of the program's own code the function
+        ``loc`` names (:meth:`Backend.function_places`), each an entry of its
+        own at its FILE:LINE, shown as asked (``normalize``); one breakpoint
+        as the backend binds it where it names one place or the backend does
+        not tell. Also the places (None: not told)."""
+        places = backend.function_places(loc, timeout) if loc.function else None
+        if not places or len(places) < 2:
+            return [self.add(backend, loc, options, timeout)], places
+        placed: list[Breakpoint] = []
+        try:
+            for place in places:
+                assert place.file is not None and place.line is not None
+                at = BreakLoc(file=place.file, line=place.line, text=str(loc))
+                bp = backend.set_breakpoint(at, options, timeout)
+                entry = Entry(next(self._ids), "break", loc=at, options=options,
+                              backend_id=bp.id)
+                placed.append(self._keep(entry, replace(bp, function=place.function)))
+        except DbgError:
+            # All or nothing: the places set before this one go again.
+            self.remove(backend, [int(b.id) for b in placed], timeout)
+            raise
+        return placed, places
 
     def watch(self, backend: Backend, expression: str, timeout: float) -> Breakpoint:
         bp = backend.watch(expression, timeout)
@@ -149,6 +174,9 @@ class BreakTable:
             entry = self.entries[int(bp.id)]
             if entry.loc is not None and entry.loc == wanted:
                 found.append(entry.id)
+            elif wanted.function is not None and entry.loc is not None \
+                    and entry.loc.function is None and entry.loc.text == str(wanted):
+                found.append(entry.id)  # one of the places a function name bound
             elif wanted.function is not None:
                 if bp.function and (bp.function == wanted.function
                                     or bp.function.endswith("." + wanted.function)):

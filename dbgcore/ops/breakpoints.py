@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
+    from dbgcore.vocab.model import BreakLoc, Location
     from dbgcore.vocab.opspec import Payload
 
 #: What a breakpoint does beyond stopping, declared once: the front end
@@ -78,7 +79,30 @@ def handle_break(session: Session, args: Payload, timeout: float) -> Payload:
     condition, hit, log = break_options(args)
     options = BreakOptions(condition=condition, hit_count=hit, log_message=log,
                            temporary=bool(args.get("temp")))
-    return {"breakpoint": session.breaks.add(session.backend, loc, options, timeout).to_dict()}
+    placed, places = session.breaks.add_all(session.backend, loc, options, timeout)
+    payload: Payload = {"breakpoint": placed[0].to_dict()}
+    if len(placed) > 1:
+        payload["breakpoints"] = [b.to_dict() for b in placed]
+    if places and (note := places_note(loc, places,
+                                       session.backend.functions_elsewhere(loc, timeout))):
+        payload["note"] = note
+    return payload
+
+
+def places_note(loc: BreakLoc, places: list[Location], elsewhere: list[Location]) -> str:
+    """What a function breakpoint bound in the program's sources says: the
+    places when there are several, and the functions of the same name it
+    left out (a library's, the test runner's), each with the FILE:LINE that
+    stops there."""
+    said = []
+    if len(places) > 1:
+        said.append(f"{loc.function} is in {len(places)} places of the program: each bound")
+    if elsewhere:
+        shown = ", ".join(f"{p.function} ({p.file}:{p.line})" for p in elsewhere[:5])
+        more = f" and {len(elsewhere) - 5} more" if len(elsewhere) > 5 else ""
+        said.append(f"bound in the program's own code only; left out: {shown}{more} "
+                    "(`dbg break FILE:LINE` stops in one)")
+    return "; ".join(said)
 
 
 def handle_unbreak(session: Session, args: Payload, timeout: float) -> Payload:
@@ -131,7 +155,9 @@ def handle_catch(session: Session, args: Payload, timeout: float) -> Payload:
 
 
 def render_break(p: Payload) -> str:
-    return breakpoint_text(p["breakpoint"]) + _children_told(p)
+    shown = p.get("breakpoints") or [p["breakpoint"]]
+    note = f"\nnote: {p['note']}" if p.get("note") else ""
+    return "\n".join(breakpoint_text(b) for b in shown) + note + _children_told(p)
 
 
 def _children_told(p: Payload) -> str:

@@ -12,6 +12,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from dbgcore.backends.contract import Backend
@@ -138,6 +139,7 @@ def handle_trace(session: Session, args: Payload, timeout: float) -> Payload:
     functions = [one_line(str(f)).strip() for f in args.get("functions") or []]
     if not functions or not all(functions):
         raise UsageError("trace needs the functions to trace", "dbg trace FUNCTION...")
+    meant = _traced_places(session.backend, functions, timeout)
     # Each call is in the store as it is recorded: a daemon killed meanwhile keeps them.
     with StoredCalls(session.store, session.current_run()) as kept:
         outcome = stoptracer.trace(session.backend, functions, bool(args.get("lines")),
@@ -154,6 +156,7 @@ def handle_trace(session: Session, args: Payload, timeout: float) -> Payload:
             call["lines"] = lines[:TRACE_LINES_SHOWN]
             call["lines_omitted"] = len(lines) - TRACE_LINES_SHOWN
     notes = [outcome.note] if outcome.note else []
+    notes += meant
     timed = bool(args.get("time"))
     if timed and outcome.calls and all(c.duration is None for c in outcome.calls):
         notes.append(f"{outcome.means or 'this tracer'} does not time calls "
@@ -170,6 +173,24 @@ def handle_trace(session: Session, args: Payload, timeout: float) -> Payload:
         "max": int(args.get("max") or DEFAULT_MAX_CALLS), "means": outcome.means,
         "timed_out": outcome.timed_out, "run": session.run_id, "timed": timed,
         "note": "; ".join(notes)}}
+
+
+def _traced_places(backend: Backend, functions: list[str], timeout: float) -> list[str]:
+    """For each name that means several functions of the program (as `dbg
+    break` finds them: Backend.function_places), which they are: all are
+    traced, and the answer says so."""
+    from dbgcore.vocab.model import BreakLoc
+
+    said = []
+    for name in functions:
+        try:
+            places = backend.function_places(BreakLoc.parse(name), timeout)
+        except DbgError:
+            continue  # the backend's trace says what is wrong with the name
+        if places and len(places) > 1:
+            said.append(f"{name} means {len(places)} functions of the program, all traced: "
+                        + ", ".join(f"{p.function} at {p.file}:{p.line}" for p in places))
+    return said
 
 
 #: Hits `dbg history --at` evaluates unless --max says otherwise.
@@ -246,7 +267,12 @@ def _sample(session: Session, restart: bool, expression: str, expressions: list[
         handle_restart(session, {}, left())
     backend = session.backend
     assert backend is not None
-    bp = backend.set_breakpoint(loc, BreakOptions(), timeout)
+    # A function of several places in the program: each one, as `dbg break` binds it.
+    places = backend.function_places(loc, timeout) if loc.function else None
+    bps = [backend.set_breakpoint(replace(loc, file=p.file, line=p.line, function=None,
+                                          module=None), BreakOptions(), timeout)
+           for p in places] if places and len(places) > 1 else \
+        [backend.set_breakpoint(loc, BreakOptions(), timeout)]
     rows: list[Payload] = []
     timed_out = False
     last: object = object()
@@ -255,7 +281,7 @@ def _sample(session: Session, restart: bool, expression: str, expressions: list[
     try:
         try:
             event = backend.cont(left())
-            while event.state == "stopped" and _hit(bp, event):
+            while event.state == "stopped" and any(_hit(bp, event) for bp in bps):
                 row = _taken(backend, expressions, event, left)
                 row.update(hit=len(rows) + 1, changed=row["value"] != last)
                 rows.append(row)
@@ -274,7 +300,8 @@ def _sample(session: Session, restart: bool, expression: str, expressions: list[
     finally:
         kept.close()
         if backend.state() not in ("exited", "debugger_lost"):
-            backend.remove_breakpoint(bp.id, 2.0)
+            for bp in bps:
+                backend.remove_breakpoint(bp.id, 2.0)
     return _Sampled(rows, event, timed_out)
 
 

@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from dbgcore.store.db import Store
     from dbgcore.transport.outputbuffer import OutputBuffer
     from dbgcore.transport.streams import StdinFeed
-    from dbgcore.vocab.model import BreakLoc, BreakOptions, Breakpoint, StopEvent, StopSnapshot
+    from dbgcore.vocab.model import (
+        BreakLoc,
+        BreakOptions,
+        Breakpoint,
+        Location,
+        StopEvent,
+        StopSnapshot,
+    )
     from dbgcore.vocab.opspec import Payload
 
 #: Where a watch's value is read again: (file, function, depth from the outermost frame).
@@ -43,6 +50,9 @@ class BreakBook(Protocol):
 
     def add(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
             timeout: float) -> Breakpoint: ...
+
+    def add_all(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
+                timeout: float) -> tuple[list[Breakpoint], list[Location] | None]: ...
 
     def watch(self, backend: Backend, expression: str, timeout: float) -> Breakpoint: ...
 

@@ -1,6 +1,7 @@
-"""What the program and its debugger show besides frames and values: `dbg
-list` (the source), `exception`, `output` (the program's, paged by cursor),
-`raw` (the debugger's own answer) and `tool` (which debugger it is).
+"""What the program and its debugger show besides frames and values:
+`exception`, `output` (the program's, paged by cursor), `raw` (the
+debugger's own answer) and `tool` (which debugger it is); `dbg list` (the
+source) is :mod:`dbgcore.ops.listing`'s.
 """
 
 from __future__ import annotations
@@ -8,12 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
-from dbgcore.ops.stops import render_stop, source_lines
+from dbgcore.ops.stops import render_stop
 from dbgcore.shared.errors import (
-    DbgError,
-    OpFailed,
     TargetExited,
-    UsageError,
 )
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 
@@ -29,45 +27,6 @@ OUTPUT_CHARS = 64_000
 
 #: Traceback lines `dbg exception` shows: the first and the last, the middle cut.
 TRACEBACK_HEAD, TRACEBACK_TAIL = 20, 40
-
-
-def handle_list(session: Session, args: Payload, timeout: float) -> Payload:
-    from dbgcore.lang.sourcetext import source_problem, source_window
-    from dbgcore.ops.inspecting import resolve_file
-    from dbgcore.vocab.model import BreakLoc, Location
-
-    spec = args.get("location")
-    context = int(args.get("context", 5))
-    current = session.last.location if session.last is not None else None
-    if session.backend is not None and session.backend.state() == "stopped":
-        # The selected frame (after `dbg up` / `dbg frame N`), not just the stop.
-        try:
-            selected = next((f for f in session.backend.stack(None, timeout) if f.current),
-                            None)
-        except DbgError:
-            selected = None
-        if selected is not None and selected.file and selected.line:
-            current = Location(selected.file, selected.line, selected.function)
-    if spec:
-        loc = BreakLoc.from_wire(spec)
-        if loc.line is None:
-            raise UsageError("list takes FILE:LINE or LINE", "e.g. dbg list app.py:20")
-        file = loc.file or (current.file if current else None)
-        line = loc.line
-    elif current is not None and current.file and current.line:
-        file, line = current.file, current.line
-    else:
-        raise OpFailed("no current location to list", "give one: dbg list FILE:LINE")
-    if not file:
-        raise OpFailed("no current file to list", "give one: dbg list FILE:LINE")
-    resolved = resolve_file(file, session.launch_request)
-    lines = source_window(resolved, line, context, context)
-    if not lines:
-        problem = source_problem(resolved)
-        raise OpFailed(problem or f"cannot read line {line} of {resolved}")
-    here = current.line if current is not None and current.file == resolved else None
-    return {"file": resolved,
-            "lines": [{"line": n, "text": t, "current": n == here} for n, t in lines]}
 
 
 def handle_exception(session: Session, args: Payload, timeout: float) -> Payload:
@@ -122,10 +81,6 @@ def tool_beside(session: Session, args: Payload, timeout: float,
     return handle_tool(session, args, timeout), {}
 
 
-def render_list(p: Payload) -> str:
-    return "\n".join([p["file"], *source_lines(p.get("lines") or [])])
-
-
 def render_exception(p: Payload) -> str:
     head = f"{p.get('exception')}: {p.get('description') or ''}".rstrip(": ")
     if p.get("handled"):
@@ -165,13 +120,8 @@ def render_tool(p: Payload) -> str:
     return f"{p.get('tool')} {p.get('version')} (backend {p.get('backend')})"
 
 
-#: The program's source, exception, output and debugger, in the op table's order.
+#: The program's exception, output and debugger, in the op table's order.
 OPS: tuple[Op, ...] = (
-    Op("list", "Show source around the current line, or around FILE:LINE / LINE.", (
-        Arg("location", "location", "Where: FILE:LINE or LINE."),
-        Arg("context", "int", "Lines before and after.", flags=("--context",), default=5,
-            minimum=0),
-    ), handler=handle_list, render=render_list, ended_ok=True),
     Op("exception", "The exception the target stopped on: type, message, traceback in "
        "call order.", needs="stopped", method=Backend.op_exception,
        handler=handle_exception, render=render_exception),

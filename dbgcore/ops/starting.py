@@ -347,7 +347,7 @@ def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[B
     for spec in specs:
         loc = BreakLoc.from_wire(spec)
         try:
-            placed.append(session.breaks.add(session.backend, loc, BreakOptions(), timeout))
+            placed += session.breaks.add_all(session.backend, loc, BreakOptions(), timeout)[0]
         except DbgError as exc:
             raise type(exc)(f"--break {loc}: {exc.message}", exc.hint) from exc
     return placed

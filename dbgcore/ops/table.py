@@ -52,6 +52,7 @@ DEFAULT_OP_PLUGINS: tuple[str, ...] = (
     "dbgcore.ops.execution",
     "dbgcore.ops.inspection",
     "dbgcore.ops.stacks",
+    "dbgcore.ops.listing",
     "dbgcore.ops.program",
     "dbgcore.ops.history",
     "dbgcore.ops.profiling",

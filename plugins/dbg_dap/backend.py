@@ -49,6 +49,7 @@ from dbgcore.api import (
     DbgError,
     DebuggerLost,
     LaunchRequest,
+    Location,
     LoopbackListener,
     Message,
     OpFailed,
@@ -691,6 +692,12 @@ class DapBackend(DapEvents):
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> Breakpoint:
         return self.breaks.add(loc, options, timeout)
+
+    def function_places(self, loc: BreakLoc, timeout: float) -> list[Location] | None:
+        return self.profile.function_places(self, loc, timeout)
+
+    def functions_elsewhere(self, loc: BreakLoc, timeout: float) -> list[Location]:
+        return self.profile.functions_elsewhere(self, loc, timeout)
 
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         self.breaks.remove(int(bp_id), timeout)

@@ -21,6 +21,7 @@ from dbg_dap.host import AdapterHost, JsonValue
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
+    BreakLoc,
     CallSink,
     LaunchRequest,
     Location,
@@ -583,6 +584,18 @@ class AdapterProfile:
         the other debuggers' (or never): the file and line to break at
         instead (None: use the adapter's function breakpoint)."""
         return None
+
+    def function_places(self, backend: AdapterHost, loc: BreakLoc,
+                        timeout: float) -> list[Location] | None:
+        """Every function of the program's own sources ``loc`` names (see
+        Backend.function_places; None: the adapter binds the name itself)."""
+        return None
+
+    def functions_elsewhere(self, backend: AdapterHost, loc: BreakLoc,
+                            timeout: float) -> list[Location]:
+        """The functions of that name outside the program's own code (see
+        Backend.functions_elsewhere)."""
+        return []
 
     def check_function(self, backend: AdapterHost, module: str | None, function: str,
                        timeout: float) -> None:

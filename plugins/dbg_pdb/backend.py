@@ -62,7 +62,6 @@ from dbgcore.api import (
     python_program_problem,
     real_python,
     traced_run,
-    walk_sources,
 )
 
 #: The launcher (inprogram/), through launch.py, which loads it from its bytecode.
@@ -427,13 +426,10 @@ class PdbBackend(PdbBreakpoints, PdbThreads):
         """Refuse, before the program runs on, a name `dbg break` would refuse:
         a bare name that is neither in the program's sources nor a function in
         scope where it is stopped (a mistyped one would cost the run)."""
-        from dbgcore.api import python_function
-
         name = loc.function or ""
         if loc.module or "." in name or not name.isidentifier():
             return  # MODULE!FUNCTION, Class.method, module.func: found as they load
-        if any(python_function(path, name) is not None
-               for path in walk_sources(self._root, (".py",))):
+        if self.function_places(loc, timeout):
             return
         try:
             kind = self.evaluate(f"type({name}).__name__", timeout).value.strip("'\"")

@@ -108,13 +108,11 @@ class PdbBreakpoints(PdbConsole):
             # As debugpy does: a function found once in the program's sources
             # is placed there, imported yet or not (pdb resolves a name only
             # in the current frame's scope, so `money` of a module imported
-            # later would be refused); else pdb resolves the name.
-            from dbgcore.api import python_function, walk_sources
-
-            in_sources = [(path, hit[0]) for path in walk_sources(self._root, (".py",))
-                          if (hit := python_function(path, loc.function)) is not None]
-            if len(in_sources) == 1:
-                return f"{os.path.realpath(in_sources[0][0])}:{in_sources[0][1]}", None
+            # later would be refused); else pdb resolves the name. (Several:
+            # the session's table binds each, see function_places.)
+            places = self.function_places(loc, timeout) or []
+            if len(places) == 1:
+                return f"{places[0].file}:{places[0].line}", None
             return loc.function, None
         assert loc.line is not None
         if loc.file is None:
@@ -131,6 +129,31 @@ class PdbBreakpoints(PdbConsole):
         if moved != loc.line:
             return f"{file}:{moved}", loc.line
         return f"{file}:{loc.line}", None
+
+    def function_places(self, loc: BreakLoc, timeout: float) -> list[Location] | None:
+        """The functions of the program's sources ``loc`` names, methods
+        too (MODULE!FUNCTION: None, pdb's launcher finds it where it loads)."""
+        from dbgcore.api import python_places
+
+        if not loc.function or loc.module:
+            return None
+        return [Location(p.file, p.line, p.qualname)
+                for p in python_places([self._root], loc.function)]
+
+    def functions_elsewhere(self, loc: BreakLoc, timeout: float) -> list[Location]:
+        """The loaded functions of that name outside the program's sources
+        (a library's, the test runner's), read from the stopped program."""
+        from dbgcore.api import DbgError, loaded_functions_expression, outside_program
+
+        if not loc.function or loc.module or "." in loc.function or self.state() != "stopped":
+            return []
+        try:
+            answer = ast.literal_eval(self.evaluate(
+                loaded_functions_expression(loc.function), timeout).value)
+        except (DbgError, ValueError, SyntaxError):
+            return []
+        return [Location(p.file, p.line, p.qualname)
+                for p in outside_program(answer, [self._root])]
 
     def _resolve(self, file: str, timeout: float) -> str:
         """The source file a typed name means (see dbgcore.lang.sourcefind)."""

@@ -135,9 +135,10 @@ def test_every_op_sent_to_the_daemon_has_its_handler() -> None:
     for op in table:
         if op.send == "local":
             # A local op with a handler sends itself to the daemon for the part
-            # that needs the debugger (`history --at`; `stacks` without --pid).
+            # that needs the debugger (`history --at`; `stacks` without --pid;
+            # `list` in a session, which answers a FILE without one).
             assert op.run is not None, op
-            assert op.handler is None or op.name in ("history", "stacks"), op
+            assert op.handler is None or op.name in ("history", "stacks", "list"), op
         elif op.prepare is None or op.name == "start":
             # (`test` is sent as `start`.) An op without a handler is the backend's.
             assert op.handler is not None or op.method is not None, op

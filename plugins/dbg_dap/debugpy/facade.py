@@ -37,6 +37,7 @@ from dbg_dap.profile_base import AdapterProfile, LineWatch
 from dbgcore.api import (
     AttachRequest,
     BackendSpec,
+    BreakLoc,
     CallSink,
     LaunchRequest,
     Location,
@@ -204,6 +205,21 @@ class DebugpyProfile(AdapterProfile):
     def function_line(self, backend: AdapterHost, module: str | None, function: str,
                       timeout: float) -> tuple[str, int] | None:
         return sources.function_line(backend, module, function, timeout)
+
+    def function_places(self, backend: AdapterHost, loc: BreakLoc,
+                        timeout: float) -> list[Location] | None:
+        if not loc.function:
+            return None
+        places = sources.function_places(backend, loc.module, loc.function)
+        return None if places is None else [Location(p.file, p.line, p.qualname)
+                                             for p in places]
+
+    def functions_elsewhere(self, backend: AdapterHost, loc: BreakLoc,
+                            timeout: float) -> list[Location]:
+        if not loc.function or loc.module or "." in loc.function:
+            return []
+        return [Location(p.file, p.line, p.qualname)
+                for p in sources.functions_elsewhere(backend, loc.function, timeout)]
 
     def check_function(self, backend: AdapterHost, module: str | None, function: str,
                        timeout: float) -> None:

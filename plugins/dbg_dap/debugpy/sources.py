@@ -13,7 +13,7 @@ import ast
 import os
 
 from dbg_dap.host import AdapterHost, program_root
-from dbgcore.api import DbgError, OpFailed
+from dbgcore.api import CodePlace, DbgError, OpFailed
 
 
 def source_files(backend: AdapterHost, name: str, timeout: float) -> list[str]:
@@ -33,22 +33,42 @@ def python_functions(backend: AdapterHost, module: str | None,
                      function: str) -> list[tuple[str, int]] | None:
     """Where ``function`` (in ``module``, a dotted name or its last
     parts) starts in the program's sources; None: no folder to search."""
-    from dbgcore.api import python_function, walk_sources
+    places = function_places(backend, module, function)
+    return None if places is None else [(p.file, p.line) for p in places]
 
-    root = program_root(backend.program)
+
+def function_places(backend: AdapterHost, module: str | None,
+                    function: str) -> list[CodePlace] | None:
+    """The functions and methods of the program's sources ``function``
+    names (dbgcore.lang.pyplaces): below the program's folder, or the run's
+    folder when the program is a module (`dbg test` runs pytest's)."""
+    from dbgcore.api import python_places
+
+    root = program_root(backend.program) or backend.cwd or os.getcwd()
     if not root:
         return None
-    found = []
-    for path in walk_sources(root, (".py",)):
-        if module:
-            dotted = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
-            dotted = dotted.removesuffix(".__init__")
-            if dotted != module and not dotted.endswith("." + module):
-                continue
-        hit = python_function(path, function)
-        if hit is not None:
-            found.append((os.path.realpath(path), hit[0]))
-    return found
+    return python_places([root], function, module)
+
+
+#: The modules of debugpy and dbg in the program, not a library's code to stop in.
+DEBUGGER_MODULES = ("_dbg", "debugpy", "pydevd", "_pydev", "_pydevd")
+
+
+def functions_elsewhere(backend: AdapterHost, function: str,
+                        timeout: float) -> list[CodePlace]:
+    """The loaded functions named ``function`` outside the program's
+    sources (a library's, the test runner's), read from the stopped program."""
+    from dbgcore.api import loaded_functions_expression, outside_program
+
+    if backend.state() != "stopped":
+        return []
+    try:
+        answer = ast.literal_eval(backend.evaluate_with(
+            loaded_functions_expression(function, DEBUGGER_MODULES), "repl", timeout).value)
+    except (DbgError, ValueError, SyntaxError):
+        return []
+    root = program_root(backend.program) or backend.cwd or os.getcwd()
+    return outside_program(answer, [root])
 
 
 def function_line(backend: AdapterHost, module: str | None, function: str,

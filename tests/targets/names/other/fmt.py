@@ -1,0 +1,3 @@
+class Fmt:
+    def normalize(self, s):
+        return s.upper()  # @fmt

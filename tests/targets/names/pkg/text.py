@@ -1,0 +1,3 @@
+def normalize(s):
+    out = s.strip().lower()  # @normalize
+    return out
