@@ -83,13 +83,7 @@ def asyncio_tasks(backend: AdapterHost, limit: int, timeout: float) -> Message:
     module = pywatch.load_expression(pytasks.__file__, pytasks.MODULE_NAME)
     text = backend.evaluate_in(frames[0], f"__import__('json').dumps({module}.listing({limit}))",
                                timeout)
-    try:
-        answer = json.loads(ast.literal_eval(text))
-    except (ValueError, SyntaxError, TypeError) as exc:
-        raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}") from exc
-    if not isinstance(answer, dict):
-        raise OpFailed(f"cannot list the asyncio tasks: {text[:200]}")
-    return answer
+    return _json_object(text, "cannot list the asyncio tasks")
 
 
 def value_tree(backend: AdapterHost, expression: str, depth: int, timeout: float) -> Message:
@@ -107,12 +101,21 @@ def value_tree(backend: AdapterHost, expression: str, depth: int, timeout: float
     text = backend.evaluate_in(frame, f"({pyrepr_expression()}, __import__('json').dumps("
                                       f"{module}.tree_of({expression!r}, {depth}, globals(), "
                                       "locals())))[1]", timeout)
+    answer = _json_object(text, f"cannot show {expression}")
+    if "error" in answer:
+        raise OpFailed(str(answer["error"]))
+    return answer
+
+
+def _json_object(text: str, failure: str) -> Message:
+    """The JSON object an evaluate gave as a Python string's repr; OpFailed
+    with ``failure`` and what it gave instead."""
+    from dbgcore.api import OpFailed
+
     try:
         answer = json.loads(ast.literal_eval(text))
     except (ValueError, SyntaxError, TypeError) as exc:
-        raise OpFailed(f"cannot show {expression}: {text[:200]}") from exc
+        raise OpFailed(f"{failure}: {text[:200]}") from exc
     if not isinstance(answer, dict):
-        raise OpFailed(f"cannot show {expression}: {text[:200]}")
-    if "error" in answer:
-        raise OpFailed(str(answer["error"]))
+        raise OpFailed(f"{failure}: {text[:200]}")
     return answer

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from typing import Any
 
 from dbg_dap.debugpy.answers import exception_call, pyrepr_expression
 from dbg_dap.debugpy.libraries import ProgramLibraries
@@ -67,14 +68,7 @@ class ExceptionChain:
         if not isinstance(said, list):
             return None
         name, description, (rows_of_causes, own) = said
-        blocks = []
-        for cause_name, cause_text, relation, entries, only in rows_of_causes:
-            block = _TracebackBlock()
-            block.frames = _traceback_frames(entries)
-            block.error = str(only).rstrip("\n")
-            block.name, block.description = str(cause_name), str(cause_text)
-            block.relation = str(relation)
-            blocks.append(block)
+        blocks = _cause_blocks(rows_of_causes)
         main = _TracebackBlock()
         main.frames = _traceback_frames(own)
         main.name, main.description = str(name), str(description)
@@ -93,15 +87,7 @@ class ExceptionChain:
         try:
             rows, own = json.loads(ast.literal_eval(
                 backend.evaluate_in(frames[0], exception_call("exception_rows"), timeout)))
-            causes = []
-            for name, description, relation, entries, only in rows:
-                block = _TracebackBlock()
-                block.frames = _traceback_frames(entries)
-                block.error = str(only).rstrip("\n")
-                block.name, block.description = str(name), str(description)
-                block.relation = str(relation)
-                causes.append(block)
-            return causes, _traceback_frames(own)
+            return _cause_blocks(rows), _traceback_frames(own)
         except (DbgError, ValueError, SyntaxError, TypeError):
             return None
 
@@ -162,6 +148,19 @@ def _chain(blocks: list[_TracebackBlock]) -> list[dict[str, str]]:
         chain.append({"exception": name, "description": message, "relation": block.relation})
     return chain
 
+
+
+def _cause_blocks(rows: list[Any]) -> list[_TracebackBlock]:
+    """pyrepr's exception_rows, outermost cause first, as traceback blocks."""
+    blocks = []
+    for name, description, relation, entries, only in rows:
+        block = _TracebackBlock()
+        block.frames = _traceback_frames(entries)
+        block.error = str(only).rstrip("\n")
+        block.name, block.description = str(name), str(description)
+        block.relation = str(relation)
+        blocks.append(block)
+    return blocks
 
 def _traceback_frames(entries: list[list[object]]) -> list[list[str]]:
     """Traceback entries [file, line, function, code] as frames of a block."""
