@@ -233,6 +233,15 @@ class Backend:
         with a UsageError that says what to do (e.g. compile it first)."""
 
     @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path, out: Path) -> list[str] | None:
+        """The command that builds the source file ``program`` with debug
+        information and no optimisation into the binary ``out``, for `dbg
+        start` to run before the debugger launches (so a user need not know
+        each language's flags); None when ``program`` needs no build (the
+        default). Raise BackendMissing when the compiler is not installed."""
+        return None
+
+    @classmethod
     def capabilities(cls, ops: Iterable[Op]) -> dict[str, Support]:
         """Which of ``ops`` (the op table) that a :class:`Backend` method
         answers this backend supports: every op whose method the subclass

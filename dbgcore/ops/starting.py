@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
+from dbgcore.ops.building import build, builds
 from dbgcore.ops.pythonfind import has_module, project_python, python_path, takes_python, venv_note
 from dbgcore.ops.stops import SHOW, render_stop, stopping
 from dbgcore.shared.errors import (
@@ -74,8 +75,8 @@ def prepare_start(values: Payload, front: Front) -> tuple[str, Payload]:
     env = _parse_env(values.get("env") or [])
     named = bool(as_module) or classpath is not None
     core, note = _core(values, target)
-    chosen = _choose_backend(front.backends, values.get("backend"), target, base,
-                             check=not named)
+    chosen, builds_first = _choose_backend(front.backends, values.get("backend"), target, base,
+                                           check=not named, build=not values.get("no_build"))
     python = values.get("python")
     if python is not None:
         # Relative to the folder the command was typed in, like --stdin.
@@ -93,7 +94,7 @@ def prepare_start(values: Payload, front: Front) -> tuple[str, Payload]:
         "run": bool(values.get("run")), "no_catch": bool(values.get("no_catch")),
         "stdin": stdin, "show": values.get("show") or [],
         "test": bool(values.get("test")) or _is_test_runner(program, bool(as_module)),
-        "core": core, **({"note": note} if note else {}),
+        "core": core, "build": builds_first, **({"note": note} if note else {}),
     }
 
 
@@ -171,8 +172,8 @@ def prepare_test(values: Payload, front: Front) -> tuple[str, Payload]:
     python = python_path(values["python"], Path.cwd()) if values.get("python") else None
     # The backend the run's start will pick: the one named, else the one a
     # Python program gets (selected by its suffix, as a start of `-m RUNNER`).
-    chosen = _choose_backend(front.backends, values.get("backend"), base / "runner.py", base,
-                             check=False)
+    chosen, _ = _choose_backend(front.backends, values.get("backend"), base / "runner.py",
+                                base, check=False)
     if python is None and takes_python(chosen, front.backends, base):
         python = project_python([], base, _parse_env(values.get("env") or []))
         if python is not None:
@@ -226,14 +227,17 @@ def prepare_attach(values: Payload, front: Front) -> tuple[str, Payload]:
 
 
 def _choose_backend(registry: BackendRegistry, name: str | None, program: Path, cwd: Path,
-                    check: bool = True) -> str:
-    """The backend for ``program``; with ``check``, one that can run it (a C
-    source file, say, is refused with how to compile it)."""
+                    check: bool = True, build: bool = False) -> tuple[str, bool]:
+    """The backend for ``program`` and whether it builds it first (with
+    ``build``: a C source file, say); with ``check``, one that can run it
+    (a source file not built is refused with how to compile it)."""
     spec = registry.spec(name, cwd) if name is not None else registry.select(program, cwd)
     cls = registry.class_of(spec)
+    if check and build and cls is not None and builds(cls, spec, program):
+        return spec.name, True
     if check and cls is not None:
         cls.check_program(spec, program)
-    return spec.name
+    return spec.name, False
 
 
 def _parse_env(pairs: list[str]) -> dict[str, str]:
@@ -288,6 +292,11 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
         memcheck=bool(args.get("memcheck")),
     )
     backend = session.new_backend(args["backend"], request.cwd)
+    built: Payload = {}
+    if args.get("build"):
+        binary, built = build(type(backend), backend.spec, Path(request.program),
+                              session.run_dir)
+        request = replace(request, program=binary)
     if request.core and not backend.opens_cores:
         raise UnsupportedOp("core files", backend.tool_name,
                             backend.unsupported_hints.get("core") or _NO_CORE)
@@ -336,6 +345,8 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
                "run": session.current_run()}
     if args.get("note"):
         payload["note"] = args["note"]  # the front end's word on how it chose
+    if built:
+        payload["build"] = built
     return payload
 
 
@@ -519,6 +530,8 @@ OPS: tuple[Op, ...] = (
             "(e.g. pytest).", flags=("-m", "--module")),
         Arg("classpath", "str", "Java: the class path; PROGRAM is then the main class (jdb).",
             flags=("-cp", "--classpath"), metavar="PATH"),
+        Arg("no_build", "bool", "Do not build a source file (prog.c, prog.cpp, main.rs) "
+            "first: refuse it, saying how to compile it.", flags=("--no-build",)),
         _PYTHON, SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare_start, handler=handle_start,
        own_tool=True,
