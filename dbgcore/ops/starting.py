@@ -492,7 +492,7 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
 
 
 #: The arguments several of these ops take.
-_STDIN = Arg("stdin", "str", "A file the program reads as its standard input (without it, "
+_STDIN = Arg("stdin", "str", "A file the program reads as its stdin (without it, "
              "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE", path=True)
 _IDLE = Arg("idle_timeout", "float", "End the session after this long without a command "
             "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS")
@@ -507,17 +507,18 @@ _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (d
 OPS: tuple[Op, ...] = (
     Op("start", "Start PROGRAM under a debugger, stopped at entry (or at the first "
        "breakpoint with --run).", (
-        Arg("program", "str", "The program: a script, a binary, a class, or with -m a module.",
+        Arg("program", "str", "The program: a script, a binary (or a C, C++ or Rust source: "
+            "built first), a class, or with -m a module.",
             required=True, path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
         Arg("backend", "str", "Backend to use (default: chosen from PROGRAM).",
             flags=("--backend", "-b"), metavar="NAME"),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
-        Arg("run", "bool", "Continue to the first stop or the end after starting.",
+        Arg("run", "bool", "Run to the first stop (or the end) after starting.",
             flags=("--run",)),
-        Arg("core", "str", "Open CORE, a core dump PROGRAM left when it crashed, post mortem: "
-            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE",
+        Arg("core", "str", "Open CORE, the core dump PROGRAM left when it crashed (post "
+            "mortem: look around where it died; nothing runs).", flags=("--core",), metavar="CORE",
             path=True),
         Arg("no_catch", "bool", "Do not stop on uncaught exceptions (by default the program "
             "stops where one would end it).", flags=("--no-catch",)),
@@ -530,8 +531,8 @@ OPS: tuple[Op, ...] = (
             "(e.g. pytest).", flags=("-m", "--module")),
         Arg("classpath", "str", "Java: the class path; PROGRAM is then the main class (jdb).",
             flags=("-cp", "--classpath"), metavar="PATH"),
-        Arg("no_build", "bool", "Do not build a source file (prog.c, prog.cpp, main.rs) "
-            "first: refuse it, saying how to compile it.", flags=("--no-build",)),
+        Arg("no_build", "bool", "Do not build a source file (refuse it, saying how).",
+            flags=("--no-build",)),
         _PYTHON, SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare_start, handler=handle_start,
        own_tool=True,
