@@ -128,3 +128,29 @@ def test_a_missing_compiler_is_one_line_with_the_install_hint(
     assert "cannot build cart.rs: no compiler on PATH (tried rustc)" in result.err
     assert "rustup" in result.err
     assert dbg.json("sessions")["sessions"] == []
+
+
+def test_restart_rebuilds_a_changed_source_and_a_failed_rebuild_keeps_the_session(
+        dbg: Any, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
+    backend_ready("gdb")
+    builds._need("cc")
+    source = tmp_path / "count.c"
+    program = "int main(void)\n{\n    int n = %d;\n    return n;\n}\n"
+    source.write_text(program % 5)
+    assert dbg.json("start", "--break", f"{source}:4", "--run", str(source))["_exit"] == 0
+    assert dbg.json("print", "n")["value"] == "5"
+    same = dbg("restart")
+    assert same.code == 0 and "built:" not in same.out, same  # unchanged: not rebuilt
+    source.write_text(program % 7)
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
+    again = dbg.json("restart")
+    assert again["_exit"] == 0 and again["build"]["command"].startswith("cc -g -O0 "), again
+    assert dbg.json("continue")["location"]["line"] == 4
+    assert dbg.json("print", "n")["value"] == "7"
+    source.write_text(program.replace("int n", "int") % 9)
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 2 * 10**9))
+    broken = dbg("restart")
+    assert broken.code == 1 and "build failed" in broken.err and "count.c:3" in broken.err, broken
+    # The program built before is still the session's, stopped where it was.
+    assert dbg.json("print", "n")["value"] == "7"
+    assert dbg.json("kill")["_exit"] == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
-from dbgcore.ops.building import build, builds
+from dbgcore.ops.building import builds, built_request, rebuild
 from dbgcore.ops.pythonfind import has_module, project_python, python_path, takes_python, venv_note
 from dbgcore.ops.stops import SHOW, render_stop, stopping
 from dbgcore.shared.errors import (
@@ -292,11 +292,7 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
         memcheck=bool(args.get("memcheck")),
     )
     backend = session.new_backend(args["backend"], request.cwd)
-    built: Payload = {}
-    if args.get("build"):
-        binary, built = build(type(backend), backend.spec, Path(request.program),
-                              session.run_dir)
-        request = replace(request, program=binary)
+    request, built = built_request(backend, request, session.run_dir, bool(args.get("build")))
     if request.core and not backend.opens_cores:
         raise UnsupportedOp("core files", backend.tool_name,
                             backend.unsupported_hints.get("core") or _NO_CORE)
@@ -345,9 +341,7 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
                "run": session.current_run()}
     if args.get("note"):
         payload["note"] = args["note"]  # the front end's word on how it chose
-    if built:
-        payload["build"] = built
-    return payload
+    return {**payload, **({"build": built} if built else {})}
 
 
 def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[Breakpoint]:
@@ -444,6 +438,7 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
                          "an attached session cannot be restarted; attach again")
     old = session.backend
     assert old is not None
+    built = rebuild(type(old), session.spec, session.launch_request.program, session.run_dir)
     try:
         session.breaks.listing(old, timeout)  # forgets temporary breakpoints that fired
     except DbgError:
@@ -488,7 +483,8 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
         session.frame_values.clear()
         snapshot = session.snapshot(backend.cont(timeout), timeout)
     return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
-            "failed_breakpoints": failed, "run": session.current_run()}
+            "failed_breakpoints": failed, "run": session.current_run(),
+            **({"build": built} if built else {})}
 
 
 #: The arguments several of these ops take.
