@@ -154,3 +154,47 @@ def test_restart_rebuilds_a_changed_source_and_a_failed_rebuild_keeps_the_sessio
     # The program built before is still the session's, stopped where it was.
     assert dbg.json("print", "n")["value"] == "7"
     assert dbg.json("kill")["_exit"] == 0
+
+
+def _crate(folder: Path, main: str) -> Path:
+    (folder / "src").mkdir(parents=True)
+    (folder / "Cargo.toml").write_text('[package]\nname = "tally"\nversion = "0.1.0"\n'
+                                       'edition = "2021"\n')
+    (folder / "src" / "main.rs").write_text(main)
+    return folder
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_a_cargo_project_builds_with_cargo_into_the_session_folder(
+        dbg: Any, target: Any, tmp_path: Path, backend_ready: Callable[[str], None],
+        backend: str) -> None:
+    backend_ready(backend)
+    builds._need("cargo")
+    source = target("native/cart.rs")
+    crate = _crate(tmp_path / "crate", source.path.read_text())
+    line = source.lines["loop"]
+    main = crate / "src" / "main.rs"
+    for program in (crate, main):  # the project's folder, or its main.rs
+        stop = dbg.json("start", "--backend", backend, "--break", f"{main}:{line}", "--run",
+                        str(program))
+        assert stop["_exit"] == 0, stop
+        assert (stop["reason"], stop["location"]["line"]) == ("breakpoint", line), stop
+        command = stop["build"]["command"]
+        assert command.startswith(f"cargo build --quiet --manifest-path {crate}/Cargo.toml "), \
+            command
+        assert command.endswith(" --bin tally") and str(dbg.home) in command, command
+        assert not (crate / "target").exists()  # not the project's own target/
+        assert dbg.json("kill")["_exit"] == 0
+
+
+def test_a_cargo_build_error_is_the_answer(dbg: Any, tmp_path: Path,
+                                          backend_ready: Callable[[str], None]) -> None:
+    backend_ready("gdb")
+    builds._need("cargo")
+    crate = _crate(tmp_path / "crate", "fn main() {\n    let x: i32 = \"no\";\n}\n")
+    result = dbg("start", str(crate))
+    assert result.code == 1, result
+    assert "build failed (exit 101" in result.err and "mismatched types" in result.err, \
+        result.err
+    assert "src/main.rs:2" in result.err, result.err
+    assert dbg.json("sessions")["sessions"] == []

@@ -47,10 +47,10 @@ def build(cls: type[Backend], spec: BackendSpec, program: Path,
     the answer's ``build`` field ({command, seconds})."""
     folder = run_dir / "build"
     folder.mkdir(mode=0o700, exist_ok=True)
-    out = folder / program.stem
-    command = cls.build_command(spec, program, out)
-    if command is None:
+    plan = cls.build_command(spec, program, folder / program.stem)
+    if plan is None:
         raise OpFailed(f"{program.name} is not a source file dbg builds")
+    command, out = plan
     said = shlex.join(command)
     stamp = program.stat().st_mtime_ns
     # A binary still running (a restart's rebuild) is not written over: a

@@ -147,7 +147,8 @@ class DapBackend(DapEvents):
         profile_for(spec).check_program(program)
 
     @classmethod
-    def build_command(cls, spec: BackendSpec, program: Path, out: Path) -> list[str] | None:
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
         return profile_for(spec).build_command(program, out)
 
     @classmethod

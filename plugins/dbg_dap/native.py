@@ -160,7 +160,7 @@ class NativeProfile(AdapterProfile):
     #: are the debugger's own (gdb's messages, what lldb's `script` prints).
     output_categories: ClassVar[dict[str, str]] = {"stdout": "console", "stderr": "console"}
 
-    def build_command(self, program: Path, out: Path) -> list[str] | None:
+    def build_command(self, program: Path, out: Path) -> tuple[list[str], Path] | None:
         return nativebuild.build_command(program, out)
 
     def check_program(self, program: Path) -> None:
