@@ -198,3 +198,16 @@ def test_a_cargo_build_error_is_the_answer(dbg: Any, tmp_path: Path,
         result.err
     assert "src/main.rs:2" in result.err, result.err
     assert dbg.json("sessions")["sessions"] == []
+
+
+def test_the_arguments_after_the_source_are_the_programs(
+        dbg: Any, tmp_path: Path, backend_ready: Callable[[str], None]) -> None:
+    backend_ready("gdb")
+    builds._need("cc")
+    source = tmp_path / "args.c"
+    source.write_text("int main(int argc, char **argv)\n{\n    return argc;\n}\n")
+    stop = dbg.json("start", "--break", f"{source}:3", "--run", str(source), "one", "--two")
+    assert stop["_exit"] == 0 and stop["location"]["line"] == 3, stop
+    assert dbg.json("print", "argc")["value"] == "3"
+    assert dbg.json("print", "argv[2]")["value"].endswith('"--two"')
+    assert dbg.json("continue")["exit_code"] == 3
