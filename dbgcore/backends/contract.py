@@ -233,6 +233,18 @@ class Backend:
         with a UsageError that says what to do (e.g. compile it first)."""
 
     @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
+        """The command that builds the source file (or project folder)
+        ``program`` with debug information and no optimisation, and the
+        binary it makes: ``out`` for a compiler told where, or a path under
+        ``out``'s folder for a project's own tool; for `dbg start` to run
+        before the debugger launches (so a user need not know each
+        language's flags). None when ``program`` needs no build (the
+        default). Raise BackendMissing when the compiler is not installed."""
+        return None
+
+    @classmethod
     def capabilities(cls, ops: Iterable[Op]) -> dict[str, Support]:
         """Which of ``ops`` (the op table) that a :class:`Backend` method
         answers this backend supports: every op whose method the subclass

@@ -27,7 +27,10 @@ def prepare_memcheck(values: Payload, front: Front) -> tuple[str, Payload]:
     run on to the first error."""
     start_values: Payload = {k: values.get(k) for k in (
         "program", "args", "breaks", "cwd", "env", "stdin", "idle_timeout", "show")}
-    start_values.update(backend=values.get("backend") or _memcheck_backend(front), run=True)
+    # A source file is refused with how to compile it, as before `start`
+    # built sources: memcheck's build (and its flags) is not yet one of dbg's.
+    start_values.update(backend=values.get("backend") or _memcheck_backend(front), run=True,
+                        no_build=True)
     op, sent = prepare_start(start_values, front)
     sent["memcheck"] = True
     return op, sent

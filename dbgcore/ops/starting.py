@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
+from dbgcore.ops.building import builds, built_request, rebuild
 from dbgcore.ops.pythonfind import has_module, project_python, python_path, takes_python, venv_note
 from dbgcore.ops.stops import SHOW, render_stop, stopping
 from dbgcore.shared.errors import (
@@ -74,8 +75,8 @@ def prepare_start(values: Payload, front: Front) -> tuple[str, Payload]:
     env = _parse_env(values.get("env") or [])
     named = bool(as_module) or classpath is not None
     core, note = _core(values, target)
-    chosen = _choose_backend(front.backends, values.get("backend"), target, base,
-                             check=not named)
+    chosen, builds_first = _choose_backend(front.backends, values.get("backend"), target, base,
+                                           check=not named, build=not values.get("no_build"))
     python = values.get("python")
     if python is not None:
         # Relative to the folder the command was typed in, like --stdin.
@@ -93,7 +94,7 @@ def prepare_start(values: Payload, front: Front) -> tuple[str, Payload]:
         "run": bool(values.get("run")), "no_catch": bool(values.get("no_catch")),
         "stdin": stdin, "show": values.get("show") or [],
         "test": bool(values.get("test")) or _is_test_runner(program, bool(as_module)),
-        "core": core, **({"note": note} if note else {}),
+        "core": core, "build": builds_first, **({"note": note} if note else {}),
     }
 
 
@@ -171,8 +172,8 @@ def prepare_test(values: Payload, front: Front) -> tuple[str, Payload]:
     python = python_path(values["python"], Path.cwd()) if values.get("python") else None
     # The backend the run's start will pick: the one named, else the one a
     # Python program gets (selected by its suffix, as a start of `-m RUNNER`).
-    chosen = _choose_backend(front.backends, values.get("backend"), base / "runner.py", base,
-                             check=False)
+    chosen, _ = _choose_backend(front.backends, values.get("backend"), base / "runner.py",
+                                base, check=False)
     if python is None and takes_python(chosen, front.backends, base):
         python = project_python([], base, _parse_env(values.get("env") or []))
         if python is not None:
@@ -226,14 +227,17 @@ def prepare_attach(values: Payload, front: Front) -> tuple[str, Payload]:
 
 
 def _choose_backend(registry: BackendRegistry, name: str | None, program: Path, cwd: Path,
-                    check: bool = True) -> str:
-    """The backend for ``program``; with ``check``, one that can run it (a C
-    source file, say, is refused with how to compile it)."""
+                    check: bool = True, build: bool = False) -> tuple[str, bool]:
+    """The backend for ``program`` and whether it builds it first (with
+    ``build``: a C source file, say); with ``check``, one that can run it
+    (a source file not built is refused with how to compile it)."""
     spec = registry.spec(name, cwd) if name is not None else registry.select(program, cwd)
     cls = registry.class_of(spec)
+    if check and build and cls is not None and builds(cls, spec, program):
+        return spec.name, True
     if check and cls is not None:
         cls.check_program(spec, program)
-    return spec.name
+    return spec.name, False
 
 
 def _parse_env(pairs: list[str]) -> dict[str, str]:
@@ -288,6 +292,7 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
         memcheck=bool(args.get("memcheck")),
     )
     backend = session.new_backend(args["backend"], request.cwd)
+    request, built = built_request(backend, request, session.run_dir, bool(args.get("build")))
     if request.core and not backend.opens_cores:
         raise UnsupportedOp("core files", backend.tool_name,
                             backend.unsupported_hints.get("core") or _NO_CORE)
@@ -336,7 +341,7 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
                "run": session.current_run()}
     if args.get("note"):
         payload["note"] = args["note"]  # the front end's word on how it chose
-    return payload
+    return {**payload, **({"build": built} if built else {})}
 
 
 def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[Breakpoint]:
@@ -433,6 +438,7 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
                          "an attached session cannot be restarted; attach again")
     old = session.backend
     assert old is not None
+    built = rebuild(type(old), session.spec, session.launch_request.program, session.run_dir)
     try:
         session.breaks.listing(old, timeout)  # forgets temporary breakpoints that fired
     except DbgError:
@@ -477,11 +483,12 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
         session.frame_values.clear()
         snapshot = session.snapshot(backend.cont(timeout), timeout)
     return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
-            "failed_breakpoints": failed, "run": session.current_run()}
+            "failed_breakpoints": failed, "run": session.current_run(),
+            **({"build": built} if built else {})}
 
 
 #: The arguments several of these ops take.
-_STDIN = Arg("stdin", "str", "A file the program reads as its standard input (without it, "
+_STDIN = Arg("stdin", "str", "A file the program reads as its stdin (without it, "
              "`dbg input` sends lines).", flags=("--stdin",), metavar="FILE", path=True)
 _IDLE = Arg("idle_timeout", "float", "End the session after this long without a command "
             "(default 1800).", flags=("--idle-timeout",), minimum=1, metavar="SECONDS")
@@ -496,17 +503,18 @@ _PYTHON = Arg("python", "str", "Python: the interpreter that runs the program (d
 OPS: tuple[Op, ...] = (
     Op("start", "Start PROGRAM under a debugger, stopped at entry (or at the first "
        "breakpoint with --run).", (
-        Arg("program", "str", "The program: a script, a binary, a class, or with -m a module.",
+        Arg("program", "str", "The program: a script, a binary (or a C, C++ or Rust source: "
+            "built first), a class, or with -m a module.",
             required=True, path=True),
         Arg("args", "str", "The program's arguments.", multiple=True, passthrough=True),
         Arg("backend", "str", "Backend to use (default: chosen from PROGRAM).",
             flags=("--backend", "-b"), metavar="NAME"),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
-        Arg("run", "bool", "Continue to the first stop or the end after starting.",
+        Arg("run", "bool", "Run to the first stop (or the end) after starting.",
             flags=("--run",)),
-        Arg("core", "str", "Open CORE, a core dump PROGRAM left when it crashed, post mortem: "
-            "look around where it died; nothing runs.", flags=("--core",), metavar="CORE",
+        Arg("core", "str", "Open CORE, the core dump PROGRAM left when it crashed (post "
+            "mortem: look around where it died; nothing runs).", flags=("--core",), metavar="CORE",
             path=True),
         Arg("no_catch", "bool", "Do not stop on uncaught exceptions (by default the program "
             "stops where one would end it).", flags=("--no-catch",)),
@@ -519,6 +527,8 @@ OPS: tuple[Op, ...] = (
             "(e.g. pytest).", flags=("-m", "--module")),
         Arg("classpath", "str", "Java: the class path; PROGRAM is then the main class (jdb).",
             flags=("-cp", "--classpath"), metavar="PATH"),
+        Arg("no_build", "bool", "Do not build a source file (refuse it, saying how).",
+            flags=("--no-build",)),
         _PYTHON, SHOW,
     ), needs="none", stops=True, send="start", prepare=prepare_start, handler=handle_start,
        own_tool=True,

@@ -110,7 +110,8 @@ def shown_text(v: Payload) -> str:
 
 def render_stop(p: Payload) -> str:
     state = p.get("state")
-    out: list[str] = []
+    # A source file dbg built before starting it: the command it ran.
+    out: list[str] = [f"built: {p['build']['command']}"] if p.get("build") else []
     returned = p.get("return_value")
     if returned:
         kind = f" ({returned['type']})" if returned.get("type") else ""

@@ -147,6 +147,11 @@ class DapBackend(DapEvents):
         profile_for(spec).check_program(program)
 
     @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
+        return profile_for(spec).build_command(program, out)
+
+    @classmethod
     def support(cls, spec: BackendSpec, ops: Iterable[Op]) -> dict[str, Support]:
         """Start the adapter, read the capabilities it announces, and stop
         it: what each op needs is in :func:`dbg_dap.expert.op_support`,

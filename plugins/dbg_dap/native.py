@@ -25,6 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import ClassVar
 
+import dbg_dap.nativebuild as nativebuild
 import dbg_dap.rust as rust
 from dbg_dap.frames import (
     native_library,
@@ -158,6 +159,9 @@ class NativeProfile(AdapterProfile):
     #: runInTerminal process's pipes), so "stdout" and "stderr" output events
     #: are the debugger's own (gdb's messages, what lldb's `script` prints).
     output_categories: ClassVar[dict[str, str]] = {"stdout": "console", "stderr": "console"}
+
+    def build_command(self, program: Path, out: Path) -> tuple[list[str], Path] | None:
+        return nativebuild.build_command(program, out)
 
     def check_program(self, program: Path) -> None:
         if program.is_dir():

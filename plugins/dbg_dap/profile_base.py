@@ -187,6 +187,11 @@ class AdapterProfile:
         """Refuse, before anything starts, a program this adapter cannot run
         (a C source file, say), with what to do instead."""
 
+    def build_command(self, program: Path, out: Path) -> tuple[list[str], Path] | None:
+        """The command that builds source file ``program`` into the
+        debuggable binary ``out`` (see Backend.build_command); None: no build."""
+        return None
+
     def adapter_cwd(self, request: LaunchRequest) -> str | None:
         """The adapter's own working folder for a launch."""
         return request.cwd

@@ -16,10 +16,11 @@ PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "dbg_dap"
 LAYERS = {
     "frames": set(),
     "rust": set(),
+    "nativebuild": set(),
     "host": set(),
     "profile_base": {"host"},
     "debugpy": {"host", "profile_base"},
-    "native": {"host", "frames", "profile_base", "rust"},
+    "native": {"host", "frames", "nativebuild", "profile_base", "rust"},
     "gdb": {"host", "native", "profile_base", "rust"},
     "lldb": {"host", "frames", "native", "profile_base", "rust"},
     "delve": {"host", "frames", "native", "profile_base"},

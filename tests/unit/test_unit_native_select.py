@@ -79,7 +79,7 @@ def test_a_source_file_is_refused_with_how_to_compile_it(
 
 
 def test_start_with_a_c_source_says_compile_first(dbg: Any, binaries: dict[str, Path]) -> None:
-    result = dbg("start", str(binaries["c-source"]))
+    result = dbg("start", "--no-build", str(binaries["c-source"]))
     assert result.code == 1, result
     assert "cart.c is a source file, not a program" in result.err
     assert "compile it with debug info first" in result.err
