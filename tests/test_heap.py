@@ -63,7 +63,9 @@ def test_massif_names_the_growing_site(dbg: Dbg, grows: Target) -> None:
     assert top["growing"] and top["share"] > 95 and top["bytes"] >= 4000 * 1000, top
     assert top["last"] > 20 * top["first"] and top["snapshots"] >= 10, top
     assert answer["peak"] >= top["bytes"] and answer["peak_time"] > 0, answer
-    assert answer["end"] == answer["peak"], answer  # nothing is freed before the end
+    # Nothing the program holds is freed before the end (valgrind frees libc's
+    # own stdio buffer at exit, which the last snapshot may or may not see).
+    assert answer["end"] >= top["bytes"] and answer["peak"] - answer["end"] <= 8192, answer
     # The run is kept in bytes: `dbg hot` ranks the sites by what they hold.
     hot = dbg.json("hot")
     assert hot["run"] == answer["run"] and hot["unit"] == "bytes", hot
