@@ -125,6 +125,9 @@ class AdapterProfile:
     #: The program inherits the adapter's own stdin (a TCP adapter's stdin
     #: is free): the adapter is started with ``stdin`` as its stdin.
     stdin_through_adapter: ClassVar[bool] = False
+    #: The adapter is the program's own process (rdbg): its end, which
+    #: closes the connection with no `exited` event, is the program's.
+    adapter_is_program: ClassVar[bool] = False
     #: The adapter says the exit status (in text) only on `disconnect`.
     exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).
