@@ -128,6 +128,10 @@ class RdbgProfile(AdapterProfile):
         #: The classes `dbg catch` asked for (empty: every exception, or none).
         self._classes: list[str] = []
 
+    def noise_variable(self, var: Message) -> bool:
+        # rdbg's own rows: %self (the receiver), %return, %raised.
+        return str(var.get("name", "")).startswith("%")
+
     # -- finding and starting it --------------------------------------------------
 
     def _exe(self) -> str | None:
