@@ -159,3 +159,14 @@ def test_kill_leaves_no_ruby_running(dbg: Dbg, prog: Any) -> None:
     while _ruby_pids(str(prog.path)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _ruby_pids(str(prog.path))
+
+
+def test_caps_say_what_rdbg_does_and_attach_is_refused_naming_rdbg(dbg: Dbg, prog: Any) -> None:
+    text = dbg("caps", "--backend", "rdbg").out
+    rows = dict(line.split()[:2] for line in text.splitlines()[1:] if len(line.split()) >= 2)
+    # set through rdbg's evaluator; no attach, watch or memory.
+    assert (rows["set"], rows["catch"], rows["stdin"]) == ("yes", "yes", "yes"), text
+    assert (rows["attach"], rows["watch"], rows["memory-read"]) == ("-", "-", "-"), text
+    refused = dbg("attach", "--backend", "rdbg", "--pid", str(os.getpid()))
+    assert refused.code != 0 and "not supported by rdbg" in refused.err, refused
+    assert "dbg raw" in refused.err and "Traceback" not in refused.err, refused

@@ -21,6 +21,7 @@ from dbg_dap.host import AdapterHost
 from dbg_dap.native import version_of
 from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import (
+    AttachRequest,
     BackendSpec,
     DbgError,
     LaunchRequest,
@@ -29,6 +30,8 @@ from dbgcore.api import (
     NotAProgram,
     OpFailed,
     Readiness,
+    Support,
+    UnsupportedOp,
     UsageError,
 )
 
@@ -127,6 +130,14 @@ class RdbgProfile(AdapterProfile):
         self._request: LaunchRequest | None = None
         #: The classes `dbg catch` asked for (empty: every exception, or none).
         self._classes: list[str] = []
+
+    # rdbg runs the program itself; it attaches only to a program started
+    # by `rdbg --open`, which dbg does not find.
+    features: ClassVar[dict[str, Support]] = {"attach": "none"}
+
+    def attach_arguments(self, request: AttachRequest) -> Message:
+        raise UnsupportedOp("attach", "rdbg", "rdbg 1.4 attaches only to a program it started "
+                            "itself: run it under dbg with `dbg start PROGRAM.rb`")
 
     def noise_variable(self, var: Message) -> bool:
         # rdbg's own rows: %self (the receiver), %return, %raised.
