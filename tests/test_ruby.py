@@ -170,3 +170,18 @@ def test_caps_say_what_rdbg_does_and_attach_is_refused_naming_rdbg(dbg: Dbg, pro
     refused = dbg("attach", "--backend", "rdbg", "--pid", str(os.getpid()))
     assert refused.code != 0 and "not supported by rdbg" in refused.err, refused
     assert "dbg raw" in refused.err and "Traceback" not in refused.err, refused
+
+
+def test_a_program_whose_first_line_is_code_stops_there_and_ends_with_its_status(
+        dbg: Dbg, tmp_path: Any) -> None:
+    require_backend("rdbg")
+    program = tmp_path / "first.rb"
+    program.write_text('x = 41\nputs "x=#{x + 1} #{$0 == __FILE__}"\nraise ArgumentError, "boom"\n')
+    stop = dbg.json("start", str(program))
+    assert (stop["reason"], _here(stop), stop["location"]["function"]) == \
+        ("entry", 1, "<main>"), stop
+    assert [f["function"] for f in dbg.json("stack")["frames"]] == ["<main>"]
+    end = dbg.json("continue")
+    # An uncaught exception ends the program as Ruby would: status 1.
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    assert "x=42 true" in dbg("output").out

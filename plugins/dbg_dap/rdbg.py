@@ -37,8 +37,10 @@ from dbgcore.api import (
 
 #: Where Debian's ruby keeps its bundled gems' rdbg (not on PATH).
 _GEM_RDBG = "/usr/lib/ruby/gems/*/gems/debug-*/exe/rdbg"
-#: The file that makes the program's output unbuffered (see it).
+#: The file that makes the program's output unbuffered, and the one that
+#: loads the program after rdbg's first stop (see them).
 _SYNC = Path(__file__).parent / "rubyboot" / "dbg_sync.rb"
+_LAUNCH = Path(__file__).parent / "rubyboot" / "dbg_launch.rb"
 #: A method's definition: `def name`, `def self.name`, `def Klass.name`.
 _DEF_RE = re.compile(r"^\s*def\s+(?:(?:self|[A-Z]\w*)\.)?([\w]+[?!=]?)")
 #: An exception class as rdbg describes its catch stop: "#<NoMethodError: ...".
@@ -113,6 +115,8 @@ class RdbgProfile(AdapterProfile):
     reads_stdin = True
     stdin_through_adapter = True
     adapter_is_program = True
+    # An unknown request raises inside rdbg's reader: it answers nothing more.
+    safe_unknown_requests = False
     # rdbg's `evaluate` runs Ruby in every context (no debugger commands).
     print_context = "watch"
     raw_context = "repl"
@@ -138,6 +142,19 @@ class RdbgProfile(AdapterProfile):
     def attach_arguments(self, request: AttachRequest) -> Message:
         raise UnsupportedOp("attach", "rdbg", "rdbg 1.4 attaches only to a program it started "
                             "itself: run it under dbg with `dbg start PROGRAM.rb`")
+
+    def internal_frame(self, frame: Message) -> bool:
+        # The launcher's frame below the program's <main> (its `load`).
+        return (frame.get("source") or {}).get("path") == str(_LAUNCH)
+
+    def frame_name(self, frame: Message) -> str | None:
+        # The program's top level, which the launcher loads: `<main>`, as
+        # Ruby names it when it runs the program itself.
+        program = os.path.abspath(self._request.program) if self._request else None
+        if frame.get("name") == "<top (required)>" and \
+                (frame.get("source") or {}).get("path") == program:
+            return "<main>"
+        return super().frame_name(frame)
 
     def noise_variable(self, var: Message) -> bool:
         # rdbg's own rows: %self (the receiver), %return, %raised.
@@ -182,7 +199,7 @@ class RdbgProfile(AdapterProfile):
             # `dbg caps` asks the capabilities of a session with no program.
             program, args = ["-e", "sleep"], []
         else:
-            program, args = [os.path.abspath(request.program)], list(request.args)
+            program, args = [str(_LAUNCH), os.path.abspath(request.program)], list(request.args)
         # `-c`: rdbg runs this ruby command with the debugger loaded (its
         # RUBYOPT), so our -r file (unbuffered output) comes in too.
         return [exe, "--open", "--sock-path={socket}", "-c", "--", ruby, "-r", str(_SYNC),
