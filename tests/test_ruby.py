@@ -185,3 +185,16 @@ def test_a_program_whose_first_line_is_code_stops_there_and_ends_with_its_status
     # An uncaught exception ends the program as Ruby would: status 1.
     assert (end["state"], end["exit_code"]) == ("exited", 1), end
     assert "x=42 true" in dbg("output").out
+
+
+def test_a_removed_breakpoint_does_not_stop_again(dbg: Dbg, prog: Any, tmp_path: Any) -> None:
+    # rdbg's setBreakpoints only adds: dbg takes the old ones away first.
+    feed = tmp_path / "in.txt"
+    feed.write_text("x\n")
+    dbg.json("start", "--stdin", str(feed), str(prog.path))
+    first = dbg.json("break", prog.loc("add_body"))["breakpoint"]["id"]
+    dbg.json("break", prog.loc("end"))
+    assert _here(dbg.json("continue")) == prog.lines["add_body"]
+    assert dbg.json("unbreak", str(first))["ok"]
+    stop = dbg.json("continue")
+    assert _here(stop) == prog.lines["end"], stop

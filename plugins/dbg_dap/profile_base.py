@@ -387,6 +387,12 @@ class AdapterProfile:
         exception filters, as it announced them."""
         return None
 
+    def before_set_breakpoints(self, backend: AdapterHost, path: str | None,
+                               timeout: float) -> None:
+        """Just before setBreakpoints for ``path``, for an adapter that adds
+        the lines sent to the file's old ones instead of replacing them
+        (rdbg): take the old ones away."""
+
     def before_step(self, backend: AdapterHost, op: str, timeout: float) -> None:
         """Refuse a step (next, step, finish) from this stop, with an
         OpFailed that says why (a post-mortem stop has no frame to step)."""

@@ -11,6 +11,7 @@ is said here (hints, function_line, catch)."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ from dbgcore.api import (
     NotAProgram,
     OpFailed,
     Readiness,
+    StopEvent,
     Support,
     UnsupportedOp,
     UsageError,
@@ -134,6 +136,8 @@ class RdbgProfile(AdapterProfile):
         self._request: LaunchRequest | None = None
         #: The classes `dbg catch` asked for (empty: every exception, or none).
         self._classes: list[str] = []
+        #: A finish's own step on (see after_step).
+        self._finishing = False
 
     # rdbg runs the program itself; it attaches only to a program started
     # by `rdbg --open`, which dbg does not find.
@@ -146,6 +150,20 @@ class RdbgProfile(AdapterProfile):
     def internal_frame(self, frame: Message) -> bool:
         # The launcher's frame below the program's <main> (its `load`).
         return (frame.get("source") or {}).get("path") == str(_LAUNCH)
+
+    def after_step(self, backend: AdapterHost, op: str, event: StopEvent,
+                   timeout: float) -> StopEvent:
+        # rdbg's `finish` stops at the method's return (its `end`, with
+        # _return among the locals); the other debuggers stop in the
+        # caller, one step on.
+        if op != "finish" or self._finishing or event.state != "stopped" or \
+                event.reason != "step":
+            return event
+        self._finishing = True
+        try:
+            return backend.resume("next", timeout)
+        finally:
+            self._finishing = False
 
     def frame_name(self, frame: Message) -> str | None:
         # The program's top level, which the launcher loads: `<main>`, as
@@ -249,6 +267,26 @@ class RdbgProfile(AdapterProfile):
                            "rdbg 1.4's DAP server has no method breakpoints",
                            "break at FILE:LINE of the method's first line")
         return found[0]
+
+    def before_set_breakpoints(self, backend: AdapterHost, path: str | None,
+                               timeout: float) -> None:
+        # rdbg's setBreakpoints adds the lines sent and never removes one:
+        # its line breakpoints in the file go first (by Ruby in the stopped
+        # frame, the only way in), and the request sends back those kept.
+        # Before the first stop there are none to remove; while the program
+        # runs a removed one stays until the next change at a stop.
+        if not path or backend.state() != "stopped":
+            return
+        frames = backend.stack_frames(timeout, 1)
+        if not frames:
+            return
+        quoted = json.dumps(path)
+        backend.evaluate_in(frames[0], (
+            "begin; s = ::DEBUGGER__::SESSION; all = s.instance_variable_get(:@bps); "
+            f"p = (File.realpath({quoted}) rescue {quoted}); "
+            "all.select { |_, b| b.is_a?(::DEBUGGER__::LineBreakpoint) && b.path == p }"
+            ".each { |k, b| b.delete; all.delete(k) }; nil; rescue ::Exception; nil; end"),
+            timeout)
 
     def catch(self, backend: AdapterHost, filters: list[str], timeout: float) -> list[str] | None:
         # rdbg's filters are `any` (every exception raised) and
