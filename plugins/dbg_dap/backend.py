@@ -227,6 +227,7 @@ class DapBackend(DapEvents):
             self.process = AdapterProcess(argv, env=self.profile.adapter_env(), cwd=cwd,
                                           name=name, stdio=False,
                                           on_stdout_line=self._adapter_stdout,
+                                          on_stderr_line=self._adapter_stderr,
                                           stdin=self._adapter_stdin(), early=self.ctx.early)
             transport = connect_unix(path, self.process, ADAPTER_START_WAIT)
         else:
@@ -265,6 +266,12 @@ class DapBackend(DapEvents):
         # What an adapter's guard refused (debugpy's: adapterboot), for the log.
         if line.startswith("dbg-adapter-guard: "):
             self.ctx.log.note(line[len("dbg-adapter-guard: "):])
+            return
+        # An adapter that is the program's process: the rest of its stderr
+        # is the program's (a Ruby traceback, a syntax error).
+        own = self.profile.own_stderr_prefix
+        if own and not line.startswith(own):
+            self.ctx.output.append("stderr", line + "\n")
 
     def _adapter_stdin(self) -> str | None:
         """The program's stdin, for an adapter whose program inherits its own."""

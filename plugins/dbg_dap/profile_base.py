@@ -128,6 +128,9 @@ class AdapterProfile:
     #: The adapter is the program's own process (rdbg): its end, which
     #: closes the connection with no `exited` event, is the program's.
     adapter_is_program: ClassVar[bool] = False
+    #: With ``adapter_is_program``: how the adapter's own stderr lines begin;
+    #: its other stderr lines are the program's (empty: all the adapter's).
+    own_stderr_prefix: ClassVar[str] = ""
     #: The adapter says the exit status (in text) only on `disconnect`.
     exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).

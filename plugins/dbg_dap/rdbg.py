@@ -117,6 +117,8 @@ class RdbgProfile(AdapterProfile):
     reads_stdin = True
     stdin_through_adapter = True
     adapter_is_program = True
+    # rdbg's own words on stderr; the program's stderr is the rest.
+    own_stderr_prefix = "DEBUGGER"
     # An unknown request raises inside rdbg's reader: it answers nothing more.
     safe_unknown_requests = False
     # rdbg's `evaluate` runs Ruby in every context (no debugger commands).
