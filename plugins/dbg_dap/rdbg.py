@@ -171,10 +171,11 @@ class RdbgProfile(AdapterProfile):
         # The program's top level, which the launcher loads: `<main>`, as
         # Ruby names it when it runs the program itself.
         program = os.path.abspath(self._request.program) if self._request else None
-        if frame.get("name") == "<top (required)>" and \
+        name = super().frame_name(frame)
+        if name and name.endswith("<top (required)>") and \
                 (frame.get("source") or {}).get("path") == program:
-            return "<main>"
-        return super().frame_name(frame)
+            return name.replace("<top (required)>", "<main>")  # also "block in <main>"
+        return name
 
     def noise_variable(self, var: Message) -> bool:
         # rdbg's own rows: %self (the receiver), %return, %raised.

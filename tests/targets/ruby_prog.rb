@@ -17,7 +17,8 @@ word = greet("ruby")
 puts word
 line = $stdin.gets
 puts "read #{line.inspect}" # @after_read
-worker = Thread.new { sleep 0.2; :done } # @threads
+worker = Thread.new { sleep 0.5; :done }
+sleep 0.1 # @threads
 worker.join
 begin
   nil.upcase # @raise
