@@ -207,3 +207,16 @@ def test_a_removed_breakpoint_does_not_stop_again(dbg: Dbg, prog: Any, tmp_path:
     assert dbg.json("unbreak", str(first))["ok"]
     stop = dbg.json("continue")
     assert _here(stop) == prog.lines["end"], stop
+
+
+def test_what_rdbg_lacks_is_refused_naming_it_and_the_session_goes_on(dbg: Dbg,
+                                                                      prog: Any) -> None:
+    dbg.json("start", str(prog.path))
+    for argv in (["disasm"], ["memory", "read", "0x1000", "8"], ["watch", "total"],
+                 ["dap", "fooBar"]):
+        refused = dbg(*argv)
+        assert refused.code != 0 and "rdbg" in refused.err, (argv, refused)
+        assert "Traceback" not in refused.err and len(refused.err.splitlines()) == 1, refused
+    assert "RubyVM::InstructionSequence" in dbg("disasm").err
+    # rdbg still answers: `dbg dap fooBar` was refused before it reached rdbg.
+    assert dbg.json("raw", "6*7")["ok"] and dbg.json("locals")["ok"]

@@ -129,7 +129,8 @@ class RdbgProfile(AdapterProfile):
         "memory-read": "Ruby has no memory to read; try `dbg raw 'OBJ.inspect'`",
         "memory-write": "Ruby has no memory to write; try `dbg raw 'NAME = VALUE'`",
         "modules": "rdbg's DAP server lists no modules; try `dbg raw '$LOADED_FEATURES'`",
-        "disassemble": "rdbg's DAP server has no disassembly; try "
+        "sources": "rdbg's DAP server lists no sources; try `dbg raw '$LOADED_FEATURES'`",
+        "disasm": "rdbg's DAP server has no disassembly; try "
                        "`dbg raw 'RubyVM::InstructionSequence.of(method(:NAME)).disasm'`",
     }
 
