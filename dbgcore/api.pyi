@@ -52,6 +52,7 @@ from dbgcore.lang.sourcefind import walk_sources as walk_sources
 from dbgcore.ops.table import render as render
 from dbgcore.shared import procutil as procutil
 from dbgcore.shared.bounds import number_or_name as number_or_name
+from dbgcore.shared.errors import BackendError as BackendError
 from dbgcore.shared.errors import BackendMissing as BackendMissing
 from dbgcore.shared.errors import DbgError as DbgError
 from dbgcore.shared.errors import DebuggerLost as DebuggerLost

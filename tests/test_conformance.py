@@ -69,6 +69,9 @@ CASES = [
     Case("lldb", "native/cart.c", build="c", raw=("expr", "6*7"),
          catch_filters=("cpp_throw",)),
     Case("dlv", "gocart/main.go", **_GO),  # type: ignore[arg-type]
+    # rdbg names methods Class#name; its evaluate runs Ruby (dbg raw too).
+    Case("rdbg", "ruby/cart.rb", function="Object#apply_discount", caller="Object#main",
+         raw=("6*7",), catch_filters=("NoMethodError",)),
     # jdb compiles Cart.java itself; attaching is by port, to a JVM that listens.
     Case("jdb", "java/Cart.java", function="Cart.apply_discount", caller="Cart.main",
          raw=("print", "6*7"), catch_filters=("java.lang.IllegalStateException",),

@@ -11,6 +11,7 @@ requests they do not implement.
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -35,6 +36,7 @@ from dbg_dap.finish import (
 from dbg_dap.memcheck import MemcheckRun
 from dbg_dap.profile_base import AdapterProfile
 from dbg_dap.profiles import profile_for
+from dbg_dap.unixsock import connect_unix
 from dbgcore.api import (
     LISTENING_RE,
     AdapterProcess,
@@ -222,18 +224,43 @@ class DapBackend(DapEvents):
             # Only the adapter's own connection; others are noted and closed.
             transport = listener.accept(ADAPTER_START_WAIT, self.process,
                                         on_refused=self.ctx.log.note)
+        elif mode == "unix-connect":
+            # The adapter listens on a UNIX socket in the session's private
+            # run folder (rdbg --open --sock-path): no one else can reach it.
+            path = str(self.ctx.run_dir / "adapter.sock")
+            argv = [a.replace("{socket}", path) for a in argv]
+            self.process = AdapterProcess(argv, env=self.profile.adapter_env(), cwd=cwd,
+                                          name=name, stdio=False,
+                                          on_stdout_line=self._adapter_stdout,
+                                          on_stderr_line=self._adapter_stderr,
+                                          stdin=self._adapter_stdin(), early=self.ctx.early)
+            transport = connect_unix(path, self.process, ADAPTER_START_WAIT)
         else:
             raise UsageError(f"backend {self.spec.name!r}: unknown transport {mode!r}",
-                             "use stdio, tcp-listen or tcp-dial")
+                             "use stdio, tcp-listen, tcp-dial or unix-connect")
         if self.process is not None:
             self.ctx.track_process(self.process.pid, name)
         self.channel = DapChannel(transport, self.ctx.log, name, self.process)
+        if self.profile.adapter_is_program:
+            # Heard before the session's own handler, which would call it lost.
+            self.channel.on_event("_closed", self._program_ended)
         self.dap = DapSession(self.channel, self.ctx.output, adapter_id=self.profile.name,
                               categories=self.profile.output_categories)
         self.listen(self.channel)
         self.dap.on_breakpoint(self.breaks.on_event)
         self.channel.start()
         return self.dap
+
+    def _program_ended(self, event: Message) -> None:
+        """The adapter's process (which is the program's) closed the
+        connection: the program ended, with the process's exit status."""
+        if self.process is None or self.dap is None:
+            return
+        try:
+            code: int | None = self.process.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return  # still running: it did go away under the session
+        self.dap.end(code)
 
     def _adapter_stdout(self, line: bytes) -> None:
         # Adapters that print the debuggee's output on their own stdout.
@@ -244,6 +271,12 @@ class DapBackend(DapEvents):
         # What an adapter's guard refused (debugpy's: adapterboot), for the log.
         if line.startswith("dbg-adapter-guard: "):
             self.ctx.log.note(line[len("dbg-adapter-guard: "):])
+            return
+        # An adapter that is the program's process: the rest of its stderr
+        # is the program's (a Ruby traceback, a syntax error).
+        own = self.profile.own_stderr_prefix
+        if own and not line.startswith(own):
+            self.ctx.output.append("stderr", line + "\n")
 
     def _adapter_stdin(self) -> str | None:
         """The program's stdin, for an adapter whose program inherits its own."""

@@ -374,6 +374,7 @@ class BreakpointTable:
         # same line is the one kept.
         same.sort(key=lambda r: not r.watch_of)
         if changed.kind == "source":
+            self.profile.before_set_breakpoints(self.backend, changed.file, timeout)
             body = dap.request("setBreakpoints", {
                 "source": {"path": changed.file},
                 "breakpoints": [{"line": r.line, **self._options(r)} for r in same],
@@ -441,6 +442,7 @@ class BreakpointTable:
             return
         dap = self.backend.dap_session()
         if record.kind == "source":
+            self.profile.before_set_breakpoints(self.backend, record.file, timeout)
             dap.request("setBreakpoints", {"source": {"path": record.file},
                                            "breakpoints": [], "lines": []}, timeout)
         elif record.kind == "function":

@@ -425,8 +425,12 @@ def op_support(canonical: dict[str, Support], extra: list[str], caps: Payload,
     else:
         out["watch"] = "fallback" if profile.console_watch or profile.line_watches else "none"
     out["catch"] = "native" if caps.get("exceptionBreakpointFilters") else "none"
+    # An evaluator that assigns (assignment_expression) sets without setVariable.
+    assigns = type(profile).assignment_expression is not AdapterProfile.assignment_expression
     out["set"] = ("native" if caps.get("supportsSetExpression") or caps.get("supportsSetVariable")
-                  else "none")
+                  or assigns else "none")
+    if profile.features.get("attach") == "none":
+        out["attach"] = "none"  # the adapter runs its program itself (rdbg)
     for op in extra:
         needed = OP_CAPABILITY.get(op)
         out[op] = "native" if needed is None or caps.get(needed[0]) else "none"

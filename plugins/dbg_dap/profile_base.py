@@ -125,6 +125,12 @@ class AdapterProfile:
     #: The program inherits the adapter's own stdin (a TCP adapter's stdin
     #: is free): the adapter is started with ``stdin`` as its stdin.
     stdin_through_adapter: ClassVar[bool] = False
+    #: The adapter is the program's own process (rdbg): its end, which
+    #: closes the connection with no `exited` event, is the program's.
+    adapter_is_program: ClassVar[bool] = False
+    #: With ``adapter_is_program``: how the adapter's own stderr lines begin;
+    #: its other stderr lines are the program's (empty: all the adapter's).
+    own_stderr_prefix: ClassVar[str] = ""
     #: The adapter says the exit status (in text) only on `disconnect`.
     exit_status_on_disconnect: ClassVar[bool] = False
     #: How long the adapter gets to exit at the end (None: the session's grace).
@@ -388,6 +394,12 @@ class AdapterProfile:
         name, say), returning the filters set; None: the adapter's own
         exception filters, as it announced them."""
         return None
+
+    def before_set_breakpoints(self, backend: AdapterHost, path: str | None,
+                               timeout: float) -> None:
+        """Just before setBreakpoints for ``path``, for an adapter that adds
+        the lines sent to the file's old ones instead of replacing them
+        (rdbg): take the old ones away."""
 
     def before_step(self, backend: AdapterHost, op: str, timeout: float) -> None:
         """Refuse a step (next, step, finish) from this stop, with an

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from dbg_dap.delve import DelveProfile
     from dbg_dap.gdb import GdbProfile
     from dbg_dap.lldb import LldbProfile
+    from dbg_dap.rdbg import RdbgProfile
 
 __all__ = ["AdapterProfile", "DebugpyProfile", "DelveProfile", "GdbProfile",
-           "LldbProfile", "profile_for", "profiles", "ptrace_diagnosis"]
+           "LldbProfile", "RdbgProfile", "profile_for", "profiles", "ptrace_diagnosis"]
 
 #: Profile name -> (module, class) of each adapter's own profile.
 _PLACES = {
@@ -29,6 +30,7 @@ _PLACES = {
     "gdb": ("dbg_dap.gdb", "GdbProfile"),
     "lldb": ("dbg_dap.lldb", "LldbProfile"),
     "delve": ("dbg_dap.delve", "DelveProfile"),
+    "rdbg": ("dbg_dap.rdbg", "RdbgProfile"),
 }
 
 

@@ -24,7 +24,8 @@ LAYERS = {
     "gdb": {"host", "native", "profile_base", "rust"},
     "lldb": {"host", "frames", "native", "profile_base", "rust"},
     "delve": {"host", "frames", "native", "profile_base"},
-    "profiles": {"profile_base", "debugpy", "native", "gdb", "lldb", "delve"},
+    "rdbg": {"host", "native", "profile_base"},
+    "profiles": {"profile_base", "debugpy", "native", "gdb", "lldb", "delve", "rdbg"},
 }
 
 

@@ -150,6 +150,11 @@ class DapSession:
             self.state = "exited"
             self._cond.notify_all()
 
+    def end(self, exit_code: int | None) -> None:
+        """The program ended and the adapter said nothing (an adapter that
+        is the program's own process ends with it): as an `exited` event."""
+        self._exited({"body": {"exitCode": exit_code}})
+
     def _closed(self, event: Message) -> None:
         with self._cond:
             if self.state != "exited":
