@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dbgcore.testing import Dbg, require_backend
+from dbgcore.testing import Dbg, require, require_backend
 
 BACKENDS = ["pdb", "debugpy"]
 
@@ -106,8 +106,7 @@ def test_tasks_on_other_pythons(dbg: Dbg, target: Any, version: str) -> None:
     weak set of all of them in 3.8-3.11, of the scheduled ones from 3.12,
     eager tasks apart): the listing is the same."""
     found = sorted((Path.home() / ".pyenv" / "versions").glob(f"{version}.*/bin/python"))
-    if not found:
-        pytest.skip(f"no Python {version} here")
+    require(bool(found), f"no Python {version} here (pyenv has none)")
     require_backend("pdb")
     program = target("asyncio/tasks.py")
     snap = dbg.json("start", "--backend", "pdb", "--python", str(found[-1]), "--break",

@@ -62,7 +62,7 @@ def python_places(roots: Sequence[str], name: str, module: str | None = None) ->
             dotted = _dotted(real, root)
             if module and dotted != module and not dotted.endswith("." + module):
                 continue
-            for first, def_line, qualname in _functions(real, *_stamp(real)):
+            for first, def_line, qualname in file_functions(real):
                 full = [*dotted.split("."), *qualname.split(".")]
                 if full[-len(wanted):] == wanted:
                     found.setdefault((real, first), CodePlace(real, first, def_line, qualname))
@@ -74,6 +74,12 @@ def python_places(roots: Sequence[str], name: str, module: str | None = None) ->
 def _dotted(path: str, root: str) -> str:
     rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
     return rel.removesuffix(".__init__")
+
+
+def file_functions(path: str) -> tuple[tuple[int, int, str], ...]:
+    """(first statement's line, `def` line, qualified name) of every
+    function and method of the Python file ``path``, in file order."""
+    return _functions(path, *_stamp(path))
 
 
 def _stamp(path: str) -> tuple[int, int]:

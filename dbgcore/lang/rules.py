@@ -192,30 +192,11 @@ def python_function(path: str, qualname: str) -> tuple[int, bool] | None:
     """Where a breakpoint on the function ``qualname`` (``f``, ``Class.m``)
     of a Python file stops: the line of its first statement (after a
     docstring), and whether it is a generator; None if the file has no such
-    function."""
-    text = _read(path)
-    if text is None or qualname.rsplit(".", 1)[-1] not in text:
-        return None
-    try:
-        tree = ast.parse(text, path)
-    except (SyntaxError, ValueError):
-        return None
-    nodes: list[ast.stmt] = tree.body
-    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for part in qualname.split("."):
-        match = next((n for n in nodes if isinstance(
-            n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == part), None)
-        if match is None:
-            return None
-        nodes = match.body
-        found = match if not isinstance(match, ast.ClassDef) else None
-    if found is None:
-        return None
-    body = found.body[0]
-    if (isinstance(body, ast.Expr) and isinstance(body.value, ast.Constant)
-            and isinstance(body.value.value, str) and len(found.body) > 1):
-        body = found.body[1]  # a docstring is not where it stops
-    return body.lineno, python_is_generator(path, body.lineno)
+    function. Read from :func:`dbgcore.lang.pyplaces.file_functions`."""
+    from dbgcore.lang.pyplaces import file_functions
+
+    line = next((first for first, _, name in file_functions(path) if name == qualname), None)
+    return None if line is None else (line, python_is_generator(path, line))
 
 
 def python_program_problem(program: Path) -> str:
