@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dbgcore.shared import procutil
 from dbgcore.shared.errors import OpFailed
 
 if TYPE_CHECKING:
@@ -57,10 +58,13 @@ def build(cls: type[Backend], spec: BackendSpec, program: Path,
     # new file takes its name, the old one lives on until its process ends.
     out.unlink(missing_ok=True)
     began = time.monotonic()
+    # The compiler dies with the daemon, as the debugger does: a session
+    # killed mid-build leaves no build running.
+    argv, preexec = procutil.bound_to_parent(command, cwd=str(folder))
     try:
-        done = subprocess.run(command, cwd=folder, stdin=subprocess.DEVNULL,
+        done = subprocess.run(argv, cwd=folder, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, errors="replace",
-                              timeout=BUILD_SECONDS)
+                              timeout=BUILD_SECONDS, preexec_fn=preexec)
     except subprocess.TimeoutExpired:
         raise OpFailed(f"build of {program.name} took over {BUILD_SECONDS:.0f}s: {said}",
                        "build it yourself, then: dbg start ./BINARY") from None
