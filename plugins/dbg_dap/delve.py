@@ -247,11 +247,7 @@ class DelveProfile(AdapterProfile):
         # the goroutine's wait, in Go's own sync or runtime code: the
         # program's frame is the one that called it (main's wg.Wait()). A
         # stack of library code only keeps the first frame outside the runtime.
-        libraries = self.library_frames(backend, frames, timeout)
-        internal = self.internal_frames(frames)
-        return next((i for i, frame in enumerate(frames)
-                     if not internal[i] and libraries[i] is None),
-                    super().program_frame(backend, frames, timeout))
+        return self.own_code_frame(backend, frames, timeout)
 
     # delve's thread names are "[Go 6] FUNCTION" only.
     threads_with_places = True

@@ -245,10 +245,7 @@ class DapEvents(DapInspection):
             if frames:
                 # lldb notices where another call wrote that stack memory
                 # (inside std::vector, say): shown in the program's frame.
-                libraries = self.profile.library_frames(self.host, frames, timeout)
-                internal = self.profile.internal_frames(frames)
-                self.frame_index = next((i for i in range(len(frames)) if not internal[i]
-                                         and libraries[i] is None), 0)
+                self.frame_index = self.profile.own_code_frame(self.host, frames, timeout)
                 top = frames[self.frame_index]
                 location = frame_location(top)
                 location.function = self.profile.frame_name(top)

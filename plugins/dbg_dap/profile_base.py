@@ -503,6 +503,16 @@ class AdapterProfile:
         internal = self.internal_frames(frames)
         return next((i for i, inside in enumerate(internal) if not inside), 0)
 
+    def own_code_frame(self, backend: AdapterHost, frames: list[Message],
+                       timeout: float) -> int:
+        """The index of the first frame of the program's own code, neither
+        :meth:`internal_frame` nor a library's (:meth:`library_frames`);
+        :meth:`program_frame`'s first choice here where there is none."""
+        libraries = self.library_frames(backend, frames, timeout)
+        internal = self.internal_frames(frames)
+        return next((i for i in range(len(frames)) if not internal[i] and libraries[i] is None),
+                    AdapterProfile.program_frame(self, backend, frames, timeout))
+
     def unreadable(self, backend: AdapterHost, expression: str, timeout: float) -> str | None:
         """Why `dbg print EXPRESSION` cannot be answered, for an adapter
         whose evaluation would answer a value it made up where memory cannot
