@@ -18,7 +18,7 @@ import importlib
 #: Each public name under the module that defines it. A name that is a module
 #: of its own (``procutil``) sits under its package.
 EXPORTS: dict[str, tuple[str, ...]] = {
-    "dbgcore.shared": ("procutil",),
+    "dbgcore.shared": ("elf", "procutil"),
     "dbgcore.transport": ("peers",),
     "dbgcore.inprogram": ("libfiles", "pyrepr", "pytasks", "pytrace", "pytree", "pywatch"),
     "dbgcore.backends": ("pyspy",),

@@ -50,6 +50,7 @@ from dbgcore.lang.sourcefind import Tier as Tier
 from dbgcore.lang.sourcefind import resolve_source as resolve_source
 from dbgcore.lang.sourcefind import walk_sources as walk_sources
 from dbgcore.ops.table import render as render
+from dbgcore.shared import elf as elf
 from dbgcore.shared import procutil as procutil
 from dbgcore.shared.bounds import number_or_name as number_or_name
 from dbgcore.shared.errors import BackendError as BackendError

@@ -16,11 +16,11 @@ carries the first candidate's install hint.
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 from typing import BinaryIO
 
 from dbgcore.backends.contract import Backend, BackendSpec
+from dbgcore.shared import elf
 from dbgcore.shared.errors import BackendMissing, UsageError
 
 #: Section names only the Go toolchain writes.
@@ -34,34 +34,17 @@ def binary_kind(path: Path) -> str | None:
             head = f.read(64)
             if len(head) < 64 or head[:4] != b"\x7fELF":
                 return None
-            return "go" if _has_go_section(f, head) else "elf"
+            return "go" if _has_go_section(f) else "elf"
     except OSError:
         return None
 
 
-def _has_go_section(stream: BinaryIO, head: bytes) -> bool:
+def _has_go_section(stream: BinaryIO) -> bool:
     """Look the section names up in the section header string table."""
-    wide, little = head[4] == 2, head[5] == 1
-    end = "<" if little else ">"
-    try:
-        if wide:
-            shoff, = struct.unpack_from(end + "Q", head, 0x28)
-            shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", head, 0x3A)
-        else:
-            shoff, = struct.unpack_from(end + "I", head, 0x20)
-            shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", head, 0x2E)
-        if not shoff or shstrndx >= shnum:
-            return False
-        stream.seek(shoff + shstrndx * shentsize)
-        entry = stream.read(shentsize)
-        if wide:
-            offset, size = struct.unpack_from(end + "QQ", entry, 0x18)
-        else:
-            offset, size = struct.unpack_from(end + "II", entry, 0x10)
-        stream.seek(offset)
-        names = stream.read(min(size, 1 << 20))
-    except (struct.error, OSError, ValueError):
+    table = elf.sections(stream)
+    if table is None or table[1] >= len(table[0]):
         return False
+    names = elf.section_bytes(stream, table[0][table[1]])
     return any(name + b"\0" in names for name in _GO_SECTIONS)
 
 

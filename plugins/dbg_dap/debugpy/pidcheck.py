@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import os
 import re
-import struct
 from pathlib import Path
 
-from dbgcore.api import OpFailed
+from dbgcore.api import OpFailed, elf, procutil
 
 #: An ELF section holding the dynamic symbol table (its strings: sh_link).
 _SHT_DYNSYM = 11
@@ -68,12 +67,7 @@ def python_children(pid: int) -> list[tuple[int, str]]:
     """The processes whose parent is ``pid`` and that run a Python (their
     pid and program), for the wrapper case: `bash -c`, `uv run`, `timeout`."""
     found: list[tuple[int, str]] = []
-    try:
-        listed = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return found
-    for word in listed:
-        child = int(word)
+    for child in procutil.children_of(pid):
         try:
             exe = os.readlink(f"/proc/{child}/exe")
             maps = Path(f"/proc/{child}/maps").read_text()
@@ -90,30 +84,14 @@ def exports_python(path: str) -> bool | None:
     (no ELF, no section table)."""
     try:
         with open(path, "rb") as f:
-            head = f.read(64)
-            if len(head) < 52 or head[:4] != b"\x7fELF":
+            table = elf.sections(f)
+            if table is None:
                 return None
-            wide, order = head[4] == 2, "<" if head[5] == 1 else ">"
-            if wide:
-                (shoff,) = struct.unpack(order + "Q", head[0x28:0x30])
-                size, count = struct.unpack(order + "HH", head[0x3A:0x3E])
-                layout = order + "IIQQQQII"
-            else:
-                (shoff,) = struct.unpack(order + "I", head[0x20:0x24])
-                size, count = struct.unpack(order + "HH", head[0x2E:0x32])
-                layout = order + "IIIIIIII"
-            if not shoff or not count:
-                return None
-            f.seek(shoff)
-            table = f.read(size * count)
-            sections = [struct.unpack(layout, table[i * size:i * size + struct.calcsize(layout)])
-                        for i in range(count) if (i + 1) * size <= len(table)]
-            for _name, kind, _flags, _addr, _offset, _size, link, _info in sections:
-                if kind != _SHT_DYNSYM or link >= len(sections):
-                    continue
-                strings = sections[link]
-                f.seek(strings[4])
-                return _PY_SYMBOL in b"\0" + f.read(strings[5])
+            found = table[0]
+            for section in found:
+                if section.kind == _SHT_DYNSYM and section.link < len(found):
+                    return _PY_SYMBOL in b"\0" + elf.section_bytes(f, found[section.link],
+                                                                  1 << 30)
             return False
-    except (OSError, struct.error):
+    except OSError:
         return None
