@@ -32,15 +32,18 @@ def answered(session: Session, result: JsonObject) -> JsonObject:
 
 
 def follow(future: Future[JsonObject], timeout: float | None, session: Session,
-           children: ChildSessions) -> JsonObject:
+           children: ChildSessions, children_before: set[str] | None = None) -> JsonObject:
     """The answer of the op behind ``future`` (within ``timeout``, else
     `running`); or, when the program blocks reading the stdin dbg feeds
     it, at once a `running` answer that says it waits for input (the op
     goes on waiting for the stop, which `dbg input` or `dbg wait` then
-    collects)."""
+    collects). A child session stopped already (``children_before``, by
+    default those stopped now) is not news; one that stops later is: a
+    caller whose op may already run takes that set before it queues it,
+    or a child that stops at once would count as stopped before."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    # A child stopped already is not news; one that stops now is.
-    children_before = set(children.stopped())
+    if children_before is None:
+        children_before = set(children.stopped())
     while True:
         wait = INPUT_CHECK if deadline is None else max(
             0.0, min(INPUT_CHECK, deadline - time.monotonic()))

@@ -26,6 +26,9 @@ from dbgcore.vocab.location import BreakLoc
 CHILD_END_WAIT = 10.0
 #: How long a daemon waits for a child session's daemon to answer.
 CHILD_PING_TIMEOUT = 2.0
+#: How long it waits for a stopped child's stop (its snapshot may still be
+#: being taken: locals read under load).
+CHILD_STOP_TIMEOUT = 10.0
 # How often a child session still attaching is asked again.
 CHILD_ATTACH_POLL = 0.05
 #: How long a child process's session stays after the child ended (a program
@@ -79,7 +82,7 @@ class ChildSessions:
     def stop_of(self, name: str) -> JsonObject:
         """Where child session ``name`` stopped (its `wait` collects the stop)."""
         try:
-            answer = client.call(name, "wait", {}, CHILD_PING_TIMEOUT)
+            answer = client.call(name, "wait", {}, CHILD_STOP_TIMEOUT)
         except DbgError:
             return {"session": name}
         stop = answer.get("result") or {}

@@ -286,9 +286,10 @@ class Daemon:
         if busy is not None:
             return answer_beside(op, args, timeout, *busy, self.session, self.table,
                                  self.child_sessions)
+        children_before = set(self.child_sessions.stopped()) if waits else set()
         self.jobs.put((op, args, timeout, future))
-        response = follow(future, None, self.session, self.child_sessions) if waits \
-            else future.result()
+        response = follow(future, None, self.session, self.child_sessions,
+                          children_before) if waits else future.result()
         self.last_activity = time.monotonic()
         return response
 
