@@ -84,11 +84,18 @@ def _run(dbg: Dbg, kind: str, refuse: bool, name: str) -> tuple[int, int]:
     try:
         said, path = proc.stdout.readline().split()
         assert said == "ready"
-        # One spare holds it (its maker may hold it a moment more).
-        assert wait_for(lambda: len(_listeners(path)) == 1
-                        and _listeners(path) <= spares(dbg.home)), (_listeners(path),
-                                                                     spares(dbg.home))
-        (waiting,) = _listeners(path)
+        # One spare holds it (its maker may hold it a moment more, and a
+        # process the spare forks holds it too until it closes its fds): the
+        # holder is read from the look that found one.
+        seen: list[int] = []
+
+        def one_spare() -> bool:
+            held = _listeners(path)
+            seen[:] = sorted(held)
+            return len(held) == 1 and held <= spares(dbg.home)
+
+        assert wait_for(one_spare), (seen, spares(dbg.home))
+        (waiting,) = seen
         proc.stdin.write("go\n")
         proc.stdin.flush()
         out, err = proc.communicate(timeout=60)
