@@ -44,6 +44,10 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any
 
+#: Nanoseconds a file's modification time may lag the clock the spawn was
+#: timed with (two ticks at the lowest common HZ, 100).
+MTIME_SLACK = 20_000_000
+
 
 def _stamps() -> dict[str, int | None]:
     """What the interpreter's start read that a later change would make
@@ -138,8 +142,10 @@ def wait_for_launch() -> None:
     spawned = int(os.environ.pop("DBG_WARM_SPAWNED", "0"))
     before = _stamps()
     # Changed since this process was spawned: perhaps after its start read
-    # it, so stale from the first.
-    fresh = all(stamp is None or stamp < spawned for stamp in before.values())
+    # it, so stale from the first. A file's time is the kernel's coarse clock
+    # (a tick, up to 10 ms, behind time.time_ns()): an edit just after the
+    # spawn can bear a time just before it, so one within MTIME_SLACK counts.
+    fresh = all(stamp is None or stamp < spawned - MTIME_SLACK for stamp in before.values())
     # What debugpy's __main__.py imports, with the folder above debugpy's
     # on the path for `import debugpy` alone, as it does.
     root = os.environ.get("DBG_DEBUGPY_ROOT", "")
