@@ -325,6 +325,8 @@ class DapBackend(DapEvents):
         self.panic_bps = set()
         if launching and self.profile.panic_function and rust.is_rust(self.program):
             self._configure_rust(timeout)
+        if launching:
+            self._load_printers(self.profile.language_printer_commands(), "dbg's", timeout)
         for command, arguments in self.profile.configuration_requests():
             self.dap.request(command, arguments, timeout)
         if self._catches != catches:
@@ -337,18 +339,23 @@ class DapBackend(DapEvents):
         """A Rust program's values through its toolchain's pretty printers,
         and its panics as stops (dbg_dap.rust)."""
         assert self.dap is not None and self.profile.panic_function is not None
-        for command in self.profile.rust_printer_commands():
-            try:
-                self.dap.request("evaluate", {"expression": self.profile.raw_expression(command),
-                                              "context": "repl"}, timeout)
-            except DbgError as exc:
-                # Values then read as their fields: no reason to refuse the start.
-                self.ctx.log.note(f"Rust's pretty printers did not load: {exc.message}")
+        self._load_printers(self.profile.rust_printer_commands(), "Rust's", timeout)
         if self.catch_uncaught:
             # A panic is an uncaught exception's stop, as in a Python program.
             self.panic_bps.add(int(self.breaks.add(
                 BreakLoc(function=self.profile.panic_function), BreakOptions(), timeout,
                 internal=True).id))
+
+    def _load_printers(self, commands: list[str], whose: str, timeout: float) -> None:
+        """Run the console commands that load pretty printers."""
+        assert self.dap is not None
+        for command in commands:
+            try:
+                self.dap.request("evaluate", {"expression": self.profile.raw_expression(command),
+                                              "context": "repl"}, timeout)
+            except DbgError as exc:
+                # Values then read as their fields: no reason to refuse the start.
+                self.ctx.log.note(f"{whose} pretty printers did not load: {exc.message}")
 
     def _place_failure_breaks(self, timeout: float) -> None:
         """dbg's own breakpoints where a test fails (a test run)."""

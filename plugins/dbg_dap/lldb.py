@@ -222,7 +222,12 @@ class LldbProfile(NativeProfile):
         # lldb-dap then asks dbg to start the program (runInTerminal), so the
         # program is dbg's child: its wait status tells an exit from a death by
         # signal, which lldb 19 reports alike ("exited with status = 9").
-        return {**super().launch_arguments(request), "runInTerminal": True}
+        args = {**super().launch_arguments(request), "runInTerminal": True}
+        if self.language == "d":
+            # lldb-dap names a D frame by its address; the symbol, dbg
+            # demangles (dbg_dap.natlang).
+            args["customFrameFormat"] = "${function.name}"
+        return args
 
     def terminal_argv(self, argv: list[str]) -> list[str]:
         # lldb-dap's launcher is lldb-dap itself, which maps liblldb,

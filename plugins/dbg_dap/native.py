@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import dbg_dap.nativebuild as nativebuild
+import dbg_dap.natlang as natlang
 import dbg_dap.rust as rust
 from dbg_dap.frames import (
     native_library,
@@ -51,6 +52,8 @@ SOURCE_SUFFIXES = {
     ".cxx": "g++ -g -O0 {src} -o {out}",
     ".hpp": "g++ -g -O0 FILE.cpp -o {out}",
     ".rs": "rustc -g {src} -o {out}  (or: cargo build)",
+    ".d": "ldc2 -g -O0 {src} -of={out}",
+    ".nim": "nim c --debugger:native --opt:none -o:{out} {src}",
 }
 
 #: A C or C++ array type, ending in its dimensions ("int [10000000]",
@@ -159,6 +162,24 @@ class NativeProfile(AdapterProfile):
     #: runInTerminal process's pipes), so "stdout" and "stderr" output events
     #: are the debugger's own (gdb's messages, what lldb's `script` prints).
     output_categories: ClassVar[dict[str, str]] = {"stdout": "console", "stderr": "console"}
+    #: The program's language where it needs more than C's reading ("d",
+    #: "nim": dbg_dap.natlang), found when it is launched.
+    language: str | None = None
+
+    def launch_arguments(self, request: LaunchRequest) -> Message:
+        self.language = natlang.language(request.program)
+        return super().launch_arguments(request)
+
+    def language_printer_commands(self) -> list[str]:
+        command = natlang.printer_command(self.name, self.language)
+        return [command] if command else []
+
+    def frame_name(self, frame: Message) -> str | None:
+        name = super().frame_name(frame)
+        return natlang.plain_name(name, self.language) if name else name
+
+    def noise_variable(self, var: Message) -> bool:
+        return natlang.temporary(str(var.get("name") or ""), self.language)
 
     def build_command(self, program: Path, out: Path) -> tuple[list[str], Path] | None:
         return nativebuild.build_command(program, out)

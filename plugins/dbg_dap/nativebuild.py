@@ -2,9 +2,10 @@
 builds it with debug information and no optimisation (what a debugger needs
 to show every line and variable) so that users need not know each
 compiler's flags. The compiler is the one on PATH (cc/gcc/clang for C,
-c++/g++/clang++ for C++, rustc for Rust). A Cargo project's folder, or a
-.rs file inside one, is built with `cargo build` (its crates and modules are
-not one file's), its binary target picked from Cargo.toml.
+c++/g++/clang++ for C++, rustc for Rust, ldc2/dmd/gdc for D, nim for
+Nim). A Cargo project's folder, or a .rs file inside one, is built with
+`cargo build` (its crates and modules are not one file's), its binary
+target picked from Cargo.toml.
 """
 
 from __future__ import annotations
@@ -16,14 +17,26 @@ from pathlib import Path
 
 from dbgcore.api import BackendMissing, UsageError
 
-#: suffix -> (compilers tried in order, flags, how to install one).
-_BUILDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
-    ".c": (("cc", "gcc", "clang"), ("-g", "-O0"), "apt-get install gcc (or clang)"),
-    ".cc": (("c++", "g++", "clang++"), ("-g", "-O0"), "apt-get install g++ (or clang)"),
-    ".cpp": (("c++", "g++", "clang++"), ("-g", "-O0"), "apt-get install g++ (or clang)"),
-    ".cxx": (("c++", "g++", "clang++"), ("-g", "-O0"), "apt-get install g++ (or clang)"),
-    ".rs": (("rustc",), ("-g", "-C", "opt-level=0"),
+#: One compiler's command line: its name on PATH, then its arguments, where
+#: {src} is the source and {out} the binary (and its folder, {dir}).
+_Command = tuple[str, ...]
+
+_CC = ("-g", "-O0", "{src}", "-o", "{out}")
+
+#: suffix -> (the compilers' command lines, tried in order, how to install one).
+_BUILDS: dict[str, tuple[tuple[_Command, ...], str]] = {
+    ".c": ((("cc", *_CC), ("gcc", *_CC), ("clang", *_CC)), "apt-get install gcc (or clang)"),
+    **{suffix: ((("c++", *_CC), ("g++", *_CC), ("clang++", *_CC)),
+                "apt-get install g++ (or clang)") for suffix in (".cc", ".cpp", ".cxx")},
+    ".rs": ((("rustc", "-g", "-C", "opt-level=0", "{src}", "-o", "{out}"),),
             "install Rust (https://rustup.rs, or apt-get install rustc)"),
+    # D: LDC, the reference compiler DMD, or GDC.
+    ".d": ((("ldc2", "-g", "-O0", "{src}", "-of={out}"), ("dmd", "-g", "{src}", "-of={out}"),
+            ("gdc", "-g", "-O0", "{src}", "-o", "{out}")), "apt-get install ldc"),
+    # Nim compiles to C in a cache folder of its own (kept in the build's
+    # folder), with #line directives back to the .nim source.
+    ".nim": ((("nim", "c", "--debugger:native", "--opt:none", "--hints:off",
+               "--nimcache:{dir}/nimcache", "-o:{out}", "{src}"),), "apt-get install nim"),
 }
 
 
@@ -46,12 +59,13 @@ def build_command(program: Path, out: Path) -> tuple[list[str], Path] | None:
     entry = _BUILDS.get(program.suffix.lower())
     if entry is None or not program.is_file():
         return None
-    compilers, flags, install = entry
-    compiler = next((name for name in compilers if shutil.which(name)), None)
-    if compiler is None:
+    commands, install = entry
+    command = next((c for c in commands if shutil.which(c[0])), None)
+    if command is None:
         raise BackendMissing(f"cannot build {program.name}: no compiler on PATH "
-                             f"(tried {', '.join(compilers)})", install)
-    return [compiler, *flags, str(program.absolute()), "-o", str(out)], out
+                             f"(tried {', '.join(c[0] for c in commands)})", install)
+    words = {"src": str(program.absolute()), "out": str(out), "dir": str(out.parent)}
+    return [command[0], *(arg.format(**words) for arg in command[1:])], out
 
 
 def _cargo(manifest: Path, program: Path, target: Path) -> tuple[list[str], Path]:

@@ -578,6 +578,11 @@ class AdapterProfile:
         this debugger."""
         return []
 
+    def language_printer_commands(self) -> list[str]:
+        """The console commands that load dbg's own printers for the
+        program's language (dbg_dap.natlang: D, Nim); [] for the rest."""
+        return []
+
     #: Functions a test run breaks in, where a test fails (go test: testing's
     #: Fail); :meth:`test_failure` then says where the test's code is.
     test_failure_functions: ClassVar[tuple[str, ...]] = ()
