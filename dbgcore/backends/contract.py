@@ -123,6 +123,10 @@ class LaunchRequest:
     #: cannot ignores it, and the session places them at the entry stop and
     #: continues.
     before_run: Callable[[], object] | None = field(default=None, compare=False, repr=False)
+    #: The source file dbg built ``program`` from (:meth:`Backend.build_command`),
+    #: for a backend whose binary does not say where its source is (a jar);
+    #: None when the program was given as it is.
+    built_from: str | None = None
 
 
 @dataclass

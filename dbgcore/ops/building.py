@@ -89,7 +89,7 @@ def built_request(backend: Backend, request: LaunchRequest, run_dir: Path,
     if not wanted:
         return request, {}
     binary, built = build(type(backend), backend.spec, Path(request.program), run_dir)
-    return replace(request, program=binary), built
+    return replace(request, program=binary, built_from=request.program), built
 
 
 def rebuild(cls: type[Backend], spec: BackendSpec, binary: str, run_dir: Path) -> JsonObject:

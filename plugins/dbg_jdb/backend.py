@@ -34,7 +34,7 @@ from dbg_jdb.parse import (
     STOPPED_PROMPT_RE,
     jdb_version,
 )
-from dbg_jdb.program import JavaProgram, prepare
+from dbg_jdb.program import JavaProgram, java_build_command, prepare
 from dbg_jdb.running import JdbRunning
 from dbgcore.api import (
     AttachRequest,
@@ -88,9 +88,18 @@ class JdbBackend(JdbRunning):
         if program.is_dir():
             raise NotAProgram(f"{program} is a folder, not a Java program",
                               "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
+        if program.suffix.lower() == ".kt":
+            raise NotAProgram(f"{program.name} is a Kotlin source file, not a program",
+                              f"compile it first: kotlinc {program.name} -d "
+                              f"{program.stem}.jar; then: dbg start {program.stem}.jar")
         if program.suffix.lower() not in (".java", ".class", ".jar"):
             raise NotAProgram(f"{program} is not a Java program (.java, .class or .jar)",
                               "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
+
+    @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
+        return java_build_command(program, out)
 
     # -- starting ----------------------------------------------------------------
 
@@ -104,7 +113,8 @@ class JdbBackend(JdbRunning):
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
         self._cwd = request.cwd
         self.program = prepare(request.program, request.options.get("classpath"),
-                               self.ctx.run_dir / "classes", timeout, request.cwd)
+                               self.ctx.run_dir / "classes", timeout, request.cwd,
+                               request.built_from)
         # JDWP's two ends both reach dbg, which relays between them: the JVM
         # dials a port of dbg's, and jdb another (`jdb -attach`). Each port
         # takes only its own process's connection (checked in /proc) and is
@@ -168,10 +178,18 @@ class JdbBackend(JdbRunning):
         self.jdwp = JdwpRelay(vm, conn)
         self.jdwp.start()
         self._read_vm_start(timeout)
-        # Stop at entry: a breakpoint on main, ours, gone once it is hit.
-        entry = self.breaks.add(BreakLoc(function=f"{self.program.main_class}.main"),
-                                timeout, internal=True, temporary=True)
+        # Stop at entry: a breakpoint on main, ours, gone once it is hit; by
+        # its arguments, since Kotlin's `fun main()` has a main() beside the
+        # main(String[]) the JVM calls.
+        main = f"{self.program.main_class}.main(java.lang.String[])"
+        entry = self.breaks.add(BreakLoc(function=main), timeout, internal=True, temporary=True)
         event = self._resume("cont", timeout)
+        if event.state == "stopped" and event.location is not None \
+                and (event.location.line or 0) < 1:
+            # Kotlin's main(String[]) is a bridge without lines to its main():
+            # the program's first line is a step away.
+            event = self._resume("step", timeout)
+            event.reason, event.hit_breakpoints = "breakpoint", []
         self.breaks.discard(entry, timeout)
         if event.state == "stopped":
             # jdb itself catches uncaught Throwables from the start: the

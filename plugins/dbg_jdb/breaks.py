@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from dbg_jdb import kotlin
 from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
 from dbgcore.api import (
@@ -167,7 +168,7 @@ class JdbBreakpoints:
 
     def _class_line(self, file: str, line: int) -> str:
         """jdb's name for a line: the class whose body holds it, and the line."""
-        owner = class_at_line(Path(file), line)
+        owner = (kotlin.class_at_line if file.endswith(".kt") else class_at_line)(Path(file), line)
         # Classes need not live in a file of their own name.
         self._class_files[owner.split("$", 1)[0]] = file
         return f"{owner}:{line}"
@@ -189,9 +190,9 @@ class JdbBreakpoints:
         """The source file a typed name means (see dbgcore.lang.sourcefind)."""
         roots = self._source_roots()
         found = resolve_source(path, roots, [
-            lambda: (f for root in roots for f in walk_sources(root, (".java",)))])
+            lambda: (f for root in roots for f in walk_sources(root, (".java", ".kt")))])
         if found is None:
-            raise OpFailed(f"no Java source file matches {path} under "
+            raise OpFailed(f"no Java or Kotlin source file matches {path} under "
                            f"{', '.join(roots) or 'the source roots'}",
                            "give a path (relative to here or to the program) or an absolute one")
         return found
@@ -199,7 +200,7 @@ class JdbBreakpoints:
     def _method_missing(self, native: str) -> str | None:
         """The program's source of the class of ``Class.method`` when it
         declares no such method (None: no source of it here, or it does)."""
-        owner, _, method = native.rpartition(".")
+        owner, _, method = native.split("(")[0].rpartition(".")
         relative = owner.split("$")[0].replace(".", "/") + ".java"
         for root in self._source_roots():
             source = Path(root) / relative
@@ -227,6 +228,9 @@ class JdbBreakpoints:
         outer = class_name.split("$", 1)[0]
         if outer in self._class_files:
             return self._class_files[outer]
+        program = self.console.program
+        if program is not None and outer in program.class_sources:
+            return program.class_sources[outer]
         relative = Path(*outer.split(".")).with_suffix(".java")
         for root in self._source_roots():
             candidate = Path(root) / relative

@@ -64,16 +64,19 @@ class JdbInspection(JdbConversation):
 
     def _frames_of(self, listing: str, selected: int) -> list[Frame]:
         """The frames of a `where` listing from the top frame."""
-        frames = []
+        frames: list[Frame] = []
         for number, function, file_name, line in WHERE_RE.findall(listing):
             index = int(number) - 1
             owner = function.rsplit(".", 1)[0]
-            file = self.breaks.file_of(owner) if file_name.endswith(".java") else None
+            file = self.breaks.file_of(owner) if file_name.endswith((".java", ".kt")) else None
             package = java_library(function)
+            # Kotlin's main(String[]) has no lines: it only calls the main()
+            # just above it, so it is the runtime's entry, not the program's.
+            bridge = not line and bool(frames) and frames[-1].function == function
             frames.append(Frame(index, function, file,
                                 int(re.sub(r"[,.]", "", line)) if line else None,
-                                index == selected - 1, library=package is not None,
-                                library_name=package or None))
+                                index == selected - 1, internal=bridge,
+                                library=package is not None, library_name=package or None))
         return frames
 
     def frame_args(self, frames: list[Frame], timeout: float) -> None:

@@ -30,7 +30,7 @@ EVENT_RE = re.compile(
     r"|Method exited(?:: return value = (?P<ret>.*?),)?"
     r"|Field \((?P<field>[^)]*)\) is (?P<old>.*?), will be (?P<new>.*?)"
     r"|Exception occurred: (?P<exc>\S+) \((?P<caught>uncaught|caught)\))"
-    r':?\s*"thread=(?P<thread>[^"]*)", (?P<where>[^\r\n]*?), line=(?P<line>[\d,.]+) bci=\d+')
+    r':?\s*"thread=(?P<thread>[^"]*)", (?P<where>[^\r\n]*?), line=(?P<line>-?[\d,.]+) bci=\d+')
 EXIT_RE = re.compile(r"The application (?:exited|has been disconnected)")
 WHERE_RE = re.compile(r"^\s*\[(\d+)\] (\S+) \(([^:)]*)(?::([\d,.]+))?\)", re.M)
 THREAD_RE = re.compile(r"^\s*\(([\w.$]+)\)(\S+)\s+(.*?)\s*$", re.M)

@@ -2,7 +2,8 @@
 
 Accepted: a ``.java`` file (compiled with ``javac -g`` into the session's
 private folder), a ``.class`` file, a ``.jar`` whose manifest names its main
-class, or a class name with ``-cp``.
+class (one dbg built from a ``.kt`` file: dbg_jdb.kotlin), or a class name
+with ``-cp``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dbg_jdb import kotlin
 from dbgcore.api import OpFailed, UsageError, private_dir
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
@@ -27,6 +29,9 @@ class JavaProgram:
     main_class: str
     #: Folders holding the sources, package folders below them.
     source_roots: list[str] = field(default_factory=list)
+    #: Outer class -> its source file, where its name does not say it (the
+    #: classes of a Kotlin file).
+    class_sources: dict[str, str] = field(default_factory=dict)
 
 
 def package_of(source: Path) -> str:
@@ -90,7 +95,7 @@ def class_at_line(source: Path, line: int) -> str:
 
 
 def prepare(program: str, classpath: str | None, build_dir: Path, timeout: float,
-            cwd: str | None = None) -> JavaProgram:
+            cwd: str | None = None, built_from: str | None = None) -> JavaProgram:
     path = Path(program)
     here = Path(cwd) if cwd else Path.cwd()
     if classpath is not None:
@@ -109,6 +114,9 @@ def prepare(program: str, classpath: str | None, build_dir: Path, timeout: float
                                                                      here))
     if suffix == ".jar":
         main = _jar_main_class(path)
+        if built_from is not None and Path(built_from).suffix.lower() == ".kt":
+            classes, roots, sources = kotlin.launch_parts(path, Path(built_from))
+            return JavaProgram(classes, main, roots, sources)
         return JavaProgram([str(path)], main, project_sources([str(path)], main, here))
     raise UsageError(f"jdb cannot run {path.name}",
                      "give a .java file, a .class file, a .jar, or -cp DIR MainClass")
@@ -167,6 +175,14 @@ def _compile(source: Path, build_dir: Path, timeout: float) -> JavaProgram:
         raise OpFailed(f"javac could not compile {source.name}: {first}{more}",
                        f"fix it, then `dbg start {source.name}` again")
     return JavaProgram([str(build_dir)], class_of_file(source), [str(root)])
+
+
+def java_build_command(program: Path, out: Path) -> tuple[list[str], Path] | None:
+    """`dbg start app.kt` builds a jar (see dbg_jdb.kotlin); a .java file is
+    compiled at launch instead, beside the classes it finds."""
+    if program.suffix.lower() != ".kt" or not program.is_file():
+        return None
+    return kotlin.build_command(program, out)
 
 
 def _jar_main_class(jar: Path) -> str:
