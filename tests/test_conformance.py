@@ -58,8 +58,19 @@ class Case:
     #: A process to attach to ("{binary}" is the built program); default: a
     #: sleeping Python.
     attach_argv: tuple[str, ...] = ()
+    #: jdb attaches to the JVM of this Java target's classes ("{classes}";
+    #: default: the program's own).
+    attach_java: str = ""
+    #: The case's name, where a backend has more than one (a language each).
+    name: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.name or self.backend
 
 
+_JVM_ATTACH = ("java", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,"
+               "address=127.0.0.1:0", "-cp", "{classes}", "Cart", "sleep")
 _GO = dict(function="main.apply_discount", caller="main.main", files=("gocart/go.mod",),
            build="go", raw=("6*7",), attach_argv=("{binary}", "sleep"))
 CASES = [
@@ -76,12 +87,27 @@ CASES = [
     Case("jdb", "java/Cart.java", function="Cart.apply_discount", caller="Cart.main",
          raw=("print", "6*7"), catch_filters=("java.lang.IllegalStateException",),
          watch="added",  # jdb watches fields, not locals
-         attach_argv=("java", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,"
-                      "address=127.0.0.1:0", "-cp", "{classes}", "Cart", "sleep")),
+         attach_argv=_JVM_ATTACH),
+    # The languages that run on those debuggers: Kotlin (dbg builds cart.kt
+    # with kotlinc), D and Nim (dbg builds them for gdb and lldb).
+    Case("jdb", "kotlin/cart.kt", name="jdb-kotlin", function="CartKt.apply_discount",
+         caller="CartKt.main", raw=("print", "6*7"),
+         catch_filters=("java.lang.IllegalStateException",), watch="added",
+         attach_argv=_JVM_ATTACH, attach_java="java/Cart.java"),
+    Case("gdb", "native/cart.d", name="gdb-d", raw=("print", "6*7"), catch_filters=("throw",),
+         function="cart.apply_discount", caller="D main"),
+    Case("lldb", "native/cart.d", name="lldb-d", raw=("expr", "6*7"),
+         catch_filters=("cpp_throw",), function="cart.apply_discount", caller="D main"),
+    Case("gdb", "native/cart.nim", name="gdb-nim", raw=("print", "6*7"),
+         catch_filters=("throw",), caller="NimMainModule",
+         expression=("total * 2.0", "38.5")),
+    Case("lldb", "native/cart.nim", name="lldb-nim", raw=("expr", "6*7"),
+         catch_filters=("cpp_throw",), caller="NimMainModule",
+         expression=("total * 2.0", "38.5")),
 ]
 
 
-@pytest.fixture(scope="module", params=CASES, ids=[c.backend for c in CASES])
+@pytest.fixture(scope="module", params=CASES, ids=[c.id for c in CASES])
 def case(request: pytest.FixtureRequest, backend_ready: Callable[[str], None]) -> Case:
     chosen: Case = request.param
     backend_ready(chosen.backend)
@@ -96,6 +122,8 @@ class Conf:
     tool: str
     declared: dict[str, str]
     binary: Path
+    #: The Java source whose classes jdb attaches to.
+    java: Path
 
     def line(self, mark: str) -> int:
         return self.target.lines[mark]
@@ -115,6 +143,7 @@ def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
     ops = full_table(host)
     for extra in case.files:
         module_target(extra)
+    attach_java = module_target(case.attach_java).path if case.attach_java else None
     target = module_target(case.program)
     binary = target.path
     if case.build == "c":
@@ -126,7 +155,8 @@ def conf(case: Case, module_dbg: Dbg, module_target: Any) -> Iterator[Conf]:
     assert snap["ok"] and snap["location"]["line"] == target.lines[case.stop], snap
     tool = module_dbg.json("tool")["tool"]
     # What `dbg caps` says, asked of the installed debugger: it must match.
-    yield Conf(module_dbg, case, target, tool, dict(cls.support(spec, ops)), binary)
+    yield Conf(module_dbg, case, target, tool, dict(cls.support(spec, ops)), binary,
+               attach_java or target.path)
     module_dbg("kill")
 
 
@@ -332,7 +362,7 @@ def op_raw(c: Conf) -> Result:
 
 
 def op_attach(c: Conf) -> Result:
-    classes = builds.build_java(c.target.path) if c.case.backend == "jdb" else c.binary
+    classes = builds.build_java(c.java) if c.case.backend == "jdb" else c.binary
     argv = [a.replace("{binary}", str(c.binary)).replace("{classes}", str(classes))
             for a in c.case.attach_argv] or [sys.executable, "-c", "import time; time.sleep(30)"]
     sleeper = subprocess.Popen(argv, stdout=subprocess.PIPE)

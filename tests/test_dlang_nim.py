@@ -27,12 +27,10 @@ def test_a_d_program_reads_as_d(dbg: Any, target: Any, backend_ready: Callable[[
     assert stop["_exit"] == 0, stop
     assert stop["build"]["command"].startswith("ldc2 -g -O0 "), stop["build"]
     assert (stop["reason"], stop["location"]["line"]) == ("breakpoint", source.lines["loop"])
-    # The D name, demangled by the debugger (gdb) or by dbg (lldb).
-    assert stop["location"]["function"].startswith("shop.total"), stop["location"]
-    names = _frame_names(dbg)
-    assert names[0].startswith("shop.total") and any(n.startswith("D main") or
-                                                     n.startswith("shop.main")
-                                                     for n in names), names
+    # The D name, demangled by the debugger (gdb) or by dbg (lldb), without
+    # its parameters on both.
+    assert stop["location"]["function"] == "shop.total", stop["location"]
+    assert _frame_names(dbg)[:2] == ["shop.total", "D main"]
     assert dbg.json("print", "item.name")["value"] == '"apple"'
     locals_ = {v["name"]: v for v in dbg.json("locals")["variables"]}
     assert {"items", "sum", "item"} <= set(locals_), locals_
@@ -42,6 +40,32 @@ def test_a_d_program_reads_as_d(dbg: Any, target: Any, backend_ready: Callable[[
     # gdb's D parser cannot index a slice (`items[1]`): a value path can.
     assert [(v["name"], v["value"]) for v in dbg.json("vars", "items[1].name")["variables"]] \
         == [("name", '"pear"')]
+    assert dbg.json("kill")["_exit"] == 0
+
+
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+@pytest.mark.parametrize(("program", "compiler", "function", "entry"), [
+    ("native/cart.d", "ldc2", "cart.apply_discount", "D main"),
+    ("native/cart.d", "ldc2", "apply_discount", "D main"),
+    ("native/cart.nim", "nim", "apply_discount", "NimMainModule"),
+])
+def test_entry_and_a_function_breakpoint_are_the_programs_own(
+        dbg: Any, target: Any, backend_ready: Callable[[str], None], backend: str,
+        program: str, compiler: str, function: str, entry: str) -> None:
+    backend_ready(backend)
+    builds._need(compiler)
+    source = target(program)
+    start = dbg.json("start", "--backend", backend, str(source.path))
+    # The program's own first line, not the runtime's C main.
+    assert (start["reason"], start["location"]["file"], start["location"]["line"]) == \
+        ("entry", str(source.path), source.lines["main-first"]), start["location"]
+    assert start["location"]["function"] == entry
+    # By the name its user writes: bound to the function's code, not pending.
+    made = dbg.json("break", function)["breakpoint"]
+    assert made["verified"] is True and made["file"] == str(source.path), made
+    stop = dbg.json("continue")
+    assert stop["reason"] == "breakpoint" and stop["location"]["function"].endswith(
+        "apply_discount"), stop["location"]
     assert dbg.json("kill")["_exit"] == 0
 
 

@@ -153,7 +153,7 @@ _DELVE_FRAME_RE = re.compile(r"^\s*\d+\s+0x[0-9a-fA-F]+ in (\S+)\s*\n\s*at (\S+)
 class DelveProfile(AdapterProfile):
     name = "delve"
     breaks_before_run = True
-    entry_function: ClassVar[str | None] = "main.main"
+    entry_function: str | None = "main.main"
     exit_status_on_disconnect = True
     # The program reads dlv's own stdin (`dlv dap` ignores `-r stdin:FILE`):
     # dlv starts with the program's (DapBackend._connect).

@@ -80,6 +80,8 @@ class GdbProfile(NativeProfile):
 
     def launch_arguments(self, request: LaunchRequest) -> Message:
         args = super().launch_arguments(request)
+        if self.entry_line() is not None:
+            args.pop("stopAtBeginningOfMainSubprogram", None)  # dbg's own entry stop
         if self.streams:
             # A string (not a list) is the command line gdb hands its shell
             # as is: the arguments quoted, then the redirections.
@@ -241,7 +243,8 @@ class GdbProfile(NativeProfile):
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
         os.close(fd)
         path = Path(name)
-        options = {"file": name, "functions": list(functions), "lines": bool(lines),
+        natives = [self.function_name(None, f) for f in functions]
+        options = {"file": name, "functions": natives, "lines": bool(lines),
                    "max": int(max_calls), "chars": VALUE_CHARS}
         try:
             try:

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import ClassVar
 
+import dbg_dap.natlang as natlang
 import dbg_dap.rust as rust
 from dbg_dap.frames import (
     lldb_arguments,
@@ -88,7 +89,8 @@ _NULL_PARENT_RE = re.compile(r"= <parent is NULL>")
 class LldbProfile(NativeProfile):
     name = "lldb"
     breaks_before_run = True
-    entry_function: ClassVar[str | None] = "main"
+    #: (A D program's is _Dmain, a Nim program's NimMainModule: set at launch.)
+    entry_function: str | None = "main"
     safe_unknown_requests = False
     #: lldb-dap keeps running after `disconnect` and may abort when its stdin
     #: closes: it gets only this long before it is killed.
@@ -227,6 +229,7 @@ class LldbProfile(NativeProfile):
             # lldb-dap names a D frame by its address; the symbol, dbg
             # demangles (dbg_dap.natlang).
             args["customFrameFormat"] = "${function.name}"
+        self.entry_function = natlang.entry_function(self.language) or "main"
         return args
 
     def terminal_argv(self, argv: list[str]) -> list[str]:
@@ -333,7 +336,8 @@ class LldbProfile(NativeProfile):
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)
         os.close(fd)
         path = Path(name)
-        options = json.dumps({"file": name, "functions": list(functions), "lines": bool(lines),
+        natives = [self.function_name(None, f) for f in functions]
+        options = json.dumps({"file": name, "functions": natives, "lines": bool(lines),
                               "max": int(max_calls), "chars": VALUE_CHARS})
 
         def run_on(running: float) -> StopEvent:

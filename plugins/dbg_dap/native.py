@@ -36,6 +36,7 @@ from dbg_dap.profile_base import AdapterProfile
 from dbgcore.api import (
     AttachRequest,
     LaunchRequest,
+    Location,
     Message,
     NotAProgram,
     StopEvent,
@@ -166,9 +167,26 @@ class NativeProfile(AdapterProfile):
     #: "nim": dbg_dap.natlang), found when it is launched.
     language: str | None = None
 
+    #: The program launched, for its symbols (natlang.native_function), and
+    #: the source dbg built it from, if it did.
+    program: str | None = None
+    source: str | None = None
+
     def launch_arguments(self, request: LaunchRequest) -> Message:
         self.language = natlang.language(request.program)
+        self.program, self.source = request.program, request.built_from
         return super().launch_arguments(request)
+
+    def entry_line(self) -> Location | None:
+        # A Nim program starts in a C main of Nim's own: the entry stop is
+        # the module's first top-level line (known when dbg built it).
+        line = natlang.nim_first_line(self.source) if self.language == "nim" else None
+        return Location(self.source, line, None) if line and self.source else None
+
+    def function_name(self, module: str | None, function: str) -> str:
+        native = None if module else natlang.native_function(self.program, self.language,
+                                                              function)
+        return native or super().function_name(module, function)
 
     def language_printer_commands(self) -> list[str]:
         command = natlang.printer_command(self.name, self.language)

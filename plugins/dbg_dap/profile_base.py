@@ -102,7 +102,7 @@ class AdapterProfile:
 
     #: Stop at entry with a function breakpoint on this function, for
     #: adapters whose own stopOnEntry stops somewhere useless (the loader).
-    entry_function: ClassVar[str | None] = None
+    entry_function: str | None = None
 
     def entry_line(self) -> Location | None:
         """Where a launch stops at entry, for a profile that places that stop

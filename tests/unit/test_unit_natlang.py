@@ -12,7 +12,7 @@ def test_d_symbols_demangle_to_their_qualified_name() -> None:
     assert natlang.plain_name("_D4shop5totalFASQo4ItemZi", "d") == "shop.total"
     assert natlang.plain_name("_D3app6models5Order5totalMFZd", "d") == "app.models.Order.total"
     # gdb's own demangling and names that are no D symbol stay as they are.
-    assert natlang.plain_name("shop.total(shop.Item[])", "d") == "shop.total(shop.Item[])"
+    assert natlang.plain_name("shop.total(shop.Item[])", "d") == "shop.total"  # gdb's
     assert natlang.plain_name("_Dmain", "d") == "_Dmain"
     assert natlang.plain_name("_D4shop99cut", "d") == "_D4shop99cut"  # truncated: as is
 
@@ -31,6 +31,16 @@ def test_the_compilers_temporaries_are_not_the_programs_locals() -> None:
         assert not natlang.temporary(name, "nim"), name
     assert natlang.temporary("__r42", "d") and natlang.temporary("__key43", "d")
     assert not natlang.temporary("__r42", None) and not natlang.temporary("count", "d")
+
+
+def test_a_nim_module_starts_at_its_first_top_level_statement(tmp_path: Path) -> None:
+    source = tmp_path / "till.nim"
+    source.write_text("# A till.\nimport strutils\n\ntype Item = object\n  name: string\n\n"
+                      "proc total(): int =\n  result = 1\n\nconst tax = 2\n"
+                      "var items = @[1]\necho total()\n")
+    assert natlang.nim_first_line(str(source)) == 11
+    assert natlang.nim_first_line(str(tmp_path / "missing.nim")) is None
+    assert natlang.nim_first_line(None) is None
 
 
 def test_a_binary_says_its_language(tmp_path: Path) -> None:
