@@ -16,9 +16,9 @@ proc apply_discount(total: float, percent: int): float =
   let discount = total * float(percent) / 100 # @discount
   result = total - discount # @discount-return
 
-var items = @[Item(name: "apple", price: 0.5, quantity: 6),
+var items = @[Item(name: "apple", price: 0.5, quantity: 6), # @main-first
               Item(name: "bread", price: 2.25, quantity: 1),
-              Item(name: "coffee", price: 7.0, quantity: 2)] # @main-first
+              Item(name: "coffee", price: 7.0, quantity: 2)]
 var total = cartTotal(items) # @call-total
 echo &"subtotal: {total:.2f}"
 var final = apply_discount(total, 10) # @call-discount
