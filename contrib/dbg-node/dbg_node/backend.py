@@ -120,6 +120,13 @@ class NodeBackend(NodeScopes):
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
         entry_point(program)
 
+    @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
+        from dbg_node.typescript import build_command
+
+        return build_command(spec, program, out)
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
