@@ -1,0 +1,211 @@
+"""TypeScript on real Node.js: `dbg start app.ts` builds it with tsc
+--sourceMap into the session's folder, and through the maps (decoded by
+dbg_node.sourcemap) breakpoints, stops, frames and `list` are in the .ts
+file. The target's types make its lines of code other lines of the
+JavaScript, so a stop shown by the JavaScript's numbers fails these tests."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbgcore.api import BackendMissing, BackendSpec
+from dbgcore.testing import BackendSuite, Dbg, marked_lines, require, require_backend
+
+from dbg_node.sourcemap import SourceMapError, decode_mappings, decode_vlq, parse
+from dbg_node.typescript import find_tsc
+
+PROGRAM = Path(__file__).resolve().parent / "programs" / "ledger-ts"
+APP = PROGRAM / "app.ts"
+LINES = marked_lines(APP)
+MONEY = marked_lines(PROGRAM / "lib" / "money.ts")
+
+
+def tsc() -> str:
+    try:
+        return find_tsc(BackendSpec(name="node", plugin="node"), APP)
+    except BackendMissing as exc:
+        require(False, exc.message)
+        raise
+
+
+@pytest.fixture
+def ts(dbg: Dbg) -> Dbg:
+    require_backend("node")
+    tsc()
+    return dbg
+
+
+class TestTypeScriptSuite(BackendSuite):
+    """The kit's suite, on the TypeScript ledger built on the fly."""
+
+    backend = "node"
+    program = APP
+
+    def prepare(self, folder: Path) -> Path:
+        tsc()
+        return APP
+
+
+def start(dbg: Dbg, *options: str, program: Path = APP) -> dict[str, Any]:
+    snap = dbg.json("start", *options, str(program))
+    assert snap["ok"], snap
+    return snap
+
+
+def js_line(js: Path, text: str) -> int:
+    """The line of the generated JavaScript that holds ``text``."""
+    lines = js.read_text(encoding="utf-8").splitlines()
+    return next(n for n, line in enumerate(lines, 1) if text in line)
+
+
+def test_start_builds_it_with_source_maps_into_the_session_and_says_so(ts: Dbg) -> None:
+    snap = start(ts)
+    command = snap["build"]["command"]
+    assert re.search(r"tsc .*--sourceMap", command) and command.endswith(str(APP)), command
+    out = Path(re.search(r"--outDir (\S+)", command).group(1))  # type: ignore[union-attr]
+    assert out.is_relative_to(ts.home), out
+    assert (out / "app.js.map").is_file() and (out / "lib" / "money.js").is_file()
+    assert not list(PROGRAM.rglob("*.js")), "nothing is written beside the source"
+    assert (snap["state"], snap["reason"], snap["location"]["file"]) == (
+        "stopped", "entry", str(APP)), snap
+    text = ts("kill")
+    assert text.code == 0
+    said = ts("start", str(APP))
+    assert said.code == 0 and "built: " in said.out and "--sourceMap" in said.out, said
+
+
+def test_a_break_on_a_ts_line_binds_there_and_the_stop_is_shown_in_typescript(ts: Dbg) -> None:
+    start(ts)
+    bp = ts.json("break", f"app.ts:{LINES['loop']}")
+    assert bp["ok"] and bp["breakpoint"]["verified"], bp
+    assert (bp["breakpoint"]["file"], bp["breakpoint"]["line"]) == (str(APP), LINES["loop"])
+    build = ts.home / "sessions" / "default" / "build"
+    # The test means something only where the JavaScript's line is another.
+    assert js_line(build / "app.js", "total += i * 100") != LINES["loop"]
+    hit = ts.json("continue")
+    assert (hit["reason"], hit["location"]["file"], hit["location"]["line"],
+            hit["location"]["function"]) == ("breakpoint", str(APP), LINES["loop"], "main"), hit
+    shown = ts("list")
+    assert f"> {LINES['loop']} |     total += i * 100; // @loop" in shown.out, shown.out
+    names = {v["name"]: v["value"] for v in ts.json("locals")["variables"]}
+    assert names["total"] == "0" and names["i"] == "0" and names["entries"] == "[]", names
+    assert ts.json("print", "total + 5")["value"] == "5"
+    again = ts.json("continue")
+    assert again["location"]["line"] == LINES["loop"]
+    assert ts.json("print", "total")["value"] == "0"
+    assert ts.json("print", "i")["value"] == "1"
+
+
+def test_the_stack_shows_typescript_frames_across_modules(ts: Dbg) -> None:
+    # lib/money.ts is not loaded at the entry stop: its breakpoint is found
+    # through the build's maps on disk and binds when node requires it.
+    start(ts)
+    bp = ts.json("break", f"money.ts:{MONEY['money']}")
+    assert bp["ok"], bp
+    hit = ts.json("continue")
+    assert (hit["reason"], hit["location"]["file"], hit["location"]["line"]) == (
+        "breakpoint", str(PROGRAM / "lib" / "money.ts"), MONEY["money"]), hit
+    frames = ts.json("stack")["frames"]
+    assert [(f["function"], Path(f["file"]).name, f["line"]) for f in frames] == [
+        ("money", "money.ts", MONEY["money"]), ("main", "app.ts", LINES["after-fee"]),
+        ("<module>", "app.ts", LINES["module-main"])], frames
+    assert [(a["name"], a["value"]) for a in frames[0]["args"]] == [("cents", "1020")]
+    assert ts.json("breaks")["breakpoints"][0]["hits"] == 1
+
+
+def test_a_ts_line_without_code_moves_to_the_next_and_says_so(ts: Dbg) -> None:
+    start(ts)
+    bp = ts.json("break", f"app.ts:{LINES['no-code']}")
+    assert bp["ok"], bp
+    assert (bp["breakpoint"]["line"], bp["breakpoint"]["requested_line"]) == (
+        LINES["call-fee"], LINES["no-code"]), bp
+    hit = ts.json("continue")
+    assert hit["location"]["line"] == LINES["call-fee"], hit
+    stepped = ts.json("step")
+    assert (stepped["location"]["function"], stepped["location"]["line"]) == (
+        "fee", LINES["fee"]), stepped
+    back = ts.json("finish")
+    assert back["return_value"]["value"] == "1020", back
+    assert (back["location"]["file"], back["location"]["line"]) == (
+        str(APP), LINES["after-fee"]), back
+
+
+def test_a_method_and_a_function_break_by_name_in_the_typescript(ts: Dbg) -> None:
+    start(ts)
+    deposit = ts.json("break", "Account.deposit")
+    assert deposit["ok"] and deposit["breakpoint"]["line"] == LINES["deposit"], deposit
+    hit = ts.json("continue")
+    assert (hit["location"]["file"], hit["location"]["line"]) == (str(APP), LINES["deposit"])
+
+
+def test_the_exception_is_shown_in_typescript(ts: Dbg) -> None:
+    snap = ts.json("start", "--run", str(APP), "raise")
+    assert snap["reason"] == "exception" and snap["location"]["line"] == LINES["raise"], snap
+    thrown = ts.json("exception")
+    assert thrown["exception"] == "RangeError", thrown
+    assert f'app.ts", line {LINES["raise"]}, in main' in thrown["stack"], thrown["stack"]
+
+
+def test_javascript_built_by_hand_with_maps_is_shown_in_its_typescript(
+        ts: Dbg, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    subprocess.run([tsc(), "--sourceMap", "--noCheck", "--target", "es2022", "--module",
+                    "commonjs", "--rootDir", str(PROGRAM), "--outDir", str(out), str(APP)],
+                   check=True, capture_output=True, timeout=120)
+    snap = start(ts, "--break", f"app.ts:{LINES['fee']}", "--run", program=out / "app.js")
+    assert "build" not in snap or not snap["build"], snap
+    assert (snap["location"]["file"], snap["location"]["line"]) == (str(APP), LINES["fee"])
+    # The JavaScript's own lines still take a breakpoint, shown in the .ts.
+    line = js_line(out / "app.js", "// @fee-return")
+    bp = ts.json("break", f"app.js:{line}")
+    assert bp["ok"] and bp["breakpoint"]["line"] == LINES["fee-return"], bp
+
+
+def test_bad_typescript_and_a_ts_file_of_no_map_are_one_line_errors(
+        ts: Dbg, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.ts"
+    broken.write_text("function f( {\n", encoding="utf-8")
+    failed = ts("start", str(broken))
+    assert failed.code != 0 and "build failed" in failed.err and "broken.ts" in failed.err, failed
+    assert "Traceback" not in failed.err
+    start(ts)
+    stray = tmp_path / "stray.ts"
+    stray.write_text("const x = 1;\n", encoding="utf-8")
+    refused = ts("break", f"{stray}:1")
+    assert refused.code == 1 and "stray.ts is in no source map" in refused.err, refused
+    assert len(refused.err.strip().splitlines()) <= 2 and "Traceback" not in refused.err
+    assert ts.json("break", f"app.ts:{LINES['loop']}")["ok"]
+
+
+# -- the decoder, without node ---------------------------------------------------------
+
+
+def test_vlq_digits_decode_to_signed_numbers() -> None:
+    assert decode_vlq("AAAA") == [0, 0, 0, 0]
+    assert decode_vlq("C") == [1] and decode_vlq("D") == [-1]
+    assert decode_vlq("gB") == [16] and decode_vlq("hB") == [-16]
+    assert decode_vlq("2HwcrxB") == [123, 456, -789]
+    with pytest.raises(SourceMapError):
+        decode_vlq("g")  # a digit that says more follow, and none does
+    with pytest.raises(SourceMapError):
+        decode_vlq("A*")
+
+
+def test_mappings_are_relative_across_segments_and_lines() -> None:
+    # Line 0: col 0 -> source 0 line 2 col 0; col 4 -> line 2 col 6.
+    # Line 1: empty. Line 2: col 2 -> source 1 line 0 col 0 (source +1, line -2).
+    lines = decode_mappings("AAEA,IAAM;;ECFN")
+    assert lines == [[(0, 0, 2, 0), (4, 0, 2, 6)], [], [(2, 1, 0, 0)]]
+    sm = parse('{"version": 3, "sources": ["a.ts", "b.ts"], "sourceRoot": "src", '
+               '"mappings": "AAEA,IAAM;;ECFN"}', "/tmp/out")
+    assert sm.sources == ["/tmp/out/src/a.ts", "/tmp/out/src/b.ts"]
+    assert sm.original(0, 5) == ("/tmp/out/src/a.ts", 2, 6)
+    assert sm.original(2, 0) == ("/tmp/out/src/b.ts", 0, 0)
+    assert sm.generated("/tmp/out/src/a.ts", 0) == (2, [(0, 0)])
+    assert sm.generated("/tmp/out/src/b.ts", 0) == (0, [(2, 2)])
+    with pytest.raises(SourceMapError):
+        parse('{"version": 2, "mappings": ""}', "/tmp")
