@@ -11,12 +11,13 @@ one at every ``process``), while a syntax error still fails the build.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from dbgcore.api import BackendMissing, BackendSpec
+from dbgcore.api import BackendMissing, BackendSpec, NotAProgram
 
 #: TypeScript's suffixes -> the JavaScript tsc makes of each, and the
 #: module system it is given (an .mts file is always an ES module).
@@ -34,7 +35,12 @@ INSTALL = ("install TypeScript so that `tsc` is on PATH (npm install -g typescri
 def build_command(spec: BackendSpec, program: Path, out: Path) -> tuple[list[str], Path] | None:
     """tsc's command for a TypeScript file and the JavaScript it makes in
     ``out``'s folder (its name and folder as the source's: the program's
-    own folder is tsc's root, so its imports of ./lib/... land beside it)."""
+    own folder is tsc's root, so its imports of ./lib/... land beside it);
+    for a folder with a tsconfig.json, the project's build with its own
+    settings, into that folder too."""
+    if program.is_dir():
+        return _project(spec, program, out.parent) \
+            if (program / "tsconfig.json").is_file() else None
     made = SUFFIXES.get(program.suffix.lower())
     if made is None or not program.is_file():
         return None
@@ -44,6 +50,55 @@ def build_command(spec: BackendSpec, program: Path, out: Path) -> tuple[list[str
     command = [tsc, *FLAGS, "--module", module, "--rootDir", str(source.parent),
                "--outDir", str(out.parent), str(source)]
     return command, out.parent / (program.stem + suffix)
+
+
+#: What a project's build is told over its tsconfig.json: maps beside the
+#: JavaScript (not inlined), JavaScript made even where the project makes
+#: none (noEmit: a project checked by tsc, run by another tool).
+PROJECT_FLAGS = ("--sourceMap", "--inlineSourceMap", "false", "--noEmit", "false",
+                 "--noCheck", "--pretty", "false")
+#: The names a project's main file has when package.json names none.
+ENTRY_NAMES = ("index", "main", "app")
+
+
+def _project(spec: BackendSpec, folder: Path, out: Path) -> tuple[list[str], Path]:
+    """`tsc --project` of the folder's tsconfig.json into ``out``, rooted at
+    the folder (its files keep their places under ``out``), and the
+    JavaScript of the project's entry file."""
+    folder = folder.absolute()
+    entry = project_entry(folder)
+    tsc = find_tsc(spec, entry)
+    command = [tsc, "--project", str(folder / "tsconfig.json"), *PROJECT_FLAGS,
+               "--rootDir", str(folder), "--outDir", str(out)]
+    made = out / entry.relative_to(folder)
+    return command, made.with_suffix(SUFFIXES[entry.suffix.lower()][0])
+
+
+def project_entry(folder: Path) -> Path:
+    """The TypeScript file a project's program starts at: the source of
+    package.json's ``main`` (``dist/index.js`` is ``index.ts`` at the
+    folder, under ``src/``, or where ``dist/`` is), else an index.ts,
+    main.ts or app.ts in the folder or its ``src/``."""
+    wanted: list[Path] = []
+    try:
+        manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+        main = str(manifest.get("main") or "") if isinstance(manifest, dict) else ""
+    except (OSError, ValueError):
+        main = ""
+    if main:
+        stem = Path(main).with_suffix("")
+        wanted.append(stem)
+        if len(stem.parts) > 1:  # dist/index.js: the source is not in dist/
+            wanted += [Path("src", *stem.parts[1:]), Path(*stem.parts[1:])]
+    wanted += [Path(place, name) for place in (".", "src") for name in ENTRY_NAMES]
+    for rel in wanted:
+        for suffix in SUFFIXES:
+            candidate = folder / rel.with_suffix(suffix)
+            if candidate.is_file():
+                return candidate
+    raise NotAProgram(f"{folder} has a tsconfig.json but no entry file dbg can tell",
+                      "give the .ts file the program starts at: dbg start "
+                      f"{folder.name}/src/index.ts (or set package.json's main)")
 
 
 def find_tsc(spec: BackendSpec, program: Path) -> str:

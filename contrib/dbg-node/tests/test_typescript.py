@@ -181,6 +181,24 @@ def test_bad_typescript_and_a_ts_file_of_no_map_are_one_line_errors(
     assert ts.json("break", f"app.ts:{LINES['loop']}")["ok"]
 
 
+def test_a_folder_with_a_tsconfig_is_built_as_its_project_into_the_session(ts: Dbg) -> None:
+    project = PROGRAM.parent / "ts-project"
+    greet = marked_lines(project / "src" / "greet.ts")
+    snap = start(ts, "--break", f"greet.ts:{greet['greet']}", "--run", program=project)
+    assert "--project" in snap["build"]["command"], snap["build"]
+    assert (snap["location"]["file"], snap["location"]["line"]) == (
+        str(project / "src" / "greet.ts"), greet["greet"]), snap
+    assert [f["file"].rsplit("/", 1)[-1] for f in ts.json("stack")["frames"]] == [
+        "greet.ts", "index.ts", "index.ts"]
+    # The project's own outDir (dist/) is not written: the build is the session's.
+    assert not (project / "dist").exists()
+    assert ts.json("continue")["location"]["line"] == greet["greet"]
+    ts.json("unbreak", "1")
+    done = ts.json("continue")
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    assert "hello ada; hello grace" in ts.output("stdout")
+
+
 # -- the decoder, without node ---------------------------------------------------------
 
 
