@@ -294,6 +294,10 @@ def entry_point(program: Path) -> Path:
                 return candidate.resolve()
         raise NotAProgram(f"{manifest} says main is {main}, which is not there",
                           "fix package.json's main, or give the .js file")
+    if program.suffix.lower() in (".ts", ".mts", ".cts"):
+        raise NotAProgram(f"{program.name} is TypeScript, which node does not run as it is",
+                          f"`dbg start {program.name}` (without --no-build) builds it with tsc "
+                          "--sourceMap; or start the JavaScript tsc made of it")
     if program.suffix not in SOURCES and program.is_file():
         with open(program, "rb") as fh:
             first = fh.readline(200)

@@ -165,6 +165,17 @@ def test_javascript_built_by_hand_with_maps_is_shown_in_its_typescript(
     assert bp["ok"] and bp["breakpoint"]["line"] == LINES["fee-return"], bp
 
 
+def test_a_map_inlined_as_a_data_url_is_read_too(ts: Dbg, tmp_path: Path) -> None:
+    out = tmp_path / "inline"
+    subprocess.run([tsc(), "--inlineSourceMap", "--noCheck", "--target", "es2022", "--module",
+                    "commonjs", "--rootDir", str(PROGRAM), "--outDir", str(out), str(APP)],
+                   check=True, capture_output=True, timeout=120)
+    assert not list(out.rglob("*.map"))
+    snap = start(ts, "--break", f"money.ts:{MONEY['money']}", "--run", program=out / "app.js")
+    assert (snap["location"]["file"], snap["location"]["line"]) == (
+        str(PROGRAM / "lib" / "money.ts"), MONEY["money"]), snap
+
+
 def test_bad_typescript_and_a_ts_file_of_no_map_are_one_line_errors(
         ts: Dbg, tmp_path: Path) -> None:
     broken = tmp_path / "broken.ts"
@@ -172,6 +183,8 @@ def test_bad_typescript_and_a_ts_file_of_no_map_are_one_line_errors(
     failed = ts("start", str(broken))
     assert failed.code != 0 and "build failed" in failed.err and "broken.ts" in failed.err, failed
     assert "Traceback" not in failed.err
+    unbuilt = ts("start", "--no-build", str(APP))
+    assert unbuilt.code != 0 and "app.ts is TypeScript" in unbuilt.err, unbuilt
     start(ts)
     stray = tmp_path / "stray.ts"
     stray.write_text("const x = 1;\n", encoding="utf-8")
