@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from dbgcore.api import BackendMissing, BackendSpec
 from dbgcore.testing import BackendSuite, Dbg, marked_lines, require, require_backend
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dbg_node.sourcemap import SourceMapError, decode_mappings, decode_vlq, parse
 from dbg_node.typescript import find_tsc
@@ -240,3 +242,41 @@ def test_mappings_are_relative_across_segments_and_lines() -> None:
     assert sm.generated("/tmp/out/src/b.ts", 0) == (0, [(2, 2)])
     with pytest.raises(SourceMapError):
         parse('{"version": 2, "mappings": ""}', "/tmp")
+
+
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def _vlq(number: int) -> str:
+    """The writer's side, as the spec says it, to check the reader against."""
+    rest = (-number << 1) | 1 if number < 0 else number << 1
+    digits = ""
+    while True:
+        low, rest = rest & 31, rest >> 5
+        digits += _B64[low | (32 if rest else 0)]
+        if not rest:
+            return digits
+
+
+@given(st.lists(st.integers(-(2 ** 40), 2 ** 40)))
+def test_vlq_decodes_what_a_writer_wrote(numbers: list[int]) -> None:
+    assert decode_vlq("".join(_vlq(n) for n in numbers)) == numbers
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 200), st.integers(0, 3),
+                                   st.integers(0, 500), st.integers(0, 120)), max_size=6),
+                max_size=8))
+def test_mappings_decode_to_the_segments_written(lines: list[list[tuple[int, ...]]]) -> None:
+    written, expected = [], []
+    previous = [0, 0, 0]  # source, line, column: relative across lines
+    for row in lines:
+        row = sorted(set(row))
+        groups, column = [], 0
+        for generated, *original in row:
+            deltas = [generated - column] + [o - p for o, p in zip(original, previous,
+                                                                   strict=True)]
+            groups.append("".join(_vlq(d) for d in deltas))
+            column, previous = generated, original
+        written.append(",".join(groups))
+        expected.append(row)
+    assert decode_mappings(";".join(written)) == (expected or [[]])
