@@ -167,6 +167,20 @@ def test_javascript_built_by_hand_with_maps_is_shown_in_its_typescript(
     assert bp["ok"] and bp["breakpoint"]["line"] == LINES["fee-return"], bp
 
 
+def test_an_mts_file_is_built_as_an_es_module_and_shown_as_itself(ts: Dbg) -> None:
+    source = PROGRAM.parent / "ts-esm" / "pair.mts"
+    marks = marked_lines(source)
+    snap = start(ts, "--break", f"pair.mts:{marks['label']}", "--run", program=source)
+    assert "--module nodenext" in snap["build"]["command"], snap["build"]
+    assert (snap["location"]["file"], snap["location"]["line"]) == (str(source), marks["label"])
+    frames = ts.json("stack")["frames"]
+    assert (frames[1]["function"], frames[1]["file"], frames[1]["line"]) == (
+        "<module>", str(source), marks["made"]), frames
+    back = ts.json("finish")
+    assert back["return_value"]["value"] == "['n3', 3]", back
+    assert back["location"]["line"] == marks["made"] + 1, back
+
+
 def test_a_map_inlined_as_a_data_url_is_read_too(ts: Dbg, tmp_path: Path) -> None:
     out = tmp_path / "inline"
     subprocess.run([tsc(), "--inlineSourceMap", "--noCheck", "--target", "es2022", "--module",
