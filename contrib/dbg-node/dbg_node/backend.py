@@ -21,6 +21,10 @@ the connection to the program (:mod:`dbg_node.connection`), execution
 scope ops (:mod:`dbg_node.scopeops`: `dbg scopes`, `dbg vars`), and
 here availability, starting and ending, and the breakpoint ops (kept by
 :class:`dbg_node.breaks.Breakpoints`).
+
+TypeScript is built by :mod:`dbg_node.typescript` (tsc --sourceMap, before
+the launch) and shown through the scripts' source maps
+(:mod:`dbg_node.mapped`, decoded by :mod:`dbg_node.sourcemap`).
 """
 
 from __future__ import annotations
