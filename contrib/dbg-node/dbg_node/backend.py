@@ -139,7 +139,7 @@ class NodeBackend(NodeScopes):
         program = entry_point(Path(request.program))
         _async_depth(self.spec)  # a wrong setting is said before node starts
         self.cwd = request.cwd or os.getcwd()
-        self.root = str(program.parent)
+        self.root = str(_program_root(program, self.ctx.run_dir))
         self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
         # The inspector's port is open to every local user for the whole
         # session; its only guard is the random id in its WebSocket URL, which
@@ -267,6 +267,18 @@ class NodeBackend(NodeScopes):
 def _node(spec: BackendSpec) -> str | None:
     """Where the entry's command (default ``node``) is on PATH."""
     return shutil.which(spec.command[0] if spec.command else "node")
+
+
+def _program_root(program: Path, run_dir: Path) -> Path:
+    """Where the program's own JavaScript is: its folder, or for one dbg
+    built into the session's folder (TypeScript) the whole build, whose
+    modules may sit beside or above the entry's folder (a project's
+    src/index.js and lib/)."""
+    try:
+        inside = program.relative_to(run_dir.resolve())
+    except ValueError:
+        return program.parent
+    return run_dir.resolve() / inside.parts[0] if len(inside.parts) > 1 else program.parent
 
 
 def _async_depth(spec: BackendSpec) -> int:

@@ -223,9 +223,16 @@ def test_a_folder_with_a_tsconfig_is_built_as_its_project_into_the_session(ts: D
     assert not (project / "dist").exists()
     assert ts.json("continue")["location"]["line"] == greet["greet"]
     ts.json("unbreak", "1")
+    # A module above the entry's folder (shared/, beside src/) is the
+    # program's too: a function there is found by its name.
+    shout = marked_lines(project / "shared" / "shout.ts")
+    assert ts.json("break", "shout")["breakpoint"]["line"] == shout["shout"]
+    loud = ts.json("continue")
+    assert (loud["location"]["file"], loud["location"]["line"]) == (
+        str(project / "shared" / "shout.ts"), shout["shout"]), loud
     done = ts.json("continue")
     assert done["state"] == "exited" and done["exit_code"] == 0, done
-    assert "hello ada; hello grace" in ts.output("stdout")
+    assert "HELLO ADA; HELLO GRACE!" in ts.output("stdout")
 
 
 # -- the decoder, without node ---------------------------------------------------------
