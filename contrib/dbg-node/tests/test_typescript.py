@@ -181,6 +181,18 @@ def test_an_mts_file_is_built_as_an_es_module_and_shown_as_itself(ts: Dbg) -> No
     assert back["location"]["line"] == marks["made"] + 1, back
 
 
+def test_a_missing_compiler_is_a_one_line_error_and_no_session(ts: Dbg) -> None:
+    # A project's .dbg/backends.yaml names a tsc that is not there.
+    (ts.cwd / ".dbg").mkdir()
+    (ts.cwd / ".dbg" / "backends.yaml").write_text(
+        "backends:\n  node:\n    options:\n      tsc: no-such-tsc\n", encoding="utf-8")
+    missing = ts("start", str(APP))
+    assert missing.code != 0 and missing.err.startswith("error: cannot build app.ts: "
+                                                        "options.tsc no-such-tsc"), missing
+    assert len(missing.err.strip().splitlines()) == 1 and "npm install" in missing.err
+    assert ts("status").code != 0
+
+
 def test_a_map_inlined_as_a_data_url_is_read_too(ts: Dbg, tmp_path: Path) -> None:
     out = tmp_path / "inline"
     subprocess.run([tsc(), "--inlineSourceMap", "--noCheck", "--target", "es2022", "--module",
