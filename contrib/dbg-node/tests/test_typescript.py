@@ -204,6 +204,22 @@ def test_a_map_inlined_as_a_data_url_is_read_too(ts: Dbg, tmp_path: Path) -> Non
         str(PROGRAM / "lib" / "money.ts"), MONEY["money"]), snap
 
 
+def test_a_profile_of_javascript_with_maps_names_the_typescript_lines(
+        ts: Dbg, tmp_path: Path) -> None:
+    source = PROGRAM.parent / "ts-hot" / "hot.ts"
+    out = tmp_path / "hot"
+    subprocess.run([tsc(), "--sourceMap", "--noCheck", "--target", "es2022", "--module",
+                    "commonjs", "--outDir", str(out), str(source)],
+                   check=True, capture_output=True, timeout=120)
+    hot = marked_lines(source)["hot"]
+    assert js_line(out / "hot.js", "// @hot") != hot
+    answer = ts.json("profile", str(out / "hot.js"))
+    assert answer["ok"] and answer["exit_code"] == 0, answer
+    assert (answer["top"][0]["function"], answer["top"][0]["file"]) == ("spin", str(source))
+    rows = ts.json("hot", "--by", "line")["rows"]
+    assert (rows[0]["file"], rows[0]["line"]) == (str(source), hot), rows[:3]
+
+
 def test_bad_typescript_and_a_ts_file_of_no_map_are_one_line_errors(
         ts: Dbg, tmp_path: Path) -> None:
     broken = tmp_path / "broken.ts"
