@@ -1,0 +1,480 @@
+"""The ``phpdbg`` backend: PHP programs under PHP's own debugger, phpdbg,
+driven through dbg's PTY layer (:class:`ConsoleBackend`).
+
+What phpdbg prints, and how it is read here:
+
+- a stop: ``[Breakpoint #1 at /abs/cart.php:53, hits: 1]`` (or
+  ``[Conditional breakpoint #2: at ... if COND at FILE:LINE, hits: 1]``, or
+  ``[Uncaught InvalidArgumentException in FILE on line 40: message]``), then
+  a listing whose current line is ``>00053: code``; a step prints the
+  listing alone. The end is ``[Script ended normally]``.
+- ``back``: one ``frame #0: fee(amount=19.25) at /abs/cart.php:27`` a frame.
+- the program's own output comes on phpdbg's terminal too (phpdbg writes
+  it on its own stdout): it is the text before a stop's report, and is
+  handed to ``dbg output`` from there. The program's stderr is a FIFO.
+- values: ``ev`` prints a PHP value with print_r, on many lines; dbg
+  evaluates through small helper functions it defines in the program at the
+  entry stop (helpers.php), which answer one line between ``\\x1d`` marks.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from pathlib import Path
+from typing import ClassVar
+
+from dbgcore.api import (
+    BackendSpec,
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    ConsoleBackend,
+    Frame,
+    LaunchRequest,
+    Location,
+    Match,
+    OpFailed,
+    PtyEOF,
+    PtyTimeout,
+    SessionContext,
+    StopEvent,
+    Support,
+    UsageError,
+    Value,
+    Variable,
+    no_code_message,
+    resolve_source,
+    walk_sources,
+)
+
+#: phpdbg's prompt, set by the init file dbg gives it (phpdbg adds the space).
+PROMPT_TEXT = "dbg-phpdbg-4c1e>"
+PROMPT = re.compile(re.escape(PROMPT_TEXT) + " ")
+#: How long phpdbg has to compile the program and reach its first opline.
+START_WAIT = 30.0
+HELPERS = Path(__file__).with_name("helpers.php")
+
+HIT_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint) #(?P<id>\d+)\b[^\n]*?"
+                    r" at (?P<file>[^\n]+?):(?P<line>\d+), hits: \d+\]")
+UNCAUGHT_RE = re.compile(r"\[Uncaught (?P<type>\S+) in (?P<file>[^\n]+?) on line (?P<line>\d+)"
+                         r"(?:: (?P<message>[^\n]*))?\]")
+RESOLVED_RE = re.compile(r"^\[Breakpoint #0 resolved at [^\n]*\]\n", re.M)
+ENDED_RE = re.compile(r"\[Script ended normally\]")
+#: The current line of a stop's listing.
+CURRENT_RE = re.compile(r">(?P<line>\d{5}): ")
+FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) at (?P<file>[^\n]+?):(?P<line>\d+)\s*$",
+                      re.M)
+ADDED_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint|Pending breakpoint) #(?P<id>\d+)")
+MARKED_RE = re.compile("\x1d([^\x1d]*)\x1d")
+#: Commands that let the program run, as `dbg raw` may send them.
+RUN_WORDS = {"run", "r", "continue", "c", "step", "s", "next", "n", "finish", "F", "leave", "L",
+             "until", "u"}
+
+
+#: phpdbg reads a command into a buffer of 500 bytes, and ends when a longer
+#: line comes: dbg never sends one.
+MAX_COMMAND = 490
+#: The two helpers that take longer code in parts (so that no command is too
+#: long): the code of every other helper, and long expressions.
+TAKER = ("function __dbg_phpdbg_put(string $part, bool $take = false): string { "
+         "static $held = ''; $held .= $part; if (!$take) return ''; "
+         "$all = $held; $held = ''; return base64_decode($all); }")
+
+
+def php_string(text: str) -> str:
+    """PHP code that is ``text`` as a string, whatever it holds."""
+    return "base64_decode('" + base64.b64encode(text.encode()).decode() + "')"
+
+
+class PhpdbgBackend(ConsoleBackend):
+    id = "phpdbg"
+    tool = "phpdbg"
+    features: ClassVar[dict[str, Support]] = {"break-if": "native", "return-value": "none"}
+    unsupported_hints: ClassVar[dict[str, str]] = {
+        "watch": "phpdbg's watchpoints are limited (a variable of the current scope, "
+                 "no condition) and dbg does not drive them: `dbg raw watch $var` sets one",
+        "catch": "phpdbg stops at every uncaught exception by itself; "
+                 "`dbg raw break ZEND_THROW` stops at every throw",
+        "until": "phpdbg's own `until` runs past the current line: `dbg raw until`",
+        "pause": "phpdbg is interrupted with Ctrl-C at its own terminal; "
+                 "set a breakpoint with `dbg break` (or `dbg raw break FILE:LINE`)",
+        "threads": "PHP runs one thread",
+        "thread": "PHP runs one thread",
+    }
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        self._program = ""
+        self._cwd = os.getcwd()
+        self._frames: list[Frame] | None = None
+        self._selected = 0
+        self._where: Location | None = None
+        #: dbg's breakpoint id -> (phpdbg's id, the breakpoint).
+        self._breaks: dict[int, tuple[int, Breakpoint]] = {}
+        self._lines: dict[str, set[int]] = {}
+        self._uncaught = False
+
+    # -- availability ----------------------------------------------------------------
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        if program.is_dir():
+            raise UsageError(f"{program} is a folder; phpdbg runs a script",
+                             "give the script: dbg start path/to/script.php")
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
+        if request.module:
+            raise UsageError("phpdbg runs a script, not -m MODULE")
+        if request.stdin:
+            raise self.unsupported("--stdin", "phpdbg reads its commands on the program's stdin")
+        self._cwd = request.cwd or os.getcwd()
+        self._program = os.path.abspath(os.path.join(self._cwd, request.program))
+        pump = self.output_pump("php")
+        init = Path(self.ctx.run_dir) / "phpdbginit"
+        init.write_text(f"set prompt {PROMPT_TEXT}\n")
+        # phpdbg pages long answers by the terminal's height: make it tall.
+        # The program's stderr is the pump's FIFO; its stdout is phpdbg's own.
+        argv = ["/bin/sh", "-c", 'stty rows 60000 2>/dev/null; exec "$@" 2>"$DBG_STDERR"', "sh",
+                *self.spec.command, "-q", "-b", "-i", str(init), "-e", self._program,
+                *request.args]
+        env = {**request.env, "DBG_STDERR": str(pump.paths["stderr"])}
+        self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
+        try:
+            self.drv().expect([], START_WAIT)
+        except PtyEOF as exc:
+            raise OpFailed(f"phpdbg did not start: {exc.output.strip()[-300:]}") from exc
+        self.set_state("stopped")
+        # The entry: the main script's first opline.
+        self.command(f"break {self._program}:#0", timeout)
+        event = self._run("run", "start", "entry", max(timeout, START_WAIT))
+        if event.state != "stopped":
+            return event
+        # Off, not deleted: deleting that breakpoint leaves phpdbg deaf to
+        # every breakpoint set after it (phpdbg 8.2).
+        self.command("set break 0 off", timeout)
+        self.command(f"ev eval({php_string(TAKER)})", timeout)
+        answer = self.command(f"ev eval({self._held(HELPERS.read_text(), timeout)})", timeout)
+        if "error" in answer.lower():
+            raise OpFailed(f"phpdbg: cannot define dbg's helpers: {answer.strip()[:300]}")
+        return event
+
+    def _held(self, code: str, timeout: float) -> str:
+        """A PHP expression that is ``code`` as a string: the code itself when
+        short, else handed to the program in parts first."""
+        encoded = base64.b64encode(code.encode()).decode()
+        if len(encoded) <= 300:
+            return f"base64_decode('{encoded}')"
+        for start in range(0, len(encoded), 400):
+            self.command(f"ev __dbg_phpdbg_put('{encoded[start:start + 400]}')", timeout)
+        return "__dbg_phpdbg_put('', true)"
+
+    def exchange(self, line: str, timeout: float) -> Match:
+        if len(line.encode()) > MAX_COMMAND:
+            raise UsageError(f"phpdbg takes commands of at most {MAX_COMMAND} bytes; "
+                             f"this one is {len(line.encode())}",
+                             "shorten it (a function in the program can hold long code)")
+        return super().exchange(line, timeout)
+
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        try:
+            match = self.drv().expect([], wait)
+        except PtyTimeout:
+            self.set_state("running")
+            return StopEvent(state="running")
+        except PtyEOF as exc:
+            self._program_output(exc.output)
+            return self.console_ended()
+        return self._stopped(match.before, self._reason, timeout)
+
+    _reason = ""
+
+    def _stopped(self, answer: str, reason: str, timeout: float) -> StopEvent:
+        text = answer.replace("\r\n", "\n")
+        ended = list(ENDED_RE.finditer(text))
+        current = list(CURRENT_RE.finditer(text))
+        if ended and (not current or ended[-1].start() > current[-1].start()):
+            self._program_output(text[:ended[-1].start()])
+            return self._end(timeout)
+        if not current:
+            # Nothing moved (an error, "[Not running]"): the stop stands.
+            self.set_state("stopped")
+            self._program_output(text)
+            return StopEvent(state="stopped", location=self._where,
+                             description=text.strip()[:300])
+        report = current[-1].start()
+        hits = [m for m in HIT_RE.finditer(text, 0, report)
+                if not text[m.end():report].strip()]
+        uncaught = [m for m in UNCAUGHT_RE.finditer(text, 0, report)
+                    if not text[m.end():report].strip()]
+        head = hits[-1] if hits else uncaught[-1] if uncaught else None
+        self._program_output(text[:head.start() if head else report])
+        self.set_state("stopped")
+        self._frames, self._selected = None, 0
+        frames = self.stack(None, timeout)
+        top = frames[0] if frames else None
+        self._where = Location(top.file or "", top.line or 0, top.function) if top else None
+        if uncaught and head is uncaught[-1]:
+            self._uncaught = True
+            found = uncaught[-1]
+            return StopEvent(state="stopped", reason="exception", location=self._where,
+                             description=f"{found['type']}: {found['message'] or ''}".strip())
+        hit: list[int | str] = []
+        if hits and head is hits[-1]:
+            native = int(hits[-1]["id"])
+            for number, (theirs, bp) in self._breaks.items():
+                if theirs == native:
+                    bp.hits += 1
+                    hit.append(number)
+        if reason == "entry":
+            return StopEvent(state="stopped", reason="entry", location=self._where)
+        return StopEvent(state="stopped", reason="breakpoint" if hit else reason or "step",
+                         location=self._where, hit_breakpoints=hit)
+
+    def _end(self, timeout: float) -> StopEvent:
+        """phpdbg said the script ended: quit it, whose status is the program's."""
+        try:
+            self.drv().send_line("quit")
+        except PtyEOF:
+            pass
+        event = self.console_ended()
+        if self._uncaught and event.exit_code == 0:
+            # The program ended by an uncaught exception, where php exits 255
+            # (phpdbg, having stopped at it, says 0).
+            event.exit_code = 255
+        return event
+
+    def _program_output(self, text: str) -> None:
+        # phpdbg's own word, whenever code is compiled, about the entry
+        # breakpoint (kept, switched off), is not the program's output.
+        text = RESOLVED_RE.sub("", text.replace("\r\n", "\n"))
+        if text:
+            self.ctx.output.append("stdout", text)
+
+    def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
+        self.require_stopped(op, timeout)
+        self._reason = reason
+        self._frames, self._selected = None, 0
+        self.set_state("running")
+        self._send(command)
+        return self.wait_stop(timeout, timeout)
+
+    def _send(self, line: str) -> None:
+        if len(line.encode()) > MAX_COMMAND:
+            self.set_state("stopped")
+            raise UsageError(f"phpdbg takes commands of at most {MAX_COMMAND} bytes")
+        self.drv().send_line(line)
+
+    def _marked(self, command: str, op: str, timeout: float) -> str:
+        """A helper's answer: the text between its marks."""
+        self.require_stopped(op, timeout)
+        answer = self.command(command, timeout)
+        found = MARKED_RE.search(answer)
+        if found is None:
+            raise OpFailed(f"phpdbg: {answer.strip()[:300] or 'no answer'}")
+        return found.group(1)
+
+    # -- breakpoints -------------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        for asked, what in ((options.hit_count, "hit counts (--hit)"),
+                            (options.log_message, "logpoints (--log)"),
+                            (options.temporary, "temporary breakpoints (--temp)")):
+            if asked:
+                raise self.unsupported(what, "phpdbg has conditions (--if) only: "
+                                       "`dbg raw break at FILE:LINE if COND`")
+        self.require_stopped("break", timeout)
+        file, line = None, loc.line
+        if loc.function:
+            file, line = self._function_line(loc.function, timeout)
+        elif loc.file or self._where:
+            file = self._file_for(loc.file, timeout) if loc.file else \
+                self._where.file if self._where else None
+        if file is None or line is None:
+            if not loc.function:
+                raise UsageError("give a location as FILE:LINE or FUNCTION")
+            target = loc.function  # not defined yet: phpdbg's own, by name
+        else:
+            if line not in self._executable(file, timeout):
+                raise OpFailed(no_code_message(file, line), "pick a line with a statement")
+            target = f"{file}:{line}"
+        if options.condition:
+            answer = self.command(f"break at {target} if {options.condition}", timeout)
+        else:
+            answer = self.command(f"break {target}", timeout)
+        added = ADDED_RE.search(answer)
+        if added is None:
+            raise OpFailed(f"phpdbg: {answer.strip()[:300]}")
+        number = max(self._breaks, default=0) + 1
+        bp = Breakpoint(id=number, file=file, line=line, function=loc.function,
+                        condition=options.condition, requested=loc.key(),
+                        verified=file is not None)
+        self._breaks[number] = (int(added["id"]), bp)
+        return bp
+
+    def _function_line(self, name: str, timeout: float) -> tuple[str | None, int | None]:
+        """Where a function's (or ``Class::method``'s) body begins: its file
+        and first line with code after its declaration's first line."""
+        if "::" in name:
+            cls, method = name.split("::", 1)
+            reflect = f"new \\ReflectionMethod({php_string(cls)}, {php_string(method)})"
+        else:
+            reflect = f"new \\ReflectionFunction({php_string(name)})"
+        code = (f"$__dbg_r = {reflect}; try {{ return [$__dbg_r->getFileName(), "
+                "$__dbg_r->getStartLine(), $__dbg_r->getEndLine()]; } "
+                "finally { unset($__dbg_r); }")
+        found = self._value(code, "break", timeout)
+        if found is None:
+            return None, None
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"|(\d+)', found)
+        if len(parts) < 3 or not parts[0][0]:
+            return None, None
+        file, start, end = parts[0][0], int(parts[1][1]), int(parts[2][1])
+        lines = sorted(n for n in self._executable(file, timeout) if start <= n <= end)
+        body = [n for n in lines if n > start]
+        return file, (body or lines or [start])[0]
+
+    def _ev(self, code: str, op: str, timeout: float) -> str:
+        """``code`` (PHP statements ending in a return) run in the selected
+        frame, catching what it throws (warnings and a parse error included:
+        an error left pending would be thrown into the program when it goes
+        on); the helper's answer."""
+        self.require_stopped(op, timeout)
+        held = self._held(code, timeout)
+        return self._marked(f"ev __dbg_phpdbg_result(eval(__dbg_phpdbg_wrap({held})))",
+                            op, timeout)
+
+    def _value(self, code: str, op: str, timeout: float) -> str | None:
+        """The repr of what ``code`` returns, None if it threw."""
+        status, _, rest = self._ev(code, op, timeout).partition("\x1f")
+        if status != "ok":
+            return None
+        return rest.partition("\x1f")[2]
+
+    def _executable(self, file: str, timeout: float) -> set[int]:
+        if file not in self._lines:
+            listed = self._marked(f"ev __dbg_phpdbg_lines({php_string(file)})", "break", timeout)
+            self._lines[file] = {int(n) for n in listed.split(",") if n.isdigit()}
+        return self._lines[file]
+
+    def _file_for(self, requested: str, timeout: float) -> str:
+        root = os.path.dirname(self._program)
+        found = resolve_source(requested, [self._cwd, root],
+                               [lambda: walk_sources(root, [".php", ".inc", ".phtml"])])
+        if found is None:
+            raise OpFailed(f"no source file {requested} in or under {root}",
+                           "give the path of a PHP file of the program")
+        return found
+
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        entry = self._breaks.get(int(bp_id)) if str(bp_id).isdigit() else None
+        if entry is None:
+            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
+        self.require_stopped("unbreak", timeout)
+        self.command(f"break del {entry[0]}", timeout)
+        del self._breaks[int(bp_id)]
+
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
+        return [bp for _, bp in self._breaks.values()]
+
+    # -- running ---------------------------------------------------------------------------
+
+    def cont(self, timeout: float) -> StopEvent:
+        return self._run("continue", "continue", "step", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        before = len(self._frames or self.stack(None, timeout))
+        event = self._run("step", "step", "step", timeout)
+        # Into a call, phpdbg stops first at the declaration's line (where the
+        # parameters are received): step on to the body's first line.
+        for _ in range(8):
+            if event.state != "stopped" or event.reason != "step" or event.location is None \
+                    or len(self._frames or []) <= before \
+                    or not self._is_declaration(event.location):
+                break
+            event = self._run("step", "step", "step", timeout)
+        return event
+
+    def _is_declaration(self, where: Location) -> bool:
+        try:
+            text = Path(where.file or "").read_text(errors="replace").splitlines()
+        except OSError:
+            return False
+        line = where.line or 0
+        return 0 < line <= len(text) and re.search(r"\bfunction\b", text[line - 1]) is not None
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._run("next", "next", "step", timeout)
+
+    def finish(self, timeout: float) -> StopEvent:
+        return self._run("finish", "finish", "return", timeout)
+
+    # -- inspection ------------------------------------------------------------------------
+
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        if self._frames is None:
+            self.require_stopped("stack", timeout)
+            frames = []
+            for found in FRAME_RE.finditer(self.command("back", timeout).replace("\r\n", "\n")):
+                call = found["call"]
+                name = call.split("(", 1)[0] if call.endswith(")") else call
+                index = int(found["index"])
+                frames.append(Frame(index, name, found["file"], int(found["line"]), index == 0))
+            self._frames = frames
+        frames = list(self._frames)
+        for frame in frames:
+            frame.current = frame.index == self._selected
+        return frames[:levels] if levels else frames
+
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        frames = self.stack(None, timeout)
+        if not 0 <= index < len(frames):
+            raise OpFailed(f"no frame {index}; the stack has {len(frames)}", "see `dbg stack`")
+        self.command(f"frame {index}", timeout)
+        self._selected = index
+        return frames[index]
+
+    def locals(self, timeout: float) -> list[Variable]:
+        listing = self._marked("ev __dbg_phpdbg_vars(get_defined_vars(), "
+                               "isset($this) ? $this : null)", "locals", timeout)
+        found = []
+        for item in listing.split("\x1e"):
+            name, _, rest = item.partition("\x1f")
+            kind, _, value = rest.partition("\x1f")
+            if name:
+                found.append(Variable(name, value, kind))
+        return found
+
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        return self._evaluated(f"return ({expression});", "print", timeout)
+
+    def _evaluated(self, code: str, op: str, timeout: float) -> Value:
+        status, _, rest = self._ev(code, op, timeout).partition("\x1f")
+        kind, _, value = rest.partition("\x1f")
+        if status != "ok":
+            raise OpFailed(f"php: {kind}: {value}")
+        return Value(value, kind)
+
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        try:
+            return self._evaluated(f"return ({lhs} = ({value}));", "set", timeout)
+        except OpFailed as exc:
+            raise OpFailed(f"cannot set {lhs}: {exc.message.removeprefix('php: ')}",
+                           "nothing was changed") from exc
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        word = text.split(maxsplit=1)[0] if text.strip() else ""
+        if word in RUN_WORDS:
+            self.require_stopped("raw", timeout)
+            self._reason, self._frames, self._selected = "step", None, 0
+            self.set_state("running")
+            self._send(text)
+            event = self.wait_stop(timeout, timeout)
+            return event.description, event
+        self.require_stopped("raw", timeout)
+        answer = self.command(text, timeout)
+        return answer.replace("\r\n", "\n").strip("\n"), None
