@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import ClassVar
 
@@ -38,6 +39,7 @@ from dbgcore.api import (
     OpFailed,
     PtyEOF,
     PtyTimeout,
+    Readiness,
     SessionContext,
     StopEvent,
     Support,
@@ -67,6 +69,7 @@ CURRENT_RE = re.compile(r">(?P<line>\d{5}): ")
 FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) at (?P<file>[^\n]+?):(?P<line>\d+)\s*$",
                       re.M)
 ADDED_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint|Pending breakpoint) #(?P<id>\d+)")
+VERSION_RE = re.compile(r"^phpdbg (\S+)", re.M)
 MARKED_RE = re.compile("\x1d([^\x1d]*)\x1d")
 #: Commands that let the program run, as `dbg raw` may send them.
 RUN_WORDS = {"run", "r", "continue", "c", "step", "s", "next", "n", "finish", "F", "leave", "L",
@@ -98,8 +101,6 @@ class PhpdbgBackend(ConsoleBackend):
         "catch": "phpdbg stops at every uncaught exception by itself; "
                  "`dbg raw break ZEND_THROW` stops at every throw",
         "until": "phpdbg's own `until` runs past the current line: `dbg raw until`",
-        "pause": "phpdbg is interrupted with Ctrl-C at its own terminal; "
-                 "set a breakpoint with `dbg break` (or `dbg raw break FILE:LINE`)",
         "threads": "PHP runs one thread",
         "thread": "PHP runs one thread",
     }
@@ -117,6 +118,21 @@ class PhpdbgBackend(ConsoleBackend):
         self._uncaught = False
 
     # -- availability ----------------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        found = super().check(spec)
+        if not found.ready:
+            return found
+        try:
+            banner = subprocess.run([found.detail, "-V"], capture_output=True, text=True,
+                                    timeout=10).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{found.detail} does not run: {exc}")
+        version = VERSION_RE.search(banner)
+        if version is None:
+            return Readiness(False, f"{found.detail} -V says no phpdbg version")
+        return Readiness(True, f"{found.detail} (phpdbg {version[1]})", version[1])
 
     @classmethod
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
@@ -408,10 +424,46 @@ class PhpdbgBackend(ConsoleBackend):
         return 0 < line <= len(text) and re.search(r"\bfunction\b", text[line - 1]) is not None
 
     def next(self, timeout: float) -> StopEvent:
-        return self._run("next", "next", "step", timeout)
+        # phpdbg's `next` enters calls: step, and come back out of any call
+        # the line made (`leave`, then a step into the caller) until the
+        # line is left in this frame.
+        frames = self._frames or self.stack(None, timeout)
+        depth, origin = len(frames), (frames[0].file, frames[0].line) if frames else None
+        event = self._run("step", "next", "step", timeout)
+        for _ in range(50):
+            if event.state != "stopped" or event.reason != "step":
+                break
+            now = self._frames or []
+            if len(now) > depth:
+                event = self._run("leave", "next", "step", timeout)
+                if event.state == "stopped" and event.reason == "step":
+                    event = self._run("step", "next", "step", timeout)
+            elif len(now) == depth and now and (now[0].file, now[0].line) == origin:
+                event = self._run("step", "next", "step", timeout)
+            else:
+                break
+        return event
+
+    def pause(self, timeout: float) -> StopEvent:
+        self._reason = "pause"
+        return self.interrupt_and_wait(timeout)
+
+    def interrupt(self) -> None:
+        # A second client's `dbg pause`: the op waiting for the program reads the stop.
+        if self.state() == "running":
+            self._reason = "pause"
+        super().interrupt()
 
     def finish(self, timeout: float) -> StopEvent:
-        return self._run("finish", "finish", "return", timeout)
+        # phpdbg's own `finish` runs on to the next breakpoint after the frame
+        # returns; `leave` stops at the frame's return, and a step from there
+        # comes back into the caller.
+        depth = len(self._frames or self.stack(None, timeout))
+        event = self._run("leave", "finish", "return", timeout)
+        if event.state == "stopped" and event.reason == "return" \
+                and len(self._frames or []) == depth:
+            event = self._run("step", "finish", "return", timeout)
+        return event
 
     # -- inspection ------------------------------------------------------------------------
 
