@@ -66,8 +66,8 @@ RESOLVED_RE = re.compile(r"^\[Breakpoint #0 resolved at [^\n]*\]\n", re.M)
 ENDED_RE = re.compile(r"\[Script ended normally\]")
 #: The current line of a stop's listing.
 CURRENT_RE = re.compile(r">(?P<line>\d{5}): ")
-FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) at (?P<file>[^\n]+?):(?P<line>\d+)\s*$",
-                      re.M)
+FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) "
+                      r"at (?P<file>[^\n]+?):(?P<line>\d+)\s*$", re.M)
 ADDED_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint|Pending breakpoint) #(?P<id>\d+)")
 VERSION_RE = re.compile(r"^phpdbg (\S+)", re.M)
 MARKED_RE = re.compile("\x1d([^\x1d]*)\x1d")
@@ -115,6 +115,8 @@ class PhpdbgBackend(ConsoleBackend):
         #: dbg's breakpoint id -> (phpdbg's id, the breakpoint).
         self._breaks: dict[int, tuple[int, Breakpoint]] = {}
         self._lines: dict[str, set[int]] = {}
+        #: phpdbg's breakpoint for each target and condition dbg asked for.
+        self._natives: dict[tuple[str, str | None], int] = {}
         self._uncaught = False
 
     # -- availability ----------------------------------------------------------------
@@ -323,13 +325,19 @@ class PhpdbgBackend(ConsoleBackend):
         else:
             answer = self.command(f"break {target}", timeout)
         added = ADDED_RE.search(answer)
-        if added is None:
+        native = int(added["id"]) if added else self._natives.get((target, options.condition))
+        if native is None:
             raise OpFailed(f"phpdbg: {answer.strip()[:300]}")
+        if added is None:
+            # phpdbg keeps one breakpoint a line ("... exists"): the one dbg
+            # made there before, switched off when it was removed.
+            self.command(f"set break {native} on", timeout)
+        self._natives[(target, options.condition)] = native
         number = max(self._breaks, default=0) + 1
         bp = Breakpoint(id=number, file=file, line=line, function=loc.function,
                         condition=options.condition, requested=loc.key(),
                         verified=file is not None)
-        self._breaks[number] = (int(added["id"]), bp)
+        self._breaks[number] = (native, bp)
         return bp
 
     def _function_line(self, name: str, timeout: float) -> tuple[str | None, int | None]:
@@ -391,8 +399,11 @@ class PhpdbgBackend(ConsoleBackend):
         if entry is None:
             raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
         self.require_stopped("unbreak", timeout)
-        self.command(f"break del {entry[0]}", timeout)
+        # Switched off rather than deleted: after `break del`, phpdbg 8.2 no
+        # longer stops at breakpoints set later.
         del self._breaks[int(bp_id)]
+        if all(native != entry[0] for native, _ in self._breaks.values()):
+            self.command(f"set break {entry[0]} off", timeout)
 
     def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
         return [bp for _, bp in self._breaks.values()]
