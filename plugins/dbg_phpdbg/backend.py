@@ -70,6 +70,13 @@ FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) "
                       r"at (?P<file>[^\n]+?):(?P<line>\d+)\s*$", re.M)
 ADDED_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint|Pending breakpoint) #(?P<id>\d+)")
 VERSION_RE = re.compile(r"^phpdbg (\S+)", re.M)
+#: Where PHPUnit fails a test: a constraint that does not hold, `$this->fail()`.
+FAILURE_FUNCTIONS = ("PHPUnit\\Framework\\Constraint\\Constraint::fail",
+                     "PHPUnit\\Framework\\Assert::fail")
+#: The message of the failure, asked in the frame of FAILURE_FUNCTIONS.
+FAILURE_MESSAGE = ("return str_replace(\"\\n\", '; ', trim(isset($this) ? $description . "
+                   "\"\\n\" . 'Failed asserting that ' . $this->failureDescription($other) . '.' "
+                   ": $message));")
 MARKED_RE = re.compile("\x1d([^\x1d]*)\x1d")
 #: Commands that let the program run, as `dbg raw` may send them.
 RUN_WORDS = {"run", "r", "continue", "c", "step", "s", "next", "n", "finish", "F", "leave", "L",
@@ -118,6 +125,8 @@ class PhpdbgBackend(ConsoleBackend):
         #: phpdbg's breakpoint for each target and condition dbg asked for.
         self._natives: dict[tuple[str, str | None], int] = {}
         self._uncaught = False
+        #: A PHPUnit run: phpdbg's breakpoints where an assertion fails.
+        self._failures: set[int] = set()
 
     # -- availability ----------------------------------------------------------------
 
@@ -178,6 +187,12 @@ class PhpdbgBackend(ConsoleBackend):
         answer = self.command(f"ev eval({self._held(HELPERS.read_text(), timeout)})", timeout)
         if "error" in answer.lower():
             raise OpFailed(f"phpdbg: cannot define dbg's helpers: {answer.strip()[:300]}")
+        if request.test or os.path.basename(self._program).startswith("phpunit"):
+            # A test run stops where an assertion fails, though PHPUnit catches it.
+            for function in FAILURE_FUNCTIONS:
+                added = ADDED_RE.search(self.command(f"break {function}", timeout))
+                if added:
+                    self._failures.add(int(added["id"]))
         return event
 
     def _held(self, code: str, timeout: float) -> str:
@@ -241,6 +256,8 @@ class PhpdbgBackend(ConsoleBackend):
             return StopEvent(state="stopped", reason="exception", location=self._where,
                              description=f"{found['type']}: {found['message'] or ''}".strip())
         hit: list[int | str] = []
+        if hits and head is hits[-1] and int(hits[-1]["id"]) in self._failures:
+            return self._test_failed(frames, timeout)
         if hits and head is hits[-1]:
             native = int(hits[-1]["id"])
             for number, (theirs, bp) in self._breaks.items():
@@ -251,6 +268,22 @@ class PhpdbgBackend(ConsoleBackend):
             return StopEvent(state="stopped", reason="entry", location=self._where)
         return StopEvent(state="stopped", reason="breakpoint" if hit else reason or "step",
                          location=self._where, hit_breakpoints=hit)
+
+    def _test_failed(self, frames: list[Frame], timeout: float) -> StopEvent:
+        """A stop in PHPUnit where an assertion failed: shown in the test's
+        own frame, with the failure's message."""
+        written = self._value(FAILURE_MESSAGE, "continue", timeout) or '""'
+        message = re.sub(r'\\(.)', r"\1", written[1:-1])
+        own = next((f for f in frames if not f.library and not f.internal), frames[0])
+        if own.index:
+            self.command(f"frame {own.index}", timeout)
+            self._selected = own.index
+        # phpdbg looks up each catch's class as the failure passes up through
+        # PHPUnit, and a class autoloaded then ends the run: load them now.
+        self._marked("ev __dbg_phpdbg_preload()", "continue", timeout)
+        self._where = Location(own.file or "", own.line or 0, own.function)
+        return StopEvent(state="stopped", reason="exception", location=self._where,
+                         description=f"{own.function} failed: {message}")
 
     def _end(self, timeout: float) -> StopEvent:
         """phpdbg said the script ended: quit it, whose status is the program's."""
@@ -486,7 +519,11 @@ class PhpdbgBackend(ConsoleBackend):
                 call = found["call"]
                 name = call.split("(", 1)[0] if call.endswith(")") else call
                 index = int(found["index"])
-                frames.append(Frame(index, name, found["file"], int(found["line"]), index == 0))
+                frame = Frame(index, name, found["file"], int(found["line"]), index == 0)
+                if name.startswith("PHPUnit\\") or "/PHPUnit/" in frame.file \
+                        or os.path.basename(frame.file or "").startswith("phpunit"):
+                    frame.library, frame.library_name = True, "phpunit"
+                frames.append(frame)
             self._frames = frames
         frames = list(self._frames)
         for frame in frames:

@@ -48,3 +48,37 @@ function __dbg_phpdbg_wrap(string $code): string {
         . 'catch (\Throwable $__dbg_e) { return [false, $__dbg_e]; } '
         . 'finally { restore_error_handler(); unset($__dbg_e); }';
 }
+function __dbg_phpdbg_preload(): string {
+    // phpdbg looks up each catch's class as an exception passes, autoloading
+    // it then, which fails while the exception is pending: load them first.
+    $loaded = 0;
+    $files = array_unique(array_filter(array_column(debug_backtrace(), 'file'), 'is_file'));
+    foreach ($files as $file) {
+        $tokens = token_get_all((string)file_get_contents($file));
+        $ns = ''; $uses = []; $count = count($tokens);
+        for ($i = 0; $i < $count; $i++) {
+            $kind = is_array($tokens[$i]) ? $tokens[$i][0] : $tokens[$i];
+            if ($kind !== T_NAMESPACE && $kind !== T_USE && $kind !== T_CATCH) continue;
+            if ($kind === T_CATCH) { while ($i < $count && $tokens[$i] !== '(') $i++; }
+            $names = []; $name = '';
+            for ($i++; $i < $count && !in_array($tokens[$i], [';', '{', ')', '('], true); $i++) {
+                $t = $tokens[$i];
+                if (is_array($t) && in_array($t[0], [T_STRING, T_NAME_QUALIFIED, T_NAME_FULLY_QUALIFIED], true)) $name .= $t[1];
+                elseif ($t === '|' || $t === ',' || (is_array($t) && $t[0] === T_AS)) { $names[] = $name; $name = ''; }
+            }
+            $names[] = $name;
+            if ($kind === T_NAMESPACE) { $ns = $names[0]; }
+            elseif ($kind === T_USE && $tokens[$i] === ';' && $names[0] !== '') {
+                $uses[strtolower($names[1] ?? substr(strrchr('\\' . $names[0], '\\'), 1))] = $names[0];
+            } elseif ($kind === T_CATCH) {
+                foreach ($names as $class) {
+                    if ($class === '') continue;
+                    $head = strtolower(explode('\\', $class)[0]);
+                    $full = $class[0] === '\\' ? substr($class, 1) : (isset($uses[$head]) ? $uses[$head] . substr($class, strlen($head)) : ($ns !== '' ? $ns . '\\' : '') . $class);
+                    $loaded += (int)(class_exists($full) || interface_exists($full));
+                }
+            }
+        }
+    }
+    return "\x1d" . $loaded . "\x1d";
+}

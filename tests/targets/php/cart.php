@@ -70,4 +70,7 @@ function main(array $argv): int
     return 0;
 }
 
-exit(main($argv)); // @module-main
+// Run as a script, not when a test loads its functions.
+if (realpath($_SERVER['argv'][0] ?? '') === __FILE__) {
+    exit(main($_SERVER['argv'])); // @module-main
+}
