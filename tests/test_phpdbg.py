@@ -3,13 +3,14 @@ kit's backend suite, then what is particular to PHP and phpdbg."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dbgcore.testing import BackendSuite, marked_lines
+from dbgcore.testing import BackendSuite, marked_lines, require
 
 pytestmark = pytest.mark.backend("phpdbg")
 
@@ -139,5 +140,31 @@ def test_pause_stops_a_running_program(php: Any) -> None:
     assert running["state"] == "running", running
     paused = php.json("pause")
     assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
-    assert paused["location"]["line"] == LINES["spin"], paused
+    # In the loop: its body's line or the `while` line.
+    assert paused["location"]["line"] in (LINES["spin"] - 1, LINES["spin"]), paused
     assert int(php.json("print", "$turns")["value"]) > 0
+
+
+def test_a_phpunit_run_stops_where_an_assertion_fails(php: Any) -> None:
+    phpunit = shutil.which("phpunit")
+    require(phpunit is not None, "phpunit is not installed (apt-get install phpunit)")
+    tests = CART.parent / "phpunit" / "CartTest.php"
+    marks = marked_lines(tests)
+    snap = php.json("start", "--backend", "phpdbg", "--run", str(phpunit), str(tests))
+    assert snap["reason"] == "exception", snap
+    assert (snap["location"]["file"], snap["location"]["line"]) == (str(tests), marks["fails"])
+    assert snap["description"] == ("CartTest->testDiscount failed: ten percent off; "
+                                   "Failed asserting that 17.325 is identical to 17.0."), snap
+    assert php.json("print", "$final")["value"] == "17.325"
+    frames = php.json("stack")["frames"]
+    assert [f["function"] for f in frames if not f.get("library")] == ["CartTest->testDiscount"]
+    done = php.json("continue")
+    assert done["state"] == "exited" and done["exit_code"] == 1, done
+    assert "Tests: 2, Assertions: 2, Failures: 1." in php.output("stdout")
+
+
+def test_no_catch_runs_past_an_uncaught_exception(php: Any) -> None:
+    done = php.json("start", "--no-catch", "--run", str(CART), "raise")
+    if done["state"] == "running":
+        done = php.json("--timeout", "30", "wait")
+    assert done["state"] == "exited" and done["exit_code"] == 255, done

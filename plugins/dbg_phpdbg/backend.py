@@ -125,6 +125,7 @@ class PhpdbgBackend(ConsoleBackend):
         #: phpdbg's breakpoint for each target and condition dbg asked for.
         self._natives: dict[tuple[str, str | None], int] = {}
         self._uncaught = False
+        self._stop_uncaught = True
         #: A PHPUnit run: phpdbg's breakpoints where an assertion fails.
         self._failures: set[int] = set()
 
@@ -159,6 +160,7 @@ class PhpdbgBackend(ConsoleBackend):
         if request.stdin:
             raise self.unsupported("--stdin", "phpdbg reads its commands on the program's stdin")
         self._cwd = request.cwd or os.getcwd()
+        self._stop_uncaught = request.stop_on_uncaught
         self._program = os.path.abspath(os.path.join(self._cwd, request.program))
         pump = self.output_pump("php")
         init = Path(self.ctx.run_dir) / "phpdbginit"
@@ -253,6 +255,8 @@ class PhpdbgBackend(ConsoleBackend):
         if uncaught and head is uncaught[-1]:
             self._uncaught = True
             found = uncaught[-1]
+            if not self._stop_uncaught:  # dbg start --no-catch
+                return self._run("continue", "continue", reason, timeout)
             return StopEvent(state="stopped", reason="exception", location=self._where,
                              description=f"{found['type']}: {found['message'] or ''}".strip())
         hit: list[int | str] = []
@@ -520,8 +524,8 @@ class PhpdbgBackend(ConsoleBackend):
                 name = call.split("(", 1)[0] if call.endswith(")") else call
                 index = int(found["index"])
                 frame = Frame(index, name, found["file"], int(found["line"]), index == 0)
-                if name.startswith("PHPUnit\\") or "/PHPUnit/" in frame.file \
-                        or os.path.basename(frame.file or "").startswith("phpunit"):
+                if name.startswith("PHPUnit\\") or "/PHPUnit/" in found["file"] \
+                        or os.path.basename(found["file"]).startswith("phpunit"):
                     frame.library, frame.library_name = True, "phpunit"
                 frames.append(frame)
             self._frames = frames
