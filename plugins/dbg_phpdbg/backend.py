@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import ClassVar
@@ -135,7 +136,10 @@ class PhpdbgBackend(ConsoleBackend):
     def check(cls, spec: BackendSpec) -> Readiness:
         found = super().check(spec)
         if not found.ready:
-            return found
+            versioned = shutil.which(f"{spec.command[0]}8.2") if spec.command else None
+            if versioned is None:
+                return found
+            found = Readiness(True, versioned)
         try:
             banner = subprocess.run([found.detail, "-V"], capture_output=True, text=True,
                                     timeout=10).stdout
@@ -168,7 +172,7 @@ class PhpdbgBackend(ConsoleBackend):
         # phpdbg pages long answers by the terminal's height: make it tall.
         # The program's stderr is the pump's FIFO; its stdout is phpdbg's own.
         argv = ["/bin/sh", "-c", 'stty rows 60000 2>/dev/null; exec "$@" 2>"$DBG_STDERR"', "sh",
-                *self.spec.command, "-q", "-b", "-i", str(init), "-e", self._program,
+                *self._command(), "-q", "-b", "-i", str(init), "-e", self._program,
                 *request.args]
         env = {**request.env, "DBG_STDERR": str(pump.paths["stderr"])}
         self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
@@ -213,6 +217,14 @@ class PhpdbgBackend(ConsoleBackend):
                              f"this one is {len(line.encode())}",
                              "shorten it (a function in the program can hold long code)")
         return super().exchange(line, timeout)
+
+    def _command(self) -> list[str]:
+        """phpdbg's command line: the configured one, or Debian's versioned
+        name when the alternatives link is missing."""
+        command = list(self.spec.command)
+        if command and shutil.which(command[0]) is None:
+            command[0] = shutil.which(f"{command[0]}8.2") or command[0]
+        return command
 
     def wait_stop(self, wait: float, timeout: float) -> StopEvent:
         try:
