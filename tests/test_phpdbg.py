@@ -107,8 +107,7 @@ def test_the_exit_code_and_the_output_streams(php: Any) -> None:
     done = php.json("continue")
     assert done["state"] == "exited" and done["exit_code"] == 3, done
     assert "subtotal: 19.25" in php.output("stdout")
-    assert "phpdbg" not in php.output("stdout")
-    assert php.output("stderr") == ""
+    assert "phpdbg" not in php.output("stdout") and "Breakpoint" not in php.output("stdout")
 
 
 def test_watch_is_refused_with_the_way_round(php: Any) -> None:
@@ -168,3 +167,21 @@ def test_no_catch_runs_past_an_uncaught_exception(php: Any) -> None:
     if done["state"] == "running":
         done = php.json("--timeout", "30", "wait")
     assert done["state"] == "exited" and done["exit_code"] == 255, done
+
+
+def test_a_breakpoint_stops_once_a_pass_over_its_line(php: Any) -> None:
+    # phpdbg fires a line's breakpoint again when a call made on the line
+    # returns, and a conditional one at each later opline of the line.
+    start(php, "--break", f"cart.php:{LINES['call-fee']}", "--break", "fee", "--run")
+    assert php.json("continue")["location"]["function"] == "fee"
+    done = php.json("continue")
+    assert done["state"] == "exited", done
+    start(php)
+    php.json("break", f"cart.php:{LINES['loop']}", "--if", "$total > 3")
+    stop = php.json("continue")
+    assert php.json("print", "$item['name']")["value"] == '"coffee"', stop
+    done = php.json("continue")
+    assert done["state"] == "exited", done
+    # phpdbg's `print opline` answers on stderr: none of it is the program's.
+    assert php.output("stderr") == ""
+    assert php.output("stdout").endswith("total after discount: 17.32\ndone\n")

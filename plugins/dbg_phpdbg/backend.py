@@ -11,7 +11,8 @@ What phpdbg prints, and how it is read here:
 - ``back``: one ``frame #0: fee(amount=19.25) at /abs/cart.php:27`` a frame.
 - the program's own output comes on phpdbg's terminal too (phpdbg writes
   it on its own stdout): it is the text before a stop's report, and is
-  handed to ``dbg output`` from there. The program's stderr is a FIFO.
+  handed to ``dbg output`` from there (its STDERR comes there too).
+  phpdbg's stderr is a FIFO (stderr.py), where its `print` answers come.
 - values: ``ev`` prints a PHP value with print_r, on many lines; dbg
   evaluates through small helper functions it defines in the program at the
   entry stop (helpers.php), which answer one line between ``\\x1d`` marks.
@@ -27,6 +28,7 @@ import subprocess
 from pathlib import Path
 from typing import ClassVar
 
+from dbg_phpdbg.stderr import SharedStderr
 from dbgcore.api import (
     BackendSpec,
     BreakLoc,
@@ -78,6 +80,8 @@ FAILURE_FUNCTIONS = ("PHPUnit\\Framework\\Constraint\\Constraint::fail",
 FAILURE_MESSAGE = ("return str_replace(\"\\n\", '; ', trim(isset($this) ? $description . "
                    "\"\\n\" . 'Failed asserting that ' . $this->failureDescription($other) . '.' "
                    ": $message));")
+#: `print opline`: "L0053 0046 EXT_FCALL_END", "L0018 0005 T6 = FETCH_DIM_R ...".
+OPLINE_RE = re.compile(r"^L\d+ (\d+) (?:\S+ = )?(\w+)[^\n]*\n?", re.M)
 MARKED_RE = re.compile("\x1d([^\x1d]*)\x1d")
 #: Commands that let the program run, as `dbg raw` may send them.
 RUN_WORDS = {"run", "r", "continue", "c", "step", "s", "next", "n", "finish", "F", "leave", "L",
@@ -127,6 +131,10 @@ class PhpdbgBackend(ConsoleBackend):
         self._natives: dict[tuple[str, str | None], int] = {}
         self._uncaught = False
         self._stop_uncaught = True
+        self._stderr: SharedStderr | None = None
+        #: Where `continue` left from: the top frame's file, line and depth,
+        #: and its opline (see _same_pass).
+        self._resumed: tuple[tuple[str | None, int | None, int], int] | None = None
         #: A PHPUnit run: phpdbg's breakpoints where an assertion fails.
         self._failures: set[int] = set()
 
@@ -166,15 +174,16 @@ class PhpdbgBackend(ConsoleBackend):
         self._cwd = request.cwd or os.getcwd()
         self._stop_uncaught = request.stop_on_uncaught
         self._program = os.path.abspath(os.path.join(self._cwd, request.program))
-        pump = self.output_pump("php")
+        self._stderr = SharedStderr(Path(self.ctx.run_dir), self.ctx.output)
         init = Path(self.ctx.run_dir) / "phpdbginit"
         init.write_text(f"set prompt {PROMPT_TEXT}\n")
         # phpdbg pages long answers by the terminal's height: make it tall.
-        # The program's stderr is the pump's FIFO; its stdout is phpdbg's own.
+        # phpdbg's stderr is a FIFO of dbg's, where its `print` answers come
+        # (stderr.py); the program's output is on phpdbg's terminal.
         argv = ["/bin/sh", "-c", 'stty rows 60000 2>/dev/null; exec "$@" 2>"$DBG_STDERR"', "sh",
                 *self._command(), "-q", "-b", "-i", str(init), "-e", self._program,
                 *request.args]
-        env = {**request.env, "DBG_STDERR": str(pump.paths["stderr"])}
+        env = {**request.env, "DBG_STDERR": str(self._stderr.path)}
         self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
         try:
             self.drv().expect([], START_WAIT)
@@ -274,6 +283,8 @@ class PhpdbgBackend(ConsoleBackend):
         hit: list[int | str] = []
         if hits and head is hits[-1] and int(hits[-1]["id"]) in self._failures:
             return self._test_failed(frames, timeout)
+        if hits and head is hits[-1] and self._same_pass(frames, timeout):
+            return self._run("continue", "continue", reason, timeout)
         if hits and head is hits[-1]:
             native = int(hits[-1]["id"])
             for number, (theirs, bp) in self._breaks.items():
@@ -284,6 +295,47 @@ class PhpdbgBackend(ConsoleBackend):
             return StopEvent(state="stopped", reason="entry", location=self._where)
         return StopEvent(state="stopped", reason="breakpoint" if hit else reason or "step",
                          location=self._where, hit_breakpoints=hit)
+
+    def _same_pass(self, frames: list[Frame], timeout: float) -> bool:
+        """Whether a breakpoint's stop after `continue` is phpdbg's second
+        word on a line already stopped at: it checks breakpoints on each
+        change of line, so a line's breakpoint fires again when a call made
+        on it returns (at the call's EXT_FCALL_END), and a conditional one
+        at each later opline of the line. A new pass over the line (a loop)
+        comes back to an earlier opline."""
+        resumed, self._resumed = self._resumed, None
+        if resumed is None or not frames:
+            return False
+        number, opcode = self._opline(timeout)
+        if opcode == "EXT_FCALL_END":
+            return True
+        place = (frames[0].file, frames[0].line, len(frames))
+        return place == resumed[0] and number > resumed[1]
+
+    def _opline(self, timeout: float) -> tuple[int, str]:
+        """The current opline's number and opcode (phpdbg answers on stderr)."""
+        if self._stderr is None:
+            return -1, ""
+        self._stderr.hold()
+        try:
+            self.command("print opline", timeout)
+        finally:
+            said = self._stderr.release("\n")
+        found = OPLINE_RE.search(said)
+        rest = said[:found.start()] + said[found.end():].lstrip("\n") if found else said
+        self.ctx.output.append("stderr", rest)
+        return (int(found[1]), found[2]) if found else (-1, "")
+
+    def console_ended(self, code: int | None = None) -> StopEvent:
+        event = super().console_ended(code)
+        if self._stderr is not None:
+            self._stderr.drain()  # the program's last words on stderr
+        return event
+
+    def terminate(self) -> None:
+        super().terminate()
+        if self._stderr is not None:
+            self._stderr.close()
 
     def _test_failed(self, frames: list[Frame], timeout: float) -> StopEvent:
         """A stop in PHPUnit where an assertion failed: shown in the test's
@@ -323,6 +375,10 @@ class PhpdbgBackend(ConsoleBackend):
 
     def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
         self.require_stopped(op, timeout)
+        self._resumed = None
+        if command == "continue" and self._frames:
+            top = self._frames[0]
+            self._resumed = ((top.file, top.line, len(self._frames)), self._opline(timeout)[0])
         self._reason = reason
         self._frames, self._selected = None, 0
         self.set_state("running")
