@@ -185,3 +185,15 @@ def test_a_breakpoint_stops_once_a_pass_over_its_line(php: Any) -> None:
     # phpdbg's `print opline` answers on stderr: none of it is the program's.
     assert php.output("stderr") == ""
     assert php.output("stdout").endswith("total after discount: 17.32\ndone\n")
+
+
+def test_output_comes_while_the_program_runs(php: Any, tmp_path: Path) -> None:
+    script = tmp_path / "chatty.php"
+    script.write_text('<?php\nfor ($i = 0; $i < 50; $i++) {\n    echo "tick $i\\n";\n'
+                      '    usleep(100000);\n}\necho "[mine] done";\n')
+    php.json("start", str(script))
+    assert php.json("--timeout", "1", "continue")["state"] == "running"
+    assert "tick 0\n" in php.output("stdout")  # before any stop
+    done = php.json("--timeout", "30", "wait")
+    assert done["state"] == "exited", done
+    assert "tick 49\n[mine] done" in php.output("stdout")

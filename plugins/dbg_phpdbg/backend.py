@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -67,6 +68,10 @@ UNCAUGHT_RE = re.compile(r"\[Uncaught (?P<type>\S+) in (?P<file>[^\n]+?) on line
                          r"(?:: (?P<message>[^\n]*))?\]")
 RESOLVED_RE = re.compile(r"^\[Breakpoint #0 resolved at [^\n]*\]\n", re.M)
 ENDED_RE = re.compile(r"\[Script ended normally\]")
+#: A whole line the program wrote while it runs: none of phpdbg's reports
+#: (``[Breakpoint ...]``, a listing's ``>00018:`` and `` 00019:``), which
+#: stay for the stop's reading.
+OUTPUT_LINE_RE = re.compile(r"(?m)^((?!\[|[> ]\d{5}: )[^\r\n]*\r?\n)")
 #: The current line of a stop's listing.
 CURRENT_RE = re.compile(r">(?P<line>\d{5}): ")
 FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) "
@@ -236,15 +241,21 @@ class PhpdbgBackend(ConsoleBackend):
         return command
 
     def wait_stop(self, wait: float, timeout: float) -> StopEvent:
-        try:
-            match = self.drv().expect([], wait)
-        except PtyTimeout:
-            self.set_state("running")
-            return StopEvent(state="running")
-        except PtyEOF as exc:
-            self._program_output(exc.output)
-            return self.console_ended()
-        return self._stopped(match.before, self._reason, timeout)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                match = self.drv().expect([OUTPUT_LINE_RE],
+                                          max(0.0, deadline - time.monotonic()))
+            except PtyTimeout:
+                self.set_state("running")
+                return StopEvent(state="running")
+            except PtyEOF as exc:
+                self._program_output(exc.output)
+                return self.console_ended()
+            if match.index == 0:
+                return self._stopped(match.before, self._reason, timeout)
+            # A line of the program's while it runs: `dbg output` has it now.
+            self._program_output(match.before + match.groups[0])
 
     _reason = ""
 
