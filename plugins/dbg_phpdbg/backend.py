@@ -9,10 +9,10 @@ What phpdbg prints, and how it is read here:
   a listing whose current line is ``>00053: code``; a step prints the
   listing alone. The end is ``[Script ended normally]``.
 - ``back``: one ``frame #0: fee(amount=19.25) at /abs/cart.php:27`` a frame.
-- the program's own output comes on phpdbg's terminal too (phpdbg writes
-  it on its own stdout): it is the text before a stop's report, and is
-  handed to ``dbg output`` from there (its STDERR comes there too).
-  phpdbg's stderr is a FIFO (stderr.py), where its `print` answers come.
+- the program's own output (its STDERR too) comes on phpdbg's terminal
+  (phpdbg writes it on its own stdout): its whole lines while it runs, and
+  the text before a stop's report, go to ``dbg output``. phpdbg's stderr
+  is a FIFO (stderr.py), where its `print` answers come.
 - values: ``ev`` prints a PHP value with print_r, on many lines; dbg
   evaluates through small helper functions it defines in the program at the
   entry stop (helpers.php), which answer one line between ``\\x1d`` marks.
