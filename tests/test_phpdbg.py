@@ -112,7 +112,7 @@ def test_the_exit_code_and_the_output_streams(php: Any) -> None:
 
 def test_watch_is_refused_with_the_way_round(php: Any) -> None:
     start(php, "--break", f"cart.php:{LINES['discount']}", "--run")
-    for argv in (["watch", "$total"], ["break", "cart.php:34", "--hit", "2"], ["until"]):
+    for argv in (["watch", "$total"], ["break", "cart.php:34", "--hit", "2"], ["catch", "x"]):
         refused = php(*argv)
         assert refused.code == 3 and "phpdbg" in refused.err and "dbg raw" in refused.err, \
             refused
@@ -197,3 +197,15 @@ def test_output_comes_while_the_program_runs(php: Any, tmp_path: Path) -> None:
     done = php.json("--timeout", "30", "wait")
     assert done["state"] == "exited", done
     assert "tick 49\n[mine] done" in php.output("stdout")
+
+
+def test_until_runs_to_a_line_and_leaves_no_breakpoint(php: Any) -> None:
+    start(php, "--break", f"cart.php:{LINES['discount']}", "--run")
+    there = php.json("until", f"cart.php:{LINES['after-discount']}")
+    assert (there["reason"], there["location"]["line"]) == ("until", LINES["after-discount"])
+    assert [b["line"] for b in php.json("breaks")["breakpoints"]] == [LINES["discount"]]
+    php.json("restart")
+    again = php.json("continue")
+    assert again["location"]["line"] == LINES["discount"], again
+    done = php.json("continue")  # the line `until` ran to stops no more
+    assert done["state"] == "exited", done

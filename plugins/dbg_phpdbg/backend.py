@@ -90,7 +90,6 @@ class PhpdbgBackend(ConsoleBackend):
                  "no condition) and dbg does not drive them: `dbg raw watch $var` sets one",
         "catch": "phpdbg stops at every uncaught exception by itself; "
                  "`dbg raw break ZEND_THROW` stops at every throw",
-        "until": "phpdbg's own `until` runs past the current line: `dbg raw until`",
         "threads": "PHP runs one thread",
         "thread": "PHP runs one thread",
     }
@@ -542,6 +541,53 @@ class PhpdbgBackend(ConsoleBackend):
                 event = self._run("step", "next", "step", timeout)
             else:
                 break
+        return event
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        # phpdbg's own `until` only runs past the current line: dbg's runs to
+        # a line by a breakpoint of its own there, switched off at the stop.
+        self.require_stopped("until", timeout)
+        if loc is None:
+            return self._next_line(timeout)
+        if loc.function:
+            file, line = self._function_line(loc.function, timeout)
+        else:
+            file = self._file_for(loc.file, timeout) if loc.file else \
+                self._where.file if self._where else None
+            line = loc.line
+        if file is None or line is None:
+            raise OpFailed(f"no place {loc.key()} to run to", "give FILE:LINE or FUNCTION")
+        if line not in self._executable(file, timeout):
+            raise OpFailed(no_code_message(file, line), "pick a line with a statement")
+        target = f"{file}:{line}"
+        native = self._natives.get((target, None))
+        used = native is not None and any(n == native for n, _ in self._breaks.values())
+        if native is None:
+            added = ADDED_RE.search(self.command(f"break {target}", timeout))
+            if added is None:
+                raise OpFailed(f"phpdbg cannot stop at {target}")
+            native = self._natives[(target, None)] = int(added["id"])
+        elif not used:
+            self.command(f"set break {native} on", timeout)
+        try:
+            return self._run("continue", "until", "until", timeout)
+        finally:
+            if not used and self.state() == "stopped":
+                self.command(f"set break {native} off", timeout)
+
+    def _next_line(self, timeout: float) -> StopEvent:
+        """`until` with no place: the next line, not going back in a loop."""
+        frames = self._frames or self.stack(None, timeout)
+        depth, origin = len(frames), frames[0].line if frames else None
+        event = self.next(timeout)
+        for _ in range(10000):
+            now = self._frames or []
+            if event.state != "stopped" or event.reason != "step" or len(now) != depth \
+                    or origin is None or (now[0].line or 0) > origin:
+                break
+            event = self.next(timeout)
+        if event.reason == "step":
+            event.reason = "until"
         return event
 
     def pause(self, timeout: float) -> StopEvent:
