@@ -7,7 +7,7 @@ import base64
 import os
 import re
 
-from dbgcore.api import Frame
+from dbgcore.api import Frame, Variable
 
 HIT_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint) #(?P<id>\d+)\b[^\n]*?"
                     r" at (?P<file>[^\n]+?):(?P<line>\d+), hits: \d+\]")
@@ -18,9 +18,9 @@ ENDED_RE = re.compile(r"\[Script ended normally\]")
 #: A whole line the program wrote while it runs: none of phpdbg's reports
 #: (``[Breakpoint ...]``, a listing's ``>00018:`` and `` 00019:``), which
 #: stay for the stop's reading.
-OUTPUT_LINE_RE = re.compile(r"(?m)^((?!\[|[> ]\d{5}: )[^\r\n]*\r?\n)")
+OUTPUT_LINE_RE = re.compile(r"(?m)^((?!\[|[> ]\d{5,}: )[^\r\n]*\r?\n)")
 #: The current line of a stop's listing.
-CURRENT_RE = re.compile(r">(?P<line>\d{5}): ")
+CURRENT_RE = re.compile(r">(?P<line>\d{5,}): ")
 FRAME_RE = re.compile(r"^frame #(?P<index>\d+): (?P<call>.*?) "
                       r"at (?P<file>[^\n]+?):(?P<line>\d+)\s*$", re.M)
 ADDED_RE = re.compile(r"\[(?:Conditional breakpoint|Breakpoint|Pending breakpoint) #(?P<id>\d+)")
@@ -55,6 +55,27 @@ def php_string(text: str) -> str:
     return "base64_decode('" + base64.b64encode(text.encode()).decode() + "')"
 
 
+def _arguments(listed: str) -> list[str]:
+    """`back`'s "name=value" items, split at the ", " before a name outside
+    a quoted string."""
+    items, start, quoted, escaped = [], 0, False, False
+    for i, char in enumerate(listed):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quoted:
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif not quoted and listed.startswith(", ", i) and ARG_NAME_RE.match(listed, i + 2):
+            items.append(listed[start:i])
+            start = i + 2
+    return [*items, listed[start:]] if listed else items
+
+
+#: An argument's start in `back`: its name and "=".
+ARG_NAME_RE = re.compile(r"\w+=")
+
+
 def frames_of(answer: str) -> list[Frame]:
     """The frames of `back`'s answer, innermost first; PHPUnit's are a library's."""
     frames = []
@@ -63,6 +84,11 @@ def frames_of(answer: str) -> list[Frame]:
         name = call.split("(", 1)[0] if call.endswith(")") else call
         index = int(found["index"])
         frame = Frame(index, name, found["file"], int(found["line"]), index == 0)
+        if call.endswith(")") and "(" in call:
+            # phpdbg's short words for each argument: "amount=19.25", "argv=array(1)".
+            listed = call[call.index("(") + 1:-1]
+            frame.args = [Variable("$" + item.partition("=")[0], item.partition("=")[2])
+                          for item in _arguments(listed) if "=" in item]
         if name.startswith("PHPUnit\\") or "/PHPUnit/" in found["file"] \
                 or os.path.basename(found["file"]).startswith("phpunit"):
             frame.library, frame.library_name = True, "phpunit"

@@ -29,6 +29,13 @@ def test_back_gives_each_frame_its_function_file_and_line(frames: list[tuple[str
     assert [f.current for f in read] == [True] + [False] * (len(frames) - 1)
 
 
+def test_back_gives_the_arguments_in_phpdbgs_words() -> None:
+    frame = frames_of('frame #0: Cart->fail(other=17.325, description="a, b=c", '
+                      'rest=array(2)) at /t/c.php:7\n')[0]
+    assert [(a.name, a.value) for a in frame.args or []] == [
+        ("$other", "17.325"), ("$description", '"a, b=c"'), ("$rest", "array(2)")]
+
+
 def test_phpunit_frames_are_a_librarys() -> None:
     read = frames_of("frame #0: PHPUnit\\Framework\\Assert::fail(message=\"x\") at "
                      "/usr/share/php/PHPUnit/Framework/Assert.php:2\n"
