@@ -112,7 +112,8 @@ def test_the_exit_code_and_the_output_streams(php: Any) -> None:
 
 def test_watch_is_refused_with_the_way_round(php: Any) -> None:
     start(php, "--break", f"cart.php:{LINES['discount']}", "--run")
-    for argv in (["watch", "$total"], ["break", "cart.php:34", "--hit", "2"], ["catch", "x"]):
+    for argv in (["watch", "$total"], ["break", "cart.php:34", "--hit", "2"],
+                 ["catch", "InvalidArgumentException"]):
         refused = php(*argv)
         assert refused.code == 3 and "phpdbg" in refused.err and "dbg raw" in refused.err, \
             refused
@@ -209,3 +210,13 @@ def test_until_runs_to_a_line_and_leaves_no_breakpoint(php: Any) -> None:
     assert again["location"]["line"] == LINES["discount"], again
     done = php.json("continue")  # the line `until` ran to stops no more
     assert done["state"] == "exited", done
+
+
+def test_catch_raised_stops_at_the_throw(php: Any) -> None:
+    php.json("start", str(CART), "raise")
+    assert php.json("catch", "raised")["filters"] == ["raised"]
+    thrown = php.json("continue")
+    assert (thrown["reason"], thrown["location"]["line"]) == ("exception", LINES["raise"])
+    assert php.json("catch")["filters"] == []  # neither the throw nor uncaught now
+    done = php.json("continue")
+    assert done["state"] == "exited" and done["exit_code"] == 255, done

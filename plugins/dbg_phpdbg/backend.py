@@ -88,8 +88,9 @@ class PhpdbgBackend(ConsoleBackend):
     unsupported_hints: ClassVar[dict[str, str]] = {
         "watch": "phpdbg's watchpoints are limited (a variable of the current scope, "
                  "no condition) and dbg does not drive them: `dbg raw watch $var` sets one",
-        "catch": "phpdbg stops at every uncaught exception by itself; "
-                 "`dbg raw break ZEND_THROW` stops at every throw",
+        "catch": "dbg catch takes raised (every throw) and uncaught; phpdbg cannot tell "
+                 "an exception's class at its throw: `dbg raw break ZEND_THROW` stops at "
+                 "each throw, where `dbg step` goes on to its catch",
         "threads": "PHP runs one thread",
         "thread": "PHP runs one thread",
     }
@@ -109,6 +110,9 @@ class PhpdbgBackend(ConsoleBackend):
         self._uncaught = False
         self._stop_uncaught = True
         self._stderr: SharedStderr | None = None
+        #: `dbg catch raised`: phpdbg's breakpoint at every ZEND_THROW.
+        self._throws: int | None = None
+        self._raising = False
         #: Where `continue` left from: the top frame's file, line and depth,
         #: and its opline (see _same_pass).
         self._resumed: tuple[tuple[str | None, int | None, int], int] | None = None
@@ -266,6 +270,9 @@ class PhpdbgBackend(ConsoleBackend):
         hit: list[int | str] = []
         if hits and head is hits[-1] and int(hits[-1]["id"]) in self._failures:
             return self._test_failed(frames, timeout)
+        if hits and head is hits[-1] and int(hits[-1]["id"]) == self._throws and self._raising:
+            return StopEvent(state="stopped", reason="exception", location=self._where,
+                             description="an exception is thrown here (dbg catch raised)")
         if hits and head is hits[-1] and self._same_pass(frames, timeout):
             return self._run("continue", "continue", reason, timeout)
         if hits and head is hits[-1]:
@@ -589,6 +596,23 @@ class PhpdbgBackend(ConsoleBackend):
         if event.reason == "step":
             event.reason = "until"
         return event
+
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
+        unknown = [f for f in filters if f not in ("raised", "uncaught")]
+        if unknown:
+            raise self.unsupported(f"catch {unknown[0]}", self.unsupported_hints["catch"])
+        self.require_stopped("catch", timeout)
+        raised = "raised" in filters
+        if raised and self._throws is None:
+            added = ADDED_RE.search(self.command("break ZEND_THROW", timeout))
+            if added is None:
+                raise OpFailed("phpdbg cannot stop at ZEND_THROW")
+            self._throws = int(added["id"])
+        elif self._throws is not None:
+            self.command(f"set break {self._throws} {'on' if raised else 'off'}", timeout)
+        self._raising = raised
+        self._stop_uncaught = "uncaught" in filters
+        return [f for f in ("raised", "uncaught") if f in filters]
 
     def pause(self, timeout: float) -> StopEvent:
         self._reason = "pause"
