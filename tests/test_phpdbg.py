@@ -220,3 +220,13 @@ def test_catch_raised_stops_at_the_throw(php: Any) -> None:
     assert php.json("catch")["filters"] == []  # neither the throw nor uncaught now
     done = php.json("continue")
     assert done["state"] == "exited" and done["exit_code"] == 255, done
+
+
+def test_a_script_that_does_not_compile_is_refused_with_php_s_words(php: Any,
+                                                                   tmp_path: Path) -> None:
+    script = tmp_path / "bad.php"
+    script.write_text("<?php\nfunction (\n")
+    refused = php("start", str(script))
+    assert refused.code == 1 and "Unclosed '('" in refused.err, refused
+    assert refused.err.count("\n") == 1 and "Traceback" not in refused.err, refused
+    assert php.json("status")["error"]["kind"] == "no_session"

@@ -167,9 +167,15 @@ class PhpdbgBackend(ConsoleBackend):
         env = {**request.env, "DBG_STDERR": str(self._stderr.path)}
         self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
         try:
-            self.drv().expect([], START_WAIT)
+            banner = self.drv().expect([], START_WAIT).before
         except PtyEOF as exc:
             raise OpFailed(f"phpdbg did not start: {exc.output.strip()[-300:]}") from exc
+        if "[Successful compilation" not in banner:
+            # A parse error: phpdbg waits at its prompt with nothing to run.
+            said = re.sub(r"\s+", " ", banner.replace("[Could not find information about "
+                                                    "included file...]", "")).strip(" []")
+            raise OpFailed(f"php cannot compile {self._program}: {said[:300]}",
+                           f"fix the script (php -l {self._program} checks it)")
         self.set_state("stopped")
         # The entry: the main script's first opline.
         self.command(f"break {self._program}:#0", timeout)
