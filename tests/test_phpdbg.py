@@ -98,6 +98,10 @@ def test_an_uncaught_exception_stops_with_its_message(php: Any) -> None:
     assert snap["reason"] == "exception" and snap["location"]["line"] == LINES["raise"], snap
     assert "InvalidArgumentException: bad entry -3" in snap["description"], snap
     assert php.json("print", "$value")["value"] == "-3"
+    thrown = php.json("exception")
+    assert (thrown["exception"], thrown["description"]) == ("InvalidArgumentException",
+                                                            "bad entry -3"), thrown
+    assert thrown["stack"].splitlines()[-1].endswith(f"cart.php:{LINES['raise']} in check_entry")
     done = php.json("continue")
     assert done["state"] == "exited" and done["exit_code"] == 255, done
 

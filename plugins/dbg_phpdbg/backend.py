@@ -27,7 +27,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from dbg_phpdbg.replies import (
     ADDED_RE,
@@ -80,6 +80,8 @@ PROMPT = re.compile(re.escape(PROMPT_TEXT) + " ")
 #: How long phpdbg has to compile the program and reach its first opline.
 START_WAIT = 30.0
 HELPERS = Path(__file__).with_name("helpers.php")
+#: A JSON object (an op's arguments and answer).
+JsonObject = dict[str, Any]
 
 class PhpdbgBackend(ConsoleBackend):
     id = "phpdbg"
@@ -110,6 +112,8 @@ class PhpdbgBackend(ConsoleBackend):
         self._uncaught = False
         self._stop_uncaught = True
         self._stderr: SharedStderr | None = None
+        #: The exception the program stopped at: its class and message.
+        self._exception: tuple[str, str] | None = None
         #: `dbg catch raised`: phpdbg's breakpoint at every ZEND_THROW.
         self._throws: int | None = None
         self._raising = False
@@ -271,6 +275,7 @@ class PhpdbgBackend(ConsoleBackend):
             found = uncaught[-1]
             if not self._stop_uncaught:  # dbg start --no-catch
                 return self._run("continue", "continue", reason, timeout)
+            self._exception = (found["type"], found["message"] or "")
             return StopEvent(state="stopped", reason="exception", location=self._where,
                              description=f"{found['type']}: {found['message'] or ''}".strip())
         hit: list[int | str] = []
@@ -346,6 +351,7 @@ class PhpdbgBackend(ConsoleBackend):
         # PHPUnit, and a class autoloaded then ends the run: load them now.
         self._marked("ev __dbg_phpdbg_preload()", "continue", timeout)
         self._where = Location(own.file or "", own.line or 0, own.function)
+        self._exception = ("PHPUnit\\Framework\\ExpectationFailedException", message)
         return StopEvent(state="stopped", reason="exception", location=self._where,
                          description=f"{own.function} failed: {message}")
 
@@ -371,6 +377,7 @@ class PhpdbgBackend(ConsoleBackend):
 
     def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
         self.require_stopped(op, timeout)
+        self._exception = None
         self._resumed = None
         if command == "continue" and self._frames:
             top = self._frames[0]
@@ -687,6 +694,19 @@ class PhpdbgBackend(ConsoleBackend):
         except OpFailed as exc:
             raise OpFailed(f"cannot set {lhs}: {exc.message.removeprefix('php: ')}",
                            "nothing was changed") from exc
+
+    def op_exception(self, args: JsonObject, timeout: float) -> JsonObject:
+        """The uncaught exception (or PHPUnit's failure) the program stopped
+        at: its class, its message, and the stack, outermost first."""
+        self.require_stopped("exception", timeout)
+        if self._exception is None:
+            raise OpFailed("the program did not stop at an exception",
+                           "an uncaught exception or a failing PHPUnit test stops it; "
+                           "`dbg stack` shows where it is")
+        frames = self.stack(None, timeout)
+        return {"exception": self._exception[0], "description": self._exception[1],
+                "stack": "\n".join(f"  {f.file or '?'}:{f.line or '?'} in {f.function or '?'}"
+                                   for f in reversed(frames))}
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         word = text.split(maxsplit=1)[0] if text.strip() else ""
