@@ -40,6 +40,8 @@ def start(dbg: Any, *options: str) -> dict[str, Any]:
 def test_a_php_file_picks_phpdbg_and_stops_at_entry(php: Any) -> None:
     snap = start(php)
     assert snap["reason"] == "entry" and snap["location"]["file"] == str(CART), snap
+    # The first statement, not the class declared before it.
+    assert snap["location"]["line"] == LINES["entry"], snap
     assert php.json("status")["state"] == "stopped"
 
 

@@ -181,8 +181,10 @@ class PhpdbgBackend(ConsoleBackend):
             raise OpFailed(f"php cannot compile {self._program}: {said[:300]}",
                            f"fix the script (php -l {self._program} checks it)")
         self.set_state("stopped")
-        # The entry: the main script's first opline.
-        self.command(f"break {self._program}:#0", timeout)
+        # The entry: the main script's first statement, else its first opline.
+        first = self._first_line(timeout)
+        self.command(f"break {self._program}:{first}" if first else
+                     f"break {self._program}:#0", timeout)
         event = self._run("run", "start", "entry", max(timeout, START_WAIT))
         if event.state != "stopped":
             return event
@@ -200,6 +202,22 @@ class PhpdbgBackend(ConsoleBackend):
                 if added:
                     self._failures.add(int(added["id"]))
         return event
+
+    def _first_line(self, timeout: float) -> int | None:
+        """The line of the main script's first statement (not a class's or a
+        function's declaration), from its oplines (`print exec`, whose answer
+        comes on stderr)."""
+        assert self._stderr is not None
+        self._stderr.hold()
+        try:
+            self.command("print exec", timeout)
+        finally:
+            listing = self._stderr.release(" RETURN ")
+        for found in OPLINE_RE.finditer(listing):
+            if found[2] not in ("NOP", "EXT_NOP"):
+                line = re.match(r"L(\d+)", found[0])
+                return int(line[1]) if line else None
+        return None
 
     def _held(self, code: str, timeout: float) -> str:
         """A PHP expression that is ``code`` as a string: the code itself when

@@ -71,6 +71,6 @@ function main(array $argv): int
 }
 
 // Run as a script, not when a test loads its functions.
-if (realpath($_SERVER['argv'][0] ?? '') === __FILE__) {
+if (realpath($_SERVER['argv'][0] ?? '') === __FILE__) { // @entry
     exit(main($_SERVER['argv'])); // @module-main
 }
