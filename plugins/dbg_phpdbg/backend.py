@@ -104,8 +104,11 @@ class PhpdbgBackend(ConsoleBackend):
         self._frames: list[Frame] | None = None
         self._selected = 0
         self._where: Location | None = None
+        #: What the command that let the program run calls its next stop.
+        self._reason = ""
         #: dbg's breakpoint id -> (phpdbg's id, the breakpoint).
         self._breaks: dict[int, tuple[int, Breakpoint]] = {}
+        self._numbered = 0
         self._lines: dict[str, set[int]] = {}
         #: phpdbg's breakpoint for each target and condition dbg asked for.
         self._natives: dict[tuple[str, str | None], int] = {}
@@ -260,8 +263,6 @@ class PhpdbgBackend(ConsoleBackend):
                 return self._stopped(match.before, self._reason, timeout)
             # A line of the program's while it runs: `dbg output` has it now.
             self._program_output(match.before + match.groups[0])
-
-    _reason = ""
 
     def _stopped(self, answer: str, reason: str, timeout: float) -> StopEvent:
         text = answer.replace("\r\n", "\n")
@@ -459,7 +460,8 @@ class PhpdbgBackend(ConsoleBackend):
             # made there before, switched off when it was removed.
             self.command(f"set break {native} on", timeout)
         self._natives[(target, options.condition)] = native
-        number = max(self._breaks, default=0) + 1
+        self._numbered += 1  # never an id again, once removed
+        number = self._numbered
         bp = Breakpoint(id=number, file=file, line=line, function=loc.function,
                         condition=options.condition, requested=loc.key(),
                         verified=file is not None)
