@@ -156,7 +156,8 @@ def test_a_phpunit_run_stops_where_an_assertion_fails(php: Any) -> None:
     require(phpunit is not None, "phpunit is not installed (apt-get install phpunit)")
     tests = CART.parent / "phpunit" / "CartTest.php"
     marks = marked_lines(tests)
-    snap = php.json("start", "--backend", "phpdbg", "--run", str(phpunit), str(tests))
+    snap = php.json("start", "--backend", "phpdbg", "--run", str(phpunit),
+                    "--do-not-cache-result", str(tests))
     assert snap["reason"] == "exception", snap
     assert (snap["location"]["file"], snap["location"]["line"]) == (str(tests), marks["fails"])
     assert snap["description"] == ("CartTest->testDiscount failed: ten percent off; "
