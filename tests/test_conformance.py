@@ -83,6 +83,10 @@ CASES = [
     # rdbg names methods Class#name; its evaluate runs Ruby (dbg raw too).
     Case("rdbg", "ruby/cart.rb", function="Object#apply_discount", caller="Object#main",
          raw=("6*7",), catch_filters=("NoMethodError",)),
+    # phpdbg's names keep PHP's sigil; its raw `ev` runs PHP.
+    Case("phpdbg", "php/cart.php", local_names=("$total", "$percent"),
+         expression=("$total * 2", "38.5"), assign=("$percent", "50", "10"),
+         raw=("ev", "6*7"), watch="$percent"),
     # jdb compiles Cart.java itself; attaching is by port, to a JVM that listens.
     Case("jdb", "java/Cart.java", function="Cart.apply_discount", caller="Cart.main",
          raw=("print", "6*7"), catch_filters=("java.lang.IllegalStateException",),
