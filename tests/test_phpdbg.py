@@ -170,6 +170,17 @@ def test_a_phpunit_run_stops_where_an_assertion_fails(php: Any) -> None:
     assert "Tests: 2, Assertions: 2, Failures: 1." in php.output("stdout")
 
 
+def test_dbg_test_runs_phpunit_for_a_test_file(php: Any) -> None:
+    require(shutil.which("phpunit") is not None, "phpunit is not installed")
+    tests = CART.parent / "phpunit" / "CartTest.php"
+    snap = php.json("test", "--", "--do-not-cache-result", str(tests))
+    assert snap["via"]["tool"] == "phpdbg" and snap["reason"] == "exception", snap
+    assert (snap["location"]["file"], snap["location"]["line"]) == \
+        (str(tests), marked_lines(tests)["fails"])
+    assert snap["description"].startswith("CartTest->testDiscount failed: "), snap
+    assert php.json("kill")["_exit"] == 0
+
+
 def test_no_catch_runs_past_an_uncaught_exception(php: Any) -> None:
     done = php.json("start", "--no-catch", "--run", str(CART), "raise")
     if done["state"] == "running":
