@@ -1,0 +1,591 @@
+"""The ocamldebug backend: OCaml bytecode programs under OCaml's own
+debugger, driven through a PTY; the first backend that runs backwards.
+
+ocamldebug runs the program as its child, through ``/bin/sh -c`` with the
+``set arguments`` text after the program's name, so the program's stdin,
+stdout and stderr are redirected there (to the output pump's FIFOs) and
+never mix with ocamldebug's answers. What it prints, and how it is read:
+
+- a stop: ``Time: 169 - pc: 0:138552 - module Cart``, maybe ``Breakpoint: 1``
+  (``Breakpoints: 1 2``), then the source line with the event's mark,
+  ``17   <|b|>let discount = ...`` (``<|a|>``: after a call);
+- the end: ``Program exit.``, or ``Program end.`` then ``Uncaught exception:
+  Not_found``; going back to the start, ``Beginning of program.``;
+- ``backtrace``: ``#0 Cart cart.ml:17:3`` per frame, with no function names,
+  which dbg reads from the source (:mod:`dbg_ocaml.source`);
+- ``print x``: ``x: float = 19.25``, a long value on indented lines after.
+
+ocamldebug steps by *events* (a function's entry, before an expression,
+after a call), several to a line; dbg's `step`, `next` and their reverse
+run ocamldebug's command until the line changes, as other backends step by
+line. Going back is ocamldebug's checkpoints: it forks the program as it
+runs and goes back by running a copy forward from an earlier time, so the
+program writes again what it wrote then; dbg drops that repeated output.
+ocamldebug does not report the exit code: a breakpoint of dbg's own on
+``Stdlib.exit`` reads ``retcode`` (a program that ends otherwise ends 0,
+with an uncaught exception 2, as OCaml's runtime does).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import ClassVar
+
+from dbg_ocaml import source
+from dbgcore.api import (
+    BackendMissing,
+    BackendSpec,
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    ConsoleBackend,
+    Frame,
+    LaunchRequest,
+    Location,
+    OpFailed,
+    OutputPump,
+    PtyEOF,
+    PtyTimeout,
+    Readiness,
+    SessionContext,
+    StopEvent,
+    Support,
+    UsageError,
+    Value,
+    Variable,
+    ended,
+    no_code_message,
+)
+
+PROMPT = "(ocd) "
+#: How long ocamldebug has to load the program and reach its first stop.
+START_WAIT = 30.0
+TIME_RE = re.compile(r"^Time: (?P<time>\d+)(?: - pc: (?P<pc>\S+) - module (?P<module>\S+))?",
+                     re.M)
+HIT_RE = re.compile(r"^Breakpoints?: (?P<ids>[\d ]+)", re.M)
+EVENT_LINE_RE = re.compile(r"^(?P<line>\d+)\s.*<\|[ab]\|>", re.M)
+FRAME_RE = re.compile(r"^#(?P<index>\d+) (?P<module>\S+) (?P<file>\S+?):(?P<line>\d+):\d+", re.M)
+BREAK_SET_RE = re.compile(r"^Breakpoint (?P<id>\d+) at (?P<pc>\S+): file (?P<file>\S+), "
+                          r"line (?P<line>\d+)", re.M)
+EVENT_RE = re.compile(r"^(?P<pc>\d+:\s*\d+)\s+\S+\s+(?P<kind>\S+)", re.M)
+#: A value ocamldebug printed: ``name: type = value`` (the value may go on
+#: on indented lines).
+PRINTED_RE = re.compile(r"^(?P<name>\S[^:\n]*): (?P<type>.*?) =(?:[ \n]+)(?P<value>.*)", re.S)
+UNBOUND_RE = re.compile(r"^Unbound identifier (?P<name>\S+)", re.M)
+UNCAUGHT_RE = re.compile(r"^Uncaught exception: (?P<exception>.*)$", re.M)
+#: ocamldebug asks when it lost the program (a crash of the runtime).
+QUESTION_RE = re.compile(r"\(y or n\) ")
+#: ocamldebug's stepping commands, forward and back, by dbg's op name.
+FORWARD = {"continue": "run", "step": "step", "next": "next", "finish": "finish"}
+BACKWARD = {"continue": "reverse", "step": "backstep", "next": "previous", "finish": "start"}
+#: At most this many of ocamldebug's steps (events) make one of dbg's (a line).
+MAX_EVENTS = 200
+
+
+def ocaml_build_command(program: Path, out: Path) -> tuple[list[str], Path] | None:
+    if program.suffix != ".ml" or not program.is_file():
+        return None
+    if shutil.which("ocamlc") is None:
+        raise BackendMissing(f"cannot build {program.name}: ocamlc is not on PATH",
+                             "apt-get install ocaml")
+    # -g: the events and names ocamldebug needs; the bytecode is a file of
+    # the session's folder, the compiler's .cmi/.cmo beside the source.
+    return ["ocamlc", "-g", "-o", str(out), str(program.absolute())], out
+
+
+def stdlib_dir() -> str:
+    try:
+        return subprocess.run(["ocamlc", "-where"], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+class OcamlBackend(ConsoleBackend):
+    id = "ocamldebug"
+    tool = "ocamldebug"
+    reads_stdin = True
+    unsupported_hints: ClassVar[dict[str, str]] = {
+        "watch": "ocamldebug has no watchpoints; `dbg raw break @ Module LINE` stops at a line",
+        "catch": "ocamldebug does not stop at a raise; the end says which exception it was, "
+                 "and `dbg continue --back` goes back from it",
+        "set": "ocamldebug cannot change a value (`dbg raw print NAME` reads one)",
+        "until": "`dbg raw break @ Module LINE`, then `dbg continue`",
+        "threads": "ocamldebug debugs one thread (`dbg raw backtrace`)",
+        "thread": "ocamldebug debugs one thread (`dbg raw backtrace`)",
+        "attach": "ocamldebug starts the program itself",
+    }
+    features: ClassVar[dict[str, Support]] = {}
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        self._where: Location | None = None
+        self._module = ""
+        self._time = 0
+        self._latest = 0  # the latest time the program has reached: later is new
+        self._exit_code: int | None = None
+        self._exit_break: int | None = None  # ocamldebug's number of dbg's own
+        self._at_exit = False  # stopped at it
+        self._breaks: dict[int, tuple[int, Breakpoint]] = {}  # dbg's id -> (theirs, bp)
+        self._frame = 0
+        self._dirs: list[str] = []
+        self._main = ""
+        self._replay = False  # the output now is the program's again, from a checkpoint
+        self._held: list[tuple[str, str]] = []
+        self._lines: dict[str, list[str]] = {}
+
+    # -- availability ------------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        found = super().check(spec)
+        if not found.ready:
+            return found
+        try:
+            text = subprocess.run([found.detail, "-version"], capture_output=True, text=True,
+                                  timeout=10).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{found.detail} does not run: {exc}")
+        version = text.split()[-1] if text.split() else ""
+        return Readiness(True, f"{found.detail} (OCaml {version})", version)
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        if program.is_dir():
+            raise UsageError(f"{program} is a folder; ocamldebug runs a bytecode program",
+                             "give the .ml file (dbg builds it) or a program built with "
+                             "ocamlc -g")
+        if program.suffix in (".ml", ".mli") and program.is_file():
+            raise UsageError(f"{program} is OCaml source", "let dbg build it (without "
+                             "--no-build), or run `ocamlc -g -o prog " + program.name + "`")
+
+    @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
+        return ocaml_build_command(program, out)
+
+    # -- starting ------------------------------------------------------------------
+
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
+        if request.module:
+            raise UsageError("ocamldebug runs a bytecode program, not -m MODULE")
+        cwd = request.cwd or os.getcwd()
+        program = os.path.abspath(os.path.join(cwd, request.program))
+        origin = request.built_from or program
+        self._dirs = [os.path.dirname(os.path.abspath(origin)), cwd]
+        lib = stdlib_dir()
+        if lib:
+            self._dirs.append(lib)
+        stem = Path(origin).stem
+        self._main = source.module_name(stem) if \
+            self._module_file(source.module_name(stem)) else ""
+        self.pump = OutputPump(self.ctx.run_dir, "ocaml", self.ctx.output,
+                               transform=self._program_output)
+        includes = [word for d in self._dirs[:1] for word in ("-I", d)]
+        self.start_console([*self.spec.command, *includes, program], PROMPT, cwd=cwd)
+        try:
+            self.drv().expect([], START_WAIT)
+        except PtyTimeout as exc:
+            raise OpFailed("ocamldebug did not start", exc.output[-300:]) from exc
+        redirect = " ".join(
+            [*map(shlex.quote, request.args),
+             "<", shlex.quote(request.stdin or os.devnull),
+             ">", shlex.quote(str(self.pump.paths["stdout"])),
+             "2>", shlex.quote(str(self.pump.paths["stderr"]))])
+        self.set_state("stopped")
+        self.command(f"set arguments {redirect}", timeout)
+        loaded = self.command("goto 0", max(timeout, START_WAIT))
+        if "done" not in loaded and "Time" not in loaded:
+            raise OpFailed(f"ocamldebug cannot load {program}", loaded.strip()[-300:] or
+                           "build it with ocamlc -g (bytecode, not ocamlopt)")
+        self._exit_breakpoint(lib, timeout)
+        if request.before_run is not None:
+            request.before_run()
+            return self._run("run", "breakpoint", timeout, START_WAIT)
+        return self._entry(timeout)
+
+    def _exit_breakpoint(self, lib: str, timeout: float) -> None:
+        """dbg's own breakpoint in ``Stdlib.exit``, where ``retcode`` is the exit code."""
+        line = source.definition_line(source.read_lines(os.path.join(lib, "stdlib.ml")),
+                                      "exit") if lib else None
+        if line is None:
+            return
+        placed = BREAK_SET_RE.search(self.command(f"break @ Stdlib {line}", timeout))
+        if placed:
+            self._exit_break = int(placed["id"])
+
+    def _entry(self, timeout: float) -> StopEvent:
+        """Stop at the program's first event in its own module: ocamldebug
+        has no such stop, so a breakpoint on each of the module's events,
+        removed once one is hit."""
+        if not self._main:
+            return self._run("step", "entry", timeout, START_WAIT)
+        events = [m["pc"].replace(" ", "") for m in
+                  EVENT_RE.finditer(self.command(f"info events {self._main}", timeout))
+                  if not m["kind"].startswith("pseudo")]
+        placed = []
+        for pc in events:
+            made = BREAK_SET_RE.search(self.command(f"break {pc}", timeout))
+            if made:
+                placed.append(made["id"])
+        event = self._run("run", "entry", timeout, START_WAIT)
+        for start in range(0, len(placed), 50):
+            self.command("delete " + " ".join(placed[start:start + 50]), timeout)
+        return event
+
+    def _module_file(self, module: str) -> str | None:
+        """The source file of a module: cart.ml for Cart, the standard
+        library's list.ml for Stdlib__List."""
+        name = module.removeprefix("Stdlib__") if module.startswith("Stdlib__") else module
+        for candidate in (name[:1].lower() + name[1:], name):
+            for folder in self._dirs:
+                path = os.path.join(folder, candidate + ".ml")
+                if os.path.isfile(path):
+                    return path
+        return None
+
+    def _source(self, path: str) -> list[str]:
+        if path not in self._lines:
+            self._lines[path] = source.read_lines(path)
+        return self._lines[path]
+
+    def _function(self, module: str, path: str | None, line: int) -> str:
+        return source.function_name(self._source(path), module, line) if path else module
+
+    # -- the program's output ------------------------------------------------------------
+
+    def _program_output(self, category: str, text: str) -> str:
+        # Called by the pump's thread. What a copy run from a checkpoint
+        # writes again is held until its stop says whether it went past
+        # the latest time the program had reached (then it is new).
+        if self._replay:
+            self._held.append((category, text))
+            return ""
+        return text
+
+    def _settle_output(self) -> None:
+        if self.pump is not None:
+            self.pump.drain()
+        held, self._held = self._held, []
+        if self._replay and self._time > self._latest:
+            for category, text in held:
+                self.ctx.output.append(category, text)
+        self._replay = False
+        self._latest = max(self._latest, self._time)
+
+    # -- running ---------------------------------------------------------------------------
+
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        try:
+            match = self.drv().expect([QUESTION_RE], wait)
+        except PtyTimeout:
+            self.set_state("running")
+            return StopEvent(state="running")
+        except PtyEOF:
+            self._replay = False
+            return self.console_ended(self._exit_code)
+        if match.index == 1:  # "Lost connection with process ...": do not retry
+            self.drv().send_line("n")
+            self.drv().expect([], timeout)
+            self.set_state("exited")
+            self._settle_output()
+            return ended(self._exit_code, f"ocamldebug lost the program: {match.before.strip()}")
+        return self._read_stop(match.before, timeout)
+
+    def _read_stop(self, text: str, timeout: float) -> StopEvent:
+        self.set_state("stopped")
+        self._frame = 0
+        self._at_exit = False
+        times = list(TIME_RE.finditer(text))
+        if times:
+            self._time = int(times[-1]["time"])
+        self._settle_output()
+        if "Program exit." in text or "Program end." in text:
+            self.set_state("exited")
+            uncaught = UNCAUGHT_RE.search(text)
+            if uncaught:
+                return ended(2, f"uncaught exception {uncaught['exception'].strip()}")
+            return ended(self._exit_code if self._exit_code is not None else 0)
+        if "Beginning of program." in text:
+            self._where = None
+            return StopEvent(state="stopped", reason="entry",
+                             description="the beginning of the program (time 0): "
+                                         "nothing runs before it")
+        if not times or not times[-1]["module"]:
+            return StopEvent(state="stopped", location=self._where)
+        module = times[-1]["module"]
+        after = text[times[-1].end():]
+        line = EVENT_LINE_RE.search(after)
+        path = self._module_file(module)
+        if line is None or path is None:
+            frames = self.stack(1, timeout)
+            where = frames[0] if frames else None
+            self._where = Location(where.file, where.line, where.function) if where else None
+        else:
+            number = int(line["line"])
+            self._where = Location(path, number, self._function(module, path, number))
+        self._module = module
+        hits = HIT_RE.search(after)
+        theirs = [int(n) for n in hits["ids"].split()] if hits else []
+        self._at_exit = self._exit_break in theirs
+        if self._at_exit:
+            self._read_exit_code(timeout)
+        hit = [ours for ours, (number, _) in self._breaks.items() if number in theirs]
+        return StopEvent(state="stopped", reason="breakpoint" if hit else "step",
+                         location=self._where, hit_breakpoints=hit)
+
+    def _read_exit_code(self, timeout: float) -> None:
+        printed = PRINTED_RE.match(self.command("print retcode", timeout).strip())
+        if printed and printed["value"].strip().lstrip("-").isdigit():
+            self._exit_code = int(printed["value"].strip())
+
+    def _run(self, command: str, reason: str, timeout: float, wait: float | None = None,
+             back: bool = False) -> StopEvent:
+        self.settle(timeout)
+        self._replay = back or self._time < self._latest
+        self.set_state("running")
+        self.drv().send_line(command)
+        event = self.wait_stop(wait if wait is not None else timeout, timeout)
+        if event.state != "stopped":
+            return event
+        if self._at_exit and not event.hit_breakpoints and command in ("run", "reverse"):
+            return self._run(command, reason, timeout, wait, back)  # dbg's own: run on
+        if event.reason == "breakpoint" and not back:
+            for bp_id in event.hit_breakpoints:
+                self._breaks[int(bp_id)][1].hits += 1
+        if reason != "breakpoint" and event.reason == "step":
+            event.reason = reason
+        return event
+
+    def _by_line(self, op: str, back: bool, timeout: float) -> StopEvent:
+        """`step`/`next` (and back): ocamldebug's command until the line
+        changes; going back, on to the first event of the line reached."""
+        command = (BACKWARD if back else FORWARD)[op]
+        self.require_stopped(op, timeout)
+        start = (self._where.file, self._where.line) if self._where else None
+        event = self._run(command, "step", timeout, back=back)
+        for _ in range(MAX_EVENTS):
+            here = (self._where.file, self._where.line) if self._where else None
+            if event.state != "stopped" or event.reason == "breakpoint" or here != start:
+                break
+            event = self._run(command, "step", timeout, back=back)
+        if not back or event.state != "stopped" or event.reason == "breakpoint" \
+                or self._where is None:
+            return event
+        reached = (self._where.file, self._where.line)
+        for _ in range(MAX_EVENTS):
+            earlier = self._run(command, "step", timeout, back=True)
+            here = (self._where.file, self._where.line) if self._where else None
+            if earlier.state != "stopped" or earlier.reason == "breakpoint":
+                return earlier
+            if here != reached:
+                return self._run(FORWARD[op] if op == "step" else "step", "step", timeout)
+            event = earlier
+        return event
+
+    def cont(self, timeout: float) -> StopEvent:
+        self.require_stopped("continue", timeout)
+        return self._run("run", "breakpoint", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        return self._by_line("step", False, timeout)
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._by_line("next", False, timeout)
+
+    def finish(self, timeout: float) -> StopEvent:
+        self.require_stopped("finish", timeout)
+        return self._run("finish", "return", timeout)
+
+    def reverse(self, motion: str, timeout: float) -> StopEvent:
+        if motion in ("step", "next"):
+            return self._by_line(motion, True, timeout)
+        self.require_stopped(f"{motion} --back", timeout)
+        # `start` goes back to where the current function was called from.
+        return self._run(BACKWARD[motion], "breakpoint" if motion == "continue" else "step",
+                         timeout, back=True)
+
+    def pause(self, timeout: float) -> StopEvent:
+        return self.interrupt_and_wait(timeout)
+
+    # -- breakpoints ------------------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        for asked, what in ((options.condition, "conditional breakpoints (--if)"),
+                            (options.hit_count, "hit counts (--hit)"),
+                            (options.log_message, "logpoints (--log)"),
+                            (options.temporary, "temporary breakpoints (--temp)")):
+            if asked:
+                raise self.unsupported(what, "ocamldebug breakpoints are plain: "
+                                       "`dbg raw break @ Module LINE`")
+        if self.state() == "running":
+            self.require_stopped("break", timeout)
+        if loc.function:
+            module, path, line = self._function_place(loc.function)
+        else:
+            if loc.line is None:
+                raise UsageError("give a location as FILE:LINE or FUNCTION")
+            path = self._file_for(loc.file) if loc.file else \
+                (self._where.file if self._where else None)
+            if path is None:
+                raise UsageError("give a location as FILE:LINE")
+            module, line = source.module_name(path), loc.line
+        answer = self.command(f"break @ {module} {line}", timeout)
+        placed = BREAK_SET_RE.search(answer)
+        if placed is None:
+            raise OpFailed(f"ocamldebug: {answer.strip() or 'no breakpoint set'}",
+                           "give a line of a module the program has, built with -g")
+        bound = int(placed["line"])
+        lines = self._source(path)
+        blank = line > len(lines) or not lines[line - 1].strip()
+        # ocamldebug binds a line to the next event: a line without code
+        # (blank, a comment) would bind to another one.
+        if not loc.function and (bound < line or bound != line and blank):
+            self.command(f"delete {placed['id']}", timeout)
+            raise OpFailed(no_code_message(path, line), "pick a line with an expression")
+        number = max(self._breaks, default=0) + 1
+        bp = Breakpoint(id=number, file=path, line=bound, function=loc.function,
+                        requested=loc.key(),
+                        requested_line=line if bound != line and not loc.function else None)
+        self._breaks[number] = (int(placed["id"]), bp)
+        return bp
+
+    def _function_place(self, name: str) -> tuple[str, str, int]:
+        """Where ``f``, ``Cart.f`` or ``Cart.Sub.f`` is defined: a breakpoint
+        on its definition's line binds at the function's first event,
+        whether or not its value has been computed yet."""
+        module, _, function = name.rpartition(".")
+        modules = [module.split(".")[0]] if module else [self._main]
+        for each in modules:
+            path = self._module_file(each) if each else None
+            if path is None:
+                continue
+            line = source.definition_line(self._source(path), function)
+            if line is not None:
+                return each, path, line
+        raise OpFailed(f"no top-level function {name} in "
+                       f"{modules[0] + '' if modules[0] else 'the program'}",
+                       "give Module.function, or FILE:LINE")
+
+    def _file_for(self, requested: str) -> str:
+        for folder in ["", *self._dirs]:
+            path = os.path.join(folder, requested)
+            if path.endswith(".ml") and os.path.isfile(path):
+                return os.path.abspath(path)
+        raise OpFailed(f"no source file {requested}", "give the .ml file of one of the "
+                       "program's modules")
+
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        entry = self._breaks.get(int(bp_id)) if str(bp_id).isdigit() else None
+        if entry is None:
+            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
+        if self.state() == "running":
+            self.require_stopped("unbreak", timeout)
+        self.command(f"delete {entry[0]}", timeout)
+        del self._breaks[int(bp_id)]
+
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
+        return [bp for _, bp in self._breaks.values()]
+
+    # -- inspection ---------------------------------------------------------------------------
+
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        self.require_stopped("stack", timeout)
+        answer = self.command("backtrace" + (f" {levels}" if levels else ""), timeout)
+        frames = []
+        for found in FRAME_RE.finditer(answer):
+            module, line = found["module"], int(found["line"])
+            path = self._module_file(module)
+            index = int(found["index"])
+            library = module.startswith(("Stdlib", "Camlinternal"))
+            frames.append(Frame(index, self._function(module, path, line),
+                                path or found["file"], line, current=index == self._frame,
+                                library=library, library_name="stdlib" if library else None))
+        return frames
+
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        frames = self.stack(None, timeout)
+        if not 0 <= index < len(frames):
+            raise OpFailed(f"no frame {index}; the stack has {len(frames)}", "see `dbg stack`")
+        self.command(f"frame {index}", timeout)
+        self._frame = index
+        for frame in frames:
+            frame.current = frame.index == index
+        return frames[index]
+
+    def locals(self, timeout: float) -> list[Variable]:
+        """ocamldebug cannot list a frame's names: dbg reads the ones the
+        enclosing definition binds from the source, and asks for each; those
+        ocamldebug does not know there are out of scope."""
+        self.require_stopped("locals", timeout)
+        frame = self._where
+        if self._frame:
+            frames = self.stack(self._frame + 1, timeout)
+            chosen = frames[self._frame] if len(frames) > self._frame else None
+            frame = Location(chosen.file, chosen.line, chosen.function) if chosen else None
+        if frame is None or not frame.file or not frame.line:
+            return []
+        names = source.names_in_scope(self._source(frame.file), frame.line)
+        found: list[Variable] = []
+        while names:
+            answer = self.command("print " + " ".join(names), timeout)
+            for entry in _entries(answer):
+                printed = PRINTED_RE.match(entry)
+                if printed and printed["name"] in names:
+                    found.append(Variable(printed["name"], _one_line(printed["value"]),
+                                          printed["type"]))
+            unbound = UNBOUND_RE.search(answer)
+            if unbound is None or unbound["name"] not in names:
+                break
+            names = names[names.index(unbound["name"]) + 1:]
+        return found
+
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        self.require_stopped("print", timeout)
+        answer = self.command(f"print {expression}", timeout).strip()
+        printed = PRINTED_RE.match(answer)
+        if printed is None:
+            raise OpFailed(f"ocamldebug: {answer.splitlines()[0] if answer else 'no value'}",
+                           "ocamldebug prints names, fields (r.f), array items (a.(i)) and "
+                           "dereferences (!r); not operators or calls")
+        return Value(_one_line(printed["value"]), printed["type"])
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        if self.state() == "exited":
+            return self.command(text, timeout).strip(), None
+        self.require_stopped("raw", timeout)
+        self._replay = self._time < self._latest
+        self.set_state("running")
+        self.drv().send_line(text)
+        try:
+            match = self.drv().expect([], timeout)
+        except PtyTimeout:
+            return "", StopEvent(state="running")
+        except PtyEOF:
+            return "", self.console_ended(self._exit_code)
+        if TIME_RE.search(match.before) or "Program e" in match.before:
+            return match.before.strip(), self._read_stop(match.before, timeout)
+        self.set_state("stopped")
+        self._settle_output()
+        return match.before.strip(), None
+
+
+def _entries(answer: str) -> list[str]:
+    """The values of one ``print a b c``: each starts at column 0."""
+    entries: list[str] = []
+    for line in answer.strip("\r\n").splitlines():
+        if line[:1].isspace() and entries:
+            entries[-1] += "\n" + line
+        elif line.strip():
+            entries.append(line)
+    return entries
+
+
+def _one_line(value: str) -> str:
+    return re.sub(r"\s*\n\s*", " ", value.strip())
