@@ -78,6 +78,9 @@ CASES = [
          watch="added",  # jdb watches fields, not locals
          attach_argv=("java", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,"
                       "address=127.0.0.1:0", "-cp", "{classes}", "Cart", "sleep")),
+    # dbg builds cart.ml with ocamlc -g; ocamldebug prints names, not operators.
+    Case("ocamldebug", "ocaml/cart.ml", function="Cart.apply_discount", caller="Cart.main",
+         expression=("total", "19.25"), raw=("print", "percent"), raw_answer="10."),
 ]
 
 

@@ -72,7 +72,7 @@ EVENT_LINE_RE = re.compile(r"^(?P<line>\d+)\s.*<\|[ab]\|>", re.M)
 FRAME_RE = re.compile(r"^#(?P<index>\d+) (?P<module>\S+) (?P<file>\S+?):(?P<line>\d+):\d+", re.M)
 BREAK_SET_RE = re.compile(r"^Breakpoint (?P<id>\d+) at (?P<pc>\S+): file (?P<file>\S+), "
                           r"line (?P<line>\d+)", re.M)
-EVENT_RE = re.compile(r"^(?P<pc>\d+:\s*\d+)\s+\S+\s+(?P<kind>\S+)", re.M)
+EVENT_RE = re.compile(r"^(?P<pc>\d+:\s*\d+)\s+(?P<start>-?\d+)-\S*\s+(?P<kind>\S+)", re.M)
 #: A value ocamldebug printed: ``name: type = value`` (the value may go on
 #: on indented lines).
 PRINTED_RE = re.compile(r"^(?P<name>\S[^:\n]*): (?P<type>.*?) =(?:[ \n]+)(?P<value>.*)", re.S)
@@ -138,6 +138,8 @@ class OcamlBackend(ConsoleBackend):
         self._replay = False  # the output now is the program's again, from a checkpoint
         self._held: list[tuple[str, str]] = []
         self._lines: dict[str, list[str]] = {}
+        #: Each module's events (`info events`): pc, first character, kind.
+        self._events: dict[str, list[tuple[str, int, str]]] = {}
 
     # -- availability ------------------------------------------------------------
 
@@ -436,25 +438,54 @@ class OcamlBackend(ConsoleBackend):
             if path is None:
                 raise UsageError("give a location as FILE:LINE")
             module, line = source.module_name(path), loc.line
-        answer = self.command(f"break @ {module} {line}", timeout)
+        event = self._event_at(module, path, line, bool(loc.function), timeout)
+        if event is None:
+            raise OpFailed(no_code_message(path, line), "pick a line with an expression")
+        pc, bound = event
+        answer = self.command(f"break {pc}", timeout)
         placed = BREAK_SET_RE.search(answer)
         if placed is None:
             raise OpFailed(f"ocamldebug: {answer.strip() or 'no breakpoint set'}",
                            "give a line of a module the program has, built with -g")
-        bound = int(placed["line"])
-        lines = self._source(path)
-        blank = line > len(lines) or not lines[line - 1].strip()
-        # ocamldebug binds a line to the next event: a line without code
-        # (blank, a comment) would bind to another one.
-        if not loc.function and (bound < line or bound != line and blank):
-            self.command(f"delete {placed['id']}", timeout)
-            raise OpFailed(no_code_message(path, line), "pick a line with an expression")
+        # (ocamldebug's answer may name a line above: an event that shares
+        # its instruction with the end of the call before it.)
         number = max(self._breaks, default=0) + 1
         bp = Breakpoint(id=number, file=path, line=bound, function=loc.function,
                         requested=loc.key(),
                         requested_line=line if bound != line and not loc.function else None)
         self._breaks[number] = (int(placed["id"]), bp)
         return bp
+
+    def _event_at(self, module: str, path: str, line: int, entry: bool,
+                  timeout: float) -> tuple[str, int] | None:
+        """The pc of the line's first event (``entry``: of the first function
+        entry from the line on). ocamldebug's own ``break @ Module LINE``
+        takes an event whose expression spans the line, maybe one lines
+        above it; `info events` gives each event's characters."""
+        if module not in self._events:
+            answer = self.command(f"info events {module}", timeout)
+            self._events[module] = [
+                (m["pc"].replace(" ", ""), int(m["start"]), m["kind"])
+                for m in EVENT_RE.finditer(answer) if not m["kind"].startswith("pseudo")]
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+        offsets = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]
+        if not 1 <= line <= len(offsets):
+            return None
+        first = offsets[line - 1]
+        last = offsets[line] if line < len(offsets) else len(data) + 1
+        if entry:
+            found = sorted((start, pc) for pc, start, kind in self._events[module]
+                           if start >= first and kind.endswith("/fun"))
+        else:
+            found = sorted((start, not kind.startswith("before"), pc)
+                           for pc, start, kind in self._events[module] if first <= start < last)
+        if not found:
+            return None
+        start = found[0][0]
+        return str(found[0][-1]), sum(1 for offset in offsets if offset <= start)
 
     def _function_place(self, name: str) -> tuple[str, str, int]:
         """Where ``f``, ``Cart.f`` or ``Cart.Sub.f`` is defined: a breakpoint
