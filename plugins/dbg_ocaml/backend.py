@@ -93,9 +93,13 @@ def ocaml_build_command(program: Path, out: Path) -> tuple[list[str], Path] | No
     if shutil.which("ocamlc") is None:
         raise BackendMissing(f"cannot build {program.name}: ocamlc is not on PATH",
                              "apt-get install ocaml")
-    # -g: the events and names ocamldebug needs; the bytecode is a file of
-    # the session's folder, the compiler's .cmi/.cmo beside the source.
-    return ["ocamlc", "-g", "-o", str(out), str(program.absolute())], out
+    # -g: the events and names ocamldebug needs. ocamlc writes the unit's
+    # .cmi and .cmo beside the source it compiles: it compiles a copy in
+    # the session's folder, so the user's folder stays as it was (ocamldebug
+    # reads the source from the user's folder, given with -I at launch).
+    copy = out.parent / program.name
+    return ["/bin/sh", "-c", 'cp -- "$1" "$2" && exec ocamlc -g -o "$3" "$2"', "ocamlc",
+            str(program.absolute()), str(copy), str(out)], out
 
 
 def stdlib_dir() -> str:
