@@ -82,7 +82,7 @@ UNCAUGHT_RE = re.compile(r"^Uncaught exception: (?P<exception>.*)$", re.M)
 QUESTION_RE = re.compile(r"\(y or n\) ")
 #: ocamldebug's stepping commands, forward and back, by dbg's op name.
 FORWARD = {"continue": "run", "step": "step", "next": "next", "finish": "finish"}
-BACKWARD = {"continue": "reverse", "step": "backstep", "next": "previous", "finish": "start"}
+BACKWARD = {"continue": "reverse", "step": "backstep", "next": "previous"}
 #: At most this many of ocamldebug's steps (events) make one of dbg's (a line).
 MAX_EVENTS = 200
 
@@ -221,7 +221,9 @@ class OcamlBackend(ConsoleBackend):
                                       "exit") if lib else None
         if line is None:
             return
-        placed = BREAK_SET_RE.search(self.command(f"break @ Stdlib {line}", timeout))
+        event = self._event_at("Stdlib", os.path.join(lib, "stdlib.ml"), line, True, timeout)
+        placed = BREAK_SET_RE.search(self.command(f"break {event[0]}", timeout)) \
+            if event else None
         if placed:
             self._exit_break = int(placed["id"])
 
@@ -300,7 +302,9 @@ class OcamlBackend(ConsoleBackend):
             self.drv().expect([], timeout)
             self.set_state("exited")
             self._settle_output()
-            return ended(self._exit_code, f"ocamldebug lost the program: {match.before.strip()}")
+            end = ended(self._exit_code)
+            end.description = f"ocamldebug lost the program: {match.before.strip()}"
+            return end
         return self._read_stop(match.before, timeout)
 
     def _read_stop(self, text: str, timeout: float) -> StopEvent:
@@ -315,7 +319,10 @@ class OcamlBackend(ConsoleBackend):
             self.set_state("exited")
             uncaught = UNCAUGHT_RE.search(text)
             if uncaught:
-                return ended(2, f"uncaught exception {uncaught['exception'].strip()}")
+                # OCaml's runtime ends a program with an uncaught exception with 2.
+                end = ended(2)
+                end.description = f"uncaught exception {uncaught['exception'].strip()}"
+                return end
             return ended(self._exit_code if self._exit_code is not None else 0)
         if "Beginning of program." in text:
             self._where = None
@@ -341,7 +348,8 @@ class OcamlBackend(ConsoleBackend):
         self._at_exit = self._exit_break in theirs
         if self._at_exit:
             self._read_exit_code(timeout)
-        hit = [ours for ours, (number, _) in self._breaks.items() if number in theirs]
+        hit: list[int | str] = [ours for ours, (number, _) in self._breaks.items()
+                                if number in theirs]
         return StopEvent(state="stopped", reason="breakpoint" if hit else "step",
                          location=self._where, hit_breakpoints=hit)
 
@@ -412,9 +420,19 @@ class OcamlBackend(ConsoleBackend):
         if motion in ("step", "next"):
             return self._by_line(motion, True, timeout)
         self.require_stopped(f"{motion} --back", timeout)
-        # `start` goes back to where the current function was called from.
-        return self._run(BACKWARD[motion], "breakpoint" if motion == "continue" else "step",
-                         timeout, back=True)
+        if motion == "continue":
+            return self._run("reverse", "breakpoint", timeout, back=True)
+        # finish --back: ocamldebug's `start` goes back to the beginning of
+        # the program from a function's first event; stepping back over
+        # calls until the stack is shorter stops at the call instead.
+        depth = len(self.stack(None, timeout))
+        event = StopEvent(state="stopped", location=self._where)
+        for _ in range(MAX_EVENTS * 5):
+            event = self._run("previous", "step", timeout, back=True)
+            if event.state != "stopped" or event.reason == "breakpoint" or \
+                    self._where is None or len(self.stack(None, timeout)) < depth:
+                return event
+        return event
 
     def pause(self, timeout: float) -> StopEvent:
         return self.interrupt_and_wait(timeout)
@@ -437,11 +455,11 @@ class OcamlBackend(ConsoleBackend):
         else:
             if loc.line is None:
                 raise UsageError("give a location as FILE:LINE or FUNCTION")
-            path = self._file_for(loc.file) if loc.file else \
+            known = self._file_for(loc.file) if loc.file else \
                 (self._where.file if self._where else None)
-            if path is None:
+            if known is None:
                 raise UsageError("give a location as FILE:LINE")
-            module, line = source.module_name(path), loc.line
+            path, module, line = known, source.module_name(known), loc.line
         event = self._event_at(module, path, line, bool(loc.function), timeout)
         if event is None:
             raise OpFailed(no_code_message(path, line), "pick a line with an expression")
@@ -480,12 +498,11 @@ class OcamlBackend(ConsoleBackend):
             return None
         first = offsets[line - 1]
         last = offsets[line] if line < len(offsets) else len(data) + 1
-        if entry:
-            found = sorted((start, pc) for pc, start, kind in self._events[module]
-                           if start >= first and kind.endswith("/fun"))
-        else:
-            found = sorted((start, not kind.startswith("before"), pc)
-                           for pc, start, kind in self._events[module] if first <= start < last)
+        # The earliest event, a "before" one first when two start together.
+        found = sorted((start, not kind.startswith("before"), pc)
+                       for pc, start, kind in self._events[module]
+                       if (start >= first and kind.endswith("/fun") if entry
+                           else first <= start < last))
         if not found:
             return None
         start = found[0][0]

@@ -27,10 +27,12 @@ CASE_RE = re.compile(r"(?:^|\bwith|\bfunction)?\s*\|\s*(?P<pattern>[^|]*?)->")
 IDENT_RE = re.compile(r"(?<![\w'.~?])([a-z_][\w']*)(?![\w'])(?!\s*\.)")
 COMMENT_RE = re.compile(r"\(\*.*?\*\)", re.S)
 STRING_RE = re.compile(r'"(?:\\.|[^"\\])*"')
-KEYWORDS = frozenset("""and as assert begin class constraint do done downto else end exception
-external false for fun function functor if in include inherit initializer lazy let match
-method module mutable new nonrec object of open or private rec sig struct then to true try
-type val virtual when while with not ref""".split())
+KEYWORDS = frozenset(("and", "as", "assert", "begin", "class", "constraint", "do", "done",
+    "downto", "else", "end", "exception", "external", "false", "for", "fun", "function",
+    "functor", "if", "in", "include", "inherit", "initializer", "lazy", "let", "match", "method",
+    "module", "mutable", "new", "nonrec", "object", "of", "open", "or", "private", "rec", "sig",
+    "struct", "then", "to", "true", "try", "type", "val", "virtual", "when", "while", "with",
+    "not", "ref"))
 
 
 @dataclass(frozen=True)
