@@ -3,10 +3,14 @@ ocamlc -g, run under a real ocamldebug, forwards and backwards."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from dbgcore.testing import BackendSuite
 
 pytestmark = pytest.mark.backend("ocamldebug")
 
@@ -130,3 +134,16 @@ def test_other_backends_refuse_to_run_backwards(dbg: Any, target: Any) -> None:
     caps = {b["name"]: b["ops"] for b in dbg.json("caps", "-b", "pdb", "-b",
                                                    "ocamldebug")["backends"]}
     assert (caps["pdb"]["reverse"], caps["ocamldebug"]["reverse"]) == ("none", "native")
+
+
+class TestOcamlSuite(BackendSuite):
+    """The testing kit's suite, as on every backend (tests/test_kit.py)."""
+
+    backend = "ocamldebug"
+    program = Path(__file__).resolve().parent / "targets" / "ocaml" / "ledger.ml"
+
+    def prepare(self, folder: Path) -> Path:
+        # A copy: dbg builds it, and the user's folder stays as it was.
+        folder.mkdir(parents=True)
+        assert self.program is not None
+        return Path(shutil.copy(self.program, folder))
