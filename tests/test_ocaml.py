@@ -147,3 +147,15 @@ class TestOcamlSuite(BackendSuite):
         folder.mkdir(parents=True)
         assert self.program is not None
         return Path(shutil.copy(self.program, folder))
+
+
+def test_step_enters_a_recursive_call_on_the_same_line_and_back(dbg: Any, target: Any) -> None:
+    # spin.ml's one line calls itself: a step is the next call, not 200 events on.
+    program = target("ocaml/spin.ml")
+    assert dbg.json("start", "--break", program.loc("spin"), "--run", str(program.path))["ok"]
+    values = []
+    for argv in (["step"], ["step"], ["step", "--back"], ["step", "--back"]):
+        snap = dbg.json(*argv)
+        assert snap["location"]["line"] == program.lines["spin"], snap
+        values.append(dbg.json("print", "n")["value"])
+    assert values == ["1", "2", "1", "0"]

@@ -130,6 +130,7 @@ class OcamlBackend(ConsoleBackend):
         super().__init__(spec, ctx)
         self._where: Location | None = None
         self._module = ""
+        self._pc = ""
         self._time = 0
         self._latest = 0  # the latest time the program has reached: later is new
         self._exit_code: int | None = None
@@ -343,6 +344,7 @@ class OcamlBackend(ConsoleBackend):
             number = int(line["line"])
             self._where = Location(path, number, self._function(module, path, number))
         self._module = module
+        self._pc = (times[-1]["pc"] or "").replace(" ", "")
         hits = HIT_RE.search(after)
         theirs = [int(n) for n in hits["ids"].split()] if hits else []
         self._at_exit = self._exit_break in theirs
@@ -385,11 +387,12 @@ class OcamlBackend(ConsoleBackend):
         event = self._run(command, "step", timeout, back=back)
         for _ in range(MAX_EVENTS):
             here = (self._where.file, self._where.line) if self._where else None
-            if event.state != "stopped" or event.reason == "breakpoint" or here != start:
+            if event.state != "stopped" or event.reason == "breakpoint" or here != start \
+                    or (op == "step" and self._at_function_entry(timeout)):
                 break
             event = self._run(command, "step", timeout, back=back)
         if not back or event.state != "stopped" or event.reason == "breakpoint" \
-                or self._where is None:
+                or self._where is None or self._at_function_entry(timeout):
             return event
         reached = (self._where.file, self._where.line)
         for _ in range(MAX_EVENTS):
@@ -398,8 +401,10 @@ class OcamlBackend(ConsoleBackend):
             if earlier.state != "stopped" or earlier.reason == "breakpoint":
                 return earlier
             if here != reached:
-                return self._run(FORWARD[op] if op == "step" else "step", "step", timeout)
+                return self._run("step", "step", timeout)  # one event on: the line's first
             event = earlier
+            if self._at_function_entry(timeout):
+                return event
         return event
 
     def cont(self, timeout: float) -> StopEvent:
@@ -478,17 +483,27 @@ class OcamlBackend(ConsoleBackend):
         self._breaks[number] = (int(placed["id"]), bp)
         return bp
 
+    def _events_of(self, module: str, timeout: float) -> list[tuple[str, int, str]]:
+        if module not in self._events:
+            answer = self.command(f"info events {module}", timeout)
+            self._events[module] = [
+                (m["pc"].replace(" ", ""), int(m["start"]), m["kind"])
+                for m in EVENT_RE.finditer(answer) if not m["kind"].startswith("pseudo")]
+        return self._events[module]
+
+    def _at_function_entry(self, timeout: float) -> bool:
+        """At a function's first event: a call entered (or, going back, the
+        start of the current one), even on the same line (recursion)."""
+        return any(pc == self._pc and kind.endswith("/fun")
+                   for pc, _, kind in self._events_of(self._module, timeout))
+
     def _event_at(self, module: str, path: str, line: int, entry: bool,
                   timeout: float) -> tuple[str, int] | None:
         """The pc of the line's first event (``entry``: of the first function
         entry from the line on). ocamldebug's own ``break @ Module LINE``
         takes an event whose expression spans the line, maybe one lines
         above it; `info events` gives each event's characters."""
-        if module not in self._events:
-            answer = self.command(f"info events {module}", timeout)
-            self._events[module] = [
-                (m["pc"].replace(" ", ""), int(m["start"]), m["kind"])
-                for m in EVENT_RE.finditer(answer) if not m["kind"].startswith("pseudo")]
+        events = self._events_of(module, timeout)
         try:
             data = Path(path).read_bytes()
         except OSError:
@@ -500,7 +515,7 @@ class OcamlBackend(ConsoleBackend):
         last = offsets[line] if line < len(offsets) else len(data) + 1
         # The earliest event, a "before" one first when two start together.
         found = sorted((start, not kind.startswith("before"), pc)
-                       for pc, start, kind in self._events[module]
+                       for pc, start, kind in events
                        if (start >= first and kind.endswith("/fun") if entry
                            else first <= start < last))
         if not found:
