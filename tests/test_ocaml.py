@@ -92,10 +92,21 @@ def test_exit_code_and_uncaught_exception(dbg: Any, target: Any) -> None:
     assert (end["state"], end["exit_code"]) == ("exited", 3), end
     assert dbg.output("stdout") == "before the end\n"
     assert dbg.json("kill")["ok"]
+    # An uncaught exception stops where it was raised (one event back from
+    # the end, which ocamldebug keeps); going on ends the program with 2.
     assert dbg.json("start", str(program.path), "raise")["ok"]
+    raised = dbg.json("continue")
+    assert (raised["state"], raised["reason"]) == ("stopped", "exception"), raised
+    assert raised["location"]["line"] == program.lines["check"], raised
+    assert "Not_found" in raised["description"], raised
+    assert dbg.json("print", "n")["value"] == "3"
     end = dbg.json("continue")
     assert (end["state"], end["exit_code"]) == ("exited", 2), end
     assert "Not_found" in end["description"], end
+    assert dbg.json("kill")["ok"]
+    assert dbg.json("start", "--no-catch", str(program.path), "raise")["ok"]
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 2), end
 
 
 def test_break_on_a_function_and_what_ocamldebug_cannot_do(dbg: Any, target: Any) -> None:

@@ -116,10 +116,11 @@ class OcamlBackend(ConsoleBackend):
     reads_stdin = True
     unsupported_hints: ClassVar[dict[str, str]] = {
         "watch": "ocamldebug has no watchpoints; `dbg raw break @ Module LINE` stops at a line",
-        "catch": "ocamldebug does not stop at a raise; the end says which exception it was, "
-                 "and `dbg continue --back` goes back from it",
         "set": "ocamldebug cannot change a value (`dbg raw print NAME` reads one)",
         "until": "`dbg raw break @ Module LINE`, then `dbg continue`",
+        "catch": "ocamldebug does not stop at a raise; dbg stops where an uncaught "
+                 "exception was raised (`dbg start --no-catch`: the end), and `dbg step "
+                 "--back` goes back from any stop",
         "threads": "ocamldebug debugs one thread (`dbg raw backtrace`)",
         "thread": "ocamldebug debugs one thread (`dbg raw backtrace`)",
         "attach": "ocamldebug starts the program itself",
@@ -134,6 +135,10 @@ class OcamlBackend(ConsoleBackend):
         self._time = 0
         self._latest = 0  # the latest time the program has reached: later is new
         self._exit_code: int | None = None
+        self._stop_on_uncaught = True
+        #: The times of the ends by an uncaught exception already shown as
+        #: a stop at the raise: the next run to one of them is the end.
+        self._uncaught_seen: set[int] = set()
         self._exit_break: int | None = None  # ocamldebug's number of dbg's own
         self._at_exit = False  # stopped at it
         self._breaks: dict[int, tuple[int, Breakpoint]] = {}  # dbg's id -> (theirs, bp)
@@ -182,6 +187,7 @@ class OcamlBackend(ConsoleBackend):
         if request.module:
             raise UsageError("ocamldebug runs a bytecode program, not -m MODULE")
         cwd = request.cwd or os.getcwd()
+        self._stop_on_uncaught = request.stop_on_uncaught
         program = os.path.abspath(os.path.join(cwd, request.program))
         origin = request.built_from or program
         self._dirs = [os.path.dirname(os.path.abspath(origin)), cwd]
@@ -319,6 +325,8 @@ class OcamlBackend(ConsoleBackend):
         if "Program exit." in text or "Program end." in text:
             self.set_state("exited")
             uncaught = UNCAUGHT_RE.search(text)
+            if uncaught and self._stop_on_uncaught and self._time not in self._uncaught_seen:
+                return self._at_raise(uncaught["exception"].strip(), timeout)
             if uncaught:
                 # OCaml's runtime ends a program with an uncaught exception with 2.
                 end = ended(2)
@@ -354,6 +362,21 @@ class OcamlBackend(ConsoleBackend):
                                 if number in theirs]
         return StopEvent(state="stopped", reason="breakpoint" if hit else "step",
                          location=self._where, hit_breakpoints=hit)
+
+    def _at_raise(self, exception: str, timeout: float) -> StopEvent:
+        """An uncaught exception ended the program: one event back is the
+        raise, with the program as it was (ocamldebug keeps it), which is
+        the stop; going on from there ends it."""
+        self._uncaught_seen.add(self._time)
+        self.set_state("stopped")
+        self._replay = True
+        back = self._read_stop(self.command("backstep", timeout), timeout)
+        if back.state != "stopped" or self._where is None:
+            end = ended(2)
+            end.description = f"uncaught exception {exception}"
+            return end
+        return StopEvent(state="stopped", reason="exception", location=self._where,
+                         description=f"uncaught exception {exception}")
 
     def _read_exit_code(self, timeout: float) -> None:
         printed = PRINTED_RE.match(self.command("print retcode", timeout).strip())
@@ -406,6 +429,27 @@ class OcamlBackend(ConsoleBackend):
             if self._at_function_entry(timeout):
                 return event
         return event
+
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        self.require_stopped("until", timeout)
+        if loc is None or loc.line is None:
+            raise self.unsupported("until", "give a line ahead: `dbg until LINE`")
+        known = self._file_for(loc.file) if loc.file else \
+            (self._where.file if self._where else None)
+        if known is None:
+            raise UsageError("give a location as FILE:LINE")
+        event = self._event_at(source.module_name(known), known, loc.line, False, timeout)
+        if event is None:
+            raise OpFailed(no_code_message(known, loc.line), "pick a line with an expression")
+        placed = BREAK_SET_RE.search(self.command(f"break {event[0]}", timeout))
+        if placed is None:
+            raise OpFailed(f"ocamldebug cannot stop at {known}:{loc.line}",
+                           "`dbg break` it and `dbg continue`")
+        try:
+            return self._run("run", "step", timeout)
+        finally:
+            if self.state() == "stopped":
+                self.command(f"delete {placed['id']}", timeout)
 
     def cont(self, timeout: float) -> StopEvent:
         self.require_stopped("continue", timeout)
