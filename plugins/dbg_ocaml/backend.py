@@ -28,6 +28,7 @@ with an uncaught exception 2, as OCaml's runtime does).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -60,6 +61,7 @@ from dbgcore.api import (
     Variable,
     ended,
     no_code_message,
+    procutil,
 )
 
 PROMPT = "(ocd) "
@@ -135,6 +137,8 @@ class OcamlBackend(ConsoleBackend):
         self._time = 0
         self._latest = 0  # the latest time the program has reached: later is new
         self._exit_code: int | None = None
+        self._shell: int | None = None  # the /bin/sh -c that runs the program
+        self._socket = ""  # where the program reaches ocamldebug
         self._stop_on_uncaught = True
         #: The times of the ends by an uncaught exception already shown as
         #: a stop at the raise: the next run to one of them is the end.
@@ -212,7 +216,20 @@ class OcamlBackend(ConsoleBackend):
              "2>", shlex.quote(str(self.pump.paths["stderr"]))])
         self.set_state("stopped")
         self.command(f"set arguments {redirect}", timeout)
+        # The program's socket in the session's folder (not /tmp), where only
+        # the session's user reaches it; a path too long for a socket keeps
+        # ocamldebug's own.
+        # (one per ocamldebug: the one before a restart may not have gone yet)
+        socket = str(self.ctx.run_dir / f"ocamldebug-{self.drv().pid}.sock")
+        if len(socket.encode()) < 100:
+            with contextlib.suppress(OSError):
+                os.unlink(socket)
+            self.command(f"set socket {socket}", timeout)
+        else:
+            socket = f"/tmp/camldebug{self.drv().pid}"
+        self._socket = socket
         loaded = self.command("goto 0", max(timeout, START_WAIT))
+        self._find_shell(socket)
         if "done" not in loaded and "Time" not in loaded:
             raise OpFailed(f"ocamldebug cannot load {program}", loaded.strip()[-300:] or
                            "build it with ocamlc -g (bytecode, not ocamlopt)")
@@ -483,6 +500,40 @@ class OcamlBackend(ConsoleBackend):
                 return event
         return event
 
+    def program_pids(self) -> list[int]:
+        """ocamldebug starts the program detached (two forks and a session
+        of its own, under ``/bin/sh -c``): that shell, the program and its
+        checkpoints (the program's forks)."""
+        if self._shell is None:
+            return []
+        return [pid for pid in [self._shell, *procutil.descendants(self._shell)]
+                if _living(pid)]
+
+    def _find_shell(self, socket: str) -> None:
+        """The shell ocamldebug ran the program with (its command line names
+        the session's socket): ended with its process group at the end,
+        even when ocamldebug is gone."""
+        marker = f"CAML_DEBUG_SOCKET={socket} ".encode()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    argv = fh.read().split(b"\0")
+            except OSError:
+                continue
+            if len(argv) > 2 and argv[1] == b"-c" and argv[2].startswith(marker):
+                self._shell = int(entry)
+                self.track_child(self._shell, "ocaml program")
+                return
+
+    def terminate(self) -> None:
+        super().terminate()
+        # ocamldebug leaves its socket behind when it is ended by a signal.
+        if self._socket.startswith(str(self.ctx.run_dir)):
+            with contextlib.suppress(OSError):
+                os.unlink(self._socket)
+
     def pause(self, timeout: float) -> StopEvent:
         return self.interrupt_and_wait(timeout)
 
@@ -685,6 +736,14 @@ class OcamlBackend(ConsoleBackend):
         self.set_state("stopped")
         self._settle_output()
         return match.before.strip(), None
+
+
+def _living(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _entries(answer: str) -> list[str]:
