@@ -4,6 +4,7 @@ ocamlc -g, run under a real ocamldebug, forwards and backwards."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,29 @@ def test_step_enters_a_recursive_call_on_the_same_line_and_back(dbg: Any, target
         assert snap["location"]["line"] == program.lines["spin"], snap
         values.append(dbg.json("print", "n")["value"])
     assert values == ["1", "2", "1", "0"]
+
+
+def test_a_bytecode_program_of_two_modules(dbg: Any, target: Any) -> None:
+    shop = target("ocaml/shop/shop.ml")
+    money = target("ocaml/shop/money.ml")
+    folder = shop.path.parent
+    subprocess.run(["ocamlc", "-g", "-o", "shop", "money.ml", "shop.ml"], cwd=folder,
+                   check=True)
+    assert dbg.json("start", "--backend", "ocamldebug", str(folder / "shop"))["ok"]
+    made = dbg.json("break", "Money.show")
+    assert (made["breakpoint"]["file"], made["breakpoint"]["line"]) == \
+        (str(money.path), money.lines["show"]), made
+    stop = dbg.json("continue")
+    assert stop["location"]["function"] == "Money.show", stop
+    frames = dbg.json("stack")["frames"]
+    assert [(f["function"], f["line"]) for f in frames] == \
+        [("Money.show", money.lines["show"]), ("Shop", shop.lines["call-show"])], frames
+    back = dbg.json("step", "--back")
+    assert (back["location"]["file"], back["location"]["line"]) == \
+        (str(shop.path), shop.lines["call-show"]), back
+    # Forward again: the call, and its breakpoint, come again.
+    again = dbg.json("continue")
+    assert (again["reason"], again["location"]["line"]) == ("breakpoint", money.lines["show"])
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 0), end
+    assert dbg.output("stdout") == "19.25\n"
