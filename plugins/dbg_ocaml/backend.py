@@ -30,16 +30,35 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 from typing import ClassVar
 
 from dbg_ocaml import source
+from dbg_ocaml.parse import (
+    BACKWARD,
+    BREAK_SET_RE,
+    EVENT_LINE_RE,
+    EVENT_RE,
+    FORWARD,
+    FRAME_RE,
+    HIT_RE,
+    MAX_EVENTS,
+    PRINTED_RE,
+    PROMPT,
+    QUESTION_RE,
+    START_WAIT,
+    TIME_RE,
+    UNBOUND_RE,
+    UNCAUGHT_RE,
+    entries,
+    living,
+    ocaml_build_command,
+    one_line,
+    stdlib_dir,
+)
 from dbgcore.api import (
-    BackendMissing,
     BackendSpec,
     BreakLoc,
     BreakOptions,
@@ -55,7 +74,6 @@ from dbgcore.api import (
     Readiness,
     SessionContext,
     StopEvent,
-    Support,
     UsageError,
     Value,
     Variable,
@@ -63,53 +81,6 @@ from dbgcore.api import (
     no_code_message,
     procutil,
 )
-
-PROMPT = "(ocd) "
-#: How long ocamldebug has to load the program and reach its first stop.
-START_WAIT = 30.0
-TIME_RE = re.compile(r"^Time: (?P<time>\d+)(?: - pc: (?P<pc>\S+) - module (?P<module>\S+))?",
-                     re.M)
-HIT_RE = re.compile(r"^Breakpoints?: (?P<ids>[\d ]+)", re.M)
-EVENT_LINE_RE = re.compile(r"^(?P<line>\d+)\s.*<\|[ab]\|>", re.M)
-FRAME_RE = re.compile(r"^#(?P<index>\d+) (?P<module>\S+) (?P<file>\S+?):(?P<line>\d+):\d+", re.M)
-BREAK_SET_RE = re.compile(r"^Breakpoint (?P<id>\d+) at (?P<pc>\S+): file (?P<file>\S+), "
-                          r"line (?P<line>\d+)", re.M)
-EVENT_RE = re.compile(r"^(?P<pc>\d+:\s*\d+)\s+(?P<start>-?\d+)-\S*\s+(?P<kind>\S+)", re.M)
-#: A value ocamldebug printed: ``name: type = value`` (the value may go on
-#: on indented lines).
-PRINTED_RE = re.compile(r"^(?P<name>\S[^:\n]*): (?P<type>.*?) =(?:[ \n]+)(?P<value>.*)", re.S)
-UNBOUND_RE = re.compile(r"^Unbound identifier (?P<name>\S+)", re.M)
-UNCAUGHT_RE = re.compile(r"^Uncaught exception: (?P<exception>.*)$", re.M)
-#: ocamldebug asks when it lost the program (a crash of the runtime).
-QUESTION_RE = re.compile(r"\(y or n\) ")
-#: ocamldebug's stepping commands, forward and back, by dbg's op name.
-FORWARD = {"continue": "run", "step": "step", "next": "next", "finish": "finish"}
-BACKWARD = {"continue": "reverse", "step": "backstep", "next": "previous"}
-#: At most this many of ocamldebug's steps (events) make one of dbg's (a line).
-MAX_EVENTS = 200
-
-
-def ocaml_build_command(program: Path, out: Path) -> tuple[list[str], Path] | None:
-    if program.suffix != ".ml" or not program.is_file():
-        return None
-    if shutil.which("ocamlc") is None:
-        raise BackendMissing(f"cannot build {program.name}: ocamlc is not on PATH",
-                             "apt-get install ocaml")
-    # -g: the events and names ocamldebug needs. ocamlc writes the unit's
-    # .cmi and .cmo beside the source it compiles: it compiles a copy in
-    # the session's folder, so the user's folder stays as it was (ocamldebug
-    # reads the source from the user's folder, given with -I at launch).
-    copy = out.parent / program.name
-    return ["/bin/sh", "-c", 'cp -- "$1" "$2" && exec ocamlc -g -o "$3" "$2"', "ocamlc",
-            str(program.absolute()), str(copy), str(out)], out
-
-
-def stdlib_dir() -> str:
-    try:
-        return subprocess.run(["ocamlc", "-where"], capture_output=True, text=True,
-                              timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 class OcamlBackend(ConsoleBackend):
@@ -127,7 +98,6 @@ class OcamlBackend(ConsoleBackend):
         "thread": "ocamldebug debugs one thread (`dbg raw backtrace`)",
         "attach": "ocamldebug starts the program itself",
     }
-    features: ClassVar[dict[str, Support]] = {}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
@@ -507,7 +477,7 @@ class OcamlBackend(ConsoleBackend):
         if self._shell is None:
             return []
         return [pid for pid in [self._shell, *procutil.descendants(self._shell)]
-                if _living(pid)]
+                if living(pid)]
 
     def _find_shell(self, socket: str) -> None:
         """The shell ocamldebug ran the program with (its command line names
@@ -697,10 +667,10 @@ class OcamlBackend(ConsoleBackend):
         found: list[Variable] = []
         while names:
             answer = self.command("print " + " ".join(names), timeout)
-            for entry in _entries(answer):
+            for entry in entries(answer):
                 printed = PRINTED_RE.match(entry)
                 if printed and printed["name"] in names:
-                    found.append(Variable(printed["name"], _one_line(printed["value"]),
+                    found.append(Variable(printed["name"], one_line(printed["value"]),
                                           printed["type"]))
             unbound = UNBOUND_RE.search(answer)
             if unbound is None or unbound["name"] not in names:
@@ -716,7 +686,7 @@ class OcamlBackend(ConsoleBackend):
             raise OpFailed(f"ocamldebug: {answer.splitlines()[0] if answer else 'no value'}",
                            "ocamldebug prints names, fields (r.f), array items (a.(i)) and "
                            "dereferences (!r); not operators or calls")
-        return Value(_one_line(printed["value"]), printed["type"])
+        return Value(one_line(printed["value"]), printed["type"])
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         if self.state() == "exited":
@@ -736,26 +706,3 @@ class OcamlBackend(ConsoleBackend):
         self.set_state("stopped")
         self._settle_output()
         return match.before.strip(), None
-
-
-def _living(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _entries(answer: str) -> list[str]:
-    """The values of one ``print a b c``: each starts at column 0."""
-    entries: list[str] = []
-    for line in answer.strip("\r\n").splitlines():
-        if line[:1].isspace() and entries:
-            entries[-1] += "\n" + line
-        elif line.strip():
-            entries.append(line)
-    return entries
-
-
-def _one_line(value: str) -> str:
-    return re.sub(r"\s*\n\s*", " ", value.strip())
