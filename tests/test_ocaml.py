@@ -197,3 +197,15 @@ def test_a_bytecode_program_of_two_modules(dbg: Any, target: Any) -> None:
     end = dbg.json("continue")
     assert (end["state"], end["exit_code"]) == ("exited", 0), end
     assert dbg.output("stdout") == "19.25\n"
+
+
+def test_stack_shows_each_frames_arguments(dbg: Any, target: Any) -> None:
+    cart = target("ocaml/cart.ml")
+    assert dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))["ok"]
+    frames = dbg.json("stack")["frames"]
+    assert [(v["name"], v["value"]) for v in frames[0]["args"]] == \
+        [("total", "19.25"), ("percent", "10.")], frames[0]
+    assert frames[1]["function"] == "Cart.main" and frames[1].get("args") is None, frames[1]
+    # The selected frame is the one it was: locals are frame 0's.
+    names = [v["name"] for v in dbg.json("locals")["variables"]]
+    assert names == ["total", "percent"], names

@@ -534,6 +534,41 @@ class OcamlBackend(OcamlProgram):
                                 library=library, library_name="stdlib" if library else None))
         return frames
 
+    def frame_args(self, frames: list[Frame], timeout: float) -> None:
+        """Each frame's parameters, from its function's header in the source,
+        printed in that frame (then the selected frame is selected again)."""
+        self.require_stopped("stack", timeout)
+        try:
+            for frame in frames:
+                names = source.parameters(self._source(frame.file), frame.line) \
+                    if frame.file and frame.line else []
+                if not names:
+                    continue
+                self.command(f"frame {frame.index}", timeout)
+                # None when ocamldebug knows none of them there: the line is
+                # in a function inside the definition (a `fun`), whose
+                # parameters the header does not give.
+                frame.args = self._printed(names, timeout) or None
+        finally:
+            self.command(f"frame {self._frame}", timeout)
+
+    def _printed(self, names: list[str], timeout: float) -> list[Variable]:
+        """The values of those of ``names`` ocamldebug knows where it is, in
+        order; one `print` of them all, again after each unknown one."""
+        found: list[Variable] = []
+        while names:
+            answer = self.command("print " + " ".join(names), timeout)
+            for entry in entries(answer):
+                printed = PRINTED_RE.match(entry)
+                if printed and printed["name"] in names:
+                    found.append(Variable(printed["name"], one_line(printed["value"]),
+                                          printed["type"]))
+            unbound = UNBOUND_RE.search(answer)
+            if unbound is None or unbound["name"] not in names:
+                break
+            names = names[names.index(unbound["name"]) + 1:]
+        return found
+
     def select_frame(self, index: int, timeout: float) -> Frame:
         frames = self.stack(None, timeout)
         if not 0 <= index < len(frames):
@@ -556,20 +591,8 @@ class OcamlBackend(OcamlProgram):
             frame = Location(chosen.file, chosen.line, chosen.function) if chosen else None
         if frame is None or not frame.file or not frame.line:
             return []
-        names = source.names_in_scope(self._source(frame.file), frame.line)
-        found: list[Variable] = []
-        while names:
-            answer = self.command("print " + " ".join(names), timeout)
-            for entry in entries(answer):
-                printed = PRINTED_RE.match(entry)
-                if printed and printed["name"] in names:
-                    found.append(Variable(printed["name"], one_line(printed["value"]),
-                                          printed["type"]))
-            unbound = UNBOUND_RE.search(answer)
-            if unbound is None or unbound["name"] not in names:
-                break
-            names = names[names.index(unbound["name"]) + 1:]
-        return found
+        return self._printed(source.names_in_scope(self._source(frame.file), frame.line),
+                             timeout)
 
     def evaluate(self, expression: str, timeout: float) -> Value:
         self.require_stopped("print", timeout)

@@ -97,6 +97,22 @@ def definition_line(lines: list[str], name: str) -> int | None:
     return next((d.line for d in definitions(lines) if d.name == name), None)
 
 
+def parameters(lines: list[str], line: int) -> list[str]:
+    """The names the enclosing top-level function's header binds (its
+    parameters, with the names of any types written there: ocamldebug
+    knows no value by those)."""
+    found = enclosing(lines, line)
+    header = TOP_RE.match(lines[found.line - 1]) if found else None
+    if found is None or header is None:
+        return []
+    text = lines[found.line - 1][header.end():].split("=", 1)[0]
+    names: list[str] = []
+    for name in IDENT_RE.findall(text):
+        if name not in KEYWORDS and not name.startswith("_") and name not in names:
+            names.append(name)
+    return names
+
+
 def names_in_scope(lines: list[str], line: int) -> list[str]:
     """Every name the enclosing definition binds up to ``line``: its
     parameters and the names of its ``let``, ``fun`` and match cases, in
