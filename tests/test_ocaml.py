@@ -209,3 +209,16 @@ def test_stack_shows_each_frames_arguments(dbg: Any, target: Any) -> None:
     # The selected frame is the one it was: locals are frame 0's.
     names = [v["name"] for v in dbg.json("locals")["variables"]]
     assert names == ["total", "percent"], names
+
+
+def test_what_ocamldebug_cannot_print_is_refused_before_it_is_sent(
+        dbg: Any, target: Any) -> None:
+    # ocamldebug's print takes a list, and an operator's name makes it die
+    # ("Cannot find address for: Stdlib.+"): the session must go on.
+    cart = target("ocaml/cart.ml")
+    assert dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))["ok"]
+    for expression in ("total +", "+", "total *. 2.0", "apply_discount total 1.0"):
+        result = dbg("--json", "print", expression)
+        assert result.code == 1 and "cannot print" in result.json["error"]["message"], result
+    assert dbg.json("print", "total")["value"] == "19.25"
+    assert dbg.json("stack")["frames"][0]["function"] == "Cart.apply_discount"

@@ -51,6 +51,7 @@ from dbg_ocaml.parse import (
     FRAME_RE,
     HIT_RE,
     MAX_EVENTS,
+    PRINTABLE_RE,
     PRINTED_RE,
     PROMPT,
     QUESTION_RE,
@@ -85,6 +86,9 @@ from dbgcore.api import (
     ended,
     no_code_message,
 )
+
+PRINT_HINT = ("ocamldebug prints a name, a field (r.f), an item (a.(0), s.[0]) or a "
+              "dereference (!r); not operators or calls")
 
 
 class OcamlBackend(OcamlProgram):
@@ -596,21 +600,24 @@ class OcamlBackend(OcamlProgram):
 
     def evaluate(self, expression: str, timeout: float) -> Value:
         self.require_stopped("print", timeout)
-        answer = self.command(f"print {expression}", timeout).strip()
+        if not PRINTABLE_RE.match(expression.strip()):
+            raise OpFailed(f"ocamldebug cannot print {expression.strip()!r}", PRINT_HINT)
+        answer = self.command(f"print {expression.strip()}", timeout).strip()
         printed = PRINTED_RE.match(answer)
         if printed is None:
             raise OpFailed(f"ocamldebug: {answer.splitlines()[0] if answer else 'no value'}",
-                           "ocamldebug prints names, fields (r.f), array items (a.(i)) and "
-                           "dereferences (!r); not operators or calls")
+                           PRINT_HINT)
         return Value(one_line(printed["value"]), printed["type"])
 
     def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
         if self.state() == "exited":
             return self.command(text, timeout).strip(), None
         self.require_stopped("raw", timeout)
+        # Sent before the state says running: a line the terminal refuses
+        # (too long) leaves the program stopped where it was.
+        self.drv().send_line(text)
         self._replay = self._time < self._latest
         self.set_state("running")
-        self.drv().send_line(text)
         try:
             match = self.drv().expect([], timeout)
         except PtyTimeout:

@@ -26,6 +26,13 @@ EVENT_RE = re.compile(r"^(?P<pc>\d+:\s*\d+)\s+(?P<start>-?\d+)-\S*\s+(?P<kind>\S
 PRINTED_RE = re.compile(r"^(?P<name>\S[^:\n]*): (?P<type>.*?) =(?:[ \n]+)(?P<value>.*)", re.S)
 UNBOUND_RE = re.compile(r"^Unbound identifier (?P<name>\S+)", re.M)
 UNCAUGHT_RE = re.compile(r"^Uncaught exception: (?P<exception>.*)$", re.M)
+#: What ocamldebug's `print` takes as one expression: a (module) name or
+#: `$1`, dereferenced (`!r`), with fields and items (`r.f`, `a.(0)`,
+#: `s.[0]`). Its `print` reads a list of expressions and some names make it
+#: crash (an operator: "Cannot find address for: Stdlib.+"), so nothing
+#: else is sent.
+PRINTABLE_RE = re.compile(r"^!*\s*(?:\$\d+|[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*)"
+                          r"(?:\.\(\s*\d+\s*\)|\.\[\s*\d+\s*\]|\.[a-z_][\w']*)*$")
 #: ocamldebug asks when it lost the program (a crash of the runtime).
 QUESTION_RE = re.compile(r"\(y or n\) ")
 #: ocamldebug's stepping commands, forward and back, by dbg's op name.
