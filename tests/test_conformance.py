@@ -108,6 +108,9 @@ CASES = [
     Case("lldb", "native/cart.nim", name="lldb-nim", raw=("expr", "6*7"),
          catch_filters=("cpp_throw",), caller="NimMainModule",
          expression=("total * 2.0", "38.5")),
+    # dbg builds cart.ml with ocamlc -g; ocamldebug prints names, not operators.
+    Case("ocamldebug", "ocaml/cart.ml", function="Cart.apply_discount", caller="Cart.main",
+         expression=("total", "19.25"), raw=("print", "percent"), raw_answer="10."),
 ]
 
 
