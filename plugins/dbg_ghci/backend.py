@@ -1,0 +1,475 @@
+"""The ``ghci`` backend: Haskell programs under GHCi's debugger, driven over
+a pseudo-terminal (:class:`ConsoleBackend`).
+
+ghci interprets the source, so ``dbg start Main.hs`` builds nothing. It runs
+as ``ghci -v0 -ignore-dot-ghci -ghci-script INIT -fexternal-interpreter
+-pgmi WRAPPER PROGRAM``: INIT sets a prompt no program prints (ghci puts the
+stop's span before it, ``[cart.hs:18:19-39] ``), and the program's code runs
+in ghci's external interpreter (``ghc-iserv``), a process of its own that
+WRAPPER starts with its stdin, stdout and stderr on dbg's files. So the
+terminal carries only ghci's answers, the program's output reaches ``dbg
+output`` apart, and the interpreter is the program's process. (The dynamic
+interpreter, ``ghc-iserv-dyn``, crashes at a breakpoint in GHC 9.0; the
+static one does not, and is the one started.)
+
+The program is evaluated with ``:trace main`` (and continued with
+``:trace``), so that ``:history`` holds the steps that led to a stop:
+``dbg stack`` shows them below the stop (see :meth:`GhciBackend.stack`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import ClassVar
+
+from dbgcore.api import (
+    BackendSpec,
+    BreakLoc,
+    BreakOptions,
+    Breakpoint,
+    ConsoleBackend,
+    Frame,
+    LaunchRequest,
+    Location,
+    OpFailed,
+    PtyEOF,
+    PtyTimeout,
+    Readiness,
+    SessionContext,
+    StopEvent,
+    Support,
+    UsageError,
+    Value,
+    Variable,
+    no_code_message,
+    resolve_source,
+    walk_sources,
+)
+from dbg_ghci import parse
+
+MARK = "\u2551dbg-ghci\u2551 "
+#: ghci's prompt: ours, after the stop's context ghci puts before it (one
+#: per nested stop: ``[cart.hs:18:19-39] ``, ``[-1: cart.hs:19:6-21] ``).
+PROMPT = re.compile(r"(?:\[[^\]\r\n]*\] )*" + re.escape(MARK))
+#: How long ghci has to load and interpret the program, whatever --timeout.
+START_WAIT = 60.0
+#: How many of ghci's steps one `dbg step` or `next` takes at most while
+#: they stay on one line (ghci stops at every subexpression).
+LINE_STEPS = 200
+#: Commands that let the program run: `dbg raw` reads their stop.
+RESUMING = (":continue", ":trace", ":step", ":steplocal", ":stepmodule", ":main", ":run")
+WRAPPER = """#!/bin/sh
+# dbg's ghc-iserv: the program's own process, its streams on dbg's files.
+echo $$ > "$DBG_ISERV_PID"
+exec "$DBG_ISERV" "$@" <"$DBG_STDIN" >"$DBG_STDOUT" 2>"$DBG_STDERR"
+"""
+
+
+def haskell_string(text: str) -> str:
+    """``text`` as a Haskell string literal (for ``:set args``)."""
+    out = []
+    for char in text:
+        if char in '\\"':
+            out.append("\\" + char)
+        elif char.isprintable() and char.isascii():
+            out.append(char)
+        else:
+            out.append(f"\\{ord(char)}\\&")
+    return '"' + "".join(out) + '"'
+
+
+def _libdir(ghci: str) -> str:
+    """GHC's library folder, which holds its interpreters: asked of the ghc
+    beside ghci (ghci is ``ghc --interactive``, which refuses the question)."""
+    beside = Path(ghci).with_name("ghc")
+    ghc = str(beside) if os.access(beside, os.X_OK) else "ghc"
+    return subprocess.run([ghc, "--print-libdir"], capture_output=True, text=True,
+                          timeout=30).stdout.strip()
+
+
+class GhciBackend(ConsoleBackend):
+    id = "ghci"
+    tool = "ghci"
+    reads_stdin = True
+    features: ClassVar[dict[str, Support]] = {"stdin": "native"}
+    unsupported_hints: ClassVar[dict[str, str]] = {
+        "watch": "ghci has no watchpoints (values do not change in Haskell); "
+                 "`dbg raw :print NAME` shows how far a value is evaluated",
+        "set": "Haskell values are immutable: ghci cannot change one; "
+               "`dbg raw let NAME = VALUE` binds a new name",
+        "finish": "ghci has no step out; `dbg raw :steplocal` or `dbg raw :continue`",
+        "until": "`dbg break FILE:LINE` then `dbg continue`, or `dbg raw :steplocal`",
+        "pause": "an interrupt abandons ghci's evaluation; stop it with a breakpoint, or "
+                 "`dbg raw :set -fbreak-on-exception`",
+        "frame": "ghci evaluates in the stop's own scope; `dbg raw :back` moves through "
+                 "its :history",
+        "threads": "ghci's debugger shows one evaluation; `dbg raw :show context`",
+        "thread": "ghci's debugger shows one evaluation; `dbg raw :show context`",
+        "stacks": "ghci has no call stacks; `dbg stack` shows the stop and its "
+                  ":history, `dbg raw :history` all of it",
+        "catch": "ghci stops at uncaught exceptions (-fbreak-on-error) unless "
+                 "`dbg start --no-catch`; `dbg raw :set -fbreak-on-exception` stops at "
+                 "every one",
+        "trace": "`dbg raw :history` lists the steps ghci traced",
+        "attach": "ghci runs Haskell source itself; it cannot attach to a process",
+    }
+
+    def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
+        super().__init__(spec, ctx)
+        self._where: Location | None = None
+        self._stop: parse.Stop | None = None
+        self._reason = ""
+        self._cwd = os.getcwd()
+        self._program = ""
+        self._name = "main"
+        #: dbg's breakpoint id -> (ghci's number, the span ghci put it on).
+        self._breaks: dict[int, tuple[int, str, Breakpoint]] = {}
+        self._iserv_pid_file = Path(ctx.run_dir) / "iserv.pid"
+        self._modules: dict[str, str] = {}  # a source's path -> its module
+
+    # -- availability --------------------------------------------------------------
+
+    @classmethod
+    def check(cls, spec: BackendSpec) -> Readiness:
+        found = super().check(spec)
+        if not found.ready:
+            return found
+        try:
+            version = subprocess.run([found.detail, "--numeric-version"], capture_output=True,
+                                     text=True, timeout=30).stdout.strip()
+            iserv = Path(_libdir(found.detail)) / "bin" / "ghc-iserv"
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Readiness(False, f"{found.detail} does not run: {exc}")
+        if not os.access(iserv, os.X_OK):
+            return Readiness(False, f"{found.detail} (GHC {version}) has no {iserv}, its "
+                             "external interpreter")
+        return Readiness(True, f"{found.detail} (GHC {version})", version)
+
+    @classmethod
+    def check_program(cls, spec: BackendSpec, program: Path) -> None:
+        if program.is_dir():
+            raise UsageError(f"{program} is a folder; ghci runs a Haskell source file",
+                             "give the file that holds main: dbg start path/to/Main.hs")
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
+        if request.module:
+            raise UsageError("ghci runs a source file, not -m MODULE")
+        self._cwd = request.cwd or os.getcwd()
+        self._program = os.path.abspath(os.path.join(self._cwd, request.program))
+        self._name = Path(self._program).stem
+        ghci = self.spec.command[0]
+        run_dir = Path(self.ctx.run_dir)
+        wrapper = run_dir / "ghc-iserv.sh"
+        wrapper.write_text(WRAPPER)
+        wrapper.chmod(0o700)
+        script = run_dir / "ghci-init.ghci"
+        lines = [f':set prompt "{MARK.replace(chr(0x2551), chr(92) + "9553")}"',
+                 f':set prompt-cont "{MARK.replace(chr(0x2551), chr(92) + "9553")}"']
+        if request.stop_on_uncaught:
+            lines.append(":set -fbreak-on-error")
+        if request.args:
+            lines.append(":set args " + " ".join(map(haskell_string, request.args)))
+        script.write_text("\n".join(lines) + "\n")
+        pump = self.output_pump("ghci")
+        env = {**request.env, "DBG_ISERV": str(Path(_libdir(ghci)) / "bin" / "ghc-iserv"),
+               "DBG_ISERV_PID": str(self._iserv_pid_file),
+               "DBG_STDOUT": str(pump.paths["stdout"]), "DBG_STDERR": str(pump.paths["stderr"]),
+               "DBG_STDIN": request.stdin or os.devnull}
+        argv = [*self.spec.command, "-v0", "-ignore-dot-ghci", "-ghci-script", str(script),
+                "-fexternal-interpreter", "-pgmi", str(wrapper), self._program]
+        self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
+        try:
+            loaded = self.drv().expect([], START_WAIT).before
+        except (PtyEOF, PtyTimeout) as exc:
+            raise OpFailed(f"ghci did not load {request.program}: {exc.output.strip()[-800:]}")\
+                from exc
+        if ": error:" in loaded or "Failed, " in loaded:
+            raise OpFailed(f"ghci cannot load {request.program}:\n{loaded.strip()[-2000:]}",
+                           "fix the program's errors, then `dbg restart`")
+        self.set_state("stopped")
+        if request.stop_on_entry:
+            return self._run(":step main", "start", "entry", max(timeout, START_WAIT))
+        return self._run(":trace main", "start", "continue", max(timeout, START_WAIT))
+
+    def _track_interpreter(self) -> None:
+        if self.child_pids:
+            return
+        try:
+            pid = int(self._iserv_pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return
+        self.track_child(pid, "ghc-iserv")
+
+    def wait_stop(self, wait: float, timeout: float) -> StopEvent:
+        """Read up to ghci's prompt for ``wait`` seconds: a stop if the answer
+        says ``Stopped in``, else the end of ``main``'s evaluation, the
+        program's end (ghci is then told to quit)."""
+        try:
+            match = self.drv().expect([], wait)
+        except PtyTimeout:
+            self.set_state("running")
+            return StopEvent(state="running")
+        except PtyEOF:
+            return self.console_ended(1)
+        self._track_interpreter()
+        if self.pump is not None:
+            self.pump.drain()
+        answer = match.before
+        stop = parse.last_stop(answer)
+        reason, self._reason = self._reason, ""
+        if stop is None:
+            return self._ended(answer)
+        self.set_state("stopped")
+        self._stop = stop
+        if stop.exception:
+            return self._exception_stop(timeout)
+        self._where = self._location(stop)
+        hit = [number for number, (_, where, _) in self._breaks.items()
+               if where == stop.span_text.strip()]
+        if reason == "continue":
+            reason = "breakpoint" if hit else "step"
+        return StopEvent(state="stopped", reason=reason or "step", location=self._where,
+                         hit_breakpoints=hit if reason == "breakpoint" else [])
+
+    def _ended(self, answer: str) -> StopEvent:
+        code, message = parse.exit_code(answer)
+        if message:  # what the compiled program would write as it dies
+            self.ctx.output.append("stderr", f"{self._name}: {message}\n")
+        try:
+            self.drv().send_line(":quit")
+        except PtyEOF:
+            pass
+        return self.console_ended(code)
+
+    def _exception_stop(self, timeout: float) -> StopEvent:
+        """-fbreak-on-error's stop has no place of its own: the last step
+        ``:history`` traced is where the exception was raised."""
+        steps = parse.history(self.command(":history", timeout))
+        if steps and steps[0].where is not None:
+            self._where = Location(self._path(steps[0].where.file), steps[0].where.line,
+                                   self._qualified(steps[0].name, steps[0].where.file))
+        else:
+            self._where = None
+        description = ""
+        try:
+            description = self.evaluate("_exception", timeout).value
+        except OpFailed:
+            pass
+        return StopEvent(state="stopped", reason="exception", location=self._where,
+                         description=description)
+
+    def _path(self, name: str) -> str:
+        return os.path.normpath(os.path.join(self._cwd, name))
+
+    def _module(self, file: str) -> str:
+        path = self._path(file)
+        if path not in self._modules:
+            try:
+                self._modules[path] = parse.module_of(Path(path).read_text(errors="replace"))
+            except OSError:
+                self._modules[path] = "Main"
+        return self._modules[path]
+
+    def _qualified(self, name: str, file: str) -> str:
+        """A :history name (``cartTotal:costs``) as a stop names it: the
+        top-level function, with its module."""
+        return f"{self._module(file)}.{name.split(':')[0]}"
+
+    def _location(self, stop: parse.Stop) -> Location | None:
+        if stop.where is None:
+            return None
+        return Location(self._path(stop.where.file), stop.where.line, parse.top_level(stop.name))
+
+    def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
+        self.require_stopped(op, timeout)
+        self._reason = reason
+        self.set_state("running")
+        self.drv().send_line(command)
+        return self.wait_stop(timeout, timeout)
+
+    def _line_step(self, command: str, op: str, timeout: float) -> StopEvent:
+        """ghci stops at each subexpression; dbg's step goes on to another line
+        (or function), as a line debugger's does."""
+        start = self._where
+        event = self._run(command, op, "step", timeout)
+        for _ in range(LINE_STEPS):
+            here = event.location
+            if event.state != "stopped" or event.reason == "exception" or start is None \
+                    or here is None or (here.file, here.line, here.function) != \
+                    (start.file, start.line, start.function):
+                break
+            event = self._run(command, op, "step", timeout)
+        return event
+
+    # -- running ----------------------------------------------------------------------
+
+    def cont(self, timeout: float) -> StopEvent:
+        return self._run(":trace", "continue", "continue", timeout)
+
+    def step(self, timeout: float) -> StopEvent:
+        return self._line_step(":step", "step", timeout)
+
+    def next(self, timeout: float) -> StopEvent:
+        return self._line_step(":steplocal", "next", timeout)
+
+    # -- breakpoints ------------------------------------------------------------------
+
+    def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
+                       timeout: float) -> Breakpoint:
+        for asked, what in ((options.condition, "conditional breakpoints (--if)"),
+                            (options.hit_count, "hit counts (--hit)"),
+                            (options.log_message, "logpoints (--log)"),
+                            (options.temporary, "temporary breakpoints (--temp)")):
+            if asked:
+                raise self.unsupported(what, "ghci's :break takes a place only; "
+                                       "`dbg raw :break ...` for its own syntax")
+        self.require_stopped("break", timeout)
+        if loc.function:
+            answer = self.command(f":break {loc.function}", timeout)
+        else:
+            if loc.line is None:
+                raise UsageError("give a location as FILE:LINE or FUNCTION")
+            file = self._file_for(loc.file) if loc.file else \
+                self._where.file if self._where and self._where.file else self._program
+            answer = self.command(f":break {self._module(file)} {loc.line}", timeout)
+            if "No breakpoints found" in answer:
+                raise OpFailed(no_code_message(file, loc.line),
+                               "pick a line with an expression")
+        made = parse.BREAK_SET_RE.search(answer)
+        if made is None:
+            first = answer.strip().splitlines()[0] if answer.strip() else "no answer"
+            raise OpFailed(f"ghci: {first}", "`dbg raw :show breaks` lists ghci's own")
+        where = parse.span(made["span"])
+        span_text = made["span"].strip()
+        if any(known == span_text for _, known, _ in self._breaks.values()):
+            raise OpFailed(f"there is a breakpoint at {loc.key()} already",
+                           "`dbg breaks` lists them; `dbg unbreak ID` removes one")
+        number = max(self._breaks, default=0) + 1
+        bp = Breakpoint(id=number, file=self._path(where.file) if where else None,
+                        line=where.line if where else None, function=loc.function,
+                        requested=loc.key())
+        if loc.line is not None and where is not None and where.line != loc.line:
+            bp.requested_line = loc.line
+        self._breaks[number] = (int(made["number"]), span_text, bp)
+        return bp
+
+    def _file_for(self, requested: str) -> str:
+        root = os.path.dirname(self._program)
+        found = resolve_source(requested, [self._cwd, root],
+                               [lambda: walk_sources(root, [".hs", ".lhs"])])
+        if found is None:
+            raise OpFailed(f"no source file {requested} in or under {root}",
+                           "give the path of a Haskell file the program loads")
+        return found
+
+    def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
+        entry = self._breaks.get(int(bp_id)) if str(bp_id).isdigit() else None
+        if entry is None:
+            raise OpFailed(f"no breakpoint {bp_id}", "`dbg breaks` lists them")
+        self.require_stopped("unbreak", timeout)
+        self.command(f":delete {entry[0]}", timeout)
+        del self._breaks[int(bp_id)]
+
+    def list_breakpoints(self, timeout: float) -> list[Breakpoint]:
+        return [bp for _, _, bp in self._breaks.values()]
+
+    # -- inspection ---------------------------------------------------------------------
+
+    def stack(self, levels: int | None, timeout: float) -> list[Frame]:
+        """The stop, then the functions ``:history`` traced before it, most
+        recent first: each run of steps in one function is a frame, at the
+        run's latest step. A lazy program has no call stack; these are the
+        evaluations that led here (the caller that demanded the value among
+        them), not frames waiting for a return."""
+        self.require_stopped("stack", timeout)
+        if self._where is None:
+            return []
+        frames = [Frame(0, self._where.function, self._where.file, self._where.line, True)]
+        last = self._where.function
+        for step in parse.history(self.command(":history", timeout)):
+            if step.where is None:
+                continue
+            function = self._qualified(step.name, step.where.file)
+            if function == last:
+                continue
+            last = function
+            frames.append(Frame(len(frames), function, self._path(step.where.file),
+                                step.where.line))
+        return frames[:levels] if levels else frames
+
+    def locals(self, timeout: float) -> list[Variable]:
+        self.require_stopped("locals", timeout)
+        return [Variable(name, value or "_", kind)
+                for name, kind, value in parse.bindings(self.command(":show bindings", timeout))
+                if name not in (parse.OWN_NAME, "it")]
+
+    def _checked(self, line: str, timeout: float) -> str:
+        answer = self.command(line, timeout)
+        if parse.last_stop(answer) is not None:
+            # Evaluating it reached a breakpoint: ghci stopped inside. Leave
+            # that evaluation, back to the stop the user is at.
+            self.command(":abandon", timeout)
+            raise OpFailed("evaluating it reached a breakpoint",
+                           "remove the breakpoint (`dbg unbreak`) to evaluate it")
+        failed = parse.error(answer)
+        if failed:
+            raise OpFailed(f"ghci: {failed}")
+        thrown = parse.EXCEPTION_RE.search(answer)
+        if thrown:
+            raise OpFailed(f"evaluating it raised an exception: {thrown['what'].strip()}")
+        return answer
+
+    def evaluate(self, expression: str, timeout: float) -> Value:
+        """The value as ``show`` writes it, forced with ``:force`` (in ghci,
+        not in the interpreter, whose output is the program's); a value with
+        no Show instance as ghci's term printer writes it. Forcing runs the
+        program's code: it may loop, raise, or reach a breakpoint."""
+        self.require_stopped("print", timeout)
+        text = expression.strip()
+        if not text:
+            raise UsageError("give an expression to evaluate")
+        shown = True
+        try:
+            self._checked(f"let {parse.OWN_NAME} = show ({text})", timeout)
+        except OpFailed as exc:
+            if "No instance for (Show" not in exc.message:
+                raise
+            shown = False
+            self._checked(f"let {parse.OWN_NAME} = ({text})", timeout)
+        answer = self._checked(f":force {parse.OWN_NAME}", timeout).strip()
+        value = " ".join(answer.split("\n")).replace("\r", "")
+        value = value.removeprefix(f"{parse.OWN_NAME} = ")
+        if shown and len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+            value = value[1:-1]  # :force writes a String between quotes, unescaped
+        return Value(value)
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        words = text.strip()
+        first = words.split(" ")[0]
+        if first in (":quit", ":q"):
+            raise UsageError("end the session with `dbg kill`")
+        if first in RESUMING or first == ":step":
+            return "", self._run(words, "raw", "step", timeout)
+        self.require_stopped("raw", timeout)
+        if not first.startswith(":") and not first.startswith("let") \
+                and "<-" not in words:
+            # An expression: ghci's interpreter would print its value on the
+            # program's stdout; show it here, unless it is an IO action.
+            kind = self.command(f":type ({words})", timeout)
+            if parse.error(kind) is None and ":: IO " not in kind.replace("\n", " "):
+                try:
+                    return self.evaluate(words, timeout).value, None
+                except OpFailed as exc:
+                    return exc.message, None
+        answer = self.command(words, timeout)
+        stop = parse.last_stop(answer)
+        if stop is not None and not stop.exception:
+            self._stop, self._where = stop, self._location(stop)
+            return answer.strip("\r\n"), StopEvent(state="stopped", reason="step",
+                                                   location=self._where)
+        return answer.strip("\r\n"), None
