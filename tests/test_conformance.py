@@ -104,6 +104,10 @@ CASES = [
     Case("lldb", "native/cart.nim", name="lldb-nim", raw=("expr", "6*7"),
          catch_filters=("cpp_throw",), caller="NimMainModule",
          expression=("total * 2.0", "38.5")),
+    # ghci interprets haskell/cart.hs; its stack is the stop and the steps
+    # :history traced (the caller that demanded the value among them).
+    Case("ghci", "haskell/cart.hs", function="Main.applyDiscount", caller="Main.main",
+         raw=("6*7",)),
 ]
 
 

@@ -61,6 +61,9 @@ START_WAIT = 60.0
 LINE_STEPS = 200
 #: Commands that let the program run: `dbg raw` reads their stop.
 RESUMING = (":continue", ":trace", ":step", ":steplocal", ":stepmodule", ":main", ":run")
+#: The exception of -fbreak-on-error's stop: ghci gives ``_exception`` no
+#: type (``e``), so it is told it is a SomeException to be shown.
+EXCEPTION_SHOWN = "(Unsafe.Coerce.unsafeCoerce _exception :: Control.Exception.SomeException)"
 WRAPPER = """#!/bin/sh
 # dbg's ghc-iserv: the program's own process, its streams on dbg's files.
 echo $$ > "$DBG_ISERV_PID"
@@ -96,14 +99,14 @@ class GhciBackend(ConsoleBackend):
     reads_stdin = True
     features: ClassVar[dict[str, Support]] = {"stdin": "native"}
     unsupported_hints: ClassVar[dict[str, str]] = {
+        "pause": "an interrupt makes ghci abandon the evaluation, which ends the program; "
+                 "stop it with a breakpoint (`dbg break`) instead",
         "watch": "ghci has no watchpoints (values do not change in Haskell); "
                  "`dbg raw :print NAME` shows how far a value is evaluated",
         "set": "Haskell values are immutable: ghci cannot change one; "
                "`dbg raw let NAME = VALUE` binds a new name",
         "finish": "ghci has no step out; `dbg raw :steplocal` or `dbg raw :continue`",
         "until": "`dbg break FILE:LINE` then `dbg continue`, or `dbg raw :steplocal`",
-        "pause": "an interrupt abandons ghci's evaluation; stop it with a breakpoint, or "
-                 "`dbg raw :set -fbreak-on-exception`",
         "frame": "ghci evaluates in the stop's own scope; `dbg raw :back` moves through "
                  "its :history",
         "threads": "ghci's debugger shows one evaluation; `dbg raw :show context`",
@@ -233,6 +236,8 @@ class GhciBackend(ConsoleBackend):
                if where == stop.span_text.strip()]
         if reason == "continue":
             reason = "breakpoint" if hit else "step"
+        for number in hit:
+            self._breaks[number][2].hits += 1
         return StopEvent(state="stopped", reason=reason or "step", location=self._where,
                          hit_breakpoints=hit if reason == "breakpoint" else [])
 
@@ -248,18 +253,21 @@ class GhciBackend(ConsoleBackend):
 
     def _exception_stop(self, timeout: float) -> StopEvent:
         """-fbreak-on-error's stop has no place of its own: the last step
-        ``:history`` traced is where the exception was raised."""
+        ``:history`` traced is where the exception was raised. ``exitWith``
+        is an exception too: the program's end, not a stop."""
+        description = ""
+        try:
+            description = self.evaluate(EXCEPTION_SHOWN, timeout).value
+        except OpFailed:
+            pass
+        if description == "ExitSuccess" or parse.EXIT_FAILURE_RE.match(description):
+            return self._run(":trace", "continue", "continue", timeout)
         steps = parse.history(self.command(":history", timeout))
         if steps and steps[0].where is not None:
             self._where = Location(self._path(steps[0].where.file), steps[0].where.line,
                                    self._qualified(steps[0].name, steps[0].where.file))
         else:
             self._where = None
-        description = ""
-        try:
-            description = self.evaluate("_exception", timeout).value
-        except OpFailed:
-            pass
         return StopEvent(state="stopped", reason="exception", location=self._where,
                          description=description)
 
@@ -315,7 +323,10 @@ class GhciBackend(ConsoleBackend):
         return self._line_step(":step", "step", timeout)
 
     def next(self, timeout: float) -> StopEvent:
-        return self._line_step(":steplocal", "next", timeout)
+        # :steplocal would be "over", but from a local binding (a let's right
+        # side) it runs on to the end of the program; :stepmodule steps over
+        # other modules' code (the libraries), into the module's own.
+        return self._line_step(":stepmodule", "next", timeout)
 
     # -- breakpoints ------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 SPAN_RE = re.compile(r"(?P<file>[^\s,()][^,()]*?):(?:\((?P<l1>\d+),\d+\)-\(\d+,\d+\)"
                      r"|(?P<l2>\d+):\d+(?:-\d+)?)")
-STOP_RE = re.compile(r"^Stopped in (?P<name>\S+), (?P<span>.+?)\s*$", re.M)
+STOP_RE = re.compile(r"^Stopped in (?P<name>.+?), (?P<span>\S+)\s*$", re.M)
 #: What -fbreak-on-error (or -on-exception) makes of an exception: a stop
 #: with no place of its own.
 EXCEPTION_STOP = "<exception thrown>"
