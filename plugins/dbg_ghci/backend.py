@@ -25,6 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import ClassVar
 
+from dbg_ghci import parse
 from dbgcore.api import (
     BackendSpec,
     BreakLoc,
@@ -48,7 +49,6 @@ from dbgcore.api import (
     resolve_source,
     walk_sources,
 )
-from dbg_ghci import parse
 
 MARK = "\u2551dbg-ghci\u2551 "
 #: ghci's prompt: ours, after the stop's context ghci puts before it (one
@@ -238,8 +238,9 @@ class GhciBackend(ConsoleBackend):
             reason = "breakpoint" if hit else "step"
         for number in hit:
             self._breaks[number][2].hits += 1
+        ids: list[int | str] = list(hit)
         return StopEvent(state="stopped", reason=reason or "step", location=self._where,
-                         hit_breakpoints=hit if reason == "breakpoint" else [])
+                         hit_breakpoints=ids if reason == "breakpoint" else [])
 
     def _ended(self, answer: str) -> StopEvent:
         code, message = parse.exit_code(answer)

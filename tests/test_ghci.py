@@ -1,0 +1,221 @@
+"""Haskell through ghci's debugger (issue 42, item 3), on the real ghci: a
+`.hs` file starts with no build step, breakpoints by line and by function,
+line steps over ghci's subexpression stops, locals and print, the stack made
+of the stop and ghci's :history, the program's output apart from ghci's
+answers, its arguments, stdin and exit status, an uncaught error as a stop,
+what ghci cannot do refused naming it, and a kill that leaves nothing."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from dbgcore.testing import require_backend
+
+if TYPE_CHECKING:
+    from conftest import Dbg
+
+
+@pytest.fixture
+def cart(target: Any) -> Any:
+    require_backend("ghci")
+    return target("haskell/cart.hs")
+
+
+@pytest.fixture
+def tally(target: Any, tmp_path: Any) -> Any:
+    require_backend("ghci")
+    (tmp_path / "in.txt").write_text("hello\n")
+    return target("haskell/tally.hs")
+
+
+def _here(answer: dict[str, Any]) -> int:
+    return int(answer["location"]["line"])
+
+
+def _names(answer: dict[str, Any]) -> dict[str, str]:
+    return {v["name"]: v["value"] for v in answer.get("locals") or answer["variables"]}
+
+
+def _pids_running(path: str) -> list[int]:
+    """Processes whose command line names ``path`` (ghci runs the program's file)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                words = cmdline.read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() in words:
+            found.append(int(pid))
+    return found
+
+
+def test_a_hs_file_starts_under_ghci_without_a_build_and_stops_in_main(
+        dbg: Dbg, cart: Any) -> None:
+    stop = dbg.json("start", str(cart.path))
+    assert stop["ok"] and stop["via"]["tool"] == "ghci", stop
+    # `:step main`: main's body, which begins on `main = do`.
+    assert (stop["reason"], stop["location"]["function"]) == ("entry", "Main.main"), stop
+    assert _here(stop) == cart.lines["main-first"] - 1, stop
+    assert not list(cart.path.parent.glob("*.o")) and not list(cart.path.parent.glob("*.hi"))
+    assert "build" not in dbg("start", str(cart.path)).out.lower()
+
+
+def test_break_by_line_and_function_then_line_steps(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", str(cart.path))
+    by_line = dbg.json("break", cart.loc("discount"))
+    assert by_line["breakpoint"]["line"] == cart.lines["discount"], by_line
+    stop = dbg.json("continue")
+    assert (stop["reason"], _here(stop)) == ("breakpoint", cart.lines["discount"]), stop
+    assert stop["location"]["function"] == "Main.applyDiscount", stop
+    assert {"total", "percent", "_result"} <= set(_names(stop)), stop
+    # ghci stops first at `total * percent`, on the same line: dbg steps on.
+    step = dbg.json("step")
+    assert _here(step) == cart.lines["discount-return"], step
+    assert _names(step)["discount"] == "1.925", step
+    # Out of the function, into main where its value is used next.
+    after = dbg.json("next")
+    assert (_here(after), after["location"]["function"]) == \
+        (cart.lines["after-discount"], "Main.main"), after
+    dbg.json("restart")
+    named = dbg.json("break", "Main.cartTotal")
+    assert named["ok"] and named["breakpoint"]["line"] == cart.lines["total-first"], named
+    stop = dbg.json("continue")
+    assert (stop["reason"], _here(stop)) == ("breakpoint", cart.lines["total-first"]), stop
+
+
+def test_locals_print_and_a_bad_expression(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
+    names = _names(dbg.json("locals"))
+    assert (names["total"], names["percent"]) == ("19.25", "10.0"), names
+    assert dbg.json("print", "total * 2")["value"] == "38.5"
+    assert dbg.json("print", "show percent ++ \"%\"")["value"] == '"10.0%"'
+    # A value with no Show instance: ghci's term printer writes it.
+    assert dbg.json("print", "Item \"tea\" 1.5 2")["value"] == 'Item "tea" 1.5 2'
+    bad = dbg("print", "nosuch + 1")
+    assert bad.code == 1 and "Variable not in scope: nosuch" in bad.err, bad
+    assert len(bad.err.splitlines()) == 1 and "Traceback" not in bad.err, bad
+    thrown = dbg("print", "head ([] :: [Int])")
+    assert thrown.code == 1 and "Prelude.head: empty list" in thrown.err, thrown
+    # Still stopped where it was, and dbg's own binding is not a local.
+    assert dbg.json("print", "percent")["value"] == "10.0"
+    assert not [n for n in _names(dbg.json("locals")) if "dbg" in n]
+    assert dbg.json("raw", "6*7")["output"] == "42"
+    assert "Double" in dbg.json("raw", ":type total")["output"]
+
+
+def test_stack_is_the_stop_and_the_history_that_led_to_it(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
+    frames = dbg.json("stack")["frames"]
+    assert [f["function"] for f in frames[:2]] == ["Main.applyDiscount", "Main.main"], frames
+    assert frames[1]["line"] == cart.lines["call-discount"], frames
+
+
+def test_output_is_the_programs_own_and_the_end_its_status(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", str(cart.path))
+    end = dbg.json("continue")
+    # exitWith ExitSuccess is an exception to ghci; -fbreak-on-error does
+    # not make it a stop.
+    assert (end["state"], end["exit_code"]) == ("exited", 0), end
+    shown = dbg("output").out
+    assert "subtotal: 19.25" in shown and "total after discount: 17.32" in shown, shown
+    assert "[stderr] done" in shown, shown
+    assert "Stopped in" not in shown and "dbg-ghci" not in shown, shown
+
+
+def test_arguments_stdin_and_an_exit_code(dbg: Dbg, tally: Any, tmp_path: Any) -> None:
+    feed = str(tmp_path / "in.txt")
+    stop = dbg.json("start", "--stdin", feed, "--break", tally.loc("report"), "--run",
+                    str(tally.path), "fail", "two words")
+    assert _here(stop) == tally.lines["report"], stop
+    assert dbg.json("print", "args")["value"] == '["fail","two words"]'
+    assert dbg.json("print", "line")["value"] == '"hello"'
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 3), end
+    shown = dbg("output").out
+    assert "args: fail two words; read: hello" in shown, shown
+    assert "[stderr] tally 20" in shown, shown
+
+
+def test_an_uncaught_error_stops_where_it_is_raised(dbg: Dbg, tally: Any,
+                                                   tmp_path: Any) -> None:
+    dbg.json("start", "--stdin", str(tmp_path / "in.txt"), str(tally.path), "boom")
+    stop = dbg.json("continue")
+    assert (stop["reason"], _here(stop)) == ("exception", tally.lines["boom"]), stop
+    assert stop["description"] == "Prelude.head: empty list", stop
+    assert "_exception" in _names(stop), stop
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    # What the compiled program would have written as it died.
+    assert "[stderr] tally: Prelude.head: empty list" in dbg("output").out
+
+
+def test_with_no_catch_the_error_ends_the_program(dbg: Dbg, tally: Any, tmp_path: Any) -> None:
+    dbg.json("start", "--no-catch", "--stdin", str(tmp_path / "in.txt"), str(tally.path),
+             "boom")
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+
+
+def test_a_program_that_does_not_compile_is_refused_with_ghcis_error(
+        dbg: Dbg, target: Any) -> None:
+    require_backend("ghci")
+    broken = target("haskell/broken.hs")
+    refused = dbg("start", str(broken.path))
+    assert refused.code == 1 and "No instance for (Num String)" in refused.err, refused
+    assert "Traceback" not in refused.err, refused
+    deadline = time.monotonic() + 5
+    while _pids_running(str(broken.path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _pids_running(str(broken.path))
+
+
+def test_what_ghci_cannot_do_is_refused_naming_it(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
+    for argv, native in ((["watch", "total"], ":print"), (["set", "total", "1"], "let"),
+                         (["finish"], ":steplocal"), (["until", cart.loc("after-discount")],
+                                                      ":steplocal"),
+                         (["pause"], "dbg break"), (["threads"], ":show context"),
+                         (["frame", "1"], ":back"), (["break", "--if", "total > 1",
+                                                     cart.loc("loop")], ":break")):
+        refused = dbg(*argv)
+        assert refused.code == 3, (argv, refused)
+        assert "not supported by ghci" in refused.err and native in refused.err, refused
+        assert "dbg raw" in refused.err and len(refused.err.splitlines()) == 1, refused
+    nowhere = dbg("break", f"{cart.path}:3")
+    assert nowhere.code == 1 and "no code" in nowhere.err.lower(), nowhere
+    unknown = dbg("break", "nosuch")
+    assert unknown.code == 1 and "nosuch" in unknown.err, unknown
+    # The session goes on, at the same stop.
+    assert _names(dbg.json("locals"))["total"] == "19.25"
+
+
+def test_unbreak_and_breaks(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", str(cart.path))
+    first = dbg.json("break", cart.loc("call-total"))["breakpoint"]["id"]
+    dbg.json("break", cart.loc("after-discount"))
+    assert [b["line"] for b in dbg.json("breaks")["breakpoints"]] == \
+        [cart.lines["call-total"], cart.lines["after-discount"]]
+    assert dbg.json("unbreak", str(first))["ok"]
+    stop = dbg.json("continue")
+    assert _here(stop) == cart.lines["after-discount"], stop
+
+
+def test_kill_leaves_no_ghci_or_interpreter_running(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
+    assert _pids_running(str(cart.path)), "ghci runs the program's file"
+    # The program's process: ghci's external interpreter.
+    interpreter = int((dbg.home / "sessions" / "default" / "iserv.pid").read_text())
+    assert dbg.json("kill")["ok"]
+    deadline = time.monotonic() + 5
+    while (_pids_running(str(cart.path)) or os.path.exists(f"/proc/{interpreter}")) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _pids_running(str(cart.path))
+    assert not os.path.exists(f"/proc/{interpreter}")
