@@ -110,11 +110,21 @@ def test_locals_print_and_a_bad_expression(dbg: Dbg, cart: Any) -> None:
     assert "Double" in dbg.json("raw", ":type total")["output"]
 
 
-def test_stack_is_the_stop_and_the_history_that_led_to_it(dbg: Dbg, cart: Any) -> None:
+def test_stack_is_the_stop_and_the_history_that_led_to_it_and_frames_go_back(
+        dbg: Dbg, cart: Any) -> None:
     dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
     frames = dbg.json("stack")["frames"]
     assert [f["function"] for f in frames[:2]] == ["Main.applyDiscount", "Main.main"], frames
     assert frames[1]["line"] == cart.lines["call-discount"], frames
+    # Frame 1 is that :history step (`:back`): its own values, not the stop's.
+    frame = dbg.json("frame", "1")
+    assert frame["frame"]["function"] == "Main.main", frame
+    assert set(_names(dbg.json("locals"))) == {"total", "_result"}
+    assert dbg.json("print", "total")["value"] == "19.25"
+    assert [f["current"] for f in dbg.json("stack")["frames"][:2]] == [False, True]
+    # Running goes on from the stop itself.
+    step = dbg.json("step")
+    assert _here(step) == cart.lines["discount-return"], step
 
 
 def test_output_is_the_programs_own_and_the_end_its_status(dbg: Dbg, cart: Any) -> None:
@@ -182,8 +192,7 @@ def test_what_ghci_cannot_do_is_refused_naming_it(dbg: Dbg, cart: Any) -> None:
                          (["finish"], ":steplocal"), (["until", cart.loc("after-discount")],
                                                       ":steplocal"),
                          (["pause"], "dbg break"), (["threads"], ":show context"),
-                         (["frame", "1"], ":back"), (["break", "--if", "total > 1",
-                                                     cart.loc("loop")], ":break")):
+                         (["break", "--if", "total > 1", cart.loc("loop")], ":break")):
         refused = dbg(*argv)
         assert refused.code == 3, (argv, refused)
         assert "not supported by ghci" in refused.err and native in refused.err, refused

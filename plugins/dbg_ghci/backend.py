@@ -107,8 +107,6 @@ class GhciBackend(ConsoleBackend):
                "`dbg raw let NAME = VALUE` binds a new name",
         "finish": "ghci has no step out; `dbg raw :steplocal` or `dbg raw :continue`",
         "until": "`dbg break FILE:LINE` then `dbg continue`, or `dbg raw :steplocal`",
-        "frame": "ghci evaluates in the stop's own scope; `dbg raw :back` moves through "
-                 "its :history",
         "threads": "ghci's debugger shows one evaluation; `dbg raw :show context`",
         "thread": "ghci's debugger shows one evaluation; `dbg raw :show context`",
         "stacks": "ghci has no call stacks; `dbg stack` shows the stop and its "
@@ -132,6 +130,14 @@ class GhciBackend(ConsoleBackend):
         self._breaks: dict[int, tuple[int, str, Breakpoint]] = {}
         self._iserv_pid_file = Path(ctx.run_dir) / "iserv.pid"
         self._modules: dict[str, str] = {}  # a source's path -> its module
+        #: The stop's stack (see :meth:`stack`), each frame with the :history
+        #: step it is (0: the stop itself), read once per stop.
+        self._frames: list[tuple[Frame, int]] | None = None
+        #: How far back in :history ghci is (`dbg frame N` is `:back`), and
+        #: the names in scope there (None: at the stop, all of :show bindings).
+        self._depth = 0
+        self._frame_index = 0
+        self._scope: set[str] | None = None
 
     # -- availability --------------------------------------------------------------
 
@@ -229,6 +235,7 @@ class GhciBackend(ConsoleBackend):
             return self._ended(answer)
         self.set_state("stopped")
         self._stop = stop
+        self._frames, self._depth, self._frame_index, self._scope = None, 0, 0, None
         if stop.exception:
             return self._exception_stop(timeout)
         self._where = self._location(stop)
@@ -296,6 +303,7 @@ class GhciBackend(ConsoleBackend):
 
     def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
         self.require_stopped(op, timeout)
+        self._to_history_step(0, timeout)  # run from the stop, not from a frame's step
         self._reason = reason
         self.set_state("running")
         self.drv().send_line(command)
@@ -399,9 +407,19 @@ class GhciBackend(ConsoleBackend):
         evaluations that led here (the caller that demanded the value among
         them), not frames waiting for a return."""
         self.require_stopped("stack", timeout)
+        frames = [Frame(f.index, f.function, f.file, f.line, f.index == self._frame_index)
+                  for f, _ in self._stack(timeout)]
+        return frames[:levels] if levels else frames
+
+    def _stack(self, timeout: float) -> list[tuple[Frame, int]]:
+        if self._frames is not None:
+            return self._frames
         if self._where is None:
             return []
-        frames = [Frame(0, self._where.function, self._where.file, self._where.line, True)]
+        # :history counts from where ghci is: read it from the stop.
+        back = self._depth
+        self._to_history_step(0, timeout)
+        frames = [(Frame(0, self._where.function, self._where.file, self._where.line, True), 0)]
         last = self._where.function
         for step in parse.history(self.command(":history", timeout)):
             if step.where is None:
@@ -410,15 +428,42 @@ class GhciBackend(ConsoleBackend):
             if function == last:
                 continue
             last = function
-            frames.append(Frame(len(frames), function, self._path(step.where.file),
-                                step.where.line))
-        return frames[:levels] if levels else frames
+            frames.append((Frame(len(frames), function, self._path(step.where.file),
+                                 step.where.line), step.index))
+        self._frames = frames
+        self._to_history_step(back, timeout)
+        return frames
+
+    def select_frame(self, index: int, timeout: float) -> Frame:
+        """Frame N is its step of ``:history``: ``:back`` goes there, and
+        locals and print see the values that step had."""
+        self.require_stopped("frame", timeout)
+        frames = self._stack(timeout)
+        if not 0 <= index < len(frames):
+            raise OpFailed(f"no frame {index}; the stack has {len(frames)}", "see `dbg stack`")
+        frame, step = frames[index]
+        self._to_history_step(step, timeout)
+        self._frame_index = index
+        return Frame(frame.index, frame.function, frame.file, frame.line, True)
+
+    def _to_history_step(self, step: int, timeout: float) -> None:
+        if step == self._depth:
+            return
+        if step > self._depth:
+            answer = self.command(f":back {step - self._depth}", timeout)
+        else:
+            answer = self.command(f":forward {self._depth - step}", timeout)
+        self._depth, self._frame_index = step, 0 if step == 0 else self._frame_index
+        # "Logged breakpoint at SPAN" and the names in scope there, typed.
+        self._scope = {name for name, _, _ in parse.bindings(answer)} if step else None
 
     def locals(self, timeout: float) -> list[Variable]:
         self.require_stopped("locals", timeout)
+        # At a frame's step, :show bindings still lists the stop's names too.
         return [Variable(name, value or "_", kind)
                 for name, kind, value in parse.bindings(self.command(":show bindings", timeout))
-                if name not in (parse.OWN_NAME, "it")]
+                if name not in (parse.OWN_NAME, "it")
+                and (self._scope is None or name in self._scope)]
 
     def _checked(self, line: str, timeout: float) -> str:
         answer = self.command(line, timeout)
