@@ -189,8 +189,7 @@ def test_a_program_that_does_not_compile_is_refused_with_ghcis_error(
 def test_what_ghci_cannot_do_is_refused_naming_it(dbg: Dbg, cart: Any) -> None:
     dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
     for argv, native in ((["watch", "total"], ":print"), (["set", "total", "1"], "let"),
-                         (["finish"], ":steplocal"), (["until", cart.loc("after-discount")],
-                                                      ":steplocal"),
+                         (["finish"], ":steplocal"),
                          (["pause"], "dbg break"), (["threads"], ":show context"),
                          (["break", "--if", "total > 1", cart.loc("loop")], ":break")):
         refused = dbg(*argv)
@@ -203,6 +202,18 @@ def test_what_ghci_cannot_do_is_refused_naming_it(dbg: Dbg, cart: Any) -> None:
     assert unknown.code == 1 and "nosuch" in unknown.err, unknown
     # The session goes on, at the same stop.
     assert _names(dbg.json("locals"))["total"] == "19.25"
+
+
+def test_until_runs_to_a_line_through_a_breakpoint_of_its_own(dbg: Dbg, cart: Any) -> None:
+    dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
+    there = dbg.json("until", cart.loc("after-discount"))
+    assert (_here(there), there["location"]["function"]) == \
+        (cart.lines["after-discount"], "Main.main"), there
+    # It was ghci's for that run only.
+    assert [b["line"] for b in dbg.json("breaks")["breakpoints"]] == [cart.lines["discount"]]
+    assert dbg("raw", ":show breaks").out.count("enabled") == 1
+    nowhere = dbg("until", f"{cart.path}:3")
+    assert nowhere.code == 1 and "no code" in nowhere.err.lower(), nowhere
 
 
 def test_unbreak_and_breaks(dbg: Dbg, cart: Any) -> None:

@@ -98,6 +98,8 @@ class GhciBackend(ConsoleBackend):
     tool = "ghci"
     reads_stdin = True
     features: ClassVar[dict[str, Support]] = {"stdin": "native"}
+    #: until is a breakpoint of ghci's for the one run.
+    op_support: ClassVar[dict[str, Support]] = {"until": "fallback"}
     unsupported_hints: ClassVar[dict[str, str]] = {
         "pause": "an interrupt makes ghci abandon the evaluation, which ends the program; "
                  "stop it with a breakpoint (`dbg break`) instead",
@@ -106,7 +108,6 @@ class GhciBackend(ConsoleBackend):
         "set": "Haskell values are immutable: ghci cannot change one; "
                "`dbg raw let NAME = VALUE` binds a new name",
         "finish": "ghci has no step out; `dbg raw :steplocal` or `dbg raw :continue`",
-        "until": "`dbg break FILE:LINE` then `dbg continue`, or `dbg raw :steplocal`",
         "threads": "ghci's debugger shows one evaluation; `dbg raw :show context`",
         "thread": "ghci's debugger shows one evaluation; `dbg raw :show context`",
         "stacks": "ghci has no call stacks; `dbg stack` shows the stop and its "
@@ -337,6 +338,27 @@ class GhciBackend(ConsoleBackend):
         # other modules' code (the libraries), into the module's own.
         return self._line_step(":stepmodule", "next", timeout)
 
+    def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
+        """A breakpoint of ghci's at ``loc`` for one ``:trace`` (another
+        breakpoint met first stops there, as it would for a continue)."""
+        if loc is None or loc.line is None:
+            raise self.unsupported("until", "ghci runs to a place: `dbg until FILE:LINE`")
+        self.require_stopped("until", timeout)
+        self._to_history_step(0, timeout)
+        made = parse.BREAK_SET_RE.search(self._break_line(loc, timeout))
+        if made is None:
+            raise OpFailed(f"ghci put no breakpoint at {loc.key()}", "pick a line with code")
+        number, span_text = int(made["number"]), made["span"].strip()
+        try:
+            event = self._run(":trace", "until", "continue", timeout)
+        finally:
+            if self.state() == "stopped":
+                self.command(f":delete {number}", timeout)
+        if event.state == "stopped" and self._stop is not None \
+                and self._stop.span_text.strip() == span_text and not event.hit_breakpoints:
+            event.reason = "step"
+        return event
+
     # -- breakpoints ------------------------------------------------------------------
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
@@ -354,12 +376,7 @@ class GhciBackend(ConsoleBackend):
         else:
             if loc.line is None:
                 raise UsageError("give a location as FILE:LINE or FUNCTION")
-            file = self._file_for(loc.file) if loc.file else \
-                self._where.file if self._where and self._where.file else self._program
-            answer = self.command(f":break {self._module(file)} {loc.line}", timeout)
-            if "No breakpoints found" in answer:
-                raise OpFailed(no_code_message(file, loc.line),
-                               "pick a line with an expression")
+            answer = self._break_line(loc, timeout)
         made = parse.BREAK_SET_RE.search(answer)
         if made is None:
             first = answer.strip().splitlines()[0] if answer.strip() else "no answer"
@@ -377,6 +394,17 @@ class GhciBackend(ConsoleBackend):
             bp.requested_line = loc.line
         self._breaks[number] = (int(made["number"]), span_text, bp)
         return bp
+
+    def _break_line(self, loc: BreakLoc, timeout: float) -> str:
+        """``:break MODULE LINE``, for a FILE:LINE (or a line of the stop's
+        file); ghci's answer."""
+        assert loc.line is not None
+        file = self._file_for(loc.file) if loc.file else \
+            self._where.file if self._where and self._where.file else self._program
+        answer = self.command(f":break {self._module(file)} {loc.line}", timeout)
+        if "No breakpoints found" in answer:
+            raise OpFailed(no_code_message(file, loc.line), "pick a line with an expression")
+        return answer
 
     def _file_for(self, requested: str) -> str:
         root = os.path.dirname(self._program)
