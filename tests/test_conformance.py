@@ -107,7 +107,7 @@ CASES = [
     # ghci interprets haskell/cart.hs; its stack is the stop and the steps
     # :history traced (the caller that demanded the value among them).
     Case("ghci", "haskell/cart.hs", function="Main.applyDiscount", caller="Main.main",
-         raw=("6*7",)),
+         raw=("6*7",), catch_filters=("uncaught",)),
 ]
 
 

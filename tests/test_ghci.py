@@ -166,6 +166,27 @@ def test_an_uncaught_error_stops_where_it_is_raised(dbg: Dbg, tally: Any,
     assert "[stderr] tally: Prelude.head: empty list" in dbg("output").out
 
 
+def test_catch_all_stops_at_a_handled_exception_and_none_stops_at_none(
+        dbg: Dbg, tally: Any, tmp_path: Any) -> None:
+    feed = str(tmp_path / "in.txt")
+    dbg.json("start", "--stdin", feed, str(tally.path), "boom")
+    assert dbg.json("catch", "all")["filters"] == ["all"]
+    stop = dbg.json("continue")
+    assert (stop["reason"], _here(stop)) == ("exception", tally.lines["boom"]), stop
+    dbg.json("restart")
+    bad = dbg("catch", "IOException")
+    assert bad.code == 2 and "uncaught" in bad.err and "Traceback" not in bad.err, bad
+    assert dbg.json("catch")["filters"] == []
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 1), end
+    # Once main's evaluation has begun, it keeps the flags it began with.
+    dbg.json("start", "--stdin", feed, "--break", tally.loc("report"), "--run",
+             str(tally.path), "boom")
+    late = dbg("catch", "all")
+    assert late.code == 1 and "dbg restart" in late.err, late
+    assert dbg.json("catch", "uncaught")["filters"] == ["uncaught"]
+
+
 def test_with_no_catch_the_error_ends_the_program(dbg: Dbg, tally: Any, tmp_path: Any) -> None:
     dbg.json("start", "--no-catch", "--stdin", str(tmp_path / "in.txt"), str(tally.path),
              "boom")

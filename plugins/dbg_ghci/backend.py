@@ -64,6 +64,11 @@ RESUMING = (":continue", ":trace", ":step", ":steplocal", ":stepmodule", ":main"
 #: The exception of -fbreak-on-error's stop: ghci gives ``_exception`` no
 #: type (``e``), so it is told it is a SomeException to be shown.
 EXCEPTION_SHOWN = "(Unsafe.Coerce.unsafeCoerce _exception :: Control.Exception.SomeException)"
+#: What begins main's evaluation, for each command that goes on with one.
+FIRST_RUN = {":trace": ":trace main", ":continue": ":trace main", ":step": ":step main",
+             ":stepmodule": ":step main", ":steplocal": ":step main"}
+#: `dbg catch` filters: ghci's flags that make an exception a stop.
+CATCH_FLAGS = {"uncaught": "break-on-error", "all": "break-on-exception"}
 WRAPPER = """#!/bin/sh
 # dbg's ghc-iserv: the program's own process, its streams on dbg's files.
 echo $$ > "$DBG_ISERV_PID"
@@ -112,9 +117,6 @@ class GhciBackend(ConsoleBackend):
         "thread": "ghci's debugger shows one evaluation; `dbg raw :show context`",
         "stacks": "ghci has no call stacks; `dbg stack` shows the stop and its "
                   ":history, `dbg raw :history` all of it",
-        "catch": "ghci stops at uncaught exceptions (-fbreak-on-error) unless "
-                 "`dbg start --no-catch`; `dbg raw :set -fbreak-on-exception` stops at "
-                 "every one",
         "trace": "`dbg raw :history` lists the steps ghci traced",
         "attach": "ghci runs Haskell source itself; it cannot attach to a process",
     }
@@ -139,6 +141,11 @@ class GhciBackend(ConsoleBackend):
         self._depth = 0
         self._frame_index = 0
         self._scope: set[str] | None = None
+        self._catches: list[str] = []
+        #: Whether main's evaluation has begun, and with which of ghci's
+        #: exception flags (the run keeps those it began with).
+        self._started = False
+        self._run_catches: list[str] = []
 
     # -- availability --------------------------------------------------------------
 
@@ -180,6 +187,7 @@ class GhciBackend(ConsoleBackend):
         script = run_dir / "ghci-init.ghci"
         lines = [f':set prompt "{MARK.replace(chr(0x2551), chr(92) + "9553")}"',
                  f':set prompt-cont "{MARK.replace(chr(0x2551), chr(92) + "9553")}"']
+        self._catches = ["uncaught"] if request.stop_on_uncaught else []
         if request.stop_on_uncaught:
             lines.append(":set -fbreak-on-error")
         if request.args:
@@ -202,9 +210,14 @@ class GhciBackend(ConsoleBackend):
             raise OpFailed(f"ghci cannot load {request.program}:\n{loaded.strip()[-2000:]}",
                            "fix the program's errors, then `dbg restart`")
         self.set_state("stopped")
-        if request.stop_on_entry:
-            return self._run(":step main", "start", "entry", max(timeout, START_WAIT))
-        return self._run(":trace main", "start", "continue", max(timeout, START_WAIT))
+        if not request.stop_on_entry:
+            return self._run(":trace", "start", "continue", max(timeout, START_WAIT))
+        # The entry stop is before main's evaluation begins: what is set
+        # there (breakpoints, `dbg catch`) holds for the whole run, as ghci
+        # takes its flags when an evaluation begins.
+        self._where = Location(self._program, parse.main_line(
+            Path(self._program).read_text(errors="replace")), "Main.main")
+        return StopEvent(state="stopped", reason="entry", location=self._where)
 
     def _track_interpreter(self) -> None:
         if self.child_pids:
@@ -237,6 +250,10 @@ class GhciBackend(ConsoleBackend):
         self.set_state("stopped")
         self._stop = stop
         self._frames, self._depth, self._frame_index, self._scope = None, 0, 0, None
+        if stop.exception and self._started and not self._catches:
+            # `dbg catch` with no filter during a run that began catching:
+            # the exception goes on, as it would uncaught.
+            return self._run(":trace", "continue", reason or "continue", timeout)
         if stop.exception:
             return self._exception_stop(timeout)
         self._where = self._location(stop)
@@ -305,6 +322,10 @@ class GhciBackend(ConsoleBackend):
     def _run(self, command: str, op: str, reason: str, timeout: float) -> StopEvent:
         self.require_stopped(op, timeout)
         self._to_history_step(0, timeout)  # run from the stop, not from a frame's step
+        if not self._started:
+            # At the entry stop main's evaluation has not begun: this begins it.
+            command = FIRST_RUN.get(command, command)
+            self._started, self._run_catches = True, list(self._catches)
         self._reason = reason
         self.set_state("running")
         self.drv().send_line(command)
@@ -405,6 +426,28 @@ class GhciBackend(ConsoleBackend):
         if "No breakpoints found" in answer:
             raise OpFailed(no_code_message(file, loc.line), "pick a line with an expression")
         return answer
+
+    def catch(self, filters: list[str], timeout: float) -> list[str]:
+        """``uncaught``: an exception nothing handles stops where it is raised
+        (-fbreak-on-error, on from the start unless --no-catch); ``all``:
+        every exception raised, handled or not (-fbreak-on-exception). No
+        filter: neither."""
+        unknown = [f for f in filters if f not in CATCH_FLAGS]
+        if unknown:
+            raise UsageError(f"ghci cannot catch {unknown[0]!r}",
+                             "its filters: uncaught (exceptions nothing handles), all")
+        self.require_stopped("catch", timeout)
+        if self._started and filters and set(filters) != set(self._run_catches):
+            raise OpFailed("ghci takes its exception flags when main's evaluation begins; "
+                           "this run catches "
+                           + (", ".join(self._run_catches) or "nothing") + " (or nothing)",
+                           "`dbg restart`, then `dbg catch ...` at the entry stop")
+        for name, flag in CATCH_FLAGS.items():
+            on = name in filters
+            if on != (name in self._catches):
+                self.command(f":set -f{'' if on else 'no-'}{flag}", timeout)
+        self._catches = [name for name in CATCH_FLAGS if name in filters]
+        return list(self._catches)
 
     def _file_for(self, requested: str) -> str:
         root = os.path.dirname(self._program)

@@ -136,6 +136,15 @@ def error(answer: str) -> str | None:
     return " ".join(found["message"].split())
 
 
+MAIN_RE = re.compile(r"^main\b(?!\s*::).*=", re.M)
+
+
+def main_line(source: str) -> int:
+    """The line of ``main``'s definition (``main = do``), 1 if none is found."""
+    found = MAIN_RE.search(source)
+    return source.count("\n", 0, found.start()) + 1 if found else 1
+
+
 def module_of(source: str) -> str:
     """The module a Haskell file holds: its header's, else Main."""
     found = MODULE_RE.search(source)
