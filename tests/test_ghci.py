@@ -237,6 +237,27 @@ def test_until_runs_to_a_line_through_a_breakpoint_of_its_own(dbg: Dbg, cart: An
     assert nowhere.code == 1 and "no code" in nowhere.err.lower(), nowhere
 
 
+def test_a_program_of_two_modules_from_another_folder(dbg: Dbg, target: Any) -> None:
+    require_backend("ghci")
+    main = target("haskell/shop/Main.hs")
+    price = target("haskell/shop/Shop/Price.hs")
+    # dbg runs in the test's folder, not the program's: ghci still finds Shop.Price.
+    assert dbg.json("start", str(main.path))["ok"]
+    made = dbg.json("break", "Shop/Price.hs:" + str(price.lines["tax"]))
+    assert made["breakpoint"]["file"] == str(price.path), made
+    again = dbg("break", price.loc("tax"))
+    assert again.code == 1 and "already" in again.err, again
+    stop = dbg.json("continue")
+    assert (stop["location"]["file"], _here(stop), stop["location"]["function"]) == \
+        (str(price.path), price.lines["tax"], "Shop.Price.withTax"), stop
+    frames = dbg.json("stack")["frames"]
+    assert [f["function"] for f in frames[:2]] == ["Shop.Price.withTax", "Main.main"], frames
+    assert dbg.json("print", "amount")["value"] == "10.0"
+    end = dbg.json("continue")
+    assert (end["state"], end["exit_code"]) == ("exited", 0), end
+    assert "12.0" in dbg("output").out
+
+
 def test_unbreak_and_breaks(dbg: Dbg, cart: Any) -> None:
     dbg.json("start", str(cart.path))
     first = dbg.json("break", cart.loc("call-total"))["breakpoint"]["id"]

@@ -199,7 +199,9 @@ class GhciBackend(ConsoleBackend):
                "DBG_STDOUT": str(pump.paths["stdout"]), "DBG_STDERR": str(pump.paths["stderr"]),
                "DBG_STDIN": request.stdin or os.devnull}
         argv = [*self.spec.command, "-v0", "-ignore-dot-ghci", "-ghci-script", str(script),
-                "-fexternal-interpreter", "-pgmi", str(wrapper), self._program]
+                "-fexternal-interpreter", "-pgmi", str(wrapper),
+                # The program's own modules are found beside it, wherever dbg runs.
+                f"-i{os.path.dirname(self._program)}", self._program]
         self.start_console(argv, PROMPT, env=env, cwd=self._cwd)
         try:
             loaded = self.drv().expect([], START_WAIT).before
@@ -399,6 +401,9 @@ class GhciBackend(ConsoleBackend):
                 raise UsageError("give a location as FILE:LINE or FUNCTION")
             answer = self._break_line(loc, timeout)
         made = parse.BREAK_SET_RE.search(answer)
+        if made is None and "was already set" in answer:
+            raise OpFailed(f"there is a breakpoint at {loc.key()} already",
+                           "`dbg breaks` lists them; `dbg unbreak ID` removes one")
         if made is None:
             first = answer.strip().splitlines()[0] if answer.strip() else "no answer"
             raise OpFailed(f"ghci: {first}", "`dbg raw :show breaks` lists ghci's own")
