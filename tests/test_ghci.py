@@ -103,6 +103,10 @@ def test_locals_print_and_a_bad_expression(dbg: Dbg, cart: Any) -> None:
     assert len(bad.err.splitlines()) == 1 and "Traceback" not in bad.err, bad
     thrown = dbg("print", "head ([] :: [Int])")
     assert thrown.code == 1 and "Prelude.head: empty list" in thrown.err, thrown
+    # An evaluation that never ends is interrupted in the interpreter at
+    # the op's timeout; the stop stays.
+    endless = dbg("print", "length [1..]", "--timeout", "2")
+    assert endless.code == 1 and "interrupted" in endless.err, endless
     # Still stopped where it was, and dbg's own binding is not a local.
     assert dbg.json("print", "percent")["value"] == "10.0"
     assert not [n for n in _names(dbg.json("locals")) if "dbg" in n]

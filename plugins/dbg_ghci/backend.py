@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 from typing import ClassVar
@@ -59,6 +60,8 @@ START_WAIT = 60.0
 #: How many of ghci's steps one `dbg step` or `next` takes at most while
 #: they stay on one line (ghci stops at every subexpression).
 LINE_STEPS = 200
+#: How long ghci has to come back to its prompt after an interrupt.
+INTERRUPT_WAIT = 5.0
 #: Commands that let the program run: `dbg raw` reads their stop.
 RESUMING = (":continue", ":trace", ":step", ":steplocal", ":stepmodule", ":main", ":run")
 #: The exception of -fbreak-on-error's stop: ghci gives ``_exception`` no
@@ -542,7 +545,7 @@ class GhciBackend(ConsoleBackend):
                 and (self._scope is None or name in self._scope)]
 
     def _checked(self, line: str, timeout: float) -> str:
-        answer = self.command(line, timeout)
+        answer = self._bounded(line, timeout)
         if parse.last_stop(answer) is not None:
             # Evaluating it reached a breakpoint: ghci stopped inside. Leave
             # that evaluation, back to the stop the user is at.
@@ -556,6 +559,38 @@ class GhciBackend(ConsoleBackend):
         if thrown:
             raise OpFailed(f"evaluating it raised an exception: {thrown['what'].strip()}")
         return answer
+
+    def _bounded(self, line: str, timeout: float) -> str:
+        """A command that evaluates the program's code, which may never end
+        (``length [1..]``): past ``timeout`` ghci is interrupted, which
+        abandons that evaluation only; the program stays at its stop."""
+        driver = self.drv()
+        self.settle(timeout)
+        try:
+            return driver.exchange(line, timeout).before
+        except PtyTimeout:
+            self._interrupt_interpreter()
+            try:
+                driver.expect([], INTERRUPT_WAIT)
+                driver.owed = 0
+            except PtyTimeout:
+                pass  # still owed: the next command waits for it first
+            raise OpFailed(f"ghci did not finish evaluating it within {timeout:g}s, and "
+                           "was interrupted; the program is still at its stop",
+                           "a larger --timeout gives it longer") from None
+
+    def _interrupt_interpreter(self) -> None:
+        # The evaluation runs in ghc-iserv: ghci does not pass its own SIGINT
+        # on, the interpreter's is what interrupts it.
+        self._track_interpreter()
+        if not self.child_pids:
+            self.drv().interrupt()
+            return
+        self.ctx.log.note(f"SIGINT to ghc-iserv (pid {self.child_pids[0]})")
+        try:
+            os.kill(self.child_pids[0], signal.SIGINT)
+        except OSError:
+            pass
 
     def evaluate(self, expression: str, timeout: float) -> Value:
         """The value as ``show`` writes it, forced with ``:force`` (in ghci,
