@@ -212,6 +212,9 @@ class GhciBackend(GhciInspection):
             return self._ended(answer)
         self.set_state("stopped")
         self._stop = stop
+        if self._until_break is not None:
+            self.command(f":delete {self._until_break}", timeout)
+            self._until_break = None
         self._frames, self._depth, self._frame_index, self._scope = None, 0, 0, None
         if stop.exception and self._started and not self._catches:
             # `dbg catch` with no filter during a run that began catching:
@@ -310,16 +313,10 @@ class GhciBackend(GhciInspection):
         made = parse.BREAK_SET_RE.search(self._break_line(loc, timeout))
         if made is None:
             raise OpFailed(f"ghci put no breakpoint at {loc.key()}", "pick a line with code")
-        number, span_text = int(made["number"]), made["span"].strip()
-        try:
-            event = self._run(":trace", "until", "continue", timeout)
-        finally:
-            if self.state() == "stopped":
-                self.command(f":delete {number}", timeout)
-        if event.state == "stopped" and self._stop is not None \
-                and self._stop.span_text.strip() == span_text and not event.hit_breakpoints:
-            event.reason = "step"
-        return event
+        # Not one of dbg's breakpoints: the stop there is a step's. It goes
+        # at the next stop, whenever that comes (see wait_stop).
+        self._until_break = int(made["number"])
+        return self._run(":trace", "until", "continue", timeout)
 
     # -- breakpoints ------------------------------------------------------------------
 

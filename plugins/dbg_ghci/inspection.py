@@ -55,6 +55,8 @@ class GhciInspection(ConsoleBackend):
         #: exception flags (the run keeps those it began with).
         self._started = False
         self._run_catches: list[str] = []
+        #: ghci's number of the breakpoint `dbg until` made for its run.
+        self._until_break: int | None = None
 
     # -- inspection ---------------------------------------------------------------------
 
