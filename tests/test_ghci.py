@@ -211,6 +211,23 @@ def test_a_program_that_does_not_compile_is_refused_with_ghcis_error(
     assert not _pids_running(str(broken.path))
 
 
+def test_a_module_without_main_is_refused_and_one_not_named_main_runs(
+        dbg: Dbg, tmp_path: Any) -> None:
+    require_backend("ghci")
+    library = tmp_path / "Lib.hs"
+    library.write_text("module Lib (double) where\ndouble :: Int -> Int\ndouble x = x * 2\n")
+    refused = dbg("start", str(library))
+    assert refused.code == 1 and "has no main" in refused.err, refused
+    assert len(refused.err.splitlines()) == 1, refused
+    named = tmp_path / "named.hs"
+    named.write_text("module Named where\nmain :: IO ()\nmain = do\n  print (3 :: Int)\n")
+    stop = dbg.json("start", str(named))
+    assert (stop["location"]["function"], _here(stop)) == ("Named.main", 3), stop
+    assert dbg.json("break", f"{named}:4")["breakpoint"]["line"] == 4
+    assert dbg.json("continue")["location"]["function"] == "Named.main"
+    assert dbg.json("continue")["exit_code"] == 0
+
+
 def test_what_ghci_cannot_do_is_refused_naming_it(dbg: Dbg, cart: Any) -> None:
     dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
     for argv, native in ((["watch", "total"], ":print"), (["set", "total", "1"], "let"),

@@ -181,6 +181,10 @@ class GhciBackend(GhciInspection):
         if ": error:" in loaded or "Failed, " in loaded:
             raise OpFailed(f"ghci cannot load {request.program}:\n{loaded.strip()[-2000:]}",
                            "fix the program's errors, then `dbg restart`")
+        has_main = self.command(":type main", START_WAIT)
+        if parse.error(has_main):
+            raise OpFailed(f"{request.program} has no main: ghci says "
+                           f"{parse.error(has_main)}", "give the file that holds main")
         self.set_state("stopped")
         if not request.stop_on_entry:
             return self._run(":trace", "start", "continue", max(timeout, START_WAIT))
@@ -188,7 +192,8 @@ class GhciBackend(GhciInspection):
         # there (breakpoints, `dbg catch`) holds for the whole run, as ghci
         # takes its flags when an evaluation begins.
         self._where = Location(self._program, parse.main_line(
-            Path(self._program).read_text(errors="replace")), "Main.main")
+            Path(self._program).read_text(errors="replace")),
+            f"{self._module(self._program)}.main")
         return StopEvent(state="stopped", reason="entry", location=self._where)
 
     def wait_stop(self, wait: float, timeout: float) -> StopEvent:
