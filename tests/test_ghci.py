@@ -302,3 +302,18 @@ def test_kill_leaves_no_ghci_or_interpreter_running(dbg: Dbg, cart: Any) -> None
         time.sleep(0.05)
     assert not _pids_running(str(cart.path))
     assert not os.path.exists(f"/proc/{interpreter}")
+
+
+def test_a_missing_ghci_is_said_with_its_install_hint(dbg: Dbg, tmp_path: Any) -> None:
+    folder = dbg.cwd / ".dbg"
+    folder.mkdir(exist_ok=True)
+    (folder / "backends.yaml").write_text("backends:\n  ghci:\n    command: [ghci-not-here]\n")
+    hint = "apt-get install ghc"
+    listed = [line for line in dbg("backends").out.splitlines() if "ghci" in line]
+    assert listed and listed[0].split()[:2] == ["missing", "ghci"], listed
+    assert hint in dbg("backends").out
+    assert hint in dbg("doctor").out
+    program = tmp_path / "main.hs"
+    program.write_text("main :: IO ()\nmain = pure ()\n")
+    refused = dbg("start", str(program))
+    assert refused.code != 0 and hint in refused.err and "Traceback" not in refused.err, refused
