@@ -83,6 +83,10 @@ CASES = [
     # rdbg names methods Class#name; its evaluate runs Ruby (dbg raw too).
     Case("rdbg", "ruby/cart.rb", function="Object#apply_discount", caller="Object#main",
          raw=("6*7",), catch_filters=("NoMethodError",)),
+    # phpdbg's names keep PHP's sigil; its raw `ev` runs PHP.
+    Case("phpdbg", "php/cart.php", local_names=("$total", "$percent"),
+         expression=("$total * 2", "38.5"), assign=("$percent", "50", "10"),
+         raw=("ev", "6*7"), watch="$percent"),
     # jdb compiles Cart.java itself; attaching is by port, to a JVM that listens.
     Case("jdb", "java/Cart.java", function="Cart.apply_discount", caller="Cart.main",
          raw=("print", "6*7"), catch_filters=("java.lang.IllegalStateException",),
@@ -104,6 +108,9 @@ CASES = [
     Case("lldb", "native/cart.nim", name="lldb-nim", raw=("expr", "6*7"),
          catch_filters=("cpp_throw",), caller="NimMainModule",
          expression=("total * 2.0", "38.5")),
+    # dbg builds cart.ml with ocamlc -g; ocamldebug prints names, not operators.
+    Case("ocamldebug", "ocaml/cart.ml", function="Cart.apply_discount", caller="Cart.main",
+         expression=("total", "19.25"), raw=("print", "percent"), raw_answer="10."),
     # ghci interprets haskell/cart.hs; its stack is the stop and the steps
     # :history traced (the caller that demanded the value among them).
     Case("ghci", "haskell/cart.hs", function="Main.applyDiscount", caller="Main.main",

@@ -77,7 +77,11 @@ FEATURES: dict[str, str] = {
     "stdin": "the program's standard input (`dbg start --stdin FILE`, `dbg input`)",
     "core": "post-mortem of a core dump (`dbg start --core CORE PROGRAM`)",
     "children": "child processes followed as sessions of their own (PARENT/NAME-PID)",
+    "reverse": "running backwards (`dbg continue/step/next/finish --back`)",
 }
+
+#: The motions :meth:`Backend.reverse` is asked for: the ops with ``--back``.
+REVERSE_MOTIONS = ("continue", "step", "next", "finish")
 
 
 @dataclass
@@ -287,6 +291,7 @@ class Backend:
         return {**cls.capabilities(ops), **{op: "native" for op in cls.extension_ops()},
                 **{name: cls.features.get(name, "none") for name in FEATURES},
                 "stdin": "native" if cls.reads_stdin else "none",
+                "reverse": "native" if cls.reverse is not Backend.reverse else "none",
                 "core": "native" if cls.opens_cores else "none"}
 
     @classmethod
@@ -437,6 +442,16 @@ class Backend:
 
     def discard_return_stops(self, stops: list[int | str], timeout: float) -> None:
         """Remove the breakpoints :meth:`return_stops` set."""
+
+    def reverse(self, motion: str, timeout: float) -> StopEvent:
+        """Run backwards (`dbg continue --back`...): ``motion`` is one of
+        :data:`REVERSE_MOTIONS`. Back to the previous breakpoint
+        (``continue``), line (``step`` enters calls, ``next`` steps over
+        them) or the current function's call (``finish``); the stop shows
+        the program as it was then. The default refuses every motion."""
+        raise self.unsupported(f"{motion} --back", self.unsupported_hints.get("reverse") or
+                               f"{self.tool_name} does not run the program backwards here; "
+                               "OCaml's ocamldebug does")
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         """Run to ``loc`` (None: the next line, not going back in a loop). A

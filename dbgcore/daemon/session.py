@@ -481,7 +481,10 @@ class Session:
         """Whether the program is blocked reading the stdin dbg feeds it."""
         if self.stdin is None or self.stdin.closed or self.stdin.pending():
             return False
-        return waiting_for_stdin(descendants(os.getpid()), self.stdin.path)
+        # A debugger that runs the program detached from itself (ocamldebug
+        # forks twice) names its processes: they are not the daemon's.
+        named = self.backend.program_pids() if self.backend is not None else []
+        return waiting_for_stdin([*descendants(os.getpid()), *named], self.stdin.path)
 
 
 #: How much of the program's last output line shows as its prompt.

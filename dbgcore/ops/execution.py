@@ -32,18 +32,31 @@ def _run(session: Session, event: StopEvent, timeout: float) -> Payload:
     return session.snapshot(event, timeout).to_dict()
 
 
+def _back(session: Session, motion: str, timeout: float) -> Payload:
+    """`--back`: the same motion, backwards in the program's time; a backend
+    that cannot refuses it (unsupported, exit 3)."""
+    assert session.backend is not None
+    return _run(session, session.backend.reverse(motion, timeout), timeout)
+
+
 def handle_continue(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
+    if args.get("back"):
+        return _back(session, "continue", timeout)
     return _run(session, session.backend.cont(timeout), timeout)
 
 
 def handle_step(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
+    if args.get("back"):
+        return _back(session, "step", timeout)
     return _run(session, session.backend.step(timeout), timeout)
 
 
 def handle_next(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
+    if args.get("back"):
+        return _back(session, "next", timeout)
     return _run(session, session.backend.next(timeout), timeout)
 
 
@@ -51,6 +64,8 @@ def handle_finish(session: Session, args: Payload, timeout: float) -> Payload:
     from dbgcore.ops.inspecting import program_frames
 
     assert session.backend is not None
+    if args.get("back"):
+        return _back(session, "finish", timeout)
     frames = program_frames(session.backend.stack(None, timeout))
     selected = next((f for f in frames if f.current), frames[0] if frames else None)
     if selected is not None and selected.index >= len(frames) - 1:
@@ -202,18 +217,27 @@ def render_input(p: Payload) -> str:
     return text
 
 
+def _back_arg(what: str) -> Arg:
+    return Arg("back", "bool", f"Run backwards, {what} (a backend that records the run: "
+               "ocamldebug).", flags=("--back",))
+
+
 #: The ops that run the program, in the op table's order.
 OPS: tuple[Op, ...] = (
-    stopping("continue", "Resume until the next stop (alias: c).", aliases=("c",),
+    stopping("continue", "Resume until the next stop (alias: c).",
+              _back_arg("to the previous breakpoint or the start"), aliases=("c",),
               own_tool=True,
               handler=handle_continue, method=Backend.cont, title="continue"),
-    stopping("step", "Step into the next line, entering calls (alias: s).", aliases=("s",),
+    stopping("step", "Step into the next line, entering calls (alias: s).",
+              _back_arg("to the previous line, entering calls"), aliases=("s",),
               own_tool=True,
               handler=handle_step, method=Backend.step, title="step into"),
-    stopping("next", "Step over to the next line (alias: n).", aliases=("n",),
+    stopping("next", "Step over to the next line (alias: n).",
+              _back_arg("to the previous line, over calls"), aliases=("n",),
               own_tool=True,
               handler=handle_next, method=Backend.next, title="step over"),
     stopping("finish", "Run until the selected frame returns; show its return value.",
+              _back_arg("to where the current function was called"),
               own_tool=True,
               handler=handle_finish, method=Backend.finish, title="step out"),
     stopping("until", "Run to LOCATION ahead (FILE:LINE or LINE), or past the current loop.",

@@ -9,6 +9,7 @@ a stop, whose text is :func:`dbgcore.ops.stops.render_stop`.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,7 +134,7 @@ def _core(values: Payload, program: Path) -> tuple[str | None, str]:
 PYTHON_RUNNERS = ("pytest", "unittest")
 
 
-RUNNERS = (*PYTHON_RUNNERS, "go")
+RUNNERS = (*PYTHON_RUNNERS, "go", "rspec", "minitest", "phpunit")
 
 
 def _is_test_runner(program: str, as_module: bool) -> bool:
@@ -155,7 +156,8 @@ def prepare_test(values: Payload, front: Front) -> tuple[str, Payload]:
     if runner is not None and runner not in RUNNERS:
         raise UsageError(f"unknown --runner {runner!r}", f"choose from: {', '.join(RUNNERS)}")
     if runner is None:
-        runner = "go" if _go_tests(args, base) else None
+        runner = "go" if _go_tests(args, base) else \
+            _ruby_tests(args, base) or _php_tests(args, base)
     start_values: Payload = {k: values.get(k) for k in (
         "backend", "breaks", "cwd", "env", "stdin", "idle_timeout", "python", "show")}
     start_values.update(run=True, test=True)
@@ -167,6 +169,16 @@ def prepare_test(values: Payload, front: Front) -> tuple[str, Payload]:
         start_values.update(program=package, args=_go_test_flags(flags))
         if start_values.get("backend") is None:
             start_values["backend"] = front.backends.select(base / package, base).name
+        return prepare_start(start_values, front)
+    if runner in ("rspec", "minitest", "phpunit"):
+        language = "PHP" if runner == "phpunit" else "Ruby"
+        if values.get("python") is not None:
+            raise UsageError(f"--python is for Python tests; this is a {language} test run "
+                             f"({runner})")
+        start_values.update(_ruby_test_start(runner, args) if language == "Ruby"
+                            else _command_start("phpunit", args, "apt-get install phpunit"))
+        if start_values.get("backend") is None:
+            start_values["backend"] = "phpdbg" if language == "PHP" else "rdbg"
         return prepare_start(start_values, front)
     note = ""
     python = python_path(values["python"], Path.cwd()) if values.get("python") else None
@@ -201,6 +213,54 @@ def _go_tests(args: list[str], base: Path) -> bool:
         path = base / first.removesuffix("/...")
         return first.endswith(".go") or (path.is_dir() and any(path.glob("*.go")))
     return (base / "go.mod").exists() or any(base.glob("*_test.go"))
+
+
+def _ruby_tests(args: list[str], base: Path) -> str | None:
+    """Which Ruby runner `dbg test ARGS` means: rspec for a spec file or a
+    project with spec/ or .rspec, minitest for a test file (test_*.rb,
+    *_test.rb); None when it is no Ruby test run."""
+    files = [a for a in args if not a.startswith("-")]
+    first = files[0] if files else None
+    if first is not None:
+        name = os.path.basename(first.split(":")[0])
+        if name.endswith("_spec.rb") or (first.rstrip("/") == "spec" and (base / "spec").is_dir()):
+            return "rspec"
+        if name.endswith(".rb") and (name.startswith("test_") or name.endswith("_test.rb")):
+            return "minitest"
+        return None
+    return "rspec" if (base / ".rspec").is_file() else None
+
+
+def _php_tests(args: list[str], base: Path) -> str | None:
+    """`dbg test ARGS` means PHPUnit for a *Test.php file, or none named in
+    a project with a phpunit.xml."""
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is not None:
+        return "phpunit" if first.endswith("Test.php") else None
+    found = (base / "phpunit.xml").is_file() or (base / "phpunit.xml.dist").is_file()
+    return "phpunit" if found else None
+
+
+def _command_start(command: str, args: list[str], install: str) -> Payload:
+    """A test run of a runner's own command on PATH, given ARGS."""
+    found = shutil.which(command)
+    if found is None:
+        raise UsageError(f"{command} not found on PATH", install)
+    return {"program": found, "args": args}
+
+
+def _ruby_test_start(runner: str, args: list[str]) -> Payload:
+    """The start of a Ruby test run: rspec's own command with ARGS, or the
+    minitest file itself (minitest/autorun runs its tests when it ends)."""
+    if runner == "rspec":
+        return _command_start("rspec", args, "apt-get install ruby-rspec (or gem install rspec)")
+    files = [a for a in args if not a.startswith("-")]
+    if not files:
+        raise UsageError("a minitest run needs its test file",
+                         "dbg test test/test_cart.rb [-n test_total]")
+    rest = list(args)
+    rest.remove(files[0])
+    return {"program": files[0], "args": rest}
 
 
 def _go_test_flags(flags: list[str]) -> list[str]:
@@ -548,10 +608,13 @@ OPS: tuple[Op, ...] = (
         Arg("args", "str", "The runner's arguments: test files or packages, -k, -run... "
             "(after `--` when the first one starts with a dash).", multiple=True,
             passthrough=True),
-        Arg("runner", "str", "pytest, unittest or go (default: go for Go packages, else "
-            "pytest when the program's Python has it, else unittest).", flags=("--runner",),
-            metavar="NAME"),
-        Arg("backend", "str", "Backend to use (default: debugpy for Python, dlv for Go).",
+        Arg("runner", "str", "pytest, unittest, go, rspec, minitest or phpunit (default: go "
+            "for Go packages, rspec for a *_spec.rb file or a project with .rspec, minitest "
+            "for a test_*.rb or *_test.rb file, phpunit for a *Test.php file or a project "
+            "with phpunit.xml, else pytest when the program's Python has it, else "
+            "unittest).", flags=("--runner",), metavar="NAME"),
+        Arg("backend", "str", "Backend to use (default: debugpy for Python, dlv for Go, "
+            "rdbg for Ruby, phpdbg for PHP).",
             flags=("--backend", "-b"), metavar="NAME"),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),

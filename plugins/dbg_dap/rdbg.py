@@ -49,6 +49,15 @@ _DEF_RE = re.compile(r"^\s*def\s+(?:(?:self|[A-Z]\w*)\.)?([\w]+[?!=]?)")
 _RAISED_RE = re.compile(r"^#<([A-Z]\w*(?:::[A-Z]\w*)*)")
 #: An exception class name as people write it.
 _CLASS_RE = re.compile(r"^(?:::)?[A-Z]\w*(?:::[A-Z]\w*)*$")
+#: What a failing test raises, which its runner rescues: rspec's failed
+#: expectation, minitest's failed assertion (a skip is one too, and no failure).
+TEST_FAILURES = ("RSpec::Expectations::ExpectationNotMetError", "Minitest::Assertion")
+_NOT_FAILURES = ("Minitest::Skip",)
+#: Where Ruby's own library and installed gems live: a frame there is a
+#: library's (its gem's name, or "ruby").
+_GEM_PATH_RE = re.compile(r"/gems/(?:[\d.]+/)?(?:gems/)?([A-Za-z][\w-]*?)-\d[\w.]*/")
+_RUBY_LIBS = ("/usr/lib/ruby/", "/usr/local/lib/ruby/", "/usr/share/rubygems-integration/",
+              "/var/lib/gems/")
 
 
 def find_rdbg() -> str | None:
@@ -153,6 +162,25 @@ class RdbgProfile(AdapterProfile):
     def internal_frame(self, frame: Message) -> bool:
         # The launcher's frame below the program's <main> (its `load`).
         return (frame.get("source") or {}).get("path") == str(_LAUNCH)
+
+    def library_frames(self, backend: AdapterHost, frames: list[Message],
+                       timeout: float) -> list[str | None]:
+        return [ruby_library(str((f.get("source") or {}).get("path") or "")) for f in frames]
+
+    def program_frame(self, backend: AdapterHost, frames: list[Message],
+                      timeout: float) -> int:
+        # An exception raised inside a library (rspec's failed expectation,
+        # a gem's error) is shown where the program called into it.
+        return self.own_code_frame(backend, frames, timeout)
+
+    def default_exception_filters(self, request: LaunchRequest) -> list[str]:
+        # A test run stops where a test fails: at the raise of its failed
+        # expectation or assertion, which the runner rescues (skip_stop
+        # passes over every other exception).
+        if not request.test:
+            return super().default_exception_filters(request)
+        self._classes = list(TEST_FAILURES)
+        return ["any"]
 
     def after_step(self, backend: AdapterHost, op: str, event: StopEvent,
                    timeout: float) -> StopEvent:
@@ -318,6 +346,8 @@ class RdbgProfile(AdapterProfile):
         if match is None:
             return False
         raised = match.group(1)
+        if raised in _NOT_FAILURES:
+            return True
         if raised in self._classes:
             return False
         # A subclass of one asked for stops too: asked of the program.
@@ -352,3 +382,14 @@ class RdbgProfile(AdapterProfile):
     def watch_hint(self) -> str:
         return ("rdbg 1.4's DAP server has no data breakpoints; break where NAME is "
                 "assigned and `dbg print NAME`")
+
+
+def ruby_library(path: str) -> str | None:
+    """The gem (or "ruby", its standard library) whose file ``path`` is;
+    None for the program's own."""
+    found = _GEM_PATH_RE.search(path)
+    if found:
+        return found.group(1)
+    if path.startswith(("/usr/bin/", "/usr/local/bin/")):
+        return os.path.basename(path)  # a gem's command (rspec), not the program
+    return "ruby" if path.startswith(_RUBY_LIBS) else None

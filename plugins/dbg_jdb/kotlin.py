@@ -18,6 +18,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from dbg_jdb.bodies import blanked, enclosing_class
 from dbgcore.api import BackendMissing
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
@@ -43,44 +44,15 @@ def file_class(source: Path, text: str) -> str:
 
 def class_at_line(source: Path, line: int) -> str:
     """The class whose body holds ``line``: a declared class (nested ones
-    as Outer$Inner), else the file's class. A declaration's body is the
-    first brace after it outside its constructor's parentheses; one that
-    has none by the end of that (``data class Item(val name: String)``)
-    has no body."""
+    as Outer$Inner), else the file's class."""
     try:
         text = source.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return source.stem
-    code = _NOISE_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    package = package_of(text)
-    stack: list[tuple[str, int]] = []  # (class name, depth of its body)
-    depth, parens, pending, best = 0, 0, None, ""
-    for number, row in enumerate(code.splitlines(), 1):
-        declared = {m.start(): m.group(1) for m in _DECL_RE.finditer(row)}
-        for at, char in enumerate(row):
-            if at in declared:
-                pending = declared[at]
-            if char == "(":
-                parens += 1
-            elif char == ")":
-                parens = max(parens - 1, 0)
-            elif char == "{":
-                depth += 1
-                if pending is not None:
-                    outer = stack[-1][0] + "$" if stack else ""
-                    stack.append((outer + pending, depth))
-                    pending = None
-            elif char == "}":
-                if stack and stack[-1][1] == depth:
-                    stack.pop()
-                depth -= 1
-        if parens == 0 and not row.rstrip().endswith(":"):
-            pending = None  # no body on its line: a class without one
-        if number == line:
-            best = stack[-1][0] if stack else ""
-            break
+    best = enclosing_class(blanked(text, _NOISE_RE), line, _DECL_RE, body_on_its_line=True)
     if not best:
         return file_class(source, text)
+    package = package_of(text)
     return f"{package}.{best}" if package else best
 
 

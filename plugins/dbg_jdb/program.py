@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbg_jdb import kotlin
+from dbg_jdb.bodies import blanked, enclosing_class
 from dbgcore.api import OpFailed, UsageError, private_dir
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
@@ -67,30 +68,10 @@ def class_at_line(source: Path, line: int) -> str:
         text = source.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return class_of_file(source)
-    # Blank out what cannot hold code, keeping newlines so lines still count.
-    code = _NOISE_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    package = package_of(source)
-    stack: list[tuple[str, int]] = []  # (class name, depth of its body)
-    depth, pending, best = 0, None, ""
-    for number, row in enumerate(code.splitlines(), 1):
-        for match in _DECL_RE.finditer(row):
-            pending = match.group(1)
-        for char in row:
-            if char == "{":
-                depth += 1
-                if pending is not None:
-                    outer = stack[-1][0] + "$" if stack else ""
-                    stack.append((outer + pending, depth))
-                    pending = None
-            elif char == "}":
-                if stack and stack[-1][1] == depth:
-                    stack.pop()
-                depth -= 1
-        if number == line:
-            best = stack[-1][0] if stack else ""
-            break
+    best = enclosing_class(blanked(text, _NOISE_RE), line, _DECL_RE)
     if not best:
         return class_of_file(source)
+    package = package_of(source)
     return f"{package}.{best}" if package else best
 
 

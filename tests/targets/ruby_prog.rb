@@ -17,8 +17,10 @@ word = greet("ruby")
 puts word
 line = $stdin.gets
 puts "read #{line.inspect}" # @after_read
-worker = Thread.new { sleep 0.5; :done }
+gate = Queue.new
+worker = Thread.new { gate.pop; :done } # waits for the main thread, however slow
 sleep 0.1 # @threads
+gate << :go
 worker.join
 begin
   nil.upcase # @raise

@@ -21,6 +21,10 @@ the connection to the program (:mod:`dbg_node.connection`), execution
 scope ops (:mod:`dbg_node.scopeops`: `dbg scopes`, `dbg vars`), and
 here availability, starting and ending, and the breakpoint ops (kept by
 :class:`dbg_node.breaks.Breakpoints`).
+
+TypeScript is built by :mod:`dbg_node.typescript` (tsc --sourceMap, before
+the launch) and shown through the scripts' source maps
+(:mod:`dbg_node.mapped`, decoded by :mod:`dbg_node.sourcemap`).
 """
 
 from __future__ import annotations
@@ -120,6 +124,13 @@ class NodeBackend(NodeScopes):
     def check_program(cls, spec: BackendSpec, program: Path) -> None:
         entry_point(program)
 
+    @classmethod
+    def build_command(cls, spec: BackendSpec, program: Path,
+                      out: Path) -> tuple[list[str], Path] | None:
+        from dbg_node.typescript import build_command
+
+        return build_command(spec, program, out)
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
@@ -128,7 +139,7 @@ class NodeBackend(NodeScopes):
         program = entry_point(Path(request.program))
         _async_depth(self.spec)  # a wrong setting is said before node starts
         self.cwd = request.cwd or os.getcwd()
-        self.root = str(program.parent)
+        self.root = str(_program_root(program, self.ctx.run_dir))
         self.pump = OutputPump(self.ctx.run_dir, "node", self.ctx.output, self._notices)
         # The inspector's port is open to every local user for the whole
         # session; its only guard is the random id in its WebSocket URL, which
@@ -256,6 +267,18 @@ class NodeBackend(NodeScopes):
 def _node(spec: BackendSpec) -> str | None:
     """Where the entry's command (default ``node``) is on PATH."""
     return shutil.which(spec.command[0] if spec.command else "node")
+
+
+def _program_root(program: Path, run_dir: Path) -> Path:
+    """Where the program's own JavaScript is: its folder, or for one dbg
+    built into the session's folder (TypeScript) the whole build, whose
+    modules may sit beside or above the entry's folder (a project's
+    src/index.js and lib/)."""
+    try:
+        inside = program.relative_to(run_dir.resolve())
+    except ValueError:
+        return program.parent
+    return run_dir.resolve() / inside.parts[0] if len(inside.parts) > 1 else program.parent
 
 
 def _async_depth(spec: BackendSpec) -> int:

@@ -32,6 +32,7 @@ from dbgcore.api import (
 
 from dbg_node.functions import find_body
 from dbg_node.inspector import Inspector
+from dbg_node.mapped import ScriptMaps
 from dbg_node.messages import JsonObject
 
 SOURCES = (".js", ".mjs", ".cjs")
@@ -51,7 +52,16 @@ class NodeConsole(Protocol):
 
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp: ...
 
+    #: The source maps of the program's generated files.
+    maps: ScriptMaps
+
     def file_of(self, script_id: str) -> str | None: ...
+
+    def position(self, script_id: str, line: int, column: int = 0) -> tuple[str | None, int]: ...
+
+    def generated_files(self, on_disk: bool) -> list[str]: ...
+
+    def map_sources(self) -> list[str]: ...
 
     def loaded_files(self) -> list[str]: ...
 
@@ -62,14 +72,15 @@ class Breakpoints:
     def __init__(self, node: NodeConsole) -> None:
         self.node = node
         self.table: dict[int, Breakpoint] = {}
-        #: dbg's id -> V8's breakpoint id.
-        self.v8: dict[int, str] = {}
+        #: dbg's id -> V8's breakpoint ids (one per generated line of a
+        #: TypeScript line; one for JavaScript's).
+        self.v8: dict[int, list[str]] = {}
         self.next_id = 1
 
     def hit(self, v8_ids: list[str], timeout: float) -> list[int]:
         """dbg's ids of the breakpoints V8 says it stopped at, counted; the
         temporary ones among them are gone after this stop."""
-        hit = [bp for bp, v8 in self.v8.items() if v8 in v8_ids]
+        hit = [bp for bp, ids in self.v8.items() if any(v8 in v8_ids for v8 in ids)]
         for bp in hit:
             self.table[bp].hits += 1
             if self.table[bp].temporary:
@@ -83,13 +94,52 @@ class Breakpoints:
             raise self.node.unsupported("break", "node has no logpoints here; `dbg display EXPR` "
                                    "shows a value at every stop")
         file, line, column, requested = self.source_position(loc)
-        params: JsonObject = {"lineNumber": line - 1, "urlRegex": url_regex(file)}
+        places, line = self.generated_places(file, line, column)
+        bp_id = self.next_id
+        bp = Breakpoint(id=bp_id, file=file, line=line, function=loc.function,
+                        verified=False, condition=options.condition, requested=requested,
+                        temporary=options.temporary)
+        asked = self._line_asked(loc, line)
+        if asked is not None:
+            bp.requested_line = asked
+        answers = []
+        try:
+            for place in places:
+                answers.append(self._set(place, file, line, options, timeout))
+        except OpFailed:
+            for answer in answers:
+                self.node.call("Debugger.removeBreakpoint",
+                               {"breakpointId": answer["breakpointId"]}, timeout)
+            raise
+        self.next_id += 1
+        self.v8[bp_id] = [answer["breakpointId"] for answer in answers]
+        self.table[bp_id] = bp
+        for answer in answers:
+            for where in answer.get("locations") or []:
+                self._bind(bp, where)
+        if not bp.verified and (not places or any(
+                self.script_of(generated) is not None for generated, _, _ in places)):
+            self.drop(bp_id, timeout)
+            raise OpFailed(no_code_message(file, bp.requested_line or line),
+                           "give a line that holds a statement")
+        return bp
+
+    def _line_asked(self, loc: BreakLoc, line: int) -> int | None:
+        """The line typed, when the breakpoint's is another (a line of a
+        TypeScript file with no code of its own moves to the next)."""
+        return loc.line if loc.line is not None and loc.line != line else None
+
+    def _set(self, place: tuple[str, int, int | None], file: str, line: int,
+             options: BreakOptions, timeout: float) -> JsonObject:
+        generated, generated_line, column = place
+        params: JsonObject = {"lineNumber": generated_line - 1,
+                              "urlRegex": url_regex(generated)}
         if column is not None:
             params["columnNumber"] = column
         if options.condition:
             params["condition"] = options.condition
         try:
-            answer = self.node.call("Debugger.setBreakpointByUrl", params, timeout)
+            answer: JsonObject = self.node.call("Debugger.setBreakpointByUrl", params, timeout)
         except OpFailed as exc:
             if "already exists" in exc.message:
                 same = next((b for b in self.table.values()
@@ -98,31 +148,50 @@ class Breakpoints:
                                + (f" (#{same.id})" if same else ""),
                                "`dbg breaks` lists them; `dbg unbreak ID` removes one") from exc
             raise
-        bp_id = self.next_id
-        self.next_id += 1
-        self.v8[bp_id] = answer["breakpointId"]
-        bp = Breakpoint(id=bp_id, file=file, line=line, function=loc.function,
-                        verified=False, condition=options.condition, requested=requested,
-                        temporary=options.temporary)
-        self.table[bp_id] = bp
-        for where in answer.get("locations") or []:
-            self._bind(bp, where)
-        if not bp.verified and self.script_of(file) is not None:
-            self.drop(bp_id, timeout)
-            raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
-        return bp
+        return answer
+
+    def generated_places(self, file: str, line: int, column: int | None
+                         ) -> tuple[list[tuple[str, int, int | None]], int]:
+        """Where V8 is to break for ``file``:``line``: (generated file, line,
+        column) for each place, and the source line they are (the next line
+        with code, for one without). A JavaScript file is its own place; a
+        source a map names (a TypeScript file) is the generated lines it
+        became, found among the loaded scripts' maps and, for a module not
+        loaded yet, the maps of the JavaScript under the program's folder."""
+        own = Path(file).suffix in SOURCES
+        if own and self.script_of(file) is not None:
+            return [(file, line, column)], line
+        found = self.node.maps.naming(file, self.node.generated_files(on_disk=not own))
+        if not found:
+            if own:
+                return [(file, line, column)], line
+            raise OpFailed(f"{Path(file).name} is in no source map of the program's JavaScript",
+                           "`dbg start FILE.ts` builds a TypeScript program with its maps "
+                           "(tsc --sourceMap); a program built by hand needs them too")
+        places: list[tuple[str, int, int | None]] = []
+        nearest: int | None = None
+        for generated, source_map in found:
+            where, starts = source_map.generated(file, line - 1)
+            if not starts:
+                continue
+            if nearest is None or where + 1 < nearest:
+                nearest, places = where + 1, []
+            if where + 1 == nearest:
+                places += [(generated, g + 1, c) for g, c in starts]
+        return places, nearest or line
 
     def _bind(self, bp: Breakpoint, where: JsonObject) -> None:
-        line = where["lineNumber"] + 1
+        file, line = self.node.position(where["scriptId"], where["lineNumber"],
+                                        where.get("columnNumber", 0))
         if line != bp.line and bp.requested_line is None:
             bp.requested_line = bp.line
         bp.line = line
-        bp.file = self.node.file_of(where["scriptId"]) or bp.file
+        bp.file = file or bp.file
         bp.verified = True
 
     def resolved(self, params: JsonObject) -> None:
-        for bp_id, v8 in self.v8.items():
-            if v8 == params.get("breakpointId"):
+        for bp_id, ids in self.v8.items():
+            if params.get("breakpointId") in ids:
                 self._bind(self.table[bp_id], params["location"])
 
     def script_of(self, file: str) -> str | None:
@@ -138,11 +207,12 @@ class Breakpoints:
         self.drop(key, timeout)
 
     def drop(self, bp_id: int, timeout: float) -> None:
-        v8 = self.v8.pop(bp_id, None)
+        ids = self.v8.pop(bp_id, [])
         self.table.pop(bp_id, None)
         inspector = self.node.inspector
-        if v8 is not None and inspector is not None and not inspector.closed.is_set():
-            self.node.call("Debugger.removeBreakpoint", {"breakpointId": v8}, timeout)
+        for v8 in ids:
+            if inspector is not None and not inspector.closed.is_set():
+                self.node.call("Debugger.removeBreakpoint", {"breakpointId": v8}, timeout)
 
     def listing(self) -> list[Breakpoint]:
         return list(self.table.values())
@@ -161,7 +231,8 @@ class Breakpoints:
                 raise OpFailed(f"line {loc.line} of which file?", "use FILE:LINE")
             return here.file, loc.line, None, str(loc)
         found = resolve_source(loc.file, [self.node.cwd, self.node.root], [
-            lambda: walk_sources(self.node.root, SOURCES), self.node.loaded_files])
+            lambda: walk_sources(self.node.root, SOURCES), self.node.loaded_files,
+            self.node.map_sources])
         if found is None:
             # Not found among the sources: a file loaded later, by its name.
             return loc.file, loc.line, None, str(loc)
@@ -187,6 +258,10 @@ class Breakpoints:
 
     def script_position(self, loc: BreakLoc, timeout: float) -> tuple[str, int, int | None]:
         file, line, column, _ = self.source_position(loc)
+        places, line = self.generated_places(file, line, column)
+        if not places:
+            raise OpFailed(no_code_message(file, line), "give a line that holds a statement")
+        file, line, column = places[0]
         script = self.script_of(file)
         if script is None:
             raise OpFailed(f"{Path(file).name} is not loaded yet",
@@ -219,6 +294,10 @@ def entry_point(program: Path) -> Path:
                 return candidate.resolve()
         raise NotAProgram(f"{manifest} says main is {main}, which is not there",
                           "fix package.json's main, or give the .js file")
+    if program.suffix.lower() in (".ts", ".mts", ".cts"):
+        raise NotAProgram(f"{program.name} is TypeScript, which node does not run as it is",
+                          f"`dbg start {program.name}` (without --no-build) builds it with tsc "
+                          "--sourceMap; or start the JavaScript tsc made of it")
     if program.suffix not in SOURCES and program.is_file():
         with open(program, "rb") as fh:
             first = fh.readline(200)

@@ -32,12 +32,15 @@ from dbgcore.api import (
     UsageError,
     procutil,
     signal_name,
+    walk_sources,
 )
 
 from dbg_node.breaks import Breakpoints
 from dbg_node.inspector import CLOSED, Inspector
+from dbg_node.mapped import GENERATED, ScriptMaps
 from dbg_node.messages import JsonObject
 from dbg_node.scopes import References
+from dbg_node.sourcemap import SourceMap
 
 #: `dbg catch`'s filters, as V8's pause-on-exceptions states.
 CATCH_FILTERS = {"uncaught": "uncaught", "all": "all", "raised": "all", "caught": "all"}
@@ -77,6 +80,8 @@ class NodeConnection(Backend):
         self._async_id: JsonObject | None = None
         #: `dbg scopes`'s and `dbg vars`'s numbers for V8's objects, this pause.
         self.references = References()
+        #: The source maps of the scripts that name one (TypeScript's).
+        self.maps = ScriptMaps()
 
     def state(self) -> StopState:
         return self._state
@@ -198,12 +203,46 @@ class NodeConnection(Backend):
             return unquote(url[len("file://"):])
         return url or None
 
+    def map_of(self, script_id: str) -> SourceMap | None:
+        """The source map of a script V8 has parsed, if it names one."""
+        url = self.inspector.map_urls.get(script_id) if self.inspector else None
+        file = self.file_of(script_id) if url else None
+        if not url or not file or not os.path.isabs(file):
+            return None
+        return self.maps.of_file(file, url)
+
+    def position(self, script_id: str, line: int, column: int = 0) -> tuple[str | None, int]:
+        """Where a position of a script (V8's, zero-based) is shown: the
+        (file, line) its source map says it came from (a TypeScript file's),
+        else the script's own; the line one-based."""
+        found = self.map_of(script_id)
+        mapped = found.original(line, column) if found is not None else None
+        if mapped is not None:
+            return mapped[0], mapped[1] + 1
+        return self.file_of(script_id), line + 1
+
+    def generated_files(self, on_disk: bool) -> list[str]:
+        """The files whose maps may name a source: the loaded scripts that
+        name a map, and with ``on_disk`` the JavaScript under the program's
+        folder (a module not loaded yet)."""
+        urls = self.inspector.map_urls if self.inspector else {}
+        files = [f for f in map(self.file_of, list(urls)) if f and os.path.isabs(f)]
+        if on_disk:
+            files += walk_sources(self.root, GENERATED)
+        return files
+
+    def map_sources(self) -> list[str]:
+        """The original sources (TypeScript files) the program's maps name."""
+        return self.maps.sources(self.generated_files(True))
+
     def _where(self, index: int) -> Location | None:
         if not self._frames:
             return None
         frame = self._frames[index]
         loc = frame["location"]
-        return Location(self.file_of(loc["scriptId"]), loc["lineNumber"] + 1, function_name(frame))
+        file, line = self.position(loc["scriptId"], loc["lineNumber"],
+                                   loc.get("columnNumber", 0))
+        return Location(file, line, function_name(frame))
 
     def _frame(self) -> JsonObject:
         if not self._frames:

@@ -43,6 +43,8 @@ from dbgcore.api import (
     TransLog,
 )
 
+from dbg_node.mapped import ScriptMaps
+
 #: Samples a second when --rate is not given: V8's own default interval (1 ms).
 DEFAULT_RATE = 1000
 #: How long node has to open its inspector, and to end after the profile.
@@ -90,7 +92,7 @@ class NodeCpuProfiler(Profiler):
                                     ("Profiler.start", None)], request.timeout)
             elapsed = run.run(request.duration)
             raw = run.inspector.call("Profiler.stop", None, request.timeout).get("profile") or {}
-        samples = list(samples_of(raw))
+        samples = list(samples_of(raw, ScriptMaps()))
         if request.clock == "cpu":
             samples = [s for s in samples if s.frames[-1].function != "(idle)"]
         count = sum(s.weight for s in samples)
@@ -196,10 +198,12 @@ class InspectedRun:
             _end(self.proc)
 
 
-def samples_of(raw: Mapping[str, Any]) -> Iterator[Sample]:
+def samples_of(raw: Mapping[str, Any], maps: ScriptMaps | None = None) -> Iterator[Sample]:
     """The profile's tree as stacks, outermost first: each node's own
     samples, split by the line they were seen at where V8 says (its
-    ``positionTicks``), the rest at the function's first line."""
+    ``positionTicks``), the rest at the function's first line; with
+    ``maps``, the places of JavaScript that has source maps are its
+    sources' (TypeScript's)."""
     nodes = {node["id"]: node for node in raw.get("nodes") or ()}
     parent: dict[int, int] = {}
     for node in nodes.values():
@@ -212,20 +216,27 @@ def samples_of(raw: Mapping[str, Any]) -> Iterator[Sample]:
         chain = [node]
         while chain[-1]["id"] in parent:
             chain.append(nodes[parent[chain[-1]["id"]]])
-        outer = tuple(call_frame(n["callFrame"]) for n in reversed(chain[1:])
+        outer = tuple(call_frame(n["callFrame"], maps) for n in reversed(chain[1:])
                       if n["callFrame"].get("functionName") != "(root)")
-        leaf = call_frame(node["callFrame"])
+        leaf = call_frame(node["callFrame"], maps)
         seen = 0
         for tick in node.get("positionTicks") or ():
             line, ticks = int(tick["line"]), int(tick["ticks"])
             seen += ticks
-            yield Sample((*outer, ProfileFrame(leaf.function, leaf.file, line, leaf.library)),
+            file = leaf.file
+            if maps is not None and leaf.library is None and file is not None:
+                # V8's line is the JavaScript's (one-based, no column).
+                file, line = _mapped(maps, _url_path(str(node["callFrame"].get("url") or "")),
+                                     line - 1, 0)
+            yield Sample((*outer, ProfileFrame(leaf.function, file, line, leaf.library)),
                          float(ticks), "main")
         if hits > seen:
             yield Sample((*outer, leaf), float(hits - seen), "main")
 
 
-def call_frame(call: Mapping[str, Any]) -> ProfileFrame:
+def call_frame(call: Mapping[str, Any], maps: ScriptMaps | None = None) -> ProfileFrame:
+    """A frame of V8's profile as dbg names it; with ``maps``, the program's
+    own at its source map's place."""
     name = str(call.get("functionName") or "")
     url = str(call.get("url") or "")
     line = int(call.get("lineNumber", -1))
@@ -237,8 +248,23 @@ def call_frame(call: Mapping[str, Any]) -> ProfileFrame:
             else "(anonymous)"
     if url.startswith("node:"):
         return ProfileFrame(name, url, line + 1 if line >= 0 else None, "node")
-    file = unquote(urlsplit(url).path) if url.startswith("file:") else url
-    return ProfileFrame(name, file, line + 1 if line >= 0 else None, _package(file))
+    file = _url_path(url)
+    library = _package(file)
+    if maps is not None and library is None and line >= 0:
+        mapped, shown = _mapped(maps, file, line, int(call.get("columnNumber", 0)))
+        return ProfileFrame(name, mapped, shown, None)
+    return ProfileFrame(name, file, line + 1 if line >= 0 else None, library)
+
+
+def _url_path(url: str) -> str:
+    return unquote(urlsplit(url).path) if url.startswith("file:") else url
+
+
+def _mapped(maps: ScriptMaps, file: str, line: int, column: int) -> tuple[str, int]:
+    """A zero-based place of ``file`` as its source map shows it (one-based)."""
+    found = maps.of_file(file) if os.path.isabs(file) else None
+    original = found.original(line, max(column, 0)) if found is not None else None
+    return (original[0], original[1] + 1) if original is not None else (file, line + 1)
 
 
 def _package(file: str) -> str | None:

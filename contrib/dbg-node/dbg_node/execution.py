@@ -72,16 +72,22 @@ class NodeExecution(NodeConnection):
         """V8 steps by statement; dbg by line: step again while still on the
         same line of the same call."""
         deadline = time.monotonic() + timeout
-        start_key, start_line = self._depth_key(), self._frames[0]["location"]["lineNumber"]
+        # Lines as shown: a TypeScript line may be more than one of the
+        # JavaScript's, or share one with the next.
+        start_key, start_line = self._depth_key(), self._line_shown()
         for _ in range(STEP_LIMIT):
             self._resume(method, timeout)
             event = self._wait_stop(deadline - time.monotonic(), timeout, "step")
             if event.state != "stopped" or event.reason != "step":
                 return event
-            if self._depth_key() != start_key \
-                    or self._frames[0]["location"]["lineNumber"] != start_line:
+            if self._depth_key() != start_key or self._line_shown() != start_line:
                 return event
         return event
+
+    def _line_shown(self) -> tuple[str | None, int | None]:
+        """The file and line the pause is shown at (its source map's)."""
+        where = self._where(0)
+        return (where.file, where.line) if where is not None else (None, None)
 
     def finish(self, timeout: float) -> StopEvent:
         """Run to the selected frame's return (a breakpoint at each of its

@@ -30,6 +30,7 @@ from dbgcore.api import (
 )
 
 from dbg_node.cpuprofile import InspectedRun, call_frame
+from dbg_node.mapped import ScriptMaps
 
 #: Seconds between two snapshots when --interval is not given.
 DEFAULT_INTERVAL = 0.25
@@ -67,7 +68,7 @@ class NodeHeapProfiler(Profiler):
                                          request.timeout).get("profile") or {}
                 except DbgError:
                     return  # the program ended meanwhile: the last snapshot is kept
-                stacks = list(heap_samples(raw))
+                stacks = list(heap_samples(raw, ScriptMaps()))
                 timeline.append(HeapPoint(round(spent, 3), sum(s.weight for s in stacks),
                                           stacks))
 
@@ -86,9 +87,10 @@ class NodeHeapProfiler(Profiler):
         return profile
 
 
-def heap_samples(raw: Mapping[str, Any]) -> Iterator[Sample]:
+def heap_samples(raw: Mapping[str, Any], maps: ScriptMaps | None = None) -> Iterator[Sample]:
     """The sampling profile's tree as stacks, outermost first, each with
-    the bytes its innermost frame holds itself."""
+    the bytes its innermost frame holds itself (with ``maps``, at the
+    places source maps give)."""
     head = raw.get("head")
     if not isinstance(head, dict):
         return
@@ -96,7 +98,7 @@ def heap_samples(raw: Mapping[str, Any]) -> Iterator[Sample]:
     while todo:
         node, outer = todo.pop()
         call = node.get("callFrame") or {}
-        here = outer if call.get("functionName") == "(root)" else (*outer, call_frame(call))
+        here = outer if call.get("functionName") == "(root)" else (*outer, call_frame(call, maps))
         size = float(node.get("selfSize") or 0)
         if size and here:
             yield Sample(here, size, "main")

@@ -68,10 +68,13 @@ class NodeInspection(NodeExecution):
             for call, outer in zip(calls, [*calls[1:], {}], strict=True):
                 file = self._url_file(str(call.get("url") or "")) \
                     or self.file_of(str(call.get("scriptId", ""))) or ""
+                line = int(call.get("lineNumber", 0)) + 1
+                if call.get("scriptId"):
+                    file, line = self._mapped(str(call["scriptId"]), file, call)
                 owner = _library(file)
                 frames.append(Frame(
                     len(self._frames) + len(frames), _async_function(call, outer),
-                    file or None, int(call.get("lineNumber", 0)) + 1,
+                    file or None, line,
                     internal=file.startswith("node:"), library=owner is not None,
                     library_name=owner, asynchronous=True, async_boundary=boundary))
                 boundary = None
@@ -89,6 +92,19 @@ class NodeInspection(NodeExecution):
             return None  # its debugger (another context's) has let it go
         trace: JsonObject | None = found.get("stackTrace")
         return trace
+
+    def _mapped(self, script_id: str, file: str, call: JsonObject) -> tuple[str, int]:
+        """A call frame's file and line as shown (its source map's)."""
+        mapped, line = self.position(script_id, int(call.get("lineNumber", 0)),
+                                     int(call.get("columnNumber", 0)))
+        return mapped or file, line
+
+    def _shown_position(self, path: str, line: int, column: int) -> tuple[str, int]:
+        """A position of an error's stack (one-based, a generated file's) as
+        its source map shows it."""
+        found = self.maps.of_file(path) if os.path.isabs(path) else None
+        mapped = found.original(line - 1, max(column - 1, 0)) if found is not None else None
+        return (mapped[0], mapped[1] + 1) if mapped is not None else (path, line)
 
     @staticmethod
     def _url_file(url: str) -> str:
@@ -207,7 +223,7 @@ class NodeInspection(NodeExecution):
             # A value thrown that is no object (`throw "bad"`): no stack of its own.
             return {"exception": str(thrown.get("type", "undefined")),
                     "description": str(thrown.get("value", thrown.get("description", ""))),
-                    "stack": _call_order_of(self._frames, self.file_of), "chain": []}
+                    "stack": _call_order_of(self._frames, self.position), "chain": []}
         answer = self.call("Runtime.callFunctionOn", {
             "objectId": thrown["objectId"], "functionDeclaration": _THROWN_FUNCTION,
             "returnByValue": True}, timeout)
@@ -223,9 +239,11 @@ class NodeInspection(NodeExecution):
         (name, message, stack), causes = chain[0], chain[1:]
         lines: list[str] = []
         for cause_name, cause_message, cause_stack in reversed(causes):
-            lines += [*_js_frames(cause_stack), f"{cause_name}: {cause_message}", "",
+            lines += [*_js_frames(cause_stack, self._shown_position),
+                      f"{cause_name}: {cause_message}", "",
                       "The above exception was the direct cause of the following exception:", ""]
-        lines += _js_frames(stack) or _call_order_of(self._frames, self.file_of).splitlines()
+        lines += _js_frames(stack, self._shown_position) \
+            or _call_order_of(self._frames, self.position).splitlines()
         return {"exception": name, "description": message, "stack": "\n".join(lines),
                 "chain": [{"exception": n, "description": m, "relation": "cause"}
                           for n, m, _ in reversed(causes)]}
@@ -347,10 +365,10 @@ _THROWN_FUNCTION = """function () {
 
 #: A frame of a JavaScript stack: "    at FUNCTION (FILE:LINE:COLUMN)" or
 #: "    at FILE:LINE:COLUMN".
-_JS_FRAME_RE = re.compile(r"^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$")
+_JS_FRAME_RE = re.compile(r"^\s+at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$")
 
 
-def _js_frames(stack: str) -> list[str]:
+def _js_frames(stack: str, shown: Callable[[str, int, int], tuple[str, int]]) -> list[str]:
     """A JavaScript error's stack (innermost first) as `dbg exception` shows
     a traceback: in call order, one line a frame, node's own left out."""
     frames = []
@@ -361,20 +379,22 @@ def _js_frames(stack: str) -> list[str]:
         function, path, number = found.group(1) or "<module>", found.group(2), found.group(3)
         if path.startswith("node:"):
             continue
-        path = unquote(path.removeprefix("file://"))
-        frames.append(f'  File "{path}", line {number}, in {function}')
+        path, row = shown(unquote(path.removeprefix("file://")), int(number),
+                          int(found.group(4)))
+        frames.append(f'  File "{path}", line {row}, in {function}')
     return list(reversed(frames))
 
 
-def _call_order_of(frames: list[JsonObject], file_of: Callable[[str], str | None]) -> str:
+def _call_order_of(frames: list[JsonObject],
+                   position: Callable[[str, int, int], tuple[str | None, int]]) -> str:
     """The paused stack as a traceback: in call order, node's own left out."""
     lines = []
     for frame in reversed(frames):
         where = frame.get("location") or {}
-        path = file_of(str(where.get("scriptId", ""))) or ""
+        path, line = position(str(where.get("scriptId", "")), int(where.get("lineNumber", 0)),
+                              int(where.get("columnNumber", 0)))
         if path and not path.startswith("node:"):
-            lines.append(f'  File "{path}", line {int(where.get("lineNumber", 0)) + 1}, '
-                         f"in {function_name(frame)}")
+            lines.append(f'  File "{path}", line {line}, in {function_name(frame)}')
     return "\n".join(lines)
 
 

@@ -52,6 +52,8 @@ class Inspector:
         self.events: queue.Queue[JsonObject] = queue.Queue()
         #: scriptId -> URL of every script V8 has parsed.
         self.scripts: dict[str, str] = {}
+        #: scriptId -> the sourceMapURL of a script that names its map.
+        self.map_urls: dict[str, str] = {}
         #: The default execution context: when it goes, the program has ended.
         self.main_context: int | None = None
         self.closed = threading.Event()
@@ -143,6 +145,8 @@ class Inspector:
         params = message.get("params") or {}
         if method == "Debugger.scriptParsed":
             self.scripts[params["scriptId"]] = params.get("url", "")
+            if params.get("sourceMapURL"):
+                self.map_urls[params["scriptId"]] = str(params["sourceMapURL"])
             if str(params.get("url", "")).startswith("node:"):
                 return  # Node's own ~100 scripts would drown the log
         elif method == "Runtime.executionContextCreated":
