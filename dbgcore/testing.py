@@ -121,11 +121,12 @@ class Dbg:
 
 
 def marked_lines(path: Path) -> dict[str, int]:
-    """Line numbers of `# @name` (or `// @name`, OCaml's `(* @name *)`)
+    """Line numbers of `# @name` (or `// @name`, OCaml's `(* @name *)`,
+    Haskell's `-- @name`)
     markers in a program."""
     marks = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        for name in re.findall(r"(?:#|//|\(\*)\s*@([\w-]+)", line):
+        for name in re.findall(r"(?:#|//|\(\*|--)\s*@([\w-]+)", line):
             marks[name] = number
     return marks
 

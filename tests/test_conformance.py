@@ -111,6 +111,10 @@ CASES = [
     # dbg builds cart.ml with ocamlc -g; ocamldebug prints names, not operators.
     Case("ocamldebug", "ocaml/cart.ml", function="Cart.apply_discount", caller="Cart.main",
          expression=("total", "19.25"), raw=("print", "percent"), raw_answer="10."),
+    # ghci interprets haskell/cart.hs; its stack is the stop and the steps
+    # :history traced (the caller that demanded the value among them).
+    Case("ghci", "haskell/cart.hs", function="Main.applyDiscount", caller="Main.main",
+         raw=("6*7",), catch_filters=("uncaught",)),
 ]
 
 

@@ -23,12 +23,14 @@ from builds import TARGETS, build_c, build_go
 
 from dbgcore.testing import Dbg, Result, marked_lines, require_backend
 
-BACKENDS = ["pdb", "debugpy", "gdb", "lldb", "dlv", "jdb", "node", "perl", "rdbg", "ocamldebug"]
+BACKENDS = ["pdb", "debugpy", "gdb", "lldb", "dlv", "jdb", "node", "perl", "rdbg", "ocamldebug",
+            "ghci"]
 
 #: What each language's program is: its source, and whether it is built first.
 SOURCES = {"pdb": "reader.py", "debugpy": "reader.py", "gdb": "reader.c", "lldb": "reader.c",
            "dlv": "go/main.go", "jdb": "Lines.java", "node": "reader.js", "perl": "reader.pl",
-           "rdbg": "reader.rb", "ocamldebug": "reader.ml"}
+           "rdbg": "reader.rb", "ocamldebug": "reader.ml",
+           "ghci": "reader.hs"}
 
 FAKE_ADAPTER = Path(__file__).resolve().parent / "dap" / "fake_adapter.py"
 

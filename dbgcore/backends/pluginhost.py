@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap", "dbg_jdb", "dbg_phpdbg", "dbg_ocaml")
+DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap", "dbg_jdb", "dbg_phpdbg", "dbg_ocaml",
+                                     "dbg_ghci")
 #: A plugin module's optional tuple of the backend ids its
 #: ``dbg_register_backends`` registers: a daemon looking for another id does
 #: not call that hook (which imports the plugin's backend modules).

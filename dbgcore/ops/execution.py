@@ -110,6 +110,11 @@ def refuse_behind(session: Session, loc: BreakLoc, timeout: float) -> None:
 def handle_pause(session: Session, args: Payload, timeout: float) -> Payload:
     assert session.backend is not None
     state = session.backend.state()
+    cls = type(session.backend)
+    if cls.pause is Backend.pause and cls.op_support.get("pause", "none") == "none":
+        # A debugger that cannot pause (ghci: an interrupt abandons the
+        # evaluation) says so at a stop too, as `dbg caps` does.
+        raise session.backend.unsupported("pause")
     if state == "stopped" and session.last is not None:
         return {**session.last.to_dict(), "note": "the target was already stopped"}
     if state == "exited":
