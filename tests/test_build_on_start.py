@@ -211,3 +211,43 @@ def test_the_arguments_after_the_source_are_the_programs(
     assert dbg.json("print", "argc")["value"] == "3"
     assert dbg.json("print", "argv[2]")["value"].endswith('"--two"')
     assert dbg.json("continue")["exit_code"] == 3
+
+
+@pytest.mark.parametrize(("name", "text", "compiler", "backend", "words"), [
+    ("broken.d", "void main() {\n    int n = undeclared_thing;\n}\n", "ldc2", "gdb",
+     ("broken.d(2)", "undeclared_thing")),
+    ("broken.nim", "proc main() =\n  echo undeclared_thing\nmain()\n", "nim", "gdb",
+     ("broken.nim(2", "undeclared_thing")),
+    ("broken.kt", "fun main() {\n    println(undeclared_thing)\n}\n", "kotlinc", "jdb",
+     ("broken.kt:2", "undeclared_thing")),
+    ("broken.ml", "let () = print_int undeclared_thing\n", "ocamlc", "ocamldebug",
+     ("line 1", "undeclared_thing")),
+])
+def test_each_languages_compile_error_is_its_compilers_own_words(
+        dbg: Any, tmp_path: Path, backend_ready: Callable[[str], None], name: str, text: str,
+        compiler: str, backend: str, words: tuple[str, ...]) -> None:
+    backend_ready(backend)
+    builds._need(compiler)
+    source = tmp_path / name
+    source.write_text(text)
+    result = dbg("start", str(source))
+    assert result.code == 1, result
+    assert "build failed (exit" in result.err and compiler in result.err, result.err
+    for word in words:
+        assert word in result.err, (word, result.err)
+    assert "Traceback" not in result.err
+    assert dbg.json("sessions")["sessions"] == []
+
+
+@pytest.mark.parametrize(("name", "command"), [
+    ("native/shop.d", "ldc2 -g -O0 shop.d -of=shop"),
+    ("native/shop.nim", "nim c --debugger:native --opt:none -o:shop shop.nim"),
+])
+def test_no_build_refuses_d_and_nim_with_their_compile_command(
+        dbg: Any, target: Any, backend_ready: Callable[[str], None], name: str,
+        command: str) -> None:
+    backend_ready("gdb")
+    source = target(name)
+    result = dbg("start", "--no-build", str(source.path))
+    assert result.code == 1, result
+    assert f"compile it with debug info first: {command}" in result.err, result.err
