@@ -62,11 +62,16 @@ def test_break_by_line_and_method_next_step_finish(dbg: Dbg, prog: Any) -> None:
     into = dbg.json("step")
     assert _here(into) == prog.lines["add_body"] and into["location"]["function"] == \
         "Object#add", into
+    # The method's arguments in its frame (rdbg shows them among the locals).
+    frames = dbg.json("stack")["frames"]
+    assert [(a["name"], a["value"]) for a in frames[0]["args"]] == [("a", "0"), ("b", "0")]
     back = dbg.json("finish")
     # In the caller, just after the call, as the other debuggers stop (rdbg's
-    # own finish stops at add's `end`).
+    # own finish stops at add's `end`), leading with what add returned
+    # (its `_return` there).
     assert _here(back) in (prog.lines["loop"], prog.lines["loop"] + 1), back
     assert back["location"]["function"] == "block in <main>", back
+    assert back["return_value"]["value"] == "0", back
     over = dbg.json("next")
     assert over["ok"] and over["state"] == "stopped", over
     # By method name: its first line of code.

@@ -31,10 +31,12 @@ from dbgcore.api import (
     NotAProgram,
     OpFailed,
     Readiness,
+    ReturnValue,
     StopEvent,
     Support,
     UnsupportedOp,
     UsageError,
+    Variable,
 )
 
 #: Where Debian's ruby keeps its bundled gems' rdbg (not on PATH).
@@ -53,6 +55,10 @@ _CLASS_RE = re.compile(r"^(?:::)?[A-Z]\w*(?:::[A-Z]\w*)*$")
 #: expectation, minitest's failed assertion (a skip is one too, and no failure).
 TEST_FAILURES = ("RSpec::Expectations::ExpectationNotMetError", "Minitest::Assertion")
 _NOT_FAILURES = ("Minitest::Skip",)
+#: The names of the parameters of the method a frame runs ("" in a block,
+#: whose own parameters Ruby does not list this way, or at the top level).
+_PARAMETERS = ("(__method__ ? method(__method__).parameters.map(&:last).join(' ') : '') "
+               "rescue ''")
 #: Where Ruby's own library and installed gems live: a frame there is a
 #: library's (its gem's name, or "ruby").
 _GEM_PATH_RE = re.compile(r"/gems/(?:[\d.]+/)?(?:gems/)?([A-Za-z][\w-]*?)-\d[\w.]*/")
@@ -148,12 +154,14 @@ class RdbgProfile(AdapterProfile):
         self._request: LaunchRequest | None = None
         #: The classes `dbg catch` asked for (empty: every exception, or none).
         self._classes: list[str] = []
-        #: A finish's own step on (see after_step).
+        #: A finish's own step on (see after_step), and the value the method
+        #: returned, read at its end before that step.
         self._finishing = False
+        self._returned_last: ReturnValue | None = None
 
     # rdbg runs the program itself; it attaches only to a program started
     # by `rdbg --open`, which dbg does not find.
-    features: ClassVar[dict[str, Support]] = {"attach": "none"}
+    features: ClassVar[dict[str, Support]] = {"attach": "none", "return-value": "native"}
 
     def attach_arguments(self, request: AttachRequest) -> Message:
         raise UnsupportedOp("attach", "rdbg", "rdbg 1.4 attaches only to a program it started "
@@ -166,6 +174,30 @@ class RdbgProfile(AdapterProfile):
     def library_frames(self, backend: AdapterHost, frames: list[Message],
                        timeout: float) -> list[str | None]:
         return [ruby_library(str((f.get("source") or {}).get("path") or "")) for f in frames]
+
+    def frames_args(self, backend: AdapterHost, frames: list[Message],
+                    timeout: float) -> list[list[Variable] | None]:
+        # rdbg shows a frame's arguments among its locals, in one scope: the
+        # method's parameters (asked of Ruby) pick them out. A library's
+        # frame and a block's are not asked (None: not known).
+        shown: list[list[Variable] | None] = []
+        for frame, library in zip(frames, self.library_frames(backend, frames, timeout),
+                                  strict=True):
+            if library is not None or self.internal_frame(frame) \
+                    or str(frame.get("name", "")).startswith("block "):
+                shown.append(None)
+                continue
+            try:
+                names = backend.evaluate_in(frame, _PARAMETERS, timeout).strip().strip('"').split()
+                scopes = backend.scopes(timeout, int(frame["id"])) if names else []
+                rows = {str(v.get("name")): v for v in backend.variables(
+                    int(scopes[0]["variablesReference"]), timeout)} if scopes else {}
+            except DbgError:
+                shown.append(None)
+                continue
+            shown.append([Variable(n, str(rows[n].get("value", "")), rows[n].get("type"))
+                          for n in names if n in rows])
+        return shown
 
     def program_frame(self, backend: AdapterHost, frames: list[Message],
                       timeout: float) -> int:
@@ -190,11 +222,34 @@ class RdbgProfile(AdapterProfile):
         if op != "finish" or self._finishing or event.state != "stopped" or \
                 event.reason != "step":
             return event
+        returned = self._returned(backend, timeout)
         self._finishing = True
         try:
-            return backend.resume("next", timeout)
+            stepped = backend.resume("next", timeout)
         finally:
             self._finishing = False
+        self._returned_last = returned if stepped.state == "stopped" else None
+        return stepped
+
+    def return_value(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
+        # Read at the method's end, before the step on into the caller.
+        returned, self._returned_last = self._returned_last, None
+        return returned
+
+    def _returned(self, backend: AdapterHost, timeout: float) -> ReturnValue | None:
+        """At a method's end after rdbg's finish: the value it returns, its
+        `_return` row (None: not there)."""
+        try:
+            scopes = backend.scopes(timeout)
+            rows = backend.variables(int(scopes[0]["variablesReference"]), timeout) \
+                if scopes else []
+        except DbgError:
+            return None
+        row = next((r for r in rows if r.get("name") in ("_return", "%return")), None)
+        if row is None:
+            return None
+        kind = row.get("type")
+        return ReturnValue(str(row.get("value", "")), str(kind) if kind else None)
 
     def frame_name(self, frame: Message) -> str | None:
         # The program's top level, which the launcher loads: `<main>`, as
