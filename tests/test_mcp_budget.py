@@ -13,7 +13,7 @@ from mcp.client.session import ClientSession
 from mcpclient import run_mcp
 
 from dbgcore.backends.pluginhost import PluginHost
-from dbgcore.frontends.mcp.server import LISTING_BUDGET, MORE, tool_name
+from dbgcore.frontends.mcp.server import INSTRUCTIONS, LISTING_BUDGET, MORE, SAID_ONCE, tool_name
 from dbgcore.ops.table import full_table
 
 if TYPE_CHECKING:
@@ -30,13 +30,19 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, 
 
 
 def _strict(schema: dict[str, Any], where: str) -> None:
-    """Every object closed, every property typed and (but session and
-    timeout, which the server's instructions describe once) described."""
+    """Every object closed, every property typed and (but session, timeout
+    and those of SAID_ONCE, which the server's instructions describe once)
+    described."""
     assert schema["type"] == "object" and schema["additionalProperties"] is False, where
     for name, one in schema["properties"].items():
         assert "type" in one, (where, name)
-        if name not in ("session", "timeout"):
+        if name not in ("session", "timeout", *SAID_ONCE):
             assert one.get("description"), (where, name)
+
+
+def test_the_arguments_said_once_are_said_in_the_instructions() -> None:
+    for name in SAID_ONCE:
+        assert f"`{name}`" in INSTRUCTIONS, name
 
 
 def test_the_listing_fits_the_budget_and_reaches_every_op(dbg: Dbg) -> None:

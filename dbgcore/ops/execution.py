@@ -218,7 +218,7 @@ def render_input(p: Payload) -> str:
 
 
 def _back_arg(what: str) -> Arg:
-    return Arg("back", "bool", f"Run backwards, {what} (a backend that records the run: "
+    return Arg("back", "bool", f"Run backwards; {what} (a backend that records the run: "
                "ocamldebug).", flags=("--back",))
 
 

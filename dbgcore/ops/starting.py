@@ -608,11 +608,10 @@ OPS: tuple[Op, ...] = (
         Arg("args", "str", "The runner's arguments: test files or packages, -k, -run... "
             "(after `--` when the first one starts with a dash).", multiple=True,
             passthrough=True),
-        Arg("runner", "str", "pytest, unittest, go, rspec, minitest or phpunit (default: go "
-            "for Go packages, rspec for a *_spec.rb file or a project with .rspec, minitest "
-            "for a test_*.rb or *_test.rb file, phpunit for a *Test.php file or a project "
-            "with phpunit.xml, else pytest when the program's Python has it, else "
-            "unittest).", flags=("--runner",), metavar="NAME"),
+        Arg("runner", "str", "pytest, unittest, go, rspec, minitest or phpunit (default: by "
+            "the files named: Go packages, *_spec.rb, test_*.rb, *Test.php; else pytest "
+            "when the program's Python has it, else unittest).", flags=("--runner",),
+            metavar="NAME"),
         Arg("backend", "str", "Backend to use (default: debugpy for Python, dlv for Go, "
             "rdbg for Ruby, phpdbg for PHP).",
             flags=("--backend", "-b"), metavar="NAME"),

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 Payload = dict[str, Any]
 
 #: `--show EXPR`, which every op that stops takes.
-SHOW = Arg("show", "text", "Also evaluate EXPR at this stop.",
+SHOW = Arg("show", "text", "Also evaluate EXPR; at this stop, shown with it.",
            flags=("--show",), multiple=True, metavar="EXPR", expression=True)
 #: The forms of a location, in the help of the arguments that take one.
 LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from dbgcore.vocab.opspec import Arg, Op, OpTable
 
 INSTRUCTIONS = (
-    "dbg drives real debuggers (pdb, debugpy, gdb, lldb, delve, jdb) through one vocabulary. "
+    "dbg drives real debuggers (pdb, debugpy, gdb, lldb, delve, jdb, rdbg, phpdbg, ghci, "
+    "ocamldebug...) through one vocabulary. "
     "Start with dbg_start (program, breaks, run=true), read the stop snapshot, then "
     "dbg_print / dbg_next / dbg_step / dbg_finish / dbg_continue. A failing test: dbg_test "
     "stops on its failing line; after a fix, dbg_more with op restart runs it again in the "
@@ -51,12 +52,19 @@ INSTRUCTIONS = (
     "blocks until it stops and answers with the stop snapshot. Every call takes `session` "
     "(default \"default\"; the CLI's -s) and most take `timeout` (seconds to wait for the "
     "target or the debugger, default 30); the same sessions are reachable with the `dbg` CLI. "
+    "An op that stops takes `show` (expressions also evaluated at the stop), and continue, "
+    "step, next and finish take `back` (run backwards, where the backend records the run: "
+    "ocamldebug). "
     "Locations are FILE:LINE (a file name or path suffix is enough), LINE, FUNCTION or "
     "MODULE!FUNCTION. An op a backend lacks answers with a hint: dbg_raw sends the "
     "debugger's own command. Rarer ops (frame moves, DAP scopes/vars, memory, disassembly, "
     "modules, doctor, report...) are behind dbg_more: pass op and args; describe=true shows "
     "an op's arguments."
 )
+
+#: Arguments that many tools take, described once in INSTRUCTIONS and in
+#: full by dbg_more's ``describe``, not in each tool's listed schema.
+SAID_ONCE = frozenset({"show", "back"})
 
 #: What the listing may weigh, in bytes of JSON (tests/test_mcp_budget.py).
 LISTING_BUDGET = 10_000
@@ -84,7 +92,8 @@ def _schema_of(arg: Arg, full: bool = True) -> dict[str, Any]:
         one["maximum"] = arg.maximum
     if arg.multiple:
         one = {"type": "array", "items": one}
-    one["description"] = arg.help if full else brief(arg.help, clause=True)
+    if full or arg.name not in SAID_ONCE:
+        one["description"] = arg.help if full else brief(arg.help, clause=True)
     if full and arg.kind == "location":
         one["description"] += " (FILE:LINE, where a file name or path suffix is enough; LINE; " \
             "FUNCTION; MODULE!FUNCTION)"

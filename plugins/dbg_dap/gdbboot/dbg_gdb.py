@@ -175,7 +175,15 @@ def _list_children_up_to_a_bound() -> None:
         return self._child_cache
 
     def to_object(self: Any) -> Any:
-        result = answer(self)
+        try:
+            result = answer(self)
+        except gdb.error as error:
+            # A value gdb cannot read (an object not built yet, at a
+            # function's first line: a pointer of stack garbage): that row
+            # says so, and the request answers the others. (gdb's own fails
+            # the whole request.)
+            return {"name": str(getattr(self, "_name", "?")), "value": f"<unreadable: {error}>",
+                    "variablesReference": 0}
         if getattr(self, "_dbg_more", False) and self._child_cache is not None:
             result[MORE_KEY] = True
         return result
