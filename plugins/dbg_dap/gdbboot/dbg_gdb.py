@@ -178,10 +178,12 @@ def _list_children_up_to_a_bound() -> None:
         try:
             result = answer(self)
         except gdb.error as error:
-            # A value gdb cannot read (an object not built yet, at a
-            # function's first line: a pointer of stack garbage): that row
-            # says so, and the request answers the others. (gdb's own fails
-            # the whole request.)
+            # A row gdb cannot read (an object not built yet, at a
+            # function's first line: a pointer of stack garbage) says so, and
+            # the variables request answers the others (gdb's own fails the
+            # whole request). An evaluate's own result stays its error.
+            if getattr(self, "_result_name", "value") != "value":
+                raise
             return {"name": str(getattr(self, "_name", "?")), "value": f"<unreadable: {error}>",
                     "variablesReference": 0}
         if getattr(self, "_dbg_more", False) and self._child_cache is not None:
