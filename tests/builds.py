@@ -30,6 +30,23 @@ def _need(tool: str) -> str:
     pytest.skip(f"{tool} not installed")
 
 
+def pids_naming(path: str) -> list[int]:
+    """Processes whose command line has ``path`` as one of its words (a
+    program its debugger runs by its file)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                words = cmdline.read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() in words:
+            found.append(int(pid))
+    return found
+
+
 def _run(argv: list[str], cwd: Path) -> None:
     env = {**os.environ, "GOFLAGS": "-mod=mod", "GO111MODULE": "on"}
     env.setdefault("GOCACHE", str(Path.home() / ".cache" / "go-build"))

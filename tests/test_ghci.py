@@ -11,6 +11,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
+import builds
 import pytest
 
 from dbgcore.testing import require_backend
@@ -38,22 +39,6 @@ def _here(answer: dict[str, Any]) -> int:
 
 def _names(answer: dict[str, Any]) -> dict[str, str]:
     return {v["name"]: v["value"] for v in answer.get("locals") or answer["variables"]}
-
-
-def _pids_running(path: str) -> list[int]:
-    """Processes whose command line names ``path`` (ghci runs the program's file)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                words = cmdline.read().split(b"\0")
-        except OSError:
-            continue
-        if path.encode() in words:
-            found.append(int(pid))
-    return found
 
 
 def test_a_hs_file_starts_under_ghci_without_a_build_and_stops_in_main(
@@ -206,9 +191,9 @@ def test_a_program_that_does_not_compile_is_refused_with_ghcis_error(
     assert refused.code == 1 and "No instance for (Num String)" in refused.err, refused
     assert "Traceback" not in refused.err, refused
     deadline = time.monotonic() + 5
-    while _pids_running(str(broken.path)) and time.monotonic() < deadline:
+    while builds.pids_naming(str(broken.path)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _pids_running(str(broken.path))
+    assert not builds.pids_naming(str(broken.path))
 
 
 def test_a_module_without_main_is_refused_and_one_not_named_main_runs(
@@ -292,15 +277,15 @@ def test_unbreak_and_breaks(dbg: Dbg, cart: Any) -> None:
 
 def test_kill_leaves_no_ghci_or_interpreter_running(dbg: Dbg, cart: Any) -> None:
     dbg.json("start", "--break", cart.loc("discount"), "--run", str(cart.path))
-    assert _pids_running(str(cart.path)), "ghci runs the program's file"
+    assert builds.pids_naming(str(cart.path)), "ghci runs the program's file"
     # The program's process: ghci's external interpreter.
     interpreter = int((dbg.home / "sessions" / "default" / "iserv.pid").read_text())
     assert dbg.json("kill")["ok"]
     deadline = time.monotonic() + 5
-    while (_pids_running(str(cart.path)) or os.path.exists(f"/proc/{interpreter}")) \
+    while (builds.pids_naming(str(cart.path)) or os.path.exists(f"/proc/{interpreter}")) \
             and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _pids_running(str(cart.path))
+    assert not builds.pids_naming(str(cart.path))
     assert not os.path.exists(f"/proc/{interpreter}")
 
 

@@ -8,6 +8,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
+import builds
 import pytest
 
 from dbgcore.testing import require_backend
@@ -28,22 +29,6 @@ def _here(answer: dict[str, Any]) -> int:
 
 def _names(answer: dict[str, Any]) -> dict[str, str]:
     return {v["name"]: v["value"] for v in answer.get("locals") or answer["variables"]}
-
-
-def _ruby_pids(path: str) -> list[int]:
-    """Processes whose command line names ``path`` (the program, run by rdbg)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                words = cmdline.read().split(b"\0")
-        except OSError:
-            continue
-        if path.encode() in words:
-            found.append(int(pid))
-    return found
 
 
 def test_a_rb_file_starts_under_rdbg_at_its_first_statement(dbg: Dbg, prog: Any) -> None:
@@ -164,12 +149,12 @@ def test_restart_runs_it_again_and_threads_are_listed(dbg: Dbg, prog: Any,
 
 def test_kill_leaves_no_ruby_running(dbg: Dbg, prog: Any) -> None:
     dbg.json("start", str(prog.path))
-    assert _ruby_pids(str(prog.path)), "rdbg runs the program"
+    assert builds.pids_naming(str(prog.path)), "rdbg runs the program"
     assert dbg.json("kill")["ok"]
     deadline = time.monotonic() + 5
-    while _ruby_pids(str(prog.path)) and time.monotonic() < deadline:
+    while builds.pids_naming(str(prog.path)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _ruby_pids(str(prog.path))
+    assert not builds.pids_naming(str(prog.path))
 
 
 def test_caps_say_what_rdbg_does_and_attach_is_refused_naming_rdbg(dbg: Dbg, prog: Any) -> None:

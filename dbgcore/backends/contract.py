@@ -314,6 +314,17 @@ class Backend:
     def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp:
         return self.unsupported_for(self.spec, op, hint, self.ctx.op_titles.get(op))
 
+    def refuse_break_options(self, options: BreakOptions, hint: str) -> None:
+        """For a debugger whose breakpoints are plain places: refuse a
+        condition, hit count, logpoint or temporary breakpoint (exit 3, with
+        ``hint``, the debugger's own command)."""
+        for asked, what in ((options.condition, "conditional breakpoints (--if)"),
+                            (options.hit_count, "hit counts (--hit)"),
+                            (options.log_message, "logpoints (--log)"),
+                            (options.temporary, "temporary breakpoints (--temp)")):
+            if asked:
+                raise self.unsupported(what, hint)
+
     def extension_op(self, op: str) -> Callable[[JsonObject, float], JsonObject] | None:
         """A backend-specific op (``dbg disasm``, ``dbg scopes``...) by name:
         a method ``op_<name>(args, timeout) -> payload``, or None."""

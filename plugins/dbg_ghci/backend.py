@@ -327,13 +327,8 @@ class GhciBackend(GhciInspection):
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
-        for asked, what in ((options.condition, "conditional breakpoints (--if)"),
-                            (options.hit_count, "hit counts (--hit)"),
-                            (options.log_message, "logpoints (--log)"),
-                            (options.temporary, "temporary breakpoints (--temp)")):
-            if asked:
-                raise self.unsupported(what, "ghci's :break takes a place only; "
-                                       "`dbg raw :break ...` for its own syntax")
+        self.refuse_break_options(options, "ghci's :break takes a place only; "
+                                  "`dbg raw :break ...` for its own syntax")
         self.require_stopped("break", timeout)
         if loc.function:
             answer = self.command(f":break {loc.function}", timeout)

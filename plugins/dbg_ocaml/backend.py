@@ -467,13 +467,8 @@ class OcamlBackend(OcamlProgram):
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
-        for asked, what in ((options.condition, "conditional breakpoints (--if)"),
-                            (options.hit_count, "hit counts (--hit)"),
-                            (options.log_message, "logpoints (--log)"),
-                            (options.temporary, "temporary breakpoints (--temp)")):
-            if asked:
-                raise self.unsupported(what, "ocamldebug breakpoints are plain: "
-                                       "`dbg raw break @ Module LINE`")
+        self.refuse_break_options(options, "ocamldebug breakpoints are plain: "
+                                  "`dbg raw break @ Module LINE`")
         if self.state() == "running":
             self.require_stopped("break", timeout)
         if loc.function:
