@@ -20,13 +20,43 @@ the program with it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from dbgcore.api import Message, OpFailed, StopEvent
 
 if TYPE_CHECKING:
-    from dbg_dap.core import DapCore
-    from dbg_dap.profile_base import RecordState
+    from dbg_dap.profile_base import AdapterProfile, RecordState
+    from dbgcore.api import DapSession, SessionContext, UnsupportedOp
+
+class Recorder(Protocol):
+    """What this module asks of the DAP backend (which it sits below)."""
+
+    profile: AdapterProfile
+    ctx: SessionContext
+    recording: bool
+    backwards: bool
+    exit_ahead: bool
+    running_since: int | None
+    frame_index: int
+    thread_id: int | None
+
+    @property
+    def tool_name(self) -> str: ...
+
+    def unsupported(self, op: str, hint: str | None = None) -> UnsupportedOp: ...
+
+    def console(self, command: str, timeout: float) -> str: ...
+
+    def stopped_session(self, what: str) -> DapSession: ...
+
+    def stack_frames(self, timeout: float, levels: int | None = None) -> list[Message]: ...
+
+    def drop_frames(self) -> None: ...
+
+    def forget_frames(self) -> None: ...
+
+    def stop_event(self, state: str, timeout: float) -> StopEvent: ...
+
 
 #: How the debugger words a stop at either end of its record (no reason).
 END_REASON = "stopped"
@@ -34,7 +64,7 @@ END_REASON = "stopped"
 NO_HISTORY = "no-history"
 
 
-def _commands(backend: DapCore, op: str) -> dict[str, str]:
+def _commands(backend: Recorder, op: str) -> dict[str, str]:
     commands = backend.profile.record_commands
     if not commands:
         raise backend.unsupported(op, f"{backend.tool_name} does not record the run; gdb "
@@ -42,12 +72,12 @@ def _commands(backend: DapCore, op: str) -> dict[str, str]:
     return commands
 
 
-def record_state(backend: DapCore, timeout: float) -> RecordState:
+def record_state(backend: Recorder, timeout: float) -> RecordState:
     commands = _commands(backend, "record")
     return backend.profile.record_state(backend.console(commands["info"], timeout))
 
 
-def _here(backend: DapCore, timeout: float) -> str:
+def _here(backend: Recorder, timeout: float) -> str:
     from dbg_dap.core import frame_location
 
     frames = backend.stack_frames(timeout, levels=1)
@@ -58,7 +88,7 @@ def _here(backend: DapCore, timeout: float) -> str:
     return where + (f" in {loc.function}" if loc.function else "")
 
 
-def record(backend: DapCore, stop: bool, timeout: float) -> Message:
+def record(backend: Recorder, stop: bool, timeout: float) -> Message:
     """`dbg record` (``stop``: `dbg record --stop`)."""
     commands = _commands(backend, "record")
     backend.stopped_session("record")
@@ -90,7 +120,7 @@ def record(backend: DapCore, stop: bool, timeout: float) -> Message:
                     "here; the program runs slower meanwhile"}
 
 
-def run_back(backend: DapCore, motion: str, timeout: float) -> StopEvent:
+def run_back(backend: Recorder, motion: str, timeout: float) -> StopEvent:
     """`dbg MOTION --back`: the debugger's reverse command, waited for as a
     resume; refused when nothing is recorded."""
     commands = _commands(backend, f"{motion} --back")
@@ -125,12 +155,12 @@ def run_back(backend: DapCore, motion: str, timeout: float) -> StopEvent:
     return event
 
 
-def start_words(backend: DapCore) -> str:
+def start_words(backend: Recorder) -> str:
     return (f"the start of the record: {backend.tool_name} recorded nothing before this "
             "point (`dbg record` began here); a forward motion replays the record")
 
 
-def at_record_start(backend: DapCore, timeout: float) -> StopEvent:
+def at_record_start(backend: Recorder, timeout: float) -> StopEvent:
     """The stop the program is at, as the answer of a motion that could not
     go back: the record starts here."""
     from dbg_dap.core import frame_location
@@ -142,7 +172,7 @@ def at_record_start(backend: DapCore, timeout: float) -> StopEvent:
                      thread=backend.thread_id, description=start_words(backend))
 
 
-def before_forward(backend: DapCore, replaying: bool, timeout: float) -> str:
+def before_forward(backend: Recorder, replaying: bool, timeout: float) -> str:
     """Before a forward motion while recording, at the stop before the
     program's exit (the record's end, not replaying): the record ends (it
     cannot record the exit), so that the program can end. Returns what to
@@ -154,7 +184,7 @@ def before_forward(backend: DapCore, replaying: bool, timeout: float) -> str:
     return "the record ended before the program's exit (gdb cannot record past it)"
 
 
-def after_forward(backend: DapCore, event: StopEvent, replaying: bool, since: int,
+def after_forward(backend: Recorder, event: StopEvent, replaying: bool, since: int,
                   timeout: float) -> StopEvent:
     """A forward motion's stop while recording: the end of the replay (the
     program is live again), or the stop before the program's exit, said."""
