@@ -51,6 +51,8 @@ def test_a_step_back_returns_to_the_line_before_with_its_old_values(
     # Forwards again replays the record: the same line, the same value.
     again = dbg.json("step")
     assert again["location"]["line"] == target.lines["double"], again
+    # ...up to the record's end, where the program is live again, and said.
+    assert "live again" in again["description"], again
     assert local(dbg, "count") == "11"
     # Back twice more: the record's start, said, and the program stays there.
     assert dbg.json("step", "--back")["location"]["line"] == target.lines["add"]

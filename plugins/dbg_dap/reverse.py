@@ -62,6 +62,9 @@ class Recorder(Protocol):
 END_REASON = "stopped"
 #: dbg's reason for a stop at the record's start.
 NO_HISTORY = "no-history"
+#: What a forward motion that reached the record's end says.
+LIVE_AGAIN = ("the end of the record: the program is live again from here, and still "
+              "recorded as it runs on")
 
 
 def _commands(backend: Recorder, op: str) -> dict[str, str]:
@@ -192,6 +195,10 @@ def after_forward(backend: Recorder, event: StopEvent, replaying: bool, since: i
         backend.recording = backend.exit_ahead = False  # the record ends with the program
         return event
     if event.reason != END_REASON:
+        if replaying and not record_state(backend, timeout).replaying:
+            # The motion ended just where the record does (a step to its
+            # last line): the program is live again all the same.
+            event.description = "; ".join(filter(None, [event.description, LIVE_AGAIN]))
         return event
     said = backend.ctx.output.text(since, {"console"})
     if backend.profile.exits_under_record(said) or (replaying and backend.exit_ahead):
@@ -201,7 +208,5 @@ def after_forward(backend: Recorder, event: StopEvent, replaying: bool, since: i
                              "it ends; `dbg continue --back` goes back, `dbg continue` lets "
                              "it exit (ending the record)")
     elif replaying:
-        event.reason = "record-end"
-        event.description = ("the end of the record: the program is live again from here, "
-                             "and still recorded as it runs on")
+        event.reason, event.description = "record-end", LIVE_AGAIN
     return event
