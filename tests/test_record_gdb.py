@@ -84,6 +84,9 @@ def test_finish_back_returns_to_the_call_and_continue_back_to_a_breakpoint(
     assert back["location"]["function"] == "main", back
     assert back["location"]["line"] == target.lines["call"], back
     assert local(dbg, "count") == "22"
+    # gdb's DAP side shows the new place too: its stack, read anew.
+    frames = dbg.json("stack")["frames"]
+    assert [(f["function"], f["line"]) for f in frames] == [("main", target.lines["call"])]
 
     loop = dbg.json("break", target.loc("loop"))["breakpoint"]
     # Forwards, the replay first runs to the end of the record (in scale).
@@ -113,6 +116,9 @@ def test_finish_back_returns_to_the_call_and_continue_back_to_a_breakpoint(
     assert (done["state"], done["exit_code"]) == ("exited", 0), done
     assert "the record ended" in done["description"], done
     assert dbg.output("stdout") == "count 22 big 66\n"
+    # No stop to record from: refused in one line.
+    late = dbg("record")
+    assert late.code != 0 and len(late.err.strip().splitlines()) == 1, late
 
 
 def local_at(stop: dict[str, Any], name: str) -> str:
