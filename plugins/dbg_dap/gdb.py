@@ -69,6 +69,9 @@ class GdbProfile(NativeProfile):
     # commands (gdb's DAP has no stepBack: it leaves those to the console).
     record_commands: ClassVar[dict[str, str]] = {
         "start": "record full", "stop": "record stop", "info": "info record",
+        # A function an expression calls, run while recording (or replaying),
+        # leaves gdb 18.1 to abort at the next motion: no calls meanwhile.
+        "no-calls": "set may-call-functions off", "calls": "set may-call-functions on",
         "continue": "reverse-continue", "step": "reverse-step", "next": "reverse-next",
         "finish": "reverse-finish"}
 

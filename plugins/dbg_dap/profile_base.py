@@ -65,7 +65,9 @@ class AdapterProfile:
     #: A debugger that records the run and runs it backwards (dbg_dap.reverse):
     #: its console commands "start", "stop" and "info" (the record's state,
     #: read by :meth:`record_state`), and one per motion of `--back`
-    #: ("continue", "step", "next", "finish"). Empty: it cannot.
+    #: ("continue", "step", "next", "finish"); optionally "no-calls" and
+    #: "calls", run as the record starts and ends (expressions may not call
+    #: the program's functions meanwhile). Empty: it cannot.
     record_commands: ClassVar[dict[str, str]] = {}
 
     def record_state(self, answer: str) -> RecordState:

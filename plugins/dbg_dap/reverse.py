@@ -102,6 +102,7 @@ def record(backend: Recorder, stop: bool, timeout: float) -> Message:
             raise OpFailed(f"{tool} is not recording the program",
                            "`dbg record` starts a record at the current stop")
         backend.console(commands["stop"], timeout)
+        _calls(backend, True, timeout)
         backend.recording = backend.exit_ahead = False
         backend.forget_frames()
         note = f"record ended ({state.logged} instructions dropped): the program runs live"
@@ -116,11 +117,20 @@ def record(backend: Recorder, stop: bool, timeout: float) -> Message:
                 "said": f"already recording ({state.logged} instructions, {mode}): "
                         "`dbg record --stop` ends the record"}
     backend.console(commands["start"], timeout)
+    _calls(backend, False, timeout)
     backend.recording, backend.exit_ahead = True, False
     return {"recording": True, "logged": 0,
             "said": f"recording from {_here(backend, timeout)} ({tool}'s `{commands['start']}`): "
                     "`dbg step/next/finish/continue --back` go back through what runs from "
-                    "here; the program runs slower meanwhile"}
+                    "here; the program runs slower meanwhile, "
+                    "and expressions cannot call its functions"}
+
+
+def _calls(backend: Recorder, allowed: bool, timeout: float) -> None:
+    """Let expressions call the program's functions again (``allowed``), or not."""
+    command = backend.profile.record_commands.get("calls" if allowed else "no-calls")
+    if command:
+        backend.console(command, timeout)
 
 
 def run_back(backend: Recorder, motion: str, timeout: float) -> StopEvent:
@@ -183,6 +193,7 @@ def before_forward(backend: Recorder, replaying: bool, timeout: float) -> str:
     if not (backend.recording and backend.exit_ahead) or replaying:
         return ""
     backend.console(backend.profile.record_commands["stop"], timeout)
+    _calls(backend, True, timeout)
     backend.recording = backend.exit_ahead = False
     return "the record ended before the program's exit (gdb cannot record past it)"
 
