@@ -140,8 +140,9 @@ def run_back(backend: Recorder, motion: str, timeout: float) -> StopEvent:
     dap = backend.stopped_session(f"{motion} --back")
     state = record_state(backend, timeout)
     if not state.active:
-        raise OpFailed(f"{motion} --back: {backend.tool_name} is not recording the program",
-                       "run `dbg record` first: gdb goes back only through what ran since")
+        tool = backend.tool_name
+        raise OpFailed(f"{motion} --back: {tool} is not recording the program",
+                       f"run `dbg record` first: {tool} goes back only through what ran since")
     backend.recording = True
     if state.logged == 0:
         # Nothing recorded yet. Not sent: gdb 18.1, asked to go back through
@@ -195,7 +196,7 @@ def before_forward(backend: Recorder, replaying: bool, timeout: float) -> str:
     backend.console(backend.profile.record_commands["stop"], timeout)
     _calls(backend, True, timeout)
     backend.recording = backend.exit_ahead = False
-    return "the record ended before the program's exit (gdb cannot record past it)"
+    return f"the record ended before the program's exit ({backend.tool_name} cannot record past it)"
 
 
 def after_forward(backend: Recorder, event: StopEvent, replaying: bool, since: int,
