@@ -283,6 +283,17 @@ def op_until(c: Conf) -> Result:
     return result
 
 
+def op_record(c: Conf) -> Result:
+    result = c.dbg("--json", "record")
+    if result.code == 0:
+        assert result.json["recording"] is True, result
+        # What it is for: a line ahead, and back to the stop it began at.
+        assert c.dbg.json("next")["ok"]
+        stopped_at(c.dbg.json("next", "--back"), c, c.case.stop)
+        c.dbg("record", "--stop")  # (ocamldebug's record cannot be ended)
+    return result
+
+
 def op_pause(c: Conf) -> Result:
     result = c.dbg("--json", "pause")
     if result.code == 0:

@@ -45,6 +45,10 @@ def test_reverse_steps_return_to_the_earlier_line_with_the_earlier_values(
     ahead = dbg.json("next")
     assert ahead["location"]["line"] == cart.lines["discount-return"], ahead
     assert dbg.json("print", "discount")["value"] == "1.925"
+    # ocamldebug records every run: `dbg record` says so, and nothing changes.
+    said = dbg.json("record")
+    assert said["recording"] is True and "needs no `dbg record`" in said["said"], said
+    assert dbg("record", "--stop").code == 1
     back = dbg.json("next", "--back")
     assert (back["state"], back["location"]["line"]) == ("stopped", cart.lines["discount"]), back
     # Back before `let discount`: it is not bound yet, as it was then.
@@ -141,11 +145,15 @@ def test_other_backends_refuse_to_run_backwards(dbg: Any, target: Any) -> None:
         error = result.json["error"]
         assert error["kind"] == "unsupported" and "by pdb" in error["message"], error
         assert "dbg raw" in error["message"] and "ocamldebug" in error["hint"], error
+        assert "gdb" in error["hint"], error
+    refused = dbg("--json", "record")
+    assert refused.code == 3 and "gdb" in refused.json["error"]["hint"], refused
     # Nothing moved.
     assert dbg.json("status")["location"]["line"] == cart.lines["discount"]
     caps = {b["name"]: b["ops"] for b in dbg.json("caps", "-b", "pdb", "-b",
                                                    "ocamldebug")["backends"]}
     assert (caps["pdb"]["reverse"], caps["ocamldebug"]["reverse"]) == ("none", "native")
+    assert (caps["pdb"]["record"], caps["ocamldebug"]["record"]) == ("none", "native")
 
 
 class TestOcamlSuite(BackendSuite):

@@ -462,7 +462,17 @@ class Backend:
         the program as it was then. The default refuses every motion."""
         raise self.unsupported(f"{motion} --back", self.unsupported_hints.get("reverse") or
                                f"{self.tool_name} does not run the program backwards here; "
-                               "OCaml's ocamldebug does")
+                               "gdb does after `dbg record`, and OCaml's ocamldebug does")
+
+    def record(self, stop: bool, timeout: float) -> JsonObject:
+        """`dbg record`: start recording the run at the current stop, so
+        that :meth:`reverse` can go back through it (``stop``: end the
+        record, and replay with it). Answers ``recording`` (a bool) and
+        ``said``, what the debugger did, in words. A backend that records
+        every run by itself says so; the default refuses."""
+        raise self.unsupported("record", self.unsupported_hints.get("record") or
+                               f"{self.tool_name} does not record the run; gdb does "
+                               "(`dbg record`), and OCaml's ocamldebug always does")
 
     def until(self, loc: BreakLoc | None, timeout: float) -> StopEvent:
         """Run to ``loc`` (None: the next line, not going back in a loop). A

@@ -75,6 +75,15 @@ def handle_finish(session: Session, args: Payload, timeout: float) -> Payload:
     return _run(session, session.backend.finish(timeout), timeout)
 
 
+def handle_record(session: Session, args: Payload, timeout: float) -> Payload:
+    assert session.backend is not None
+    return dict(session.backend.record(bool(args.get("stop")), timeout))
+
+
+def render_record(p: Payload) -> str:
+    return str(p.get("said") or ("recording" if p.get("recording") else "not recording"))
+
+
 def handle_until(session: Session, args: Payload, timeout: float) -> Payload:
     from dbgcore.vocab.model import BreakLoc
 
@@ -218,7 +227,7 @@ def render_input(p: Payload) -> str:
 
 
 def _back_arg(what: str) -> Arg:
-    return Arg("back", "bool", f"Run backwards; {what} (a backend that records the run: "
+    return Arg("back", "bool", f"Run backwards; {what} (gdb after `dbg record`; "
                "ocamldebug).", flags=("--back",))
 
 
@@ -243,6 +252,15 @@ OPS: tuple[Op, ...] = (
     stopping("until", "Run to LOCATION ahead (FILE:LINE or LINE), or past the current loop.",
               Arg("location", "location", "Where to stop: a line ahead."),
               handler=handle_until, method=Backend.until, title="run until"),
+    Op("record", "Record the run from this stop, so that --back can go back (gdb); "
+       "--stop ends the record.", (
+        Arg("stop", "bool", "End the record: the program runs live from where it is.",
+            flags=("--stop",)),
+    ), needs="stopped", handler=handle_record, method=Backend.record, render=render_record,
+       group="execution", core_ok=False, title="record", details=(
+        "While recording, `dbg step/next/finish/continue --back` go back through the record, "
+        "the stop showing the program as it was then; a forward motion goes forward through "
+        "it, and past its end the program runs live again, recording on. See docs/back.md.")),
     stopping("pause", "Interrupt the running target.", needs="session", handler=handle_pause,
               own_tool=True,
               beside=pause_beside, method=Backend.pause, title="pause"),

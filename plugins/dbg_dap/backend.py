@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 import dbg_dap.expert as expert
+import dbg_dap.reverse as reverse
 import dbg_dap.rust as rust
 from dbg_dap.assign import set_value
 from dbg_dap.breakpoints import BreakpointTable
@@ -180,6 +181,9 @@ class DapBackend(DapEvents):
         for feature in ("return-value", "pending", "core", "children"):
             support[feature] = backend.profile.feature(feature)
         support["stdin"] = "native" if backend.profile.reads_stdin else "none"
+        # gdb's: its console's record and reverse commands (dbg_dap.reverse).
+        support["record"] = support["reverse"] = \
+            "native" if backend.profile.record_commands else "none"
         support["tasks"] = "native" if type(backend.profile).tasks is not AdapterProfile.tasks \
             else "none"
         # A profile that traces by itself overrides AdapterProfile.trace.
@@ -371,6 +375,7 @@ class DapBackend(DapEvents):
         self.cwd = request.cwd
         self.program = None if request.module else os.path.abspath(request.program)
         self.catch_uncaught = request.stop_on_uncaught
+        self.recording = self.exit_ahead = False  # a record ends with its run
         self.test_run = request.test
         self.exception_filters = self.profile.default_exception_filters(request)
         extra = self.profile.launch_env(self)
@@ -595,6 +600,9 @@ class DapBackend(DapEvents):
         step = _STEP_OPS.get(command)
         if step:
             self.profile.before_step(self, step, timeout)
+        replaying = self.recording and reverse.record_state(self, timeout).replaying
+        ended = reverse.before_forward(self, replaying, timeout) if self.recording else ""
+        since = self.ctx.output.cursor
         arguments: Message = {"threadId": self.thread_id or 0, **(extra or {})}
         seq = dap.mark_running()
         self.running_since = seq
@@ -605,9 +613,21 @@ class DapBackend(DapEvents):
             dap.resume_refused(seq)
             raise
         event = self.stop_event(dap.wait_for_stop(seq, timeout), timeout)
+        if self.recording:
+            event = reverse.after_forward(self, event, replaying, since, timeout)
+        if ended:
+            event.description = "; ".join(filter(None, [ended, event.description]))
         if step:
             event = self.profile.after_step(self, step, event, timeout)
         return event
+
+    def reverse(self, motion: str, timeout: float) -> StopEvent:
+        if motion not in self.profile.record_commands:
+            return super().reverse(motion, timeout)
+        return reverse.run_back(self, motion, timeout)
+
+    def record(self, stop: bool, timeout: float) -> Message:
+        return reverse.record(self, stop, timeout)
 
     def cont(self, timeout: float) -> StopEvent:
         return self.resume("continue", timeout)

@@ -474,7 +474,8 @@ class BreakpointTable:
                     record.dap.update(update)
 
     def record_hits(self, dap_ids: list[int], location: Location | None,
-                    watch: bool = False, at_breakpoint: bool = True) -> list[BpRecord]:
+                    watch: bool = False, at_breakpoint: bool = True,
+                    count: bool = True) -> list[BpRecord]:
         """The records a stop hit (and count it): by the ids the adapter gave,
         or, for an adapter that gives none, the breakpoints on the line of a
         stop whose reason is a breakpoint (``at_breakpoint``: a step or a
@@ -502,7 +503,7 @@ class BreakpointTable:
                 mapped[owner.id] = owner
         hit = list(mapped.values())
         for record in hit:
-            record.hits += 1
+            record.hits += count  # not a stop of a run backwards
         return hit
 
     def after_stop(self, hit: list[BpRecord], timeout: float) -> None:

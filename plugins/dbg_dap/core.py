@@ -111,6 +111,13 @@ class DapCore(Backend):
         self.last_description = ""
         #: `dbg memcheck`'s valgrind run (None: a program not under memcheck).
         self.memcheck: MemcheckRun | None = None
+        #: The debugger records the run (`dbg record`; dbg_dap.reverse).
+        self.recording = False
+        #: A reverse motion is under way: the breakpoints it stops at are
+        #: not counted as hits (hit counts count forward runs only).
+        self.backwards = False
+        #: The record stopped the program just before its exit.
+        self.exit_ahead = False
 
     def debuggee_pids(self) -> list[int]:
         return list(self.debuggees)

@@ -232,7 +232,7 @@ class DapEvents(DapInspection):
                                           asked)
         hit = self.breaks.record_hits(stop.hit_breakpoint_ids, location,
                                       watch=reason == "watchpoint",
-                                      at_breakpoint=reason != "step")
+                                      at_breakpoint=reason != "step", count=not self.backwards)
         if reason in ("breakpoint", "step") and hit and all(b.kind == "watch" for b in hit):
             reason = "watchpoint"
         gone = watchscope.left_scope(hit, frames)

@@ -17,6 +17,7 @@ from typing import ClassVar
 import dbg_dap.rust as rust
 from dbg_dap.host import AdapterHost
 from dbg_dap.native import NativeProfile, version_number, version_of
+from dbg_dap.profile_base import RecordState
 from dbgcore.api import (
     VALUE_CHARS,
     CallSink,
@@ -62,6 +63,29 @@ class GdbProfile(NativeProfile):
     client_caps: ClassVar[Message] = {**NativeProfile.client_caps,
                                              "supportsVariablePaging": True}
     pages_variables = True
+
+    # `dbg record`: gdb's process record (its "full" method, which keeps
+    # every instruction's effect on registers and memory) and its reverse
+    # commands (gdb's DAP has no stepBack: it leaves those to the console).
+    record_commands: ClassVar[dict[str, str]] = {
+        "start": "record full", "stop": "record stop", "info": "info record",
+        # A function an expression calls, run while recording (or replaying),
+        # leaves gdb 18.1 to abort at the next motion: no calls meanwhile.
+        "no-calls": "set may-call-functions off", "calls": "set may-call-functions on",
+        "continue": "reverse-continue", "step": "reverse-step", "next": "reverse-next",
+        "finish": "reverse-finish"}
+
+    def record_state(self, answer: str) -> RecordState:
+        if "Active record target" not in answer:
+            return RecordState()
+        logged = re.search(r"Log contains (\d+) instructions", answer)
+        return RecordState(active=True, replaying="Replay mode" in answer,
+                           logged=int(logged.group(1)) if logged else 0)
+
+    def exits_under_record(self, output: str) -> bool:
+        # "The next instruction is syscall exit_group.  It will make the
+        # program exit.  Do you want to stop the program?" (answered Y).
+        return "It will make the program exit" in output
 
     def children_listed_only(self, row: Message) -> bool:
         # Our gdb helper's mark (gdbboot/dbg_gdb.py, MORE_KEY): gdb listed

@@ -48,8 +48,37 @@ class LineWatch:
     note: str
 
 
+@dataclass
+class RecordState:
+    """Where a debugger's record of the run stands (AdapterProfile.record_state)."""
+
+    #: It is recording (or replaying what it recorded).
+    active: bool = False
+    #: The program is in the record's past, not live: a forward motion replays.
+    replaying: bool = False
+    #: Instructions recorded (0: nothing yet to go back through).
+    logged: int = 0
+
+
 class AdapterProfile:
     name: ClassVar[str] = "generic"
+    #: A debugger that records the run and runs it backwards (dbg_dap.reverse):
+    #: its console commands "start", "stop" and "info" (the record's state,
+    #: read by :meth:`record_state`), and one per motion of `--back`
+    #: ("continue", "step", "next", "finish"); optionally "no-calls" and
+    #: "calls", run as the record starts and ends (expressions may not call
+    #: the program's functions meanwhile). Empty: it cannot.
+    record_commands: ClassVar[dict[str, str]] = {}
+
+    def record_state(self, answer: str) -> RecordState:
+        """The record's state from the answer to ``record_commands["info"]``."""
+        return RecordState()
+
+    def exits_under_record(self, output: str) -> bool:
+        """Whether what the debugger said at a stop while recording (its
+        console text since the motion began) says it stopped the program
+        just before it exits (gdb asks, and stops it at exit_group)."""
+        return False
     #: Evaluate context for `dbg print` (expression only) and for `dbg raw`.
     print_context: ClassVar[str] = "watch"
     raw_context: ClassVar[str] = "repl"

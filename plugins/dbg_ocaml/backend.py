@@ -73,6 +73,7 @@ from dbgcore.api import (
     Frame,
     LaunchRequest,
     Location,
+    Message,
     OpFailed,
     OutputPump,
     PtyEOF,
@@ -452,6 +453,15 @@ class OcamlBackend(OcamlProgram):
                     self._where is None or len(self.stack(None, timeout)) < depth:
                 return event
         return event
+
+    def record(self, stop: bool, timeout: float) -> Message:
+        # ocamldebug keeps its checkpoints from the program's start, always:
+        # there is no record to start, nor one to end.
+        if stop:
+            raise OpFailed("ocamldebug's record cannot be ended: its checkpoints are how "
+                           "it debugs", "`dbg continue` runs on; `--back` goes back")
+        return {"recording": True, "said": "ocamldebug records every run from its start "
+                                           "(its checkpoints): `--back` needs no `dbg record`"}
 
     def terminate(self) -> None:
         super().terminate()

@@ -33,8 +33,8 @@ NOT_DECLARATIONS = {
     # The testing kit's example command line of each op, to try it on a backend.
     ("dbgcore/testing.py", frozenset({
         "break", "unbreak", "breaks", "watch", "catch", "continue", "step", "next", "finish",
-        "until", "pause", "stack", "frame", "locals", "print", "set", "threads", "thread",
-        "raw", "attach"})),
+        "until", "record", "pause", "stack", "frame", "locals", "print", "set", "threads",
+        "thread", "raw", "attach"})),
 }
 
 

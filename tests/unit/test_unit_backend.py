@@ -59,6 +59,7 @@ ARGS: dict[str, Any] = {
     "max_calls": 10,
     "sink": Discard(),
     "with_locals": False,
+    "stop": False,
 }
 
 
