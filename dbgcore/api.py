@@ -66,6 +66,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
                         "TraceOutcome", "follow_trace_file", "read_trace_file",
                         "traced_run"),
     "dbgcore.transport.translog": ("TransLog",),
+    "dbgcore.store.replayed": ("recorded_run",),
 }
 
 _HOME = {name: home for home, names in EXPORTS.items() for name in names}

@@ -492,6 +492,12 @@ class Store(ProfileRecords):
         rows, names = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return dict(zip(names, rows[0], strict=True)) if rows else None
 
+    def run_cwd(self, run_id: int) -> str | None:
+        """The folder the session of run ``run_id`` ran its program in."""
+        rows, _ = self._rows("SELECT sessions.cwd FROM runs JOIN sessions"
+                             " ON sessions.id = runs.session_id WHERE runs.id = ?", (run_id,))
+        return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
     def latest_session_id(self, name: str) -> int | None:
         """The newest debugging session of this name: a profile's record
         (`dbg profile`, backend ``profile``) has no stops to show, and must
