@@ -119,6 +119,7 @@ from dbgcore.vocab.traces import LineRecord as LineRecord
 from dbgcore.vocab.traces import TraceOutcome as TraceOutcome
 from dbgcore.vocab.traces import follow_trace_file as follow_trace_file
 from dbgcore.vocab.traces import read_trace_file as read_trace_file
+from dbgcore.vocab.traces import recorded_events as recorded_events
 from dbgcore.vocab.traces import traced_run as traced_run
 
 EXPORTS: dict[str, tuple[str, ...]]

@@ -334,6 +334,36 @@ def _apply(calls: dict[int, CallRecord], event: JsonObject) -> CallRecord | None
     return record
 
 
+def recorded_events(calls: list[JsonObject]) -> tuple[list[tuple[int, int | None]], bool]:
+    """The events of a run's traced calls (CallRecord dicts, as the store
+    keeps them) in the order they happened: (the call's index in ``calls``,
+    the index of a line in its ``lines``, or None for its end), and whether
+    the tracer numbered them (``n``). Several traces in one run each number
+    from 1: a call entered at or before the previous call's number begins
+    the next trace. Without numbers: call after call, each call's lines and
+    then its end."""
+    numbered = bool(calls) and all(
+        c.get("n") is not None and all(r.get("n") is not None for r in c.get("lines") or [])
+        and (c.get("end_n") is not None or c.get("outcome") not in ("returned", "raised"))
+        for c in calls)
+    keyed: list[tuple[tuple[int, int], tuple[int, int | None]]] = []
+    trace, last, counter = 0, 0, 0
+    for index in sorted(range(len(calls)), key=lambda i: int(calls[i]["seq"])):
+        call = calls[index]
+        if numbered:
+            if int(call["n"]) <= last:
+                trace += 1
+            last = int(call["n"])
+        for at, row in enumerate(call.get("lines") or []):
+            counter += 1
+            keyed.append(((trace, int(row["n"]) if numbered else counter), (index, at)))
+        if call.get("outcome") in ("returned", "raised"):
+            counter += 1
+            keyed.append(((trace, int(call["end_n"]) if numbered else counter), (index, None)))
+    keyed.sort(key=lambda pair: pair[0])
+    return [event for _, event in keyed], numbered
+
+
 def _order(event: JsonObject) -> int | None:
     """An event's ``n`` (its place in the trace), None when not numbered."""
     n = event.get("n")

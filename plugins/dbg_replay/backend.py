@@ -98,7 +98,7 @@ class ReplayBackend(Backend):
     # -- lifecycle -------------------------------------------------------------------
 
     def launch(self, request: LaunchRequest, timeout: float) -> StopEvent:
-        asked = request.options.get("replay_run")
+        asked = request.replays
         if asked is None:
             raise OpFailed("a replay needs a recorded run", "dbg replay RUN (ids from `dbg runs`)")
         found = recorded_run(int(asked))

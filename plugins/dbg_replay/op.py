@@ -21,7 +21,7 @@ def prepare_replay(values: Payload, front: object) -> tuple[str, Payload]:
     return "start", {
         "backend": "replay", "program": str(run.get("program") or ""),
         "args": list(run.get("args") or []), "cwd": found.get("cwd"), "env": {},
-        "options": {"replay_run": int(run["id"])}, "breaks": values.get("breaks") or [],
+        "replays": int(run["id"]), "breaks": values.get("breaks") or [],
         "run": False, "show": values.get("show") or [],
     }
 

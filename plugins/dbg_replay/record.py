@@ -6,7 +6,8 @@ The tracer numbers every event of a trace (the record's ``n``), so a call's
 lines and its callees' interleave as they ran. Several traces in one run
 each number from 1: a call entered at or before the previous call's number
 begins the next trace. A record without numbers (a tracer that does not
-number its events) is taken call after call, each call's lines then its end.
+number its events) is taken call after call, each call's lines then its end
+(:func:`dbgcore.api.recorded_events` says which order).
 
 A point of the replay is an index into :attr:`Record.events`. The locals at
 a line are the changes recorded up to it in its call, accumulated: what the
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from dbgcore.api import recorded_events
 
 Payload = dict[str, Any]
 
@@ -50,50 +53,37 @@ class Event:
 
 
 class Record:
-    """The events of a run's traced calls in the order they happened."""
+    """The events of a run's traced calls in the order they happened
+    (:func:`dbgcore.api.recorded_events`); a place in the record is an
+    event's index, and a call is entered just before its first event."""
 
     def __init__(self, calls: list[Payload]) -> None:
+        order, self.numbered = recorded_events(calls)
         self.calls: dict[int, Call] = {}
-        self.numbered = bool(calls) and all(
-            c.get("n") is not None and all(r.get("n") is not None for r in c.get("lines") or [])
-            for c in calls)
-        keyed: list[tuple[tuple[int, int], Event]] = []
-        trace, last, counter = 0, 0, 0
-        for data in sorted(calls, key=lambda c: int(c["seq"])):
-            seq = int(data["seq"])
-            if self.numbered:
-                entered = int(data["n"])
-                if entered <= last:
-                    trace += 1  # numbered from 1 again: the run's next trace
-                last = entered
+        by_index: dict[int, Call] = {}
+        for index, data in enumerate(calls):
             caller = data.get("caller")
-            call = Call(seq, str(data.get("function") or "?"), data.get("file"),
+            call = Call(int(data["seq"]), str(data.get("function") or "?"), data.get("file"),
                         data.get("parent"),
                         (caller.get("file"), caller.get("line"), caller.get("function"))
                         if isinstance(caller, dict) else None,
                         data.get("thread"), str(data.get("outcome") or "unfinished"),
-                        data.get("value"))
-            self.calls[seq] = call
-            counter += 1
-            call.entered = int(data["n"]) if self.numbered else counter
-            for index, row in enumerate(data.get("lines") or []):
-                counter += 1
-                place = int(row["n"]) if self.numbered else counter
+                        data.get("value"), entered=len(order))
+            self.calls[call.seq] = call
+            by_index[index] = call
+        self.events: list[Event] = []
+        for place, (index, at) in enumerate(order):
+            call = by_index[index]
+            if (not call.lines and at is None) or at == 0:
+                call.entered = place
+            if at is not None:
+                row = calls[index]["lines"][at]
                 changed = [(str(c["name"]), str(c["value"])) for c in row.get("changed") or []]
                 call.lines.append((int(row["line"]), changed, place))
-                keyed.append(((trace, place), Event(seq, index)))
-            if call.outcome in ("returned", "raised"):
-                counter += 1
-                end = data.get("end_n")
-                place = int(end) if self.numbered and end is not None else counter
-                keyed.append(((trace, place), Event(seq, None)))
-            # Places compared across calls are of the same trace.
-            call.entered = trace * 10**12 + call.entered
-            call.lines = [(n, c, trace * 10**12 + p) for n, c, p in call.lines]
-        keyed.sort(key=lambda pair: pair[0])
-        self.events: list[Event] = [event for _, event in keyed]
-        #: Each event's place (comparable across calls).
-        self.places: list[int] = [trace * 10**12 + place for (trace, place), _ in keyed]
+                at = len(call.lines) - 1
+            self.events.append(Event(call.seq, at))
+        #: Each event's place: its index.
+        self.places: list[int] = list(range(len(self.events)))
         #: Indexes of the line events.
         self.line_points = [i for i, e in enumerate(self.events) if e.line is not None]
 
