@@ -151,6 +151,8 @@ def test_new_code_is_refused_in_one_line_and_the_replay_goes_on(
     unset = dbg("print", "cost")
     assert unset.code == 1 and "no recorded value" in unset.err, unset
     assert dbg.json("step")["ok"]
+    # `dbg runs` says which run the replay's own run replays.
+    assert dbg.json("runs")["runs"][-1]["replays"] == run
 
 
 def test_a_run_without_recorded_lines_is_refused(dbg: Dbg, target: Any) -> None:

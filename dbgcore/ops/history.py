@@ -790,8 +790,9 @@ def render_runs(p: Payload) -> str:
         stamp = time.strftime("%H:%M:%S", time.localtime(r["started_at"]))
         args = " ".join(str(a) for a in r.get("args") or [])
         values = f", {r['values']} history values" if r.get("values") else ""
+        end = f"replay of run {r['replays']}" if r.get("replays") else run_end(r)
         out.append(f"run {r['id']}  {stamp}  {r.get('session')}  {short_path(r.get('program'))}"
-                   f"{' ' + args if args else ''}  {run_end(r)}, {r.get('stops', 0)} stops, "
+                   f"{' ' + args if args else ''}  {end}, {r.get('stops', 0)} stops, "
                    f"{r.get('calls', 0)} traced calls{values}")
     return "\n".join(out)
 

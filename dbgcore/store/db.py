@@ -560,7 +560,21 @@ class Store(ProfileRecords):
                 item["ended_at"] is not None, bool(latest), session_ended is not None,
                 int(pid or 0), float(session_began or 0))
             out.append(item)
+        replays = self._replays() if out else {}
+        for item in out:
+            if int(item["id"]) in replays:
+                item["replays"] = replays[int(item["id"])]
         return out
+
+    def _replays(self) -> dict[int, int]:
+        """Each replay's run and the run it replays (none in a store from
+        before replays, which a reader opening it read-only does not add)."""
+        has, _ = self._rows("SELECT name FROM pragma_table_info('runs') WHERE name = 'replays'",
+                            ())
+        if not has:
+            return {}
+        rows, _ = self._rows("SELECT id, replays FROM runs WHERE replays IS NOT NULL", ())
+        return {int(str(a)): int(str(b)) for a, b in rows}
 
     def samples(self, run_id: int, kind: str, key: str | None = None) -> list[JsonObject]:
         """The values an op of ``kind`` sampled in a run (of ``key``), in
