@@ -169,3 +169,25 @@ def test_a_run_without_recorded_lines_is_refused(dbg: Dbg, target: Any) -> None:
     bad = dbg("replay", "twelve")
     assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1, bad
     assert dbg("status").code != 0  # no session was left behind
+
+
+def test_finish_out_of_a_recursion_returns_each_level_in_turn(dbg: Dbg, target: Any) -> None:
+    require_backend("pdb")
+    tracee = target("tracee.py")
+    assert dbg.json("start", "--backend", "pdb", str(tracee.path), "3")["ok"]
+    traced = dbg.json("trace", "tri", "--lines")
+    assert traced["ok"], traced
+    assert dbg.json("kill")["ok"]
+    moved(dbg, "replay", "last")
+    assert dbg.json("break", "tri")["ok"]
+    for _ in range(3):
+        innermost = moved(dbg, "continue")
+    assert local(innermost, "n") == "1", innermost
+    assert len(dbg.json("stack")["frames"]) == 5  # tri four times, then main
+    # Each finish returns one level: tri(1), then tri(2), then tri(3).
+    returns = [moved(dbg, "finish")["return_value"]["value"] for _ in range(2)]
+    assert returns == ["1", "3"], returns
+    # At tri(2)'s return the replay is in tri(3): back over the call to its line.
+    call_site = moved(dbg, "next", "--back")
+    assert local(call_site, "n") == "3", call_site
+    assert moved(dbg, "finish")["return_value"]["value"] == "6"

@@ -181,17 +181,26 @@ class ReplayBackend(Backend):
 
         return keep
 
+    def _current(self) -> int | None:
+        """The call the replay is in: at a call's end, its caller (None when
+        the caller was not traced)."""
+        event = self._record.events[self.point]
+        return event.seq if event.line is not None else self._record.calls[event.seq].parent
+
     def step(self, timeout: float) -> StopEvent:
         return self._move(self._record.next_line(self.point, False), "step", False)
 
     def next(self, timeout: float) -> StopEvent:
-        seq = self._record.events[self.point].seq
-        return self._move(self._record.next_line(self.point, False, self._not_inside(seq)),
-                          "step", False)
+        seq = self._current()
+        keep = self._not_inside(seq) if seq is not None else None
+        return self._move(self._record.next_line(self.point, False, keep), "step", False)
 
     def finish(self, timeout: float) -> StopEvent:
         record = self._record
-        seq = record.events[self.point].seq
+        seq = self._current()
+        if seq is None:
+            # Out of a call whose caller was not traced: nothing of it to finish.
+            return self._move(record.next_line(self.point, False), "step", False)
         end = record.end_of(seq)
         if end is None or end <= self.point:
             return self._move(None, "return", False)
@@ -207,7 +216,10 @@ class ReplayBackend(Backend):
             return self._to_break(True)
         if motion == "step":
             return self._move(record.next_line(self.point, True), "step", True)
-        seq = record.events[self.point].seq
+        current = self._current()
+        if current is None:
+            return self._move(record.next_line(self.point, True), "step", True)
+        seq = current
         if motion == "next":
             return self._move(record.next_line(self.point, True, self._not_inside(seq)),
                               "step", True)
@@ -217,7 +229,8 @@ class ReplayBackend(Backend):
             record.events[i].seq, seq))
         if before is not None and record.inside(seq, record.events[before].seq):
             return self._move(before, "step", True)
-        first = next(i for i in record.line_points if record.events[i].seq == seq)
+        first = next((i for i in record.line_points if record.events[i].seq == seq),
+                     record.line_points[0])
         if before is None and first == record.line_points[0]:
             return self._move(None, "step", True)
         self.point = first
