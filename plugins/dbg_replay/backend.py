@@ -38,8 +38,8 @@ from dbgcore.api import (
 )
 
 #: What every refusal says instead of `dbg raw` (there is no debugger to send it to).
-REPLAY_ONLY = ("a replay of a recorded run has only the values recorded; re-run the program "
-               "live with `dbg start` to evaluate")
+REPLAY_ONLY = ("a replay of a recorded run only reads what was recorded; run the program live "
+               "with `dbg start` for this")
 
 
 def _same_file(asked: str, recorded: str | None) -> bool:
@@ -62,7 +62,7 @@ class ReplayBackend(Backend):
     id: ClassVar[str] = "replay"
     tool: ClassVar[str] = "replay"
     # Nothing runs: these are the record's, or refused.
-    op_support: ClassVar[dict[str, Support]] = {"trace": "none"}
+    op_support: ClassVar[dict[str, Support]] = {"trace": "none", "set": "none", "raw": "none"}
     features: ClassVar[dict[str, Support]] = {"return-value": "native", "reverse": "native"}
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
@@ -337,6 +337,12 @@ class ReplayBackend(Backend):
                            "`dbg locals` lists the values recorded here")
         shown = name if len(name) <= 40 else name[:39] + "…"
         raise self._refused(f"print {shown}")
+
+    def set_variable(self, lhs: str, value: str, timeout: float) -> Value:
+        raise self._refused("set")
+
+    def raw(self, text: str, timeout: float) -> tuple[str, StopEvent | None]:
+        raise self._refused("raw commands")
 
     def trace(self, functions: list[str], lines: bool, max_calls: int,
               timeout: float, sink: CallSink) -> TraceOutcome:
