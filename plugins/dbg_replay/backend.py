@@ -141,7 +141,6 @@ class ReplayBackend(Backend):
         returned = None
         if record.events[self.point].line is None:
             # The end of a call: its caller, at the call, with what it returned.
-            reason = "return" if reason == "step" else reason
             if call.outcome == "returned" and call.value is not None:
                 returned = ReturnValue(call.value)
             elif call.outcome == "raised":
@@ -203,9 +202,9 @@ class ReplayBackend(Backend):
             return self._move(record.next_line(self.point, False), "step", False)
         end = record.end_of(seq)
         if end is None or end <= self.point:
-            return self._move(None, "return", False)
+            return self._move(None, "step", False)
         self.point = end
-        return self._stop("return")
+        return self._stop("step")
 
     def cont(self, timeout: float) -> StopEvent:
         return self._to_break(False)
