@@ -82,8 +82,6 @@ class Record:
                 call.lines.append((int(row["line"]), changed, place))
                 at = len(call.lines) - 1
             self.events.append(Event(call.seq, at))
-        #: Each event's place: its index.
-        self.places: list[int] = list(range(len(self.events)))
         #: Indexes of the line events.
         self.line_points = [i for i, e in enumerate(self.events) if e.line is not None]
 
@@ -135,7 +133,7 @@ class Record:
         the place its locals are read as of; None for a caller that was not
         traced). At a call's end: its caller's frames."""
         event = self.events[point]
-        place = self.places[point]
+        place = point
         chain = self.ancestors(event.seq)
         out: list[tuple[str, str | None, int | None, int | None]] = []
         if event.line is not None:
