@@ -64,8 +64,9 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.backends.stoptracer": ("trace_by_stops",),
     "dbgcore.vocab.traces": ("VALUE_CHARS", "CallRecord", "CallSink", "LineRecord",
                         "TraceOutcome", "follow_trace_file", "read_trace_file",
-                        "traced_run"),
+                        "recorded_events", "traced_run"),
     "dbgcore.transport.translog": ("TransLog",),
+    "dbgcore.store.replayed": ("recorded_run",),
 }
 
 _HOME = {name: home for home, names in EXPORTS.items() for name in names}

@@ -70,6 +70,7 @@ from dbgcore.shared.timeouts import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from dbgcore.start.children import child_session_name as child_session_name
 from dbgcore.start.children import start_child_session as start_child_session
 from dbgcore.start.prespawn import adapter_secret as adapter_secret
+from dbgcore.store.replayed import recorded_run as recorded_run
 from dbgcore.transport import peers as peers
 from dbgcore.transport.dap.adapter import LISTENING_RE as LISTENING_RE
 from dbgcore.transport.dap.adapter import AdapterProcess as AdapterProcess
@@ -118,6 +119,7 @@ from dbgcore.vocab.traces import LineRecord as LineRecord
 from dbgcore.vocab.traces import TraceOutcome as TraceOutcome
 from dbgcore.vocab.traces import follow_trace_file as follow_trace_file
 from dbgcore.vocab.traces import read_trace_file as read_trace_file
+from dbgcore.vocab.traces import recorded_events as recorded_events
 from dbgcore.vocab.traces import traced_run as traced_run
 
 EXPORTS: dict[str, tuple[str, ...]]

@@ -121,6 +121,10 @@ class LaunchRequest:
     #: is a stop, reason "memcheck", whose description starts "memcheck: "
     #: and the error's kind; the end's description holds valgrind's summaries.
     memcheck: bool = False
+    #: `dbg replay RUN`: the recorded run this session replays (its id in
+    #: the store), read by the replay backend; the session's own run is
+    #: written as a replay of it, whose records `dbg history` then reads.
+    replays: int | None = None
     #: `dbg start --run`: places the session's breakpoints. A backend that
     #: can take them before the program runs calls it then, and launches
     #: straight to the first stop instead of stopping at entry; one that

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_PLUGINS: tuple[str, ...] = ("dbg_pdb", "dbg_dap", "dbg_jdb", "dbg_phpdbg", "dbg_ocaml",
-                                     "dbg_ghci")
+                                     "dbg_ghci", "dbg_replay")
 #: A plugin module's optional tuple of the backend ids its
 #: ``dbg_register_backends`` registers: a daemon looking for another id does
 #: not call that hook (which imports the plugin's backend modules).

@@ -334,7 +334,8 @@ class Session:
             program = request.program if request is not None else \
                 self.describe().get("program") or ""
             self.run_id = self.store.open_run(self.session_id, str(program),
-                                              list(request.args) if request else [])
+                                              list(request.args) if request else [],
+                                              replays=request.replays if request else None)
         return self.run_id
 
     def _tell_the_end(self, snapshot: StopSnapshot) -> None:

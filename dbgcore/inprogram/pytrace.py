@@ -246,6 +246,9 @@ class _Tracer:
         self.out: Any = None
         self.lock = threading.Lock()
         self.seq = itertools.count(1)
+        #: Numbers every call, line and end in the order they happen, across
+        #: the calls (``n``): a replay of the record (`dbg replay`) follows it.
+        self.order = itertools.count(1)
         self.recorded = 0
         self.dropped = 0
         self.dropped_written = 0
@@ -468,7 +471,7 @@ class _Tracer:
             self.write({"e": "call", "seq": seq, "fn": known[1], "args": args,
                         "file": known[3], "line": known[4], "caller": caller,
                         "thread": threading.current_thread().name, "depth": len(stack),
-                        "parent": parent})
+                        "parent": parent, "n": next(self.order)})
             call = _Call(seq, frame, stack)
             self.live[id(frame)] = call
             stack.append(call)
@@ -506,11 +509,12 @@ class _Tracer:
                 local = call.local
                 if how == "returned":
                     self.write({"e": "return", "seq": call.seq, "value": self.text(value),
-                                "ns": ns})
+                                "ns": ns, "n": next(self.order)})
                 else:
                     exc = local.exc if local is not None else None
                     self.write({"e": "raise", "seq": call.seq,
-                                "value": _exception_text(exc, self.value_chars), "ns": ns})
+                                "value": _exception_text(exc, self.value_chars), "ns": ns,
+                                "n": next(self.order)})
                 self._untrace(call)
             if not stack:
                 ident = threading.get_ident()
@@ -536,7 +540,8 @@ class _Tracer:
         else:
             changed = [[n, v] for n, v in now.items() if before.get(n) != v]
         call.shown = now
-        self.write({"e": "line", "seq": call.seq, "line": frame.f_lineno, "changed": changed})
+        self.write({"e": "line", "seq": call.seq, "line": frame.f_lineno, "changed": changed,
+                    "n": next(self.order)})
 
     # -- output ---------------------------------------------------------------------------
 

@@ -493,15 +493,25 @@ def run_history(values: Payload, session: str, timeout: float,
 
     parsed = [RecordedExpression(e) for e in split_expressions(expression)]
     store = open_store("dbg history")
+    notes: list[str] = []
     try:
         run = chosen_run(store, session, values.get("run"))
         run_id = int(run["id"])
+        replayed = store.replayed(run_id)
+        if replayed is not None:
+            # A replay's own stops are the record's again: the record says it all.
+            notes.append(f"run {run_id} replays run {replayed}: the values run {replayed} "
+                         "recorded")
+            run_id = replayed
+            run = next(iter(store.runs(None, run_id=run_id)), run)
         stops = store.hits(None, run_id=run_id, limit=100_000)
         sampled = store.samples(run_id, "history", expression.strip())
-        notes = store.take_notes()
+        calls = store.calls(run_id)
+        notes += store.take_notes()
     finally:
         store.close()
-    rows = _recorded_values(parsed, stops, sampled)
+    lines = _line_values(parsed, calls)
+    rows = lines or _recorded_values(parsed, stops, sampled)
     shown, omitted = _chosen_values(rows, values)
     if not rows:
         notes.insert(0, f"no recorded stop of run {run_id} has {expression!r} among its "
@@ -510,6 +520,8 @@ def run_history(values: Payload, session: str, timeout: float,
         notes.insert(0, said)
     places = sorted({str(s.get("location")) for s in sampled})
     source = "recorded stops" + (f" and hits of {', '.join(places)}" if places else "")
+    if lines:
+        source = "the lines `trace --lines` recorded, where it changed"
     # The same shape as with --at (there beside the stop it ended at).
     return {"history": {
         "expression": expression, "at": None, "values": shown, "total": len(rows),
@@ -552,6 +564,44 @@ def _recorded_values(parsed: list[RecordedExpression], stops: list[JsonObject],
     rows: list[JsonObject] = []
     last: object = object()
     for _, row in taken:
+        rows.append({**row, "changed": row["value"] != last})
+        last = row["value"]
+    return rows
+
+
+def _line_values(parsed: list[RecordedExpression], calls: list[JsonObject]) -> list[JsonObject]:
+    """The values EXPR took at the lines `trace --lines` recorded, in the
+    order they ran: at each line where a local it names changed, over its
+    call's locals accumulated up to that line."""
+    from dbgcore.vocab.traces import recorded_events
+
+    if not any(call.get("lines") for call in calls):
+        return []
+    names = set().union(*(e.names for e in parsed))
+    order, _ = recorded_events(calls)
+    seen: dict[int, dict[str, object]] = {}
+    rows: list[JsonObject] = []
+    last: object = object()
+    for index, at in order:
+        if at is None:
+            continue
+        call = calls[index]
+        line = (call.get("lines") or [])[at]
+        changed = {str(c["name"]): c["value"] for c in line.get("changed") or []}
+        values = seen.setdefault(index, {})
+        values.update(changed)
+        if not names & set(changed):
+            continue
+        parts = [_recorded(e, values) for e in parsed]
+        if all(p is None for p in parts):
+            continue
+        row: JsonObject = {"file": call.get("file"), "line": line.get("line"),
+                           "function": call.get("function")}
+        if len(parts) == 1:
+            row["value"] = parts[0]
+        else:
+            row["value"] = "; ".join(f"{e.text} = {p if p is not None else '<not recorded>'}"
+                                     for e, p in zip(parsed, parts, strict=True))
         rows.append({**row, "changed": row["value"] != last})
         last = row["value"]
     return rows
@@ -740,8 +790,9 @@ def render_runs(p: Payload) -> str:
         stamp = time.strftime("%H:%M:%S", time.localtime(r["started_at"]))
         args = " ".join(str(a) for a in r.get("args") or [])
         values = f", {r['values']} history values" if r.get("values") else ""
+        end = f"replay of run {r['replays']}" if r.get("replays") else run_end(r)
         out.append(f"run {r['id']}  {stamp}  {r.get('session')}  {short_path(r.get('program'))}"
-                   f"{' ' + args if args else ''}  {run_end(r)}, {r.get('stops', 0)} stops, "
+                   f"{' ' + args if args else ''}  {end}, {r.get('stops', 0)} stops, "
                    f"{r.get('calls', 0)} traced calls{values}")
     return "\n".join(out)
 

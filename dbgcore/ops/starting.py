@@ -350,6 +350,7 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
         test=bool(args.get("test")),
         core=args.get("core") or None,
         memcheck=bool(args.get("memcheck")),
+        replays=int(args["replays"]) if args.get("replays") else None,
     )
     backend = session.new_backend(args["backend"], request.cwd)
     request, built = built_request(backend, request, session.run_dir, bool(args.get("build")))

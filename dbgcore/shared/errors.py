@@ -100,13 +100,16 @@ class UnsupportedOp(DbgError):
     kind = "unsupported"
     exit_code = EXIT_UNSUPPORTED
 
-    def __init__(self, op: str, tool: str, hint: str = "") -> None:
+    def __init__(self, op: str, tool: str, hint: str = "", instead: str = "") -> None:
         self.op = op
         self.tool = tool
-        message = f"{op} not supported by {tool}: use `dbg raw <native command>`"
-        if hint:
+        # ``instead``: what to do where there is no native command to send
+        # (a replay of a recorded run has no debugger behind it).
+        message = f"{op} not supported by {tool}" + (
+            f" ({instead})" if instead else ": use `dbg raw <native command>`")
+        if hint and hint != instead:
             message += f" ({hint})"
-        super().__init__(message, hint or f"send {tool}'s own command with `dbg raw`")
+        super().__init__(message, hint or instead or f"send {tool}'s own command with `dbg raw`")
 
     def to_wire(self) -> JsonObject:
         data = super().to_wire()

@@ -140,8 +140,10 @@ CREATE TABLE IF NOT EXISTS profile_samples (
 CREATE INDEX IF NOT EXISTS profile_samples_run ON profile_samples(run_id);
 """
 
-#: Columns of `stops` added since the first schema, with their types.
+#: Columns added since the first schema, with their types, by table.
 _ADDED_STOP_COLUMNS = {"signal": "TEXT", "return_value": "TEXT", "run_id": "INTEGER"}
+#: ``replays``: the recorded run a replay's run replays (`dbg replay`).
+_ADDED_RUN_COLUMNS = {"replays": "INTEGER"}
 #: The writes whose first (INSERT) or last (UPDATE) parameter is a session id.
 _BY_SESSION = ("INSERT INTO stops", "INSERT INTO commands", "INSERT INTO runs",
                "UPDATE sessions")
@@ -281,13 +283,14 @@ class Store(ProfileRecords):
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(stops)")}
-        for column, kind in _ADDED_STOP_COLUMNS.items():
-            if column not in have:
-                try:
-                    self.db.execute(f"ALTER TABLE stops ADD COLUMN {column} {kind}")
-                except sqlite3.OperationalError:
-                    pass  # another daemon added it first
+        for table, added in (("stops", _ADDED_STOP_COLUMNS), ("runs", _ADDED_RUN_COLUMNS)):
+            have = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            for column, kind in added.items():
+                if column not in have:
+                    try:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                    except sqlite3.OperationalError:
+                        pass  # another daemon added it first
 
     def _reopen(self) -> None:
         """Open what is at the path now, and record this process's sessions
@@ -394,11 +397,13 @@ class Store(ProfileRecords):
             (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text),
         )
 
-    def open_run(self, session_id: int, program: str, args: list[str]) -> int:
-        """A run of the program begins in a session: its id (0: not recorded)."""
-        return self._write("INSERT INTO runs (session_id, started_at, program, args)"
-                           " VALUES (?, ?, ?, ?)",
-                           (session_id, time.time(), program, json.dumps(args)))
+    def open_run(self, session_id: int, program: str, args: list[str],
+                 replays: int | None = None) -> int:
+        """A run of the program begins in a session: its id (0: not recorded).
+        ``replays``: the recorded run it replays (`dbg replay`)."""
+        return self._write("INSERT INTO runs (session_id, started_at, program, args, replays)"
+                           " VALUES (?, ?, ?, ?, ?)",
+                           (session_id, time.time(), program, json.dumps(args), replays))
 
     def end_run(self, run_id: int, exit_code: int | None, signal: str | None) -> None:
         self._write("UPDATE runs SET ended_at = ?, exit_code = ?, signal = ? WHERE id = ?",
@@ -492,6 +497,17 @@ class Store(ProfileRecords):
         rows, names = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return dict(zip(names, rows[0], strict=True)) if rows else None
 
+    def replayed(self, run_id: int) -> int | None:
+        """The recorded run that run ``run_id`` replays (`dbg replay`), if any."""
+        rows, _ = self._rows("SELECT replays FROM runs WHERE id = ?", (run_id,))
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def run_cwd(self, run_id: int) -> str | None:
+        """The folder the session of run ``run_id`` ran its program in."""
+        rows, _ = self._rows("SELECT sessions.cwd FROM runs JOIN sessions"
+                             " ON sessions.id = runs.session_id WHERE runs.id = ?", (run_id,))
+        return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
     def latest_session_id(self, name: str) -> int | None:
         """The newest debugging session of this name: a profile's record
         (`dbg profile`, backend ``profile``) has no stops to show, and must
@@ -544,7 +560,21 @@ class Store(ProfileRecords):
                 item["ended_at"] is not None, bool(latest), session_ended is not None,
                 int(pid or 0), float(session_began or 0))
             out.append(item)
+        replays = self._replays() if out else {}
+        for item in out:
+            if int(item["id"]) in replays:
+                item["replays"] = replays[int(item["id"])]
         return out
+
+    def _replays(self) -> dict[int, int]:
+        """Each replay's run and the run it replays (none in a store from
+        before replays, which a reader opening it read-only does not add)."""
+        has, _ = self._rows("SELECT name FROM pragma_table_info('runs') WHERE name = 'replays'",
+                            ())
+        if not has:
+            return {}
+        rows, _ = self._rows("SELECT id, replays FROM runs WHERE replays IS NOT NULL", ())
+        return {int(str(a)): int(str(b)) for a, b in rows}
 
     def samples(self, run_id: int, kind: str, key: str | None = None) -> list[JsonObject]:
         """The values an op of ``kind`` sampled in a run (of ``key``), in

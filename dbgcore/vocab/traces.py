@@ -33,6 +33,11 @@ A backend traces in one of two ways:
 ``{"e": "line", "seq": 1, "line": 12, "changed": [["charge", "8"]]}``
     with ``--lines``: that call reached line 12, and these locals had
     changed since its previous line (all of them at its first line);
+``"n": 14`` (in any of the four above, optional)
+    numbers the events of one trace in the order they happened, across its
+    calls (a call's lines and its callees' interleave): what a replay of
+    the record (`dbg replay`) follows. A tracer that cannot number them
+    leaves it out, and a replay takes each call's lines one call after another;
 ``{"e": "dropped", "count": 7}``
     the last word of a tracer that stopped recording at ``--max``: this many
     more calls were made and not recorded.
@@ -88,9 +93,15 @@ class LineRecord:
 
     line: int
     changed: list[tuple[str, str]] = field(default_factory=list)
+    #: Its place among the trace's events (the trace file's ``n``), if numbered.
+    n: int | None = None
 
     def to_dict(self) -> JsonObject:
-        return {"line": self.line, "changed": [{"name": n, "value": v} for n, v in self.changed]}
+        out: JsonObject = {"line": self.line,
+                           "changed": [{"name": n, "value": v} for n, v in self.changed]}
+        if self.n is not None:
+            out["n"] = self.n
+        return out
 
 
 @dataclass
@@ -114,6 +125,10 @@ class CallRecord:
     lines: list[LineRecord] = field(default_factory=list)
     #: Seconds from its entry to its end, when the tracer measures them.
     duration: float | None = None
+    #: The places of its entry and of its end among the trace's events (the
+    #: trace file's ``n``), when the tracer numbers them.
+    n: int | None = None
+    end_n: int | None = None
 
     def to_dict(self) -> JsonObject:
         out: JsonObject = {
@@ -128,6 +143,10 @@ class CallRecord:
             out["caller"] = {"file": file, "line": line, "function": function}
         if self.duration is not None:
             out["duration"] = self.duration
+        if self.n is not None:
+            out["n"] = self.n
+        if self.end_n is not None:
+            out["end_n"] = self.end_n
         if self.lines:
             out["lines"] = [r.to_dict() for r in self.lines]
         return out
@@ -144,8 +163,9 @@ class CallRecord:
             thread=data.get("thread"), depth=int(data.get("depth") or 0),
             parent=data.get("parent"), outcome=data.get("outcome") or "unfinished",
             value=data.get("value"), duration=data.get("duration"),
+            n=data.get("n"), end_n=data.get("end_n"),
             lines=[LineRecord(int(r["line"]), [(str(c["name"]), str(c["value"]))
-                                               for c in r.get("changed") or []])
+                                               for c in r.get("changed") or []], r.get("n"))
                    for r in data.get("lines") or []])
 
 
@@ -294,7 +314,7 @@ def _apply(calls: dict[int, CallRecord], event: JsonObject) -> CallRecord | None
             caller=(caller[0], caller[1], caller[2]) if isinstance(caller, list)
             and len(caller) == 3 else None,
             thread=event.get("thread"), depth=int(event.get("depth") or 0),
-            parent=event.get("parent"))
+            parent=event.get("parent"), n=_order(event))
         return calls[seq]
     if kind not in ("return", "raise", "line"):
         return None
@@ -307,7 +327,44 @@ def _apply(calls: dict[int, CallRecord], event: JsonObject) -> CallRecord | None
         record.value = None if value is None else cut(str(value))
         if isinstance(event.get("ns"), int):
             record.duration = event["ns"] / 1e9
+        record.end_n = _order(event)
     else:
         record.lines.append(LineRecord(int(event["line"]), [
-            (str(n), cut(str(v))) for n, v in event.get("changed") or []]))
+            (str(n), cut(str(v))) for n, v in event.get("changed") or []], _order(event)))
     return record
+
+
+def recorded_events(calls: list[JsonObject]) -> tuple[list[tuple[int, int | None]], bool]:
+    """The events of a run's traced calls (CallRecord dicts, as the store
+    keeps them) in the order they happened: (the call's index in ``calls``,
+    the index of a line in its ``lines``, or None for its end), and whether
+    the tracer numbered them (``n``). Several traces in one run each number
+    from 1: a call entered at or before the previous call's number begins
+    the next trace. Without numbers: call after call, each call's lines and
+    then its end."""
+    numbered = bool(calls) and all(
+        c.get("n") is not None and all(r.get("n") is not None for r in c.get("lines") or [])
+        and (c.get("end_n") is not None or c.get("outcome") not in ("returned", "raised"))
+        for c in calls)
+    keyed: list[tuple[tuple[int, int], tuple[int, int | None]]] = []
+    trace, last, counter = 0, 0, 0
+    for index in sorted(range(len(calls)), key=lambda i: int(calls[i]["seq"])):
+        call = calls[index]
+        if numbered:
+            if int(call["n"]) <= last:
+                trace += 1
+            last = int(call["n"])
+        for at, row in enumerate(call.get("lines") or []):
+            counter += 1
+            keyed.append(((trace, int(row["n"]) if numbered else counter), (index, at)))
+        if call.get("outcome") in ("returned", "raised"):
+            counter += 1
+            keyed.append(((trace, int(call["end_n"]) if numbered else counter), (index, None)))
+    keyed.sort(key=lambda pair: pair[0])
+    return [event for _, event in keyed], numbered
+
+
+def _order(event: JsonObject) -> int | None:
+    """An event's ``n`` (its place in the trace), None when not numbered."""
+    n = event.get("n")
+    return n if isinstance(n, int) and not isinstance(n, bool) else None

@@ -85,6 +85,8 @@ class _Tracer:
         self.max_calls = max_calls
         self.chars = chars
         self.seq = 0
+        #: The last event's number (``n``): their order across calls, for a replay.
+        self.order = 0
         self.dropped = 0
         #: Open calls per thread (global number), innermost last.
         self.open: dict[int, list[_Call]] = {}
@@ -97,6 +99,9 @@ class _Tracer:
     # -- writing --------------------------------------------------------------
 
     def write(self, event: dict[str, Any]) -> None:
+        if event.get("e") != "dropped":
+            self.order += 1
+            event["n"] = self.order
         self.out.write(json.dumps(event) + "\n")
 
     def text(self, value: Any) -> str:

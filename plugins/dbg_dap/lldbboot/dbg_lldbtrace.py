@@ -70,6 +70,8 @@ class _Tracer:
         self.max_calls = max_calls
         self.chars = chars
         self.seq = 0
+        #: The last event's number (``n``): their order across calls, for a replay.
+        self.order = 0
         self.dropped = 0
         #: Returns whose value one register does not hold (not read).
         self.unread = 0
@@ -87,6 +89,9 @@ class _Tracer:
     # -- writing --------------------------------------------------------------
 
     def write(self, event: dict[str, Any]) -> None:
+        if event.get("e") != "dropped":
+            self.order += 1
+            event["n"] = self.order
         self.out.write(json.dumps(event) + "\n")
 
     def text(self, value: Any, depth: int = 0) -> str:
