@@ -17,6 +17,7 @@ from dbgcore.shared.errors import (
     OpFailed,
     UsageError,
 )
+from dbgcore.shared.jsontypes import Json
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 from dbgcore.vocab.values import check_value
 
@@ -40,16 +41,20 @@ NEAR = Arg("near", "int", 'With FILE:"TEXT" on several lines: the one nearest LI
            flags=("--near",), minimum=1, metavar="LINE")
 
 
-def with_near(location: Payload | None, near: int | None) -> Payload | None:
+def with_near(location: Json, near: int | None) -> Json:
     """A location (as a front end sends it) with ``--near``, which only a
     location by a line's text takes."""
-    if near is None or location is None:
+    if near is None:
         return location
-    if location.get("match") is None:
+    if not isinstance(location, dict) or location.get("match") is None:
         raise UsageError(f"--near {near} picks among the lines a text is on; "
-                         f"{location.get('text')} names a line already",
+                         f"{_said(location)} names a line already",
                          'give the line\'s text: FILE:"TEXT" --near LINE')
     return {**location, "near": near}
+
+
+def _said(location: Json) -> str:
+    return str(location.get("text")) if isinstance(location, dict) else "that location"
 
 
 def found_line(session: Session, loc: BreakLoc) -> BreakLoc:
@@ -115,6 +120,9 @@ def prepare_break(values: Payload, front: Front) -> tuple[str, Payload]:
         raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
     condition, hit, log = break_options(values)
     if instruction is not None:
+        if values.get("near") is not None:
+            raise UsageError("--near picks among the lines a text is on, not an instruction",
+                             'dbg break FILE:"TEXT" --near LINE')
         return "break-instruction", {"address": instruction, "condition": condition, "hit": hit}
     return "break", {"location": with_near(location, values.get("near")),
                      "condition": condition, "hit": hit, "log": log,
