@@ -271,7 +271,17 @@ OPS: tuple[Op, ...] = (
        title="breakpoints",
        own_tool=True,
        render=render_break, group="breakpoints", core_ok=False,
-       children=True),
+       children=True, details=(
+        'FILE:"TEXT" is the line of code in FILE that holds TEXT, whitespace ignored (a line '
+        "that is the whole of TEXT comes first; blank and comment-only lines never count), "
+        "found by dbg for every backend; on several lines, --near LINE takes the nearest, "
+        "else the error lists them. Every breakpoint at a line keeps its line's text, shown "
+        "beside its number: after an edit, `dbg restart` moves it to where that text is now "
+        "(the nearest to its old line), or keeps it at its line, flagged, when the text is "
+        "gone.\n\n"
+        "  dbg break cart.py:14\n"
+        "  dbg break 'cart.py:\"total += price\"'\n"
+        "  dbg break 'cart.py:\"total\"' --near 40")),
     Op("unbreak", "Remove a breakpoint by its id or location.", (
         Arg("target", "str", "A breakpoint id (from `dbg breaks`) or a location.",
             required=True, metavar="ID|LOCATION"),

@@ -24,7 +24,7 @@ Payload = dict[str, Any]
 SHOW = Arg("show", "text", "Also evaluate EXPR; at this stop, shown with it.",
            flags=("--show",), multiple=True, metavar="EXPR", expression=True)
 #: The forms of a location, in the help of the arguments that take one.
-LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"
+LOCATION_HELP = 'FILE:LINE, FILE:"TEXT", LINE, FUNCTION or MODULE!FUNCTION'
 
 
 def text(renderer: Callable[[Payload], str] | None, payload: Payload) -> str:
