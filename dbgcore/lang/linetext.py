@@ -132,7 +132,7 @@ def find_line(path: str, needle: str, near: int | None, shown: str) -> int:
                        for n in found[:SHOWN_CANDIDATES])
     more = f"; and {len(found) - SHOWN_CANDIDATES} more" if len(found) > SHOWN_CANDIDATES else ""
     raise UsageError(f"{shown} is on {len(found)} lines: {listed}{more}",
-                     "pick one with --near LINE, or give more of its text")
+                     "give more of its text, or --near LINE (break, start)")
 
 
 def candidates(lines: Sequence[str | None], needle: str, prefer_whole: bool = True) -> list[int]:

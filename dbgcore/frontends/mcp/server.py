@@ -57,9 +57,10 @@ INSTRUCTIONS = (
     "ocamldebug). "
     "Locations are FILE:LINE (a file name or path suffix is enough), FILE:\"TEXT\" (the "
     "line of code holding TEXT, which a restart after an edit follows; `near` LINE picks "
-    "among several), LINE, FUNCTION or MODULE!FUNCTION. An op a backend lacks answers with a hint: dbg_raw sends the "
-    "debugger's own command. Rarer ops (frame moves, DAP scopes/vars, memory, disassembly, "
-    "modules, doctor, report...) are behind dbg_more: pass op and args; describe=true shows "
+    "among several), LINE, FUNCTION or MODULE!FUNCTION. An op a backend lacks answers "
+    "with a hint: dbg_raw sends the debugger's own command. Rarer ops (frame moves, DAP "
+    "scopes/vars, memory, disassembly, modules, doctor, report...) are behind dbg_more: "
+    "pass op and args; describe=true shows "
     "an op's arguments."
 )
 
