@@ -13,6 +13,8 @@ from typing import Any
 
 import builds
 import pytest
+from mcp.client.session import ClientSession
+from mcpclient import run_mcp
 
 from dbgcore.testing import Dbg, marked_lines
 
@@ -184,3 +186,46 @@ def test_a_file_found_from_the_program_folder_and_a_start_near(
     lone = dbg("-s", "two", "start", "--backend", "pdb", "--near", "4", str(prog.path))
     assert lone.code == 2 and "no --break gives a line's text" in lone.err, lone
     assert dbg.json("kill")["_exit"] == 0
+
+
+def test_through_the_fast_path_list_and_until_take_a_text_too(
+        short_dbg: Dbg, target: Any, pdb_ready: None) -> None:
+    dbg = short_dbg
+    prog = target("cart.py")
+    folder = prog.path.parent
+    # No session yet: `list` reads the file itself.
+    shown = dbg("list", 'cart.py:"total += cost"', cwd=folder)
+    assert shown.code == 0 and f"  {prog.lines['loop'] + 1} |     " in shown.out, shown
+    assert dbg.json("start", "--backend", "pdb", "cart.py", cwd=folder)["_exit"] == 0
+    placed = dbg.json("break", 'cart.py:"total += cost"', cwd=folder)
+    assert placed["breakpoint"]["line"] == prog.lines["loop"] + 1, placed
+    ran = dbg.json("until", 'cart.py:"return total  #"', cwd=folder)
+    # The breakpoint on the way comes first.
+    assert ran["location"]["line"] == prog.lines["loop"] + 1, ran
+    assert dbg.json("unbreak", "1")["_exit"] == 0
+    ran = dbg.json("until", 'cart.py:"return total  #"', cwd=folder)
+    assert ran["location"]["line"] == prog.lines["total-return"], ran
+    listed = dbg.json("list", 'cart.py:"def apply_discount"', cwd=folder)
+    assert any(line["line"] == prog.lines["discount"] - 1 for line in listed["lines"]), listed
+    assert dbg.json("kill")["_exit"] == 0
+
+
+def test_an_agent_gives_the_text_and_near_through_mcp(dbg: Dbg, target: Any,
+                                                      pdb_ready: None) -> None:
+    prog = target("cart.py")
+
+    async def scenario(session: ClientSession) -> None:
+        start = await session.call_tool("dbg_start", {
+            "program": str(prog.path), "backend": "pdb", "run": True,
+            "breaks": [f'{prog.path}:"total"'], "near": prog.lines["call-total"]})
+        snap = start.structured_content
+        assert snap is not None and snap["ok"], start
+        assert snap["breakpoints"][0]["line"] == prog.lines["call-total"], snap
+        placed = await session.call_tool("dbg_break", {
+            "location": f'{prog.path}:"total"', "near": prog.lines["total-return"]})
+        data = placed.structured_content
+        assert data is not None and data["breakpoint"]["line"] == prog.lines["total-return"]
+        assert "`return total" in placed.content[0].text, placed  # type: ignore[union-attr]
+        await session.call_tool("dbg_kill", {})
+
+    run_mcp(dbg, scenario)
