@@ -22,7 +22,9 @@ Every source breakpoint keeps the text of its line (:class:`LineAnchor`);
 from __future__ import annotations
 
 import difflib
+import functools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -91,14 +93,25 @@ def clipped(text: str, limit: int = SHOWN_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
-def code_lines(path: str) -> list[str | None]:
+def code_lines(path: str) -> tuple[str | None, ...]:
     """The lines of ``path``, each None where it holds no code (blank, or
     only a comment); SourceUnreadable when it cannot be read."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise SourceUnreadable(f"cannot read {path}: {exc.strerror}") from None
+    return _code_lines(path, info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _code_lines(path: str, mtime_ns: int, size: int) -> tuple[str | None, ...]:
+    # Cached on (path, mtime, size), as the source's lines are: every
+    # listing of the breakpoints shows their lines' text.
     lines = source_lines(path)
     if lines and lines[-1] == "":
         lines = lines[:-1]  # the text after the last newline is not a line
     no_code = _comment_only(lines, _SYNTAX_BY_SUFFIX.get(os.path.splitext(path)[1].lower(), _ANY))
-    return [None if n in no_code else text for n, text in enumerate(lines, 1)]
+    return tuple(None if n in no_code else text for n, text in enumerate(lines, 1))
 
 
 def code_line_text(path: str, line: int) -> str | None:
@@ -206,39 +219,46 @@ def follow(kept: LineAnchor, match: str | None) -> tuple[str, int | None]:
 
 def _comment_only(lines: Sequence[str], syntax: _Syntax) -> set[int]:
     """The numbers of the lines that hold nothing but whitespace and comments."""
+    token = _token_re(syntax)
+    blocks = dict(syntax.blocks)
     quiet: set[int] = set()
     closer, in_string = "", False  # a block comment's or a long string's end, carried over
-    quotes = sorted(syntax.quotes, key=len, reverse=True)
     for number, text in enumerate(lines, 1):
         code, i = in_string, 0
-        while i < len(text):
+        while i <= len(text):
             if closer:
                 end = text.find(closer, i)
-                i = len(text) if end < 0 else end + len(closer)
-                if end >= 0:
-                    closer, in_string = "", False
+                if end < 0:
+                    break  # the rest of the line is inside it
+                i, closer, in_string = end + len(closer), "", False
                 continue
-            if text[i].isspace():
-                i += 1
-                continue
-            if any(text.startswith(marker, i) for marker in syntax.line if not any(
-                    text.startswith(opener, i) for opener, _ in syntax.blocks)):
+            found = token.search(text, i)
+            if text[i:found.start() if found else len(text)].strip():
+                code = True
+            if found is None:
                 break
-            block = next((b for b in syntax.blocks if text.startswith(b[0], i)), None)
-            if block is not None:
-                closer, i = block[1], i + len(block[0])
+            marker = found.group()
+            if marker in syntax.line:
+                break
+            if marker in blocks:
+                closer, i = blocks[marker], found.end()
                 continue
-            code = True
-            quote = next((q for q in quotes if text.startswith(q, i)), None)
-            if quote is None:
-                i += 1
-            elif len(quote) > 1:
-                closer, in_string, i = quote, True, i + len(quote)
+            code = True  # a string
+            if len(marker) > 1:
+                closer, in_string, i = marker, True, found.end()
             else:
-                i = _string_end(text, i + 1, quote)
+                i = _string_end(text, found.end(), marker)
         if not code:
             quiet.add(number)
     return quiet
+
+
+@functools.cache
+def _token_re(syntax: _Syntax) -> re.Pattern[str]:
+    """What can begin a comment or a string, longest first (Lua's ``--[[``
+    before its ``--``, Python's triple quote before its quote)."""
+    markers = {*syntax.line, *(opener for opener, _ in syntax.blocks), *syntax.quotes}
+    return re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
 
 
 def _string_end(text: str, i: int, quote: str) -> int:
