@@ -669,7 +669,8 @@ OPS: tuple[Op, ...] = (
     ), needs="none", stops=True, send="start", prepare=prepare_attach, handler=handle_attach,
        method=Backend.attach, title="attaching", render=render_stop,
        group="sessions"),
-    stopping("restart", "Run the same program again; breakpoints are set again.",
+    stopping("restart", "Run the same program again; breakpoints are set again, each moved "
+              "with its line's text when its file was edited.",
               needs="session", handler=handle_restart, lost_ok=True, ended_ok=True,
               checked=False, new_debugger=True),
 )
