@@ -120,9 +120,16 @@ def test_the_restart_text_says_what_moved(dbg: Dbg, target: Any, pdb_ready: None
     text = dbg("restart").out
     assert (f"breakpoint 1 moved with its line's text from cart.py:{loop} to cart.py:{loop + 3} "
             f"`{LOOP_TEXT}`") in text, text
-    # Nothing edited since: nothing moves, and the restart says nothing of it.
+    # Nothing edited since: nothing moves, and the restart says nothing of it;
+    # a plain FILE:LINE is as it always was, its line's text beside it.
+    plain = dbg.json("break", f"{prog.path}:{loop + 2}")["breakpoint"]
     quiet = dbg.json("restart")
     assert "moved_breakpoints" not in quiet and quiet["breakpoints"][0]["line"] == loop + 3
+    again = quiet["breakpoints"][1]
+    assert again == plain, (again, plain)
+    assert (again["requested"], again["line"], again["requested_line"]) == \
+        (f"{prog.path}:{loop + 2}", loop + 2, None), again
+    assert "text_gone" not in again and again["line_text"].startswith("cost = "), again
     assert dbg.json("kill")["_exit"] == 0
 
 
