@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, replace
 
 from dbgcore.backends.contract import Backend
+from dbgcore.lang.linetext import LineAnchor, anchor, clipped, code_line_text, follow
 from dbgcore.lang.sourcefind import suffix_matches
 from dbgcore.shared.errors import DbgError, OpFailed
 from dbgcore.shared.jsontypes import JsonObject
@@ -45,6 +46,11 @@ class Entry:
     #: its value is read again only at stops in such a frame (elsewhere the
     #: same name is another frame's variable).
     scope: tuple[str | None, str | None, int] | None = None
+    #: A source breakpoint: the text of its line when set, which a restart
+    #: looks for in the edited file (:meth:`BreakTable.follow_edits`).
+    anchor: LineAnchor | None = None
+    #: That text, when the last restart found it on no line.
+    gone: str | None = None
 
     def requested(self) -> str:
         if self.loc is not None:
@@ -62,7 +68,8 @@ class BreakTable:
     def add(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
             timeout: float) -> Breakpoint:
         bp = backend.set_breakpoint(loc, options, timeout)
-        entry = Entry(next(self._ids), "break", loc=loc, options=options, backend_id=bp.id)
+        entry = Entry(next(self._ids), "break", loc=loc, options=options, backend_id=bp.id,
+                      anchor=_anchor(loc, bp))
         return self._keep(entry, bp)
 
     def add_all(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
@@ -82,7 +89,7 @@ class BreakTable:
                 at = BreakLoc(file=place.file, line=place.line, text=str(loc))
                 bp = backend.set_breakpoint(at, options, timeout)
                 entry = Entry(next(self._ids), "break", loc=at, options=options,
-                              backend_id=bp.id)
+                              backend_id=bp.id, anchor=_anchor(at, bp))
                 placed.append(self._keep(entry, replace(bp, function=place.function)))
         except DbgError:
             # All or nothing: the places set before this one go again.
@@ -100,7 +107,9 @@ class BreakTable:
         return self._view(entry, bp)
 
     def _view(self, entry: Entry, bp: Breakpoint) -> Breakpoint:
-        shown = replace(bp, id=entry.id, requested=entry.requested() or bp.requested)
+        shown = replace(bp, id=entry.id, requested=entry.requested() or bp.requested,
+                        line_text=_line_text(entry, bp),
+                        text_gone=clipped(entry.gone) if entry.gone else None)
         entry.last = shown
         return shown
 
@@ -168,12 +177,17 @@ class BreakTable:
 
     def matching(self, backend: Backend, wanted: BreakLoc, timeout: float) -> list[int]:
         """Ids of the entries at ``wanted``: as the user typed it then, or
-        where the breakpoint bound (a file given by name or path suffix)."""
+        where the breakpoint bound (a file given by name or path suffix); a
+        line's text not yet found (no ``line``): the entries set by it."""
         found = []
         for bp in self.listing(backend, timeout):
             entry = self.entries[int(bp.id)]
             if entry.loc is not None and entry.loc == wanted:
                 found.append(entry.id)
+            elif wanted.match is not None and wanted.line is None:
+                if entry.loc is not None and entry.loc.match == wanted.match \
+                        and entry.loc.file == wanted.file:
+                    found.append(entry.id)  # set by this text, wherever its line is now
             elif wanted.function is not None and entry.loc is not None \
                     and entry.loc.function is None and entry.loc.text == str(wanted):
                 found.append(entry.id)  # one of the places a function name bound
@@ -188,6 +202,33 @@ class BreakTable:
         return found
 
     # -- a new debugger ----------------------------------------------------------------
+
+    def follow_edits(self) -> list[JsonObject]:
+        """Before a restart sets them again: each source breakpoint whose
+        line's text is now on another line of its edited file goes there
+        (the nearest such line to the old one); one whose text is on no line
+        stays and is flagged. What moved or is gone, one record each."""
+        told: list[JsonObject] = []
+        for entry in self.entries.values():
+            kept, loc = entry.anchor, entry.loc
+            if entry.kind != "break" or kept is None or loc is None:
+                continue
+            how, line = follow(kept, loc.match)
+            if how == "unreadable":
+                continue  # nothing to compare: set again as it was
+            if how == "gone" or line is None:
+                entry.gone = kept.text
+                told.append({"id": entry.id, "file": kept.path, "line": kept.line,
+                             "gone": clipped(kept.text)})
+                continue
+            entry.gone = None
+            if how == "moved":
+                entry.loc = _moved(loc, kept.path, line)
+                told.append({"id": entry.id, "file": kept.path, "from": kept.line, "to": line,
+                             "text": clipped(kept.text)})
+            # The line as it is now: the user's text may sit in an edited line.
+            entry.anchor = anchor(kept.path, line) or replace(kept, line=line)
+        return told
 
     def replay(self, backend: Backend,
                timeout: float) -> tuple[list[Breakpoint], list[JsonObject]]:
@@ -218,3 +259,41 @@ class BreakTable:
         missing = [str(i) for i in ids if i not in self.entries]
         if missing:
             raise OpFailed(f"no breakpoint {', '.join(missing)}", "list them with `dbg breaks`")
+
+
+def _anchor(loc: BreakLoc, bp: Breakpoint) -> LineAnchor | None:
+    """What a source breakpoint keeps of its line: the line its text was
+    found on, else the line the backend bound (a requested blank line
+    binds at the next line of code), in a file dbg can read."""
+    if loc.line is None:
+        return None  # a function's breakpoint: the debugger finds the function again
+    line = loc.line if loc.match is not None else (bp.line or loc.line)
+    paths = (loc.file, bp.file) if loc.match is not None else (bp.file, loc.file)
+    for path in paths:
+        if path and os.path.isabs(path) and (kept := anchor(path, line)) is not None:
+            return kept
+    return None
+
+
+def _line_text(entry: Entry, bp: Breakpoint) -> str | None:
+    """The text shown beside a breakpoint's line: what it held when set
+    (the program runs that, even if the file was edited since), else the
+    file's line as it is (after a restart that found the text gone, the
+    program runs the edited line)."""
+    kept = entry.anchor
+    if kept is not None and not entry.gone and (bp.line is None or bp.line == kept.line):
+        return clipped(kept.text)
+    if bp.file and bp.line and os.path.isabs(bp.file):
+        text = code_line_text(bp.file, bp.line)
+        return clipped(text) if text else None
+    return None
+
+
+def _moved(loc: BreakLoc, path: str, line: int) -> BreakLoc:
+    """``loc`` at ``line``, its text too when it was typed as a number."""
+    text = loc.text
+    if loc.match is None and loc.line is not None:
+        head, sep, number = text.rpartition(":")
+        if number == str(loc.line):
+            text = f"{head}{sep}{line}"
+    return replace(loc, file=loc.file or path, line=line, text=text)

@@ -6,6 +6,8 @@ sends another op, an id or a location is told apart), the daemon's handlers
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
@@ -15,6 +17,7 @@ from dbgcore.shared.errors import (
     OpFailed,
     UsageError,
 )
+from dbgcore.shared.jsontypes import Json
 from dbgcore.vocab.opspec import Arg, Op, add_ops_hook
 from dbgcore.vocab.values import check_value
 
@@ -33,6 +36,67 @@ CONDITION = Arg("condition", "str", "Stop only when COND is true.", flags=("--if
 HIT = Arg("hit", "int", "Stop on the Nth hit.", flags=("--hit",), minimum=1, metavar="N")
 LOG = Arg("log", "str", "Log MSG instead of stopping (a logpoint).", flags=("--log",),
           metavar="MSG", one_line=True)
+#: Which line a location by a line's text means when several hold the text.
+NEAR = Arg("near", "int", 'With FILE:"TEXT" on several lines: the one nearest LINE.',
+           flags=("--near",), minimum=1, metavar="LINE")
+
+
+def with_near(location: Json, near: int | None) -> Json:
+    """A location (as a front end sends it) with ``--near``, which only a
+    location by a line's text takes."""
+    if near is None:
+        return location
+    if not isinstance(location, dict) or location.get("match") is None:
+        raise UsageError(f"--near {near} picks among the lines a text is on; "
+                         f"{_said(location)} names a line already",
+                         'give the line\'s text: FILE:"TEXT" --near LINE')
+    return {**location, "near": near}
+
+
+def _said(location: Json) -> str:
+    return str(location.get("text")) if isinstance(location, dict) else "that location"
+
+
+def found_line(session: Session, loc: BreakLoc) -> BreakLoc:
+    """``loc`` as a backend takes it: a location by a line's text
+    (``FILE:"TEXT"``) at the line of its file that holds the text, by the
+    rule of :mod:`dbgcore.lang.linetext`, found here so every backend gets
+    the same line; the text is kept, for a restart to find again. Any other
+    location is left as it is."""
+    if loc.match is None or loc.line is not None:
+        return loc
+    from dbgcore.lang.linetext import find_line
+
+    path = source_file(session, loc)
+    return replace(loc, file=path, line=find_line(path, loc.match, loc.near, str(loc)))
+
+
+def source_file(session: Session, loc: BreakLoc) -> str:
+    """The file a location by a line's text names: a path the front end
+    made absolute (it is in the folder the user typed it in), else a path
+    or a file name found from the program's folders (as FILE:LINE is)."""
+    from dbgcore.lang.sourcefind import resolve_source, walk_sources
+
+    file = loc.file
+    assert file is not None
+    if os.path.isabs(file):
+        if os.path.isfile(file):
+            return file
+        raise OpFailed(f"{loc}: no such file {file}")
+    roots: list[str] = []
+    for request in (session.launch_request, session.attach_request):
+        program = getattr(request, "program", None) if request is not None else None
+        for folder in (getattr(request, "cwd", None),
+                       os.path.dirname(program) if program and os.path.isabs(program) else None):
+            if folder and os.path.isdir(folder) and folder not in roots:
+                roots.append(folder)
+    suffix = os.path.splitext(file)[1]
+    tiers = [lambda root=root: walk_sources(root, (suffix,)) for root in roots] if suffix else []
+    found = resolve_source(file, roots, tiers)
+    if found is None:
+        raise OpFailed(f"{loc}: no file {file} here or in the program's folders",
+                       "give its path")
+    return found
 
 
 def break_options(values: Payload) -> tuple[str | None, int | None, str | None]:
@@ -56,8 +120,12 @@ def prepare_break(values: Payload, front: Front) -> tuple[str, Payload]:
         raise UsageError("give a LOCATION or --instruction ADDR (one of them)")
     condition, hit, log = break_options(values)
     if instruction is not None:
+        if values.get("near") is not None:
+            raise UsageError("--near picks among the lines a text is on, not an instruction",
+                             'dbg break FILE:"TEXT" --near LINE')
         return "break-instruction", {"address": instruction, "condition": condition, "hit": hit}
-    return "break", {"location": location, "condition": condition, "hit": hit, "log": log,
+    return "break", {"location": with_near(location, values.get("near")),
+                     "condition": condition, "hit": hit, "log": log,
                      "temp": bool(values.get("temp"))}
 
 
@@ -75,7 +143,7 @@ def handle_break(session: Session, args: Payload, timeout: float) -> Payload:
     from dbgcore.vocab.model import BreakLoc, BreakOptions
 
     assert session.backend is not None
-    loc = BreakLoc.from_wire(args["location"])
+    loc = found_line(session, BreakLoc.from_wire(args["location"]))
     condition, hit, log = break_options(args)
     options = BreakOptions(condition=condition, hit_count=hit, log_message=log,
                            temporary=bool(args.get("temp")))
@@ -118,6 +186,12 @@ def handle_unbreak(session: Session, args: Payload, timeout: float) -> Payload:
         ids = [wanted]
     else:
         loc = BreakLoc.from_wire(args.get("location"))
+        if loc.match is not None and loc.line is None:
+            # By the text it was set with, wherever the line is now.
+            loc = replace(loc, file=source_file(session, loc))
+            ids = session.breaks.matching(session.backend, loc, timeout)
+            if not ids:
+                loc = found_line(session, loc)
         ids = session.breaks.matching(session.backend, loc, timeout)
         if not ids:
             raise OpFailed(f"no breakpoint matches {loc}", "list them with `dbg breaks`")
@@ -191,13 +265,23 @@ OPS: tuple[Op, ...] = (
         Arg("location", "location", LOCATION_HELP),
         Arg("instruction", "str", "Break at an instruction address instead.",
             flags=("--instruction",), metavar="ADDR"),
-        CONDITION, HIT, LOG,
+        CONDITION, HIT, LOG, NEAR,
         Arg("temp", "bool", "Remove the breakpoint after its first stop.", flags=("--temp",)),
     ), prepare=prepare_break, handler=handle_break, method=Backend.set_breakpoint,
        title="breakpoints",
        own_tool=True,
        render=render_break, group="breakpoints", core_ok=False,
-       children=True),
+       children=True, details=(
+        'FILE:"TEXT" is the line of code in FILE that holds TEXT, whitespace ignored (a line '
+        "that is the whole of TEXT comes first; blank and comment-only lines never count), "
+        "found by dbg for every backend; on several lines, --near LINE takes the nearest, "
+        "else the error lists them. Every breakpoint at a line keeps its line's text, shown "
+        "beside its number: after an edit, `dbg restart` moves it to where that text is now "
+        "(the nearest to its old line), or keeps it at its line, flagged, when the text is "
+        "gone.\n\n"
+        "  dbg break cart.py:14\n"
+        "  dbg break 'cart.py:\"total += price\"'\n"
+        "  dbg break 'cart.py:\"total\"' --near 40")),
     Op("unbreak", "Remove a breakpoint by its id or location.", (
         Arg("target", "str", "A breakpoint id (from `dbg breaks`) or a location.",
             required=True, metavar="ID|LOCATION"),

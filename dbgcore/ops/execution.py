@@ -89,6 +89,10 @@ def handle_until(session: Session, args: Payload, timeout: float) -> Payload:
 
     assert session.backend is not None
     loc = BreakLoc.from_wire(args["location"]) if args.get("location") else None
+    if loc is not None:
+        from dbgcore.ops.breakpoints import found_line
+
+        loc = found_line(session, loc)
     if loc is not None and loc.line is not None:
         refuse_behind(session, loc, timeout)
     return _run(session, session.backend.until(loc, timeout), timeout)

@@ -204,6 +204,7 @@ def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
     that ends without reaching LOC from where it was (a stop after a
     failure), is run again from its start, once."""
     from dbgcore.lang.rules import split_expressions
+    from dbgcore.ops.breakpoints import found_line
     from dbgcore.ops.inspecting import one_line
     from dbgcore.vocab.model import BreakLoc
 
@@ -212,7 +213,7 @@ def handle_history(session: Session, args: Payload, timeout: float) -> Payload:
                          "stop it with `dbg pause`, or wait for the next stop with `dbg wait`")
     expression = one_line(str(args["expression"]))
     expressions = split_expressions(expression)
-    loc = BreakLoc.from_wire(args["at"])
+    loc = found_line(session, BreakLoc.from_wire(args["at"]))
     where = loc.text or loc.key()
     most = int(args.get("max") or HISTORY_MAX)
     deadline = time.monotonic() + max(timeout - 2.0, timeout / 2)

@@ -81,8 +81,10 @@ def run_list(values: Payload, session: str, timeout: float,
         response = client.call(session, "list", asked, timeout)
     except NoSession as exc:
         at = asked.get("location")
-        if isinstance(at, dict) and at.get("file") and at.get("line"):
-            asked = {"file": at["file"], "line": at["line"], "context": asked["context"]}
+        if isinstance(at, dict) and at.get("file") and (at.get("line") or at.get("match")):
+            asked = {"file": at["file"], "line": at.get("line"), "context": asked["context"],
+                     **({"match": at["match"], "shown": at.get("text")} if at.get("match")
+                        else {})}
         if asked.get("file") is None:
             raise NoSession(exc.message, "a FILE, FILE:LINE or FILE:A-B needs none; LINE, "
                             "FUNCTION and the current line need a session") from None
@@ -102,6 +104,11 @@ def _local_list(asked: JsonObject) -> Payload:
         raise OpFailed(f"no file matches {file} here or below {here}",
                        "give a path (relative to here) or an absolute one; with a session, "
                        "files are also found in the program's folder")
+    if asked.get("match"):
+        from dbgcore.lang.linetext import find_line
+
+        line = find_line(found, str(asked.pop("match")), None, str(asked.pop("shown")))
+        asked = {**asked, "line": line}
     return window(found, asked, None)
 
 
@@ -110,6 +117,7 @@ def _suffix(file: str) -> str:
 
 
 def handle_list(session: Session, args: Payload, timeout: float) -> Payload:
+    from dbgcore.ops.breakpoints import found_line
     from dbgcore.shared.errors import DbgError
     from dbgcore.vocab.model import BreakLoc, Location
 
@@ -126,7 +134,7 @@ def handle_list(session: Session, args: Payload, timeout: float) -> Payload:
     asked = _checked(args)
     note = ""
     if asked.get("location") is not None:
-        loc = BreakLoc.from_wire(asked.pop("location"))
+        loc = found_line(session, BreakLoc.from_wire(asked.pop("location")))
         if loc.function is not None:
             file, line, note = _function_place(session, loc, timeout)
             asked.update(file=file, line=line)

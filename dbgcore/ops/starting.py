@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
+from dbgcore.ops.breakpoints import NEAR, found_line, with_near
 from dbgcore.ops.building import builds, built_request, rebuild
 from dbgcore.ops.pythonfind import has_module, project_python, python_path, takes_python, venv_note
 from dbgcore.ops.stops import SHOW, render_stop, stopping
@@ -91,12 +92,24 @@ def prepare_start(values: Payload, front: Front) -> tuple[str, Payload]:
     return "start", {
         "backend": chosen, "program": program if named else str(target.absolute()),
         "module": bool(as_module), "args": list(values.get("args") or []), "options": options,
-        "cwd": str(base), "env": env, "breaks": values.get("breaks") or [],
+        "cwd": str(base), "env": env, "breaks": _breaks_near(values),
         "run": bool(values.get("run")), "no_catch": bool(values.get("no_catch")),
         "stdin": stdin, "show": values.get("show") or [],
         "test": bool(values.get("test")) or _is_test_runner(program, bool(as_module)),
         "core": core, "build": builds_first, **({"note": note} if note else {}),
     }
+
+
+def _breaks_near(values: Payload) -> list[Payload]:
+    """The start's breakpoints, ``--near`` given to those by a line's text
+    (refused when none is)."""
+    breaks, near = list(values.get("breaks") or []), values.get("near")
+    if near is None:
+        return breaks
+    if not any(b.get("match") is not None for b in breaks):
+        raise UsageError(f"--near {near} picks among the lines a text is on; no --break "
+                         "gives a line's text", '--break FILE:"TEXT" --near LINE')
+    return [with_near(b, near) if b.get("match") is not None else b for b in breaks]
 
 
 #: What `start --core` cannot go with: a core is not run.
@@ -413,6 +426,7 @@ def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[B
     for spec in specs:
         loc = BreakLoc.from_wire(spec)
         try:
+            loc = found_line(session, loc)
             placed += session.breaks.add_all(session.backend, loc, BreakOptions(), timeout)[0]
         except DbgError as exc:
             raise type(exc)(f"--break {loc}: {exc.message}", exc.hint) from exc
@@ -505,6 +519,9 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
     except DbgError:
         pass
     old.terminate()
+    # The files may have been edited: each breakpoint goes where its line's
+    # text is now, before it is set again.
+    moved = session.breaks.follow_edits()
     backend = session.new_backend(session.spec.name, session.launch_request.cwd)
     session.new_run()
     request = _with_stdin(session, session.launch_request, backend)
@@ -545,6 +562,7 @@ def handle_restart(session: Session, args: Payload, timeout: float) -> Payload:
         snapshot = session.snapshot(backend.cont(timeout), timeout)
     return {**snapshot.to_dict(), "breakpoints": [b.to_dict() for b in placed],
             "failed_breakpoints": failed, "run": session.current_run(),
+            **({"moved_breakpoints": moved} if moved else {}),
             **({"build": built} if built else {})}
 
 
@@ -572,6 +590,7 @@ OPS: tuple[Op, ...] = (
             flags=("--backend", "-b"), metavar="NAME"),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),
             multiple=True, metavar="LOC"),
+        NEAR,
         Arg("run", "bool", "Run to the first stop (or the end) after starting.",
             flags=("--run",)),
         Arg("core", "str", "Open CORE, the core dump PROGRAM left when it crashed (post "
@@ -651,7 +670,8 @@ OPS: tuple[Op, ...] = (
     ), needs="none", stops=True, send="start", prepare=prepare_attach, handler=handle_attach,
        method=Backend.attach, title="attaching", render=render_stop,
        group="sessions"),
-    stopping("restart", "Run the same program again; breakpoints are set again.",
+    stopping("restart", "Run the same program again; breakpoints are set again, each moved "
+              "with its line's text when its file was edited.",
               needs="session", handler=handle_restart, lost_ok=True, ended_ok=True,
               checked=False, new_debugger=True),
 )

@@ -7,6 +7,7 @@ answer (:func:`text`), which every front end prints by.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from dbgcore.lang.sourcefind import suffix_matches
@@ -23,7 +24,7 @@ Payload = dict[str, Any]
 SHOW = Arg("show", "text", "Also evaluate EXPR; at this stop, shown with it.",
            flags=("--show",), multiple=True, metavar="EXPR", expression=True)
 #: The forms of a location, in the help of the arguments that take one.
-LOCATION_HELP = "FILE:LINE, LINE, FUNCTION or MODULE!FUNCTION"
+LOCATION_HELP = 'FILE:LINE, FILE:"TEXT", LINE, FUNCTION or MODULE!FUNCTION'
 
 
 def text(renderer: Callable[[Payload], str] | None, payload: Payload) -> str:
@@ -68,10 +69,14 @@ def breakpoint_text(bp: Payload) -> str:
     where = requested
     if bp.get("file") and bp.get("line"):
         where = f"{bp['file']}:{bp['line']}"
-        file, _, line = requested.rpartition(":")
+        file, _, line = _requested_place(requested)
         # The file as typed (a name, a path suffix) resolved to this one.
         same_file = file == bp["file"] or bool(suffix_matches(file, [bp["file"]]))
-        if same_file and line != str(bp["line"]):
+        if line.startswith('"'):
+            # Asked by a line's text: the text is shown beside the line.
+            if not same_file:
+                where += f" (requested {requested})"
+        elif same_file and line != str(bp["line"]):
             where += f" (requested line {line}, bound at line {bp['line']})"
         elif requested and not same_file:
             where += f" (requested {requested})"
@@ -79,9 +84,13 @@ def breakpoint_text(bp: Payload) -> str:
         where = bp["function"]
         if requested and requested != where:
             where += f" (requested {requested})"
+    if bp.get("line_text"):
+        where += f" `{bp['line_text']}`"
     kind = "temporary breakpoint" if bp.get("temporary") else (
         "watchpoint" if bp.get("kind") == "watch" else "breakpoint")
     text = f"{kind} {bp['id']} at {where}"
+    if bp.get("text_gone"):
+        text += f" [line text gone: was {bp['text_gone']!r}]"
     if not bp.get("verified", True):
         text += " [pending: " + (bp.get("message") or "not bound yet") + "]"
     extras = []
@@ -98,6 +107,24 @@ def breakpoint_text(bp: Payload) -> str:
     if bp.get("message") and bp.get("verified", True):
         text += f" — {bp['message']}"
     return text
+
+
+def _requested_place(requested: str) -> tuple[str, str, str]:
+    """A requested FILE:LINE or FILE:"TEXT" split at its colon."""
+    if requested.endswith('"') and ':"' in requested:
+        file, _, text = requested.partition(':"')
+        return file, ":", '"' + text
+    return requested.rpartition(":")
+
+
+def moved_text(moved: Payload) -> str:
+    """What a restart did with a breakpoint whose file was edited."""
+    name = os.path.basename(str(moved.get("file") or "?"))
+    if moved.get("gone") is not None:
+        return (f"breakpoint {moved['id']} kept at {name}:{moved.get('line')}: line text gone: "
+                f"was {moved['gone']!r}")
+    return (f"breakpoint {moved['id']} moved with its line's text from {name}:"
+            f"{moved.get('from')} to {name}:{moved.get('to')} `{moved.get('text')}`")
 
 
 def shown_text(v: Payload) -> str:
@@ -179,6 +206,7 @@ def render_stop(p: Payload) -> str:
     for bp in p.get("breakpoints") or []:
         if bp.get("id") not in never:  # said above
             out.append(breakpoint_text(bp))
+    out += [moved_text(m) for m in p.get("moved_breakpoints") or []]
     for failed in p.get("failed_breakpoints") or []:
         out.append(f"breakpoint {failed['location']} could not be set again: {failed['error']}")
     return "\n".join(out)

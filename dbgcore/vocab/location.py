@@ -22,6 +22,9 @@ from dbgcore.shared.jsontypes import Json, JsonObject
 from dbgcore.vocab.opspec import breaks_line
 
 _FUNCTION_RE = re.compile(r"^[^\s:!]+(?:::[^\s:!]+)*$")
+# FILE:"TEXT": the file is everything before the first `:"`, the text all
+# between that quote and the last (it may hold quotes of its own).
+_TEXT_RE = re.compile(r'^(?P<file>[^"]*?):"(?P<match>.*)"$')
 # ASCII only: str.isdigit() accepts '²', which int() then refuses.
 _LINE_RE = re.compile(r"[0-9]+")
 
@@ -29,14 +32,20 @@ _LINE_RE = re.compile(r"[0-9]+")
 @dataclass(frozen=True)
 class BreakLoc:
     """Where to stop: ``file:line``, a bare ``line`` (current file), a
-    ``function`` name, or ``module!function``. ``text`` is what the user
-    typed; it is shown back, and is not part of the location's identity."""
+    ``function`` name, ``module!function``, or ``file:"text"``: the line of
+    ``file`` that holds ``match`` (found by the daemon before a backend sees
+    it: :mod:`dbgcore.lang.linetext`; once found, ``line`` is set and
+    ``match`` kept, so a restart can find the text again). ``near`` picks
+    among several lines that hold it. ``text`` is what the user typed; it is
+    shown back, and is not part of the location's identity."""
 
     file: str | None = None
     line: int | None = None
     function: str | None = None
     module: str | None = None
     text: str = field(default="", compare=False)
+    match: str | None = None
+    near: int | None = field(default=None, compare=False)
 
     @classmethod
     def parse(cls, spec: str) -> BreakLoc:
@@ -45,6 +54,8 @@ class BreakLoc:
         # Checked before stripping: a location is one line, wherever the break is.
         if not text or breaks_line(spec):
             raise UsageError(f"bad location {shortened(spec)!r}", _LOC_HINT)
+        if '"' in text:
+            return cls._by_text(text, spec)
         if "!" in text:
             module, _, function = text.partition("!")
             if not module or not function or "!" in function:
@@ -63,6 +74,21 @@ class BreakLoc:
             raise UsageError(f"bad location {shortened(spec)!r}", _LOC_HINT)
         return cls(function=text, text=text)
 
+    @classmethod
+    def _by_text(cls, text: str, spec: str) -> BreakLoc:
+        found = _TEXT_RE.match(text)
+        if found is None:
+            raise UsageError(f"bad location {shortened(spec)!r}: a line's text goes in double "
+                             'quotes after its file, FILE:"TEXT"', _LOC_HINT)
+        file, match = found.group("file"), found.group("match")
+        if not file:
+            raise UsageError(f"bad location {shortened(spec)!r}: the file is missing "
+                             '(FILE:"TEXT")', _LOC_HINT)
+        if not match.strip():
+            raise UsageError(f"bad location {shortened(spec)!r}: the line's text is empty",
+                             _LOC_HINT)
+        return cls(file=file, match=match, text=text)
+
     def anchored(self, cwd: str) -> BreakLoc:
         """The location with a relative file made absolute when it names a
         file in ``cwd`` (the folder the user typed it in); otherwise left as
@@ -77,8 +103,14 @@ class BreakLoc:
     # -- on the wire ---------------------------------------------------------------
 
     def to_wire(self) -> JsonObject:
-        return {"file": self.file, "line": self.line, "function": self.function,
-                "module": self.module, "text": self.text or self.key()}
+        wire: JsonObject = {"file": self.file, "line": self.line, "function": self.function,
+                            "module": self.module, "text": self.text or self.key()}
+        # Only when given: a location by number keeps the shape it always had.
+        if self.match is not None:
+            wire["match"] = self.match
+        if self.near is not None:
+            wire["near"] = self.near
+        return wire
 
     @classmethod
     def from_wire(cls, data: Json) -> BreakLoc:
@@ -87,10 +119,10 @@ class BreakLoc:
         if not isinstance(data, dict):
             raise UsageError(f"bad location {data!r}: expected a parsed location",
                              "front ends send BreakLoc.parse(text).to_wire()")
-        unknown = set(data) - {"file", "line", "function", "module", "text"}
+        unknown = set(data) - {"file", "line", "function", "module", "text", "match", "near"}
         if unknown:
             raise UsageError(f"bad location: unknown fields {', '.join(sorted(unknown))}")
-        for name in ("file", "function", "module", "text"):
+        for name in ("file", "function", "module", "text", "match"):
             value = data.get(name)
             if value is not None and (not isinstance(value, str) or not value
                                       or breaks_line(value)):
@@ -100,10 +132,23 @@ class BreakLoc:
             raise UsageError("bad location: line must be a positive number")
         if line is not None and line > MAX_LINE:
             raise UsageError(f"bad location: line must be at most {MAX_LINE}")
+        near = data.get("near")
+        if near is not None and (isinstance(near, bool) or not isinstance(near, int)
+                                 or not 1 <= near <= MAX_LINE):
+            raise UsageError(f"bad location: near must be a line number (1 to {MAX_LINE})")
         loc = cls(file=data.get("file"), line=line, function=data.get("function"),
-                  module=data.get("module"), text=data.get("text") or "")
-        if loc.function is None and loc.line is None:
-            raise UsageError("bad location: it needs a line or a function", _LOC_HINT)
+                  module=data.get("module"), text=data.get("text") or "",
+                  match=data.get("match"), near=near)
+        if loc.match is not None and (loc.file is None or loc.function is not None
+                                      or not loc.match.strip()):
+            raise UsageError("bad location: a line's text needs its file and nothing else",
+                             'FILE:"TEXT"')
+        if loc.near is not None and loc.match is None:
+            raise UsageError("bad location: near picks among the lines a text is on",
+                             'FILE:"TEXT" with --near LINE')
+        if loc.function is None and loc.line is None and loc.match is None:
+            raise UsageError("bad location: it needs a line, a line's text or a function",
+                             _LOC_HINT)
         if loc.function is not None and (loc.line is not None or loc.file is not None):
             raise UsageError("bad location: a function takes no file or line", _LOC_HINT)
         if loc.module is not None and loc.function is None:
@@ -116,6 +161,8 @@ class BreakLoc:
             return f"{self.module}!{self.function}"
         if self.function:
             return self.function
+        if self.file and self.line is None and self.match is not None:
+            return f'{self.file}:"{self.match}"'
         if self.file:
             return f"{self.file}:{self.line}"
         return str(self.line)
@@ -124,7 +171,8 @@ class BreakLoc:
         return self.text or self.key()
 
 
-_LOC_HINT = "use FILE:LINE (e.g. app.py:12), LINE, FUNCTION, or MODULE!FUNCTION"
+_LOC_HINT = ('use FILE:LINE (e.g. app.py:12), FILE:"TEXT" (the line holding TEXT), LINE, '
+             "FUNCTION, or MODULE!FUNCTION")
 
 
 def _line_number(text: str, spec: str) -> int:

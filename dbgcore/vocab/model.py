@@ -95,9 +95,19 @@ class Breakpoint:
     log_message: str | None = None
     kind: str = "source"
     message: str = ""
+    #: The text of its line (stripped, cut short), when dbg could read it.
+    line_text: str | None = None
+    #: The text its line held when it was set, flagged when a restart found
+    #: it on no line of the edited file (the breakpoint stayed at its line).
+    text_gone: str | None = None
 
     def to_dict(self) -> JsonObject:
-        return _record(self)
+        data = _record(self)
+        # Only when known: answers without them keep the shape they had.
+        for name in ("line_text", "text_gone"):
+            if data[name] is None:
+                data.pop(name)
+        return data
 
 
 @dataclass

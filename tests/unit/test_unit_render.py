@@ -164,7 +164,8 @@ def test_cli_text_is_the_rendered_json_payload(dbg: Any, target: Any,
     moved = dbg("break", cart.loc("total-def"))
     assert moved.out.splitlines() == [head, (
         f"breakpoint 2 at {cart.path}:{cart.lines['total-first']} "
-        f"(requested line {cart.lines['total-def']}, bound at line {cart.lines['total-first']})")]
+        f"(requested line {cart.lines['total-def']}, bound at line {cart.lines['total-first']}) "
+        "`total = 0  # @total-first`")]
 
     # A refusal from pdb is one clean line: no terminal "\r" left in the message.
     refused = dbg("break", "no_such_function")

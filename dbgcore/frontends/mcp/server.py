@@ -55,16 +55,18 @@ INSTRUCTIONS = (
     "An op that stops takes `show` (expressions also evaluated at the stop), and continue, "
     "step, next and finish take `back` (run backwards, where the backend records the run: "
     "ocamldebug). "
-    "Locations are FILE:LINE (a file name or path suffix is enough), LINE, FUNCTION or "
-    "MODULE!FUNCTION. An op a backend lacks answers with a hint: dbg_raw sends the "
-    "debugger's own command. Rarer ops (frame moves, DAP scopes/vars, memory, disassembly, "
-    "modules, doctor, report...) are behind dbg_more: pass op and args; describe=true shows "
+    "Locations are FILE:LINE (a file name or path suffix is enough), FILE:\"TEXT\" (the "
+    "line of code holding TEXT, which a restart after an edit follows; `near` LINE picks "
+    "among several), LINE, FUNCTION or MODULE!FUNCTION. An op a backend lacks answers "
+    "with a hint: dbg_raw sends the debugger's own command. Rarer ops (frame moves, DAP "
+    "scopes/vars, memory, disassembly, modules, doctor, report...) are behind dbg_more: "
+    "pass op and args; describe=true shows "
     "an op's arguments."
 )
 
 #: Arguments that many tools take, described once in INSTRUCTIONS and in
 #: full by dbg_more's ``describe``, not in each tool's listed schema.
-SAID_ONCE = frozenset({"show", "back"})
+SAID_ONCE = frozenset({"show", "back", "near"})
 
 #: What the listing may weigh, in bytes of JSON (tests/test_mcp_budget.py).
 LISTING_BUDGET = 10_000
@@ -95,8 +97,8 @@ def _schema_of(arg: Arg, full: bool = True) -> dict[str, Any]:
     if full or arg.name not in SAID_ONCE:
         one["description"] = arg.help if full else brief(arg.help, clause=True)
     if full and arg.kind == "location":
-        one["description"] += " (FILE:LINE, where a file name or path suffix is enough; LINE; " \
-            "FUNCTION; MODULE!FUNCTION)"
+        one["description"] += " (FILE:LINE, where a file name or path suffix is enough; " \
+            'FILE:"TEXT", the line holding TEXT; LINE; FUNCTION; MODULE!FUNCTION)'
     if arg.default not in (None, False) and not arg.multiple:
         one["default"] = arg.default
     return one
