@@ -51,6 +51,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "dbgcore.vocab.opspec": ("Arg", "Op"),
     "dbgcore.transport.outputbuffer": ("OutputBuffer",),
     "dbgcore.shared.paths": ("dbg_home", "private_dir"),
+    "dbgcore.shared.pathmap": ("PathMap",),
     "dbgcore.start.prespawn": ("adapter_secret",),
     "dbgcore.transport.ptydriver": ("Match", "PtyDriver", "PtyEOF", "PtyTimeout"),
     "dbgcore.lang.pyframes": ("STDLIB_EXPRESSION", "PythonLibraries", "python_parameters"),
