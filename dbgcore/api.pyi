@@ -64,6 +64,7 @@ from dbgcore.shared.errors import OpFailed as OpFailed
 from dbgcore.shared.errors import TargetExited as TargetExited
 from dbgcore.shared.errors import UnsupportedOp as UnsupportedOp
 from dbgcore.shared.errors import UsageError as UsageError
+from dbgcore.shared.pathmap import PathMap as PathMap
 from dbgcore.shared.paths import dbg_home as dbg_home
 from dbgcore.shared.paths import private_dir as private_dir
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
