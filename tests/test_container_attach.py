@@ -4,8 +4,8 @@ tmpfs mounted inside its own mount namespace, so its binary and sources
 exist only there, as a container's do. The pid the test gives is the
 host's.
 
-gdb attaches by pid and dbg reads the sources through /proc/PID/root (and
-says so); debugpy cannot attach by pid across a PID namespace and says
+gdb and lldb attach by pid and dbg reads the binary and the sources
+through /proc/PID/root (and says so); debugpy cannot attach by pid across a PID namespace and says
 why at once, and reaches the same program as a debugpy server with
 `attach --remote HOST:PORT --map REMOTE=LOCAL` (the way through `kubectl
 port-forward`)."""
@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from dbgcore.testing import require, require_backend
 
@@ -90,9 +92,10 @@ def program_pid(proc: subprocess.Popen[bytes], program: str, log: Path) -> int:
     raise AssertionError(f"{program} did not start: {log.read_text()}")
 
 
-def test_gdb_attach_into_a_container_reads_its_sources_through_proc_root(
-        dbg: Dbg, target: Any, tmp_path: Path) -> None:
-    require_backend("gdb")
+@pytest.mark.parametrize("backend", ["gdb", "lldb"])
+def test_attach_into_a_container_reads_its_sources_through_proc_root(
+        backend: str, dbg: Dbg, target: Any, tmp_path: Path) -> None:
+    require_backend(backend)
     gcc = shutil.which("gcc")
     require(gcc is not None, "gcc builds the target")
     staged = target("container/ticker.c")
@@ -108,7 +111,7 @@ def test_gdb_attach_into_a_container_reads_its_sources_through_proc_root(
         root = f"/proc/{pid}/root"
         here = f"{root}{source}"
 
-        snap = dbg.json("attach", "--backend", "gdb", "--pid", str(pid))
+        snap = dbg.json("attach", "--backend", backend, "--pid", str(pid))
         assert snap["ok"] and snap["state"] == "stopped" and snap["reason"] == "attach", snap
         assert snap["note"] == f"in another mount namespace: sources read through {root}", snap
         assert snap["paths"] == [{"remote": "/", "local": root}], snap
@@ -133,7 +136,7 @@ def test_gdb_attach_into_a_container_reads_its_sources_through_proc_root(
         assert listed["file"] == here, listed
         assert any("// @call" in line["text"] for line in listed["lines"]), listed
         frames = dbg.json("stack")["frames"]
-        assert frames[0]["file"] == here and frames[0]["function"] == "main", frames
+        assert frames[0]["file"] == here and frames[0]["function"] in ("main", "main()"), frames
 
         assert dbg.json("kill")["ok"]
         # Detached, not ended: a container's process is not dbg's.
