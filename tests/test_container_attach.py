@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from builds import copy_target
 
 from dbgcore.testing import require, require_backend
 
@@ -37,7 +38,9 @@ def _unshare() -> list[str]:
     found = shutil.which("unshare")
     require(found is not None, "unshare (util-linux) makes the test's namespaces")
     assert found is not None
-    argv = [found, "--pid", "--mount", "--fork", "--propagation", "private"]
+    # --mount-proc: a /proc of its own PID namespace, as a container has (delve
+    # reads its program's /proc/PID by the pid it knows).
+    argv = [found, "--pid", "--mount", "--fork", "--propagation", "private", "--mount-proc"]
     # Not root: a user namespace of our own gives the mount and the ptrace.
     return argv if os.geteuid() == 0 else [*argv, "--map-root-user"]
 
@@ -215,6 +218,43 @@ def test_debugpy_server_in_a_container_with_a_path_map(
         assert stop["location"]["file"] == str(server.path), stop
         assert any("@tick" in line["text"] for line in stop["source"]), stop
         assert int(dbg.json("print", "n")["value"]) > 0
+        assert dbg.json("kill")["ok"]
+
+
+def test_delve_server_in_a_container_with_a_path_map(
+        dbg: Dbg, target: Any, tmp_path: Path) -> None:
+    require_backend("dlv")
+    go, dlv = shutil.which("go"), shutil.which("dlv")
+    require(go is not None and dlv is not None, "go builds the target, dlv serves it")
+    assert go is not None and dlv is not None
+    prog = target("gocart/main.go")  # the checkout here
+    copy_target("gocart/go.mod", prog.path.parent.parent)
+    local = prog.path.parent
+    inside = tmp_path / "app"
+    q = shlex.quote
+    # Built inside, so that the binary names the container's paths.
+    setup = (f"cp {q(str(prog.path))} {q(str(local / 'go.mod'))} {q(str(inside))}/ && "
+             f"cd {q(str(inside))} && {q(go)} build -gcflags='all=-N -l' -o prog .")
+    log = tmp_path / "ns.log"
+    server = [dlv, "exec", "--headless", "--listen=127.0.0.1:0", "--accept-multiclient",
+              "--api-version=2", str(inside / "prog")]
+    with in_namespaces(inside, setup, server, log) as proc:
+        deadline = time.monotonic() + 120
+        while not (said := re.search(r"listening at: 127\.0\.0\.1:(\d+)", log.read_text())):
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        assert not (inside / "main.go").exists()
+        snap = dbg.json("attach", "--backend", "dlv", "--remote", f"127.0.0.1:{said[1]}",
+                        "--map", f"{inside}={local}")
+        assert snap["ok"] and snap["state"] == "stopped", snap.get("error")
+        assert snap["note"] == f"paths mapped: {inside} -> {local}", snap
+        loop = prog.lines["loop"]
+        bp = dbg.json("break", f"main.go:{loop}")["breakpoint"]
+        assert bp["verified"] and (bp["file"], bp["line"]) == (str(prog.path), loop), bp
+        stop = dbg.json("continue")
+        assert stop["reason"] == "breakpoint" and stop["location"]["line"] == loop, stop
+        assert stop["location"]["file"] == str(prog.path), stop
+        assert any("@loop" in line["text"] for line in stop["source"]), stop
         assert dbg.json("kill")["ok"]
 
 
