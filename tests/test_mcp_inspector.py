@@ -30,8 +30,13 @@ from dbgcore.testing import require
 if TYPE_CHECKING:
     from dbgcore.testing import Dbg
 
-INSPECTOR = (Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dbg-mcp-inspector"
-             / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js")
+PACKAGE = (Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dbg-mcp-inspector"
+           / "node_modules" / "@modelcontextprotocol" / "inspector")
+#: What `mcp-inspector --cli` runs, in a node of its own: called directly for
+#: each tool call (the launcher costs some 8 s more per call here).
+INSPECTOR = PACKAGE / "cli" / "build" / "index.js"
+#: The package's own command (`npx @modelcontextprotocol/inspector`).
+LAUNCHER = PACKAGE / "cli" / "build" / "cli.js"
 
 PROGRAM = "def add(a, b):\n    total = a + b\n    return total  # @ret\n\n\nprint(add(2, 3))\n"
 
@@ -42,7 +47,7 @@ def inspector_ready() -> str:
     node = shutil.which("node")
     require(node is not None and INSPECTOR.exists(),
             f"the MCP Inspector's CLI (scripts/setup installs it with npm into "
-            f"{INSPECTOR.parents[3]})")
+            f"{PACKAGE.parents[1]})")
     assert node is not None
     return node
 
@@ -68,7 +73,10 @@ def call(dbg: Dbg, tool: str, **args: Any) -> dict[str, Any]:
 def test_the_inspector_lists_and_calls_dbg_tools_over_stdio(dbg: Dbg, tmp_path: Path) -> None:
     program = tmp_path / "adder.py"
     program.write_text(PROGRAM)
-    listed = inspect(dbg, SERVER, "--method", "tools/list")
+    # The listing through the package's command, in its --cli mode.
+    listed = subprocess.run([inspector_ready(), str(LAUNCHER), "--cli", *SERVER,
+                             "--method", "tools/list"], capture_output=True, text=True,
+                            timeout=90, env=dbg.env, cwd=dbg.cwd, stdin=subprocess.DEVNULL)
     assert listed.returncode == 0, listed.stderr
     names = {t["name"] for t in json.loads(listed.stdout)["tools"]}
     assert {"dbg_start", "dbg_break", "dbg_continue", "dbg_locals", "dbg_kill",
