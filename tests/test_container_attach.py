@@ -4,7 +4,7 @@ tmpfs mounted inside its own mount namespace, so its binary and sources
 exist only there, as a container's do. The pid the test gives is the
 host's.
 
-gdb and lldb attach by pid and dbg reads the binary and the sources
+gdb, lldb and dlv attach by pid and dbg reads the binary and the sources
 through /proc/PID/root (and says so); debugpy cannot attach by pid across a PID namespace and says
 why at once, and reaches the same program as a debugpy server with
 `attach --remote HOST:PORT --map REMOTE=LOCAL` (the way through `kubectl
@@ -145,6 +145,35 @@ def test_attach_into_a_container_reads_its_sources_through_proc_root(
         # Detached, not ended: a container's process is not dbg's.
         time.sleep(0.2)
         assert os.path.exists(f"/proc/{pid}") and proc.poll() is None
+
+
+def test_dlv_attach_into_a_container_reads_its_sources_through_proc_root(
+        dbg: Dbg, target: Any, tmp_path: Path) -> None:
+    require_backend("dlv")
+    go = shutil.which("go")
+    require(go is not None, "go builds the target")
+    assert go is not None
+    prog = target("gostuck/main.go")
+    copy_target("gostuck/go.mod", prog.path.parent.parent)
+    inside = tmp_path / "app"
+    q = shlex.quote
+    setup = (f"cp {q(str(prog.path))} {q(str(prog.path.parent / 'go.mod'))} {q(str(inside))}/ "
+             f"&& cd {q(str(inside))} && {q(go)} build -gcflags='all=-N -l' -o prog .")
+    log = tmp_path / "ns.log"
+    binary = str(inside / "prog")
+    with in_namespaces(inside, setup, [binary], log) as proc:
+        pid = program_pid(proc, binary, log)
+        here = f"/proc/{pid}/root{inside}/main.go"
+        snap = dbg.json("attach", "--backend", "dlv", "--pid", str(pid))
+        assert snap["ok"] and snap["state"] == "stopped", snap.get("error")
+        assert snap["note"] == f"in another mount namespace: sources read through /proc/{pid}/root"
+        sleeps = prog.lines["main-sleeps"]
+        bp = dbg.json("break", f"main.go:{sleeps}")["breakpoint"]
+        assert (bp["file"], bp["line"]) == (here, sleeps), bp
+        stop = dbg.json("continue")
+        assert stop["location"]["file"] == here and stop["location"]["line"] == sleeps, stop
+        assert any("@main-sleeps" in line["text"] for line in stop["source"]), stop
+        assert dbg.json("kill")["ok"]
 
 
 def test_the_attach_answer_says_where_the_sources_are_read(
