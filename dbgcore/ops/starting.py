@@ -497,19 +497,7 @@ def _container_paths(request: AttachRequest, paths: PathMap) -> tuple[AttachRequ
     root = mount_namespace_root(request.pid) if request.pid is not None else None
     if root is not None and not paths:
         paths = PathMap.of([("/", root)])
-        # lldb looks for the binary at the path the process names (gdb
-        # follows the namespace itself): the one here is given to both.
-        program = request.program
-        if program is None:
-            try:
-                program = os.readlink(f"/proc/{request.pid}/exe")
-            except OSError:
-                program = None
-        if program is not None and not os.path.exists(program):
-            program = paths.to_local(program) if program.startswith("/") else program
-        if program is not None and not os.path.exists(program):
-            program = request.program
-        return (replace(request, paths=paths, program=program),
+        return (replace(request, paths=paths),
                 f"in another mount namespace: sources read through {root}")
     if paths:
         mapped = ", ".join(f"{r} -> {loc}" for r, loc in paths.pairs)

@@ -482,7 +482,10 @@ class DapBackend(DapEvents):
         if request.options.get("child"):
             return self._attach_child(request, dict(request.options["child"]), timeout)
         self.attached = True
-        self.program = os.path.abspath(request.program) if request.program else None
+        program = self.profile.attach_program(request)
+        if program != request.program:
+            request = replace(request, program=program)
+        self.program = os.path.abspath(program) if program else None
         self.paths = request.paths
         try:
             event = self._handshake("attach", self.profile.attach_arguments(request), None,
