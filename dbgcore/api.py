@@ -59,7 +59,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
                               "python_places"),
     "dbgcore.lang.pyprobe": ("PythonSetup", "file_key", "probe_python", "real_python",
                         "recall", "remember"),
-    "dbgcore.lang.sourcefind": ("Tier", "resolve_source", "walk_sources"),
+    "dbgcore.lang.sourcefind": ("Tier", "real_path", "resolve_source", "walk_sources"),
     "dbgcore.transport.streams": ("OutputPump",),
     "dbgcore.shared.timeouts": ("DEFAULT_TIMEOUT",),
     "dbgcore.backends.stoptracer": ("trace_by_stops",),

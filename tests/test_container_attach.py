@@ -34,20 +34,21 @@ if TYPE_CHECKING:
     from dbgcore.testing import Dbg
 
 
-def _unshare() -> list[str]:
+def _unshare(pids: bool = True) -> list[str]:
     found = shutil.which("unshare")
     require(found is not None, "unshare (util-linux) makes the test's namespaces")
     assert found is not None
     # --mount-proc: a /proc of its own PID namespace, as a container has (delve
     # reads its program's /proc/PID by the pid it knows).
-    argv = [found, "--pid", "--mount", "--fork", "--propagation", "private", "--mount-proc"]
+    argv = ([found, "--pid", "--mount", "--fork", "--propagation", "private", "--mount-proc"]
+            if pids else [found, "--mount", "--fork", "--propagation", "private"])
     # Not root: a user namespace of our own gives the mount and the ptrace.
     return argv if os.geteuid() == 0 else [*argv, "--map-root-user"]
 
 
 @contextmanager
 def in_namespaces(inside: Path, setup: str, program: list[str],
-                  log: Path) -> Iterator[subprocess.Popen[bytes]]:
+                  log: Path, pids: bool = True) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``program`` in new PID and mount namespaces, after ``setup`` (a
     shell line) has filled ``inside``, a tmpfs only those namespaces see.
     Yields the unshare process; the program is its one child (the PID
@@ -56,7 +57,7 @@ def in_namespaces(inside: Path, setup: str, program: list[str],
     script = (f"mount -t tmpfs dbg-test {shlex.quote(str(inside))} && {setup} && "
               f"exec {shlex.join(program)}")
     with log.open("wb") as sink:
-        proc = subprocess.Popen([*_unshare(), "sh", "-c", script], stdout=sink,
+        proc = subprocess.Popen([*_unshare(pids), "sh", "-c", script], stdout=sink,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
     try:
@@ -223,6 +224,33 @@ def test_debugpy_refuses_a_pid_in_another_pid_namespace_at_once(
         assert refused.code == 3 and "Traceback" not in refused.err, refused
         assert "another PID namespace not supported by debugpy" in refused.err, refused.err
         assert "--remote" in refused.err and "pid 1 in its own namespace" in refused.err
+
+
+def test_debugpy_attach_by_pid_into_another_mount_namespace(
+        dbg: Dbg, target: Any, tmp_path: Path) -> None:
+    """Only the mount namespace differs (the pid is the program's own): debugpy
+    attaches, and a file name the program's modules name is found here."""
+    require_backend("debugpy")
+    spin = target("dap_spin.py")
+    inside = tmp_path / "app"
+    running = inside / spin.path.name
+    setup = f"cp {shlex.quote(str(spin.path))} {shlex.quote(str(inside))}/"
+    log = tmp_path / "ns.log"
+    with in_namespaces(inside, setup, [sys.executable, str(running)], log, pids=False) as proc:
+        pid = program_pid(proc, str(running), log)
+        # The copy it was made from would be the file of that name here.
+        spin.path.unlink()
+        here = f"/proc/{pid}/root{running}"
+        snap = dbg.json("attach", "--backend", "debugpy", "--pid", str(pid))
+        assert snap["ok"] and snap["state"] == "stopped", snap.get("error")
+        assert snap["location"]["file"] == here, snap
+        work = spin.lines["work"]
+        bp = dbg.json("break", f"{spin.path.name}:{work}")["breakpoint"]
+        assert (bp["file"], bp["line"], bp["verified"]) == (here, work, True), bp
+        stop = dbg.json("continue")
+        assert stop["reason"] == "breakpoint" and stop["location"]["file"] == here, stop
+        assert any("@work" in line["text"] for line in stop["source"]), stop
+        assert dbg.json("kill")["ok"]
 
 
 def test_debugpy_server_in_a_container_with_a_path_map(
