@@ -465,8 +465,9 @@ def handle_attach(session: Session, args: Payload, timeout: float) -> Payload:
 
     request = AttachRequest(pid=args.get("pid"), host=args.get("host"), port=args.get("port"),
                             program=args.get("program"))
-    request, note = _container_paths(request, PathMap.from_json(args.get("paths")))
     backend = session.new_backend(args["backend"], args.get("cwd"))
+    request, note = _container_paths(request, PathMap.from_json(args.get("paths")),
+                                     type(backend).maps_paths)
     session.attach_request = request
     early: list[Breakpoint] | None = None
     if args.get("child"):
@@ -488,13 +489,16 @@ def handle_attach(session: Session, args: Payload, timeout: float) -> Payload:
     return answer
 
 
-def _container_paths(request: AttachRequest, paths: PathMap) -> tuple[AttachRequest, str]:
+def _container_paths(request: AttachRequest, paths: PathMap,
+                     maps: bool) -> tuple[AttachRequest, str]:
     """The request with its path map: the one given (--map), or for a
     process in another mount namespace (a container), its files read here
-    through /proc/PID/root; and what to say of it."""
+    through /proc/PID/root when the backend ``maps`` paths; and what to say
+    of it."""
     from dbgcore.shared.pathmap import PathMap, mount_namespace_root
 
-    root = mount_namespace_root(request.pid) if request.pid is not None else None
+    pid = request.pid
+    root = mount_namespace_root(pid) if pid is not None and maps else None
     if root is not None and not paths:
         paths = PathMap.of([("/", root)])
         return (replace(request, paths=paths),
