@@ -686,7 +686,7 @@ OPS: tuple[Op, ...] = (
            "  dbg test tests/test_report.py -k total\n"
            "  dbg test --break helper.py:12 -- -x tests/\n"
            "  dbg test ./pkg -run TestParse")),
-    Op("attach", "Attach to a running process (--pid) or debug server (--port).", (
+    Op("attach", "Attach to a running process (--pid) or debug server (--port, --remote).", (
         Arg("backend", "str", "Backend to attach with.", flags=("--backend", "-b"),
             required=True, metavar="NAME"),
         Arg("pid", "int", "Process id to attach to.", flags=("--pid",), minimum=1),
@@ -697,7 +697,7 @@ OPS: tuple[Op, ...] = (
         Arg("remote", "str", "HOST:PORT of a debug server (the local end of `kubectl "
             "port-forward`), instead of --host and --port.", flags=("--remote",),
             metavar="HOST:PORT"),
-        Arg("maps", "str", "The program's folder REMOTE is LOCAL here (repeatable).",
+        Arg("maps", "str", "The program's folder REMOTE is LOCAL here.",
             flags=("--map",), multiple=True, metavar="REMOTE=LOCAL"),
         Arg("program", "str", "Path of the program's binary or script, if the backend "
             "needs it.", flags=("--program",), path=True),
