@@ -47,6 +47,7 @@ from dbgcore.lang.rules import python_is_generator as python_is_generator
 from dbgcore.lang.rules import python_object_repr as python_object_repr
 from dbgcore.lang.rules import python_program_problem as python_program_problem
 from dbgcore.lang.sourcefind import Tier as Tier
+from dbgcore.lang.sourcefind import real_path as real_path
 from dbgcore.lang.sourcefind import resolve_source as resolve_source
 from dbgcore.lang.sourcefind import walk_sources as walk_sources
 from dbgcore.ops.table import render as render
@@ -64,6 +65,7 @@ from dbgcore.shared.errors import OpFailed as OpFailed
 from dbgcore.shared.errors import TargetExited as TargetExited
 from dbgcore.shared.errors import UnsupportedOp as UnsupportedOp
 from dbgcore.shared.errors import UsageError as UsageError
+from dbgcore.shared.pathmap import PathMap as PathMap
 from dbgcore.shared.paths import dbg_home as dbg_home
 from dbgcore.shared.paths import private_dir as private_dir
 from dbgcore.shared.timeouts import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT

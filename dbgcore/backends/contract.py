@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from dbgcore.shared.errors import DebuggerLost, UnsupportedOp
 from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.shared.pathmap import PathMap
 from dbgcore.transport.early import EarlyProcesses
 
 if TYPE_CHECKING:
@@ -144,6 +145,10 @@ class AttachRequest:
     port: int | None = None
     program: str | None = None
     options: JsonObject = field(default_factory=dict)
+    #: Where the program's files are here (``--map``, or a process in another
+    #: mount namespace read through /proc/PID/root): a backend that says
+    #: :attr:`Backend.maps_paths` converts every file the debugger names.
+    paths: PathMap = field(default_factory=PathMap)
     #: A child process's session (options["child"]): places the session's
     #: breakpoints before the child runs on, like LaunchRequest.before_run.
     before_run: Callable[[], None] | None = None
@@ -214,6 +219,9 @@ class Backend:
     #: What :meth:`thread_stacks` reads stacks with, when not the debugger
     #: itself (jdb's are read by the JDK's jstack): `dbg stacks` names it.
     stacks_tool: ClassVar[str] = ""
+    #: Whether :meth:`attach` honours :attr:`AttachRequest.paths` (`attach
+    #: --map`); a backend that does not is refused one, never silently.
+    maps_paths: ClassVar[bool] = False
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         self.spec = spec

@@ -109,15 +109,22 @@ OPS: tuple[Op, ...] = (
            "in ~/.claude/skills/dbg/ (project: .claude/skills/dbg/). codex: [mcp_servers.dbg] "
            "in ~/.codex/config.toml (project: .codex/config.toml) and the skill in "
            "~/.codex/skills/dbg/ (project: .codex/skills/dbg/).")),
-    Op("mcp", "Serve dbg's ops to an agent over the Model Context Protocol (stdio).",
-       needs="none", send="local", run=run_mcp, group="meta", agent=False,
+    Op("mcp", "Serve dbg's ops to an agent over the Model Context Protocol (stdio).", (
+        Arg("http", "int", "Serve streamable HTTP on 127.0.0.1:PORT instead (0: a free port); "
+            "requests need the bearer token it writes to a 0600 file.", flags=("--http",),
+            minimum=0, maximum=65535, metavar="PORT"),
+       ), needs="none", send="local", run=run_mcp, group="meta", agent=False,
        details=(
            "The ops most sessions use are tools named dbg_<op> (dbg_start, dbg_break, "
            "dbg_print...), the others are reached through dbg_more (op and args), which keeps "
            "the listing under 10 KB; sessions are the same daemons the CLI uses. "
            "`dbg agent install claude` (or codex) registers it, or in an MCP client's JSON "
            "settings:\n\n"
-           '  {"mcpServers": {"dbg": {"command": "dbg", "args": ["mcp"]}}}')),
+           '  {"mcpServers": {"dbg": {"command": "dbg", "args": ["mcp"]}}}\n\n'
+           "With --http PORT it serves the SDK's streamable HTTP transport at "
+           "http://127.0.0.1:PORT/mcp for clients that connect rather than start a "
+           "process; each request needs `Authorization: Bearer TOKEN` (the token is "
+           "written to a 0600 file it names, or taken from DBG_MCP_TOKEN), others get 401.")),
 )
 
 

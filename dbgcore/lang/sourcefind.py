@@ -15,6 +15,7 @@ either makes a pending breakpoint (code that is not loaded yet) or refuses.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from dbgcore.shared.errors import OpFailed
@@ -27,6 +28,19 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", 
 WALK_LIMIT = 20000
 
 Tier = Callable[[], Iterable[str]]
+
+
+#: A process's own root (a container's files, read here: dbgcore.shared.pathmap).
+_PROC_ROOT = re.compile(r"/proc/\d+/root(?=/|$)")
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)``, except below /proc/PID/root: that link
+    is the process's own root, which realpath would follow to ours and so
+    lose the container's file; such a path is only normalized."""
+    if _PROC_ROOT.match(path):
+        return os.path.normpath(path)
+    return os.path.realpath(path)
 
 
 def _parts(path: str) -> list[str]:
@@ -42,7 +56,7 @@ def suffix_matches(requested: str, paths: Iterable[str]) -> list[str]:
     found: dict[str, None] = {}
     for path in paths:
         if _parts(path)[-len(wanted):] == wanted:
-            found[os.path.realpath(path)] = None
+            found[real_path(path)] = None
     return list(found)
 
 
@@ -67,12 +81,12 @@ def resolve_source(requested: str, roots: Sequence[str], tiers: Sequence[Tier]) 
     OpFailed listing them."""
     if os.path.isabs(requested):
         if os.path.isfile(requested):
-            return os.path.realpath(requested)
+            return real_path(requested)
     else:
         for root in roots:
             candidate = os.path.join(root, requested)
             if os.path.isfile(candidate):
-                return os.path.realpath(candidate)
+                return real_path(candidate)
     for tier in tiers:
         found = suffix_matches(requested, tier())
         if len(found) == 1:

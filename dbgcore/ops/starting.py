@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from dbgcore.backends.contract import AttachRequest, LaunchRequest
     from dbgcore.backends.registry import BackendRegistry, Front
     from dbgcore.ops.opsession import OpSession as Session
+    from dbgcore.shared.pathmap import PathMap
     from dbgcore.vocab.model import Breakpoint
     from dbgcore.vocab.opspec import Payload
 
@@ -290,13 +291,32 @@ def _go_test_flags(flags: list[str]) -> list[str]:
 
 
 def prepare_attach(values: Payload, front: Front) -> tuple[str, Payload]:
+    from dbgcore.shared.pathmap import PathMap
+
     pid, port, backend = values.get("pid"), values.get("port"), values["backend"]
+    host = values.get("host") or "127.0.0.1"
+    if values.get("remote"):
+        if port is not None:
+            raise UsageError("give --remote HOST:PORT or --host/--port, not both")
+        host, port = _remote_address(str(values["remote"]))
     if (pid is None) == (port is None):
-        raise UsageError("attach needs exactly one of --pid or --port")
-    _check_attach_supported(front, backend)
+        raise UsageError("attach needs exactly one of --pid, --port or --remote")
+    paths = PathMap.parse(list(values.get("maps") or []), os.getcwd())
+    _check_attach_supported(front, backend, bool(paths))
     return "attach", {"backend": backend, "pid": pid, "port": port,
-                      "host": values.get("host") or "127.0.0.1", "program": values.get("program"),
+                      "host": host, "program": values.get("program"),
+                      "paths": paths.to_json(),
                       "breaks": values.get("breaks") or [], "cwd": os.getcwd()}
+
+
+def _remote_address(text: str) -> tuple[str, int]:
+    """HOST:PORT (``[::1]:PORT`` for an IPv6 address) of ``--remote``."""
+    host, colon, port = text.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"bad --remote {text!r}", "use --remote HOST:PORT, e.g. "
+                         "--remote 127.0.0.1:5678 (the local end of `kubectl port-forward`)")
+    return host, int(port)
 
 
 def _choose_backend(registry: BackendRegistry, name: str | None, program: Path, cwd: Path,
@@ -323,8 +343,9 @@ def _parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def _check_attach_supported(front: Front, backend: str) -> None:
-    """Refuse before starting a daemon when the backend cannot attach at all."""
+def _check_attach_supported(front: Front, backend: str, maps: bool = False) -> None:
+    """Refuse before starting a daemon when the backend cannot attach at all
+    (or, with ``maps``, cannot map the program's paths: `attach --map`)."""
     spec = front.backends.config().backends.get(backend)
     if spec is None:
         raise UsageError(f"unknown backend {backend!r}")
@@ -332,6 +353,10 @@ def _check_attach_supported(front: Front, backend: str) -> None:
     if cls is not None and cls.capabilities(front.table).get("attach") == "none":
         attach = front.table.find("attach")
         raise cls.unsupported_for(spec, "attach", title=attach.title if attach else None)
+    if maps and cls is not None and not cls.maps_paths:
+        raise cls.unsupported_for(spec, "path mapping (attach --map)",
+                                  "this debugger reads the program's files by the paths it "
+                                  "names; give it its own source path setting with `dbg raw`")
 
 
 #: Why a backend cannot open a core file (its own hint first).
@@ -451,10 +476,13 @@ def _with_stdin(session: Session, request: LaunchRequest, backend: Backend) -> L
 
 def handle_attach(session: Session, args: Payload, timeout: float) -> Payload:
     from dbgcore.backends.contract import AttachRequest
+    from dbgcore.shared.pathmap import PathMap
 
     request = AttachRequest(pid=args.get("pid"), host=args.get("host"), port=args.get("port"),
                             program=args.get("program"))
     backend = session.new_backend(args["backend"], args.get("cwd"))
+    request, note = _container_paths(request, PathMap.from_json(args.get("paths")),
+                                     type(backend).maps_paths)
     session.attach_request = request
     early: list[Breakpoint] | None = None
     if args.get("child"):
@@ -467,8 +495,33 @@ def handle_attach(session: Session, args: Payload, timeout: float) -> Payload:
     )
     breakpoints = (_apply_breaks(session, args.get("breaks", []), timeout) if early is None
                    else early)
-    return {**session.snapshot(event, timeout).to_dict(),
-            "breakpoints": [b.to_dict() for b in breakpoints], "run": session.current_run()}
+    answer = {**session.snapshot(event, timeout).to_dict(),
+              "breakpoints": [b.to_dict() for b in breakpoints], "run": session.current_run()}
+    if request.paths:
+        answer["paths"] = request.paths.to_json()
+    if note:
+        answer["note"] = f"{answer['note']}; {note}" if answer.get("note") else note
+    return answer
+
+
+def _container_paths(request: AttachRequest, paths: PathMap,
+                     maps: bool) -> tuple[AttachRequest, str]:
+    """The request with its path map: the one given (--map), or for a
+    process in another mount namespace (a container), its files read here
+    through /proc/PID/root when the backend ``maps`` paths; and what to say
+    of it."""
+    from dbgcore.shared.pathmap import PathMap, mount_namespace_root
+
+    pid = request.pid
+    root = mount_namespace_root(pid) if pid is not None and maps else None
+    if root is not None and not paths:
+        paths = PathMap.of([("/", root)])
+        return (replace(request, paths=paths),
+                f"in another mount namespace: sources read through {root}")
+    if paths:
+        mapped = ", ".join(f"{r} -> {loc}" for r, loc in paths.pairs)
+        return replace(request, paths=paths), f"paths mapped: {mapped}"
+    return request, ""
 
 
 def _child_request(session: Session, request: AttachRequest, args: Payload,
@@ -653,7 +706,7 @@ OPS: tuple[Op, ...] = (
            "  dbg test tests/test_report.py -k total\n"
            "  dbg test --break helper.py:12 -- -x tests/\n"
            "  dbg test ./pkg -run TestParse")),
-    Op("attach", "Attach to a running process (--pid) or debug server (--port).", (
+    Op("attach", "Attach to a running process (--pid) or debug server (--port, --remote).", (
         Arg("backend", "str", "Backend to attach with.", flags=("--backend", "-b"),
             required=True, metavar="NAME"),
         Arg("pid", "int", "Process id to attach to.", flags=("--pid",), minimum=1),
@@ -661,6 +714,11 @@ OPS: tuple[Op, ...] = (
             minimum=1, maximum=65535),
         Arg("host", "str", "Host of the debug server.", flags=("--host",),
             default="127.0.0.1"),
+        Arg("remote", "str", "HOST:PORT of a debug server (the local end of `kubectl "
+            "port-forward`), instead of --host and --port.", flags=("--remote",),
+            metavar="HOST:PORT"),
+        Arg("maps", "str", "The program's folder REMOTE is LOCAL here.",
+            flags=("--map",), multiple=True, metavar="REMOTE=LOCAL"),
         Arg("program", "str", "Path of the program's binary or script, if the backend "
             "needs it.", flags=("--program",), path=True),
         Arg("breaks", "location", "Breakpoint to set.", flags=("--break",),

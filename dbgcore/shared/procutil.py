@@ -131,6 +131,21 @@ def start_time(pid: int) -> int | None:
         return None
 
 
+def namespace_pids(pid: int) -> list[int]:
+    """Process ``pid``'s pid in each PID namespace from ours down to its own
+    (``NSpid`` of /proc/PID/status): more than one in a container or under
+    `unshare --pid`, where the program knows itself by the last. ``[pid]``
+    when the kernel says nothing more, [] when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("NSpid:"):
+                    return [int(f) for f in line.split()[1:]]
+    except (OSError, ValueError):
+        return []
+    return [pid]
+
+
 def is_zombie(pid: int) -> bool:
     return state_of(pid) == "Z"
 

@@ -57,6 +57,7 @@ from dbgcore.api import (
     Message,
     OpFailed,
     OutputPump,
+    PathMap,
     PipeTransport,
     Readiness,
     ReturnValue,
@@ -114,6 +115,8 @@ class DapBackend(DapEvents):
         "watch": "native", "catch": "native", "set": "native", "until": "fallback"}
     #: Every built-in adapter's; each instance takes its profile's (DapCore).
     reads_stdin = True
+    #: Every file an adapter names goes through the channel's path map.
+    maps_paths = True
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
@@ -129,6 +132,8 @@ class DapBackend(DapEvents):
         self.runs_memcheck = self.profile.runs_memcheck
         #: The core dump this session opened (`dbg start --core`), if any.
         self.core: str | None = None
+        #: An attach's path map (AttachRequest.paths), for the channel it opens.
+        self.paths = PathMap()
 
     def thread_wait(self, timeout: float) -> tuple[str, str] | None:
         return self.profile.thread_wait(self.host, timeout)
@@ -244,7 +249,7 @@ class DapBackend(DapEvents):
                              "use stdio, tcp-listen, tcp-dial or unix-connect")
         if self.process is not None:
             self.ctx.track_process(self.process.pid, name)
-        self.channel = DapChannel(transport, self.ctx.log, name, self.process)
+        self.channel = DapChannel(transport, self.ctx.log, name, self.process, paths=self.paths)
         if self.profile.adapter_is_program:
             # Heard before the session's own handler, which would call it lost.
             self.channel.on_event("_closed", self._program_ended)
@@ -482,7 +487,11 @@ class DapBackend(DapEvents):
         if request.options.get("child"):
             return self._attach_child(request, dict(request.options["child"]), timeout)
         self.attached = True
-        self.program = os.path.abspath(request.program) if request.program else None
+        program = self.profile.attach_program(request)
+        if program != request.program:
+            request = replace(request, program=program)
+        self.program = os.path.abspath(program) if program else None
+        self.paths = request.paths
         try:
             event = self._handshake("attach", self.profile.attach_arguments(request), None,
                                     timeout, self.profile.attach_server(request))

@@ -13,7 +13,6 @@ breakpoint is removed after the stop it caused.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -31,6 +30,7 @@ from dbgcore.api import (
     UsageError,
     function_span,
     no_code_message,
+    real_path,
 )
 
 #: delve's answer for a line without a statement (it does not move it).
@@ -489,7 +489,7 @@ class BreakpointTable:
         elif at_breakpoint and location is not None and location.file and location.line:
             # Not a watch's hidden breakpoints: a step that ends on one of
             # their lines did not stop for them.
-            real = os.path.realpath(location.file)
+            real = real_path(location.file)
             hit = [r for r in self.records.values() if r.kind == "source" and not r.watch_of
                    and r.file == real and (r.dap.get("line") or r.line) == location.line]
         else:

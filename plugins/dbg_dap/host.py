@@ -19,6 +19,7 @@ from dbgcore.api import (
     BreakOptions,
     DapSession,
     Message,
+    PathMap,
     SessionContext,
     StopEvent,
     StopState,
@@ -55,6 +56,12 @@ class AdapterHost(Protocol):
 
     @property
     def cwd(self) -> str | None: ...
+
+    @property
+    def paths(self) -> PathMap:
+        """Where the program's files are here (an attach's path map): the
+        Source paths of DAP messages are converted by the channel, a path a
+        profile reads from the program itself (an evaluation) is not."""
 
     @property
     def dap(self) -> DapSession | None:

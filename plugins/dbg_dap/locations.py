@@ -29,9 +29,13 @@ def resolve(backend: AdapterHost, profile: AdapterProfile, requested: str,
     roots = [r for r in (root, backend.cwd) if r]
     name = os.path.basename(requested)
 
+    # The files a profile reads from the debugger or the program are named
+    # as the program sees them: here they are where the path map says.
+    here = backend.paths.to_local
+
     def debugger_files() -> list[str]:
         try:
-            return profile.source_files(backend, name, timeout)
+            return [here(f) for f in profile.source_files(backend, name, timeout)]
         except DbgError:
             return []  # not stopped, or the debugger cannot list them: look elsewhere
 
@@ -52,7 +56,8 @@ def resolve(backend: AdapterHost, profile: AdapterProfile, requested: str,
     # virtualenv, PYTHONPATH, the -m package's folder) before what is
     # loaded, which says nothing before the program runs.
     tiers += [lambda: under_root(known()),
-              lambda: profile.search_path_files(backend, requested, timeout), known]
+              lambda: [here(f) for f in profile.search_path_files(backend, requested, timeout)],
+              known]
     found = resolve_source(requested, roots, tiers)
     if found is not None:
         return found, ""

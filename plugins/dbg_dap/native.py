@@ -295,6 +295,20 @@ class NativeProfile(AdapterProfile):
         # gdb's `env` replaces the program's whole environment: add to ours.
         return line_buffered({**os.environ, **request.env})
 
+    def attach_program(self, request: AttachRequest) -> str | None:
+        # A process in a container (its files under a path map): lldb looks
+        # for the binary at the path the process names, which is the
+        # container's (gdb follows the namespace itself); both are given
+        # the one here.
+        if request.program or request.pid is None or not request.paths:
+            return request.program
+        try:
+            named = os.readlink(f"/proc/{request.pid}/exe")
+        except OSError:
+            return None
+        here = request.paths.to_local(named) if named.startswith("/") else named
+        return here if here != named and os.path.isfile(here) else None
+
     def attach_arguments(self, request: AttachRequest) -> Message:
         args: Message = {}
         if request.program:

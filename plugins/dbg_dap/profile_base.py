@@ -307,6 +307,11 @@ class AdapterProfile:
             return {"processId": request.pid}
         raise UsageError(f"{self.name} attaches by --pid only")
 
+    def attach_program(self, request: AttachRequest) -> str | None:
+        """The program an attach names to the debugger (``--program``, or
+        one the profile finds)."""
+        return request.program
+
     def attach_server(self, request: AttachRequest) -> tuple[str, int] | None:
         """Where an adapter already listens for us (instead of starting ours)."""
         return None

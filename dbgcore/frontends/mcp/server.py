@@ -1,4 +1,5 @@
-"""`dbg mcp`: dbg's ops as Model Context Protocol tools, over stdio.
+"""`dbg mcp`: dbg's ops as Model Context Protocol tools, over stdio (or, with
+``--http PORT``, the SDK's streamable HTTP on loopback: :mod:`.http`).
 
 Built on the official ``mcp`` SDK's low-level server, because the tools are
 made at run time from the op table (:mod:`dbgcore.ops.table`): each op is a tool
@@ -321,7 +322,8 @@ def live_sessions() -> list[str]:
 
 
 def serve(values: dict[str, Any], session: str, timeout: float, front: Front) -> None:
-    """Serve MCP on stdin/stdout until the client closes it."""
+    """Serve MCP on stdin/stdout until the client closes it (with ``http``
+    in ``values``, on 127.0.0.1:PORT until interrupted)."""
     import anyio
 
     from dbgcore.start import forkserver
@@ -343,12 +345,12 @@ def serve(values: dict[str, Any], session: str, timeout: float, front: Front) ->
                             name="dbg-load-backends")
     warm.start()
     try:
-        anyio.run(_serve, front, warm)
+        anyio.run(_serve, front, warm, values.get("http"))
     finally:
         forkserver.stop()
 
 
-async def _serve(front: Front, warm: threading.Thread) -> None:
+async def _serve(front: Front, warm: threading.Thread, http: int | None) -> None:
     import anyio
     import mcp_types as types
     from mcp.server.context import ServerRequestContext
@@ -428,5 +430,10 @@ async def _serve(front: Front, warm: threading.Thread) -> None:
                          on_list_resources=list_resources,
                          on_list_resource_templates=list_templates,
                          on_read_resource=read)
+    if http is not None:
+        from dbgcore.frontends.mcp.http import serve_http
+
+        await serve_http(server, http)
+        return
     async with checked_stdio(plain_call) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

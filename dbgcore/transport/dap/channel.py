@@ -23,9 +23,11 @@ from collections.abc import Callable
 
 from dbgcore.shared import procutil
 from dbgcore.shared.errors import BackendError, DebuggerStopped, DebuggerTimeout, OpFailed
+from dbgcore.shared.pathmap import PathMap
 from dbgcore.transport.dap.adapter import AdapterProcess, Transport
 from dbgcore.transport.dap.framing import DEFAULT_MAX_BODY, FrameDecoder, FramingError, encode
 from dbgcore.transport.dap.framing import Message as Message  # the plugin API names it here
+from dbgcore.transport.dap.sourcepaths import convert_sources
 from dbgcore.transport.translog import TransLog
 
 log = logging.getLogger(__name__)
@@ -125,8 +127,13 @@ def _error_text(command: str, response: Message) -> str:
 
 class DapChannel:
     def __init__(self, transport: Transport, log_to: TransLog, name: str = "adapter",
-                 process: AdapterProcess | None = None, max_body: int = DEFAULT_MAX_BODY) -> None:
+                 process: AdapterProcess | None = None, max_body: int = DEFAULT_MAX_BODY,
+                 paths: PathMap | None = None) -> None:
         self.transport = transport
+        #: Where the program's files are here (a container's, a remote
+        #: server's): Source paths are converted both ways; the log keeps
+        #: what was on the wire.
+        self.paths = paths if paths else None
         self.translog = log_to
         self.name = name
         self.process = process
@@ -169,6 +176,8 @@ class DapChannel:
     # -- sending -------------------------------------------------------------
 
     def _send(self, message: Message) -> None:
+        if self.paths is not None:
+            message = convert_sources(message, self.paths.to_remote)
         text = json.dumps(message, ensure_ascii=False)
         self.translog.sent(text[:LOG_LIMIT])
         try:
@@ -218,6 +227,8 @@ class DapChannel:
             self._decoder.skipped.clear()
             for message in messages:
                 self.translog.received(json.dumps(message, ensure_ascii=False)[:LOG_LIMIT])
+                if self.paths is not None:
+                    message = convert_sources(message, self.paths.to_local)
                 try:
                     self._dispatch(message)
                 except Exception:

@@ -264,6 +264,7 @@ class DebugpyLaunch:
 
             # Refused now, in milliseconds, rather than by the attach's timeout.
             check_attachable(request.pid, ptrace_diagnosis(request.pid))
+            _check_same_pid_namespace(request.pid)
             self._attach_pid = request.pid
             return {"processId": request.pid, **common}
         raise UsageError("debugpy attaches with --port or --pid")
@@ -328,3 +329,20 @@ def _real_python(python: str, env: Mapping[str, str], cwd: str | None) -> str:
     real = out.stdout.strip()
     return real if out.returncode == 0 and real and os.path.exists(real) else python
 
+
+
+def _check_same_pid_namespace(pid: int) -> None:
+    """Refuse a program in another PID namespace (a container): debugpy's
+    adapter waits for the injected pydevd to report the pid it was given,
+    and pydevd reports the pid the program sees in its own namespace, so the
+    attach would wait out its whole timeout and fail."""
+    from dbgcore.api import UnsupportedOp, procutil
+
+    pids = procutil.namespace_pids(pid)
+    if len(pids) > 1:
+        raise UnsupportedOp(
+            "attach --pid to a program in another PID namespace", "debugpy",
+            f"it is pid {pids[-1]} in its own namespace, and debugpy matches the pid pydevd "
+            "reports: start it with `python -m debugpy --listen 0.0.0.0:5678 ...` (or "
+            "debugpy.listen) and `dbg attach --backend debugpy --remote HOST:5678 "
+            "--map /app=./src`; docs/remote.md")

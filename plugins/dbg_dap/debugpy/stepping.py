@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from dbg_dap.debugpy.answers import json_answer, stop_facts
 from dbg_dap.debugpy.launching import DebugpyLaunch
 from dbg_dap.debugpy.values import split_exception_note
 from dbg_dap.host import AdapterHost
-from dbgcore.api import DbgError, OpFailed, ReturnValue, StopEvent
+from dbgcore.api import DbgError, OpFailed, ReturnValue, StopEvent, real_path
 
 
 @dataclass
@@ -182,7 +181,7 @@ def _place_handler_breaks(backend: AdapterHost, timeout: float) -> list[tuple[in
                                                      BreakOptions(temporary=True), timeout)
             except DbgError:
                 continue
-            placed.append((bp_id, os.path.realpath(path), line))
+            placed.append((bp_id, real_path(path), line))
     return placed
 
 
