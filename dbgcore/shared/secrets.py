@@ -1,0 +1,261 @@
+"""Secrets out of answers: the mask every answer and every record goes through.
+
+:class:`dbgcore.shared.redact.Redactor` is `dbg report`'s redaction: thorough,
+slow, one plain ``<redacted>``. This is the one for answers (``locals``,
+``print``, stops, output, traces, histories) and the store: one pass over
+an answer's JSON, cheap enough for every call, high in precision (a mask an
+agent did not need hides what it debugs), each mask labelled with the rule
+that made it, ``<redacted:github-token>``:
+
+- by shape, anywhere in a string: private keys (PEM), AWS access key ids,
+  GitHub, GitLab, Slack, Google, Stripe tokens, JWTs, ``Bearer``/``Basic``
+  credentials, the password of ``scheme://user:PASSWORD@host``;
+- by name (:func:`dbgcore.shared.redact.secret_name`: password, secret,
+  token, api_key...): a variable's value (``{"name": ..., "value": ...}``),
+  a value under such a JSON key, and ``NAME=VALUE``/``'NAME': 'VALUE'``
+  pairs inside a string (a dict's repr, a connection string);
+- and, within one answer, the text a name-masked value held wherever else
+  it occurs (a password the program printed beside the local holding it).
+
+Trivial values stay visible (:func:`trivial`): empty, None, booleans,
+numbers, one or two characters, placeholders such as ``changeme``, an
+object's bare ``<...>`` repr. Idempotent: what is masked already stays as
+it is, so a value read back from the store and masked again is unchanged.
+
+Pure, no I/O; :func:`reveal_wanted` alone reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+from dbgcore.shared.jsontypes import Json
+from dbgcore.shared.redact import Secrecy, secret_name
+
+#: The environment variable that turns masking off for a call (1, true, yes).
+REVEAL_ENV = "DBG_REVEAL"
+MASK_HEAD = "<redacted:"
+#: A value masked by name is looked for elsewhere in its answer from this length.
+MIN_LEARNED = 6
+
+
+def mask(label: str) -> str:
+    return f"{MASK_HEAD}{label}>"
+
+
+def reveal_wanted(flag: bool = False, env: Mapping[str, str] | None = None) -> bool:
+    """Whether this call shows values unmasked: ``--reveal``, or DBG_REVEAL
+    set to 1/true/yes in ``env`` (the caller's environment; by default this
+    process's)."""
+    if flag:
+        return True
+    value = (os.environ if env is None else env).get(REVEAL_ENV, "")
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+#: Tokens by the shapes their providers give them, each with its label.
+TOKEN_RULES: tuple[tuple[str, str], ...] = (
+    ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+    ("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+)
+_TOKEN_LABELS = tuple(label for label, _ in TOKEN_RULES)
+# One pass for every shape; a group per rule says which matched. The first
+# letters first: most strings are rejected at each character by one class.
+_TOKENS = re.compile("(?=[AgxsreS])(?:" + "|".join(
+    f"(?P<t{i}>{pattern})" for i, (_, pattern) in enumerate(TOKEN_RULES)) + ")")
+_PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                  r"(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                  r"|(?:[A-Za-z0-9+/=\s]|\\[nr])*)")
+_CREDENTIAL = re.compile(r"\b(?P<scheme>[Bb]earer|BEARER|[Bb]asic|BASIC)(?P<gap>\s+)"
+                         r"(?P<value>[A-Za-z0-9._~+/-]{8,}=*)")
+_URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])(?P<head>[A-Za-z][A-Za-z0-9+.-]*://"
+                           r"[^\s/:@\"'<>]*:)(?P<value>[^\s/@\"'<>]+)(?=@)")
+# What a secret name holds somewhere (redact.secret_name decides): a quick
+# look before the pairs' pattern is tried.
+_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|bearer|cookie|cred|csrf|session")
+# NAME, maybe quoted, then = : or =>, then a quoted value or a bare word.
+_PAIR = re.compile(r"""(?<![\w.-])(?P<nq>["']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?P=nq)"""
+                   r"""(?P<sep>\s*(?:=>|[:=])\s*)"""
+                   r"""(?:(?P<q>b?["'])(?P<quoted>(?:[^"'\\\n]|\\.){0,2000}?)(?P=q)"""
+                   r"""|(?P<bare>[^\s"',;)}\]&<>]+))""")
+_CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*|\[.*)?")
+#: Values that are placeholders, not secrets.
+PLACEHOLDERS = frozenset({"changeme", "change-me", "change_me", "password", "secret", "token",
+                          "example", "placeholder", "dummy", "test", "testing", "todo",
+                          "none", "null", "nil", "undefined", "true", "false", "redacted",
+                          "unset", "empty", "default", "n/a", "na"})
+_NUMBER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*")
+_QUOTES = re.compile(r"""^[bBuUrRfF]?(["'])(.*)\1$""", re.S)
+#: Variables' and records' keys whose string is a secret's when their
+#: ``name`` (or expression) names one.
+_NAMED_KEYS = ("name", "evaluateName", "expression")
+_VALUE_KEYS = frozenset({"value", "result"})
+
+
+def trivial(value: str) -> bool:
+    """Whether a value found under a secret name is none worth hiding:
+    empty, None-like, a boolean, a number, a pointer alone, one or two
+    characters, one character repeated (``****``), a placeholder
+    (``changeme``), an object's repr with no text in it (``<Token object
+    at 0x7f...>``), or masked already."""
+    text = value.strip()
+    quoted = _QUOTES.match(text)
+    inner = quoted.group(2).strip() if quoted else text
+    if len(inner) <= 2 or len(set(inner)) == 1 or inner.lower() in PLACEHOLDERS:
+        return True
+    if MASK_HEAD in inner or (not quoted and _NUMBER.fullmatch(inner)):
+        return True
+    if inner in ("[]", "{}", "()", "set()", "b''", "''", '""'):
+        return True
+    return not quoted and text.startswith("<") and text.endswith(">") \
+        and "'" not in text and '"' not in text
+
+
+def _named(name: str) -> bool:
+    return secret_name(name) is Secrecy.EVERYWHERE
+
+
+class Masking:
+    """One answer's masking: :meth:`value` over its JSON, remembering the
+    strings it masked by name, then :meth:`finish` masks them where else
+    they occur in it."""
+
+    def __init__(self) -> None:
+        #: Texts masked by name, each to be looked for elsewhere.
+        self.learned: set[str] = set()
+        self.count = 0
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret shape masked, and the values of the
+        pairs inside it whose names say secret."""
+        if len(text) < 8:
+            return text
+        if "PRIVATE KEY" in text:
+            text = self._sub(_PEM, text, lambda m: mask("private-key"))
+        text = self._sub(_TOKENS, text, self._token)
+        if "earer" in text or "asic" in text or "EARER" in text or "ASIC" in text:
+            text = self._sub(_CREDENTIAL, text, self._credential)
+        if "://" in text:
+            text = self._sub(_URL_PASSWORD, text, self._url)
+        if _HINT.search(text):
+            text = self._sub(_PAIR, text, self._pair)
+        return text
+
+    def _sub(self, pattern: re.Pattern[str], text: str, how: object) -> str:
+        return pattern.sub(how, text)  # type: ignore[call-overload]
+
+    def _token(self, m: re.Match[str]) -> str:
+        self.count += 1
+        index = int(str(m.lastgroup)[1:])
+        return mask(_TOKEN_LABELS[index])
+
+    def _credential(self, m: re.Match[str]) -> str:
+        value = m["value"]
+        # `Basic python-usage` is prose; a credential has a digit, padding,
+        # or mixed case past its first letter.
+        if not (any(c.isdigit() for c in value) or value.endswith("=")
+                or (any(c.isupper() for c in value[1:]) and any(c.islower() for c in value))):
+            return m[0]
+        self.count += 1
+        label = "bearer-token" if m["scheme"].lower() == "bearer" else "basic-credentials"
+        return m["scheme"] + m["gap"] + mask(label)
+
+    def _url(self, m: re.Match[str]) -> str:
+        value = m["value"]
+        if trivial(value) or value.startswith("<"):
+            return m[0]
+        self.count += 1
+        self._learn(value)
+        return m["head"] + mask("url-password")
+
+    def _pair(self, m: re.Match[str]) -> str:
+        if not _named(m["name"]):
+            return m[0]
+        quoted, bare = m["quoted"], m["bare"]
+        if quoted is not None:
+            value = quoted
+            start, end = m.span("quoted")
+        else:
+            value = bare
+            start, end = m.span("bare")
+            # `token = next_token()` is code, not a secret (a source line);
+            # `Password=hunter22;`, with no space, is a setting.
+            if re.search(r"\s", m["sep"]) and _CODE.fullmatch(value):
+                return m[0]
+            if value.isidentifier() and secret_name(value):
+                return m[0]  # f(password=password)
+        if trivial(value):
+            return m[0]
+        self.count += 1
+        self._learn(value)
+        whole = m[0]
+        return whole[:start - m.start()] + mask("secret-name") + whole[end - m.start():]
+
+    def _learn(self, value: str) -> None:
+        # Shorter ones would be found in ordinary words.
+        if len(value) >= MIN_LEARNED and MASK_HEAD not in value:
+            self.learned.add(value)
+
+    def named_value(self, value: str) -> str:
+        """A variable's whole value, its name being a secret's."""
+        if trivial(value):
+            return self.text(value)
+        self.count += 1
+        quoted = _QUOTES.match(value.strip())
+        inner = quoted.group(2) if quoted else value
+        self._learn(inner)
+        return mask("secret-name")
+
+    def value(self, data: Json, hidden: bool = False) -> Json:
+        """``data`` masked; ``hidden``: it stands under a secret's name."""
+        if isinstance(data, str):
+            return self.named_value(data) if hidden else self.text(data)
+        if isinstance(data, dict):
+            named = any(isinstance(data.get(k), str) and _named(str(data[k]))
+                        for k in _NAMED_KEYS)
+            return {k: self.value(v, (named and k in _VALUE_KEYS)
+                                  or (isinstance(v, str) and _named(str(k))))
+                    for k, v in data.items()}
+        if isinstance(data, list):
+            return [self.value(v) for v in data]
+        return data
+
+    def finish(self, data: Json) -> Json:
+        """``data`` (masked by :meth:`value`) with the texts masked by name
+        replaced wherever else they occur."""
+        if not self.learned:
+            return data
+        found = re.compile("|".join(re.escape(v) for v in
+                                    sorted(self.learned, key=len, reverse=True)))
+        return _replace(data, found)
+
+
+def _replace(data: Json, found: re.Pattern[str]) -> Json:
+    if isinstance(data, str):
+        return found.sub(mask("secret-name"), data)
+    if isinstance(data, dict):
+        return {k: _replace(v, found) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_replace(v, found) for v in data]
+    return data
+
+
+def masked(data: Json) -> Json:
+    """``data`` (an answer, a record) with what looks like a secret masked."""
+    masking = Masking()
+    return masking.finish(masking.value(data))
+
+
+def masked_text(text: str) -> str:
+    """One text (an error's message, a line) masked."""
+    masking = Masking()
+    result = masking.finish(masking.text(text))
+    assert isinstance(result, str)
+    return result
