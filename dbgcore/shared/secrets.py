@@ -31,11 +31,10 @@ import os
 import re
 from collections.abc import Mapping
 
+from dbgcore.shared.globalopts import REVEAL_ENV, reveal_setting
 from dbgcore.shared.jsontypes import Json
 from dbgcore.shared.redact import Secrecy, secret_name
 
-#: The environment variable that turns masking off for a call (1, true, yes).
-REVEAL_ENV = "DBG_REVEAL"
 MASK_HEAD = "<redacted:"
 #: A value masked by name is looked for elsewhere in its answer from this length.
 MIN_LEARNED = 6
@@ -51,8 +50,7 @@ def reveal_wanted(flag: bool = False, env: Mapping[str, str] | None = None) -> b
     process's)."""
     if flag:
         return True
-    value = (os.environ if env is None else env).get(REVEAL_ENV, "")
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    return reveal_setting((os.environ if env is None else env).get(REVEAL_ENV))
 
 
 #: Tokens by the shapes their providers give them, each with its label.
@@ -211,7 +209,9 @@ class Masking:
         quoted = _QUOTES.match(value.strip())
         inner = quoted.group(2) if quoted else value
         self._learn(inner)
-        return mask("secret-name")
+        # A string stays a string's repr: `'<redacted:secret-name>'`.
+        quote = quoted.group(1) if quoted else ""
+        return quote + mask("secret-name") + quote
 
     def value(self, data: Json, hidden: bool = False) -> Json:
         """``data`` masked; ``hidden``: it stands under a secret's name."""
