@@ -40,6 +40,9 @@ MASK_HEAD = "<redacted:"
 MIN_LEARNED = 6
 
 
+_MASKS = re.compile(r"<redacted:[a-z-]+>")
+
+
 def mask(label: str) -> str:
     return f"{MASK_HEAD}{label}>"
 
@@ -203,8 +206,10 @@ class Masking:
 
     def named_value(self, value: str) -> str:
         """A variable's whole value, its name being a secret's."""
-        if trivial(value):
-            return self.text(value)
+        shaped = self.text(value)
+        if trivial(value) or (shaped != value and trivial(_MASKS.sub("", shaped))):
+            # Nothing, or a secret of a known shape: its own label says more.
+            return shaped
         self.count += 1
         quoted = _QUOTES.match(value.strip())
         inner = quoted.group(2) if quoted else value

@@ -6,6 +6,10 @@ PEM = ("-----BEGIN RSA PRIVATE KEY-----\n"
        "-----END RSA PRIVATE KEY-----")
 
 
+def login(user: str, password: str, token: str) -> str:
+    return user + " logged in"
+
+
 def connect() -> None:
     aws = "AKIA" + "Q3EXAMPLE7KEYID0"
     github = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -29,6 +33,7 @@ def connect() -> None:
     print("logged in with password=" + password)  # @told
     print("key:", key)  # @keyed
     del key
+    login("bob", password, github)  # @login
 
 
 connect()
