@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from dbgcore.shared.globalopts import REVEAL_ENV, reveal_setting
 from dbgcore.shared.jsontypes import Json
@@ -149,8 +149,9 @@ class Masking:
             text = self._sub(_PAIR, text, self._pair)
         return text
 
-    def _sub(self, pattern: re.Pattern[str], text: str, how: object) -> str:
-        return pattern.sub(how, text)  # type: ignore[call-overload]
+    def _sub(self, pattern: re.Pattern[str], text: str,
+             how: Callable[[re.Match[str]], str]) -> str:
+        return pattern.sub(how, text)
 
     def _token(self, m: re.Match[str]) -> str:
         self.count += 1

@@ -10,7 +10,7 @@ def login(user: str, password: str, token: str) -> str:
     return user + " logged in"
 
 
-def connect() -> None:
+def connect() -> tuple[object, ...]:
     aws = "AKIA" + "Q3EXAMPLE7KEYID0"
     github = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     gitlab = "glpat-" + "x9Y8z7W6v5U4t3S2r1Q0"
@@ -34,6 +34,7 @@ def connect() -> None:
     print("key:", key)  # @keyed
     del key
     login("bob", password, github)  # @login
+    return api_key, empty_token, no_secret, count, greeting
 
 
 connect()
