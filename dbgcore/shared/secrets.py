@@ -71,7 +71,9 @@ _TOKEN_LABELS = tuple(label for label, _ in TOKEN_RULES)
 # letters first: most strings are rejected at each character by one class.
 _TOKENS = re.compile("(?=[AgxsreS])(?:" + "|".join(
     f"(?P<t{i}>{pattern})" for i, (_, pattern) in enumerate(TOKEN_RULES)) + ")")
-_PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+# Its BEGIN line is kept: what kind of key it was.
+_PEM = re.compile(r"(?P<head>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)"
+                  r"(?!(?:\s|\\[nr])*<redacted:)"
                   r"(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
                   r"|(?:[A-Za-z0-9+/=\s]|\\[nr])*)")
 _CREDENTIAL = re.compile(r"\b(?P<scheme>[Bb]earer|BEARER|[Bb]asic|BASIC)(?P<gap>\s+)"
@@ -139,7 +141,7 @@ class Masking:
         if len(text) < 8:
             return text
         if "PRIVATE KEY" in text:
-            text = self._sub(_PEM, text, lambda m: mask("private-key"))
+            text = self._sub(_PEM, text, lambda m: m["head"] + mask("private-key"))
         text = self._sub(_TOKENS, text, self._token)
         if "earer" in text or "asic" in text or "EARER" in text or "ASIC" in text:
             text = self._sub(_CREDENTIAL, text, self._credential)

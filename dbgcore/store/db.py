@@ -393,8 +393,9 @@ class Store(ProfileRecords):
 
     def record_command(self, session_id: int, op: str, args: JsonObject, ok: bool,
                        result: JsonObject) -> None:
-        args, result = _kept(args), _kept(result)
-        text = json.dumps(result, default=str)
+        # The command's arguments as given: what the user typed, not what the
+        # program holds (`dbg report` finds their secrets in the logs by them).
+        text = json.dumps(_kept(result), default=str)
         if len(text) > MAX_RESULT_CHARS:
             text = json.dumps({"truncated": True, "head": text[:MAX_RESULT_CHARS]})
         self._write(

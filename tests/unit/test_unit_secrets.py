@@ -31,9 +31,9 @@ GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
      "{'user': 'bob', 'password': '<redacted:secret-name>'}"),
     ('{"api_key": "k-7f3a9c1e5b"}', '{"api_key": "<redacted:secret-name>"}'),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
-     "<redacted:private-key>"),
+     "-----BEGIN RSA PRIVATE KEY-----<redacted:private-key>"),
     ("'-----BEGIN PRIVATE KEY-----\\nMIIEowIBAAKCAQEAv3Fq0mZ2Yk1hO9x... (cut)",
-     "'<redacted:private-key>... (cut)"),
+     "'-----BEGIN PRIVATE KEY-----<redacted:private-key>... (cut)"),
 ])
 def test_each_rule_masks_with_its_label(text: str, shown: str) -> None:
     assert masked_text(text) == shown
