@@ -27,6 +27,7 @@ Pure, no I/O; :func:`reveal_wanted` alone reads the environment.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -80,9 +81,11 @@ _CREDENTIAL = re.compile(r"\b(?P<scheme>[Bb]earer|BEARER|[Bb]asic|BASIC)(?P<gap>
                          r"(?P<value>[A-Za-z0-9._~+/-]{8,}=*)")
 _URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])(?P<head>[A-Za-z][A-Za-z0-9+.-]*://"
                            r"[^\s/:@\"'<>]*:)(?P<value>[^\s/@\"'<>]+)(?=@)")
-# What a secret name holds somewhere (redact.secret_name decides): a quick
-# look before the pairs' pattern is tried.
-_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|bearer|cookie|cred|csrf|session")
+# The quick looks before a pattern is tried (most strings have none of
+# these): what a token's shape begins with, and what a secret name holds
+# somewhere (redact.secret_name decides), in lower case.
+_TOKEN_HINT = re.compile(r"AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox|AIza|k_(?:live|test)_|eyJ")
+_HINT = re.compile(r"pass|pwd|secret|token|key|auth|bearer|cookie|cred|csrf|session")
 # NAME, maybe quoted, then = : or =>, then a quoted value or a bare word.
 _PAIR = re.compile(r"""(?<![\w.-])(?P<nq>["']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?P=nq)"""
                    r"""(?P<sep>\s*(?:=>|[:=])\s*)"""
@@ -121,7 +124,9 @@ def trivial(value: str) -> bool:
         and "'" not in text and '"' not in text
 
 
+@functools.lru_cache(maxsize=4096)
 def _named(name: str) -> bool:
+    # Names repeat (every variable row's keys, a loop's locals): asked once.
     return secret_name(name) is Secrecy.EVERYWHERE
 
 
@@ -142,12 +147,13 @@ class Masking:
             return text
         if "PRIVATE KEY" in text:
             text = self._sub(_PEM, text, lambda m: m["head"] + mask("private-key"))
-        text = self._sub(_TOKENS, text, self._token)
+        if _TOKEN_HINT.search(text):
+            text = self._sub(_TOKENS, text, self._token)
         if "earer" in text or "asic" in text or "EARER" in text or "ASIC" in text:
             text = self._sub(_CREDENTIAL, text, self._credential)
         if "://" in text:
             text = self._sub(_URL_PASSWORD, text, self._url)
-        if _HINT.search(text):
+        if ("=" in text or ":" in text) and _HINT.search(text.lower()):
             text = self._sub(_PAIR, text, self._pair)
         return text
 
@@ -226,14 +232,36 @@ class Masking:
         if isinstance(data, str):
             return self.named_value(data) if hidden else self.text(data)
         if isinstance(data, dict):
-            named = any(isinstance(data.get(k), str) and _named(str(data[k]))
-                        for k in _NAMED_KEYS)
-            return {k: self.value(v, (named and k in _VALUE_KEYS)
-                                  or (isinstance(v, str) and _named(str(k))))
-                    for k, v in data.items()}
+            return self._object(data)
         if isinstance(data, list):
             return [self.value(v) for v in data]
         return data
+
+    def _object(self, data: dict[str, Json]) -> dict[str, Json]:
+        # The hot loop of every answer (a variable's row is one): strings
+        # and scalars handled here, not through value().
+        named = False
+        for key in _NAMED_KEYS:
+            held = data.get(key)
+            if isinstance(held, str) and _named(held):
+                named = True
+                break
+        out: dict[str, Json] = {}
+        for k, v in data.items():
+            if isinstance(v, str):
+                if len(v) < 3:
+                    out[k] = v  # trivial under any name
+                elif (named and k in _VALUE_KEYS) or _named(k):
+                    out[k] = self.named_value(v)
+                else:
+                    out[k] = self.text(v)
+            elif isinstance(v, dict):
+                out[k] = self._object(v)
+            elif isinstance(v, list):
+                out[k] = [self.value(item) for item in v]
+            else:
+                out[k] = v
+        return out
 
     def finish(self, data: Json) -> Json:
         """``data`` (masked by :meth:`value`) with the texts masked by name
