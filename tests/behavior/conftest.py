@@ -48,15 +48,11 @@ _RECORDS = ("SELECT result FROM commands", "SELECT locals FROM stops", "SELECT s
             "SELECT return_value FROM stops", "SELECT data FROM calls", "SELECT data FROM samples")
 
 
-def _homes(request: pytest.FixtureRequest) -> set[Path]:
+def _homes(item: pytest.Item) -> set[Path]:
     from dbgcore.testing import Dbg
 
     found: set[Path] = set()
-    for name in request.fixturenames:
-        try:
-            value = request.getfixturevalue(name)
-        except pytest.FixtureLookupError:
-            continue
+    for value in getattr(item, "funcargs", {}).values():
         for candidate in (value, getattr(value, "dbg", None),
                           getattr(getattr(value, "prog", None), "dbg", None)):
             if isinstance(candidate, Dbg):
@@ -64,15 +60,16 @@ def _homes(request: pytest.FixtureRequest) -> set[Path]:
     return found
 
 
-@pytest.fixture(autouse=True)
-def _nothing_masked(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Every answer these programs gave, as the store keeps it (every op the
-    daemon answered, every stop, traced call and sampled value, masked as
-    the answers are), holds no mask: none of their values is a secret."""
-    yield
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """After each test, before its sessions end: every answer its programs
+    gave, as the store keeps it (every op the daemon answered, every stop,
+    traced call and sampled value, masked as the answers are), holds no
+    mask, for none of their values is a secret."""
+    result = yield
     import sqlite3
 
-    for home in _homes(request):
+    for home in _homes(item):
         store = home / "store.sqlite3"
         if not store.is_file():
             continue
@@ -84,6 +81,7 @@ def _nothing_masked(request: pytest.FixtureRequest) -> Iterator[None]:
         masked = [text for text in texts if "<redacted:" in text]
         SCANNED[store] = (len(texts), len(masked))
         assert not masked, f"the secrets' mask hid an ordinary value: {masked[0][:2000]}"
+    return result
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
