@@ -212,3 +212,33 @@ def test_a_c_string_on_gdb(dbg: Dbg) -> None:
     assert label("github-token") in printed["value"], printed
     revealed = dbg.json("--reveal", "print", "password")
     assert "hunter22" in revealed["value"], revealed
+
+
+def test_mcp_answers_are_masked_unless_its_server_reveals(dbg: Dbg) -> None:
+    require_backend("pdb")
+    from mcpclient import run_mcp
+
+    program = dbg.cwd / "leaky.py"
+    program.write_text((Path(__file__).parent / "targets" / "leaky.py").read_text())
+    told = marked_lines(program)["told"]
+    assert dbg.json("start", "--backend", "pdb", "--break", f"leaky.py:{told}", "--run",
+                    str(program))["ok"]
+    answers: list[dict[str, Any]] = []
+
+    async def scenario(session: Any) -> None:
+        for tool, arguments in (("dbg_locals", {}), ("dbg_print", {"expression": "password"})):
+            result = await session.call_tool(tool, arguments)
+            assert isinstance(result.structured_content, dict), result
+            answers.append({**result.structured_content, "_text": result.content[0].text})
+
+    run_mcp(dbg, scenario)
+    dbg.env["DBG_REVEAL"] = "1"
+    run_mcp(dbg, scenario)
+    masked_locals, masked_print, shown_locals, shown_print = answers
+    assert masked_locals["ok"] and masked_print["ok"], answers
+    for answer in (masked_locals, masked_print):
+        assert leaks(json.dumps(answer)) == [], answer
+    assert label("github-token") in masked_locals["_text"]
+    assert masked_print["value"] == "'<redacted:secret-name>'", masked_print
+    assert SECRETS["github"][1] in values(shown_locals)["github"], shown_locals
+    assert shown_print["value"] == "'hunter22'", shown_print
