@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 
 from dbgcore.shared.globalopts import REVEAL_ENV, reveal_setting
 from dbgcore.shared.jsontypes import Json
-from dbgcore.shared.redact import Secrecy, secret_name
+from dbgcore.shared.redact import Secrecy, argv_secrets, secret_name
 
 MASK_HEAD = "<redacted:"
 #: A value masked by name is looked for elsewhere in its answer from this length.
@@ -234,8 +234,30 @@ class Masking:
         if isinstance(data, dict):
             return self._object(data)
         if isinstance(data, list):
-            return [self.value(v) for v in data]
+            return self._list(data)
         return data
+
+    def _list(self, data: list[Json]) -> list[Json]:
+        # A program's arguments: the value after `--password` or in
+        # `--token=VALUE` is masked as the flag's name says.
+        if any(isinstance(v, str) and v.startswith("--") for v in data) \
+                and all(isinstance(v, str) for v in data):
+            flagged = argv_secrets(data)
+            if flagged:
+                return [self._flagged(v, flagged) for v in data]
+        return [self.value(v) for v in data]
+
+    def _flagged(self, arg: str, flagged: set[str]) -> str:
+        flag, eq, value = arg.partition("=")
+        if arg in flagged and not trivial(arg):
+            self._learn(arg)
+            self.count += 1
+            return mask("secret-name")
+        if eq and value in flagged and flag.startswith("-") and not trivial(value):
+            self._learn(value)
+            self.count += 1
+            return flag + "=" + mask("secret-name")
+        return self.text(arg)
 
     def _object(self, data: dict[str, Json]) -> dict[str, Json]:
         # The hot loop of every answer (a variable's row is one): strings
@@ -258,7 +280,7 @@ class Masking:
             elif isinstance(v, dict):
                 out[k] = self._object(v)
             elif isinstance(v, list):
-                out[k] = [self.value(item) for item in v]
+                out[k] = self._list(v)
             else:
                 out[k] = v
         return out

@@ -72,6 +72,13 @@ def test_a_variable_named_as_a_secret_is_masked_unless_trivial() -> None:
         "0", "<Token object at 0x7f00>", "42", "'/etc/pw'"]
 
 
+def test_a_programs_secret_flags_are_masked() -> None:
+    argv = ["--password", "hunter22", "--token=tok-eq-555", "--verbose", "--level", "3"]
+    assert masked({"args": argv}) == {"args": [
+        "--password", "<redacted:secret-name>", "--token=<redacted:secret-name>", "--verbose",
+        "--level", "3"]}
+
+
 def test_a_print_of_a_secret_name_and_its_text_elsewhere_are_masked() -> None:
     answer = {"expression": "password", "value": "'hunter22'", "type": "str",
               "output": "connecting with hunter22"}
