@@ -138,6 +138,7 @@ def masked_answer(answer: Answer) -> Answer:
     its error's message: the one place every front end's answers pass."""
     if answer.error is not None:
         answer.error.message = masked_text(answer.error.message)
+        answer.error.hint = masked_text(answer.error.hint)
         return answer
     payload = masked(answer.payload)
     assert isinstance(payload, dict)

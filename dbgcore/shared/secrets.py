@@ -91,6 +91,8 @@ _PAIR = re.compile(r"""(?<![\w.-])(?P<nq>["']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?
                    r"""(?P<sep>\s*(?:=>|[:=])\s*)"""
                    r"""(?:(?P<q>b?["'])(?P<quoted>(?:[^"'\\\n]|\\.){0,2000}?)(?P=q)"""
                    r"""|(?P<bare>[^\s"',;)}\]&<>]+))""")
+# What a bare secret after `NAME: ` has that a word does not.
+_PROSE_SECRET = re.compile(r"^[^`*_(\[][^`]*[0-9!@#$%^&*+/=~-]")
 _CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*|\[.*)?")
 #: Values that are placeholders, not secrets.
 PLACEHOLDERS = frozenset({"changeme", "change-me", "change_me", "password", "secret", "token",
@@ -127,7 +129,8 @@ def trivial(value: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _named(name: str) -> bool:
     # Names repeat (every variable row's keys, a loop's locals): asked once.
-    return secret_name(name) is Secrecy.EVERYWHERE
+    # A name masked already (a token as a dict's key) names nothing.
+    return MASK_HEAD not in name and secret_name(name) is Secrecy.EVERYWHERE
 
 
 class Masking:
@@ -196,8 +199,12 @@ class Masking:
             value = bare
             start, end = m.span("bare")
             # `token = next_token()` is code, not a secret (a source line);
-            # `Password=hunter22;`, with no space, is a setting.
-            if re.search(r"\s", m["sep"]) and _CODE.fullmatch(value):
+            # `Password=hunter22;`, with no space, is a setting; after `: `,
+            # a word with no digit or sign is prose ("on a later pass:
+            # `dbg break ...`", "auth: required").
+            sep = m["sep"]
+            if re.search(r"\s", sep) and (_CODE.fullmatch(value) if "=" in sep
+                                          else not _PROSE_SECRET.search(value)):
                 return m[0]
             if value.isidentifier() and secret_name(value):
                 return m[0]  # f(password=password)

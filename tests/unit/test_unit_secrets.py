@@ -30,6 +30,7 @@ GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     ("{'user': 'bob', 'password': 'hunter22'}",
      "{'user': 'bob', 'password': '<redacted:secret-name>'}"),
     ('{"api_key": "k-7f3a9c1e5b"}', '{"api_key": "<redacted:secret-name>"}'),
+    ("login ok, password: hunter22", "login ok, password: <redacted:secret-name>"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
      "-----BEGIN RSA PRIVATE KEY-----<redacted:private-key>"),
     ("'-----BEGIN PRIVATE KEY-----\\nMIIEowIBAAKCAQEAv3Fq0mZ2Yk1hO9x... (cut)",
@@ -55,6 +56,8 @@ def test_each_rule_masks_with_its_label(text: str, shown: str) -> None:
     "keys = {'id': 1, 'name': 'x'}",
     "breakpoint 1 at cart.py:12 (requested line 11)",
     "git@github.com:owner/repo.git",
+    "to stop there on a later pass: `dbg break ledger.py:47` then `dbg continue`",
+    "auth: required",
 ])
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert masked_text(text) == text
