@@ -40,7 +40,15 @@ from __future__ import annotations
 import os
 import sys
 
-from dbgcore.shared.globalopts import JSON_FLAG, option_at, read_globals, seconds
+from dbgcore.shared.globalopts import (
+    JSON_FLAG,
+    REVEAL_ENV,
+    option_at,
+    read_globals,
+    reveal_setting,
+    reveals,
+    seconds,
+)
 from dbgcore.shared.sessionsocket import (
     DAEMON_LOG,
     SOCKET_NAME,
@@ -149,7 +157,8 @@ def _private(path: str) -> bool:
 
 def _quick(session: str, as_json: bool, timeout: float, words: list[str],
            first: bool = False, path: str | None = None,
-           before_op: tuple[str, bool, float] | None = None) -> int | None:
+           before_op: tuple[str, bool, float] | None = None,
+           reveal: bool = False) -> int | None:
     """Run the command through the session's daemon; its exit code, or None
     when the full CLI must take it (nothing has been sent then). ``first``:
     the daemon was just forked by this client for the `start` in ``words``,
@@ -157,7 +166,9 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
     the client's reading (whose daemon, how to say its own errors, how long
     to wait); ``before_op`` (default: the same) the global options given
     before the op, which the daemon reads with those it finds among the
-    op's words (see _after_op)."""
+    op's words (see _after_op). ``reveal``: --reveal before the op, or
+    DBG_REVEAL in this client's environment (the daemon's is not the
+    caller's)."""
     path = path or _socket_path(session)
     if path is None or not _private(path):
         return None
@@ -165,7 +176,7 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
     try:
         request = _json({"op": "argv", "timeout": asked_timeout, "args": {
             "words": words, "json": asked_json, "session": asked_session, "cwd": os.getcwd(),
-            "first": first,
+            "first": first, "reveal": reveal,
             "encoding": [sys.stdout.encoding or "utf-8", sys.stderr.encoding or "utf-8"],
         }}).encode("utf-8") + b"\n"
     except (UnicodeEncodeError, OSError):
@@ -216,7 +227,8 @@ def _quick(session: str, as_json: bool, timeout: float, words: list[str],
 
 
 def _start_first(session: str, as_json: bool, timeout: float, words: list[str],
-                 before_op: tuple[str, bool, float] | None = None) -> int | None:
+                 before_op: tuple[str, bool, float] | None = None,
+                 reveal: bool = False) -> int | None:
     """`dbg start` (`test`, `attach`) of a session with nothing left of it:
     fork its daemon now and hand it the command line; the exit code, or None
     when the full CLI must take the command (the daemon forked for it has
@@ -241,7 +253,8 @@ def _start_first(session: str, as_json: bool, timeout: float, words: list[str],
     pid = _fork_daemon(session, None if listen == path else listen, words)
     if pid is None or not _listening(listen, pid):
         return _no_room(session, as_json, words[0], os.path.dirname(os.path.dirname(folder)))
-    code = _quick(session, as_json, timeout, words, first=True, path=listen, before_op=before_op)
+    code = _quick(session, as_json, timeout, words, first=True, path=listen, before_op=before_op,
+                  reveal=reveal)
     if code is None:
         _end_daemon(listen, folder, pid, replacing=listen != path)
     return code
@@ -486,15 +499,17 @@ def main() -> None:
         session, as_json, timeout, i = found
         named, says_json, wait = _after_op(argv[i + 1:], timeout)
         before_op = (session, as_json, timeout)
+        reveal = reveals(argv[:i]) or reveal_setting(os.environ.get(REVEAL_ENV))
         # A start's daemon is forked for the session before its words are
         # read: a session named among them (the program's -s, or one the
         # daemon answers `fallback` to) is not one to fork for.
         reach = session if named is None or argv[i] in _STARTS else named
         try:
-            code = _quick(reach, as_json or says_json, wait, argv[i:], before_op=before_op)
+            code = _quick(reach, as_json or says_json, wait, argv[i:], before_op=before_op,
+                          reveal=reveal)
             if code is None and argv[i] in _STARTS:
                 code = _start_first(session, as_json or says_json, wait, argv[i:],
-                                    before_op=before_op)
+                                    before_op=before_op, reveal=reveal)
         except KeyboardInterrupt:
             # As the click CLI answers a Ctrl-C (the op goes on in the daemon).
             sys.stderr.write("interrupted\n")

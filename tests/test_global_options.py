@@ -22,6 +22,8 @@ from dbgcore.ops.table import builtin_table
     (["start", "-b", "pdb", "--json", "--cwd", "--json", "p.py", "-s", "x"], ["--json"],
      ["start", "-b", "pdb", "--cwd", "--json", "p.py", "-s", "x"]),
     (["print", "x", "--", "--json"], [], ["print", "x", "--", "--json"]),
+    (["locals", "--reveal"], ["--reveal"], ["locals"]),
+    (["start", "prog.py", "--reveal"], [], ["start", "prog.py", "--reveal"]),
     # The passed-on words come first: a runner's -s and --timeout are its own.
     (["test", "-s", "--timeout", "5", "tests/"], [], ["test", "-s", "--timeout", "5", "tests/"]),
     (["raw", "image", "lookup", "-s", "main"], [], ["raw", "image", "lookup", "-s", "main"]),

@@ -107,12 +107,13 @@ SECRETS = {"GITHUB_TOKEN": "ghp_" + "Zq8" * 12, "DB_PASSWORD": "hunter2-but-long
 def test_report_bundles_the_session_and_holds_no_secret(dbg: Dbg, target: Any,
                                                         tmp_path: Path) -> None:
     dbg.env.update(SECRETS)
+    dbg.env["DBG_REVEAL"] = "1"  # answers unmasked: the report must mask the logs itself
     prog = target("secrets.py")
     snap = dbg.json("start", "--backend", "pdb", "--env", "API_KEY=from-the-cli-123",
                     "--break", prog.loc("use"), "--run", str(prog.path))
     assert snap["ok"], snap
     values = {v["name"]: v["value"] for v in snap["locals"]}
-    assert SECRETS["DB_PASSWORD"] in values["password"]  # recorded in the store
+    assert SECRETS["DB_PASSWORD"] in values["password"]  # the store keeps it masked
     dbg.json("continue")
     out = tmp_path / "reports"
     out.mkdir()

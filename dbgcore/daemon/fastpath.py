@@ -22,7 +22,7 @@ from dbgcore.backends.registry import Front
 from dbgcore.daemon.listener import Door, send
 from dbgcore.daemon.startup import StartUp
 from dbgcore.ops.call import call_op
-from dbgcore.shared.globalopts import read_globals
+from dbgcore.shared.globalopts import read_globals, reveals
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.status import remove_status
 from dbgcore.vocab.opspec import OpTable
@@ -104,8 +104,12 @@ def serve_argv(daemon: ArgvDaemon, conn: socket.socket, args: JsonObject,
         send(conn, b"fallback\n")
         return
     op, values = found
+    # The client's --reveal (or DBG_REVEAL), or one after the op: never
+    # this daemon's environment, which is not the caller's.
+    reveal = bool(args.get("reveal")) or reveals(lifted)
     answer = call_op(op, values, daemon.name, timeout, daemon.front, cwd=args.get("cwd"),
-                     send=daemon.dispatch, start=daemon.start_here if first else None)
+                     send=daemon.dispatch, start=daemon.start_here if first else None,
+                     reveal=reveal)
     text, err = answer.output(as_json)
     encodings = args.get("encoding") or []
     encoding = str(encodings[1 if err else 0]) if len(encodings) == 2 else "utf-8"

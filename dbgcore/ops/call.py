@@ -21,6 +21,7 @@ from dbgcore import __version__
 from dbgcore.shared.bounds import shortened
 from dbgcore.shared.errors import EXIT_OK, DbgError, InternalError
 from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.shared.secrets import masked, masked_text, reveal_wanted
 from dbgcore.shared.timeouts import check_timeout
 from dbgcore.vocab.values import check_values
 
@@ -118,12 +119,35 @@ def from_response(op: str, session: str, response: JsonObject,
 
 def call_op(op: Op, values: JsonObject, session: str, timeout: float, front: Front,
             cwd: str | None = None, send: Send | None = None,
-            start: Start | None = None) -> Answer:
-    """Check ``values``, run ``op`` and answer; never raises a DbgError.
+            start: Start | None = None, reveal: bool | None = None) -> Answer:
+    """Check ``values``, run ``op`` and answer, what looks like a secret
+    masked (:mod:`dbgcore.shared.secrets`) unless ``reveal`` (None: as
+    DBG_REVEAL in this process's environment says); never raises a DbgError.
     ``send`` hands an op to the session (the daemon answering a fast-path
     client passes its own); by default it goes over the session's socket.
     ``start`` starts a session for the ops that do (:func:`dbgcore.start.spawn.start`,
     passed by the front ends that start sessions: the CLI, MCP)."""
+    answer = _call(op, values, session, timeout, front, cwd, send, start)
+    if reveal_wanted() if reveal is None else reveal:
+        return answer
+    return masked_answer(answer)
+
+
+def masked_answer(answer: Answer) -> Answer:
+    """``answer`` with what looks like a secret masked, in its payload and
+    its error's message: the one place every front end's answers pass."""
+    if answer.error is not None:
+        answer.error.message = masked_text(answer.error.message)
+        answer.error.hint = masked_text(answer.error.hint)
+        return answer
+    payload = masked(answer.payload)
+    assert isinstance(payload, dict)
+    answer.payload = payload
+    return answer
+
+
+def _call(op: Op, values: JsonObject, session: str, timeout: float, front: Front,
+          cwd: str | None, send: Send | None, start: Start | None) -> Answer:
     sent = op.name
     try:
         check_timeout(timeout)

@@ -1,4 +1,4 @@
-"""dbg's global options (``-s/--session``, ``--json``, ``--timeout``) read
+"""dbg's global options (``-s/--session``, ``--json``, ``--reveal``, ``--timeout``) read
 from a command line: the one statement of their spellings and of how their
 words are read, for every reader of a command line (the fast path's client
 in :mod:`dbgcore.entry`, the daemon's side of it, the click CLI).
@@ -17,15 +17,25 @@ from __future__ import annotations
 
 from dbgcore.shared.timeouts import timeout_problem
 
-#: The global options that take a value, and the one that does not.
+#: The global options that take a value, and those that do not.
 VALUE_FLAGS = ("-s", "--session", "--timeout")
 JSON_FLAG = "--json"
+#: Values shown unmasked for this call (dbgcore.shared.secrets).
+REVEAL_FLAG = "--reveal"
+BOOL_FLAGS = (JSON_FLAG, REVEAL_FLAG)
+#: The environment's setting of the same (DBG_REVEAL=1).
+REVEAL_ENV = "DBG_REVEAL"
+
+
+def reveal_setting(value: str | None) -> bool:
+    """Whether DBG_REVEAL's ``value`` turns masking off: 1, true, yes, on."""
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def global_flag(word: str) -> str | None:
     """The global option ``word`` spells (``--timeout=5`` spells
     ``--timeout``), or None."""
-    if word == JSON_FLAG or word in VALUE_FLAGS:
+    if word in BOOL_FLAGS or word in VALUE_FLAGS:
         return word
     name, eq, _ = word.partition("=")
     return name if eq and name.startswith("--") and name in VALUE_FLAGS else None
@@ -33,12 +43,12 @@ def global_flag(word: str) -> str | None:
 
 def option_at(words: list[str], i: int) -> tuple[str, str | None, int] | None:
     """The global option at ``words[i]``: its flag, its value (None for
-    ``--json``; None too when the value is missing) and the index after it;
+    ``--json`` and ``--reveal``; None too when the value is missing) and the index after it;
     None when ``words[i]`` is not one."""
     flag = global_flag(words[i])
     if flag is None:
         return None
-    if flag == JSON_FLAG:
+    if flag in BOOL_FLAGS:
         return flag, None, i + 1
     _, eq, value = words[i].partition("=")
     if eq:
@@ -74,6 +84,8 @@ def read_globals(words: list[str], session: str, as_json: bool,
         flag, value, i = found
         if flag == JSON_FLAG:
             as_json = True
+        elif flag == REVEAL_FLAG:
+            pass  # read by whoever calls the op (reveals)
         elif value is None:
             return None
         elif flag == "--timeout":
@@ -85,3 +97,16 @@ def read_globals(words: list[str], session: str, as_json: bool,
             session = value
     return session, as_json, timeout, i
 
+
+
+def reveals(words: list[str]) -> bool:
+    """Whether ``--reveal`` is among the global options at the head of ``words``."""
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        found = option_at(words, i)
+        if found is None:
+            return False
+        if found[0] == REVEAL_FLAG:
+            return True
+        i = found[2]
+    return False

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from dbgcore.shared.jsontypes import JsonObject
+from dbgcore.shared.jsontypes import Json, JsonObject
 from dbgcore.shared.paths import store_path, untrusted
+from dbgcore.shared.secrets import masked
 from dbgcore.store.damage import (
     StoreDamaged,
     check_stamp,
@@ -160,6 +161,12 @@ def shifted_call(call: JsonObject, base: int) -> JsonObject:
     its run had before the trace."""
     return {**call, "seq": int(call["seq"]) + base,
             "parent": None if call.get("parent") is None else int(call["parent"]) + base}
+
+
+def _kept(data: Json) -> Json:
+    """What the store keeps of a value: masked (dbgcore.shared.secrets), so
+    that a history read back shows no secret, whatever a call's --reveal."""
+    return masked(data)
 
 
 _INSERT_SESSION = (
@@ -389,7 +396,9 @@ class Store(ProfileRecords):
 
     def record_command(self, session_id: int, op: str, args: JsonObject, ok: bool,
                        result: JsonObject) -> None:
-        text = json.dumps(result, default=str)
+        # The command's arguments as given: what the user typed, not what the
+        # program holds (`dbg report` finds their secrets in the logs by them).
+        text = json.dumps(_kept(result), default=str)
         if len(text) > MAX_RESULT_CHARS:
             text = json.dumps({"truncated": True, "head": text[:MAX_RESULT_CHARS]})
         self._write(
@@ -436,10 +445,10 @@ class Store(ProfileRecords):
         if not run_id or not (new or changed):
             return
         added: list[SqlRow] = [
-            (run_id, int(c["seq"]), str(c.get("function")), json.dumps(c, default=str))
+            (run_id, int(c["seq"]), str(c.get("function")), json.dumps(_kept(c), default=str))
             for c in new]
         over: list[SqlRow] = [
-            (str(c.get("function")), json.dumps(c, default=str), run_id, int(c["seq"]))
+            (str(c.get("function")), json.dumps(_kept(c), default=str), run_id, int(c["seq"]))
             for c in changed]
         self._batch([("INSERT INTO calls (run_id, seq, function, data) VALUES (?, ?, ?, ?)",
                       added),
@@ -452,7 +461,7 @@ class Store(ProfileRecords):
         one transaction; ``kind`` says which op (``history``), ``key`` of what."""
         if not run_id or not samples:
             return
-        rows: list[SqlRow] = [(run_id, kind, key, at, json.dumps(data, default=str))
+        rows: list[SqlRow] = [(run_id, kind, key, at, json.dumps(_kept(data), default=str))
                               for at, data in samples]
         self._batch([("INSERT INTO samples (run_id, kind, key, at, data)"
                       " VALUES (?, ?, ?, ?, ?)", rows)],
@@ -470,6 +479,7 @@ class Store(ProfileRecords):
 
     def record_stop(self, session_id: int, snapshot: JsonObject,
                     stack: list[JsonObject], run_id: int | None = None) -> None:
+        snapshot, stack = _kept(snapshot), _kept(stack)
         loc = snapshot.get("location") or {}
         local_rows = [
             {**v, "value": str(v.get("value", ""))[:MAX_VALUE_CHARS]}

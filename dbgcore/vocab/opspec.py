@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from dbgcore.shared.globalopts import JSON_FLAG, global_flag
+from dbgcore.shared.globalopts import BOOL_FLAGS, global_flag
 
 #: A JSON object: an op's values, its wire arguments, its answer.
 Payload = dict[str, Any]
@@ -305,7 +305,7 @@ class OpTable:
             arg = own.get(name)
             flag = global_flag(word) if arg is None else None
             if flag is not None:
-                if flag == JSON_FLAG or eq:
+                if flag in BOOL_FLAGS or eq:
                     lifted.append(word)
                 elif rest:
                     lifted += [word, rest.pop(0)]

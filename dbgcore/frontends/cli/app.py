@@ -78,17 +78,19 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("-s", "--session", default="default", envvar="DBG_SESSION", show_default=True,
               help="Session name (env DBG_SESSION).")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+@click.option("--reveal", is_flag=True,
+              help="Show values that look like secrets unmasked (env DBG_REVEAL=1).")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
               help="Seconds to wait for the target to stop or the debugger to answer.")
 @click.version_option(__version__, prog_name="dbg")
 @click.pass_context
-def cli(ctx: click.Context, session: str, as_json: bool, timeout: float) -> None:
+def cli(ctx: click.Context, session: str, as_json: bool, reveal: bool, timeout: float) -> None:
     """One debugger vocabulary over many real debuggers.
 
     Start a session with `dbg start PROGRAM`, then break, step and inspect.
     Exit codes: 0 ok, 1 failed op, 2 usage error, 3 unsupported by the backend.
     """
-    ctx.obj = Ctx(session=session, json=as_json, timeout=timeout, front=FRONT)
+    ctx.obj = Ctx(session=session, json=as_json, timeout=timeout, front=FRONT, reveal=reveal)
     set_ctx(ctx.obj)
     try:
         check_session_name(session)

@@ -90,8 +90,9 @@ def make_command(op: Op, name: str | None = None, hidden: bool = False) -> click
     def callback(**params: object) -> None:
         ctx = get_ctx()
         assert ctx.front is not None  # the group's callback sets it before any command
+        # No --reveal: DBG_REVEAL in this process's environment says.
         print_answer(call_op(op, _values(op, params), ctx.session, ctx.timeout, ctx.front,
-                             start=ctx.front.start))
+                             start=ctx.front.start, reveal=True if ctx.reveal else None))
 
     passthrough = any(a.passthrough for a in op.args)
     settings: dict[str, bool] = {}

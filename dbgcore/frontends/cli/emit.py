@@ -26,12 +26,14 @@ class Ctx:
     """The global options of this invocation, and the click CLI's
     :class:`~dbgcore.backends.registry.Front` (its op table and backends)."""
 
-    __slots__ = ("front", "json", "session", "timeout")
+    __slots__ = ("front", "json", "reveal", "session", "timeout")
 
     def __init__(self, session: str, json: bool, timeout: float,
-                 front: Front | None = None) -> None:
+                 front: Front | None = None, reveal: bool = False) -> None:
         self.session = session
         self.json = json
+        #: --reveal: values shown unmasked (dbgcore.shared.secrets).
+        self.reveal = reveal
         self.timeout = timeout
         self.front = front
 

@@ -20,7 +20,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from dbgcore.frontends.mcp.tools import MORE, split_ops, tool_name
-from dbgcore.shared.globalopts import JSON_FLAG, global_flag, option_at
+from dbgcore.shared.globalopts import BOOL_FLAGS, global_flag, option_at
 
 if TYPE_CHECKING:
     from dbgcore.ops.call import Answer
@@ -74,13 +74,15 @@ def tool_call(command: str, table: OpTable) -> str | None:
 
 def _take_global(words: list[str], into: dict[str, Any]) -> bool:
     """The global option at the head of ``words`` into ``into``, taken off
-    (``--json`` dropped: an MCP answer is structured already)."""
+    (``--json`` dropped: an MCP answer is structured already; ``--reveal``
+    too: a tool's call has no such argument, DBG_REVEAL in the server's
+    environment says it)."""
     found = option_at(words, 0)
     if found is None:
         return False
     flag, value, after = found
     del words[:after]
-    if flag == JSON_FLAG:
+    if flag in BOOL_FLAGS:
         return True
     if value is None:
         return False
