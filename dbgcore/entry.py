@@ -72,7 +72,8 @@ _STARTS = ("start", "test", "attach", "memcheck")
 #: the command until the op's timeout (45 s: `dbg kill`, which must end such
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "cross",
-                          "dap-server", "diff", "doctor", "heap", "history", "hits", "hot", "kill", "leaks",
+                          "dap-server", "diff", "doctor", "heap", "history", "hits", "hot",
+                          "kill", "leaks",
                           "list", "mcp", "plugins", "profile", "profile-diff", "report", "runs",
                           "sessions", "stacks"))
 #: The session's daemon answered this client's start words that its program
@@ -495,8 +496,8 @@ def _dap_server(argv: list[str]) -> list[str]:
     at = 0
     while at < len(words):
         word = words[at]
-        if word in _DAP_SERVER_FLAGS or word.split("=", 1)[0] in _DAP_SERVER_OPTIONS \
-                and "=" in word:
+        if word in _DAP_SERVER_FLAGS or (
+                "=" in word and word.split("=", 1)[0] in _DAP_SERVER_OPTIONS):
             at += 1
         elif word in _DAP_SERVER_OPTIONS:
             at += 2

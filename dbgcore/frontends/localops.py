@@ -124,8 +124,8 @@ OPS: tuple[Op, ...] = (
            "`dbg agent install claude` (or codex) registers it, or in an MCP client's JSON "
            "settings:\n\n"
            '  {"mcpServers": {"dbg": {"command": "dbg", "args": ["mcp"]}}}')),
-    Op("dap-server", "Serve the Debug Adapter Protocol (stdio, or --listen PORT on 127.0.0.1), so an "
-       "editor debugs or joins dbg sessions.", (
+    Op("dap-server", "Serve the Debug Adapter Protocol (stdio, or --listen PORT on "
+       "127.0.0.1), so an editor debugs or joins dbg sessions.", (
         Arg("listen", "int", "Listen on 127.0.0.1:PORT (0: any free port, printed) for the "
             "session -s names, with a token the client must send (its file is printed).",
             flags=("--listen",), metavar="PORT", minimum=0, maximum=65535),

@@ -135,14 +135,13 @@ class Adapter:
                 "listed in docs/dap.md, and the CLI has the rest (`dbg --help`, "
                 "`dbg raw COMMAND` for the debugger's own)"))
             return
-        if not self.authorized and command != "initialize":
-            if not self._token_ok(arguments):
-                self.out.respond(request, error="a wrong or missing token: pass the token "
-                                 "of `dbg dap --listen` (in its file) as `token` in the "
-                                 "initialize, launch or attach arguments")
-                if command in ("launch", "attach"):
-                    self.done.set()
-                return
+        if not self.authorized and command != "initialize" and not self._token_ok(arguments):
+            self.out.respond(request, error="a wrong or missing token: pass the token "
+                             "of `dbg dap --listen` (in its file) as `token` in the "
+                             "initialize, launch or attach arguments")
+            if command in ("launch", "attach"):
+                self.done.set()
+            return
         try:
             if not isinstance(arguments, dict):
                 raise Refused(f"{command}'s arguments must be an object")
@@ -506,8 +505,8 @@ class Adapter:
     def _replace(self, key: str, places: list[tuple[str, JsonObject]]) -> list[JsonObject]:
         """This client's breakpoints of ``key`` (a file, or the functions)
         become ``places``; the agent's own breakpoints are left alone."""
-        for ident in self._breaks.pop(key, []):
-            self.op("unbreak", {"target": ident})
+        for old in self._breaks.pop(key, []):
+            self.op("unbreak", {"target": old})
         ids: list[str] = []
         out: list[JsonObject] = []
         for location, wanted in places:

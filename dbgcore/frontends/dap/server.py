@@ -53,6 +53,7 @@ def serve(values: dict[str, Any], session: str, timeout: float, front: Front) ->
             named = session if session != "default" else None
             _serve_stream(sys.stdin.buffer, writer, front, drive, named, None)
         else:
+            assert port is not None
             _listen(int(port), session, front, drive)
     finally:
         forkserver.stop()
