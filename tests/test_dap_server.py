@@ -179,6 +179,10 @@ def test_a_joiner_allowed_to_drive_continues_and_sets_breakpoints(dbg: Dbg) -> N
         assert client.request("continue", {"threadId": 1})["success"]
         stop = client.event("stopped", timeout=30)
         assert stop["body"]["reason"] == "breakpoint", stop
+        # What the program printed on the way came before the stop.
+        printed = "".join(e["body"]["output"] for e in client.seen_events
+                          if e["event"] == "output" and e["body"]["category"] == "stdout")
+        assert printed == "subtotal: 19.25\n", client.seen_events
         status = dbg.json("-s", "agent", "status")
         assert status["location"]["line"] == cart.lines["discount"], status
         assert client.request("disconnect", {})["success"]

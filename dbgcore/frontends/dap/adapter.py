@@ -90,6 +90,9 @@ class Adapter:
         #: The breakpoint ids this client set, by source path (or "<functions>").
         self._breaks: dict[str, list[str]] = {}
         self._stop_thread = 1
+        #: How far the program's output has been sent as output events.
+        self._output_cursor = 0
+        self._output_lock = threading.Lock()
 
     # -- plumbing --------------------------------------------------------------
 
@@ -205,6 +208,11 @@ class Adapter:
         self.driving = launched or self.may_drive_joined
         self.announced = attached.announce(name, self.client_name, self.driving)
         self.follower = StopFollower(name, self.on_stop)
+        if not launched:
+            # A joiner sees the output from now on (`dbg output` has the past).
+            status = self.op("status", {})
+            self._output_cursor = int(status.payload.get("output_cursor") or 0) \
+                if status.ok else 0
 
     def req_launch(self, args: JsonObject, request: JsonObject) -> bool:
         if self.session is not None:
@@ -296,9 +304,26 @@ class Adapter:
 
     # -- stops -----------------------------------------------------------------
 
+    def send_output(self) -> None:
+        """What the program printed since the last time, as output events
+        (at each stop and at the end: the client sees it before the stop)."""
+        with self._output_lock:
+            for _ in range(100):  # pages of 1,000 chunks; a flood is cut here
+                answer = self.op("output", {"since": self._output_cursor}, 10.0)
+                if not answer.ok:
+                    return
+                for chunk in answer.payload.get("chunks") or []:
+                    category = "stderr" if chunk.get("category") == "stderr" else "stdout"
+                    self.out.event("output", {"category": category,
+                                              "output": str(chunk.get("text", ""))})
+                self._output_cursor = int(answer.payload.get("cursor") or self._output_cursor)
+                if not answer.payload.get("more"):
+                    return
+
     def on_stop(self, row: JsonObject) -> None:
         """A stop recorded in the store: the client is told."""
         self._forget()
+        self.send_output()
         state = row.get("state")
         if state == "exited":
             self.out.event("exited", {"exitCode": int(row.get("exit_code") or 0)})
