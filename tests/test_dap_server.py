@@ -193,3 +193,23 @@ def test_a_joiner_allowed_to_drive_continues_and_sets_breakpoints(dbg: Dbg) -> N
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_sessions_shows_no_client_whose_server_has_gone(dbg: Dbg) -> None:
+    cart = copy_target("cart.py", dbg.cwd)
+    assert dbg.json("-s", "agent", "start", "--backend", "pdb", str(cart.path))["ok"]
+    proc, port, token = _listen(dbg, "agent")
+    try:
+        client = DapClient.over_socket(port)
+        assert client.request("initialize", {"clientID": "emacs", "token": token})["success"]
+        assert client.request("attach", {"session": "agent"})["success"]
+        assert "dap client emacs" in dbg("sessions").out
+        proc.kill()  # no chance to say goodbye
+        proc.wait()
+        shown = dbg("sessions").out
+        assert "agent: " in shown and "dap client" not in shown, shown
+        assert not list((dbg.home / "sessions" / "agent" / "dap-clients").glob("*.json"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

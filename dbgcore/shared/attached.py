@@ -2,8 +2,8 @@
 clients of `dbg dap` (:mod:`dbgcore.frontends.dap`), one small JSON file
 each in the session's folder (``dap-clients/PID.json``), written by the
 server and removed at its end. A reader (`dbg sessions`) checks each file's
-pid and removes the file of a server that has gone, so nothing stale is
-shown after a crash.
+pid and its start time and removes the file of a server that has gone, so
+nothing stale is shown after a crash.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 import time
 from pathlib import Path
 
+from dbgcore.shared import procutil
 from dbgcore.shared.jsontypes import JsonObject
 from dbgcore.shared.paths import session_dir
 
@@ -24,18 +25,6 @@ def _folder(name: str) -> Path:
     return session_dir(name) / FOLDER
 
 
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def announce(name: str, client: str, driving: bool) -> Path | None:
     """Record this process as attached to session ``name``; the file's path
     (None: the session has no folder to write in)."""
@@ -44,7 +33,8 @@ def announce(name: str, client: str, driving: bool) -> Path | None:
         folder.mkdir(mode=0o700, exist_ok=True)
         path = folder / f"{os.getpid()}.json"
         tmp = path.with_suffix(".tmp")
-        data = {"pid": os.getpid(), "client": client, "driving": driving, "since": time.time()}
+        data = {"pid": os.getpid(), "started": procutil.start_time(os.getpid()),
+                "client": client, "driving": driving, "since": time.time()}
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as out:
             json.dump(data, out)
@@ -72,9 +62,12 @@ def attached(name: str) -> list[JsonObject]:
         try:
             data = json.loads(path.read_text())
             pid = int(data.get("pid", 0))
+            started = data.get("started")
+            started = None if started is None else int(started)
         except (OSError, ValueError, AttributeError, TypeError):
             continue
-        if not _alive(pid) or path.stem != str(pid):
+        # The start time tells a server from a later process given its pid.
+        if not procutil.alive(pid, started) or path.stem != str(pid):
             withdraw(path)
             continue
         found.append(data)
