@@ -132,6 +132,10 @@ def test_a_dap_client_joins_the_agents_session_and_sees_its_next_stop(dbg: Dbg) 
         assert [f["name"] for f in fields] == ["items"], fields
         assert client.request("evaluate", {"expression": "cost * 2",
                                            "frameId": frames[0]["id"]})["body"]["result"] == "6.0"
+        garbled = client.request("scopes", {"frameId": "first"})
+        assert not garbled["success"] and "bad arguments" in garbled["message"], garbled
+        stale = client.request("variables", {"variablesReference": 999})
+        assert not stale["success"] and "scopes again" in stale["message"], stale
         unknown = client.request("stepBack", {"threadId": 1})
         assert not unknown["success"] and "does not support" in unknown["message"], unknown
 

@@ -155,6 +155,11 @@ class Adapter:
         except DbgError as exc:
             self.out.respond(request, error=_error_text(exc))
             return
+        except (ValueError, TypeError, AttributeError) as exc:
+            # A number that is not one (`"frameId": "x"`), a list for an object.
+            self.out.respond(request, error=f"bad arguments for {command}: {exc} (see the "
+                             "DAP specification of the request)")
+            return
         except Exception as exc:  # a bug of dbg's: one error response, the server goes on
             self.out.respond(request, error=f"internal error in dbg dap while answering "
                              f"{command}: {type(exc).__name__}: {exc} (this is a bug in dbg)")
