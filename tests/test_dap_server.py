@@ -217,3 +217,41 @@ def test_sessions_shows_no_client_whose_server_has_gone(dbg: Dbg) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize(("backend", "target"), [("ghci", "haskell/cart.hs"),
+                                                 ("jdb", "java/Cart.java")])
+def test_a_launch_on_a_console_debugger_stops_shows_locals_and_ends(
+        dbg: Dbg, backend: str, target: str) -> None:
+    require_backend(backend)
+    cart = copy_target(target, dbg.cwd)
+    proc = subprocess.Popen([*DBG, "dap"], cwd=dbg.cwd, env=dbg.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        client = DapClient.over_process(proc)  # type: ignore[arg-type]
+        assert client.request("initialize", {"clientID": "probe"})["success"]
+        launched = client.request("launch", {"program": str(cart.path), "backend": backend,
+                                             "session": f"pty-{backend}"}, timeout=120)
+        assert launched["success"], launched
+        client.event("initialized")
+        line = cart.lines["discount"]
+        placed = client.request("setBreakpoints", {"source": {"path": str(cart.path)},
+                                                   "breakpoints": [{"line": line}]})
+        assert placed["body"]["breakpoints"][0]["verified"], placed
+        assert client.request("configurationDone")["success"]
+        assert client.event("stopped", timeout=90)["body"]["reason"] == "breakpoint"
+        frames = client.request("stackTrace", {"threadId": 1})["body"]["stackFrames"]
+        assert frames[0]["line"] == line, frames
+        scopes = client.request("scopes", {"frameId": frames[0]["id"]})["body"]["scopes"]
+        variables = client.request("variables", {
+            "variablesReference": scopes[0]["variablesReference"]})["body"]["variables"]
+        assert {v["name"]: v["value"] for v in variables}["total"] == "19.25", variables
+        assert client.request("continue", {"threadId": 1})["success"]
+        client.event("terminated", timeout=90)
+        assert client.request("disconnect", {})["success"]
+        assert proc.wait(timeout=30) == 0
+        assert dbg("sessions").out.strip() == "no sessions"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
