@@ -80,7 +80,8 @@ _STARTS = ("start", "test", "attach", "memcheck")
 #: the command until the op's timeout (45 s: `dbg kill`, which must end such
 #: a daemon, and `dbg mcp`, whose default session it may be).
 _LOCAL_WORDS = frozenset(("agent", "backends", "callees", "callers", "calls", "caps", "cross",
-                          "diff", "doctor", "heap", "history", "hits", "hot", "kill", "leaks",
+                          "dap-server", "diff", "doctor", "heap", "history", "hits", "hot",
+                          "kill", "leaks",
                           "list", "mcp", "plugins", "profile", "profile-diff", "report", "runs",
                           "sessions", "stacks"))
 #: The session's daemon answered this client's start words that its program
@@ -490,8 +491,36 @@ def _exit(code: int) -> NoReturn:
     os._exit(code)
 
 
+#: The words `dbg dap` may have when it is the DAP server (`dbg dap
+#: --listen PORT --session NAME`): with any other word it is the plugin's
+#: op that sends one DAP request to the session's debugger.
+_DAP_SERVER_FLAGS = frozenset(("--drive", "--json"))
+_DAP_SERVER_OPTIONS = frozenset(("--listen", "-s", "--session", "--timeout"))
+
+
+def _dap_server(argv: list[str]) -> list[str]:
+    """``argv`` with a bare `dap` (only the server's options after it) made
+    `dap-server`, the op that serves DAP."""
+    found = _globals(argv)
+    if found is None or found[3] >= len(argv) or argv[found[3]] != "dap":
+        return argv
+    i = found[3]
+    words = argv[i + 1:]
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word in _DAP_SERVER_FLAGS or (
+                "=" in word and word.split("=", 1)[0] in _DAP_SERVER_OPTIONS):
+            at += 1
+        elif word in _DAP_SERVER_OPTIONS:
+            at += 2
+        else:
+            return argv
+    return [*argv[:i], "dap-server", *words]
+
+
 def main() -> None:
-    argv = sys.argv[1:]
+    argv = _dap_server(sys.argv[1:])
     found = None if os.environ.get("DBG_NO_FAST_PATH") else _globals(argv)
     if found is not None and argv[found[3]:] == ["kill"]:
         _kill(*found[:3])

@@ -63,7 +63,9 @@ log = logging.getLogger("dbg.daemon")
 
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 
-_Job = tuple[str, JsonObject, float, "Future[JsonObject]"]
+#: An op, its args and timeout, its answer to come, and who sent it (the
+#: wire's ``by``: None for the CLI and MCP).
+_Job = tuple[str, JsonObject, float, "Future[JsonObject]", str | None]
 
 #: The plugin host and op table made once (:func:`preload`) by a process that
 #: forks daemons or becomes one (:mod:`dbgcore.start.forkhelper`,
@@ -256,10 +258,13 @@ class Daemon:
             if op == "argv":
                 serve_argv(self, conn, args, timeout)
                 return
-            response = self.dispatch(op, args, timeout)
+            by = request.get("by")
+            response = self.dispatch(op, args, timeout,
+                                     by=str(by)[:200] if isinstance(by, str) and by else None)
             reply(conn, response)
 
-    def dispatch(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
+    def dispatch(self, op: str, args: JsonObject, timeout: float,
+                 by: str | None = None) -> JsonObject:
         """Run one op: ``kill`` and ``ping`` at once; while another op waits
         for the program, the ops that must not wait for it beside it; the
         rest in turn on the worker thread."""
@@ -287,7 +292,7 @@ class Daemon:
             return answer_beside(op, args, timeout, *busy, self.session, self.table,
                                  self.child_sessions)
         children_before = set(self.child_sessions.stopped()) if waits else set()
-        self.jobs.put((op, args, timeout, future))
+        self.jobs.put((op, args, timeout, future, by))
         response = follow(future, None, self.session, self.child_sessions,
                           children_before) if waits else future.result()
         self.last_activity = time.monotonic()
@@ -331,10 +336,10 @@ class Daemon:
             job = self.jobs.get()
             if job is None:
                 return
-            op, args, timeout, future = job
+            op, args, timeout, future, by = job
             self.busy = True
             try:
-                result = self._run_op(op, args, timeout)
+                result = self._run_op(op, args, timeout, by)
             except Exception as exc:
                 # After the op (a record, the status file): its caller still
                 # gets an answer, and the next op a worker.
@@ -364,14 +369,15 @@ class Daemon:
         """Whether the session's program has ended (a start may replace it)."""
         return self.session.backend is not None and self.session.state() in ENDED_STATES
 
-    def _run_op(self, op: str, args: JsonObject, timeout: float) -> JsonObject:
+    def _run_op(self, op: str, args: JsonObject, timeout: float,
+                by: str | None = None) -> JsonObject:
         log.info("op %s %s", op, args)
         spec = self.table.find(op)
         starts = spec is not None and spec.send == "start"
         try:
             result = self.session.handle(op, args, timeout)
         except DbgError as exc:
-            return self._failed_op(op, args, exc, starts)
+            return self._failed_op(op, args, exc, starts, by)
         except Exception as exc:
             tb = traceback.format_exc()
             log.error("internal error in %s:\n%s", op, tb)
@@ -381,8 +387,8 @@ class Daemon:
                 f"this is a bug in dbg; the traceback is in {self.run_dir / 'daemon.log'}",
                 traceback=tb,
             )
-            return self._failed_op(op, args, failure, starts)
-        self.session.record_command(op, args, True, result)
+            return self._failed_op(op, args, failure, starts, by)
+        self.session.record_command(op, args, True, result, by)
         if spec is not None and spec.new_debugger:
             self._write_status()
         if spec is not None and spec.children and not args.get("instruction"):
@@ -391,11 +397,12 @@ class Daemon:
                 result = {**result, "children": told}
         return {"ok": True, "result": result, "via": self.session.via()}
 
-    def _failed_op(self, op: str, args: JsonObject, exc: DbgError, starts: bool) -> JsonObject:
+    def _failed_op(self, op: str, args: JsonObject, exc: DbgError, starts: bool,
+                   by: str | None = None) -> JsonObject:
         error = exc.to_wire()
         # Its record is not worth its answer, nor a failed start's end.
         with contextlib.suppress(Exception):
-            self.session.record_command(op, args, False, {"error": error})
+            self.session.record_command(op, args, False, {"error": error}, by)
         if starts:
             # A session that failed to start must not linger.
             self._failed_start = True

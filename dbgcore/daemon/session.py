@@ -461,9 +461,9 @@ class Session:
         return out
 
     def record_command(self, op: str, args: JsonObject, ok: bool,
-                       result: JsonObject) -> None:
+                       result: JsonObject, by: str | None = None) -> None:
         if self.session_id is not None:
-            self.store.record_command(self.session_id, op, args, ok, result)
+            self.store.record_command(self.session_id, op, args, ok, result, by)
 
     # -- breakpoints -------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The ops whose body is a front end: `dbg doctor`, `report`, `agent
-install` and `mcp`, registered like any op plugin (listed in
+install`, `mcp` and `dap`, registered like any op plugin (listed in
 :data:`dbgcore.ops.table.DEFAULT_OP_PLUGINS`). Their modules import much that
 no other command needs (the checks' and the bug report's sqlite and
 tarfile, the MCP SDK): each function here loads its module only when it
@@ -42,6 +42,12 @@ def run_agent_install(values: Payload, session: str, timeout: float,
 
 def run_mcp(values: Payload, session: str, timeout: float, front: Front) -> None:
     from dbgcore.frontends.mcp.server import serve
+
+    serve(values, session, timeout, front)
+
+
+def run_dap(values: Payload, session: str, timeout: float, front: Front) -> None:
+    from dbgcore.frontends.dap.server import serve
 
     serve(values, session, timeout, front)
 
@@ -125,6 +131,20 @@ OPS: tuple[Op, ...] = (
            "http://127.0.0.1:PORT/mcp for clients that connect rather than start a "
            "process; each request needs `Authorization: Bearer TOKEN` (the token is "
            "written to a 0600 file it names, or taken from DBG_MCP_TOKEN), others get 401.")),
+    Op("dap-server", "Serve the Debug Adapter Protocol (stdio, or --listen PORT on "
+       "127.0.0.1), so an editor debugs or joins dbg sessions.", (
+        Arg("listen", "int", "Listen on 127.0.0.1:PORT (0: any free port, printed) for the "
+            "session -s names, with a token the client must send (its file is printed).",
+            flags=("--listen",), metavar="PORT", minimum=0, maximum=65535),
+        Arg("drive", "bool", "Let a client that joins a session drive it (continue, step, "
+            "breakpoints); without it a joined session is read-only.", flags=("--drive",)),
+    ), needs="none", send="local", run=run_dap, group="meta", agent=False,
+       details=(
+           "A client launches a program on any backend (launch: program, args, cwd, backend, "
+           "stopOnEntry, session) and drives it, or joins a live session (attach: "
+           "{\"session\": NAME}) and sees its stops as they happen. `dbg dap` with only "
+           "these options is this op (`dbg dap COMMAND` sends one DAP request to the "
+           "session's debugger). See docs/dap.md.")),
 )
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def run_sessions(values: Payload, session: str, timeout: float,
                  front: Front) -> tuple[Payload, Via | None]:
-    from dbgcore.shared import client
+    from dbgcore.shared import attached, client
     from dbgcore.shared.status import list_session_names
 
     rows = []
@@ -39,8 +39,12 @@ def run_sessions(values: Payload, session: str, timeout: float,
         except DbgError:
             continue
         info = (response.get("result") or {}).get("session") or {}
-        rows.append({"name": name, "backend": info.get("backend"), "tool": info.get("tool"),
-                     "state": info.get("state", "?"), "program": info.get("program")})
+        row = {"name": name, "backend": info.get("backend"), "tool": info.get("tool"),
+               "state": info.get("state", "?"), "program": info.get("program")}
+        clients = attached.attached(name)
+        if clients:
+            row["attached"] = [attached.describe(c) for c in clients]
+        rows.append(row)
     return {"sessions": rows}, None
 
 
@@ -119,6 +123,7 @@ def render_sessions(p: Payload) -> str:
     return "\n".join(
         f"{s['name']}: {str(s['state']).replace('_', ' ')} {s.get('program') or ''} "
         f"[{s.get('backend') or '?'} via {s.get('tool') or '?'}]".replace("  ", " ")
+        + "".join(f"; {who}" for who in s.get("attached") or ())
         for s in rows
     )
 

@@ -52,15 +52,18 @@ def require_live(name: str) -> JsonObject:
     return status
 
 
-def call(name: str, op: str, args: JsonObject | None, timeout: float) -> JsonObject:
+def call(name: str, op: str, args: JsonObject | None, timeout: float,
+         by: str | None = None) -> JsonObject:
     """Send one op to the session's daemon and return its response; the
-    timeout is the op's (every caller knows its own)."""
+    timeout is the op's (every caller knows its own). ``by``: who sends it,
+    when not the CLI or MCP (a DAP client of `dbg dap`), kept with the
+    command in the store."""
     status = require_live(name)
-    return exchange(name, status, op, args or {}, timeout)
+    return exchange(name, status, op, args or {}, timeout, by)
 
 
 def exchange(name: str, status: JsonObject, op: str, args: JsonObject,
-             timeout: float) -> JsonObject:
+             timeout: float, by: str | None = None) -> JsonObject:
     """``op`` sent to the daemon of ``status`` (the session's, read and
     found alive) and its answer, waited for up to the op's timeout and
     :data:`ANSWER_MARGIN`; sooner, an error that says so when the daemon's
@@ -74,7 +77,10 @@ def exchange(name: str, status: JsonObject, op: str, args: JsonObject,
         except OSError as exc:
             raise NoSession(f"cannot reach the daemon of session {name!r}: {exc.strerror}",
                             "it may have just ended; check with `dbg sessions`") from exc
-        send_message(sock, {"op": op, "args": args, "timeout": timeout})
+        request: JsonObject = {"op": op, "args": args, "timeout": timeout}
+        if by:
+            request["by"] = by
+        send_message(sock, request)
         deadline = time.monotonic() + timeout + ANSWER_MARGIN
         watch = procutil.StoppedWatch(daemon)
         while not select.select([sock], [], [], procutil.STOP_CHECK)[0]:

@@ -1,7 +1,9 @@
 """The daemon's wire protocol: one JSON object per line over a Unix socket.
 
 A client connects, sends one request ``{"op": str, "args": {...}, "timeout": float}``
-and reads one response: ``{"ok": true, "result": {...}, "via": {...}}`` or
+(and ``"by": str`` when it comes from a front end other than the CLI or
+MCP: a DAP client of `dbg dap`, recorded with the command) and reads one
+response: ``{"ok": true, "result": {...}, "via": {...}}`` or
 ``{"ok": false, "error": {"kind", "message", "hint"[, "traceback"]}}``. Errors
 travel as values, never as pickled exceptions.
 

@@ -145,6 +145,8 @@ CREATE INDEX IF NOT EXISTS profile_samples_run ON profile_samples(run_id);
 _ADDED_STOP_COLUMNS = {"signal": "TEXT", "return_value": "TEXT", "run_id": "INTEGER"}
 #: ``replays``: the recorded run a replay's run replays (`dbg replay`).
 _ADDED_RUN_COLUMNS = {"replays": "INTEGER"}
+#: Columns of `commands` added since: who sent a command not from the CLI or MCP.
+_ADDED_COMMAND_COLUMNS = {"by": "TEXT"}
 #: The writes whose first (INSERT) or last (UPDATE) parameter is a session id.
 _BY_SESSION = ("INSERT INTO stops", "INSERT INTO commands", "INSERT INTO runs",
                "UPDATE sessions")
@@ -270,8 +272,9 @@ class Store(ProfileRecords):
     def _in_memory(self) -> None:
         self.db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         self.db.executescript(_SCHEMA)
-        for column, kind in _ADDED_STOP_COLUMNS.items():
-            self.db.execute(f"ALTER TABLE stops ADD COLUMN {column} {kind}")
+        for table, added in (("stops", _ADDED_STOP_COLUMNS), ("commands", _ADDED_COMMAND_COLUMNS)):
+            for column, kind in added.items():
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
         self._opened = None
 
     def _connect(self) -> None:
@@ -290,7 +293,8 @@ class Store(ProfileRecords):
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
-        for table, added in (("stops", _ADDED_STOP_COLUMNS), ("runs", _ADDED_RUN_COLUMNS)):
+        for table, added in (("stops", _ADDED_STOP_COLUMNS), ("runs", _ADDED_RUN_COLUMNS),
+                             ("commands", _ADDED_COMMAND_COLUMNS)):
             have = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
             for column, kind in added.items():
                 if column not in have:
@@ -395,15 +399,18 @@ class Store(ProfileRecords):
         self._write("UPDATE sessions SET ended_at = ? WHERE id = ?", (time.time(), session_id))
 
     def record_command(self, session_id: int, op: str, args: JsonObject, ok: bool,
-                       result: JsonObject) -> None:
+                       result: JsonObject, by: str | None = None) -> None:
+        """One op a session ran; ``by``: who sent it, when not the CLI or
+        MCP (``dap client vscode (pid N)``: a person, through `dbg dap`)."""
         # The command's arguments as given: what the user typed, not what the
         # program holds (`dbg report` finds their secrets in the logs by them).
         text = json.dumps(_kept(result), default=str)
         if len(text) > MAX_RESULT_CHARS:
             text = json.dumps({"truncated": True, "head": text[:MAX_RESULT_CHARS]})
         self._write(
-            "INSERT INTO commands (session_id, at, op, args, ok, result) VALUES (?, ?, ?, ?, ?, ?)",
-            (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text),
+            "INSERT INTO commands (session_id, at, op, args, ok, result, by)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session_id, time.time(), op, json.dumps(args, default=str), int(ok), text, by),
         )
 
     def open_run(self, session_id: int, program: str, args: list[str],
@@ -651,10 +658,22 @@ class Store(ProfileRecords):
 
     def commands(self, session_id: int) -> list[JsonObject]:
         rows, _ = self._rows(
-            "SELECT at, op, args, ok, result FROM commands WHERE session_id = ? ORDER BY id",
+            "SELECT at, op, args, ok, result, by FROM commands WHERE session_id = ? ORDER BY id",
             (session_id,))
         return [
             {"at": at, "op": op, "args": json_column(args, "{}"), "ok": bool(ok),
-             "result": json_column(result, "{}")}
-            for at, op, args, ok, result in rows
+             "result": json_column(result, "{}"), "by": by}
+            for at, op, args, ok, result, by in rows
         ]
+
+    def last_stop_id(self, session_id: int) -> int:
+        """The id of the session's newest recorded stop (0: none yet)."""
+        rows, _ = self._rows("SELECT MAX(id) FROM stops WHERE session_id = ?", (session_id,))
+        return int(rows[0][0] or 0) if rows else 0
+
+    def stop_row(self, stop_id: int) -> JsonObject | None:
+        """One recorded stop: its state, reason, thread, place and exit code."""
+        rows, names = self._rows(
+            "SELECT id, state, reason, thread, file, line, function, exit_code, signal"
+            " FROM stops WHERE id = ?", (stop_id,))
+        return dict(zip(names, rows[0], strict=True)) if rows else None

@@ -154,5 +154,6 @@ OPS = (
     ), method="op_dap", render=render_dap, group="dap", details=(
         "The requests that begin and end the session (initialize, launch, attach, "
         "disconnect) are dbg's own, and refused (exit 2): `dbg start`, `dbg restart`, "
-        "`dbg attach` and `dbg kill` send them.")),
+        "`dbg attach` and `dbg kill` send them. Without COMMAND (`dbg dap`, `dbg dap "
+        "--listen PORT`), dbg is a DAP server instead: `dbg dap-server --help`.")),
 )

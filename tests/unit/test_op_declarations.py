@@ -30,6 +30,8 @@ OP_WORDS = {word for op in BUILTIN for word in (op.name, *op.aliases)}
 NOT_DECLARATIONS = {
     # The resources each session offers, named after the ops that show them.
     ("dbgcore/frontends/mcp/server.py", frozenset({"hits", "output"})),
+    # DAP's stepping requests (two share an op's name) and the op each one sends.
+    ("dbgcore/frontends/dap/adapter.py", frozenset({"continue", "next"})),
     # The testing kit's example command line of each op, to try it on a backend.
     ("dbgcore/testing.py", frozenset({
         "break", "unbreak", "breaks", "watch", "catch", "continue", "step", "next", "finish",

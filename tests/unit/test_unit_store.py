@@ -71,6 +71,30 @@ def test_records_sessions_commands_and_stops(store: Store) -> None:
     assert ended[0] is not None
 
 
+def test_a_command_keeps_who_sent_it_and_an_older_store_gets_the_column(db_path: Path) -> None:
+    old = sqlite3.connect(db_path)
+    # A store from before the `by` column: its commands table without it.
+    old.executescript("CREATE TABLE commands (id INTEGER PRIMARY KEY, session_id INTEGER NOT "
+                      "NULL, at REAL NOT NULL, op TEXT NOT NULL, args TEXT, ok INTEGER NOT "
+                      "NULL, result TEXT);")
+    old.close()
+    store = Store(db_path)
+    try:
+        sid = store.open_session("agent", "pdb", "pdb", "3.11", "/src/cart.py", [], "/src")
+        store.record_command(sid, "next", {}, True, {})
+        store.record_command(sid, "stack", {}, True, {}, by="dap client vscode (pid 7)")
+        assert [(c["op"], c["by"]) for c in store.commands(sid)] == [
+            ("next", None), ("stack", "dap client vscode (pid 7)")]
+        assert store.last_stop_id(sid) == 0
+        store.record_stop(sid, snapshot(14), [])
+        newest = store.last_stop_id(sid)
+        row = store.stop_row(newest)
+        assert row is not None and (row["state"], row["line"], row["reason"]) == (
+            "stopped", 14, "breakpoint")
+    finally:
+        store.close()
+
+
 def test_hits_by_session_and_by_name(store: Store) -> None:
     first = store.open_session("a", "pdb", "pdb", "", "p.py", [], "/")
     store.record_stop(first, snapshot(1), [])

@@ -1,0 +1,1 @@
+"""`dbg dap`: dbg as a Debug Adapter Protocol server (docs/dap.md)."""
