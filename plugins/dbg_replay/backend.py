@@ -67,7 +67,7 @@ class ReplayBackend(Backend):
 
     def __init__(self, spec: BackendSpec, ctx: SessionContext) -> None:
         super().__init__(spec, ctx)
-        self.record: Record | None = None
+        self.recorded: Record | None = None
         self.run_id = 0
         self.program = ""
         #: Where the replay is: an index into the record's events.
@@ -104,12 +104,12 @@ class ReplayBackend(Backend):
         found = recorded_run(int(asked))
         self.run_id = int(found["run"]["id"])
         self.program = os.path.basename(str(found["run"].get("program") or "PROGRAM"))
-        self.record = Record(found["calls"])
-        if not self.record.line_points:
+        self.recorded = Record(found["calls"])
+        if not self.recorded.line_points:
             raise OpFailed(f"run {self.run_id} has no recorded lines to replay",
                            "record one with `dbg trace FUNCTION... --lines`")
-        self.point = self.record.line_points[0]
-        note = "" if self.record.numbered else (
+        self.point = self.recorded.line_points[0]
+        note = "" if self.recorded.numbered else (
             "; its tracer did not number its events, so each call's lines are replayed one "
             "call after another")
         return self._stop("entry", f"nothing runs in a replay: each stop is read from the "
@@ -119,18 +119,18 @@ class ReplayBackend(Backend):
         return "stopped"
 
     def poll(self, timeout: float) -> StopEvent | None:
-        return self._stop("step") if self.record is not None else None
+        return self._stop("step") if self.recorded is not None else None
 
     def terminate(self) -> None:
-        self.record = None
+        self.recorded = None
 
     # -- the stop --------------------------------------------------------------------
 
     @property
     def _record(self) -> Record:
-        if self.record is None:
+        if self.recorded is None:
             raise OpFailed("the replay has not begun", "dbg replay RUN")
-        return self.record
+        return self.recorded
 
     def _stop(self, reason: str, description: str = "", hits: list[int | str] | None = None,
               ) -> StopEvent:
