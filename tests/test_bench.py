@@ -82,7 +82,7 @@ def test_s1_every_mode_extra_and_readme(tmp_path: Path) -> None:
 def test_s1_goals_and_noise_of_several_runs() -> None:
     """The verdicts and the README section of a three-run report, from figures
     given here (bench/s1.py's own arithmetic, without running a debugger)."""
-    # s1 puts bench/ first on sys.path, where trace.py would shadow the
+    # s1 puts bench/ first on sys.path, where a file could shadow the
     # standard library's trace for the rest of this worker: put it back.
     saved = list(sys.path)
     sys.path.insert(0, str(BENCH))
@@ -216,7 +216,7 @@ def test_trace(tmp_path: Path) -> None:
     """Calls a second on the goal's three backends, each judged met or not."""
     for backend in ("pdb", "debugpy", "gdb"):
         require_backend(backend)
-    out = bench(tmp_path, "trace.py", "--calls", "100", "pdb", "debugpy", "gdb")
+    out = bench(tmp_path, "tracing.py", "--calls", "100", "pdb", "debugpy", "gdb")
     for backend in ("pdb", "debugpy", "gdb"):
         assert re.search(rf"^  {backend} +100 calls in +{NUMBER} s: +{NUMBER} calls/s", out,
                          re.M), out

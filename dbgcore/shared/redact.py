@@ -117,7 +117,8 @@ def secret_name(name: str) -> Secrecy:
     ``_ABOUT_WORDS``) is not one."""
     if not _HINT.search(name) or name.upper() in _NOT_SECRET_NAMES or _FILE_NAME.search(name):
         return Secrecy.NONE
-    words = [w.upper() for w in _WORDS.findall(name)]
+    # A number in a name says which, not what: `key0` is a map's first key.
+    words = [w.upper() for w in _WORDS.findall(name) if not w.isdigit()]
     if len(words) > 1 and words[-1] in _ABOUT_WORDS:
         return Secrecy.NONE
     found = Secrecy.NONE

@@ -112,7 +112,7 @@ def trivial(value: str) -> bool:
     empty, None-like, a boolean, a number, a pointer alone, one or two
     characters, one character repeated (``****``), a placeholder
     (``changeme``), an object's repr with no text in it (``<Token object
-    at 0x7f...>``), or masked already."""
+    at 0x7f...>``, ``[Getter/Setter]``), or masked already."""
     text = value.strip()
     quoted = _QUOTES.match(text)
     inner = quoted.group(2).strip() if quoted else text
@@ -122,7 +122,9 @@ def trivial(value: str) -> bool:
         return True
     if inner in ("[]", "{}", "()", "set()", "b''", "''", '""'):
         return True
-    return not quoted and text.startswith("<") and text.endswith(">") \
+    # A debugger's word for what it did not read as text: `<Token object at
+    # 0x7f...>`, node's `[Getter/Setter]` and `[Function: CryptoKey]`.
+    return not quoted and (text[:1], text[-1:]) in (("<", ">"), ("[", "]")) \
         and "'" not in text and '"' not in text
 
 

@@ -214,7 +214,9 @@ def test_key_like_values_of_no_secret_name() -> None:
     assert not looks_like_key("528.0.0")
 
 
-#: No deadline: a loaded CI machine is slow, not wrong.
+#: No deadline: a loaded CI machine is slow, not wrong. The words have no
+#: k, p, s or t, so no secret name but "bearer" (a JSON key of that name is
+#: one, so the keys leave it out).
 UNTIMED = settings(deadline=None)
 _WORDS = st.text("abcdefghijlmnoqruvwxyz0123456789", min_size=1, max_size=12)
 
@@ -230,7 +232,8 @@ def test_paths_and_line_numbers_are_never_masked(parts: list[str], line: int) ->
 @UNTIMED
 @given(st.recursive(st.none() | st.booleans() | st.integers() | _WORDS,
                     lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(_WORDS, inner, max_size=4), max_leaves=20))
+                    | st.dictionaries(_WORDS.filter(lambda w: w != "bearer"), inner,
+                                      max_size=4), max_leaves=20))
 def test_json_with_no_secret_comes_back_as_it_was(data: object) -> None:
     assert Redactor().value(data) == data
 

@@ -75,6 +75,15 @@ def test_a_variable_named_as_a_secret_is_masked_unless_trivial() -> None:
         "0", "<Token object at 0x7f00>", "42", "'/etc/pw'"]
 
 
+def test_a_numbered_key_and_a_class_named_key_mask_nothing_elsewhere() -> None:
+    # gdb lists a Rust map as key0, val0...; node's globals hold the class
+    # CryptoKey beside `process`, both shown as [Getter/Setter].
+    rows = [{"name": "key0", "value": '"kiwi"'}, {"name": "val0", "value": "3"},
+            {"name": "CryptoKey", "value": "[Getter/Setter]"},
+            {"name": "process", "value": "[Getter/Setter]"}]
+    assert masked(rows) == rows
+
+
 def test_a_programs_secret_flags_are_masked() -> None:
     argv = ["--password", "hunter22", "--token=tok-eq-555", "--verbose", "--level", "3"]
     assert masked({"args": argv}) == {"args": [
@@ -92,7 +101,9 @@ def test_a_print_of_a_secret_name_and_its_text_elsewhere_are_masked() -> None:
 @pytest.mark.parametrize(("value", "is_trivial"), [
     ("", True), ("''", True), ("None", True), ("x", True), ("'x'", True), ("'****'", True),
     ("'changeme'", True), ("42", True), ("0x0", True), ("[]", True),
+    ("[Getter/Setter]", True), ("[Function: CryptoKey]", True),
     ("'hunter22'", False), ("'abc'", False), ("0x5555 \"hunter22\"", False),
+    ("['hunter22']", False),
 ])
 def test_trivial(value: str, is_trivial: bool) -> None:
     assert trivial(value) is is_trivial

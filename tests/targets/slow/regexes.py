@@ -5,7 +5,7 @@ by a pattern that differs each time), so nearly all the time goes to
 
 Runs for about the seconds given as its first argument (default 1.5),
 forever with ``forever`` (for --pid), or a fixed work of N rounds with
-``rounds=N`` (bench/profile.py times it: the work's own wall and CPU time
+``rounds=N`` (bench/profiling.py times it: the work's own wall and CPU time
 are printed at its end), printing ``ready`` first; a
 second argument ``crash`` ends it with code 3, ``fixed`` makes is_word
 cheap (for `dbg profile diff`).

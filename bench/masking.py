@@ -4,7 +4,7 @@ holds), a stop snapshot, 500 variables, a page of 1,000 output lines; beside
 a JSON round trip of the same `locals` answer, which every answer makes
 more than once on its way.
 
-    .venv/bin/python bench/secrets.py [--runs N]
+    .venv/bin/python bench/masking.py [--runs N]
 
 Prints the median microseconds of each over N runs (no debugger is run:
 the mask is pure).

@@ -19,15 +19,15 @@ clocks, wall and CPU (what sampling costs the program itself: the CPU time
 is the figure other work on the machine does not blur), and as the whole
 command's wall time (perf's start and the writing of its file included).
 
-    .venv/bin/python bench/profile.py [--runs 5] [--rounds 400]
-    .venv/bin/python bench/profile.py --native [--runs 5] [--native-rounds 1200]
+    .venv/bin/python bench/profiling.py [--runs 5] [--rounds 400]
+    .venv/bin/python bench/profiling.py --native [--runs 5] [--native-rounds 1200]
 
 ``--long S`` measures the questions' answers from a long profile instead:
 the slow target sampled by py-spy for S seconds (60: the issue's "profile of
 a one-minute run"), then `dbg hot`, `dbg callers` and `dbg hot --by line`,
 each ``--runs`` times, as whole commands.
 
-    .venv/bin/python bench/profile.py --long 60 [--runs 5]
+    .venv/bin/python bench/profiling.py --long 60 [--runs 5]
 """
 
 from __future__ import annotations

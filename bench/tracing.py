@@ -1,7 +1,7 @@
 """Traced calls a second: `dbg trace` on a program that calls a tiny
 function N times, on each backend.
 
-    .venv/bin/python bench/trace.py [--calls N] [--fallback-calls M] [BACKEND...]
+    .venv/bin/python bench/tracing.py [--calls N] [--fallback-calls M] [BACKEND...]
 
 For each backend: the program is started stopped at its entry, then one
 `dbg trace tick --max N` runs it to its end; the figure is the calls
