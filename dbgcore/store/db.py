@@ -21,6 +21,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -83,6 +84,9 @@ CREATE TABLE IF NOT EXISTS stops (
     locals TEXT
 );
 CREATE INDEX IF NOT EXISTS stops_session ON stops(session_id);
+-- `dbg hits` at a place, counted and paged on the index alone (no row read
+-- whole that is not shown), and a run's stops; added to older stores too.
+CREATE INDEX IF NOT EXISTS stops_place ON stops(session_id, line, function, file);
 -- Added after the first release: ALTER TABLE adds them to older stores.
 CREATE INDEX IF NOT EXISTS sessions_name ON sessions(name);
 -- Each run of the program in a session (start, restart, test, attach), and
@@ -150,6 +154,21 @@ _ADDED_COMMAND_COLUMNS = {"by": "TEXT"}
 #: The writes whose first (INSERT) or last (UPDATE) parameter is a session id.
 _BY_SESSION = ("INSERT INTO stops", "INSERT INTO commands", "INSERT INTO runs",
                "UPDATE sessions")
+
+#: Indexes on columns added since the first schema (made after them).
+_ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS stops_run ON stops(run_id);"
+
+
+@dataclass(frozen=True)
+class StopPlace:
+    """Where the stops `dbg hits LOCATION` shows were: in ``function`` (its
+    whole name or the last part after a dot), or at ``line`` of a file
+    ``file_matches`` takes (None: any file)."""
+
+    function: str | None = None
+    line: int | None = None
+    file_matches: Callable[[str], bool] | None = None
+
 
 #: Caps on what one record may hold, so a huge value cannot bloat the store.
 MAX_RESULT_CHARS = 20_000
@@ -275,6 +294,7 @@ class Store(ProfileRecords):
         for table, added in (("stops", _ADDED_STOP_COLUMNS), ("commands", _ADDED_COMMAND_COLUMNS)):
             for column, kind in added.items():
                 self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        self.db.executescript(_ADDED_INDEXES)
         self._opened = None
 
     def _connect(self) -> None:
@@ -302,6 +322,7 @@ class Store(ProfileRecords):
                         self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
                     except sqlite3.OperationalError:
                         pass  # another daemon added it first
+        self.db.executescript(_ADDED_INDEXES)
 
     def _reopen(self) -> None:
         """Open what is at the path now, and record this process's sessions
@@ -626,25 +647,25 @@ class Store(ProfileRecords):
         return out
 
     def hits(self, session_id: int | None, name: str | None = None,
-             limit: int = 200, run_id: int | None = None) -> list[JsonObject]:
-        query = (
+             limit: int = 200, run_id: int | None = None, *, latest: bool = False,
+             before: int | None = None, after: int | None = None,
+             at: StopPlace | None = None) -> list[JsonObject]:
+        """Recorded stops, in the order they were recorded, whole (stack and
+        locals): of one run, one session, the sessions named ``name``, or
+        all; the first ``limit`` of them, or with ``latest`` the last; only
+        those before stop #before, after stop #after, at the place ``at``.
+        Only the rows shown are read whole (see :meth:`hit_ids`)."""
+        ids = self.hit_ids(session_id, name, limit, run_id, latest=latest, before=before,
+                           after=after, at=at)
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        rows, _ = self._rows(
             "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason, stops.thread,"
-            " stops.file, stops.line, stops.function, stops.exit_code, stops.stack, stops.locals,"
-            " stops.signal, stops.return_value, stops.run_id"
+            " stops.file, stops.line, stops.function, stops.exit_code, stops.stack,"
+            " stops.locals, stops.signal, stops.return_value, stops.run_id"
             " FROM stops JOIN sessions ON sessions.id = stops.session_id"
-        )
-        params: SqlRow = ()
-        if run_id is not None:
-            query += " WHERE stops.run_id = ?"
-            params = (run_id,)
-        elif session_id is not None:
-            query += " WHERE stops.session_id = ?"
-            params = (session_id,)
-        elif name is not None:
-            query += " WHERE sessions.name = ?"
-            params = (name,)
-        query += " ORDER BY stops.id LIMIT ?"
-        rows, _ = self._rows(query, (*params, limit))
+            f" WHERE stops.id IN ({marks}) ORDER BY stops.id", tuple(ids))
         keys = ("id", "at", "session", "state", "reason", "thread", "file", "line", "function",
                 "exit_code", "stack", "locals", "signal", "return_value", "run")
         out = []
@@ -655,6 +676,87 @@ class Store(ProfileRecords):
             item["return_value"] = json_column(item["return_value"], "null")
             out.append(item)
         return out
+
+    def hit_ids(self, session_id: int | None, name: str | None = None, limit: int = 200,
+                run_id: int | None = None, *, latest: bool = False, before: int | None = None,
+                after: int | None = None, at: StopPlace | None = None) -> list[int]:
+        """The ids of the stops :meth:`hits` reads, oldest first, from the
+        indexes alone (LIMIT in SQL: no row is read that is not shown)."""
+        where, params = self._stop_where(session_id, name, run_id, before, after, at)
+        if where is None:
+            return []
+        rows, _ = self._rows(
+            f"SELECT id FROM stops WHERE {where} ORDER BY id {'DESC' if latest else 'ASC'}"
+            " LIMIT ?", (*params, limit))
+        ids = [int(str(r[0])) for r in rows]
+        return ids[::-1] if latest else ids
+
+    def hit_count(self, session_id: int | None, name: str | None = None,
+                  run_id: int | None = None, *, before: int | None = None,
+                  after: int | None = None, at: StopPlace | None = None) -> int:
+        """How many stops :meth:`hits` would choose among, counted on the indexes."""
+        where, params = self._stop_where(session_id, name, run_id, before, after, at)
+        if where is None:
+            return 0
+        rows, _ = self._rows(f"SELECT COUNT(*) FROM stops WHERE {where}", params)
+        return int(str(rows[0][0] or 0)) if rows else 0
+
+    def stop_before(self, before: int, file: str | None, function: str | None, *,
+                    session_id: int | None, name: str | None = None, run_id: int | None = None,
+                    at: StopPlace | None = None) -> JsonObject | None:
+        """The locals of the last stop (not an exit) in ``function`` of
+        ``file`` before stop #before (`dbg hits --diff` compares a page's
+        first stops with them)."""
+        where, params = self._stop_where(session_id, name, run_id, before, None, at)
+        if where is None:
+            return None
+        rows, _ = self._rows(
+            f"SELECT id, locals FROM stops WHERE {where} AND state != 'exited'"
+            " AND function IS ? AND file IS ? ORDER BY id DESC LIMIT 1",
+            (*params, function, file))
+        if not rows:
+            return None
+        return {"id": rows[0][0], "locals": json_column(rows[0][1], "[]")}
+
+    def _stop_where(self, session_id: int | None, name: str | None, run_id: int | None,
+                    before: int | None, after: int | None,
+                    at: StopPlace | None) -> tuple[str | None, SqlRow]:
+        """The WHERE clause (and its parameters) of the stops chosen; None
+        when a place's file matches no recorded one."""
+        parts: list[str] = []
+        params: SqlRow = ()
+        if run_id is not None:
+            parts.append("run_id = ?")
+            params = (run_id,)
+        elif session_id is not None:
+            parts.append("session_id = ?")
+            params = (session_id,)
+        elif name is not None:
+            parts.append("session_id IN (SELECT id FROM sessions WHERE name = ?)")
+            params = (name,)
+        if before is not None:
+            parts.append("id < ?")
+            params = (*params, before)
+        if after is not None:
+            parts.append("id > ?")
+            params = (*params, after)
+        if at is not None and at.function is not None:
+            # The name, or its last part after a dot (case counts: no LIKE).
+            tail = "." + at.function
+            parts.append("(function = ? OR substr(function, -?) = ?)")
+            params = (*params, at.function, len(tail), tail)
+        if at is not None and at.line is not None:
+            parts.append("line = ?")
+            params = (*params, at.line)
+            if at.file_matches is not None:
+                scope = " AND ".join(parts)
+                files, _ = self._rows(f"SELECT DISTINCT file FROM stops WHERE {scope}", params)
+                chosen = [str(f) for (f,) in files if f is not None and at.file_matches(str(f))]
+                if not chosen:
+                    return None, ()
+                parts.append(f"file IN ({', '.join('?' * len(chosen))})")
+                params = (*params, *chosen)
+        return (" AND ".join(parts) or "1"), params
 
     def commands(self, session_id: int) -> list[JsonObject]:
         rows, _ = self._rows(
