@@ -36,7 +36,7 @@ PLACES = (("/src/app/ledger.py", 41, "Ledger.post"), ("/src/app/ledger.py", 58, 
           ("/src/app/main.py", 12, "main"), ("/src/app/util.py", 7, "clamp"))
 #: The calls `dbg hits` is timed on.
 CALLS = (("latest", ["hits"]), ("at a line", ["hits", "ledger.py:58"]),
-         ("--diff", ["hits", "--diff"]))
+         ("--diff", ["hits", "--diff"]), ("floor: --version", ["--version"]))
 
 
 def fill(home: Path, stops: int) -> None:
@@ -52,9 +52,13 @@ def fill(home: Path, stops: int) -> None:
         run = store.open_run(sid, "/src/app/main.py", [])
         for n in range(stops - 1):
             file, line, function = PLACES[n % len(PLACES)]
-            frames = [{"id": k, "name": name, "file": f, "line": ln}
+            frames = [{"id": k, "name": name, "file": f, "line": ln, "column": 1,
+                       "module": Path(f).stem, "source": {"name": Path(f).name, "path": f}}
                       for k, (f, ln, name) in enumerate(PLACES[n % len(PLACES):] + PLACES[:1])]
             values = [{"name": f"v{k}", "value": str(n * k), "type": "int"} for k in range(7)]
+            values += [{"name": "rows", "type": "list", "value": repr(list(range(n % 9, 30)))},
+                       {"name": "self", "type": "Ledger",
+                        "value": f"<app.ledger.Ledger object at 0x7f{n:010x}>"}]
             values.append({"name": "note", "type": "str",
                            "value": repr("x" * (400 if n % 100 == 0 else 20) + str(n))})
             store.record_stop(sid, {"state": "stopped", "reason": "breakpoint", "thread": 1,

@@ -71,19 +71,19 @@ def run_hits(values: Payload, session: str, timeout: float,
     store = Store(by="dbg hits")
     try:
         session_id = None if values.get("all") else store.latest_session_id(session)
-        scope = {"session_id": session_id, "name": session}
         rows: list[Payload] = []
         total = earlier = later = 0
         if session_id is not None or values.get("all"):
-            rows = store.hits(**scope, limit=limit, latest=after is None, before=before,
+            rows = store.hits(session_id, session, limit=limit, latest=after is None, before=before,
                               after=after, at=at)
-            total = store.hit_count(**scope, at=at)
+            total = store.hit_count(session_id, session, at=at)
             if rows:
-                earlier = store.hit_count(**scope, before=int(rows[0]["id"]), at=at)
-                later = store.hit_count(**scope, after=int(rows[-1]["id"]), at=at)
+                earlier = store.hit_count(session_id, session, before=int(rows[0]["id"]), at=at)
+                later = store.hit_count(session_id, session, after=int(rows[-1]["id"]), at=at)
         if values.get("diff"):
             rows = _changes(rows, lambda r: store.stop_before(
-                int(r["id"]), r.get("file"), r.get("function"), at=at, **scope))
+                int(r["id"]), r.get("file"), r.get("function"), session_id=session_id, name=session,
+                at=at))
         notes = store.take_notes()  # damage found on the way: said, never passed over
     finally:
         store.close()

@@ -86,7 +86,7 @@ CREATE TABLE IF NOT EXISTS stops (
 CREATE INDEX IF NOT EXISTS stops_session ON stops(session_id);
 -- `dbg hits` at a place, counted and paged on the index alone (no row read
 -- whole that is not shown), and a run's stops; added to older stores too.
-CREATE INDEX IF NOT EXISTS stops_place ON stops(session_id, line, function, file);
+CREATE INDEX IF NOT EXISTS stops_place ON stops(session_id, line, function, file, state);
 -- Added after the first release: ALTER TABLE adds them to older stores.
 CREATE INDEX IF NOT EXISTS sessions_name ON sessions(name);
 -- Each run of the program in a session (start, restart, test, attach), and
@@ -168,6 +168,14 @@ class StopPlace:
     function: str | None = None
     line: int | None = None
     file_matches: Callable[[str], bool] | None = None
+
+
+def _by_id(at: StopPlace | None) -> str:
+    """The id as a query of stops orders and bounds them by: at a place,
+    ``+id``, which keeps SQLite from walking the session's index in id
+    order and reading each row for its place; the place's own index holds
+    all a query asks, so no row is read."""
+    return "id" if at is None else "+id"
 
 
 #: Caps on what one record may hold, so a huge value cannot bloat the store.
@@ -686,8 +694,8 @@ class Store(ProfileRecords):
         if where is None:
             return []
         rows, _ = self._rows(
-            f"SELECT id FROM stops WHERE {where} ORDER BY id {'DESC' if latest else 'ASC'}"
-            " LIMIT ?", (*params, limit))
+            f"SELECT id FROM stops WHERE {where} ORDER BY {_by_id(at)}"
+            f" {'DESC' if latest else 'ASC'} LIMIT ?", (*params, limit))
         ids = [int(str(r[0])) for r in rows]
         return ids[::-1] if latest else ids
 
@@ -706,17 +714,18 @@ class Store(ProfileRecords):
                     at: StopPlace | None = None) -> JsonObject | None:
         """The locals of the last stop (not an exit) in ``function`` of
         ``file`` before stop #before (`dbg hits --diff` compares a page's
-        first stops with them)."""
-        where, params = self._stop_where(session_id, name, run_id, before, None, at)
+        first stops with them): found on the index, then read."""
+        where, params = self._stop_where(session_id, name, run_id, before, None,
+                                         at or StopPlace())
         if where is None:
             return None
-        rows, _ = self._rows(
-            f"SELECT id, locals FROM stops WHERE {where} AND state != 'exited'"
-            " AND function IS ? AND file IS ? ORDER BY id DESC LIMIT 1",
-            (*params, function, file))
-        if not rows:
+        found, _ = self._rows(
+            f"SELECT MAX(+id) FROM stops WHERE {where} AND state != 'exited'"
+            " AND function IS ? AND file IS ?", (*params, function, file))
+        if not found or found[0][0] is None:
             return None
-        return {"id": rows[0][0], "locals": json_column(rows[0][1], "[]")}
+        rows, _ = self._rows("SELECT id, locals FROM stops WHERE id = ?", (found[0][0],))
+        return {"id": rows[0][0], "locals": json_column(rows[0][1], "[]")} if rows else None
 
     def _stop_where(self, session_id: int | None, name: str | None, run_id: int | None,
                     before: int | None, after: int | None,
@@ -735,10 +744,10 @@ class Store(ProfileRecords):
             parts.append("session_id IN (SELECT id FROM sessions WHERE name = ?)")
             params = (name,)
         if before is not None:
-            parts.append("id < ?")
+            parts.append(f"{_by_id(at)} < ?")
             params = (*params, before)
         if after is not None:
-            parts.append("id > ?")
+            parts.append(f"{_by_id(at)} > ?")
             params = (*params, after)
         if at is not None and at.function is not None:
             # The name, or its last part after a dot (case counts: no LIKE).
