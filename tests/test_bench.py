@@ -245,3 +245,16 @@ def test_vast(tmp_path: Path) -> None:
                          re.M), (name, out)
     assert re.search(rf"^gdb +debugger RSS {NUMBER} kB before, {NUMBER} kB after$", out,
                      re.M), out
+
+
+def test_hits(tmp_path: Path) -> None:
+    """bench/hits.py at its small size: stores filled through the store's
+    API, every call timed, each store's rows in the table (no debugger)."""
+    out = bench(tmp_path, "hits.py", "--small", "--runs", "1")
+    for size in ("10", "200"):
+        for name in ("latest", "at a line", "--diff", "floor: --version"):
+            assert re.search(rf"^\| \S+ \| {size} \| {NUMBER} \| {re.escape(name)} \| "
+                             rf"{NUMBER} \| {NUMBER}-{NUMBER} \| \d+ \|$", out, re.M), (name, out)
+    # The latest 200 of 201 stops, and every one of the smaller store's.
+    assert re.search(r"^\| \S+ \| 200 \| [\d.]+ \| latest \| .* \| 200 \|$", out, re.M), out
+    assert re.search(r"^\| \S+ \| 10 \| [\d.]+ \| latest \| .* \| 10 \|$", out, re.M), out
