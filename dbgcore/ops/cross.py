@@ -75,12 +75,13 @@ def run(values: Payload, session: str, timeout: float,
 def _hits(store: Store, session: str, function: str) -> Payload:
     """The stops recorded in it, in the session's latest debugging session."""
     sid = store.latest_session_id(session)
-    rows = store.hits(sid, limit=100_000) if sid is not None else []
-    mine = [r for r in rows if r.get("state") == "stopped"
-            and same_function(r.get("function"), function)]
+    # Chosen on the store's index; only the stops shown are read whole.
+    mine = [i for i, state, name in (store.stop_places(sid) if sid is not None else [])
+            if state == "stopped" and same_function(name, function)]
     shown = [{"id": r.get("id"), "file": r.get("file"), "line": r.get("line"),
-              "reason": r.get("reason"), "run": r.get("run_id"),
-              "locals": (r.get("locals") or [])[:6]} for r in mine[-HITS_SHOWN:]]
+              "reason": r.get("reason"), "run": r.get("run"),
+              "locals": (r.get("locals") or [])[:6]}
+             for r in store.stops_by_id(mine[-HITS_SHOWN:])]
     return {"total": len(mine), "latest": shown}
 
 

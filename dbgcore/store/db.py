@@ -663,8 +663,11 @@ class Store(ProfileRecords):
         all; the first ``limit`` of them, or with ``latest`` the last; only
         those before stop #before, after stop #after, at the place ``at``.
         Only the rows shown are read whole (see :meth:`hit_ids`)."""
-        ids = self.hit_ids(session_id, name, limit, run_id, latest=latest, before=before,
-                           after=after, at=at)
+        return self.stops_by_id(self.hit_ids(session_id, name, limit, run_id, latest=latest,
+                                             before=before, after=after, at=at))
+
+    def stops_by_id(self, ids: list[int]) -> list[JsonObject]:
+        """These recorded stops, whole, in the order they were recorded."""
         if not ids:
             return []
         marks = ", ".join("?" * len(ids))
@@ -698,6 +701,13 @@ class Store(ProfileRecords):
             f" {'DESC' if latest else 'ASC'} LIMIT ?", (*params, limit))
         ids = [int(str(r[0])) for r in rows]
         return ids[::-1] if latest else ids
+
+    def stop_places(self, session_id: int) -> list[tuple[int, str, str | None]]:
+        """Each stop of a session, oldest first: its id, state and function,
+        read from the place index alone (none of its rows)."""
+        rows, _ = self._rows("SELECT id, state, function FROM stops"
+                             " WHERE session_id = ? ORDER BY +id", (session_id,))
+        return [(int(str(i)), str(state), None if f is None else str(f)) for i, state, f in rows]
 
     def hit_count(self, session_id: int | None, name: str | None = None,
                   run_id: int | None = None, *, before: int | None = None,
