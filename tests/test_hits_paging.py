@@ -172,3 +172,14 @@ def test_cli_place_diff_and_bad_pages(dbg: Dbg) -> None:
     assert bad.code == 2 and "--before and --after" in bad.err and "Traceback" not in bad.err
     assert dbg("hits", "--before", "0").code == 2
     assert "no recorded stops at nowhere.py:3" in dbg("hits", "nowhere.py:3").out
+
+
+def test_more_stops_than_a_query_takes_parameters_are_read_whole(store: Store) -> None:
+    """A run's every stop (`dbg history`, `dbg diff` read them all): more
+    ids than SQLite takes in one query (held here to 1,000, as SQLite builds
+    before 3.32 have it), read in turns."""
+    store.db.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 1000)
+    sid = fill(store, "a", 2500)
+    run = store.hits(sid, limit=1)[0]["run"]
+    every = store.hits(None, run_id=int(str(run)), limit=100_000)
+    assert numbers(every[:-1]) == list(range(2500)) and every[-1]["state"] == "exited"

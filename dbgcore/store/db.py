@@ -178,6 +178,10 @@ def _by_id(at: StopPlace | None) -> str:
     return "id" if at is None else "+id"
 
 
+#: Ids one query names (SQLite takes at most 32,766 parameters, older ones 999).
+_IDS_A_QUERY = 900
+
+
 #: Caps on what one record may hold, so a huge value cannot bloat the store.
 MAX_RESULT_CHARS = 20_000
 MAX_LOCALS = 50
@@ -668,15 +672,17 @@ class Store(ProfileRecords):
 
     def stops_by_id(self, ids: list[int]) -> list[JsonObject]:
         """These recorded stops, whole, in the order they were recorded."""
-        if not ids:
-            return []
-        marks = ", ".join("?" * len(ids))
-        rows, _ = self._rows(
-            "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason, stops.thread,"
-            " stops.file, stops.line, stops.function, stops.exit_code, stops.stack,"
-            " stops.locals, stops.signal, stops.return_value, stops.run_id"
-            " FROM stops JOIN sessions ON sessions.id = stops.session_id"
-            f" WHERE stops.id IN ({marks}) ORDER BY stops.id", tuple(ids))
+        rows: list[SqlRow] = []
+        ordered = sorted(ids)
+        for at in range(0, len(ordered), _IDS_A_QUERY):
+            some = ordered[at:at + _IDS_A_QUERY]
+            rows += self._rows(
+                "SELECT stops.id, stops.at, sessions.name, stops.state, stops.reason,"
+                " stops.thread, stops.file, stops.line, stops.function, stops.exit_code,"
+                " stops.stack, stops.locals, stops.signal, stops.return_value, stops.run_id"
+                " FROM stops JOIN sessions ON sessions.id = stops.session_id"
+                f" WHERE stops.id IN ({', '.join('?' * len(some))}) ORDER BY stops.id",
+                tuple(some))[0]
         keys = ("id", "at", "session", "state", "reason", "thread", "file", "line", "function",
                 "exit_code", "stack", "locals", "signal", "return_value", "run")
         out = []
