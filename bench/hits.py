@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -34,6 +35,8 @@ SESSION = "b"
 #: Where the recorded program stops, as a session would: (file, line, function).
 PLACES = (("/src/app/ledger.py", 41, "Ledger.post"), ("/src/app/ledger.py", 58, "Ledger.fee"),
           ("/src/app/main.py", 12, "main"), ("/src/app/util.py", 7, "clamp"))
+#: A stop's line in `dbg hits`: its time and its id.
+STOP_LINE = re.compile(r"\d\d:\d\d:\d\d #\d+ ")
 #: The calls `dbg hits` is timed on.
 CALLS = (("latest", ["hits"]), ("at a line", ["hits", "ledger.py:58"]),
          ("--diff", ["hits", "--diff"]), ("floor: --version", ["--version"]))
@@ -116,7 +119,7 @@ def main() -> None:
                     took, out = call(args, homes[size], code)
                     times.setdefault((code, size, name), []).append(took)
                     shown[(code, size, name)] = sum(1 for line in out.splitlines()
-                                                    if " #" in line)
+                                                    if STOP_LINE.match(line))
     print(f"`dbg hits`: the whole CLI call, ms; median and min-max of {opts.runs} "
           f"interleaved runs; {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.2f} after")

@@ -113,8 +113,8 @@ def test_an_old_store_gets_the_indexes(tmp_path: Path) -> None:
     fill(s, "a", 3)
     s.close()
     with sqlite3.connect(path) as db:
-        db.execute("DROP INDEX stops_place")
-        db.execute("DROP INDEX stops_run")
+        for index in ("stops_place", "stops_run", "stops_function"):
+            db.execute(f"DROP INDEX {index}")
     s = Store(path)
     try:
         assert s.hit_count(None, "a", at=StopPlace(function="main")) == 1
@@ -122,7 +122,7 @@ def test_an_old_store_gets_the_indexes(tmp_path: Path) -> None:
         s.close()
     with sqlite3.connect(path) as db:
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert {"stops_place", "stops_run"} <= names
+    assert {"stops_place", "stops_run", "stops_function"} <= names
 
 
 def filled(dbg: Dbg, stops: int) -> None:

@@ -77,9 +77,12 @@ def run_hits(values: Payload, session: str, timeout: float,
             rows = store.hits(session_id, session, limit=limit, latest=after is None, before=before,
                               after=after, at=at)
             total = store.hit_count(session_id, session, at=at)
-            if rows:
+            # A page holds every chosen stop from its first to its last.
+            if rows and (before is not None or after is not None):
                 earlier = store.hit_count(session_id, session, before=int(rows[0]["id"]), at=at)
-                later = store.hit_count(session_id, session, after=int(rows[-1]["id"]), at=at)
+            elif rows:
+                earlier = total - len(rows)
+            later = total - earlier - len(rows)
         if values.get("diff"):
             rows = _changes(rows, lambda r: store.stop_before(
                 int(r["id"]), r.get("file"), r.get("function"), session_id=session_id, name=session,

@@ -87,6 +87,8 @@ CREATE INDEX IF NOT EXISTS stops_session ON stops(session_id);
 -- `dbg hits` at a place, counted and paged on the index alone (no row read
 -- whole that is not shown), and a run's stops; added to older stores too.
 CREATE INDEX IF NOT EXISTS stops_place ON stops(session_id, line, function, file, state);
+-- `dbg hits --diff`: a function's stop before a page, found by a seek.
+CREATE INDEX IF NOT EXISTS stops_function ON stops(session_id, function, file);
 -- Added after the first release: ALTER TABLE adds them to older stores.
 CREATE INDEX IF NOT EXISTS sessions_name ON sessions(name);
 -- Each run of the program in a session (start, restart, test, attach), and
@@ -730,17 +732,17 @@ class Store(ProfileRecords):
                     at: StopPlace | None = None) -> JsonObject | None:
         """The locals of the last stop (not an exit) in ``function`` of
         ``file`` before stop #before (`dbg hits --diff` compares a page's
-        first stops with them): found on the index, then read."""
-        where, params = self._stop_where(session_id, name, run_id, before, None,
-                                         at or StopPlace())
+        first stops with them); ``at``'s line: only a stop at that line, as
+        the page has them."""
+        where, params = self._stop_where(session_id, name, run_id, before, None, None)
         if where is None:
             return None
-        found, _ = self._rows(
-            f"SELECT MAX(+id) FROM stops WHERE {where} AND state != 'exited'"
-            " AND function IS ? AND file IS ?", (*params, function, file))
-        if not found or found[0][0] is None:
-            return None
-        rows, _ = self._rows("SELECT id, locals FROM stops WHERE id = ?", (found[0][0],))
+        if at is not None and at.line is not None:
+            where, params = f"{where} AND line = ?", (*params, at.line)
+        # Newest first down the function's own index: the first found is it.
+        rows, _ = self._rows(
+            f"SELECT id, locals FROM stops WHERE {where} AND function IS ? AND file IS ?"
+            " AND state != 'exited' ORDER BY id DESC LIMIT 1", (*params, function, file))
         return {"id": rows[0][0], "locals": json_column(rows[0][1], "[]")} if rows else None
 
     def _stop_where(self, session_id: int | None, name: str | None, run_id: int | None,
