@@ -46,3 +46,23 @@ def test_start_with_many_breaks_binds_and_stops_at_all(dbg: Dbg, tmp_path: Path,
         seen.append(stop["location"]["line"])
     assert seen == [*range(2, 52), 2, 3]
     dbg("kill")
+
+
+def test_debugpy_sends_one_set_breakpoints_a_file(dbg: Dbg, tmp_path: Path) -> None:
+    require_backend("debugpy")
+    main, helper = _program(tmp_path / "prog")
+    args: list[str] = []
+    for line in range(2, 52):
+        args += ["--break", f"{main}:{line}"]
+    args += ["--break", f"{helper}:2", "--break", f"{helper}:3"]
+    snap = dbg.json("start", "--backend", "debugpy", *args, "--run", str(main),
+                    cwd=main.parent)
+    assert snap["ok"], snap
+    logs = list(dbg.home.rglob("debugger.log*"))
+    assert logs, list(dbg.home.rglob("*"))
+    sent = [line for log in logs for line in log.read_text(errors="replace").splitlines()
+            if "-->" in line
+            and '"setBreakpoints"' in line]
+    assert len([s for s in sent if "many.py" in s]) == 1, sent
+    assert len([s for s in sent if "helper.py" in s]) == 1, sent
+    dbg("kill")
