@@ -66,3 +66,15 @@ def test_debugpy_sends_one_set_breakpoints_a_file(dbg: Dbg, tmp_path: Path) -> N
     assert len([s for s in sent if "many.py" in s]) == 1, sent
     assert len([s for s in sent if "helper.py" in s]) == 1, sent
     dbg("kill")
+
+
+def test_bench_breaks_runs_small() -> None:
+    require_backend("pdb")
+    import subprocess
+    import sys
+
+    bench = Path(__file__).parent.parent / "bench" / "breaks.py"
+    done = subprocess.run([sys.executable, str(bench), "--small", "--backends", "pdb"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "pdb" in done.stdout and "10 breakpoints" in done.stdout, done.stdout
