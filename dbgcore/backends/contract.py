@@ -403,6 +403,23 @@ class Backend:
                        timeout: float) -> Breakpoint:
         raise self.unsupported("break")
 
+    def set_breakpoints(self, locs: list[BreakLoc],
+                        timeout: float) -> list[Breakpoint | Exception]:
+        """Plain FILE:LINE breakpoints (no options) at once, as `dbg start
+        --break` sets them: for each, the breakpoint or the error that
+        refused it. A debugger that sets a file's list in one request sends
+        one a file; this default sets them one by one."""
+        from dbgcore.shared.errors import DbgError
+        from dbgcore.vocab.model import BreakOptions
+
+        out: list[Breakpoint | Exception] = []
+        for loc in locs:
+            try:
+                out.append(self.set_breakpoint(loc, BreakOptions(), timeout))
+            except DbgError as exc:
+                out.append(exc)
+        return out
+
     def function_places(self, loc: BreakLoc, timeout: float) -> list[Location] | None:
         """Every place of the program's own code the function ``loc`` names
         (file, the line a breakpoint there stops at, qualified name), found

@@ -72,6 +72,21 @@ class BreakTable:
                       anchor=_anchor(loc, bp))
         return self._keep(entry, bp)
 
+    def add_many(self, backend: Backend, locs: list[BreakLoc],
+                 timeout: float) -> list[Breakpoint | Exception]:
+        """Plain FILE:LINE breakpoints through :meth:`Backend.set_breakpoints`
+        (one request a file where the debugger allows): each kept as
+        :meth:`add` keeps it, or the error that refused it."""
+        out: list[Breakpoint | Exception] = []
+        for loc, bp in zip(locs, backend.set_breakpoints(locs, timeout), strict=True):
+            if isinstance(bp, Exception):
+                out.append(bp)
+                continue
+            entry = Entry(next(self._ids), "break", loc=loc, options=BreakOptions(),
+                          backend_id=bp.id, anchor=_anchor(loc, bp))
+            out.append(self._keep(entry, bp))
+        return out
+
     def add_all(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
                 timeout: float) -> tuple[list[Breakpoint], list[Location] | None]:
         """A breakpoint at each place of the program's own code the function

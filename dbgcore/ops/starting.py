@@ -447,14 +447,35 @@ def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[B
     from dbgcore.vocab.model import BreakLoc, BreakOptions
 
     assert session.backend is not None
-    placed = []
+    placed: list[Breakpoint] = []
+    plain: list[BreakLoc] = []
+
+    def flush() -> None:
+        # FILE:LINE ones in one request a file (Backend.set_breakpoints).
+        assert session.backend is not None
+        answers = session.breaks.add_many(session.backend, plain, timeout)
+        for loc, bp in zip(plain, answers, strict=True):
+            if isinstance(bp, DbgError):
+                raise type(bp)(f"--break {loc}: {bp.message}", bp.hint) from bp
+            if isinstance(bp, Exception):
+                raise bp
+            placed.append(bp)
+        plain.clear()
+
     for spec in specs:
         loc = BreakLoc.from_wire(spec)
         try:
             loc = found_line(session, loc)
+            if loc.function is None and loc.line is not None:
+                plain.append(loc)
+                continue
+            flush()
             placed += session.breaks.add_all(session.backend, loc, BreakOptions(), timeout)[0]
         except DbgError as exc:
+            if str(exc.message).startswith("--break "):
+                raise
             raise type(exc)(f"--break {loc}: {exc.message}", exc.hint) from exc
+    flush()
     return placed
 
 

@@ -165,17 +165,61 @@ class BreakpointTable:
             if loc.line is not None and record.line != loc.line:
                 record.asked_line = loc.line
         bp = self._place(record, timeout)
+        return self._settle(record, bp, strict, function, timeout)
+
+    def _settle(self, record: BpRecord, bp: Breakpoint, strict: bool, function: bool,
+                timeout: float) -> Breakpoint:
+        """After the adapter answered for ``record``: refuse it (removed
+        again), move it down to a statement, or keep it as bound."""
         refused = self._refusal(record)
         if refused is None and not record.pending:
             if strict and (not record.dap.get("verified") or bp.line != record.line):
                 refused = OpFailed(f"no code at {record.file}:{record.line}",
                                    "give a line that holds a statement")
             elif _NO_STATEMENT_RE.search(str(record.dap.get("message") or "")):
-                return self._move_down(record, bp, timeout, function is not None)
+                return self._move_down(record, bp, timeout, function)
         if refused is not None:
             self.remove(record.id, timeout)
             raise refused
         return bp
+
+    def add_many(self, locs: list[BreakLoc], timeout: float) -> list[Breakpoint | Exception]:
+        """Plain FILE:LINE breakpoints (no options) in one ``setBreakpoints``
+        a file, whatever their number; each answer as :meth:`add` gives it
+        (a breakpoint, or the error that refused it, which left no trace)."""
+        records: list[BpRecord | Exception] = []
+        for loc in locs:
+            try:
+                record = BpRecord(next(self._ids), "source", BreakOptions(), str(loc))
+                record.file, record.line, record.pending = self._file_line(loc, False, timeout)
+                if loc.line is not None and record.line != loc.line:
+                    record.asked_line = loc.line
+                records.append(record)
+            except Exception as exc:
+                records.append(exc)
+        placed = [r for r in records if isinstance(r, BpRecord)]
+        for record in placed:
+            self.records[record.id] = record
+        sent: dict[str | None, BpRecord] = {}
+        for record in placed:
+            sent.setdefault(record.file, record)
+        try:
+            for first in sent.values():
+                self._sync(first, timeout)
+        except Exception:
+            for record in placed:
+                self.records.pop(record.id, None)
+            raise
+        out: list[Breakpoint | Exception] = []
+        for item in records:
+            if isinstance(item, Exception):
+                out.append(item)
+                continue
+            try:
+                out.append(self._settle(item, item.to_breakpoint(), False, False, timeout))
+            except Exception as exc:
+                out.append(exc)
+        return out
 
     def add_lines(self, file: str, lines: list[int], timeout: float) -> list[int]:
         """dbg's own temporary breakpoints on many lines of one file, sent
