@@ -101,6 +101,10 @@ class _Tracer:
         #: ``ret`` the tracer does must not go on from one of them.
         self.sites: set[int] = set()
         self.process = target.GetProcess()
+        #: What is looked up once: a call site's [file, line, function] by
+        #: its pc, a traced function's return type by its entry's.
+        self.callers: dict[int, list[Any]] = {}
+        self.return_types: dict[int, Any] = {}
 
     # -- writing --------------------------------------------------------------
 
@@ -154,16 +158,23 @@ class _Tracer:
         caller = thread.GetFrameAtIndex(frame.GetFrameID() + 1)
         where = None
         if caller.IsValid():
-            entry = caller.GetLineEntry()
-            spec = entry.GetFileSpec()
-            where = [spec.fullpath if spec.IsValid() and spec.fullpath else None,
-                     entry.GetLine() or None, caller.GetFunctionName()]
-            self.return_break(caller.GetPC())
+            caller_pc = caller.GetPC()
+            where = self.callers.get(caller_pc)
+            if where is None:
+                entry = caller.GetLineEntry()
+                spec = entry.GetFileSpec()
+                where = self.callers[caller_pc] = [
+                    spec.fullpath if spec.IsValid() and spec.fullpath else None,
+                    entry.GetLine() or None, caller.GetFunctionName()]
+            self.return_break(caller_pc)
         self.seq += 1
-        function_type = frame.GetFunction().GetType()
-        call = _Call(self.seq, cfa, tid, function_type.GetFunctionReturnType()
-                     if function_type.IsValid() else None)
-        file, line = self.where.get(frame.GetPC(), (None, None))
+        pc = frame.GetPC()
+        if pc not in self.return_types:
+            function_type = frame.GetFunction().GetType()
+            self.return_types[pc] = (function_type.GetFunctionReturnType()
+                                     if function_type.IsValid() else None)
+        call = _Call(self.seq, cfa, tid, self.return_types[pc])
+        file, line = self.where.get(pc, (None, None))
         self.write({"e": "call", "seq": call.seq, "fn": function,
                     "args": self.values(frame, True), "file": file, "line": line,
                     "caller": where, "thread": tid, "depth": len(stack),
