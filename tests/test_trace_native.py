@@ -265,6 +265,28 @@ def test_a_breakpoint_where_a_traced_call_returns_to_stops_there(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_breakpoint_at_a_traced_functions_entry_stops_there(
+        dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
+    """The user's breakpoint on average is where the tracer's entry
+    breakpoint is: lldb's tracer, which sends the program on from a copy
+    of the instruction there, must not, or the stop would be in the copy."""
+    target, program = tracee
+    start(dbg, backend, program)
+    placed = dbg.json("break", "average")
+    assert placed["ok"], placed
+    answer = trace(dbg, "average")
+    assert (answer["state"], answer["reason"]) == ("stopped", "breakpoint"), answer
+    assert answer["location"]["line"] == target.lines["average-first"], answer
+    assert [shown(c) for c in answer["trace"]["calls"]] == [
+        ("average", [("values", args_of(answer["trace"]["calls"][0])[0][1]), ("count", "3")],
+         0, "unfinished", None)], answer["trace"]
+    no_tracer_left(dbg, backend)
+    assert dbg.json("print", "count")["value"] == "3"
+    ended = dbg.json("continue")
+    assert (ended["state"], ended["exit_code"]) == ("exited", 0), ended
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_call_left_by_longjmp_is_said_so(
         dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
     target, program = tracee
