@@ -223,6 +223,15 @@ def test_trace(tmp_path: Path) -> None:
         assert re.search(rf"^  {backend} +{NUMBER} calls/s: (met|not met)$", out, re.M), out
 
 
+def test_trace_floor(tmp_path: Path) -> None:
+    """--floor: lldb's own stops a second beside its trace's calls a second."""
+    require_backend("lldb")
+    out = bench(tmp_path, "tracing.py", "--calls", "50", "--floor", "lldb")
+    assert re.search(rf"^  lldb +50 calls in +{NUMBER} s: +{NUMBER} calls/s", out, re.M), out
+    assert re.search(rf"^  lldb +floor: +{NUMBER} stops/s of lldb alone; the trace is "
+                     rf"{NUMBER} calls a stop$", out, re.M), out
+
+
 def test_interrupt(tmp_path: Path) -> None:
     require_backend("pdb")
     out = bench(tmp_path, "interrupt.py", "--runs", "1", "pdb")
