@@ -1004,11 +1004,9 @@ README_END = "<!-- speed:end -->"
 def readme_section(report: Report, command: str) -> str:
     """The README's speed section, from one run."""
     cores = os.cpu_count()
-    lines = [README_BEGIN,
-             f"Measured by `{command}` on {time.strftime('%Y-%m-%d')}: {machine()}"
-             f" (`os.cpu_count()` {cores}), load average {report.load_before[0]:.2f} before the"
-             f" run and {report.load_after[0]:.2f} after; {report.versions}.",
-             ""]
+    measured = (f"Measured by `{command}` on {time.strftime('%Y-%m-%d')}: {machine()}"
+                f" (`os.cpu_count()` {cores}), load average {report.load_before[0]:.2f} before"
+                f" the run and {report.load_after[0]:.2f} after; {report.versions}.")
     notes = []
     if report.runs < 3:
         notes.append(f"A small run ({report.runs} run{'s' if report.runs > 1 else ''} a cell):"
@@ -1016,8 +1014,8 @@ def readme_section(report: Report, command: str) -> str:
     if max(report.load_before[0], report.load_after[0]) > (cores or 1) / 2:
         notes.append("The machine was busy with other work (see the load average): take the"
                      " figures again on an idle one.")
-    if notes:
-        lines += ["*" + " ".join(notes) + "*", ""]
+    # The notes end the measure's own paragraph: README.md has a line budget.
+    lines = [README_BEGIN, measured + ("".join(f" *{note}*" for note in notes)), ""]
     runs = f"{report.runs} interleaved runs [min-max]" if report.runs > 1 else "one run"
     lines += [f"S1 (start at a breakpoint in a loop, locals, print, 10 x next, continue to the"
               f" end), ms, median of {runs}, and the ratio to the in-process floor."
