@@ -670,7 +670,7 @@ def verdict(met: bool) -> str:
 def start_table(backends: list[str], runs: int, modes: list[str]) -> None:
     """`start --break X --run` alone: median, spread and ratio to the floor."""
     print(f"start --break X --run, median [min-max] ms of {runs} interleaved runs; "
-          f"{time.strftime('%Y-%m-%d')}; {machine()}")
+          f"{time.strftime('%Y-%m-%d')}; {machine()}; load average {os.getloadavg()[0]:.2f}")
     print(versions(backends))
     ratio_modes = [m for m in modes if m != "floor"] if "floor" in modes else []
     goal_modes = [m for m in ratio_modes if m in ("cli", "rerun", "mcp")]
@@ -716,6 +716,9 @@ def start_table(backends: list[str], runs: int, modes: list[str]) -> None:
         goal = f" | {'; '.join(verdicts)}" if verdicts else ""
         print(f"| {backend} | " + " | ".join(cells) + "".join(
             f" | {r:.2f}" for r in ratios.values()) + goal + " |")
+    if passes:
+        print(f"\n`python -c pass`: {statistics.median(passes):.1f} ms, median of {len(passes)}"
+              f" among the runs; load average {os.getloadavg()[0]:.2f} at the end")
 
 
 class Rerun:
