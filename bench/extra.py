@@ -109,6 +109,10 @@ def tree_of(front: int, home: str | None, program: str,
     for pid in pids:
         if table[pid][1] == "dbg-spare":
             spare_children |= _below({pid}, table) - {pid}
+
+    def names_program(pid: int) -> bool:
+        return any(w.endswith(program.encode()) for w in table[pid][2].split(b"\0"))
+
     rows = []
     for pid in sorted(pids):
         _, comm, cmdline, _ = table[pid]
@@ -117,7 +121,9 @@ def tree_of(front: int, home: str | None, program: str,
             group, what = ("dbg", "dbg mcp") if home else ("peer", "mcp-debugger server")
         elif comm in DBG_NAMES:
             group, what = "dbg", DBG_NAMES[comm]
-        elif any(w.endswith(program) for w in words):
+        elif names_program(pid) and not any(
+                names_program(below) for below in _below({pid}, table) - {pid}):
+            # The program's process (a launcher above it names it too).
             group, what = "program", "the program (" + os.path.basename(words[0]) + ")"
         else:
             group = "debugger"
