@@ -478,6 +478,8 @@ class McpClient:
         self._proc = subprocess.Popen([command, *args], cwd=cwd, env=env, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._ids = 0
+        #: The server's pid (bench/extra.py reads its process tree).
+        self.pid = self._proc.pid
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         assert self._proc.stdin is not None and self._proc.stdout is not None
@@ -1123,7 +1125,8 @@ def main() -> None:
         if args.extra:
             from extra import extra
 
-            extra(backends, args.sessions, args.rounds)
+            extra(backends, args.sessions, args.rounds, not args.no_peer,
+                  tree_runs=min(args.rounds, 3))
     finally:
         remove_home()
 

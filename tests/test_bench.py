@@ -64,7 +64,8 @@ def test_s1_every_mode_extra_and_readme(tmp_path: Path) -> None:
         assert re.search(rf"^- {re.escape(goal)}.*: (met|\*\*not met\*\*);", out, re.M), \
             (goal, out)
     assert "noise: not measured (one run a cell); load average" in out, out
-    # --extra: memory, sessions at once, the large frame.
+    # --extra: the process tree, memory, sessions at once, the large frame.
+    assert re.search(rf"^\| dbg mcp, pdb \|{TREE_CELLS}", out, re.M), out
     assert re.search(rf"^  pdb: {NUMBER} MB$", out, re.M), out
     assert re.search(rf"2 pdb sessions at once: print {NUMBER} ms at worst", out), out
     assert re.search(rf"^  pdb: {NUMBER} ms, {NUMBER} bytes of text", out, re.M), out
@@ -205,12 +206,34 @@ def test_s1_peer(tmp_path: Path) -> None:
                      r" x (met|\*\*not met\*\*)", out, re.M), out
 
 
+#: A row of bench/extra.py's process-tree table: the tree's RSS and PSS,
+#: dbg's own (or the peer's), the spare's debugger, the debugger, the program.
+TREE_CELLS = rf"(?: {NUMBER} \|){{7}}$"
+
+
 def test_extra(tmp_path: Path) -> None:
     require_backend("gdb")
-    out = bench(tmp_path, "extra.py", "--backend", "gdb", "--sessions", "2", "--rounds", "1")
+    out = bench(tmp_path, "extra.py", "--backend", "gdb", "--sessions", "2", "--rounds", "1",
+                "--trees", "1")
+    assert re.search(rf"^\| dbg mcp, gdb \|{TREE_CELLS}", out, re.M), out
+    assert re.search(r"^  gdb: dbg mcp \[dbg\] .*; daemon \[dbg\] ", out, re.M), out
     assert re.search(rf"^  gdb: {NUMBER} MB$", out, re.M), out
     assert re.search(rf"2 gdb sessions at once: print {NUMBER} ms at worst", out), out
     assert re.search(rf"^  gdb: {NUMBER} ms, {NUMBER} bytes of text", out, re.M), out
+
+
+@pytest.mark.first
+def test_extra_tree_beside_the_peer(tmp_path: Path) -> None:
+    """The process tree of a debugpy session through `dbg mcp` and through
+    mcp-debugger (installed already, as for test_s1_peer)."""
+    require(shutil.which("node") is not None and PEER_CLI.exists(),
+            f"mcp-debugger is not installed in {PEER_CLI.parents[3]} (run"
+            " `.venv/bin/python bench/s1.py --install-peer`)")
+    require_backend("debugpy")
+    out = bench(tmp_path, "extra.py", "--backend", "debugpy", "--tree-only", "--trees", "1")
+    assert re.search(rf"^\| dbg mcp, debugpy \|{TREE_CELLS}", out, re.M), out
+    assert re.search(rf"^\| mcp-debugger 0.24.2, debugpy \|{TREE_CELLS}", out, re.M), out
+    assert re.search(r"^  mcp-debugger: mcp-debugger server \[peer\] ", out, re.M), out
 
 
 def test_tests(tmp_path: Path) -> None:

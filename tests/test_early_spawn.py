@@ -407,10 +407,14 @@ def _waiting_launchers(cwd: Path) -> list[int]:
 
 
 @pytest.mark.parametrize("off", [False, True])
-def test_the_spare_ends_with_dbg_mcp_and_is_off_without_early_spawn(dbg: Dbg, off: bool) -> None:
-    # A record whose last backend spawns a sleeper: `dbg mcp`'s spare spawns
-    # it at once (not with DBG_NO_EARLY_SPAWN), and it ends with `dbg mcp`.
+def test_the_mcp_spare_spawns_nothing_ends_with_dbg_mcp_and_is_off_without_early_spawn(
+        dbg: Dbg, off: bool) -> None:
+    # A record whose last backend spawns a sleeper: `dbg mcp`'s spare waits
+    # without spawning it (a start's debugger is spawned once a start takes
+    # the spare), and it ends with `dbg mcp`; with DBG_NO_EARLY_SPAWN there
+    # is no spare.
     from mcpclient import run_mcp
+    from test_successor import spares
 
     dbg.home.mkdir(parents=True, exist_ok=True)
     sleeper = ["sleep", f"61.{os.getpid()}{int(off)}"]
@@ -425,17 +429,20 @@ def test_the_spare_ends_with_dbg_mcp_and_is_off_without_early_spawn(dbg: Dbg, of
         return [pid for pid in pids if _command_lines([pid]) == [cmdline]]
 
     seen: list[int] = []
+    waiting: set[int] = set()
 
     async def scenario(session: Any) -> None:
         await session.call_tool("dbg_sessions", {})
-        deadline = time.monotonic() + (1 if off else 10)
-        while not seen and time.monotonic() < deadline:
+        deadline = time.monotonic() + (1 if off else 3)
+        while time.monotonic() < deadline:
             seen.extend(running())
+            waiting.update(spares(dbg.home))
             time.sleep(0.05)
 
     run_mcp(dbg, scenario)
-    assert bool(seen) is not off
-    for pid in seen:
+    assert not seen
+    assert bool(waiting) is not off
+    for pid in waiting:
         assert _gone(pid)
 
 

@@ -46,16 +46,14 @@ def _caught(signum: int, frame: object) -> None:
     """SIGINT in a daemon before its own handlers: nothing (see dbgcore.daemon.server)."""
 
 
-def fork_spare(start_words: list[str], listening: tuple[int, str, int]) -> tuple[int, int, int]:
+def fork_spare(listening: tuple[int, str, int]) -> tuple[int, int, int]:
     """Fork a spare daemon (for a fork server, :mod:`dbgcore.start.forkhelper`):
-    it spawns the debugger of ``start_words`` at once (:mod:`dbgcore.start.prespawn`),
-    then serves the start it is to run at ``listening`` (a listening
-    socket's descriptor, path and inode, which it inherits), as a session's
-    spare does (:func:`dbgcore.start.sparedaemon.run_for_helper`). Returns
-    its pid, the control pipe's write end, and the read end of a pipe that
-    closes when the spare is taken or has ended (its early process ended
-    too). A spare whose control pipe closes untaken ends its early process
-    and exits."""
+    it serves the start it is to run at ``listening`` (a listening socket's
+    descriptor, path and inode, which it inherits), as a session's spare
+    does (:func:`dbgcore.start.sparedaemon.run_for_helper`), and spawns no
+    debugger before that start takes it. Returns its pid, the control
+    pipe's write end, and the read end of a pipe that closes when the spare
+    is taken or has ended. A spare whose control pipe closes untaken exits."""
     control_read, control_write = os.pipe()
     done_read, done_write = os.pipe()
     read_end, write_end = os.pipe()
@@ -63,7 +61,7 @@ def fork_spare(start_words: list[str], listening: tuple[int, str, int]) -> tuple
     if middle == 0:  # pragma: no cover - runs in the child
         os.close(control_write)
         os.close(done_read)
-        _daemon(read_end, write_end, [], -1, False, None, start_words,
+        _daemon(read_end, write_end, [], -1, False, None, None,
                 spare=(control_read, done_write, listening))
     for fd in (write_end, control_read, done_write):
         os.close(fd)
@@ -146,7 +144,7 @@ def _daemon(read_end: int, write_end: int, argv: list[str], log_fd: int, first_c
         if spare is not None:
             from dbgcore.start.sparedaemon import run_for_helper
 
-            code = run_for_helper(spare[2], start_words or [], spare[0], spare[1])
+            code = run_for_helper(spare[2], spare[0], spare[1])
             return
         from dbgcore.daemon.server import main
         from dbgcore.start.startup import Forked

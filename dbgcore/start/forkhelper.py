@@ -18,34 +18,31 @@ from dbgcore.shared.homecheck import open_log
 
 
 class _Spare:
-    """A daemon forked before its session's start, its debugger spawned
-    already (:func:`dbgcore.start.daemonfork.fork_spare`), for a start of the
-    same words, listening at ``path`` (:mod:`dbgcore.start.spare`): a start
-    through `dbg mcp` then waits for neither the fork nor the debugger's own
-    start. One at a time, for the words of the last start (at first, the
-    backend a start spawned last from this DBG_HOME); it ends with the
-    helper, its debugger with it."""
+    """A daemon forked before its session's start
+    (:func:`dbgcore.start.daemonfork.fork_spare`), for any start, listening
+    at ``path`` (:mod:`dbgcore.start.spare`): a start through `dbg mcp` then
+    waits for no fork. It holds no debugger while it waits (it spawns the
+    start's once taken: :func:`dbgcore.start.sparedaemon.run_for_helper`).
+    One at a time; it ends with the helper."""
 
-    def __init__(self, words: list[str], path: str) -> None:
+    def __init__(self, path: str) -> None:
         from dbgcore.start.daemonfork import fork_spare
         from dbgcore.start.sparedaemon import listen, unlisten
 
-        self.words = words
         # Listening before the fork: a start asked of `dbg mcp` as it
         # starts (once the helper has said it is ready) waits for the spare
         # in the socket's backlog rather than finding no socket yet.
         listener, inode = listen(path)
         try:
-            self.pid, self._control, self.done = fork_spare(
-                words, (listener.fileno(), path, inode))
+            self.pid, self._control, self.done = fork_spare((listener.fileno(), path, inode))
         except BaseException:
             unlisten(listener, path, inode)
             raise
         listener.close()  # the spare's now
 
     def end(self, wait: float) -> None:
-        """Close its control pipe (untaken, it ends its debugger and exits);
-        wait up to ``wait`` seconds for that."""
+        """Close its control pipe (untaken, it exits); wait up to ``wait``
+        seconds for that."""
         import select
 
         os.close(self._control)
@@ -67,23 +64,18 @@ class _Spares:
         self.enabled = path is not None and not os.environ.get(NO_SPARE) \
             and not os.environ.get("DBG_NO_EARLY_SPAWN")
 
-    def ready(self, words: list[str] | None) -> None:
-        """A spare for a start of ``words`` from now on."""
-        if not self.enabled or not words or threading.active_count() != 1:
+    def ready(self) -> None:
+        """A spare from now on (one is kept already, or this makes one)."""
+        if not self.enabled or self.spare is not None or threading.active_count() != 1:
             return
-        if self.spare is not None:
-            if self.spare.words == words:
-                return
-            self.spare.end(0)
-            self.spare = None
         assert self.path is not None
         with contextlib.suppress(Exception):  # no spare: each start forks, as before
-            self.spare = _Spare(words, self.path)
+            self.spare = _Spare(self.path)
 
     def gone(self) -> None:
         """The spare's done pipe closed: a start took it (it runs on as
-        that start's daemon), and the next start gets a new one for the
-        same words; or it ended on its own, and the next fork readies one."""
+        that start's daemon), and the next start gets a new one; or it
+        ended on its own, and the next fork readies one."""
         from dbgcore.shared.procutil import alive
 
         spare, self.spare = self.spare, None
@@ -91,7 +83,7 @@ class _Spares:
             return
         spare.end(0)
         if alive(spare.pid):
-            self.ready(spare.words)
+            self.ready()
 
     def end(self) -> None:
         if self.spare is not None:
@@ -99,19 +91,10 @@ class _Spares:
             self.spare = None
 
 
-def _first_words() -> list[str] | None:
-    """The words of the start the first spare is forked for: one naming the
-    backend a start spawned last (as `dbg mcp` names it)."""
-    from dbgcore.transport.early import last_backend
-
-    backend = last_backend()
-    return ["start", "--backend", backend] if backend else None
-
-
 def _serve(requests: int, answers: IO[bytes], spares: _Spares) -> None:
     """Answer each request line read from ``requests`` (a descriptor) with
     a fork, and keep a spare meanwhile: when a start takes it, another is
-    forked for the same words."""
+    forked."""
     import select
 
     from dbgcore.start import spare as protocol
@@ -132,17 +115,14 @@ def _serve(requests: int, answers: IO[bytes], spares: _Spares) -> None:
         pending += data
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)
-            words: list[str] | None = None
             try:
                 request = json.loads(line.decode("utf-8", "surrogateescape"))
                 answer = _fork(request, own, fork_daemon)
-                if "pid" in answer:
-                    words = [str(w) for w in request["words"]]
             except Exception as exc:  # a bad request must not end the helper
                 answer = {"refused": f"{type(exc).__name__}: {exc}"}
             answers.write((json.dumps(answer) + "\n").encode())
             answers.flush()
-            spares.ready(words)  # after the answer, off the start's path
+            spares.ready()  # after the answer, off the start's path
 
 
 def _fork(request: object, own: dict[str, object],
@@ -219,7 +199,7 @@ def main() -> int:
     # The first spare listens before the helper says it is ready (the
     # front end asks it only then: dbgcore.start.launch.take_helper_spare).
     spares = _Spares(helper_path(os.getpid()))
-    spares.ready(_first_words())
+    spares.ready()
     try:
         with contextlib.suppress(BrokenPipeError):
             answers.write((json.dumps(first) + "\n").encode())

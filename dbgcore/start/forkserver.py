@@ -9,9 +9,10 @@ that imports the daemon and loads the plugins once, then forks each new
 session's daemon on request, exactly as the CLI forks one
 (:func:`dbgcore.start.spawn.fork_daemon`), and answers its pid.
 
-The helper keeps a spare daemon, forked with the last start's debugger
-spawned early, which a start asks first, as it would a session's spare: the
-spare protocol (:mod:`dbgcore.start.spare`), at :attr:`ForkServer.spare_path`.
+The helper keeps a spare daemon, forked with dbg loaded and no debugger
+(it spawns its start's once taken), which a start asks first, as it would a
+session's spare: the spare protocol (:mod:`dbgcore.start.spare`), at
+:attr:`ForkServer.spare_path`.
 Else the helper reads the same request on its stdin and answers on its
 stdout, one JSON line each; its stdin is the control pipe, so it ends when
 the front end ends (the pipe closes), its spare with it, and outlives no

@@ -1,15 +1,18 @@
 """The spare protocol: how a start reaches a spare daemon, whichever kind.
 
-A spare is a daemon made before its start is known, with dbg loaded and
-the debugger of a likely start spawned early, that waits on a Unix socket
-(0600) for the start it is to run. There are two kinds, made by two makers,
-reached the same way:
+A spare is a daemon made before its start is known, with dbg loaded, that
+waits on a Unix socket (0600) for the start it is to run. There are two
+kinds, made by two makers, reached the same way:
 
 - a session's spare (:mod:`dbgcore.start.successor` forks it, in the
   session's daemon), at ``spare.sock`` in the session's folder, for the
-  session's next start through the CLI;
+  session's next start through the CLI, once the session's program has
+  ended: it spawns the session's debugger early, for a rerun;
 - the fork helper's spare (:mod:`dbgcore.start.forkhelper` forks it), at
-  :func:`helper_path`, for `dbg mcp`'s next start.
+  :func:`helper_path`, for `dbg mcp`'s next start, whatever it starts: it
+  holds no debugger while it waits (beside a session that has its own, a
+  second one would double the session's memory), and spawns the start's
+  debugger as it is taken, before the daemon's own start-up.
 
 A start sends one JSON line, :func:`request`: the start (the daemon's
 ``argv``, its log, the start's words, the path to listen at beside an
@@ -92,17 +95,15 @@ def well_formed(found: object) -> dict[str, object] | None:
 def mismatch(start: dict[str, object], own: dict[str, object]) -> str:
     """Why a process made on the terms ``own`` (:func:`terms`) cannot be
     the daemon of ``start`` ("" if it can). ``own`` may hold the
-    ``session`` it serves (a session's spare), and the ``words`` its early
-    debugger was spawned for: then only a start of those words fits (a
-    fork helper's spare; a session's spare is retargeted instead)."""
+    ``session`` it serves (a session's spare: its early debugger was
+    spawned for that session's start, and is retargeted to the start that
+    takes it)."""
     for key, what in TERMS.items():
         if start.get(key) != own[key]:
             return f"the client's {what} is not the spare's"
     argv = start.get("argv")
     if "session" in own and not (isinstance(argv, list) and argv[:1] == [own["session"]]):
         return "it is another session's"
-    if "words" in own and start.get("words") != own["words"]:
-        return "its early debugger is for another start"
     return ""
 
 

@@ -7,9 +7,9 @@ start's terms, and, taken, hands itself over to it as that start's daemon.
   plugins, forks its own spare, spawns the session's debugger early, and
   serves a start on the terms of the client that started the session.
 - :func:`run_for_helper`: the fork helper's spare (forked by
-  :func:`dbgcore.start.daemonfork.fork_spare`, with dbg loaded and its
-  debugger spawned already): it serves a start of its own words, on the
-  helper's terms.
+  :func:`dbgcore.start.daemonfork.fork_spare`, with dbg loaded): it serves
+  any start on the helper's terms, and spawns that start's debugger only
+  once taken.
 
 Imports nothing at its top but ``os`` and :mod:`dbgcore.start.successor`:
 the daemon imports it before its own imports.
@@ -62,29 +62,52 @@ def run(session: str, words: list[str], control: int, done: int,
     return hand_over(taken, control, done, next_start[0] if next_start else None)
 
 
-def run_for_helper(listening: tuple[int, str, int], words: list[str], control: int,
-                   done: int) -> int:
-    """The fork helper's spare, forked with dbg loaded and the debugger of
-    ``words`` spawned early: serve a start of those words on the helper's
-    terms (its environment, folder, umask and limits are the helper's) at
-    ``listening``, the socket the helper made for it (:func:`listen`: its
-    descriptor, path and inode); end, with its early debugger, when the
-    helper's ``control`` pipe closes first. Its exit code."""
+def run_for_helper(listening: tuple[int, str, int], control: int, done: int) -> int:
+    """The fork helper's spare, forked with dbg loaded: serve a start on
+    the helper's terms (its environment, folder, umask and limits are the
+    helper's) at ``listening``, the socket the helper made for it
+    (:func:`listen`: its descriptor, path and inode); end when the
+    helper's ``control`` pipe closes first. Its exit code.
+
+    It holds no debugger while it waits: `dbg mcp`'s session beside it has
+    one already, and a second, idle, cost as much memory again (debugpy's
+    adapter, launcher and warm interpreter 62 MB, lldb-dap 120). Taken, it
+    spawns the start's own debugger at once (:func:`dbgcore.start.prespawn.spawn_early`),
+    before the daemon's start-up, which runs beside the debugger's, as in
+    a daemon forked for its start; what it keeps ready is dbg's alone: the
+    daemon's modules, the plugins and the op table (the helper's, shared
+    with it), and the modules that spawn runs on."""
     import socket
 
-    from dbgcore.transport.early import THIS_PROCESS
+    from dbgcore.start import prespawn
 
     _name_process("dbg-spare")
+    _spawn_modules()
     fd, path, inode = listening
     listener = socket.socket(fileno=fd)
     try:
-        taken = _wait_for_start(listener, control, {**protocol.terms(), "words": words})
+        taken = _wait_for_start(listener, control, protocol.terms())
     finally:
         unlisten(listener, path, inode)
     if taken is None:
-        THIS_PROCESS.discard()
         return 0
+    start = taken["words"]
+    prespawn.spawn_early([str(w) for w in start] if isinstance(start, list) else [])
     return hand_over(taken, control, done, None)
+
+
+def _spawn_modules() -> None:
+    """Import what the early spawn of a taken spare runs on, while it waits
+    (each is dbg's or the standard library's, and most were imported
+    already by the helper's preload: then this costs nothing)."""
+    import contextlib
+    import json  # noqa: F401
+    import subprocess  # noqa: F401
+
+    from dbgcore.shared import homecheck, procutil  # noqa: F401
+
+    with contextlib.suppress(ImportError):
+        import ptyprocess  # noqa: F401  (a console debugger's early spawn)
 
 
 def hand_over(taken: dict[str, object], control: int, done: int,

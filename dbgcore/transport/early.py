@@ -187,9 +187,9 @@ class EarlyProcesses:
                 _write(records)
 
     def started(self, backend: str) -> None:
-        """A session's debugger of ``backend`` is being started: what
-        :func:`last_backend` answers from now on, whether or not the backend's
-        spawn is one that is kept (a debugger reached over TCP is not)."""
+        """A session's debugger of ``backend`` is being started: the record's
+        LAST from now on, whether or not the backend's spawn is one that is
+        kept (a debugger reached over TCP is not)."""
         records = _records()
         if records.get(LAST) != {"backend": backend}:
             records[LAST] = {"backend": backend}
@@ -311,15 +311,6 @@ class EarlyProcesses:
 
 #: This process's early processes (one start a daemon).
 THIS_PROCESS = EarlyProcesses()
-
-
-def last_backend() -> str | None:
-    """The backend a session was last started with from this DBG_HOME (what
-    a fork server's first spare daemon is forked for, and spawns the
-    debugger of when its spawn is kept); None for none."""
-    last = _records().get(LAST) or {}
-    name = last.get("backend")
-    return name if isinstance(name, str) and name else None
 
 
 def _record_path() -> str:
