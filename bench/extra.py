@@ -222,23 +222,15 @@ def dbg_tree(backend: str) -> list[tuple[str, str, int, int]]:
 
 def peer_tree(cli: Path) -> list[tuple[str, str, int, int]]:
     """The same program's session through mcp-debugger, stopped at the same line."""
-    from s1 import mcp_session, tool
+    from s1 import mcp_session, peer_paused, tool
 
     work = Path(tempfile.mkdtemp(prefix="dbg-tree-peer-"))
     try:
         target = build("debugpy", work)
 
         async def scenario(session: Any) -> list[tuple[str, str, int, int]]:
-            created = await tool(session, "create_debug_session", language="python",
-                                 executablePath=sys.executable)
-            sid = created["sessionId"]
+            sid = await peer_paused(session, target)
             try:
-                await tool(session, "set_breakpoint", sessionId=sid, file=str(target.source),
-                           line=target.line)
-                started = await tool(session, "start_debugging", sessionId=sid,
-                                     scriptPath=str(target.source))
-                if started.get("state") != "paused":
-                    raise SystemExit(f"peer start: {started}")
                 await tool(session, "get_local_variables", sessionId=sid)
                 time.sleep(SETTLE)
                 return tree_of(session.pid, None, target.source.name,

@@ -589,19 +589,25 @@ def peer_install() -> Path | None:
     return cli
 
 
+async def peer_paused(session: Any, target: Target) -> str:
+    """mcp-debugger's session of ``target``, paused at its breakpoint: its id."""
+    created = await tool(session, "create_debug_session", language="python",
+                         executablePath=sys.executable)
+    sid = str(created["sessionId"])
+    await tool(session, "set_breakpoint", sessionId=sid, file=str(target.source),
+               line=target.line)
+    started = await tool(session, "start_debugging", sessionId=sid,
+                         scriptPath=str(target.source))
+    if started.get("state") != "paused":
+        raise SystemExit(f"peer start: {started}")
+    return sid
+
+
 def peer_run(target: Target, cli: Path) -> Times:
     async def scenario(session: Any) -> Times:
         clock = Clock()
         with clock.step("start"):
-            created = await tool(session, "create_debug_session", language="python",
-                                 executablePath=sys.executable)
-            sid = created["sessionId"]
-            await tool(session, "set_breakpoint", sessionId=sid, file=str(target.source),
-                       line=target.line)
-            started = await tool(session, "start_debugging", sessionId=sid,
-                                 scriptPath=str(target.source))
-            if started.get("state") != "paused":
-                raise SystemExit(f"peer start: {started}")
+            sid = await peer_paused(session, target)
         try:
             with clock.step("locals"):
                 await tool(session, "get_local_variables", sessionId=sid)
