@@ -192,9 +192,12 @@ class BreakpointTable:
         which left no trace)."""
         wanted = options or [BreakOptions()] * len(locs)
         records: list[BpRecord | Exception] = []
+        # A file named 1,000 times is looked for once (a name's search may
+        # walk the program's folder or ask the debugger).
+        resolved: dict[str, tuple[str, str]] = {}
         for loc, opts in zip(locs, wanted, strict=True):
             try:
-                records.append(self._new_record(loc, opts, timeout))
+                records.append(self._new_record(loc, opts, timeout, resolved))
             except Exception as exc:
                 records.append(exc)
         placed = [r for r in records if isinstance(r, BpRecord)]
@@ -224,7 +227,8 @@ class BreakpointTable:
                 out.append(exc)
         return out
 
-    def _new_record(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> BpRecord:
+    def _new_record(self, loc: BreakLoc, options: BreakOptions, timeout: float,
+                    resolved: dict[str, tuple[str, str]] | None = None) -> BpRecord:
         """What :meth:`add` checks and finds before it sends (the options
         the adapter takes, a condition that compiles, the file and line or
         the function's name), as a record not yet kept."""
@@ -247,7 +251,8 @@ class BreakpointTable:
             record.kind, (record.file, record.line) = "source", line_of
             record.asked_function = loc.function
             return record
-        record.file, record.line, record.pending = self._file_line(loc, False, timeout)
+        record.file, record.line, record.pending = self._file_line(loc, False, timeout,
+                                                                   resolved)
         if loc.line is not None and record.line != loc.line:
             record.asked_line = loc.line
         return record
@@ -330,9 +335,11 @@ class BreakpointTable:
         self._sync(record, timeout)
         return bp
 
-    def _file_line(self, loc: BreakLoc, strict: bool, timeout: float) -> tuple[str, int, str]:
+    def _file_line(self, loc: BreakLoc, strict: bool, timeout: float,
+                   resolved: dict[str, tuple[str, str]] | None = None) -> tuple[str, int, str]:
         """The file to send (a real path, or the name as typed when pending),
-        the line, and why it is pending ("": it is not)."""
+        the line, and why it is pending ("": it is not); ``resolved``: the
+        files a batch found so far, by the name given."""
         assert loc.line is not None
         if loc.file is None:
             frames = self.backend.stack_frames(timeout) if self.backend.state() == "stopped" \
@@ -341,8 +348,12 @@ class BreakpointTable:
             if not current:
                 raise UsageError("a bare line number needs a current file", "give FILE:LINE")
             path, pending = str(current), ""
+        elif resolved is not None and loc.file in resolved:
+            path, pending = resolved[loc.file]
         else:
             path, pending = resolve(self.backend, self.profile, loc.file, timeout)
+            if resolved is not None:
+                resolved[loc.file] = path, pending
         if pending:
             return path, loc.line, pending
         line = self.profile.code_line(path, loc.line)
