@@ -139,7 +139,8 @@ def main() -> None:
                         times.setdefault((backend, n, "floor"), []).append(spent)
                     times.setdefault((backend, n, "dbg"), []).append(
                         dbg_start(Path(tmp) / "h", program, source, backend, lines))
-        print(f"{'backend':8} {'breaks':>6} {'floor ms':>9} {'dbg ms':>9} {'ratio':>6}")
+        print(f"{'backend':8} {'breaks':>6} {'floor ms':>9} {'dbg ms':>9} {'ratio':>6}"
+              f" {'growth':>7}  (growth: dbg's time past the smallest size / the floor's)")
         for backend in backends:
             for n in sizes:
                 mine = times.get((backend, n, "dbg"))
@@ -150,7 +151,16 @@ def main() -> None:
                 floor = statistics.median(base) * 1000 if base else None
                 ratio = f"{ours / floor:6.2f}" if floor else "     -"
                 shown = f"{floor:9.0f}" if floor else "        -"
-                print(f"{backend:8} {n:6} {shown} {ours:9.0f} {ratio}"
+                # What the breakpoints past the smallest size cost, dbg's
+                # against the floor's: the ratio without either's fixed start.
+                first = sizes[0]
+                grown = ""
+                if base and n != first and times.get((backend, first, "floor")):
+                    floor_grew = floor - statistics.median(times[(backend, first, "floor")]) * 1000
+                    ours_grew = ours - statistics.median(times[(backend, first, "dbg")]) * 1000
+                    if floor_grew > 0:
+                        grown = f" {ours_grew / floor_grew:7.2f}"
+                print(f"{backend:8} {n:6} {shown} {ours:9.0f} {ratio}{grown:8}"
                       f"  ({n} breakpoints, {len(mine)} runs)")
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -106,6 +106,13 @@ def test_pdb_sets_many_in_one_exchange_and_names_a_bad_line(dbg: Dbg, tmp_path: 
     bad = dbg("start", "--backend", "pdb", "--break", f"{main}:3", "--break", f"{main}:999",
               "--break", f"{main}:4", "--run", str(main), cwd=main.parent)
     assert bad.code == 1 and f"--break {main}:999" in bad.err and "Traceback" not in bad.err, bad
+    # In text, a start says the first 20 and how many more.
+    told = dbg("start", "--backend", "pdb", *args, "--run", str(main), cwd=main.parent)
+    assert told.code == 0, told
+    assert len([line for line in told.out.splitlines() if line.startswith("breakpoint ")]) \
+        == 20, told.out
+    assert "+30 more breakpoints (`dbg breaks` lists them by file and line)" in told.out
+    dbg("kill")
 
 
 def _functions(folder: Path, suffix: str, count: int) -> Path:
