@@ -98,6 +98,9 @@ class BreakpointTable:
         self.backend = backend
         self.profile = profile
         self.records: dict[int, BpRecord] = {}
+        #: The records by the adapter's id for them (_by_dap_id).
+        self._dap_index: dict[object, list[BpRecord]] = {}
+        self._dap_indexed = 0
         self._ids = itertools.count(1)
         # dbg's own breakpoints (entry, until) get ids users never see.
         self._internal_ids = itertools.count(-1, -1)
@@ -500,6 +503,7 @@ class BreakpointTable:
         answers = body.get("breakpoints") or []
         for record, answer in zip(same, answers, strict=False):
             record.dap = dict(answer)
+        self._dap_index = {}  # the adapter may have numbered them anew
 
     # -- removing ---------------------------------------------------------------
 
@@ -572,12 +576,30 @@ class BreakpointTable:
         dap_id = update.get("id")
         if dap_id is None:
             return
+        for record in self._by_dap_id(dap_id):
+            if body.get("reason") == "removed":
+                record.dap["verified"] = False
+            else:
+                record.dap.update(update)
+
+    def _by_dap_id(self, dap_id: object) -> list[BpRecord]:
+        """The records the adapter numbers ``dap_id``. gdb sends two events a
+        breakpoint after a `setBreakpoints` of 1,000: looked up in an index,
+        not in a walk of every record each, the index checked against the
+        records on each use and made again when it no longer matches them."""
+        def current(found: list[BpRecord]) -> bool:
+            return all(self.records.get(r.id) is r and r.dap.get("id") == dap_id for r in found)
+
+        found = self._dap_index.get(dap_id)
+        if found is not None and self._dap_indexed == len(self.records) and current(found):
+            return found
+        index: dict[object, list[BpRecord]] = {}
         for record in self.records.values():
-            if record.dap.get("id") == dap_id:
-                if body.get("reason") == "removed":
-                    record.dap["verified"] = False
-                else:
-                    record.dap.update(update)
+            number = record.dap.get("id")
+            if number is not None:
+                index.setdefault(number, []).append(record)
+        self._dap_index, self._dap_indexed = index, len(self.records)
+        return index.get(dap_id, [])
 
     def record_hits(self, dap_ids: list[int], location: Location | None,
                     watch: bool = False, at_breakpoint: bool = True,
