@@ -14,6 +14,12 @@ which (row trace).
 Issue 24's goal: at least 1,000 calls a second on debugpy, pdb and gdb; each
 of those gets a line saying whether it is met (it needs an idle machine:
 gdb's tracer stops the program twice a call).
+
+``--floor`` also runs the same program under gdb or lldb alone (their own
+command line, no dbg, no DAP), a breakpoint in the function that continues
+by itself: the stops a second the debugger makes at best, measured beside
+the trace, so a loaded machine's figures can be judged by their ratio to it.
+A tracer that stops twice a call traces at most half of it.
 """
 
 from __future__ import annotations
@@ -130,6 +136,52 @@ def dbg(work: Path, env: dict[str, str], *args: str) -> dict[str, object]:
     return answer
 
 
+#: gdb's way to a breakpoint that goes on by itself (its tracer's way).
+GDB_FLOOR = """\
+import gdb
+class Through(gdb.Breakpoint):
+    def stop(self):
+        return False
+Through("tick")
+gdb.execute("run")
+"""
+FLOOR_TOOLS = {"gdb": ("gdb",), "lldb": ("lldb-19", "lldb")}
+
+
+def floor_argv(backend: str, tool: str, work: Path, stops: bool, calls: int) -> list[str]:
+    """The debugger's command line that runs the program, with or without
+    the breakpoint in tick that continues by itself."""
+    program = str(work / "ticks")
+    if backend == "gdb":
+        script = work / ("through.py" if stops else "plain.py")
+        script.write_text(GDB_FLOOR if stops else 'import gdb\ngdb.execute("run")\n')
+        return [tool, "-nx", "-batch", "-x", str(script), "--args", program, str(calls)]
+    setup = ["-o", "breakpoint set -n tick -G true"] if stops else []
+    return [tool, "-b", "-x", *setup, "-o", "run", "--", program, str(calls)]
+
+
+def floor(backend: str, calls: int) -> float | None:
+    """Stops a second of gdb or lldb alone, one at each of ``calls`` calls
+    (the same run without the breakpoint taken off); None where the
+    debugger is not installed."""
+    tool = next((found for name in FLOOR_TOOLS[backend] if (found := shutil.which(name))), None)
+    if tool is None:
+        return None
+    work = Path(tempfile.mkdtemp(prefix="dbg-bench-floor-"))
+    try:
+        build(backend, work)
+
+        def timed(stops: bool) -> float:
+            begin = time.perf_counter()
+            subprocess.run(floor_argv(backend, tool, work, stops, calls), cwd=work,
+                           capture_output=True, check=True, stdin=subprocess.DEVNULL)
+            return time.perf_counter() - begin
+
+        return calls / max(timed(True) - timed(False), 1e-6)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def measure(backend: str, calls: int) -> tuple[int, float, str]:
     """(calls recorded, seconds, how it traced) for one trace of ``calls`` calls."""
     work = Path(tempfile.mkdtemp(prefix="dbg-bench-trace-"))
@@ -163,6 +215,8 @@ def main() -> None:
     parser.add_argument("--fallback-calls", type=int, default=200)
     parser.add_argument("--fallback", nargs="*", default=["dlv", "jdb"],
                         help="backends traced by dbg's fallback (fewer calls)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also gdb's and lldb's own stops a second, alone")
     options = parser.parse_args()
     print(f"traced calls a second ({os.cpu_count()} cores, {sys.platform},"
           f" load average {os.getloadavg()[0]:.2f})")
@@ -175,6 +229,10 @@ def main() -> None:
         rates[backend] = recorded / seconds
         print(f"  {backend:8} {recorded:>6} calls in {seconds:6.2f} s: "
               f"{rates[backend]:8.0f} calls/s  ({means})", flush=True)
+        stops = floor(backend, calls) if options.floor and backend in FLOOR_TOOLS else None
+        if stops is not None:
+            print(f"  {backend:8} floor: {stops:8.0f} stops/s of {backend} alone; the trace "
+                  f"is {rates[backend] / stops:.2f} calls a stop", flush=True)
     judged = [b for b in GOAL_BACKENDS if b in rates]
     if judged:
         print(f"goal: at least {GOAL:,} calls a second on {', '.join(GOAL_BACKENDS)}"

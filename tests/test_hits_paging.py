@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dbgcore.store.db import StopPlace, Store
+from dbgcore.store.db import Store
+from dbgcore.store.stopreads import StopPlace
 from dbgcore.testing import Dbg
 
 #: The places the filled program stops at in turn: (file, line, function).

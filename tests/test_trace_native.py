@@ -242,6 +242,51 @@ def test_a_breakpoint_of_the_users_ends_the_trace_and_the_session_goes_on(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_breakpoint_where_a_traced_call_returns_to_stops_there(
+        dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
+    """report's `tick(v);` returns to the first address of report's next
+    line, where the user's breakpoint is: lldb's tracer, which does a
+    traced function's `ret` itself, must leave that one to lldb, or the
+    breakpoint would be passed unseen."""
+    target, program = tracee
+    start(dbg, backend, program)
+    placed = dbg.json("break", target.loc("report-twice"))
+    assert placed["ok"], placed
+    answer = trace(dbg, "tick")
+    assert (answer["state"], answer["reason"]) == ("stopped", "breakpoint"), answer
+    assert answer["location"]["line"] == target.lines["report-twice"], answer
+    assert [shown(c) for c in answer["trace"]["calls"]] == [
+        ("tick", [("i", "5")], 0, "returned", "5")], answer["trace"]
+    assert [b["hits"] for b in dbg.json("breaks")["breakpoints"]] == [1]
+    no_tracer_left(dbg, backend)
+    assert dbg.json("print", "v")["value"] == "5"
+    ended = dbg.json("continue")
+    assert (ended["state"], ended["exit_code"]) == ("exited", 0), ended
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_breakpoint_at_a_traced_functions_entry_stops_there(
+        dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
+    """The user's breakpoint on average is where the tracer's entry
+    breakpoint is: lldb's tracer, which sends the program on from a copy
+    of the instruction there, must not, or the stop would be in the copy."""
+    target, program = tracee
+    start(dbg, backend, program)
+    placed = dbg.json("break", "average")
+    assert placed["ok"], placed
+    answer = trace(dbg, "average")
+    assert (answer["state"], answer["reason"]) == ("stopped", "breakpoint"), answer
+    assert answer["location"]["line"] == target.lines["average-first"], answer
+    assert [shown(c) for c in answer["trace"]["calls"]] == [
+        ("average", [("values", args_of(answer["trace"]["calls"][0])[0][1]), ("count", "3")],
+         0, "unfinished", None)], answer["trace"]
+    no_tracer_left(dbg, backend)
+    assert dbg.json("print", "count")["value"] == "3"
+    ended = dbg.json("continue")
+    assert (ended["state"], ended["exit_code"]) == ("exited", 0), ended
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_call_left_by_longjmp_is_said_so(
         dbg: Dbg, tracee: tuple[Target, Path], backend: str) -> None:
     target, program = tracee

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from dbgcore.backends.registry import Front
     from dbgcore.ops.opsession import OpSession as Session
     from dbgcore.shared.jsontypes import JsonObject
-    from dbgcore.store.db import StopPlace
+    from dbgcore.store.stopreads import StopPlace
     from dbgcore.vocab.model import BreakLoc
     from dbgcore.vocab.opspec import Payload, Via
 
@@ -102,7 +102,7 @@ def run_hits(values: Payload, session: str, timeout: float,
 def _place(location: str) -> StopPlace:
     """Where `dbg hits LOCATION` looks, as the store chooses stops by it."""
     from dbgcore.lang.sourcefind import suffix_matches
-    from dbgcore.store.db import StopPlace
+    from dbgcore.store.stopreads import StopPlace
     from dbgcore.vocab.location import BreakLoc
 
     loc = BreakLoc.parse(location)

@@ -327,10 +327,12 @@ class LldbProfile(NativeProfile):
               timeout: float, sink: CallSink) -> TraceOutcome | None:
         """`dbg trace` by lldb's Python (lldbboot/dbg_lldbtrace.py):
         breakpoints whose callbacks record each call, its return (a
-        breakpoint on each return address, the value read from the return
-        register) and with ``lines`` each line, and answer "do not stop".
-        The run itself is an ordinary continue, so the user's breakpoints
-        stop it."""
+        breakpoint on each return address, or on x86-64 on the function's
+        ``ret`` instructions, the value read from the return register) and with
+        ``lines`` each line, and answer "do not stop" (on x86-64 sending
+        the program on from a copy of the instruction, which spares lldb
+        its step over the breakpoint). The run itself is an ordinary
+        continue, so the user's breakpoints stop it."""
         backend.stopped_session("trace")
         backend.console(_LLDB_TRACER, timeout)
         fd, name = tempfile.mkstemp(prefix="trace-", suffix=".jsonl", dir=backend.ctx.run_dir)

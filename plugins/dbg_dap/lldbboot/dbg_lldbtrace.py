@@ -14,6 +14,22 @@ no value: lldb offers a return value only after its own step out, which a
 callback may not run. With ``--lines``, a breakpoint on each line of a
 traced function writes the locals changed since the call's previous line.
 
+On x86-64 without ``--lines``, when every way out of each traced function is
+a plain ``ret``, the returns are seen there instead: the callback records the
+return, then does the ``ret`` itself (the pc from the stack, the stack
+pointer 8 up), so lldb goes on from an address with no breakpoint and skips
+its step over one (a single step and three more requests to lldb-server:
+about half of what a stop costs). Where the ``ret`` or the address it goes
+to is another breakpoint's place, lldb's own step runs it, or that
+breakpoint would be stepped over unseen.
+
+For the same reason, in that case, the instruction at each traced function's
+entry breakpoint is copied into a page of the program's (followed by a jump
+back) when it can run anywhere (no branch, nothing relative to the pc, memory
+only through the frame or stack pointer): the callback sends the program on
+from the copy, as gdb's displaced stepping does, and a ``ret`` goes on from a
+copy of ``ret`` (one register written instead of two).
+
 lldb-dap announces only the breakpoints it made (those with its label), so
 these stay out of the client's sight. A C++ catch (``__cxa_begin_catch``)
 and a glibc longjmp on x86-64 say which open calls they leave, since the
@@ -25,6 +41,7 @@ Runs inside lldb's Python: no syntax past Python 3.8.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from types import FrameType
@@ -85,6 +102,21 @@ class _Tracer:
         self.returns: set[int] = set()
         #: A traced function's breakpoint address -> its (file, first line).
         self.where: dict[int, tuple[str | None, int | None]] = {}
+        #: Returns are seen at the traced functions' ``ret`` instructions
+        #: (no breakpoints on return addresses).
+        self.rets_done = False
+        #: Where the other breakpoints were once the entries' were made: a
+        #: ``ret`` the tracer does must not go on from one of them.
+        self.sites: set[int] = set()
+        self.process = target.GetProcess()
+        #: An entry's or a ``ret``'s address -> where its copy is.
+        self.copies: dict[int, int] = {}
+        #: The page holding the copies (0: none).
+        self.page = 0
+        #: What is looked up once: a call site's [file, line, function] by
+        #: its pc, a traced function's return type by its entry's.
+        self.callers: dict[int, list[Any]] = {}
+        self.return_types: dict[int, Any] = {}
 
     # -- writing --------------------------------------------------------------
 
@@ -117,6 +149,8 @@ class _Tracer:
         bp.SetScriptCallbackFunction("dbg_lldbtrace._hit")
 
     def return_break(self, address: int) -> None:
+        if self.rets_done:
+            return
         if address and address not in self.returns:
             self.returns.add(address)
             self.breakpoint(self.target.BreakpointCreateByAddress(address), "return")
@@ -136,16 +170,23 @@ class _Tracer:
         caller = thread.GetFrameAtIndex(frame.GetFrameID() + 1)
         where = None
         if caller.IsValid():
-            entry = caller.GetLineEntry()
-            spec = entry.GetFileSpec()
-            where = [spec.fullpath if spec.IsValid() and spec.fullpath else None,
-                     entry.GetLine() or None, caller.GetFunctionName()]
-            self.return_break(caller.GetPC())
+            caller_pc = caller.GetPC()
+            where = self.callers.get(caller_pc)
+            if where is None:
+                entry = caller.GetLineEntry()
+                spec = entry.GetFileSpec()
+                where = self.callers[caller_pc] = [
+                    spec.fullpath if spec.IsValid() and spec.fullpath else None,
+                    entry.GetLine() or None, caller.GetFunctionName()]
+            self.return_break(caller_pc)
         self.seq += 1
-        function_type = frame.GetFunction().GetType()
-        call = _Call(self.seq, cfa, tid, function_type.GetFunctionReturnType()
-                     if function_type.IsValid() else None)
-        file, line = self.where.get(frame.GetPC(), (None, None))
+        pc = frame.GetPC()
+        if pc not in self.return_types:
+            function_type = frame.GetFunction().GetType()
+            self.return_types[pc] = (function_type.GetFunctionReturnType()
+                                     if function_type.IsValid() else None)
+        call = _Call(self.seq, cfa, tid, self.return_types[pc])
+        file, line = self.where.get(pc, (None, None))
         self.write({"e": "call", "seq": call.seq, "fn": function,
                     "args": self.values(frame, True), "file": file, "line": line,
                     "caller": where, "thread": tid, "depth": len(stack),
@@ -200,6 +241,34 @@ class _Tracer:
                     "value": _return_value(self, frame, call.return_type),
                     "ns": time.perf_counter_ns() - call.started})
 
+    def ret(self, frame: Any) -> None:
+        """At a ``ret`` of a traced function: the call whose CFA is just
+        above the return address returns; then the ``ret`` is done here."""
+        sp = frame.GetSP()
+        call = self.find(frame, sp + 8)
+        if call is not None:
+            self.open[call.thread].pop()
+            call.ended = True
+            self.write({"e": "return", "seq": call.seq,
+                        "value": _return_value(self, frame, call.return_type),
+                        "ns": time.perf_counter_ns() - call.started})
+        error = lldb.SBError()
+        back = self.process.ReadPointerFromMemory(sp, error)
+        pc = frame.GetPC()
+        if error.Fail() or back in self.sites or pc in self.sites:
+            return  # lldb steps over the ret: the breakpoint there is seen
+        copy = self.copies.get(pc)
+        if copy is not None:
+            frame.SetPC(copy)
+        elif frame.FindRegister("rsp").SetValueFromCString(str(sp + 8)):
+            frame.SetPC(back)
+
+    def go_on_from_copy(self, frame: Any) -> None:
+        """At an entry: on from the copy of its instruction, if it has one."""
+        copy = self.copies.get(frame.GetPC())
+        if copy is not None:
+            frame.SetPC(copy)
+
     def left(self, call: _Call, why: str) -> None:
         if not call.ended:
             call.ended = True
@@ -226,6 +295,12 @@ class _Tracer:
     def stop(self) -> None:
         for bp_id in self.kinds:
             self.target.BreakpointDelete(bp_id)
+        if self.page and self.process.GetState() == lldb.eStateStopped and not any(
+                self.page <= thread.GetFrameAtIndex(0).GetPC() < self.page + _PAGE
+                for thread in self.process):
+            # (A thread paused in a copy keeps the page.)
+            self.process.DeallocateMemory(self.page)
+        self.page = 0
         self.kinds.clear()
         self.returns.clear()
         if self.dropped:
@@ -331,8 +406,11 @@ def _hit(frame: Any, location: Any, extra: Any = None, internal: Any = None) -> 
     try:
         if kind == "entry":
             tracer.enter(frame, name)
+            tracer.go_on_from_copy(frame)
         elif kind == "return":
             tracer.returned(frame)
+        elif kind == "ret":
+            tracer.ret(frame)
         elif kind == "line":
             tracer.line(frame)
         elif kind == "catch":
@@ -420,6 +498,118 @@ def _line_starts(target: Any, address: Any) -> list[int]:
     return starts
 
 
+def _rets(target: Any, address: Any) -> list[int] | None:
+    """The addresses of the plain ``ret`` instructions (``c3``, ``f3 c3``) of the
+    x86-64 function at ``address``; None where it may leave otherwise: a
+    jump out of it (a tail call) or through a register, another kind of
+    return, or no instructions to read."""
+    function = address.GetFunction()
+    if not target.GetTriple().startswith("x86_64") or not function.IsValid():
+        return None
+    low = function.GetStartAddress().GetLoadAddress(target)
+    high = function.GetEndAddress().GetLoadAddress(target)
+    instructions = function.GetInstructions(target)
+    found = []
+    error = lldb.SBError()
+    for index in range(instructions.GetSize()):
+        instruction = instructions.GetInstructionAtIndex(index)
+        mnemonic = (instruction.GetMnemonic(target) or "").lower()
+        pc = instruction.GetAddress().GetLoadAddress(target)
+        if mnemonic.startswith("ret") or mnemonic in ("rep", "repz", "bnd"):
+            size = instruction.GetByteSize()
+            raw = instruction.GetData(target).ReadRawData(error, 0, size)
+            if error.Fail() or raw not in (b"\xc3", b"\xf3\xc3"):
+                return None
+            found.append(pc)
+        elif mnemonic.startswith("j"):
+            operand = (instruction.GetOperands(target) or "").split(";")[0].strip()
+            try:
+                destination = int(operand, 16)
+            except ValueError:
+                return None  # through a register or memory
+            if not low <= destination < high:
+                return None
+        elif mnemonic.startswith(("iret", "sysret", "lret")):
+            return None
+    return found if instructions.GetSize() else None
+
+
+#: The size of the page of copies; each copy's room in it.
+_PAGE = 4096
+_SLOT = 32
+#: An absolute jump through the 8 bytes after it (``jmp *0(%rip)``).
+_JUMP = b"\xff\x25\x00\x00\x00\x00"
+#: Instructions that may not run from a copy: they branch, use the pc, or
+#: reach memory (or the kernel) in ways not checked here.
+_NOT_COPIED = re.compile(r"(j|call|ret|loop|sys|int|ud|hlt|rep|xbegin|xabort|lock|bnd|notrack"
+                         r"|[c-gs]s$)")
+#: The string instructions, which reach memory through rsi and rdi, however
+#: they are shown (movsd with xmm registers is another, a move of a double).
+_STRING = re.compile(r"(movs|stos|cmps|scas|lods|ins|outs)[bwlqd]?$")
+#: A memory operand through the frame or stack pointer only (AT&T, Intel).
+_FRAME_MEMORY = re.compile(r"(-?0x[0-9a-f]+|\d+)?\(%r[bs]p\)|\[r[bs]p(\s*[-+]\s*0x[0-9a-f]+)?\]")
+
+
+def _copyable(target: Any, pc: int) -> bytes | None:
+    """The instruction at ``pc``'s bytes, when they do the same from
+    anywhere: None for a branch, anything relative to the pc, or memory
+    reached otherwise than through the frame or stack pointer."""
+    found = target.ReadInstructions(target.ResolveLoadAddress(pc), 1)
+    if found.GetSize() != 1:
+        return None
+    instruction = found.GetInstructionAtIndex(0)
+    mnemonic = (instruction.GetMnemonic(target) or "").lower()
+    operands = (instruction.GetOperands(target) or "").lower()
+    if not mnemonic or _NOT_COPIED.match(mnemonic) or "rip" in operands or (
+            _STRING.match(mnemonic) and "xmm" not in operands):
+        return None
+    if ("(" in operands or "[" in operands) and \
+            _FRAME_MEMORY.sub("", operands).count("(") + _FRAME_MEMORY.sub("", operands).count("["):
+        return None
+    size = instruction.GetByteSize()
+    error = lldb.SBError()
+    raw = instruction.GetData(target).ReadRawData(error, 0, size)
+    if error.Fail() or not raw or len(raw) != size or len(raw) + len(_JUMP) + 8 > _SLOT:
+        return None
+    return bytes(raw)
+
+
+def _copy_out(tracer: _Tracer, entries: list[int], rets: list[int]) -> None:
+    """Copies of the entries' instructions that can run anywhere, each
+    followed by a jump back, and of ``ret``, in a page of the program's;
+    none where lldb cannot give one."""
+    process = tracer.process
+    copied = {pc: raw for pc in entries if (raw := _copyable(tracer.target, pc)) is not None}
+    if not copied and not rets:
+        return
+    error = lldb.SBError()
+    page = process.AllocateMemory(_PAGE, lldb.ePermissionsReadable | lldb.ePermissionsWritable
+                                  | lldb.ePermissionsExecutable, error)
+    if error.Fail() or not page or page == lldb.LLDB_INVALID_ADDRESS:
+        return
+    tracer.page = page
+    code = bytearray(b"\xc3".ljust(_SLOT, b"\xcc"))
+    copies = {pc: page for pc in rets}
+    for pc, raw in copied.items():
+        if len(code) + _SLOT > _PAGE:
+            break
+        copies[pc] = page + len(code)
+        slot = raw + _JUMP + (pc + len(raw)).to_bytes(8, "little")
+        code += slot.ljust(_SLOT, b"\xcc")
+    if process.WriteMemory(page, bytes(code), error) == len(code) and error.Success():
+        tracer.copies = copies
+
+
+def _sites(target: Any) -> set[int]:
+    """The addresses of every location of the target's breakpoints."""
+    found = set()
+    for index in range(target.GetNumBreakpoints()):
+        bp = target.GetBreakpointAtIndex(index)
+        for at in range(bp.GetNumLocations()):
+            found.add(bp.GetLocationAtIndex(at).GetLoadAddress())
+    return found
+
+
 def start(debugger: Any, options_json: str) -> None:
     """Begin a trace ({"file", "functions", "lines", "max", "chars"});
     prints "tracing N breakpoints" or "dbg-trace error: WHY"."""
@@ -432,6 +622,9 @@ def start(debugger: Any, options_json: str) -> None:
                      int(options["chars"]))
     _faults.clear()
     _tracer = tracer
+    rets: list[int] | None = [] if not tracer.lines else None
+    users = _sites(target)
+    all_entries: list[int] = []
     for name in options["functions"]:
         found = target.BreakpointCreateByName(name)
         entries = sorted({_past_prologue(target, found.GetLocationAtIndex(i).GetAddress())
@@ -441,9 +634,13 @@ def start(debugger: Any, options_json: str) -> None:
             stop()
             print(f"dbg-trace error: no function {name} in the program")
             return
+        all_entries += entries
         for pc in entries:
             tracer.breakpoint(target.BreakpointCreateByAddress(pc), "entry", name)
             address = target.ResolveLoadAddress(pc)
+            if rets is not None:
+                own = _rets(target, address)
+                rets = None if own is None else rets + own
             function = address.GetFunction()
             line = function.GetStartAddress().GetLineEntry() if function.IsValid() else None
             spec = line.GetFileSpec() if line is not None else None
@@ -453,6 +650,16 @@ def start(debugger: Any, options_json: str) -> None:
             if tracer.lines:
                 for pc in _line_starts(target, address):
                     tracer.breakpoint(target.BreakpointCreateByAddress(pc), "line")
+    if rets is not None:
+        # Every traced function leaves by its rets: no return-address breakpoints.
+        tracer.rets_done = True
+        # (The user's and the entries': all there are yet.)
+        tracer.sites = _sites(target)
+        for pc in sorted(set(rets)):
+            tracer.breakpoint(target.BreakpointCreateByAddress(pc), "ret")
+        # Where the user's breakpoint shares the entry's place, it stops there.
+        _copy_out(tracer, [pc for pc in all_entries if pc not in users],
+                  [pc for pc in set(rets) if pc not in users])
     for pc in _function_starts(target, _BEGIN_CATCH):
         tracer.breakpoint(target.BreakpointCreateByAddress(pc), "catch")
     for pc in sorted({pc for name in _LONGJMPS for pc in _function_starts(target, name)}):
