@@ -158,8 +158,9 @@ def main() -> None:
                 if base and n != first and times.get((backend, first, "floor")):
                     floor_grew = floor - statistics.median(times[(backend, first, "floor")]) * 1000
                     ours_grew = ours - statistics.median(times[(backend, first, "dbg")]) * 1000
-                    if floor_grew > 0:
-                        grown = f" {ours_grew / floor_grew:7.2f}"
+                    # A floor that did not grow (noise at small sizes): no ratio.
+                    grown = f" {ours_grew / floor_grew:7.2f}" if floor_grew > 0 else \
+                        f" {'-':>7}"
                 print(f"{backend:8} {n:6} {shown} {ours:9.0f} {ratio}{grown:8}"
                       f"  ({n} breakpoints, {len(mine)} runs)")
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

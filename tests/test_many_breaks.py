@@ -68,18 +68,6 @@ def test_debugpy_sends_one_set_breakpoints_a_file(dbg: Dbg, tmp_path: Path) -> N
     dbg("kill")
 
 
-def test_bench_breaks_runs_small() -> None:
-    require_backend("pdb")
-    import subprocess
-    import sys
-
-    bench = Path(__file__).parent.parent / "bench" / "breaks.py"
-    done = subprocess.run([sys.executable, str(bench), "--small", "--backends", "pdb"],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "pdb" in done.stdout and "10 breakpoints" in done.stdout, done.stdout
-
-
 def _sent(dbg: Dbg, word: str) -> list[str]:
     """The lines the session's debugger.log says dbg sent that hold ``word``."""
     logs = list(dbg.home.rglob("debugger.log*"))
