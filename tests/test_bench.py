@@ -336,3 +336,18 @@ def test_hits(tmp_path: Path) -> None:
     # The latest 200 of 201 stops, and every one of the smaller store's.
     assert re.search(r"^\| \S+ \| 200 \| [\d.]+ \| latest \| .* \| 200 \|$", out, re.M), out
     assert re.search(r"^\| \S+ \| 10 \| [\d.]+ \| latest \| .* \| 10 \|$", out, re.M), out
+
+
+def test_breaks(tmp_path: Path) -> None:
+    """bench/breaks.py at its small size (3 and 10 breakpoints) on pdb and
+    debugpy: each row has the floor, dbg's time and their ratio; the larger
+    size its growth."""
+    require_backend("pdb")
+    require_backend("debugpy")
+    out = bench(tmp_path, "breaks.py", "--small", "--backends", "pdb,debugpy")
+    for backend in ("pdb", "debugpy"):
+        assert re.search(rf"^{backend} +3 +{NUMBER} +{NUMBER} +{NUMBER} +\(3 breakpoints",
+                         out, re.M), out
+        assert re.search(rf"^{backend} +10 +{NUMBER} +{NUMBER} +{NUMBER} +(?:-?{NUMBER}|-) +"
+                         rf"\(10 breakpoints", out, re.M), out
+    assert re.search(rf"^load average: {NUMBER} {NUMBER} {NUMBER}$", out, re.M), out

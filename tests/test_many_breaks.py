@@ -68,13 +68,157 @@ def test_debugpy_sends_one_set_breakpoints_a_file(dbg: Dbg, tmp_path: Path) -> N
     dbg("kill")
 
 
-def test_bench_breaks_runs_small() -> None:
-    require_backend("pdb")
-    import subprocess
-    import sys
+def _sent(dbg: Dbg, word: str) -> list[str]:
+    """The lines the session's debugger.log says dbg sent that hold ``word``."""
+    logs = list(dbg.home.rglob("debugger.log*"))
+    assert logs, list(dbg.home.rglob("*"))
+    return [line for log in logs for line in log.read_text(errors="replace").splitlines()
+            if "-->" in line and word in line]
 
-    bench = Path(__file__).parent.parent / "bench" / "breaks.py"
-    done = subprocess.run([sys.executable, str(bench), "--small", "--backends", "pdb"],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "pdb" in done.stdout and "10 breakpoints" in done.stdout, done.stdout
+
+def test_pdb_sets_many_in_one_exchange_and_names_a_bad_line(dbg: Dbg, tmp_path: Path) -> None:
+    require_backend("pdb")
+    main, helper = _program(tmp_path / "prog")
+    args: list[str] = []
+    for line in range(2, 52):
+        args += ["--break", f"{main}:{line}"]
+    snap = dbg.json("start", "--backend", "pdb", *args, "--break", f"{helper}:2",
+                    "--run", str(main), cwd=main.parent)
+    assert snap["ok"] and len(snap["breakpoints"]) == 51, snap
+    batches = _sent(dbg, "_dbg_natives")
+    singles = [s for s in _sent(dbg, "_dbg_native ") if "break " in s]
+    # 51 breakpoints: one exchange (sent through a file, being long), none alone.
+    assert len(batches) + len(_sent(dbg, "_dbg_long")) >= 1 and singles == [], singles
+    dbg("kill")
+    # A line past the end among good ones: the start fails and names it.
+    bad = dbg("start", "--backend", "pdb", "--break", f"{main}:3", "--break", f"{main}:999",
+              "--break", f"{main}:4", "--run", str(main), cwd=main.parent)
+    assert bad.code == 1 and f"--break {main}:999" in bad.err and "Traceback" not in bad.err, bad
+    # In text, a start says the first 20 and how many more.
+    told = dbg("start", "--backend", "pdb", *args, "--run", str(main), cwd=main.parent)
+    assert told.code == 0, told
+    assert len([line for line in told.out.splitlines() if line.startswith("breakpoint ")]) \
+        == 20, told.out
+    assert "+30 more breakpoints (`dbg breaks` lists them by file and line)" in told.out
+    dbg("kill")
+
+
+def _functions(folder: Path, suffix: str, count: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if suffix == ".py":
+        body = "".join(f"def f{i}(n):\n    return n + {i}\n\n\n" for i in range(count))
+        calls = "".join(f"total = f{i}(total)\n" for i in range(count))
+        program = folder / "funcs.py"
+        program.write_text(body + "total = 0\n" + calls + "print(total)\n")
+        return program
+    body = "".join(f"int f{i}(int n) {{\n    return n + {i};\n}}\n" for i in range(count))
+    calls = "".join(f"    total = f{i}(total);\n" for i in range(count))
+    source = folder / "funcs.c"
+    source.write_text("#include <stdio.h>\n" + body + "int main(void) {\n    int total = 0;\n"
+                      + calls + '    printf("%d\\n", total);\n    return 0;\n}\n')
+    from builds import build_c
+
+    return build_c(source)
+
+
+@pytest.mark.parametrize("backend", ["debugpy", "gdb", "pdb"])
+def test_function_breakpoints_in_one_batch(dbg: Dbg, tmp_path: Path, backend: str) -> None:
+    require_backend(backend)
+    count = 12
+    program = _functions(tmp_path / "prog", ".c" if backend == "gdb" else ".py", count)
+    args: list[str] = []
+    for i in range(count):
+        args += ["--break", f"f{i}"]
+    snap = dbg.json("--timeout", "60", "start", "--backend", backend, *args, "--run",
+                    str(program), cwd=program.parent, timeout=120)
+    assert snap["ok"] and snap["location"]["function"].endswith("f0"), snap
+    assert len(snap["breakpoints"]) == count, snap
+    seen = [snap["location"]["function"]]
+    for _ in range(count - 1):
+        stop = dbg.json("continue")
+        assert stop["ok"], stop
+        seen.append(stop["location"]["function"])
+    assert [s.rsplit(".", 1)[-1] for s in seen] == [f"f{i}" for i in range(count)], seen
+    if backend == "debugpy":
+        # Each name found in the sources: one line breakpoint each, one request.
+        assert len([s for s in _sent(dbg, '"setBreakpoints"') if "funcs.py" in s]) == 1
+    elif backend == "gdb":
+        by_name = _sent(dbg, '"setFunctionBreakpoints"')
+        by_line = [s for s in _sent(dbg, '"setBreakpoints"') if "funcs.c" in s]
+        assert len(by_name) + len(by_line) == 1, (by_name, by_line)
+    dbg("kill")
+
+
+@pytest.mark.parametrize("backend", ["pdb", "debugpy"])
+def test_restart_sets_them_all_again_in_one_batch(dbg: Dbg, tmp_path: Path,
+                                                  backend: str) -> None:
+    require_backend(backend)
+    main, helper = _program(tmp_path / "prog")
+    args: list[str] = []
+    for line in range(2, 42):
+        args += ["--break", f"{main}:{line}"]
+    snap = dbg.json("start", "--backend", backend, *args, "--run", str(main), cwd=main.parent)
+    assert snap["ok"], snap
+    # After the start: a condition and a hit count, which restart keeps too.
+    assert dbg.json("break", f"{helper}:2", "--if", "n > 10")["ok"]
+    assert dbg.json("break", f"{main}:51", "--hit", "1")["ok"]
+    before = dbg.json("breaks")["breakpoints"]
+    assert len(before) == 42, before
+    sent_before = len(_sent(dbg, '"setBreakpoints"')) + len(_sent(dbg, "_dbg_natives")) \
+        + len(_sent(dbg, "_dbg_long"))
+    again = dbg.json("restart")
+    # A restart stops at the program's first line, as a start without --run.
+    assert again["ok"] and again["location"]["line"] == 1, again
+    after = dbg.json("breaks")["breakpoints"]
+    def kept(b: dict[str, object]) -> tuple[object, ...]:
+        return b["id"], b["line"], b.get("condition"), b.get("hit_count")
+
+    assert [kept(b) for b in after] == [kept(b) for b in before]
+    assert {b.get("condition") for b in after} >= {"n > 10"}
+    assert all(b["verified"] for b in after), after
+    sent = len(_sent(dbg, '"setBreakpoints"')) + len(_sent(dbg, "_dbg_natives")) \
+        + len(_sent(dbg, "_dbg_long")) - sent_before
+    # One request a file (debugpy: many.py and helper.py; pdb: one exchange).
+    assert 1 <= sent <= 2, sent
+    # x49 = 49 (> 10): the condition holds at the helper's line.
+    seen = [dbg.json("continue")["location"]["line"] for _ in range(41)]
+    assert seen == [*range(2, 42), 51], seen
+    dbg("kill")
+
+
+def test_breaks_pages_by_file_and_line_with_a_count_and_a_filter(dbg: Dbg,
+                                                                 tmp_path: Path) -> None:
+    require_backend("pdb")
+    main, helper = _program(tmp_path / "prog")
+    # Set out of order: the listing is by file and line, not by id.
+    args = ["--break", f"{helper}:3", "--break", f"{helper}:2"]
+    for line in range(51, 1, -1):
+        args += ["--break", f"{main}:{line}"]
+    snap = dbg.json("start", "--backend", "pdb", *args, "--run", str(main), cwd=main.parent)
+    assert snap["ok"], snap
+    whole = dbg.json("breaks")
+    assert whole["total"] == 52 and whole["later"] == 0 and len(whole["breakpoints"]) == 52
+    places = [(Path(b["file"]).name, b["line"]) for b in whole["breakpoints"]]
+    assert places == [("helper.py", 2), ("helper.py", 3),
+                      *[("many.py", n) for n in range(2, 52)]], places
+    page = dbg.json("breaks", "--limit", "10", "--offset", "20")
+    assert (page["total"], page["offset"], page["later"]) == (52, 20, 22), page
+    assert [b["line"] for b in page["breakpoints"]] == list(range(20, 30))
+    text = dbg("breaks", "--limit", "10", "--offset", "20")
+    assert text.code == 0, text
+    shown = [line for line in text.out.splitlines() if not line.startswith("[via ")]
+    head = shown[0]
+    assert head.startswith("(breakpoints 21-30 of 52, by file and line;"), head
+    assert "earlier: --offset 10" in head and "later: --offset 30" in head, head
+    assert len(shown) == 11 and "many.py:20" in shown[1], shown
+    only = dbg.json("breaks", "--file", "helper.py")
+    assert only["total"] == 2 and only["filter"] == "helper.py", only
+    assert [b["line"] for b in only["breakpoints"]] == [2, 3]
+    short = dbg("breaks", "--file", "helper.py")
+    assert "(breakpoints" not in short.out, short  # all of them shown: no header
+    past = dbg("breaks", "--offset", "60")
+    assert past.code == 0 and "no breakpoints past the first 52" in past.out, past
+    bad = dbg("breaks", "--limit", "0")
+    assert bad.code == 2 and "Traceback" not in bad.err, bad
+    assert dbg.json("breaks", "--limit", "1")["total"] == 52  # the session still answers
+    dbg("kill")

@@ -403,19 +403,21 @@ class Backend:
                        timeout: float) -> Breakpoint:
         raise self.unsupported("break")
 
-    def set_breakpoints(self, locs: list[BreakLoc],
-                        timeout: float) -> list[Breakpoint | Exception]:
-        """Plain FILE:LINE breakpoints (no options) at once, as `dbg start
-        --break` sets them: for each, the breakpoint or the error that
-        refused it. A debugger that sets a file's list in one request sends
-        one a file; this default sets them one by one."""
+    def set_breakpoints(self, locs: list[BreakLoc], timeout: float,
+                        options: list[BreakOptions] | None = None
+                        ) -> list[Breakpoint | Exception]:
+        """Many breakpoints at once (``options``: each one's, default none),
+        as `dbg start --break` and `dbg restart` set them: for each, the
+        breakpoint or the error that refused it. A debugger that takes a
+        file's list in one request (DAP) or many commands in one exchange
+        (pdb) answers in one; this default sets them one by one."""
         from dbgcore.shared.errors import DbgError
         from dbgcore.vocab.model import BreakOptions
 
         out: list[Breakpoint | Exception] = []
-        for loc in locs:
+        for loc, opts in zip(locs, options or [BreakOptions()] * len(locs), strict=True):
             try:
-                out.append(self.set_breakpoint(loc, BreakOptions(), timeout))
+                out.append(self.set_breakpoint(loc, opts, timeout))
             except DbgError as exc:
                 out.append(exc)
         return out

@@ -72,19 +72,73 @@ class BreakTable:
                       anchor=_anchor(loc, bp))
         return self._keep(entry, bp)
 
-    def add_many(self, backend: Backend, locs: list[BreakLoc],
-                 timeout: float) -> list[Breakpoint | Exception]:
-        """Plain FILE:LINE breakpoints through :meth:`Backend.set_breakpoints`
-        (one request a file where the debugger allows): each kept as
-        :meth:`add` keeps it, or the error that refused it."""
+    def add_many(self, backend: Backend, locs: list[BreakLoc], timeout: float,
+                 options: list[BreakOptions] | None = None,
+                 functions: list[str | None] | None = None) -> list[Breakpoint | Exception]:
+        """Breakpoints through :meth:`Backend.set_breakpoints` (one request
+        a file and kind where the debugger allows; ``options``: each one's):
+        each kept as :meth:`add` keeps it, or the error that refused it.
+        ``functions``: the function each place is of, when a name's places
+        were found here (:meth:`add_all_many`)."""
+        wanted = options or [BreakOptions()] * len(locs)
+        named = functions or [None] * len(locs)
         out: list[Breakpoint | Exception] = []
-        for loc, bp in zip(locs, backend.set_breakpoints(locs, timeout), strict=True):
+        answers = backend.set_breakpoints(locs, timeout, wanted)
+        for loc, opts, function, bp in zip(locs, wanted, named, answers, strict=True):
             if isinstance(bp, Exception):
                 out.append(bp)
                 continue
-            entry = Entry(next(self._ids), "break", loc=loc, options=BreakOptions(),
-                          backend_id=bp.id, anchor=_anchor(loc, bp))
-            out.append(self._keep(entry, bp))
+            entry = Entry(next(self._ids), "break", loc=loc, options=opts, backend_id=bp.id,
+                          anchor=_anchor(loc, bp))
+            out.append(self._keep(entry, replace(bp, function=function) if function else bp))
+        return out
+
+    def add_all_many(self, backend: Backend, locs: list[BreakLoc], timeout: float,
+                     options: list[BreakOptions] | None = None
+                     ) -> list[list[Breakpoint] | Exception]:
+        """:meth:`add_all` for many locations in one batch (:meth:`add_many`):
+        a function's every place in the program's code is one more location
+        of the batch. For each location asked, its breakpoints or the error
+        that refused it (a function's places all or none)."""
+        wanted = options or [BreakOptions()] * len(locs)
+        flat: list[BreakLoc] = []
+        flat_options: list[BreakOptions] = []
+        flat_functions: list[str | None] = []
+        spans: list[tuple[int, int] | Exception] = []
+        for loc, opts in zip(locs, wanted, strict=True):
+            try:
+                places = backend.function_places(loc, timeout) if loc.function else None
+            except DbgError as exc:
+                spans.append(exc)
+                continue
+            begin = len(flat)
+            if places and len(places) >= 2:
+                for place in places:
+                    assert place.file is not None and place.line is not None
+                    flat.append(BreakLoc(file=place.file, line=place.line, text=str(loc)))
+                    flat_functions.append(place.function)
+                    flat_options.append(opts)
+            else:
+                flat.append(loc)
+                flat_functions.append(None)
+                flat_options.append(opts)
+            spans.append((begin, len(flat)))
+        answers = self.add_many(backend, flat, timeout, flat_options, flat_functions) \
+            if flat else []
+        out: list[list[Breakpoint] | Exception] = []
+        for span in spans:
+            if isinstance(span, Exception):
+                out.append(span)
+                continue
+            mine = answers[span[0]:span[1]]
+            refused = next((a for a in mine if isinstance(a, Exception)), None)
+            if refused is None:
+                out.append([a for a in mine if not isinstance(a, Exception)])
+                continue
+            # All or nothing: the other places of this name go again.
+            self.remove(backend, [int(a.id) for a in mine if not isinstance(a, Exception)],
+                        timeout)
+            out.append(refused)
         return out
 
     def add_all(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
@@ -151,11 +205,18 @@ class BreakTable:
             return current
         seen: set[int] = set()
         out = []
+        # Looked up by the backend's id once for all (1,000 breakpoints: not
+        # 1,000 walks of the table).
+        by_backend: dict[str, Entry] = {}
+        for known in self.entries.values():
+            if known.backend_id is not None:
+                by_backend.setdefault(str(known.backend_id), known)
         for bp in backend.list_breakpoints(timeout):
-            entry = self._by_backend_id(bp.id)
+            entry = by_backend.get(str(bp.id))
             if entry is None:
                 entry = Entry(next(self._ids), "adopted", backend_id=bp.id)
                 self.entries[entry.id] = entry
+                by_backend[str(bp.id)] = entry
             seen.add(entry.id)
             out.append(self._view(entry, bp))
         for entry in list(self.entries.values()):
@@ -248,19 +309,33 @@ class BreakTable:
     def replay(self, backend: Backend,
                timeout: float) -> tuple[list[Breakpoint], list[JsonObject]]:
         """Set every entry again on a new backend (after `dbg restart`), under
-        the same ids; what cannot be set again is kept, unset, with why."""
-        placed, failed = [], []
+        the same ids, the breakpoints in one batch (:meth:`add_many`'s
+        :meth:`Backend.set_breakpoints`), the watches one by one; what cannot
+        be set again is kept, unset, with why."""
+        placed: list[Breakpoint] = []
+        failed: list[JsonObject] = []
+        breaks: list[Entry] = []
         for entry in list(self.entries.values()):
             if entry.kind == "adopted":
                 del self.entries[entry.id]
-                continue
+            elif entry.kind == "break":
+                breaks.append(entry)
+        locs = [e.loc for e in breaks if e.loc is not None]
+        options = [e.options or BreakOptions() for e in breaks if e.loc is not None]
+        answers = iter(backend.set_breakpoints(locs, timeout, options) if locs else [])
+        for entry in list(self.entries.values()):
+            bp: Breakpoint | Exception
             try:
                 if entry.kind == "watch":
                     assert entry.expression is not None
                     bp = backend.watch(entry.expression, timeout)
                 else:
                     assert entry.loc is not None and entry.options is not None
-                    bp = backend.set_breakpoint(entry.loc, entry.options, timeout)
+                    bp = next(answers)
+                if isinstance(bp, DbgError):
+                    raise bp
+                if isinstance(bp, Exception):
+                    raise OpFailed(str(bp)) from bp
             except DbgError as exc:
                 entry.backend_id, entry.error = None, f"not set again: {exc.message}"
                 failed.append({"id": entry.id, "location": entry.requested(),

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from dbgcore.backends.contract import Backend
+from dbgcore.lang.sourcefind import suffix_matches
 from dbgcore.ops.stops import LOCATION_HELP, breakpoint_text
 from dbgcore.shared.errors import (
     DbgError,
@@ -198,9 +199,29 @@ def handle_unbreak(session: Session, args: Payload, timeout: float) -> Payload:
     return {"removed": [b.to_dict() for b in session.breaks.remove(session.backend, ids, timeout)]}
 
 
+#: How many breakpoints `dbg breaks` shows at a time (--limit).
+BREAKS_SHOWN = 100
+
+
 def handle_breaks(session: Session, args: Payload, timeout: float) -> Payload:
+    """A page of the breakpoints, by file and line (watches and the like
+    last, by id): ``--limit`` of them from the ``--offset``-th, only those
+    in ``--file`` (a name or path suffix) if given; with the count of all
+    that match and of those after the page."""
     assert session.backend is not None
-    return {"breakpoints": [b.to_dict() for b in session.breaks.listing(session.backend, timeout)]}
+    every = session.breaks.listing(session.backend, timeout)
+    wanted = args.get("file")
+    if wanted:
+        every = [b for b in every if b.file and (
+            suffix_matches(str(wanted), [b.file])
+            or os.path.realpath(str(wanted)) == os.path.realpath(b.file))]
+    every.sort(key=lambda b: (b.file is None, b.file or "", b.line or 0, str(b.id)))
+    limit = int(args.get("limit") or BREAKS_SHOWN)
+    offset = int(args.get("offset") or 0)
+    page = every[offset:offset + limit]
+    return {"breakpoints": [b.to_dict() for b in page], "total": len(every),
+            "offset": offset, "later": max(0, len(every) - offset - len(page)),
+            "filter": wanted or None}
 
 
 def handle_watch(session: Session, args: Payload, timeout: float) -> Payload:
@@ -246,7 +267,20 @@ def _children_told(p: Payload) -> str:
 
 def render_breaks(p: Payload) -> str:
     bps = p.get("breakpoints") or []
-    return "\n".join(breakpoint_text(b) for b in bps) if bps else "no breakpoints"
+    where = f" in {p['filter']}" if p.get("filter") else ""
+    total, offset, later = (int(p.get(k) or 0) for k in ("total", "offset", "later"))
+    if not bps:
+        if total:
+            return f"no breakpoints past the first {total:,}{where} (--offset {offset})"
+        return "no breakpoints" + where
+    lines = [breakpoint_text(b) for b in bps]
+    if offset or later:
+        more = [f"earlier: --offset {max(0, offset - len(bps))}"] if offset else []
+        if later:
+            more.append(f"later: --offset {offset + len(bps)}")
+        lines.insert(0, f"(breakpoints {offset + 1:,}-{offset + len(bps):,} of {total:,}{where}"
+                        f", by file and line; {'; '.join(more)}; --limit N, --file FILE)")
+    return "\n".join(lines)
 
 
 def render_unbreak(p: Payload) -> str:
@@ -289,8 +323,14 @@ OPS: tuple[Op, ...] = (
        title="removing breakpoints",
        render=render_unbreak, group="breakpoints",
        ended_ok=True, children=True),
-    Op("breaks", "List breakpoints: where each bound, its condition and hit count.",
-       handler=handle_breaks, method=Backend.list_breakpoints, title="listing breakpoints",
+    Op("breaks", "List breakpoints: where each bound, its condition and hit count.", (
+        Arg("limit", "int", f"Show N (default {BREAKS_SHOWN}), by file and line.",
+            flags=("--limit",), default=BREAKS_SHOWN, minimum=1, metavar="N"),
+        Arg("offset", "int", "Skip the first N (the next page: --offset 100).",
+            flags=("--offset",), minimum=0, metavar="N"),
+        Arg("file", "str", "Only those in FILE (a file name or path suffix).",
+            flags=("--file",), metavar="FILE"),
+    ), handler=handle_breaks, method=Backend.list_breakpoints, title="listing breakpoints",
        render=render_breaks, group="breakpoints", lost_ok=True, ended_ok=True),
     Op("watch", "Stop when EXPRESSION's value changes (a watchpoint).", (
         Arg("expression", "text", "What to watch: a variable or an expression.",

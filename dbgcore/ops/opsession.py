@@ -54,8 +54,14 @@ class BreakBook(Protocol):
     def add_all(self, backend: Backend, loc: BreakLoc, options: BreakOptions,
                 timeout: float) -> tuple[list[Breakpoint], list[Location] | None]: ...
 
-    def add_many(self, backend: Backend, locs: list[BreakLoc],
-                 timeout: float) -> list[Breakpoint | Exception]: ...
+    def add_many(self, backend: Backend, locs: list[BreakLoc], timeout: float,
+                 options: list[BreakOptions] | None = None,
+                 functions: list[str | None] | None = None
+                 ) -> list[Breakpoint | Exception]: ...
+
+    def add_all_many(self, backend: Backend, locs: list[BreakLoc], timeout: float,
+                     options: list[BreakOptions] | None = None
+                     ) -> list[list[Breakpoint] | Exception]: ...
 
     def watch(self, backend: Backend, expression: str, timeout: float) -> Breakpoint: ...
 

@@ -444,38 +444,27 @@ def handle_start(session: Session, args: Payload, timeout: float) -> Payload:
 
 
 def _apply_breaks(session: Session, specs: list[Json], timeout: float) -> list[Breakpoint]:
-    from dbgcore.vocab.model import BreakLoc, BreakOptions
+    """`start --break`'s breakpoints, all in one batch (BreakTable.add_all_many:
+    one request a file and kind where the debugger allows, a function's
+    places found first); the first refused fails the start, named."""
+    from dbgcore.vocab.model import BreakLoc
 
     assert session.backend is not None
-    placed: list[Breakpoint] = []
-    plain: list[BreakLoc] = []
-
-    def flush() -> None:
-        # FILE:LINE ones in one request a file (Backend.set_breakpoints).
-        assert session.backend is not None
-        answers = session.breaks.add_many(session.backend, plain, timeout)
-        for loc, bp in zip(plain, answers, strict=True):
-            if isinstance(bp, DbgError):
-                raise type(bp)(f"--break {loc}: {bp.message}", bp.hint) from bp
-            if isinstance(bp, Exception):
-                raise bp
-            placed.append(bp)
-        plain.clear()
-
+    locs: list[BreakLoc] = []
     for spec in specs:
         loc = BreakLoc.from_wire(spec)
         try:
-            loc = found_line(session, loc)
-            if loc.function is None and loc.line is not None:
-                plain.append(loc)
-                continue
-            flush()
-            placed += session.breaks.add_all(session.backend, loc, BreakOptions(), timeout)[0]
+            locs.append(found_line(session, loc))
         except DbgError as exc:
-            if str(exc.message).startswith("--break "):
-                raise
             raise type(exc)(f"--break {loc}: {exc.message}", exc.hint) from exc
-    flush()
+    placed: list[Breakpoint] = []
+    answers = session.breaks.add_all_many(session.backend, locs, timeout) if locs else []
+    for loc, answer in zip(locs, answers, strict=True):
+        if isinstance(answer, DbgError):
+            raise type(answer)(f"--break {loc}: {answer.message}", answer.hint) from answer
+        if isinstance(answer, Exception):
+            raise answer
+        placed += answer
     return placed
 
 
@@ -569,15 +558,21 @@ def _apply_child_breaks(session: Session, specs: list[Json], timeout: float) -> 
     from dbgcore.vocab.model import BreakLoc, BreakOptions
 
     assert session.backend is not None
-    placed = []
+    locs, options = [], []
     for spec in specs:
         if not isinstance(spec, dict):
             raise UsageError(f"bad child breakpoint {spec!r}")
-        loc = BreakLoc.from_wire(spec.get("loc"))
-        options = BreakOptions(condition=spec.get("condition") or None,
-                               hit_count=spec.get("hit_count") or None,
-                               log_message=spec.get("log_message") or None)
-        placed.append(session.breaks.add(session.backend, loc, options, timeout))
+        locs.append(BreakLoc.from_wire(spec.get("loc")))
+        options.append(BreakOptions(condition=spec.get("condition") or None,
+                                    hit_count=spec.get("hit_count") or None,
+                                    log_message=spec.get("log_message") or None))
+    placed = []
+    # In one batch, as the parent's start set them; the first refused fails.
+    for answer in session.breaks.add_many(session.backend, locs, timeout, options) \
+            if locs else []:
+        if isinstance(answer, Exception):
+            raise answer
+        placed.append(answer)
     return placed
 
 

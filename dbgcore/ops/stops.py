@@ -135,6 +135,10 @@ def shown_text(v: Payload) -> str:
     return f"{v['expression']} = {v['value']}{kind}"
 
 
+#: How many of its breakpoints a start's (or restart's) answer shows in text.
+BREAKS_TOLD = 20
+
+
 def render_stop(p: Payload) -> str:
     state = p.get("state")
     # A source file dbg built before starting it: the command it ran.
@@ -203,9 +207,12 @@ def render_stop(p: Payload) -> str:
     if p.get("note"):
         out.append(f"note: {p['note']}")
     never = {bp.get("id") for bp in p.get("never_hit") or []}
-    for bp in p.get("breakpoints") or []:
-        if bp.get("id") not in never:  # said above
-            out.append(breakpoint_text(bp))
+    told = [bp for bp in p.get("breakpoints") or [] if bp.get("id") not in never]  # said above
+    out += [breakpoint_text(bp) for bp in told[:BREAKS_TOLD]]
+    if len(told) > BREAKS_TOLD:
+        # A start with 1,000 breakpoints says a page of them, not 1,000 lines.
+        out.append(f"+{len(told) - BREAKS_TOLD:,} more breakpoints (`dbg breaks` lists them "
+                   "by file and line)")
     out += [moved_text(m) for m in p.get("moved_breakpoints") or []]
     for failed in p.get("failed_breakpoints") or []:
         out.append(f"breakpoint {failed['location']} could not be set again: {failed['error']}")

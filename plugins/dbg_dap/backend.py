@@ -767,9 +767,10 @@ class DapBackend(DapEvents):
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions, timeout: float) -> Breakpoint:
         return self.breaks.add(loc, options, timeout)
 
-    def set_breakpoints(self, locs: list[BreakLoc],
-                        timeout: float) -> list[Breakpoint | Exception]:
-        return self.breaks.add_many(locs, timeout)
+    def set_breakpoints(self, locs: list[BreakLoc], timeout: float,
+                        options: list[BreakOptions] | None = None
+                        ) -> list[Breakpoint | Exception]:
+        return self.breaks.add_many(locs, timeout, options)
 
     def function_places(self, loc: BreakLoc, timeout: float) -> list[Location] | None:
         return self.profile.function_places(self, loc, timeout)

@@ -98,6 +98,9 @@ class BreakpointTable:
         self.backend = backend
         self.profile = profile
         self.records: dict[int, BpRecord] = {}
+        #: The records by the adapter's id for them (_by_dap_id).
+        self._dap_index: dict[object, list[BpRecord]] = {}
+        self._dap_indexed = 0
         self._ids = itertools.count(1)
         # dbg's own breakpoints (entry, until) get ids users never see.
         self._internal_ids = itertools.count(-1, -1)
@@ -183,26 +186,29 @@ class BreakpointTable:
             raise refused
         return bp
 
-    def add_many(self, locs: list[BreakLoc], timeout: float) -> list[Breakpoint | Exception]:
-        """Plain FILE:LINE breakpoints (no options) in one ``setBreakpoints``
-        a file, whatever their number; each answer as :meth:`add` gives it
-        (a breakpoint, or the error that refused it, which left no trace)."""
+    def add_many(self, locs: list[BreakLoc], timeout: float,
+                 options: list[BreakOptions] | None = None) -> list[Breakpoint | Exception]:
+        """Many breakpoints (``options``: each one's) in one request a kind
+        and file, whatever their number: one ``setBreakpoints`` a file, one
+        ``setFunctionBreakpoints`` for the functions set by name; each answer
+        as :meth:`add` gives it (a breakpoint, or the error that refused it,
+        which left no trace)."""
+        wanted = options or [BreakOptions()] * len(locs)
         records: list[BpRecord | Exception] = []
-        for loc in locs:
+        # A file named 1,000 times is looked for once (a name's search may
+        # walk the program's folder or ask the debugger).
+        resolved: dict[str, tuple[str, str]] = {}
+        for loc, opts in zip(locs, wanted, strict=True):
             try:
-                record = BpRecord(next(self._ids), "source", BreakOptions(), str(loc))
-                record.file, record.line, record.pending = self._file_line(loc, False, timeout)
-                if loc.line is not None and record.line != loc.line:
-                    record.asked_line = loc.line
-                records.append(record)
+                records.append(self._new_record(loc, opts, timeout, resolved))
             except Exception as exc:
                 records.append(exc)
         placed = [r for r in records if isinstance(r, BpRecord)]
         for record in placed:
             self.records[record.id] = record
-        sent: dict[str | None, BpRecord] = {}
+        sent: dict[tuple[str, str | None], BpRecord] = {}
         for record in placed:
-            sent.setdefault(record.file, record)
+            sent.setdefault((record.kind, record.file), record)
         try:
             for first in sent.values():
                 self._sync(first, timeout)
@@ -211,15 +217,68 @@ class BreakpointTable:
                 self.records.pop(record.id, None)
             raise
         out: list[Breakpoint | Exception] = []
-        for item in records:
-            if isinstance(item, Exception):
-                out.append(item)
-                continue
+        for loc, opts, item in zip(locs, wanted, records, strict=True):
             try:
-                out.append(self._settle(item, item.to_breakpoint(), False, False, timeout))
+                if isinstance(item, Exception):
+                    raise item
+                if item.kind == "function":
+                    out.append(self._settle_function(item, loc, opts, timeout))
+                else:
+                    out.append(self._settle(item, item.to_breakpoint(), False,
+                                            item.asked_function is not None, timeout))
             except Exception as exc:
                 out.append(exc)
         return out
+
+    def _new_record(self, loc: BreakLoc, options: BreakOptions, timeout: float,
+                    resolved: dict[str, tuple[str, str]] | None = None) -> BpRecord:
+        """What :meth:`add` checks and finds before it sends (the options
+        the adapter takes, a condition that compiles, the file and line or
+        the function's name), as a record not yet kept."""
+        function = loc.function is not None
+        self._gate(options, function)
+        if options.condition:
+            broken = self.profile.condition_error(self.backend, options.condition, timeout)
+            if broken:
+                raise OpFailed(f"the condition does not compile: {broken}",
+                               "write it in the program's language; nothing was set")
+        record = BpRecord(next(self._ids), "function" if function else "source", options,
+                          str(loc))
+        if loc.function is not None:
+            line_of = self.profile.function_line(self.backend, loc.module, loc.function,
+                                                 timeout)
+            if line_of is None:
+                record.name = self.profile.function_name(loc.module, loc.function)
+                self.profile.check_function(self.backend, loc.module, loc.function, timeout)
+                return record
+            record.kind, (record.file, record.line) = "source", line_of
+            record.asked_function = loc.function
+            return record
+        record.file, record.line, record.pending = self._file_line(loc, False, timeout,
+                                                                   resolved)
+        if loc.line is not None and record.line != loc.line:
+            record.asked_line = loc.line
+        return record
+
+    def _settle_function(self, record: BpRecord, loc: BreakLoc, options: BreakOptions,
+                         timeout: float) -> Breakpoint:
+        """A function breakpoint sent by name in a batch, as :meth:`add`
+        would leave it: refused when the adapter's search is final and found
+        none; one the debugger stops at on its declaration (delve) set again
+        alone by :meth:`add`, which moves it to the body (rare enough not to
+        batch)."""
+        bp = record.to_breakpoint()
+        if not record.dap.get("verified") and self.profile.function_search_is_final:
+            self.remove(record.id, timeout)
+            why = str(record.dap.get("message") or "not found")
+            raise OpFailed(f"no function {loc.function}: {self.backend.tool_name}: {why}",
+                           "all the program's code is loaded and has no such "
+                           "function; nothing was set")
+        if self.profile.function_stops_at_declaration and bp.verified and bp.file \
+                and bp.line and self.profile.body_below(bp.file, bp.line):
+            self.remove(record.id, timeout)
+            return self.add(loc, options, timeout)
+        return bp
 
     def add_lines(self, file: str, lines: list[int], timeout: float) -> list[int]:
         """dbg's own temporary breakpoints on many lines of one file, sent
@@ -279,9 +338,11 @@ class BreakpointTable:
         self._sync(record, timeout)
         return bp
 
-    def _file_line(self, loc: BreakLoc, strict: bool, timeout: float) -> tuple[str, int, str]:
+    def _file_line(self, loc: BreakLoc, strict: bool, timeout: float,
+                   resolved: dict[str, tuple[str, str]] | None = None) -> tuple[str, int, str]:
         """The file to send (a real path, or the name as typed when pending),
-        the line, and why it is pending ("": it is not)."""
+        the line, and why it is pending ("": it is not); ``resolved``: the
+        files a batch found so far, by the name given."""
         assert loc.line is not None
         if loc.file is None:
             frames = self.backend.stack_frames(timeout) if self.backend.state() == "stopped" \
@@ -290,8 +351,12 @@ class BreakpointTable:
             if not current:
                 raise UsageError("a bare line number needs a current file", "give FILE:LINE")
             path, pending = str(current), ""
+        elif resolved is not None and loc.file in resolved:
+            path, pending = resolved[loc.file]
         else:
             path, pending = resolve(self.backend, self.profile, loc.file, timeout)
+            if resolved is not None:
+                resolved[loc.file] = path, pending
         if pending:
             return path, loc.line, pending
         line = self.profile.code_line(path, loc.line)
@@ -438,6 +503,7 @@ class BreakpointTable:
         answers = body.get("breakpoints") or []
         for record, answer in zip(same, answers, strict=False):
             record.dap = dict(answer)
+        self._dap_index = {}  # the adapter may have numbered them anew
 
     # -- removing ---------------------------------------------------------------
 
@@ -510,12 +576,30 @@ class BreakpointTable:
         dap_id = update.get("id")
         if dap_id is None:
             return
+        for record in self._by_dap_id(dap_id):
+            if body.get("reason") == "removed":
+                record.dap["verified"] = False
+            else:
+                record.dap.update(update)
+
+    def _by_dap_id(self, dap_id: object) -> list[BpRecord]:
+        """The records the adapter numbers ``dap_id``. gdb sends two events a
+        breakpoint after a `setBreakpoints` of 1,000: looked up in an index,
+        not in a walk of every record each, the index checked against the
+        records on each use and made again when it no longer matches them."""
+        def current(found: list[BpRecord]) -> bool:
+            return all(self.records.get(r.id) is r and r.dap.get("id") == dap_id for r in found)
+
+        found = self._dap_index.get(dap_id)
+        if found is not None and self._dap_indexed == len(self.records) and current(found):
+            return found
+        index: dict[object, list[BpRecord]] = {}
         for record in self.records.values():
-            if record.dap.get("id") == dap_id:
-                if body.get("reason") == "removed":
-                    record.dap["verified"] = False
-                else:
-                    record.dap.update(update)
+            number = record.dap.get("id")
+            if number is not None:
+                index.setdefault(number, []).append(record)
+        self._dap_index, self._dap_indexed = index, len(self.records)
+        return index.get(dap_id, [])
 
     def record_hits(self, dap_ids: list[int], location: Location | None,
                     watch: bool = False, at_breakpoint: bool = True,

@@ -9,17 +9,19 @@ of :class:`~dbg_pdb.backend.PdbBackend`, over the console.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import os
 import stat
 from dataclasses import replace
 
-from dbg_pdb.console import BREAK_SET_RE, PdbConsole
+from dbg_pdb.console import BREAK_SET_RE, ERROR_RE, PdbConsole
 from dbgcore.api import (
     BackendSpec,
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    DbgError,
     Location,
     OpFailed,
     PythonSetup,
@@ -66,6 +68,59 @@ class PdbBreakpoints(PdbConsole):
                strict: bool = False) -> Breakpoint:
         """A breakpoint; ``strict`` (for `until`): a line without code is an
         error instead of moving to the next line that has some."""
+        command, requested_line = self._break_command(loc, options, timeout, strict)
+        bp_id = self._placed_id(loc, self._native(command, timeout))
+        if options.hit_count and options.hit_count > 1:
+            self._native(f"ignore {bp_id} {options.hit_count - 1}", timeout)
+        self._remember(bp_id, loc, options, requested_line, command)
+        return next(b for b in self.list_breakpoints(timeout) if b.id == bp_id)
+
+    def set_breakpoints(self, locs: list[BreakLoc], timeout: float,
+                        options: list[BreakOptions] | None = None
+                        ) -> list[Breakpoint | Exception]:
+        """All of them in one exchange with pdb (``_dbg_natives``), and one
+        more for the hit counts if any has one; the breakpoints listed once.
+        Each answer as :meth:`set_breakpoint` gives it: the breakpoint, or
+        the error that refused it (a line without code, an unknown file, a
+        condition that does not compile: one exchange each for those)."""
+        wanted = options or [BreakOptions()] * len(locs)
+        out: list[Breakpoint | Exception | None] = [None] * len(locs)
+        sent: list[tuple[int, str, int | None]] = []
+        for index, (loc, opts) in enumerate(zip(locs, wanted, strict=True)):
+            try:
+                command, requested_line = self._break_command(loc, opts, timeout)
+            except DbgError as exc:
+                out[index] = exc
+                continue
+            sent.append((index, command, requested_line))
+        ids: dict[int, int] = {}
+        ignores: list[str] = []
+        for (index, command, requested_line), text in zip(
+                sent, self._natives([c for _, c, _ in sent], timeout), strict=True):
+            loc, opts = locs[index], wanted[index]
+            try:
+                errors = ERROR_RE.findall(text)
+                if errors:
+                    raise OpFailed(f"pdb: {errors[-1]}")
+                bp_id = self._placed_id(loc, text)
+            except DbgError as exc:
+                out[index] = exc
+                continue
+            ids[index] = bp_id
+            self._remember(bp_id, loc, opts, requested_line, command)
+            if opts.hit_count and opts.hit_count > 1:
+                ignores.append(f"ignore {bp_id} {opts.hit_count - 1}")
+        self._natives(ignores, timeout)
+        listed = {b.id: b for b in self.list_breakpoints(timeout)} if ids else {}
+        for index, bp_id in ids.items():
+            out[index] = listed.get(bp_id) or OpFailed(
+                f"pdb set breakpoint {bp_id} at {locs[index].key()} and then did not list it")
+        return [item if item is not None else OpFailed("no answer") for item in out]
+
+    def _break_command(self, loc: BreakLoc, options: BreakOptions, timeout: float,
+                       strict: bool = False) -> tuple[str, int | None]:
+        """pdb's `break` command for a breakpoint, and the line the user
+        asked for when it was moved; refused here what pdb cannot do."""
         if options.log_message:
             raise UnsupportedOp("logpoints", self.tool,
                                 "pdb has no logpoints; a breakpoint with --if, or a "
@@ -79,17 +134,20 @@ class PdbBreakpoints(PdbConsole):
         command = ("tbreak " if options.temporary else "break ") + target
         if options.condition:
             command += ", " + options.condition
-        text = self._native(command, timeout)
+        return command, requested_line
+
+    def _placed_id(self, loc: BreakLoc, text: str) -> int:
         placed = BREAK_SET_RE.search(text)
         if placed is None:
             raise OpFailed(f"pdb did not set a breakpoint at {loc.key()}: {text.strip()[:200]}")
-        bp_id = int(placed.group(1))
-        if options.hit_count and options.hit_count > 1:
-            self._native(f"ignore {bp_id} {options.hit_count - 1}", timeout)
+        return int(placed.group(1))
+
+    def _remember(self, bp_id: int, loc: BreakLoc, options: BreakOptions,
+                  requested_line: int | None, command: str) -> None:
         self._requested[bp_id] = (loc.key(), requested_line, options)
+        target = command.split(" ", 1)[1]
         if loc.function and not loc.module and not target.startswith(loc.function):
             self._asked_functions[bp_id] = loc.function
-        return next(b for b in self.list_breakpoints(timeout) if b.id == bp_id)
 
     def _break_target(self, loc: BreakLoc, timeout: float,
                       strict: bool = False) -> tuple[str, int | None]:
@@ -234,24 +292,40 @@ def _first_body_line(file: str, line: int) -> int | None:
     """If ``line`` is a function's ``def`` (or decorator) line, the line of its
     first statement; pdb would otherwise stop there only while the function
     is being defined, never when it is called."""
+    try:
+        info = os.stat(file)
+    except OSError:
+        return None
+    for first, start, body in _function_heads(file, info.st_mtime_ns, info.st_size):
+        if first <= line < start:
+            return body
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _function_heads(file: str, stamp: int, size: int) -> tuple[tuple[int, int, int], ...]:
+    """Each function of ``file`` as (its first line, decorators included;
+    the line its body starts; the line of its first statement, past a
+    docstring), the file parsed once for all the breakpoints of a batch
+    (known by its modification time and size)."""
     text = _bounded_source(file)
     if text is None:
-        return None
+        return ()
     try:
         tree = ast.parse(text, file)
     except (SyntaxError, ValueError):
-        return None
+        return ()
+    heads = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         body = node.body[0]
-        if first <= line < body.lineno:
-            if (isinstance(body, ast.Expr) and isinstance(body.value, ast.Constant)
-                    and isinstance(body.value.value, str) and len(node.body) > 1):
-                body = node.body[1]  # a docstring is not a line pdb can stop on
-            return body.lineno
-    return None
+        if (isinstance(body, ast.Expr) and isinstance(body.value, ast.Constant)
+                and isinstance(body.value.value, str) and len(node.body) > 1):
+            body = node.body[1]  # a docstring is not a line pdb can stop on
+        heads.append((first, node.body[0].lineno, body.lineno))
+    return tuple(heads)
 
 
 #: A source larger than this is not parsed (dbg's own limit for sources).

@@ -38,6 +38,7 @@ JsonObject = dict[str, Json]
 INTERRUPT_GRACE = 3.0
 FRAME_RE = re.compile(r"\x1edbg:(\w+):(.*?)\x1f")
 EXIT_RE = re.compile(r"\x1edbg:exit:(\{.*?\})\x1f")
+NATIVE_RE = re.compile(r"\x1edbg:native:\{\"i\": (\d+)\}\x1f")
 HELLO_RE = re.compile(r"\x1edbg:hello:(\{.*?\})\x1f")
 BREAK_SET_RE = re.compile(r"Breakpoint (\d+) at (.+):(\d+)\s*$", re.M)
 # pdb answers through a terminal: lines end in "\r\n", and "." matches the "\r".
@@ -166,6 +167,28 @@ class PdbConsole(ConsoleBackend):
         if errors:
             raise OpFailed(f"pdb: {errors[-1]}")
         return text
+
+    def _natives(self, commands: list[str], timeout: float) -> list[str]:
+        """Native pdb commands in one exchange (the launcher's
+        ``_dbg_natives``): each one's prose, in order. Errors stay in each
+        text (ERROR_RE), for the caller to tell per command."""
+        if not commands:
+            return []
+        self.require_stopped(commands[0].split()[0], timeout)
+        try:
+            text = self.command(f"_dbg_natives {commands!r}", timeout)
+        except PtyEOF as exc:
+            raise self._debugger_lost(exc.output) from exc
+        breaks = _frames(text, "breaks")
+        if breaks:
+            self._at_stop["breaks"] = breaks[-1]
+        # Each command's text runs from its own frame to the next one.
+        parts = NATIVE_RE.split(text)
+        # split: [before, i0, text0, i1, text1, ...]
+        texts = [""] * len(commands)
+        for index, body in zip(parts[1::2], parts[2::2], strict=True):
+            texts[int(index)] = FRAME_RE.sub("", body)
+        return texts
 
     def on_owed_answer(self, match: Match) -> None:
         if match.index == 1:

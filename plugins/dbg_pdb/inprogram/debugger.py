@@ -282,6 +282,18 @@ class DbgPdb(pdb.Pdb):
             self.emit("breaks", self._breaks())
         return done
 
+    def do__dbg_natives(self, arg: str) -> None:
+        """Several native pdb commands (a list literal) in one exchange, as
+        `dbg start --break` x 1,000 sends them: each one's prose follows a
+        ``native`` frame with its index, and the breakpoints are answered
+        once at the end (after each, they would grow the answer N times)."""
+        lines = self._arg(arg)
+        for index, line in enumerate(lines):
+            self.emit("native", {"i": index})
+            self.onecmd(line)
+        if any(line.split(" ", 1)[0] in BREAK_COMMANDS for line in lines):
+            self.emit("breaks", self._breaks())
+
     def do__dbg_state(self, arg: str) -> None:
         self.emit("state", self._state())
 
