@@ -28,6 +28,11 @@ ratio to the bare run's median.
 
     .venv/bin/python bench/tests.py [--runs 5] [--project ten|suite ...] [--small]
         [--python PATH|VERSION ...] [--pythons 3.11,3.12,3.13] [--mode MODE ...]
+        [--code CHECKOUT ...]
+
+``--code``: the dbg of that checkout (its bin/dbg, dbgcore and plugins
+first on PYTHONPATH), a column of each dbg mode for each checkout named, so
+that the code before a change and after it are timed in one interleaved run.
 """
 
 from __future__ import annotations
@@ -58,11 +63,23 @@ PYTHONS = [sys.executable]
 GOAL = 1.5
 
 
-def dbg_command() -> list[str]:
-    script = ROOT / "bin" / "dbg"
+#: The checkouts whose dbg is timed (``--code``, repeatable): this one by default.
+CODES: list[Path] = []
+
+
+def dbg_command(code: Path | None = None) -> list[str]:
+    script = (code or ROOT) / "bin" / "dbg"
     if script.exists():
         return [sys.executable, str(script)]
     return [sys.executable, "-m", "dbgcore"]
+
+
+def code_env(code: Path | None) -> dict[str, str]:
+    """The environment that runs ``code``'s dbg (its dbgcore and plugins
+    first on the path); this one's: the environment as it is."""
+    if code is None:
+        return {}
+    return {"PYTHONPATH": f"{code}{os.pathsep}{code / 'plugins'}"}
 
 
 # -- the projects ----------------------------------------------------------------------
@@ -211,19 +228,20 @@ def run_bare(python: str, folder: Path, tests: int, home: Path) -> float:
 NEW_SESSIONS = iter(range(1, 1 << 30))
 
 
-def run_dbg(backend: str, new: bool = False) -> Callable[[str, Path, int, Path], float]:
+def run_dbg(backend: str, new: bool = False,
+            code: Path | None = None) -> Callable[[str, Path, int, Path], float]:
     def run(python: str, folder: Path, tests: int, home: Path) -> float:
         session = f"bench-{backend}-new-{next(NEW_SESSIONS)}" if new else f"bench-{backend}"
-        env = {**os.environ, "DBG_HOME": str(home), "DBG_SESSION": session}
+        env = {**os.environ, **code_env(code), "DBG_HOME": str(home), "DBG_SESSION": session}
         begin = time.perf_counter()
-        done = subprocess.run([*dbg_command(), "--json", "test", "--backend", backend,
+        done = subprocess.run([*dbg_command(code), "--json", "test", "--backend", backend,
                                "--python", python, "--", *PYTEST_ARGS],
                               cwd=folder, env=env, capture_output=True, text=True, timeout=900)
         took = time.perf_counter() - begin
         if new:
             # Gone before the next run, its spare with it: the next new
             # session is a session's first start, as after an agent's kill.
-            subprocess.run([*dbg_command(), "kill"], env=env, capture_output=True)
+            subprocess.run([*dbg_command(code), "kill"], env=env, capture_output=True)
         try:
             answer = json.loads(done.stdout)
         except ValueError:
@@ -236,9 +254,20 @@ def run_dbg(backend: str, new: bool = False) -> Callable[[str, Path, int, Path],
     return run
 
 
-RUNNERS: dict[str, Callable[[str, Path, int, Path], float]] = {
-    "bare": run_bare, "debugpy": run_dbg("debugpy"), "pdb": run_dbg("pdb"),
-    "debugpy-new": run_dbg("debugpy", new=True), "pdb-new": run_dbg("pdb", new=True)}
+def columns(modes: list[str]) -> dict[str, tuple[Callable[[str, Path, int, Path], float],
+                                               Path | None]]:
+    """The table's columns, each a mode on one checkout (``debugpy-new
+    main`` when there are several), and the runner and checkout of each."""
+    found: dict[str, tuple[Callable[[str, Path, int, Path], float], Path | None]] = {}
+    for mode in modes:
+        if mode == "bare":
+            found[mode] = (run_bare, None)
+            continue
+        backend, new = mode.removesuffix("-new"), mode.endswith("-new")
+        for code in CODES or [None]:
+            name = f"{mode} {code.name}" if len(CODES) > 1 and code is not None else mode
+            found[name] = (run_dbg(backend, new, code), code)
+    return found
 
 
 def machine() -> str:
@@ -321,13 +350,17 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> Resu
     result = Result()
     result.versions = versions()
     lines = result.lines
+    runners = columns(modes)
+    modes = list(runners)
     lines += [f"Test runs, seconds, median (min-max) of {runs} interleaved runs; "
               f"{time.strftime('%Y-%m-%d')}; {machine()}; {result.versions}",
               "", "| project | Python | tests | " + " | ".join(modes) + " |",
               "|---|---|---:|" + "---:|" * len(modes)]
     print("\n".join(lines), flush=True)
     labels = {python: label(python) for python in PYTHONS}
-    homes = {python: work / f"home-{n}" for n, python in enumerate(PYTHONS)}
+    # A DBG_HOME for each interpreter and checkout.
+    homes = {(python, code): work / f"home-{n}-{c}" for n, python in enumerate(PYTHONS)
+             for c, code in enumerate([None, *CODES])}
     try:
         for project in projects:
             folder = work / project
@@ -351,8 +384,8 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> Resu
                         # spare, dbgcore.start.successor) is done before the next
                         # run, whichever mode that is, and does not slow it.
                         time.sleep(0 if small else SETTLE)
-                        times[mode].append(RUNNERS[mode](python, folder, tests,
-                                                         homes[python]))
+                        run, code = runners[mode]
+                        times[mode].append(run(python, folder, tests, homes[python, code]))
             for python in PYTHONS:
                 times = rows[f"{project}, {labels[python]}"]
                 bare = statistics.median(times["bare"]) if "bare" in times else None
@@ -371,11 +404,12 @@ def bench(projects: list[str], modes: list[str], runs: int, small: bool) -> Resu
         result.load_after = os.getloadavg()[0]
     finally:
         for python in PYTHONS:
-            for mode in modes:
-                if mode in ("debugpy", "pdb"):
-                    subprocess.run([*dbg_command(), "kill"], env={
-                        **os.environ, "DBG_HOME": str(homes[python]),
-                        "DBG_SESSION": f"bench-{mode}"}, capture_output=True)
+            for mode, (_, code) in runners.items():
+                backend = mode.split()[0]
+                if backend in ("debugpy", "pdb"):
+                    subprocess.run([*dbg_command(code), "kill"], env={
+                        **os.environ, **code_env(code), "DBG_HOME": str(homes[python, code]),
+                        "DBG_SESSION": f"bench-{backend}"}, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
     return result
 
@@ -427,6 +461,9 @@ def main() -> None:
                         help="a program's interpreter, a path or a version such as 3.12 "
                              "(repeatable; default: this one)")
     parser.add_argument("--pythons", help="versions, comma-separated: 3.11,3.12,3.13")
+    parser.add_argument("--code", type=Path, action="append",
+                        help="time the dbg of this checkout (its dbgcore and plugins; "
+                             "repeatable: before and after, interleaved)")
     parser.add_argument("--small", action="store_true",
                         help="a suite of 10 tests (a check that the benchmark runs)")
     parser.add_argument("--readme", nargs="?", const=str(ROOT / "README.md"), metavar="PATH",
@@ -435,6 +472,7 @@ def main() -> None:
     named = [*(args.python or []), *filter(None, (args.pythons or "").split(","))]
     if named:
         PYTHONS[:] = [venvs.python_for(spec, ("pytest",)) for spec in named]
+    CODES[:] = [code.resolve() for code in args.code or []]
     modes = args.mode or list(MODES)
     if "bare" not in modes:
         modes.insert(0, "bare")
