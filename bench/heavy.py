@@ -22,12 +22,15 @@ Wall time, medians (min-max), the ratios to the floor, and the goal's
 verdict: dbg within 1.2 x its floor.
 
     .venv/bin/python bench/heavy.py [--runs 7] [--python PATH|VERSION] [--light]
+        [--code CHECKOUT ...]
 
 ``--python``: the program's interpreter, default 3.12, the benchmarks' venv
 with numpy and pandas (made on first use: bench/venvs.py). ``--light``:
 this interpreter and a program of light imports (json, decimal), which the
 test suite runs (it must not need numpy); so is one whose interpreter
-cannot import numpy and pandas (said in the table's title).
+cannot import numpy and pandas (said in the table's title). ``--code``:
+a ``dbg`` column for each checkout named (its bin/dbg, dbgcore and plugins
+first on PYTHONPATH), so that before and after a change run interleaved.
 """
 
 from __future__ import annotations
@@ -73,8 +76,8 @@ LIGHT = textwrap.dedent('''\
     ''')
 
 
-def dbg_command() -> list[str]:
-    return [sys.executable, str(ROOT / "bin" / "dbg")]
+def dbg_command(code: Path | None = None) -> list[str]:
+    return [sys.executable, str((code or ROOT) / "bin" / "dbg")]
 
 
 def run_bare(python: str, program: Path, home: Path) -> float:
@@ -149,16 +152,20 @@ def run_floor(settings: bool) -> Any:
 SESSIONS = iter(range(1, 1 << 30))
 
 
-def run_dbg(python: str, program: Path, home: Path) -> float:
+def run_dbg(python: str, program: Path, home: Path, code: Path | None = None) -> float:
     line = marks(program)["stop"]
     env = {**os.environ, "DBG_HOME": str(home), "DBG_SESSION": f"heavy-{next(SESSIONS)}"}
+    if code is not None:
+        env["PYTHONPATH"] = f"{code}{os.pathsep}{code / 'plugins'}"
+        home = home.with_name(f"{home.name}-{code.name}")
+        env["DBG_HOME"] = str(home)
     begin = time.perf_counter()
-    done = subprocess.run([*dbg_command(), "--json", "start", "--backend", "debugpy",
+    done = subprocess.run([*dbg_command(code), "--json", "start", "--backend", "debugpy",
                            "--python", python, "--break", f"{program.name}:{line}", "--run",
                            program.name], cwd=program.parent, env=env, capture_output=True,
                           text=True, timeout=300)
     took = time.perf_counter() - begin
-    subprocess.run([*dbg_command(), "kill"], env=env, capture_output=True)
+    subprocess.run([*dbg_command(code), "kill"], env=env, capture_output=True)
     try:
         answer = json.loads(done.stdout)
     except ValueError:
@@ -185,7 +192,15 @@ def main() -> None:
                         help="the program's interpreter: a path, or a version (default 3.12)")
     parser.add_argument("--light", action="store_true",
                         help="light imports on this interpreter (a check that the bench runs)")
+    parser.add_argument("--code", type=Path, action="append",
+                        help="a dbg column for this checkout (repeatable)")
     args = parser.parse_args()
+    modes = list(MODES)
+    for code in args.code or []:
+        checkout = code.resolve()
+        modes.append(f"dbg {checkout.name}")
+        RUNNERS[modes[-1]] = (lambda c: lambda py, prog, home: run_dbg(py, prog, home, c))(
+            checkout)
     python = sys.executable if args.light else venvs.python_for(args.python)
     heavy = not args.light and subprocess.run(
         [python, "-c", "import numpy, pandas"], capture_output=True).returncode == 0
@@ -194,15 +209,15 @@ def main() -> None:
     program = work / "prog" / "prog.py"
     program.parent.mkdir()
     program.write_text(HEAVY if heavy else LIGHT)
-    times: dict[str, list[float]] = {m: [] for m in MODES}
+    times: dict[str, list[float]] = {m: [] for m in modes}
     load = os.getloadavg()[0]
     try:
         # One unmeasured round: the bytecode of the program's imports and
         # of dbg's cache of debugpy's, as a user's second day has them.
-        for mode in MODES:
+        for mode in modes:
             RUNNERS[mode](python, program, home)
         for _ in range(args.runs):
-            for mode in MODES:
+            for mode in modes:
                 time.sleep(0.5)
                 times[mode].append(RUNNERS[mode](python, program, home))
     finally:
@@ -212,14 +227,15 @@ def main() -> None:
           f"{args.runs} interleaved runs; Python {venvs.version_of(python)}; load average "
           f"{load:.2f} before, {os.getloadavg()[0]:.2f} after")
     print()
-    print("| " + " | ".join(MODES) + " |")
-    print("|" + "---:|" * len(MODES))
-    print("| " + " | ".join(cell(times[m]) for m in MODES) + " |")
+    print("| " + " | ".join(modes) + " |")
+    print("|" + "---:|" * len(modes))
+    print("| " + " | ".join(cell(times[m]) for m in modes) + " |")
     floor = statistics.median(times["floor"])
-    ratios = {m: statistics.median(times[m]) / floor for m in MODES}
+    ratios = {m: statistics.median(times[m]) / floor for m in modes}
     print()
     print(f"against the floor: floor+settings {ratios['floor+settings']:.2f} x, "
-          f"dbg {ratios['dbg']:.2f} x; bare {ratios['bare']:.2f} x")
+          + ", ".join(f"{m} {ratios[m]:.2f} x" for m in modes if m.startswith("dbg"))
+          + f"; bare {ratios['bare']:.2f} x")
     print(f"goal: dbg <= {GOAL} x the floor: "
           + ("met" if ratios["dbg"] <= GOAL else "**not met**"))
 
