@@ -242,9 +242,24 @@ def test_tests(tmp_path: Path) -> None:
     require_backend("pdb")
     out = bench(tmp_path, "tests.py", "--runs", "1", "--project", "suite", "--small")
     cell = rf"{NUMBER} \({NUMBER}-{NUMBER}\)"
-    assert re.search(rf"^\| suite \| 10 \| {cell} \|(?: {cell} \*\*{NUMBER} x\*\* \|){{2}}$",
-                     out, re.M), out
+    assert "| project | Python | tests | bare | debugpy-new | debugpy | pdb-new | pdb |" in out
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert re.search(rf"^\| suite \| {re.escape(version)} \| 10 \| {cell} \|"
+                     rf"(?: {cell} \*\*{NUMBER} x\*\* \|){{4}}$", out, re.M), out
     assert "goal: each dbg run <= 1.5 x the bare run" in out, out
+
+
+def test_heavy(tmp_path: Path) -> None:
+    """The first breakpoint after the imports: bare, the floor with and
+    without dbg's launch settings, and dbg, on light imports (no numpy)."""
+    require_backend("debugpy")
+    out = bench(tmp_path, "heavy.py", "--runs", "1", "--light")
+    assert "after importing json and decimal (light)" in out, out
+    assert "| bare | floor | floor+settings | dbg |" in out, out
+    cell = rf"{NUMBER} \({NUMBER}-{NUMBER}\)"
+    assert re.search(rf"^\|(?: {cell} \|){{4}}$", out, re.M), out
+    assert re.search(rf"against the floor: floor\+settings {NUMBER} x, dbg {NUMBER} x", out), out
+    assert re.search(r"goal: dbg <= 1.2 x the floor: (met|\*\*not met\*\*)$", out, re.M), out
 
 
 def test_restart(tmp_path: Path) -> None:
@@ -275,10 +290,10 @@ def test_tests_rewrites_its_readme_section(tmp_path: Path) -> None:
     assert "measured by `.venv/bin/python bench/tests.py --runs 1 --project suite --small" \
         " --mode pdb --readme`" in text, text
     assert f"(`os.cpu_count()` {os.cpu_count()})" in text and "*A small run" in text, text
-    assert re.search(rf"^\| suite \| 10 \| {NUMBER} \({NUMBER}-{NUMBER}\) \| {NUMBER} "
+    assert re.search(rf"^\| suite \| [\d.]+ \| 10 \| {NUMBER} \({NUMBER}-{NUMBER}\) \| {NUMBER} "
                      rf"\({NUMBER}-{NUMBER}\) \*\*{NUMBER} x\*\* \|$", text, re.M), text
-    assert re.search(rf"within 1.5 x the bare run: suite on pdb {NUMBER} x (met|\*\*not met\*\*)\.",
-                     text), text
+    assert re.search(rf"within 1.5 x the bare run: suite, [\d.]+ on pdb {NUMBER} x "
+                     rf"(met|\*\*not met\*\*)\.", text), text
 
 
 def test_trace(tmp_path: Path) -> None:

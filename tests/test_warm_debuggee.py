@@ -66,23 +66,23 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(dbg: Dbg, project: Path, *args: str, env: dict[str, str] | None = None,
-        options: tuple[str, ...] = ()) -> dict[str, str]:
+        options: tuple[str, ...] = (), session: str = "default") -> dict[str, str]:
     """One run to its end, stopping once on the way; what it printed, and
     what the stop and the end said. ``options``: more of the start's."""
     line = marked_lines(project / "prog.py")["loop"]
-    start = dbg.json("start", "--backend", "debugpy", "--stdin", "in.txt",
+    start = dbg.json("-s", session, "start", "--backend", "debugpy", "--stdin", "in.txt",
                      "--env", f"PYTHONPATH={project / 'site'}", *options,
                      "--break", f"prog.py:{line}", "--run", "prog.py", *args, cwd=project,
                      env=env)
     assert start["state"] == "stopped" and start["location"]["line"] == line, start
-    locals_ = dbg.json("locals", env=env)
-    end = dbg.json("continue", env=env)
+    locals_ = dbg.json("-s", session, "locals", env=env)
+    end = dbg.json("-s", session, "continue", env=env)
     assert end["state"] == "stopped", end  # the loop's second pass
     while end["state"] == "stopped":
-        end = dbg.json("continue", env=env)
+        end = dbg.json("-s", session, "continue", env=env)
     assert end["state"] == "exited", end
-    return {"exit": str(end["exit_code"]), "stdout": dbg.output("stdout"),
-            "stderr": dbg.output("stderr"),
+    return {"exit": str(end["exit_code"]), "stdout": dbg.output("stdout", session=session),
+            "stderr": dbg.output("stderr", session=session),
             "locals": repr(sorted((v["name"], v["value"]) for v in locals_["variables"]))}
 
 
@@ -111,6 +111,24 @@ def test_a_rerun_is_the_program_started_ahead_and_nothing_tells(
     assert again["stderr"].count("site warns") == 1, again["stderr"]
     assert dbg.json("kill")["ok"]
     assert wait_for(lambda: not processes_of(dbg.home)), processes_of(dbg.home)
+
+
+def test_a_new_session_of_the_same_home_takes_one_started_ahead_at_once(
+        short_dbg: Dbg, project: Path, backend_ready) -> None:
+    """A new session's early adapter (no spare: the last session was
+    killed) starts the program its DBG_HOME's last launch started as its
+    launcher starts, and the launch takes it: the same run, and the end
+    mark (a normal end, not a death by signal) is the new session's own."""
+    backend_ready("debugpy")
+    dbg = short_dbg
+    first = run(dbg, project, "one", session="first")
+    assert "ahead False" in first["stdout"]
+    assert dbg.json("-s", "first", "kill")["ok"]
+    assert wait_for(lambda: not processes_of(dbg.home)), processes_of(dbg.home)
+    again = run(dbg, project, "one", session="second")
+    assert "ahead True" in again["stdout"], again
+    assert again == {**first, "stdout": first["stdout"].replace("ahead False", "ahead True")}
+    assert list((dbg.home / "sessions" / "second").glob("ended-*")), "no end mark of its own"
 
 
 def test_what_it_started_with_changed_since_gets_a_program_started_as_ever(

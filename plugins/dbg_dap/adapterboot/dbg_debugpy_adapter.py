@@ -112,7 +112,7 @@ class _WarmLauncher:
 
     def __init__(self, subprocess: ModuleType, launcher_dir: str) -> None:
         self._subprocess = subprocess
-        self._launcher_dir = launcher_dir
+        self.launcher_dir = launcher_dir
         read_end, self._pipe = os.pipe()
         try:
             devnull = subprocess.DEVNULL
@@ -126,6 +126,13 @@ class _WarmLauncher:
             raise
         finally:
             os.close(read_end)
+
+    def drop(self) -> None:
+        """Close the pipe unused: the launcher ends at once."""
+        if self._pipe >= 0:
+            os.close(self._pipe)
+            self._pipe = -1
+        self._proc = None
 
     def __getattr__(self, name: str) -> Any:
         # debugpy's launchers module uses this in subprocess's place.
@@ -153,7 +160,7 @@ class _WarmLauncher:
         launcher's start): a list whose second word is the launcher."""
         env = kwargs.get("env")
         return not rest and set(kwargs) <= {"cwd", "env", "stdin", "stdout", "stderr"} \
-            and isinstance(args, list) and len(args) > 3 and args[1] == self._launcher_dir \
+            and isinstance(args, list) and len(args) > 3 and args[1] == self.launcher_dir \
             and isinstance(env, dict) and "DEBUGPY_LOG_DIR" not in env \
             and "DEBUGPY_LOG_STDERR" not in env
 
@@ -171,6 +178,19 @@ def main() -> None:
     # `dbg attach --pid`: debugpy injects pydevd into that process, which
     # connects from there.
     roots = [int(pid) for pid in (_SESSION_PID, _ATTACH_PID) if pid.isdigit()]
+
+    # The launcher first, before debugpy's adapter is imported (60-120 ms):
+    # it starts the program's interpreter ahead as it starts, and a new
+    # session's launch comes about 150 ms after this process's spawn.
+    warm: _WarmLauncher | None = None
+    if _WARM_LAUNCHER and sys.version_info >= (3, 11):
+        import subprocess
+
+        found = importlib.util.find_spec("debugpy")
+        if found is not None and found.origin:
+            with contextlib.suppress(OSError):
+                warm = _WarmLauncher(subprocess, os.path.join(
+                    os.path.dirname(os.path.abspath(found.origin)), "launcher"))
 
     from debugpy import adapter
     from debugpy.adapter import clients
@@ -201,15 +221,14 @@ def main() -> None:
 
         clients.serve = serve_clients_with_our_token
 
-    if _WARM_LAUNCHER and sys.version_info >= (3, 11):
-        import subprocess
-
+    if warm is not None:
         from debugpy import launcher
         from debugpy.adapter import launchers
 
-        with contextlib.suppress(OSError):
-            launchers.subprocess = _WarmLauncher(  # type: ignore[assignment]
-                subprocess, os.path.dirname(os.path.abspath(launcher.__file__)))
+        if os.path.dirname(os.path.abspath(launcher.__file__)) == warm.launcher_dir:
+            setattr(launchers, "subprocess", warm)  # noqa: B010 (a module of debugpy's)
+        else:
+            warm.drop()  # not the launcher debugpy spawns: it ends, unused
 
     sys.argv = ["debugpy.adapter", *sys.argv[1:]]
     runpy.run_module("debugpy.adapter", run_name="__main__", alter_sys=True)

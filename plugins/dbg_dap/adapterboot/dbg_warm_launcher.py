@@ -15,14 +15,16 @@ Its second argument, when there is one, is the file (``debuggee.json`` in
 DBG_HOME, the user's alone) where the launcher keeps how the last launch
 started its program: its command line (less the adapter's address and
 token), its folder, and its environment as changes to the launcher's own.
-When this launcher started in that folder and no launch came within
-_WARM_AFTER of its start, it starts that program's command line, with
+When this launcher started in that folder and no launch is waiting once
+its imports are done, it starts that program's command line at once, with
 placeholders for the adapter's address and token (:class:`_WarmDebuggee`):
 once the interpreter's start is done, it imports debugpy's server and
 pydevd and waits (pyboot/dbg_warm_debuggee.py). The launch's spawn of
 its program (``subprocess.Popen`` in debugpy's ``launcher.debuggee``) takes
 it when it is the same command line in the same folder with the same
-environment (but for ``$DBG_STDIN``, each run's FIFO): it hands it the
+environment (but for _PER_RUN: ``$DBG_STDIN``, each run's FIFO, and
+``$DBG_EXIT_MARK``, each session's, so that a new session of a DBG_HOME
+takes the interpreter its last session's command started): it hands it the
 command line, the stdin and the output pipes, and the program goes on from
 there as the spawned one would. Anything else ends it and spawns as ever.
 What the early interpreter printed before it was taken (a sitecustomize's
@@ -55,16 +57,15 @@ else:  # pyboot is on this launcher's path (its sitecustomize is dbg_boot's)
 
     dbg_warm_debuggee = importlib.import_module("dbg_warm_debuggee")
 
-#: The program's variables that differ from one run to the next.
-_PER_RUN = ("DBG_STDIN",)
+#: The program's variables that differ from one run to the next: its
+#: stdin's FIFO, and the session's end mark (one DBG_HOME's sessions share
+#: the record).
+_PER_RUN = ("DBG_STDIN", "DBG_EXIT_MARK")
 #: Seconds a launch waits for the early interpreter to be ready.
 _READY_WAIT = 10.0
 #: Bytes of output before the launch that are passed on; more ends it.
 _EARLY_OUTPUT_MAX = 32768
 _PR_SET_PDEATHSIG = 1
-#: Seconds after this launcher's start with no launch before the program's
-#: interpreter is started ahead.
-_WARM_AFTER = 0.2
 
 
 def _program_at(cmdline: list[str]) -> int | None:
@@ -302,19 +303,20 @@ def main() -> int:
     pipe = os.fdopen(int(sys.argv[1]), "rb")
     record = sys.argv[2] if len(sys.argv) > 2 else ""
     base = dict(os.environ)
-    started = time.monotonic()
+    warm = None
+    # At once, before this launcher's own imports, unless the launch is here
+    # already: a new session's early adapter (dbgcore.start.prespawn) is
+    # spawned while its daemon imports, and its launch comes 150-250 ms
+    # later, about the time the program's interpreter takes to start and
+    # import pydevd (it waited 0.2 s first, and a new session's test run
+    # gained nothing: issue 44); a spare's launch comes seconds later. If it
+    # is not that launch's program, the cores it took are lost.
+    if record and not select.select([pipe], [], [], 0)[0]:
+        warm = _WarmDebuggee.start(record, base)
     from debugpy.common import log, sockets  # noqa: F401 (what every launcher imports)
     from debugpy.launcher import __main__ as launcher_main
     from debugpy.launcher import debuggee, handlers, output  # noqa: F401
 
-    warm = None
-    # Only when no launch is on its way (a spare's launcher: the next run
-    # comes seconds later): beside a launch that comes at once, the early
-    # interpreter would take the cores the launch needs, and if it is not
-    # that launch's program, for nothing.
-    wait = _WARM_AFTER - (time.monotonic() - started)
-    if record and not select.select([pipe], [], [], max(wait, 0))[0]:
-        warm = _WarmDebuggee.start(record, base)
     with pipe:
         line = pipe.readline()
     if not line:

@@ -422,22 +422,32 @@ if _targets:
     sys.meta_path.insert(0, _Finder())
 
 
-def _mark_normal_end() -> None:
-    mark = os.environ.get("DBG_EXIT_MARK")
-    if not mark:
+#: The file whose ``-PID`` a normal end leaves (``$DBG_EXIT_MARK``), read
+#: again when an interpreter started ahead takes on its launch (each
+#: session has its own: dbg_warm_debuggee.py).
+_exit_mark = ""
+
+
+def mark_normal_end() -> None:
+    """Leave ``$DBG_EXIT_MARK-PID`` at a normal end (the hook registered
+    once, the mark the environment's now)."""
+    global _exit_mark
+    first = not _exit_mark
+    _exit_mark = os.environ.get("DBG_EXIT_MARK", "")
+    if not (first and _exit_mark):
         return
     import atexit
 
     def ended() -> None:
         try:
-            open(f"{mark}-{os.getpid()}", "w").close()
+            open(f"{_exit_mark}-{os.getpid()}", "w").close()
         except OSError:
             pass
 
     atexit.register(ended)
 
 
-_mark_normal_end()
+mark_normal_end()
 
 
 def _test_run() -> None:

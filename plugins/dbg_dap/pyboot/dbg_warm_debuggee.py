@@ -12,7 +12,9 @@ CLI and pydevd: 80-120 ms on this machine's 3.12), says ``ready`` on that
 socket, and waits there.
 
 When a launch spawns that same command line in that folder with that
-environment (but for ``$DBG_STDIN``, which names a FIFO of each run), the
+environment (but for ``$DBG_STDIN``, which names a FIFO of each run, and
+``$DBG_EXIT_MARK``, each session's: read again here, dbg_boot's
+``mark_normal_end``), the
 launcher sends the whole command line, its ``$DBG_STDIN`` and the two pipes
 its output goes to. This process answers ``stale`` and ends when a folder
 on ``sys.path``, a ``.pth`` file or the user's sitecustomize changed since
@@ -177,6 +179,9 @@ def wait_for_launch() -> None:
     stdin_from_dbg = getattr(boot, "stdin_from_dbg", None)
     if stdin_from_dbg is not None:
         stdin_from_dbg()
+    mark_normal_end = getattr(boot, "mark_normal_end", None)
+    if mark_normal_end is not None:
+        mark_normal_end()
     # The launch's address and token in place of the placeholders.
     argv = order["argv"]
     sys.argv[:] = argv[order["program_at"]:]
