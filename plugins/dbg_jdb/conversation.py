@@ -183,6 +183,53 @@ class JdbConversation(ConsoleBackend):
             self._late_prompt = None
         return answer.replace("\r\n", "\n").strip("\n")
 
+    def commands(self, lines: list[str], timeout: float) -> list[str | DebuggerTimeout]:
+        """Many commands that do not move the program and always say
+        something (``stop at``, ``stop in``), typed in chunks of
+        :data:`PIPELINE_CHUNK` without waiting for each answer, and their
+        answers in order (jdb reads them in turn). A chunk's input and
+        answers stay well under a terminal's buffer, so neither side blocks
+        the other. An empty answer is a stray prompt, read past. A chunk
+        that times out: its answers not read are owed (the next command
+        reads them first), and it and every command after it answer with
+        the DebuggerTimeout."""
+        if not lines:
+            return []
+        driver = self._drv()
+        self.settle(timeout)
+        self._frames = None
+        out: list[str | DebuggerTimeout] = []
+        try:
+            for start in range(0, len(lines), PIPELINE_CHUNK):
+                chunk = lines[start:start + PIPELINE_CHUNK]
+                for line in chunk:
+                    driver.send_line(line)
+                answers: list[str] = []
+                deadline = time.monotonic() + timeout
+                while len(answers) < len(chunk):
+                    try:
+                        match = driver.expect([], max(0.0, deadline - time.monotonic()))
+                    except PtyTimeout as exc:
+                        driver.owed = len(chunk) - len(answers)
+                        late = DebuggerTimeout(
+                            f"jdb did not answer {len(chunk) - len(answers)} of "
+                            f"{len(lines)} commands within {timeout:g}s",
+                            "it may still be working: the next command waits for it first; "
+                            "a larger --timeout gives it longer")
+                        late.__cause__ = exc
+                        out += answers
+                        return out + [late] * (len(lines) - len(out))
+                    self._note_prompt(match)
+                    # Answers read at once: each but the last ends at a
+                    # prompt that the next one follows on the same line.
+                    answers += [a.replace("\r\n", "\n").strip("\n")
+                                for a in _ANSWER_SPLIT_RE.split(match.before) if a.strip()]
+                self._late_prompt = None
+                out += answers[:len(chunk)]
+        except PtyEOF as exc:
+            self._terminal_closed(exc)
+        return out
+
     def _two_commands(self, first: str, second: str, timeout: float) -> tuple[str, str]:
         """Two commands that do not move the program, typed together, and
         their answers: jdb reads them in turn, so the second is not held
@@ -292,6 +339,14 @@ class JdbConversation(ConsoleBackend):
 #: A stopped thread's prompt with a `where` listing after it on the same
 #: line ("main[1]   [1] Main.run (Main.java:8)"): two answers read at once.
 _JOINED_RE = re.compile(r"\r?\n[^\s\[\]>][^\r\n\[\]]*\[\d+\] (?= *\[\d+\] \S)")
+
+#: A prompt (or prompts) at the start of a line, that an answer follows:
+#: where answers typed together and read at once part.
+_ANSWER_SPLIT_RE = re.compile(r"(?:\A|\r?\n)(?:> |[^\s\[\]>][^\r\n\[\]]*\[\d+\] )+")
+#: How many commands :meth:`JdbConversation.commands` types before it reads
+#: their answers: ~30 bytes each way a breakpoint, well under the 4 KiB a
+#: terminal holds.
+PIPELINE_CHUNK = 50
 
 #: The last line of jdb's greeting once the VM it started is stopped, and
 #: how long it may come after the stopped thread's prompt.
