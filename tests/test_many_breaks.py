@@ -259,9 +259,17 @@ def test_jdb_types_many_stops_together_each_answered_as_alone(dbg: Dbg,
     # Many's lines bound at once; Helper's deferred until its class loads.
     assert all(bp["verified"] for bp in bps if bp["line"] < first + count), bps
     assert not any(bp["verified"] for bp in bps if bp["line"] in helper_lines), bps
-    # Typed together: the answers arrive as each command's own, none shifted.
+    # Typed together, 50 before their answers are read (one by one, each
+    # `stop` would be followed by its answer in the log).
     stops = _sent(dbg, "stop at Many:")
     assert len(stops) == count, stops
+    log = [line for path in dbg.home.rglob("debugger.log*")
+           for line in path.read_text(errors="replace").splitlines()]
+    runs, run = [], 0
+    for line in log:
+        run = run + 1 if "--> stop at Many:" in line else 0
+        runs.append(run)
+    assert max(runs) == 50, max(runs)
     seen = [snap["location"]["line"]]
     for _ in range(count + 1):
         stop = dbg.json("continue")
