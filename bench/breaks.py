@@ -3,9 +3,10 @@ floor: the debugger alone, driven as directly as it can be (DAP backends:
 a bare client sending one ``setBreakpoints`` with every line, as
 bench/s1.py's floor does for S1; pdb: pexpect typing ``break FILE:LINE``
 commands, each as soon as the last answered; jdb: the same with ``stop at
-Class:LINE``, at main's first stop, the class compiled beforehand for both). Each time is from nothing to
-the first breakpoint's stop, the debugger and program started and the
-breakpoints set; floor and dbg runs interleaved, medians, with the ratio.
+Class:LINE`` at main's first stop, the class compiled beforehand for both).
+Each time is from nothing to the first breakpoint's stop, the debugger and
+program started and the breakpoints set; floor and dbg runs interleaved,
+medians, with the ratio.
 
 Usage: python bench/breaks.py [--small] [--backends pdb,debugpy,gdb,lldb,jdb] [--runs 3]
 """

@@ -232,7 +232,8 @@ def _java_program(folder: Path, count: int) -> Path:
     body = "".join(f"        x += {i};\n" for i in range(count))
     source = folder / "Many.java"
     source.write_text("public class Many {\n    public static void main(String[] args) {\n"
-                      "        int x = 0;\n        // no code here\n" + body + "        System.out.println(Helper.twice(x));\n"
+                      "        int x = 0;\n        // no code here\n" + body
+                      + "        System.out.println(Helper.twice(x));\n"
                       "    }\n}\n\nclass Helper {\n    static int twice(int n) {\n"
                       "        int m = n * 2;\n        return m;\n    }\n}\n")
     return source
