@@ -291,4 +291,11 @@ def test_jdb_types_many_stops_together_each_answered_as_alone(dbg: Dbg,
     assert moved["ok"] and moved["location"]["line"] == 5, moved
     lines = [(bp["line"], bp.get("requested_line")) for bp in moved["breakpoints"]]
     assert lines == [(7, None), (5, 4), (9, None)], moved["breakpoints"]
+    # A restart sets them again in one batch, each where it was.
+    again = dbg.json("restart")
+    assert again["ok"], again
+    after = dbg.json("breaks")["breakpoints"]
+    assert [(bp["line"], bp.get("requested_line"), bp["verified"]) for bp in after] == \
+        [(5, 4, True), (7, None, True), (9, None, True)], after  # by line
+    assert dbg.json("continue")["location"]["line"] == 5
     dbg("kill")
