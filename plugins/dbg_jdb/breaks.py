@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from dbg_jdb import kotlin
-from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, jdb_error
+from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, check_line, jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
 from dbgcore.api import (
     BreakLoc,
@@ -140,6 +140,7 @@ class JdbBreakpoints:
         for index, loc in enumerate(locs):
             try:
                 native, kind, file, line = self._native(loc)
+                check_line(_stop_command(native, kind))
             except DbgError as exc:
                 out[index] = exc
                 continue

@@ -27,6 +27,7 @@ from dbg_jdb.objects import ObjectView
 from dbg_jdb.parse import (
     EXIT_RE,
     STOPPED_PROMPT_RE,
+    check_line,
 )
 from dbg_jdb.program import JavaProgram
 from dbgcore.api import (
@@ -42,7 +43,6 @@ from dbgcore.api import (
     SessionContext,
     StopEvent,
     TargetExited,
-    UsageError,
     ended,
 )
 
@@ -159,12 +159,7 @@ class JdbConversation(ConsoleBackend):
         and then prints a prompt twice; an empty answer to a command that
         always says something (not ``silent``) is that stray prompt, and
         the real answer follows."""
-        bad = next((c for c in line if (ord(c) < 32 and c != "\t") or ord(c) == 127), None)
-        if bad is not None:
-            # jdb's expression parser dies on one (an Error in its command
-            # thread) and never answers.
-            raise UsageError(f"jdb cannot take control characters (found {bad!r})",
-                             "write them as escapes, e.g. \\u001b in a string")
+        check_line(line)
         if line.split(" ", 1)[0] not in _KEEP_STACK:
             self._frames = None
         try:
@@ -195,6 +190,8 @@ class JdbConversation(ConsoleBackend):
         the DebuggerTimeout."""
         if not lines:
             return []
+        for line in lines:
+            check_line(line)
         driver = self._drv()
         self.settle(timeout)
         self._frames = None
