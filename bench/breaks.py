@@ -2,11 +2,13 @@
 floor: the debugger alone, driven as directly as it can be (DAP backends:
 a bare client sending one ``setBreakpoints`` with every line, as
 bench/s1.py's floor does for S1; pdb: pexpect typing ``break FILE:LINE``
-commands, each as soon as the last answered). Each time is from nothing to
-the first breakpoint's stop, the debugger and program started and the
-breakpoints set; floor and dbg runs interleaved, medians, with the ratio.
+commands, each as soon as the last answered; jdb: the same with ``stop at
+Class:LINE`` at main's first stop, the class compiled beforehand for both).
+Each time is from nothing to the first breakpoint's stop, the debugger and
+program started and the breakpoints set; floor and dbg runs interleaved,
+medians, with the ratio.
 
-Usage: python bench/breaks.py [--small] [--backends pdb,debugpy,gdb,lldb] [--runs 3]
+Usage: python bench/breaks.py [--small] [--backends pdb,debugpy,gdb,lldb,jdb] [--runs 3]
 """
 
 from __future__ import annotations
@@ -38,11 +40,18 @@ def _programs(folder: Path, count: int) -> dict[str, tuple[Path, Path, list[int]
         binary = folder / "lines"
         subprocess.run(["gcc", "-g", "-O0", str(c), "-o", str(binary)], check=True)
         out["c"] = (binary, c, list(range(3, count + 3)))
+    if shutil.which("javac") and shutil.which("jdb"):
+        java = folder / "Lines.java"
+        body = "".join(f"        x += {i};\n" for i in range(count))
+        java.write_text("public class Lines {\n    public static void main(String[] args) {\n"
+                        "        int x = 0;\n" + body + "        System.exit(x & 1);\n    }\n}\n")
+        subprocess.run(["javac", "-g", "-d", str(folder), str(java)], check=True)
+        out["java"] = (folder / "Lines.class", java, list(range(4, count + 4)))
     return out
 
 
 def _language(backend: str) -> str:
-    return "py" if backend in ("pdb", "debugpy") else "c"
+    return {"pdb": "py", "debugpy": "py", "jdb": "java"}.get(backend, "c")
 
 
 def dbg_start(home: Path, program: Path, source: Path, backend: str, lines: list[int]) -> float:
@@ -79,6 +88,36 @@ def floor_pdb(program: Path, lines: list[int]) -> float:
             child.expect(r"Breakpoint \d+ at .*\(Pdb\) ")
         child.sendline("continue")
         child.expect(r"\(Pdb\) ")
+        return time.perf_counter() - began
+    finally:
+        child.close(force=True)
+
+
+def floor_jdb(program: Path, lines: list[int]) -> float:
+    """jdb alone: stopped at main's start, its `stop at` typed N times (each
+    as soon as the last answered), then `cont` to the first."""
+    import pexpect
+
+    name = program.stem
+    began = time.perf_counter()
+    child = pexpect.spawn(shutil.which("jdb") or "jdb",
+                          ["-classpath", str(program.parent), "-sourcepath",
+                           str(program.parent), name],
+                          cwd=str(program.parent), echo=False, encoding="utf-8", timeout=300,
+                          env={**os.environ, "TERM": "dumb"})
+    child.delaybeforesend = None
+    prompt = r"\S+\[\d+\] "
+    try:
+        child.expect("> ")
+        child.sendline(f"stop in {name}.main")
+        child.expect("> ")
+        child.sendline("run")
+        child.expect(r"Breakpoint hit:[^\n]*\n(?:.*\n)*?" + prompt)
+        for line in lines:
+            child.sendline(f"stop at {name}:{line}")
+            child.expect(rf"Set breakpoint {name}:{line}\r?\n" + prompt)
+        child.sendline("cont")
+        child.expect(r"Breakpoint hit:[^\n]*line=" + str(lines[0]) + r"\D(?:.*\n)*?" + prompt)
         return time.perf_counter() - began
     finally:
         child.close(force=True)
@@ -135,6 +174,7 @@ def main() -> None:
                     lines = breakable[:n]
                     if not opts.no_floor:
                         spent = floor_pdb(program, lines) if backend == "pdb" else \
+                            floor_jdb(program, lines) if backend == "jdb" else \
                             floor_dap(backend, program, source, lines)
                         times.setdefault((backend, n, "floor"), []).append(spent)
                     times.setdefault((backend, n, "dbg"), []).append(

@@ -366,3 +366,13 @@ def test_breaks(tmp_path: Path) -> None:
         assert re.search(rf"^{backend} +10 +{NUMBER} +{NUMBER} +{NUMBER} +(?:-?{NUMBER}|-) +"
                          rf"\(10 breakpoints", out, re.M), out
     assert re.search(rf"^load average: {NUMBER} {NUMBER} {NUMBER}$", out, re.M), out
+
+
+def test_breaks_jdb(tmp_path: Path) -> None:
+    """bench/breaks.py's jdb row at its small size: the floor (jdb typed
+    `stop at` by pexpect), dbg's time and their ratio."""
+    require_backend("jdb")
+    out = bench(tmp_path, "breaks.py", "--small", "--backends", "jdb")
+    assert re.search(rf"^jdb +3 +{NUMBER} +{NUMBER} +{NUMBER} +\(3 breakpoints", out, re.M), out
+    assert re.search(rf"^jdb +10 +{NUMBER} +{NUMBER} +{NUMBER} +(?:-?{NUMBER}|-) +"
+                     rf"\(10 breakpoints", out, re.M), out

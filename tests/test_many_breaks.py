@@ -222,3 +222,80 @@ def test_breaks_pages_by_file_and_line_with_a_count_and_a_filter(dbg: Dbg,
     assert bad.code == 2 and "Traceback" not in bad.err, bad
     assert dbg.json("breaks", "--limit", "1")["total"] == 52  # the session still answers
     dbg("kill")
+
+
+def _java_program(folder: Path, count: int) -> Path:
+    """Many.java: ``count`` statements in main, one a line from line 5 (line
+    4 a comment), then a call into a second class, whose lines (``count`` +
+    11 and 12) are deferred until it loads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"        x += {i};\n" for i in range(count))
+    source = folder / "Many.java"
+    source.write_text("public class Many {\n    public static void main(String[] args) {\n"
+                      "        int x = 0;\n        // no code here\n" + body
+                      + "        System.out.println(Helper.twice(x));\n"
+                      "    }\n}\n\nclass Helper {\n    static int twice(int n) {\n"
+                      "        int m = n * 2;\n        return m;\n    }\n}\n")
+    return source
+
+
+def test_jdb_types_many_stops_together_each_answered_as_alone(dbg: Dbg,
+                                                              tmp_path: Path) -> None:
+    require_backend("jdb")
+    count = 120  # more than one chunk of commands typed together
+    source = _java_program(tmp_path / "prog", count)
+    first = 5
+    helper_lines = [count + 11, count + 12]
+    args: list[str] = []
+    for line in range(first, first + count):
+        args += ["--break", f"{source}:{line}"]
+    for line in helper_lines:
+        args += ["--break", f"{source}:{line}"]
+    snap = dbg.json("--timeout", "60", "start", "--backend", "jdb", *args, "--run",
+                    str(source), cwd=source.parent, timeout=180)
+    assert snap["ok"] and snap["location"]["line"] == first, snap
+    bps = dbg.json("breaks", "--limit", "500")["breakpoints"]
+    assert len(bps) == count + 2, bps
+    assert sorted(bp["line"] for bp in bps) == [*range(first, first + count), *helper_lines]
+    # Many's lines bound at once; Helper's deferred until its class loads.
+    assert all(bp["verified"] for bp in bps if bp["line"] < first + count), bps
+    assert not any(bp["verified"] for bp in bps if bp["line"] in helper_lines), bps
+    # Typed together, 50 before their answers are read (one by one, each
+    # `stop` would be followed by its answer in the log).
+    stops = _sent(dbg, "stop at Many:")
+    assert len(stops) == count, stops
+    log = [line for path in dbg.home.rglob("debugger.log*")
+           for line in path.read_text(errors="replace").splitlines()]
+    runs, run = [], 0
+    for line in log:
+        run = run + 1 if "--> stop at Many:" in line else 0
+        runs.append(run)
+    assert max(runs) == 50, max(runs)
+    seen = [snap["location"]["line"]]
+    for _ in range(count + 1):
+        stop = dbg.json("continue")
+        assert stop["ok"] and stop.get("location"), (seen[-3:], stop)
+        seen.append(stop["location"]["line"])
+    assert seen == [*range(first, first + count), *helper_lines], seen
+    assert all(bp["verified"] for bp in dbg.json("breaks", "--limit", "500")["breakpoints"])
+    dbg("kill")
+    # A line past the end among good ones: the start fails and names it.
+    bad = dbg("start", "--backend", "jdb", "--break", f"{source}:5", "--break",
+              f"{source}:999", "--break", f"{source}:6", "--run", str(source), cwd=source.parent)
+    assert bad.code == 1 and f"--break {source}:999" in bad.err and "Traceback" not in bad.err, bad
+    # A line without code moves to the next that has some, as alone; the
+    # breakpoints after it in the batch keep their own lines.
+    moved = dbg.json("start", "--backend", "jdb", "--break", f"{source}:7", "--break",
+                     f"{source}:4", "--break", f"{source}:9", "--run", str(source),
+                     cwd=source.parent)
+    assert moved["ok"] and moved["location"]["line"] == 5, moved
+    lines = [(bp["line"], bp.get("requested_line")) for bp in moved["breakpoints"]]
+    assert lines == [(7, None), (5, 4), (9, None)], moved["breakpoints"]
+    # A restart sets them again in one batch, each where it was.
+    again = dbg.json("restart")
+    assert again["ok"], again
+    after = dbg.json("breaks")["breakpoints"]
+    assert [(bp["line"], bp.get("requested_line"), bp["verified"]) for bp in after] == \
+        [(5, 4, True), (7, None, True), (9, None, True)], after  # by line
+    assert dbg.json("continue")["location"]["line"] == 5
+    dbg("kill")

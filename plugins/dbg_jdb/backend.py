@@ -242,6 +242,11 @@ class JdbBackend(JdbRunning):
                        timeout: float) -> Breakpoint:
         return self.breaks.set_breakpoint(loc, options, timeout)
 
+    def set_breakpoints(self, locs: list[BreakLoc], timeout: float,
+                        options: list[BreakOptions] | None = None
+                        ) -> list[Breakpoint | Exception]:
+        return self.breaks.set_breakpoints(locs, timeout, options)
+
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         self.breaks.remove_breakpoint(bp_id, timeout)
 

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Protocol
 
 from dbg_jdb import kotlin
-from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, jdb_error
+from dbg_jdb.parse import DEFERRED_FAIL_RE, DEFERRED_SET_RE, check_line, jdb_error
 from dbg_jdb.program import JavaProgram, class_at_line
 from dbgcore.api import (
     BreakLoc,
     BreakOptions,
     Breakpoint,
+    DbgError,
+    DebuggerTimeout,
     Location,
     OpFailed,
     StopState,
@@ -79,6 +81,10 @@ class JdbBreak:
                           kind=self.kind, message=self.message)
 
 
+def _stop_command(native: str, kind: str) -> str:
+    return f"stop {'in' if kind == 'function' else 'at'} {native}"
+
+
 class JdbConsole(Protocol):
     """What the breakpoints ask of the jdb backend."""
 
@@ -86,6 +92,8 @@ class JdbConsole(Protocol):
     program: JavaProgram | None
 
     def command(self, line: str, timeout: float, silent: bool = False) -> str: ...
+
+    def commands(self, lines: list[str], timeout: float) -> list[str | DebuggerTimeout]: ...
 
     def require_stopped(self, what: str, timeout: float) -> None: ...
 
@@ -116,6 +124,42 @@ class JdbBreakpoints:
             temporary: bool = False, strict: bool = False) -> int:
         """A breakpoint; its id. ``strict`` (for `until`): a line without code
         is an error instead of moving to the next line that has some."""
+        native, kind, file, line = self._native(loc)
+        answer = self.console.command(_stop_command(native, kind), timeout)
+        return self._placed(loc, native, kind, file, line, answer, timeout,
+                            internal=internal, temporary=temporary, strict=strict)
+
+    def add_many(self, locs: list[BreakLoc], temporary: list[bool],
+                 timeout: float) -> list[int | Exception]:
+        """Many breakpoints, their ``stop`` commands typed together
+        (:meth:`JdbConsole.commands`); for each, its id or the error that
+        refused it, as :meth:`add` gives them. A line without code, or a
+        method the program's source lacks, takes more exchanges of its own."""
+        out: list[int | Exception | None] = [None] * len(locs)
+        sent: list[tuple[int, str, str, str | None, int | None]] = []
+        for index, loc in enumerate(locs):
+            try:
+                native, kind, file, line = self._native(loc)
+                check_line(_stop_command(native, kind))
+            except DbgError as exc:
+                out[index] = exc
+                continue
+            sent.append((index, native, kind, file, line))
+        answers = self.console.commands([_stop_command(n, k) for _, n, k, _, _ in sent], timeout)
+        for (index, native, kind, file, line), answer in zip(sent, answers, strict=True):
+            if isinstance(answer, Exception):
+                out[index] = answer
+                continue
+            try:
+                out[index] = self._placed(locs[index], native, kind, file, line, answer,
+                                          timeout, temporary=temporary[index])
+            except DbgError as exc:
+                out[index] = exc
+        return [item if item is not None else OpFailed("no answer") for item in out]
+
+    def _native(self, loc: BreakLoc) -> tuple[str, str, str | None, int | None]:
+        """What jdb calls a location (``Main:8``, ``Main.square``), its
+        kind ("source" or "function"), and its file and line."""
         if loc.function is not None:
             name = loc.function if loc.module is None else f"{loc.module}.{loc.function}"
             if "." not in name:
@@ -123,18 +167,21 @@ class JdbBreakpoints:
                 if not program or not program.main_class:
                     raise UsageError(f"say which class {name} is in", "e.g. Main.compute")
                 name = f"{self._current_class() or program.main_class}.{name}"
-            native, kind, file, line = name, "function", None, None
-        else:
-            if loc.line is None:
-                raise UsageError("a breakpoint needs a line or a method")
-            here = self.console.current_location()
-            path = loc.file or (here.file if here else None)
-            if not path:
-                raise UsageError("a bare line number needs a current file", "give File.java:LINE")
-            file = self._resolve(path)
-            native, kind, line = self._class_line(file, loc.line), "source", loc.line
-        answer = self.console.command(f"stop {'in' if kind == 'function' else 'at'} {native}",
-                                      timeout)
+            return name, "function", None, None
+        if loc.line is None:
+            raise UsageError("a breakpoint needs a line or a method")
+        here = self.console.current_location()
+        path = loc.file or (here.file if here else None)
+        if not path:
+            raise UsageError("a bare line number needs a current file", "give File.java:LINE")
+        file = self._resolve(path)
+        return self._class_line(file, loc.line), "source", file, loc.line
+
+    def _placed(self, loc: BreakLoc, native: str, kind: str, file: str | None,
+                line: int | None, answer: str, timeout: float, internal: bool = False,
+                temporary: bool = False, strict: bool = False) -> int:
+        """The breakpoint jdb's ``answer`` to its ``stop`` says it set (or
+        deferred), recorded; its id. Raises what refused it."""
         if kind == "source" and _NO_CODE_RE.search(answer):
             assert file is not None and line is not None
             native, line, answer = self._next_line_with_code(file, line, strict, timeout)
@@ -259,6 +306,33 @@ class JdbBreakpoints:
 
     def set_breakpoint(self, loc: BreakLoc, options: BreakOptions,
                        timeout: float) -> Breakpoint:
+        self._check_options(options)
+        return self.table[self.add(loc, timeout, temporary=options.temporary)].to_breakpoint()
+
+    def set_breakpoints(self, locs: list[BreakLoc], timeout: float,
+                        options: list[BreakOptions] | None = None
+                        ) -> list[Breakpoint | Exception]:
+        """:meth:`set_breakpoint` for each, the ``stop`` commands typed
+        together (:meth:`add_many`): the breakpoint or the error that refused it."""
+        wanted = options or [BreakOptions()] * len(locs)
+        out: list[Breakpoint | Exception | None] = [None] * len(locs)
+        asked: list[int] = []
+        for index, opts in enumerate(wanted):
+            try:
+                self._check_options(opts)
+            except DbgError as exc:
+                out[index] = exc
+                continue
+            asked.append(index)
+        placed = self.add_many([locs[i] for i in asked],
+                               [wanted[i].temporary for i in asked], timeout)
+        for index, bp_id in zip(asked, placed, strict=True):
+            out[index] = bp_id if isinstance(bp_id, Exception) else \
+                self.table[bp_id].to_breakpoint()
+        return [item if item is not None else OpFailed("no answer") for item in out]
+
+    def _check_options(self, options: BreakOptions) -> None:
+        """Refuse what jdb's breakpoints cannot do."""
         unsupported = self.console.unsupported
         if options.condition:
             raise unsupported("break", "jdb has no conditional breakpoints; break "
@@ -267,7 +341,6 @@ class JdbBreakpoints:
             raise unsupported("break", "jdb has no hit counts; `dbg continue` N-1 times")
         if options.log_message:
             raise unsupported("break", "jdb has no logpoints")
-        return self.table[self.add(loc, timeout, temporary=options.temporary)].to_breakpoint()
 
     def remove_breakpoint(self, bp_id: int | str, timeout: float) -> None:
         number = int(bp_id)

@@ -27,6 +27,7 @@ from dbg_jdb.objects import ObjectView
 from dbg_jdb.parse import (
     EXIT_RE,
     STOPPED_PROMPT_RE,
+    check_line,
 )
 from dbg_jdb.program import JavaProgram
 from dbgcore.api import (
@@ -42,7 +43,6 @@ from dbgcore.api import (
     SessionContext,
     StopEvent,
     TargetExited,
-    UsageError,
     ended,
 )
 
@@ -159,12 +159,7 @@ class JdbConversation(ConsoleBackend):
         and then prints a prompt twice; an empty answer to a command that
         always says something (not ``silent``) is that stray prompt, and
         the real answer follows."""
-        bad = next((c for c in line if (ord(c) < 32 and c != "\t") or ord(c) == 127), None)
-        if bad is not None:
-            # jdb's expression parser dies on one (an Error in its command
-            # thread) and never answers.
-            raise UsageError(f"jdb cannot take control characters (found {bad!r})",
-                             "write them as escapes, e.g. \\u001b in a string")
+        check_line(line)
         if line.split(" ", 1)[0] not in _KEEP_STACK:
             self._frames = None
         try:
@@ -182,6 +177,55 @@ class JdbConversation(ConsoleBackend):
             answer = self._late_prompt.sub("", answer.lstrip("\r\n"))
             self._late_prompt = None
         return answer.replace("\r\n", "\n").strip("\n")
+
+    def commands(self, lines: list[str], timeout: float) -> list[str | DebuggerTimeout]:
+        """Many commands that do not move the program and always say
+        something (``stop at``, ``stop in``), typed in chunks of
+        :data:`PIPELINE_CHUNK` without waiting for each answer, and their
+        answers in order (jdb reads them in turn). A chunk's input and
+        answers stay well under a terminal's buffer, so neither side blocks
+        the other. An empty answer is a stray prompt, read past. A chunk
+        that times out: its answers not read are owed (the next command
+        reads them first), and it and every command after it answer with
+        the DebuggerTimeout."""
+        if not lines:
+            return []
+        for line in lines:
+            check_line(line)
+        driver = self._drv()
+        self.settle(timeout)
+        self._frames = None
+        out: list[str | DebuggerTimeout] = []
+        try:
+            for start in range(0, len(lines), PIPELINE_CHUNK):
+                chunk = lines[start:start + PIPELINE_CHUNK]
+                for line in chunk:
+                    driver.send_line(line)
+                answers: list[str] = []
+                deadline = time.monotonic() + timeout
+                while len(answers) < len(chunk):
+                    try:
+                        match = driver.expect([], max(0.0, deadline - time.monotonic()))
+                    except PtyTimeout as exc:
+                        driver.owed = len(chunk) - len(answers)
+                        late = DebuggerTimeout(
+                            f"jdb did not answer {len(chunk) - len(answers)} of "
+                            f"{len(lines)} commands within {timeout:g}s",
+                            "it may still be working: the next command waits for it first; "
+                            "a larger --timeout gives it longer")
+                        late.__cause__ = exc
+                        out += answers
+                        return out + [late] * (len(lines) - len(out))
+                    self._note_prompt(match)
+                    # Answers read at once: each but the last ends at a
+                    # prompt that the next one follows on the same line.
+                    answers += [a.replace("\r\n", "\n").strip("\n")
+                                for a in _ANSWER_SPLIT_RE.split(match.before) if a.strip()]
+                self._late_prompt = None
+                out += answers[:len(chunk)]
+        except PtyEOF as exc:
+            self._terminal_closed(exc)
+        return out
 
     def _two_commands(self, first: str, second: str, timeout: float) -> tuple[str, str]:
         """Two commands that do not move the program, typed together, and
@@ -292,6 +336,14 @@ class JdbConversation(ConsoleBackend):
 #: A stopped thread's prompt with a `where` listing after it on the same
 #: line ("main[1]   [1] Main.run (Main.java:8)"): two answers read at once.
 _JOINED_RE = re.compile(r"\r?\n[^\s\[\]>][^\r\n\[\]]*\[\d+\] (?= *\[\d+\] \S)")
+
+#: A prompt (or prompts) at the start of a line, that an answer follows:
+#: where answers typed together and read at once part.
+_ANSWER_SPLIT_RE = re.compile(r"(?:\A|\r?\n)(?:> |[^\s\[\]>][^\r\n\[\]]*\[\d+\] )+")
+#: How many commands :meth:`JdbConversation.commands` types before it reads
+#: their answers: ~30 bytes each way a breakpoint, well under the 4 KiB a
+#: terminal holds.
+PIPELINE_CHUNK = 50
 
 #: The last line of jdb's greeting once the VM it started is stopped, and
 #: how long it may come after the stopped thread's prompt.

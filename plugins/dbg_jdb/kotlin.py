@@ -18,7 +18,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from dbg_jdb.bodies import blanked, enclosing_class
+from dbg_jdb.bodies import blanked, enclosing_class, source_text
 from dbgcore.api import BackendMissing
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
@@ -45,9 +45,8 @@ def file_class(source: Path, text: str) -> str:
 def class_at_line(source: Path, line: int) -> str:
     """The class whose body holds ``line``: a declared class (nested ones
     as Outer$Inner), else the file's class."""
-    try:
-        text = source.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = source_text(source)
+    if text is None:
         return source.stem
     best = enclosing_class(blanked(text, _NOISE_RE), line, _DECL_RE, body_on_its_line=True)
     if not best:

@@ -13,6 +13,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from dbgcore.api import UsageError
+
 _THREAD_PROMPT = r"[^\s\[\]>][^\r\n\[\]]*\[(\d+)\] "
 #: Prompts jdb printed twice on one line while the VM connects ("main[1] main[1] ",
 #: measured under load), read past to the last one.
@@ -42,6 +44,16 @@ DEFERRED_FAIL_RE = re.compile(r"Unable to set deferred breakpoint (\S+) : (.*?)\
 RESUMING = {"cont", "run", "step", "next", "stepi", "step up"}
 #: Commands jdb answers with nothing but its prompt.
 SILENT = {"up", "down", "thread", "threadgroup", "use", "sourcepath"}
+
+
+def check_line(line: str) -> None:
+    """Refuse a command jdb cannot take: one with a control character, on
+    which jdb's expression parser dies (an Error in its command thread)
+    and never answers."""
+    bad = next((c for c in line if (ord(c) < 32 and c != "\t") or ord(c) == 127), None)
+    if bad is not None:
+        raise UsageError(f"jdb cannot take control characters (found {bad!r})",
+                         "write them as escapes, e.g. \\u001b in a string")
 
 
 def jdb_version(exe: str) -> str:

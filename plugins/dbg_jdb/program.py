@@ -8,6 +8,7 @@ with ``-cp``.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbg_jdb import kotlin
-from dbg_jdb.bodies import blanked, enclosing_class
+from dbg_jdb.bodies import blanked, enclosing_class, source_text
 from dbgcore.api import OpFailed, UsageError, private_dir
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
@@ -36,10 +37,13 @@ class JavaProgram:
 
 
 def package_of(source: Path) -> str:
-    try:
-        match = _PACKAGE_RE.search(source.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return ""
+    text = source_text(source)
+    return _package_in(text) if text is not None else ""
+
+
+@functools.lru_cache(maxsize=8)
+def _package_in(text: str) -> str:
+    match = _PACKAGE_RE.search(text)
     return match.group(1) if match else ""
 
 
@@ -64,9 +68,8 @@ def class_at_line(source: Path, line: int) -> str:
     """The class whose body holds ``line`` of ``source`` (nested ones as
     Outer$Inner), for `stop at CLASS:LINE`; the file's own class otherwise.
     Braces are counted outside comments, strings and character literals."""
-    try:
-        text = source.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = source_text(source)
+    if text is None:
         return class_of_file(source)
     best = enclosing_class(blanked(text, _NOISE_RE), line, _DECL_RE)
     if not best:
