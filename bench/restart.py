@@ -32,7 +32,10 @@ import textwrap
 import time
 from pathlib import Path
 
-from tests import PYTHON, dbg_command, machine  # bench/tests.py, beside this script
+from tests import dbg_command, machine  # bench/tests.py, beside this script
+
+#: The program's interpreter (this one, or --python).
+PYTHON = [sys.executable]
 
 BACKENDS = ("debugpy", "pdb")
 MODES = ("ahead", "off")
