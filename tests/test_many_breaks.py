@@ -99,7 +99,7 @@ def test_pdb_sets_many_in_one_exchange_and_names_a_bad_line(dbg: Dbg, tmp_path: 
     assert told.code == 0, told
     assert len([line for line in told.out.splitlines() if line.startswith("breakpoint ")]) \
         == 20, told.out
-    assert "+30 more breakpoints (`dbg breaks` lists them by file and line)" in told.out
+    assert "+30 more breakpoints (`dbg breaks` lists them by id)" in told.out
     dbg("kill")
 
 
@@ -186,11 +186,11 @@ def test_restart_sets_them_all_again_in_one_batch(dbg: Dbg, tmp_path: Path,
     dbg("kill")
 
 
-def test_breaks_pages_by_file_and_line_with_a_count_and_a_filter(dbg: Dbg,
+def test_breaks_pages_by_id_with_a_count_and_a_filter(dbg: Dbg,
                                                                  tmp_path: Path) -> None:
     require_backend("pdb")
     main, helper = _program(tmp_path / "prog")
-    # Set out of order: the listing is by file and line, not by id.
+    # Set out of line order: the listing is by id, as set.
     args = ["--break", f"{helper}:3", "--break", f"{helper}:2"]
     for line in range(51, 1, -1):
         args += ["--break", f"{main}:{line}"]
@@ -199,21 +199,22 @@ def test_breaks_pages_by_file_and_line_with_a_count_and_a_filter(dbg: Dbg,
     whole = dbg.json("breaks")
     assert whole["total"] == 52 and whole["later"] == 0 and len(whole["breakpoints"]) == 52
     places = [(Path(b["file"]).name, b["line"]) for b in whole["breakpoints"]]
-    assert places == [("helper.py", 2), ("helper.py", 3),
-                      *[("many.py", n) for n in range(2, 52)]], places
+    assert places == [("helper.py", 3), ("helper.py", 2),
+                      *[("many.py", n) for n in range(51, 1, -1)]], places
+    assert [b["id"] for b in whole["breakpoints"]] == list(range(1, 53))
     page = dbg.json("breaks", "--limit", "10", "--offset", "20")
     assert (page["total"], page["offset"], page["later"]) == (52, 20, 22), page
-    assert [b["line"] for b in page["breakpoints"]] == list(range(20, 30))
+    assert [b["line"] for b in page["breakpoints"]] == list(range(33, 23, -1))
     text = dbg("breaks", "--limit", "10", "--offset", "20")
     assert text.code == 0, text
     shown = [line for line in text.out.splitlines() if not line.startswith("[via ")]
     head = shown[0]
-    assert head.startswith("(breakpoints 21-30 of 52, by file and line;"), head
+    assert head.startswith("(breakpoints 21-30 of 52, by id;"), head
     assert "earlier: --offset 10" in head and "later: --offset 30" in head, head
-    assert len(shown) == 11 and "many.py:20" in shown[1], shown
+    assert len(shown) == 11 and "many.py:33" in shown[1], shown
     only = dbg.json("breaks", "--file", "helper.py")
     assert only["total"] == 2 and only["filter"] == "helper.py", only
-    assert [b["line"] for b in only["breakpoints"]] == [2, 3]
+    assert [b["line"] for b in only["breakpoints"]] == [3, 2]
     short = dbg("breaks", "--file", "helper.py")
     assert "(breakpoints" not in short.out, short  # all of them shown: no header
     past = dbg("breaks", "--offset", "60")

@@ -204,8 +204,8 @@ BREAKS_SHOWN = 100
 
 
 def handle_breaks(session: Session, args: Payload, timeout: float) -> Payload:
-    """A page of the breakpoints, by file and line (watches and the like
-    last, by id): ``--limit`` of them from the ``--offset``-th, only those
+    """A page of the breakpoints, by id (as gdb and pdb list theirs: the
+    user's handle on them): ``--limit`` of them from the ``--offset``-th, only those
     in ``--file`` (a name or path suffix) if given; with the count of all
     that match and of those after the page."""
     assert session.backend is not None
@@ -215,7 +215,6 @@ def handle_breaks(session: Session, args: Payload, timeout: float) -> Payload:
         every = [b for b in every if b.file and (
             suffix_matches(str(wanted), [b.file])
             or os.path.realpath(str(wanted)) == os.path.realpath(b.file))]
-    every.sort(key=lambda b: (b.file is None, b.file or "", b.line or 0, str(b.id)))
     limit = int(args.get("limit") or BREAKS_SHOWN)
     offset = int(args.get("offset") or 0)
     page = every[offset:offset + limit]
@@ -279,7 +278,7 @@ def render_breaks(p: Payload) -> str:
         if later:
             more.append(f"later: --offset {offset + len(bps)}")
         lines.insert(0, f"(breakpoints {offset + 1:,}-{offset + len(bps):,} of {total:,}{where}"
-                        f", by file and line; {'; '.join(more)}; --limit N, --file FILE)")
+                        f", by id; {'; '.join(more)}; --limit N, --file FILE)")
     return "\n".join(lines)
 
 
@@ -324,7 +323,7 @@ OPS: tuple[Op, ...] = (
        render=render_unbreak, group="breakpoints",
        ended_ok=True, children=True),
     Op("breaks", "List breakpoints: where each bound, its condition and hit count.", (
-        Arg("limit", "int", f"Show N (default {BREAKS_SHOWN}), by file and line.",
+        Arg("limit", "int", f"Show N (default {BREAKS_SHOWN}), by id.",
             flags=("--limit",), default=BREAKS_SHOWN, minimum=1, metavar="N"),
         Arg("offset", "int", "Skip the first N (the next page: --offset 100).",
             flags=("--offset",), minimum=0, metavar="N"),

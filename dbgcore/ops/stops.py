@@ -212,7 +212,7 @@ def render_stop(p: Payload) -> str:
     if len(told) > BREAKS_TOLD:
         # A start with 1,000 breakpoints says a page of them, not 1,000 lines.
         out.append(f"+{len(told) - BREAKS_TOLD:,} more breakpoints (`dbg breaks` lists them "
-                   "by file and line)")
+                   "by id)")
     out += [moved_text(m) for m in p.get("moved_breakpoints") or []]
     for failed in p.get("failed_breakpoints") or []:
         out.append(f"breakpoint {failed['location']} could not be set again: {failed['error']}")
