@@ -155,17 +155,22 @@ class PdbConsole(ConsoleBackend):
         self.require_stopped(command.split()[0], timeout)
         # Sent as one literal: pdb would cut the bare line at ';;' (which a
         # condition may hold) and run the rest as a second command.
+        text = self._exchange(f"_dbg_native {command!r}", timeout)
+        errors = ERROR_RE.findall(text)
+        if errors:
+            raise OpFailed(f"pdb: {errors[-1]}")
+        return text
+
+    def _exchange(self, line: str, timeout: float) -> str:
+        """One line of the launcher's native commands, and its answer; a
+        command that changed the breakpoints answers with them all, kept."""
         try:
-            text = self.command(f"_dbg_native {command!r}", timeout)
+            text = self.command(line, timeout)
         except PtyEOF as exc:
             raise self._debugger_lost(exc.output) from exc
         breaks = _frames(text, "breaks")
         if breaks:
-            # A command that changed the breakpoints answers with them all.
             self._at_stop["breaks"] = breaks[-1]
-        errors = ERROR_RE.findall(text)
-        if errors:
-            raise OpFailed(f"pdb: {errors[-1]}")
         return text
 
     def _natives(self, commands: list[str], timeout: float) -> list[str]:
@@ -175,13 +180,7 @@ class PdbConsole(ConsoleBackend):
         if not commands:
             return []
         self.require_stopped(commands[0].split()[0], timeout)
-        try:
-            text = self.command(f"_dbg_natives {commands!r}", timeout)
-        except PtyEOF as exc:
-            raise self._debugger_lost(exc.output) from exc
-        breaks = _frames(text, "breaks")
-        if breaks:
-            self._at_stop["breaks"] = breaks[-1]
+        text = self._exchange(f"_dbg_natives {commands!r}", timeout)
         # Each command's text runs from its own frame to the next one.
         parts = NATIVE_RE.split(text)
         # split: [before, i0, text0, i1, text1, ...]
