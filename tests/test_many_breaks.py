@@ -297,6 +297,6 @@ def test_jdb_types_many_stops_together_each_answered_as_alone(dbg: Dbg,
     assert again["ok"], again
     after = dbg.json("breaks")["breakpoints"]
     assert [(bp["line"], bp.get("requested_line"), bp["verified"]) for bp in after] == \
-        [(5, 4, True), (7, None, True), (9, None, True)], after  # by line
+        [(7, None, True), (5, 4, True), (9, None, True)], after  # by id
     assert dbg.json("continue")["location"]["line"] == 5
     dbg("kill")
