@@ -20,14 +20,17 @@ def _program(folder: Path) -> tuple[Path, Path]:
     return main, helper
 
 
+def _breaks(source: Path, lines: range) -> list[str]:
+    """``--break SOURCE:LINE`` for each of ``lines``, in their order."""
+    return [word for line in lines for word in ("--break", f"{source}:{line}")]
+
+
 @pytest.mark.parametrize("backend", ["pdb", "debugpy"])
 def test_start_with_many_breaks_binds_and_stops_at_all(dbg: Dbg, tmp_path: Path,
                                                        backend: str) -> None:
     require_backend(backend)
     main, helper = _program(tmp_path / "prog")
-    args: list[str] = []
-    for line in range(2, 52):
-        args += ["--break", f"{main}:{line}"]
+    args = _breaks(main, range(2, 52))
     args += ["--break", f"{helper}:2", "--break", f"{helper}:3"]
     snap = dbg.json("start", "--backend", backend, *args, "--run", str(main),
                     cwd=main.parent)
@@ -51,9 +54,7 @@ def test_start_with_many_breaks_binds_and_stops_at_all(dbg: Dbg, tmp_path: Path,
 def test_debugpy_sends_one_set_breakpoints_a_file(dbg: Dbg, tmp_path: Path) -> None:
     require_backend("debugpy")
     main, helper = _program(tmp_path / "prog")
-    args: list[str] = []
-    for line in range(2, 52):
-        args += ["--break", f"{main}:{line}"]
+    args = _breaks(main, range(2, 52))
     args += ["--break", f"{helper}:2", "--break", f"{helper}:3"]
     snap = dbg.json("start", "--backend", "debugpy", *args, "--run", str(main),
                     cwd=main.parent)
@@ -79,9 +80,7 @@ def _sent(dbg: Dbg, word: str) -> list[str]:
 def test_pdb_sets_many_in_one_exchange_and_names_a_bad_line(dbg: Dbg, tmp_path: Path) -> None:
     require_backend("pdb")
     main, helper = _program(tmp_path / "prog")
-    args: list[str] = []
-    for line in range(2, 52):
-        args += ["--break", f"{main}:{line}"]
+    args = _breaks(main, range(2, 52))
     snap = dbg.json("start", "--backend", "pdb", *args, "--break", f"{helper}:2",
                     "--run", str(main), cwd=main.parent)
     assert snap["ok"] and len(snap["breakpoints"]) == 51, snap
@@ -154,9 +153,7 @@ def test_restart_sets_them_all_again_in_one_batch(dbg: Dbg, tmp_path: Path,
                                                   backend: str) -> None:
     require_backend(backend)
     main, helper = _program(tmp_path / "prog")
-    args: list[str] = []
-    for line in range(2, 42):
-        args += ["--break", f"{main}:{line}"]
+    args = _breaks(main, range(2, 42))
     snap = dbg.json("start", "--backend", backend, *args, "--run", str(main), cwd=main.parent)
     assert snap["ok"], snap
     # After the start: a condition and a hit count, which restart keeps too.
@@ -192,8 +189,7 @@ def test_breaks_pages_by_id_with_a_count_and_a_filter(dbg: Dbg,
     main, helper = _program(tmp_path / "prog")
     # Set out of line order: the listing is by id, as set.
     args = ["--break", f"{helper}:3", "--break", f"{helper}:2"]
-    for line in range(51, 1, -1):
-        args += ["--break", f"{main}:{line}"]
+    args += _breaks(main, range(51, 1, -1))
     snap = dbg.json("start", "--backend", "pdb", *args, "--run", str(main), cwd=main.parent)
     assert snap["ok"], snap
     whole = dbg.json("breaks")
